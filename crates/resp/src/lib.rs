@@ -1,0 +1,1 @@
+//! RESP wire protocol (stub; being written).

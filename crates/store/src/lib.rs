@@ -1,0 +1,1 @@
+//! Keyspace (stub; being written).
