@@ -1,1 +1,20 @@
-//! Keyspace (stub; being written).
+//! The Basalt keyspace: numbered databases split into locked shards, the compact entry
+//! that holds a key and its value, value types and their encodings, expiry, and the
+//! clock. It knows nothing of RESP, sockets or commands; the server crate drives it.
+//!
+//! Where to look: `db.rs` (databases, shard choice, lock ordering), `shard.rs` (hash
+//! table, lazy and active expiry, SCAN positions), `entry.rs` (memory layout of a key),
+//! `value.rs` (boxed values and type names), `types/` (per-type algorithms), `glob.rs`
+//! (pattern matching), `clock.rs` (time).
+
+pub mod clock;
+pub mod db;
+pub mod entry;
+pub mod shard;
+pub mod value;
+
+pub use clock::Clock;
+pub use db::{Keyspace, LockedShards};
+pub use entry::{Entry, Payload, StrRef, ValueRef};
+pub use shard::{Shard, ShardStats};
+pub use value::{Object, ValueType};

@@ -1,0 +1,250 @@
+//! The keyspace: numbered databases, each split into shards behind their own locks.
+//!
+//! A key's shard is chosen from bits of its hash that the hash table itself does not use
+//! for bucket positions, so one hash serves both. Every database has the same number of
+//! shards and shares one hasher, so a key lives in the same shard index in every
+//! database: MOVE and COPY between databases hash once, and SWAPDB swaps shard contents
+//! pairwise.
+//!
+//! Locking rules (no global lock on the request path): a command locks only the shards of
+//! its keys; several shards are always locked in ascending (database, shard) order, which
+//! makes deadlock impossible; no lock is held across I/O. [`LockedShards`] enforces the
+//! order.
+
+use std::hash::BuildHasher;
+
+use parking_lot::{Mutex, MutexGuard};
+
+use crate::clock::Clock;
+use crate::shard::{KeyHasher, Shard, ShardStats};
+
+/// A database: shards behind mutexes.
+pub struct Db {
+    shards: Box<[Mutex<Shard>]>,
+}
+
+/// All databases plus the clock and hasher they share.
+pub struct Keyspace {
+    dbs: Box<[Db]>,
+    hasher: KeyHasher,
+    shard_mask: u64,
+    clock: Clock,
+}
+
+impl Keyspace {
+    /// `databases` databases of `shards` shards each (`shards` rounded up to a power of
+    /// two, at least 1).
+    pub fn new(databases: usize, shards: usize, clock: Clock) -> Keyspace {
+        let shards = shards.max(1).next_power_of_two();
+        let hasher = KeyHasher::default();
+        let dbs = (0..databases.max(1))
+            .map(|_| Db { shards: (0..shards).map(|_| Mutex::new(Shard::new(hasher))).collect() })
+            .collect();
+        Keyspace { dbs, hasher, shard_mask: shards as u64 - 1, clock }
+    }
+
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// Now, by the keyspace's clock.
+    pub fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    pub fn databases(&self) -> usize {
+        self.dbs.len()
+    }
+
+    pub fn shards_per_db(&self) -> usize {
+        self.shard_mask as usize + 1
+    }
+
+    /// The hash of a key, used both to pick the shard and inside the shard's table.
+    pub fn hash(&self, key: &[u8]) -> u64 {
+        self.hasher.hash_one(key)
+    }
+
+    /// The shard index for a hash. Bits 40.. are used because the table's bucket index
+    /// comes from the low bits and its control tag from the top 7.
+    pub fn shard_index(&self, hash: u64) -> usize {
+        ((hash >> 40) & self.shard_mask) as usize
+    }
+
+    /// Locks one shard of one database.
+    pub fn lock(&self, db: usize, shard: usize) -> MutexGuard<'_, Shard> {
+        self.dbs[db].shards[shard].lock()
+    }
+
+    /// Hashes `key` and locks its shard in `db`. Returns the hash with the guard.
+    pub fn lock_key(&self, db: usize, key: &[u8]) -> (u64, MutexGuard<'_, Shard>) {
+        let hash = self.hash(key);
+        (hash, self.lock(db, self.shard_index(hash)))
+    }
+
+    /// Locks the shards of all `keys` in `db`, in ascending order.
+    pub fn lock_keys<'a, K: AsRef<[u8]>>(
+        &self,
+        db: usize,
+        keys: impl IntoIterator<Item = K>,
+    ) -> LockedShards<'_> {
+        let mut wanted: Vec<(usize, usize)> =
+            keys.into_iter().map(|k| (db, self.shard_index(self.hash(k.as_ref())))).collect();
+        self.lock_set(&mut wanted)
+    }
+
+    /// Locks an explicit set of (database, shard) pairs in ascending order, deduplicated.
+    pub fn lock_set(&self, wanted: &mut Vec<(usize, usize)>) -> LockedShards<'_> {
+        wanted.sort_unstable();
+        wanted.dedup();
+        let guards = wanted.iter().map(|&(db, s)| ((db, s), self.lock(db, s))).collect();
+        LockedShards { keyspace: self, guards }
+    }
+
+    /// Locks every shard of the given databases, in ascending order.
+    pub fn lock_dbs(&self, dbs: &[usize]) -> LockedShards<'_> {
+        let mut wanted: Vec<(usize, usize)> = dbs
+            .iter()
+            .flat_map(|&db| (0..self.shards_per_db()).map(move |s| (db, s)))
+            .collect();
+        self.lock_set(&mut wanted)
+    }
+
+    /// Number of keys in `db` (expired ones not yet removed included, as Redis).
+    pub fn dbsize(&self, db: usize) -> usize {
+        self.dbs[db].shards.iter().map(|s| s.lock().len()).sum()
+    }
+
+    /// (keys, keys with an expiry) of `db`, for INFO keyspace.
+    pub fn db_counts(&self, db: usize) -> (usize, usize) {
+        self.dbs[db].shards.iter().fold((0, 0), |(k, v), s| {
+            let s = s.lock();
+            (k + s.len(), v + s.volatile())
+        })
+    }
+
+    /// Sums the counters of every shard.
+    pub fn stats(&self) -> ShardStats {
+        let mut total = ShardStats::default();
+        for db in self.dbs.iter() {
+            for s in db.shards.iter() {
+                total.expired_keys += s.lock().stats.expired_keys;
+            }
+        }
+        total
+    }
+
+    /// Removes every key of `db`. Returns the removed tables so that the caller decides
+    /// where to free them (inline for SYNC, another thread for ASYNC).
+    pub fn flush_db(&self, db: usize) -> Vec<hashbrown::raw::RawTable<crate::entry::Entry>> {
+        self.dbs[db].shards.iter().map(|s| s.lock().take_all()).collect()
+    }
+
+    /// Swaps the contents of two databases atomically with respect to every command.
+    pub fn swap_dbs(&self, a: usize, b: usize) {
+        if a == b {
+            return;
+        }
+        let mut locked = self.lock_dbs(&[a, b]);
+        for s in 0..self.shards_per_db() {
+            let (x, y) = locked.pair_mut((a, s), (b, s));
+            x.swap_contents(y);
+        }
+    }
+}
+
+/// A set of locked shards, locked in ascending (database, shard) order.
+pub struct LockedShards<'a> {
+    keyspace: &'a Keyspace,
+    guards: Vec<((usize, usize), MutexGuard<'a, Shard>)>,
+}
+
+impl LockedShards<'_> {
+    /// The locked shard holding `key` in `db`, with the key's hash.
+    ///
+    /// # Panics
+    /// If that shard was not locked: a bug in the caller, which must lock every key it
+    /// touches.
+    pub fn shard_for(&mut self, db: usize, key: &[u8]) -> (u64, &mut Shard) {
+        let hash = self.keyspace.hash(key);
+        let idx = self.keyspace.shard_index(hash);
+        (hash, self.get_mut((db, idx)))
+    }
+
+    /// A locked shard by (database, shard).
+    ///
+    /// # Panics
+    /// If it was not locked (a caller bug).
+    pub fn get_mut(&mut self, id: (usize, usize)) -> &mut Shard {
+        let pos = self.guards.binary_search_by(|(k, _)| k.cmp(&id));
+        match pos {
+            Ok(i) => &mut self.guards[i].1,
+            Err(_) => panic!("shard {id:?} used without being locked"),
+        }
+    }
+
+    /// Two distinct locked shards at once.
+    fn pair_mut(&mut self, a: (usize, usize), b: (usize, usize)) -> (&mut Shard, &mut Shard) {
+        let ia = self.guards.binary_search_by(|(k, _)| k.cmp(&a)).unwrap_or_else(|_| panic!("{a:?} not locked"));
+        let ib = self.guards.binary_search_by(|(k, _)| k.cmp(&b)).unwrap_or_else(|_| panic!("{b:?} not locked"));
+        assert_ne!(ia, ib, "pair_mut needs two distinct shards");
+        if ia < ib {
+            let (lo, hi) = self.guards.split_at_mut(ib);
+            (&mut lo[ia].1, &mut hi[0].1)
+        } else {
+            let (lo, hi) = self.guards.split_at_mut(ia);
+            (&mut hi[0].1, &mut lo[ib].1)
+        }
+    }
+
+    /// Two shards for keys in (possibly) different databases; when both keys land in the
+    /// same shard of the same database, returns None and the caller uses `shard_for`.
+    pub fn two_for(
+        &mut self,
+        a: (usize, &[u8]),
+        b: (usize, &[u8]),
+    ) -> Option<((u64, &mut Shard), (u64, &mut Shard))> {
+        let ha = self.keyspace.hash(a.1);
+        let hb = self.keyspace.hash(b.1);
+        let ia = (a.0, self.keyspace.shard_index(ha));
+        let ib = (b.0, self.keyspace.shard_index(hb));
+        if ia == ib {
+            return None;
+        }
+        let (x, y) = self.pair_mut(ia, ib);
+        Some(((ha, x), (hb, y)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::{Entry, Payload};
+
+    #[test]
+    fn keys_spread_over_shards_and_swapdb_swaps() {
+        let ks = Keyspace::new(2, 8, Clock::manual(0));
+        for i in 0..1000 {
+            let key = format!("key:{i}");
+            let (h, mut s) = ks.lock_key(0, key.as_bytes());
+            s.insert(h, Entry::new(key.as_bytes(), Payload::Str(b"v"), None, 0));
+        }
+        assert_eq!(ks.dbsize(0), 1000);
+        let used = (0..8).filter(|&s| !ks.lock(0, s).is_empty()).count();
+        assert_eq!(used, 8, "every shard gets keys");
+        ks.swap_dbs(0, 1);
+        assert_eq!(ks.dbsize(0), 0);
+        assert_eq!(ks.dbsize(1), 1000);
+        let (h, mut s) = ks.lock_key(1, b"key:7");
+        assert!(s.get(h, b"key:7", 0).is_some());
+    }
+
+    #[test]
+    fn lock_keys_dedups_and_orders() {
+        let ks = Keyspace::new(1, 4, Clock::manual(0));
+        let mut locked = ks.lock_keys(0, [&b"a"[..], b"b", b"a", b"c"]);
+        let (_, s) = locked.shard_for(0, b"a");
+        assert!(s.is_empty());
+        assert!(locked.guards.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+}

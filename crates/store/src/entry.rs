@@ -1,0 +1,626 @@
+//! One key and its value in a single heap allocation, addressed by a thin pointer.
+//!
+//! Memory per key is a headline figure of Basalt, so a table slot is 8 bytes (a thin
+//! pointer) and the key, its metadata and a small value share one allocation: for
+//! `key:123456 -> value:123456` that is a 32-byte allocator size class, against Redis's
+//! dictEntry + robj + two sds strings. Values too large or too mutable to live inline
+//! (strings over [`INLINE_MAX`] bytes, strings that APPEND/SETRANGE/SETBIT touched, and
+//! every collection type) live in a boxed [`Object`] that the blob points to.
+//!
+//! This module owns the blob layout and all of its `unsafe`; everything above it (the
+//! shard, the commands) sees only the safe methods. It must not know about tables,
+//! locking or expiry policy: it stores an expiry time, it does not act on it.
+//!
+//! Format (in-memory entry blob, alignment 1):
+//! ```text
+//! [flags: u8]                       bits 0-1 kind (0 inline string, 1 int, 2 object), bit 2 has-expire
+//! [expire_at_ms: i64 LE]            only when has-expire
+//! [lru: u32 LE]                     last access, seconds (for OBJECT IDLETIME)
+//! [key_len: LEB128][key bytes]
+//! payload: inline string -> [len: LEB128][bytes]
+//!          int           -> [i64 LE]
+//!          object        -> [*mut Object, 8 bytes LE]
+//! ```
+
+use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
+use std::ptr::NonNull;
+
+use crate::value::Object;
+
+/// Strings up to this length are stored inline (Redis's embstr limit, which also makes
+/// OBJECT ENCODING report "embstr" for the same values Redis does).
+pub const INLINE_MAX: usize = 44;
+
+const KIND_MASK: u8 = 0b11;
+const KIND_INLINE: u8 = 0;
+const KIND_INT: u8 = 1;
+const KIND_OBJECT: u8 = 2;
+const HAS_EXPIRE: u8 = 1 << 2;
+
+/// A borrowed view of a string value: either bytes or an integer stored as i64.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrRef<'a> {
+    Bytes(&'a [u8]),
+    Int(i64),
+}
+
+impl StrRef<'_> {
+    /// Calls `f` with the string's bytes, formatting an integer on the stack.
+    pub fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        match *self {
+            StrRef::Bytes(b) => f(b),
+            StrRef::Int(n) => f(itoa::Buffer::new().format(n).as_bytes()),
+        }
+    }
+
+    /// Length in bytes of the string form.
+    pub fn len(&self) -> usize {
+        match *self {
+            StrRef::Bytes(b) => b.len(),
+            StrRef::Int(n) => itoa::Buffer::new().format(n).len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn to_vec(&self) -> Vec<u8> {
+        self.with_bytes(|b| b.to_vec())
+    }
+}
+
+/// A borrowed view of an entry's value.
+#[derive(Clone, Copy, Debug)]
+pub enum ValueRef<'a> {
+    Str(StrRef<'a>),
+    Obj(&'a Object),
+}
+
+/// What a new entry's value is built from.
+pub enum Payload<'a> {
+    /// A string; stored as int, inline or boxed depending on its content and size.
+    Str(&'a [u8]),
+    /// An integer string.
+    Int(i64),
+    /// A boxed object (a raw string or a collection).
+    Object(Box<Object>),
+}
+
+/// A key, its metadata and its value. Owns its allocation and any boxed object.
+pub struct Entry(NonNull<u8>);
+
+// SAFETY: an Entry uniquely owns its blob and the Object it points to (no interior
+// sharing), and Object is Send, so moving an Entry to another thread is sound.
+unsafe impl Send for Entry {}
+// SAFETY: &Entry only allows reads of the blob; no interior mutability.
+unsafe impl Sync for Entry {}
+
+fn varint_len(mut n: usize) -> usize {
+    let mut len = 1;
+    while n >= 0x80 {
+        n >>= 7;
+        len += 1;
+    }
+    len
+}
+
+fn write_varint(dst: &mut [u8], mut n: usize) -> usize {
+    let mut i = 0;
+    while n >= 0x80 {
+        dst[i] = (n as u8) | 0x80;
+        n >>= 7;
+        i += 1;
+    }
+    dst[i] = n as u8;
+    i + 1
+}
+
+/// Reads a LEB128 varint at `p`. Returns (value, bytes read).
+///
+/// # Safety
+/// `p` must point at a varint written by `write_varint` inside a live blob.
+unsafe fn read_varint(p: *const u8) -> (usize, usize) {
+    let mut n = 0usize;
+    let mut shift = 0;
+    let mut i = 0;
+    loop {
+        // SAFETY: the caller guarantees a complete varint at p.
+        let b = unsafe { *p.add(i) };
+        n |= ((b & 0x7f) as usize) << shift;
+        i += 1;
+        if b & 0x80 == 0 {
+            return (n, i);
+        }
+        shift += 7;
+    }
+}
+
+/// Where the parts of a blob lie, computed from its header.
+struct Parts {
+    flags: u8,
+    lru_at: usize,
+    key_at: usize,
+    key_len: usize,
+    payload_at: usize,
+    total: usize,
+}
+
+impl Entry {
+    /// Builds an entry. Strings that are canonical integers become ints, strings up to
+    /// [`INLINE_MAX`] bytes are inline, longer ones are boxed.
+    pub fn new(key: &[u8], payload: Payload<'_>, expire_at_ms: Option<i64>, lru: u32) -> Entry {
+        match payload {
+            Payload::Str(s) => {
+                if let Some(n) = canonical_i64(s) {
+                    Self::build(key, Kind::Int(n), expire_at_ms, lru)
+                } else if s.len() <= INLINE_MAX {
+                    Self::build(key, Kind::Inline(s), expire_at_ms, lru)
+                } else {
+                    let obj = Box::new(Object::Str(s.to_vec()));
+                    Self::build(key, Kind::Object(Box::into_raw(obj)), expire_at_ms, lru)
+                }
+            }
+            Payload::Int(n) => Self::build(key, Kind::Int(n), expire_at_ms, lru),
+            Payload::Object(obj) => {
+                Self::build(key, Kind::Object(Box::into_raw(obj)), expire_at_ms, lru)
+            }
+        }
+    }
+
+    fn build(key: &[u8], kind: Kind<'_>, expire_at_ms: Option<i64>, lru: u32) -> Entry {
+        let header = 1 + if expire_at_ms.is_some() { 8 } else { 0 } + 4;
+        let payload_len = match kind {
+            Kind::Inline(s) => varint_len(s.len()) + s.len(),
+            Kind::Int(_) | Kind::Object(_) => 8,
+        };
+        let total = header + varint_len(key.len()) + key.len() + payload_len;
+        let mut blob = vec_on_stack_or_heap(total);
+        let buf = blob.as_mut_slice();
+        let mut at = 0;
+        let kind_bits = match kind {
+            Kind::Inline(_) => KIND_INLINE,
+            Kind::Int(_) => KIND_INT,
+            Kind::Object(_) => KIND_OBJECT,
+        };
+        buf[0] = kind_bits | if expire_at_ms.is_some() { HAS_EXPIRE } else { 0 };
+        at += 1;
+        if let Some(t) = expire_at_ms {
+            buf[at..at + 8].copy_from_slice(&t.to_le_bytes());
+            at += 8;
+        }
+        buf[at..at + 4].copy_from_slice(&lru.to_le_bytes());
+        at += 4;
+        at += write_varint(&mut buf[at..], key.len());
+        buf[at..at + key.len()].copy_from_slice(key);
+        at += key.len();
+        match kind {
+            Kind::Inline(s) => {
+                at += write_varint(&mut buf[at..], s.len());
+                buf[at..at + s.len()].copy_from_slice(s);
+                at += s.len();
+            }
+            Kind::Int(n) => {
+                buf[at..at + 8].copy_from_slice(&n.to_le_bytes());
+                at += 8;
+            }
+            Kind::Object(p) => {
+                buf[at..at + 8].copy_from_slice(&(p as usize as u64).to_le_bytes());
+                at += 8;
+            }
+        }
+        debug_assert_eq!(at, total);
+        Self::from_bytes(buf)
+    }
+
+    /// Copies a fully formatted blob into a fresh allocation.
+    fn from_bytes(bytes: &[u8]) -> Entry {
+        let layout = blob_layout(bytes.len());
+        // SAFETY: layout has non-zero size (every blob has at least a flags byte, lru
+        // and a key length); we copy exactly `bytes.len()` bytes into the new block.
+        unsafe {
+            let p = alloc(layout);
+            let Some(p) = NonNull::new(p) else { handle_alloc_error(layout) };
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.as_ptr(), bytes.len());
+            Entry(p)
+        }
+    }
+
+    fn parts(&self) -> Parts {
+        let p = self.0.as_ptr();
+        // SAFETY: the blob was written by `build` with this exact layout and is live
+        // for as long as &self.
+        unsafe {
+            let flags = *p;
+            let lru_at = 1 + if flags & HAS_EXPIRE != 0 { 8 } else { 0 };
+            let (key_len, n) = read_varint(p.add(lru_at + 4));
+            let key_at = lru_at + 4 + n;
+            let payload_at = key_at + key_len;
+            let payload_len = match flags & KIND_MASK {
+                KIND_INLINE => {
+                    let (len, n) = read_varint(p.add(payload_at));
+                    n + len
+                }
+                _ => 8,
+            };
+            Parts { flags, lru_at, key_at, key_len, payload_at, total: payload_at + payload_len }
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        let total = self.parts().total;
+        // SAFETY: the blob is `total` bytes long and immutable behind &self.
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr(), total) }
+    }
+
+    /// The key.
+    pub fn key(&self) -> &[u8] {
+        let parts = self.parts();
+        // SAFETY: key bytes lie inside the blob at key_at..key_at+key_len.
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr().add(parts.key_at), parts.key_len) }
+    }
+
+    /// Absolute expiry time in Unix milliseconds, if the key has one.
+    pub fn expire_at_ms(&self) -> Option<i64> {
+        let p = self.0.as_ptr();
+        // SAFETY: flags byte, then the 8-byte expiry when HAS_EXPIRE is set.
+        unsafe {
+            if *p & HAS_EXPIRE == 0 {
+                return None;
+            }
+            let mut b = [0u8; 8];
+            std::ptr::copy_nonoverlapping(p.add(1), b.as_mut_ptr(), 8);
+            Some(i64::from_le_bytes(b))
+        }
+    }
+
+    /// True when the key has an expiry time at or before `now_ms`.
+    pub fn is_expired(&self, now_ms: i64) -> bool {
+        matches!(self.expire_at_ms(), Some(t) if t <= now_ms)
+    }
+
+    /// Last access time in seconds (the server's LRU clock).
+    pub fn lru(&self) -> u32 {
+        let at = self.parts().lru_at;
+        let mut b = [0u8; 4];
+        // SAFETY: 4 lru bytes at lru_at inside the blob.
+        unsafe { std::ptr::copy_nonoverlapping(self.0.as_ptr().add(at), b.as_mut_ptr(), 4) };
+        u32::from_le_bytes(b)
+    }
+
+    /// Records an access.
+    pub fn set_lru(&mut self, lru: u32) {
+        let at = self.parts().lru_at;
+        // SAFETY: 4 lru bytes at lru_at inside the blob, uniquely borrowed.
+        unsafe {
+            std::ptr::copy_nonoverlapping(lru.to_le_bytes().as_ptr(), self.0.as_ptr().add(at), 4)
+        };
+    }
+
+    fn object_ptr(&self, parts: &Parts) -> *mut Object {
+        let mut b = [0u8; 8];
+        // SAFETY: an object entry's payload is the 8-byte pointer.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.0.as_ptr().add(parts.payload_at), b.as_mut_ptr(), 8)
+        };
+        u64::from_le_bytes(b) as usize as *mut Object
+    }
+
+    /// The value.
+    pub fn value(&self) -> ValueRef<'_> {
+        let parts = self.parts();
+        let p = self.0.as_ptr();
+        match parts.flags & KIND_MASK {
+            KIND_INLINE => {
+                // SAFETY: inline payload is a varint length then that many bytes.
+                unsafe {
+                    let (len, n) = read_varint(p.add(parts.payload_at));
+                    ValueRef::Str(StrRef::Bytes(std::slice::from_raw_parts(
+                        p.add(parts.payload_at + n),
+                        len,
+                    )))
+                }
+            }
+            KIND_INT => {
+                let mut b = [0u8; 8];
+                // SAFETY: int payload is 8 bytes.
+                unsafe { std::ptr::copy_nonoverlapping(p.add(parts.payload_at), b.as_mut_ptr(), 8) };
+                ValueRef::Str(StrRef::Int(i64::from_le_bytes(b)))
+            }
+            _ => {
+                // SAFETY: the pointer came from Box::into_raw and is owned by this entry.
+                let obj = unsafe { &*self.object_ptr(&parts) };
+                match obj {
+                    Object::Str(v) => ValueRef::Str(StrRef::Bytes(v)),
+                    #[allow(unreachable_patterns)]
+                    _ => ValueRef::Obj(obj),
+                }
+            }
+        }
+    }
+
+    /// The boxed object, if the value is one (raw strings included).
+    pub fn object_mut(&mut self) -> Option<&mut Object> {
+        let parts = self.parts();
+        if parts.flags & KIND_MASK != KIND_OBJECT {
+            return None;
+        }
+        // SAFETY: owned pointer from Box::into_raw; &mut self gives unique access.
+        Some(unsafe { &mut *self.object_ptr(&parts) })
+    }
+
+    /// OBJECT ENCODING for a string value: "int", "embstr" or "raw"; None for objects
+    /// that are not strings.
+    pub fn string_encoding(&self) -> Option<&'static str> {
+        match self.parts().flags & KIND_MASK {
+            KIND_INT => Some("int"),
+            KIND_INLINE => Some("embstr"),
+            _ => match self.value() {
+                ValueRef::Str(_) => Some("raw"),
+                ValueRef::Obj(_) => None,
+            },
+        }
+    }
+
+    /// The value as a growable byte string, converting it to the raw (boxed) encoding
+    /// first, as Redis does for APPEND, SETRANGE and SETBIT. None if not a string.
+    pub fn string_mut(&mut self) -> Option<&mut Vec<u8>> {
+        let parts = self.parts();
+        if parts.flags & KIND_MASK != KIND_OBJECT {
+            let bytes = match self.value() {
+                ValueRef::Str(s) => s.to_vec(),
+                ValueRef::Obj(_) => return None,
+            };
+            self.replace_payload(Kind::Object(Box::into_raw(Box::new(Object::Str(bytes)))));
+        }
+        match self.object_mut() {
+            Some(Object::Str(v)) => Some(v),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
+    /// Replaces the value, keeping key, expiry and lru.
+    pub fn set_value(&mut self, payload: Payload<'_>) {
+        let fresh = Entry::new(self.key(), payload, self.expire_at_ms(), self.lru());
+        *self = fresh;
+    }
+
+    /// Sets an integer value, in place when the value already is an int.
+    pub fn set_int(&mut self, n: i64) {
+        let parts = self.parts();
+        if parts.flags & KIND_MASK == KIND_INT {
+            // SAFETY: the int payload is 8 bytes at payload_at, uniquely borrowed.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    n.to_le_bytes().as_ptr(),
+                    self.0.as_ptr().add(parts.payload_at),
+                    8,
+                )
+            };
+        } else {
+            self.set_value(Payload::Int(n));
+        }
+    }
+
+    fn replace_payload(&mut self, kind: Kind<'_>) {
+        let fresh = Entry::build(self.key(), kind, self.expire_at_ms(), self.lru());
+        *self = fresh; // drops the old entry and its old object, if any
+    }
+
+    /// Sets or clears the expiry time. Only the shard calls this, so that it can keep its
+    /// count of keys with an expiry exact.
+    pub(crate) fn set_expire_at_ms(&mut self, expire_at_ms: Option<i64>) {
+        let has = self.expire_at_ms().is_some();
+        match (has, expire_at_ms) {
+            (true, Some(t)) => {
+                // Same layout: overwrite the 8 bytes in place.
+                // SAFETY: the expiry lies at offset 1 when HAS_EXPIRE is set.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(t.to_le_bytes().as_ptr(), self.0.as_ptr().add(1), 8)
+                };
+            }
+            (false, None) => {}
+            (_, new) => {
+                // Layout changes: copy everything after the header verbatim (object
+                // pointer included) into a new blob, then free the old blob without
+                // dropping its object, which the new blob now owns.
+                let old = self.bytes();
+                let rest = &old[1 + if has { 8 } else { 0 }..];
+                let mut blob = vec_on_stack_or_heap(1 + if new.is_some() { 8 } else { 0 } + rest.len());
+                let buf = blob.as_mut_slice();
+                buf[0] = (old[0] & KIND_MASK) | if new.is_some() { HAS_EXPIRE } else { 0 };
+                let mut at = 1;
+                if let Some(t) = new {
+                    buf[1..9].copy_from_slice(&t.to_le_bytes());
+                    at = 9;
+                }
+                buf[at..].copy_from_slice(rest);
+                let fresh = Entry::from_bytes(buf);
+                let old_entry = std::mem::replace(self, fresh);
+                old_entry.free_blob_only();
+            }
+        }
+    }
+
+    /// Frees the blob without dropping the object it points to.
+    fn free_blob_only(self) {
+        let total = self.parts().total;
+        let p = self.0;
+        std::mem::forget(self);
+        // SAFETY: p was allocated by from_bytes with blob_layout(total).
+        unsafe { dealloc(p.as_ptr(), blob_layout(total)) };
+    }
+
+    /// Bytes this entry holds on the heap (blob plus boxed object), approximate for
+    /// objects; used by MEMORY USAGE and DEBUG OBJECT.
+    pub fn heap_size(&self) -> usize {
+        let parts = self.parts();
+        let mut size = parts.total;
+        if parts.flags & KIND_MASK == KIND_OBJECT {
+            // SAFETY: owned object pointer.
+            size += unsafe { &*self.object_ptr(&parts) }.heap_size();
+        }
+        size
+    }
+}
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        let parts = self.parts();
+        if parts.flags & KIND_MASK == KIND_OBJECT {
+            // SAFETY: the pointer came from Box::into_raw and this entry owns it.
+            drop(unsafe { Box::from_raw(self.object_ptr(&parts)) });
+        }
+        // SAFETY: allocated by from_bytes with blob_layout(total).
+        unsafe { dealloc(self.0.as_ptr(), blob_layout(parts.total)) };
+    }
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("key", &String::from_utf8_lossy(self.key()))
+            .field("expire_at_ms", &self.expire_at_ms())
+            .field("value", &self.value())
+            .finish()
+    }
+}
+
+enum Kind<'a> {
+    Inline(&'a [u8]),
+    Int(i64),
+    Object(*mut Object),
+}
+
+fn blob_layout(size: usize) -> Layout {
+    // Alignment 1 cannot fail for any size a Vec could hold.
+    Layout::from_size_align(size, 1).unwrap_or_else(|_| Layout::new::<u8>())
+}
+
+/// A scratch buffer for assembling a blob: on the stack for typical small entries.
+enum Scratch {
+    Stack([u8; 128], usize),
+    Heap(Vec<u8>),
+}
+
+impl Scratch {
+    fn as_mut_slice(&mut self) -> &mut [u8] {
+        match self {
+            Scratch::Stack(buf, len) => &mut buf[..*len],
+            Scratch::Heap(v) => v.as_mut_slice(),
+        }
+    }
+}
+
+fn vec_on_stack_or_heap(len: usize) -> Scratch {
+    if len <= 128 {
+        Scratch::Stack([0; 128], len)
+    } else {
+        Scratch::Heap(vec![0; len])
+    }
+}
+
+/// Parses `s` as Redis does for the int encoding: a canonical decimal i64 of at most
+/// 20 bytes (no sign other than '-', no leading zeros, no "-0").
+pub fn canonical_i64(s: &[u8]) -> Option<i64> {
+    if s.is_empty() || s.len() > 20 {
+        return None;
+    }
+    let (neg, digits) = match s[0] {
+        b'-' => (true, &s[1..]),
+        _ => (false, s),
+    };
+    if digits.is_empty() || (digits[0] == b'0' && (digits.len() > 1 || neg)) {
+        return None;
+    }
+    let mut n: i64 = 0;
+    for &c in digits {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        let d = i64::from(c - b'0');
+        n = if neg { n.checked_mul(10)?.checked_sub(d)? } else { n.checked_mul(10)?.checked_add(d)? };
+    }
+    Some(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn string_of(e: &Entry) -> Vec<u8> {
+        match e.value() {
+            ValueRef::Str(s) => s.to_vec(),
+            ValueRef::Obj(_) => panic!("not a string"),
+        }
+    }
+
+    #[test]
+    fn encodings_follow_content_and_size() {
+        let e = Entry::new(b"k", Payload::Str(b"123"), None, 7);
+        assert_eq!(e.string_encoding(), Some("int"));
+        assert_eq!(string_of(&e), b"123");
+        let e = Entry::new(b"k", Payload::Str(b"0123"), None, 7);
+        assert_eq!(e.string_encoding(), Some("embstr"));
+        let long = vec![b'x'; INLINE_MAX + 1];
+        let e = Entry::new(b"k", Payload::Str(&long), None, 7);
+        assert_eq!(e.string_encoding(), Some("raw"));
+        assert_eq!(string_of(&e), long);
+        assert_eq!(e.key(), b"k");
+        assert_eq!(e.lru(), 7);
+    }
+
+    #[test]
+    fn expiry_can_be_added_changed_and_removed() {
+        for payload in [&b"v"[..], b"42", &[b'y'; 100][..]] {
+            let mut e = Entry::new(b"key", Payload::Str(payload), None, 1);
+            assert_eq!(e.expire_at_ms(), None);
+            e.set_expire_at_ms(Some(1_000));
+            assert_eq!(e.expire_at_ms(), Some(1_000));
+            assert!(e.is_expired(1_000));
+            assert!(!e.is_expired(999));
+            e.set_expire_at_ms(Some(-5));
+            assert_eq!(e.expire_at_ms(), Some(-5));
+            e.set_expire_at_ms(None);
+            assert_eq!(e.expire_at_ms(), None);
+            assert_eq!(e.key(), b"key");
+            assert_eq!(string_of(&e), payload);
+            assert_eq!(e.lru(), 1);
+        }
+    }
+
+    #[test]
+    fn string_mut_converts_to_raw_and_keeps_metadata() {
+        let mut e = Entry::new(b"key", Payload::Str(b"12"), Some(99), 3);
+        e.string_mut().expect("string").extend_from_slice(b"34");
+        assert_eq!(string_of(&e), b"1234");
+        assert_eq!(e.string_encoding(), Some("raw"));
+        assert_eq!(e.expire_at_ms(), Some(99));
+        e.set_int(5);
+        assert_eq!(string_of(&e), b"5");
+        e.set_int(6);
+        assert_eq!(string_of(&e), b"6");
+        assert_eq!(e.string_encoding(), Some("int"));
+    }
+
+    #[test]
+    fn long_keys_use_multi_byte_lengths() {
+        let key = vec![b'k'; 300];
+        let val = vec![b'v'; 20];
+        let e = Entry::new(&key, Payload::Str(&val), Some(5), 0);
+        assert_eq!(e.key(), &key[..]);
+        assert_eq!(string_of(&e), val);
+    }
+
+    #[test]
+    fn canonical_integers() {
+        assert_eq!(canonical_i64(b"0"), Some(0));
+        assert_eq!(canonical_i64(b"-1"), Some(-1));
+        assert_eq!(canonical_i64(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(canonical_i64(b"-9223372036854775808"), Some(i64::MIN));
+        for bad in [&b""[..], b"-", b"-0", b"01", b"+1", b" 1", b"1 ", b"9223372036854775808", b"1a"] {
+            assert_eq!(canonical_i64(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        }
+    }
+}
