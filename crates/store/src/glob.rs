@@ -23,15 +23,22 @@
 //! * A range is parsed before the closing bracket is looked for, so in `[a-]`
 //!   the `]` is the end of the range `]`..=`a`, not the end of the set.
 //! * Range bounds compare as C `char`, which is signed: bytes `0x80..=0xFF` sort
-//!   below `0x00`, so `[a-\xff]` covers `\xff..=\x7f` wrapped as `-1..=97`.
+//!   below `0x00`, so `[a-\xff]` is the range -1..=97 and holds `\xff`,
+//!   `\x00` and `A` but not `\x80`, `\x7f` or `b`.
 //! * With `nocase` (CONFIG GET), literals and unescaped set members fold ASCII
-//!   case; a range is swapped first and then folded (so `[a-Z]` is empty); an
-//!   escaped byte inside a set (`[\M]`) compares case-sensitively while an
-//!   escaped byte outside a set (`\M`) folds.
+//!   case. A range's bounds are swapped in signed order first and then folded,
+//!   and the folding (glibc `tolower`) also maps bytes `0x80..=0xFE` to
+//!   128..=254 while `0xFF` stays -1: so under `nocase` `[a-Z]`, `[\x80-z]`
+//!   and `[\x80-\xff]` are empty while `[\xff-z]` holds `\xff` and 0..=`z`.
+//!   An escaped byte inside a set (`[\M]`) compares case-sensitively while one
+//!   outside a set (`\M`) folds.
 //! * An empty subject matches only the empty pattern (`*` does not match `""`).
 //!   Redis's KEYS and SCAN treat the exact pattern `*` as "everything" before
 //!   they get here, so the empty key is listed by `KEYS *` but not `KEYS **`;
 //!   callers that mimic those commands must keep that short cut.
+//! * Not done here: Redis's CONFIG GET hands its pattern over as a C string,
+//!   so it ignores everything from the first NUL byte; that is the caller's
+//!   business. KEYS, SCAN and the pub/sub commands use the full length.
 //! * A pattern with more than [`MAX_STAR_NESTING`] `*` runs followed by further
 //!   pattern never matches (Redis 7.0.15 caps its matcher's recursion there).
 //!
@@ -155,17 +162,33 @@ fn match_set(pattern: &[u8], start: usize, c: u8, nocase: bool) -> (bool, usize)
     (hit != negate, len)
 }
 
-/// Range test with C's signed `char` ordering: swap reversed bounds, then fold.
+/// Range test as Redis does it on C `char`s (built with glibc): reversed
+/// bounds are swapped in signed order. Without `nocase` the test is signed
+/// too. With `nocase`, glibc's `tolower` maps the negative values -128..=-2
+/// (bytes `0x80..=0xFE`) to 128..=254 but leaves -1 (byte `0xFF`, which is
+/// `EOF`) alone, and folds ASCII letters; the test then runs on those values.
 fn in_range(lo: u8, hi: u8, c: u8, nocase: bool) -> bool {
-    let (mut lo, mut hi) = if (lo as i8) <= (hi as i8) { (lo, hi) } else { (hi, lo) };
-    let mut c = c;
-    if nocase {
-        lo = lo.to_ascii_lowercase();
-        hi = hi.to_ascii_lowercase();
-        c = c.to_ascii_lowercase();
+    let (lo, hi) = if (lo as i8) <= (hi as i8) {
+        (lo, hi)
+    } else {
+        (hi, lo)
+    };
+    let key = if nocase { c_tolower } else { c_signed };
+    key(lo) <= key(c) && key(c) <= key(hi)
+}
+
+/// A byte as a signed C `char`.
+fn c_signed(b: u8) -> i32 {
+    i32::from(b as i8)
+}
+
+/// glibc's `tolower((char)b)` in the C locale (see [`in_range`]).
+fn c_tolower(b: u8) -> i32 {
+    if b == 0xFF {
+        -1
+    } else {
+        i32::from(b.to_ascii_lowercase())
     }
-    let (lo, hi, c) = (lo as i8, hi as i8, c as i8);
-    lo <= c && c <= hi
 }
 
 #[inline]
@@ -388,6 +411,16 @@ mod tests {
         (b"[^\\M]axmemory", b"maxmemory", true),
         (b"\\Maxmemor?", b"maxmemory", true),
         (b"\\maxmemor?", b"maxmemory", true),
+        // High-byte range bounds under glibc `tolower` (see `in_range`).
+        (b"[\x80-z]axmemory", b"maxmemory", false),
+        (b"[^\x80-z]axmemory", b"maxmemory", true),
+        (b"[\xff-z]axmemory", b"maxmemory", true),
+        (b"[z-\xff]axmemory", b"maxmemory", true),
+        (b"[a-\xff]axmemory", b"maxmemory", false),
+        (b"[\xff-\x80]axmemory", b"maxmemory", false),
+        (b"[^\xff-\x80]axmemory", b"maxmemory", true),
+        (b"[\x80-\xff]axmemory", b"maxmemory", false),
+        (b"[^\x80-\xff]axmemory", b"maxmemory", true),
     ];
 
     fn show(b: &[u8]) -> String {
@@ -437,10 +470,16 @@ mod tests {
     #[test]
     fn star_nesting_cap() {
         for n in [999usize, 1000] {
-            assert!(glob_match(&b"*a".repeat(n), &b"a".repeat(n), false), "n = {n}");
+            assert!(
+                glob_match(&b"*a".repeat(n), &b"a".repeat(n), false),
+                "n = {n}"
+            );
         }
         for n in [1001usize, 1002, 2000] {
-            assert!(!glob_match(&b"*a".repeat(n), &b"a".repeat(n), false), "n = {n}");
+            assert!(
+                !glob_match(&b"*a".repeat(n), &b"a".repeat(n), false),
+                "n = {n}"
+            );
         }
         // Trailing stars do not count, nor do escaped or bracketed ones.
         let mut p = b"a*".repeat(1000);
@@ -472,7 +511,10 @@ mod tests {
         let elapsed = start.elapsed();
         // Milliseconds even unoptimised; exponential backtracking would not
         // finish at all.
-        assert!(elapsed < std::time::Duration::from_secs(2), "took {elapsed:?}");
+        assert!(
+            elapsed < std::time::Duration::from_secs(2),
+            "took {elapsed:?}"
+        );
     }
 
     // ---- Reference implementation for the property test ----
@@ -522,12 +564,20 @@ mod tests {
                                 break;
                             }
                             [lo, b'-', hi, tail @ ..] => {
+                                // C semantics: `char` is signed; glibc's
+                                // `tolower` returns 128..=254 for -128..=-2
+                                // and keeps -1 (EOF).
+                                let key = |x: u8| -> i32 {
+                                    match (nocase, x) {
+                                        (true, 0xFF) => -1,
+                                        (true, x) => i32::from(x.to_ascii_lowercase()),
+                                        (false, x) => i32::from(x as i8),
+                                    }
+                                };
                                 let (a, b) = (*lo as i8, *hi as i8);
-                                let (a, b) = (a.min(b) as u8, a.max(b) as u8);
-                                let (a, b) = (fold(a, nocase) as i8, fold(b, nocase) as i8);
+                                let (a, b) = (key(a.min(b) as u8), key(a.max(b) as u8));
                                 for c in 0..=255u8 {
-                                    let fc = fold(c, nocase) as i8;
-                                    if a <= fc && fc <= b {
+                                    if a <= key(c) && key(c) <= b {
                                         table[c as usize] = true;
                                     }
                                 }
@@ -571,9 +621,7 @@ mod tests {
     fn ref_rec(tokens: &[RefToken], s: &[u8]) -> bool {
         match tokens.split_first() {
             None => s.is_empty(),
-            Some((RefToken::Star, rest)) => {
-                (0..=s.len()).any(|skip| ref_rec(rest, &s[skip..]))
-            }
+            Some((RefToken::Star, rest)) => (0..=s.len()).any(|skip| ref_rec(rest, &s[skip..])),
             Some((RefToken::Byte(table), rest)) => match s.split_first() {
                 Some((&c, tail)) => table[c as usize] && ref_rec(rest, tail),
                 None => false,
@@ -605,7 +653,9 @@ mod tests {
 
         fn bytes(&mut self, alphabet: &[u8], max_len: usize) -> Vec<u8> {
             let len = self.below(max_len + 1);
-            (0..len).map(|_| alphabet[self.below(alphabet.len())]).collect()
+            (0..len)
+                .map(|_| alphabet[self.below(alphabet.len())])
+                .collect()
         }
     }
 
@@ -636,8 +686,11 @@ mod tests {
         for _ in 0..20_000 {
             let pattern = rng.bytes(b"ab*?[a-b]\\", 10);
             // Start from the pattern's literal bytes, then perturb.
-            let mut string: Vec<u8> =
-                pattern.iter().copied().filter(|b| b.is_ascii_lowercase()).collect();
+            let mut string: Vec<u8> = pattern
+                .iter()
+                .copied()
+                .filter(|b| b.is_ascii_lowercase())
+                .collect();
             for _ in 0..rng.below(3) {
                 let at = rng.below(string.len() + 1);
                 string.insert(at, b"ab-"[rng.below(3)]);
