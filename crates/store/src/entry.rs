@@ -443,6 +443,47 @@ impl Entry {
         }
     }
 
+    /// A copy of this entry under another key (COPY): same value, expiry and lru; a
+    /// boxed object is cloned.
+    pub fn clone_with_key(&self, key: &[u8]) -> Entry {
+        let payload = match self.value() {
+            ValueRef::Str(StrRef::Int(n)) if self.parts().flags & KIND_MASK == KIND_INT => Payload::Int(n),
+            ValueRef::Str(StrRef::Bytes(b)) if self.parts().flags & KIND_MASK == KIND_INLINE => {
+                Payload::Str(b)
+            }
+            _ => match self.object_ref() {
+                Some(obj) => Payload::Object(Box::new(obj.clone())),
+                None => Payload::Str(b""),
+            },
+        };
+        Entry::new(key, payload, self.expire_at_ms(), self.lru())
+    }
+
+    /// This entry under another key (RENAME, MOVE): the value moves, it is not copied.
+    pub fn with_key(self, key: &[u8]) -> Entry {
+        let parts = self.parts();
+        let old = self.bytes();
+        let head = &old[..parts.lru_at + 4];
+        let payload = &old[parts.payload_at..parts.total];
+        let mut blob = vec_on_stack_or_heap(head.len() + varint_len(key.len()) + key.len() + payload.len());
+        let buf = blob.as_mut_slice();
+        buf[..head.len()].copy_from_slice(head);
+        let mut at = head.len();
+        at += write_varint(&mut buf[at..], key.len());
+        buf[at..at + key.len()].copy_from_slice(key);
+        at += key.len();
+        buf[at..].copy_from_slice(payload);
+        let fresh = Entry::from_bytes(buf);
+        self.free_blob_only();
+        fresh
+    }
+
+    fn object_ref(&self) -> Option<&Object> {
+        let parts = self.parts();
+        // SAFETY: owned pointer from Box::into_raw, read-only behind &self.
+        (parts.flags & KIND_MASK == KIND_OBJECT).then(|| unsafe { &*self.object_ptr(&parts) })
+    }
+
     /// Frees the blob without dropping the object it points to.
     fn free_blob_only(self) {
         let total = self.parts().total;
@@ -602,6 +643,22 @@ mod tests {
         e.set_int(6);
         assert_eq!(string_of(&e), b"6");
         assert_eq!(e.string_encoding(), Some("int"));
+    }
+
+    #[test]
+    fn rekey_moves_and_clone_copies() {
+        for payload in [&b"v"[..], b"42", &[b'y'; 100][..]] {
+            let e = Entry::new(b"old", Payload::Str(payload), Some(9), 4);
+            let c = e.clone_with_key(b"copy");
+            let e = e.with_key(b"a-much-longer-new-key");
+            for x in [&e, &c] {
+                assert_eq!(string_of(x), payload);
+                assert_eq!(x.expire_at_ms(), Some(9));
+                assert_eq!(x.lru(), 4);
+            }
+            assert_eq!(e.key(), b"a-much-longer-new-key");
+            assert_eq!(c.key(), b"copy");
+        }
     }
 
     #[test]

@@ -10,7 +10,9 @@
 pub mod clock;
 pub mod db;
 pub mod entry;
+pub mod glob;
 pub mod shard;
+pub mod types;
 pub mod value;
 
 pub use clock::Clock;

@@ -1,0 +1,116 @@
+//! Argument parsing shared by every command family: integers, floats, keywords and
+//! expiry options, each failing with Redis's error text.
+
+use store::types::string::{parse_f64, parse_i64};
+
+use super::CommandError;
+
+/// An integer argument ("ERR value is not an integer or out of range" otherwise).
+pub fn int(arg: &[u8]) -> Result<i64, CommandError> {
+    parse_i64(arg).ok_or(CommandError::NotInteger)
+}
+
+/// A non-negative integer argument that must fit usize.
+pub fn uint(arg: &[u8]) -> Result<usize, CommandError> {
+    let n = int(arg)?;
+    usize::try_from(n).map_err(|_| CommandError::NotInteger)
+}
+
+/// A float argument ("ERR value is not a valid float" otherwise).
+pub fn float(arg: &[u8]) -> Result<f64, CommandError> {
+    parse_f64(arg).ok_or(CommandError::NotFloat)
+}
+
+/// Case-insensitive keyword comparison.
+#[inline]
+pub fn is(arg: &[u8], keyword: &str) -> bool {
+    arg.eq_ignore_ascii_case(keyword.as_bytes())
+}
+
+/// A database index argument checked against the configured count.
+pub fn db_index(arg: &[u8], databases: usize) -> Result<usize, CommandError> {
+    let n = parse_i64(arg).ok_or(CommandError::NotInteger)?;
+    usize::try_from(n)
+        .ok()
+        .filter(|&n| n < databases)
+        .ok_or(CommandError::msg("ERR DB index is out of range"))
+}
+
+/// How an expiry option gave its time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExpireUnit {
+    /// EX / EXPIRE: relative seconds.
+    RelSeconds,
+    /// PX / PEXPIRE: relative milliseconds.
+    RelMillis,
+    /// EXAT / EXPIREAT: absolute Unix seconds.
+    AbsSeconds,
+    /// PXAT / PEXPIREAT: absolute Unix milliseconds.
+    AbsMillis,
+}
+
+impl ExpireUnit {
+    /// The unit named by a SET/GETEX option word, if it is one.
+    pub fn from_option(word: &[u8]) -> Option<ExpireUnit> {
+        if is(word, "ex") {
+            Some(ExpireUnit::RelSeconds)
+        } else if is(word, "px") {
+            Some(ExpireUnit::RelMillis)
+        } else if is(word, "exat") {
+            Some(ExpireUnit::AbsSeconds)
+        } else if is(word, "pxat") {
+            Some(ExpireUnit::AbsMillis)
+        } else {
+            None
+        }
+    }
+}
+
+/// Converts an expiry argument of SET / GETEX (which must be positive) to absolute Unix
+/// milliseconds, with Redis's errors: not an integer, or "invalid expire time" for a
+/// value <= 0 or one that overflows.
+pub fn positive_expire_at_ms(
+    arg: &[u8],
+    unit: ExpireUnit,
+    now_ms: i64,
+    command: &'static str,
+) -> Result<i64, CommandError> {
+    let n = int(arg)?;
+    if n <= 0 {
+        return Err(CommandError::InvalidExpire(command));
+    }
+    expire_at_ms(n, unit, now_ms).ok_or(CommandError::InvalidExpire(command))
+}
+
+/// Absolute Unix ms for a (possibly negative) expiry value; None on overflow.
+pub fn expire_at_ms(n: i64, unit: ExpireUnit, now_ms: i64) -> Option<i64> {
+    match unit {
+        ExpireUnit::RelSeconds => n.checked_mul(1000)?.checked_add(now_ms),
+        ExpireUnit::RelMillis => n.checked_add(now_ms),
+        ExpireUnit::AbsSeconds => n.checked_mul(1000),
+        ExpireUnit::AbsMillis => Some(n),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expire_conversions_and_errors() {
+        assert_eq!(positive_expire_at_ms(b"10", ExpireUnit::RelSeconds, 5, "set").ok(), Some(10_005));
+        assert_eq!(positive_expire_at_ms(b"7", ExpireUnit::AbsMillis, 5, "set").ok(), Some(7));
+        assert!(matches!(
+            positive_expire_at_ms(b"0", ExpireUnit::RelSeconds, 5, "set"),
+            Err(CommandError::InvalidExpire("set"))
+        ));
+        assert!(matches!(
+            positive_expire_at_ms(b"9223372036854775807", ExpireUnit::RelSeconds, 5, "set"),
+            Err(CommandError::InvalidExpire("set"))
+        ));
+        assert!(matches!(
+            positive_expire_at_ms(b"x", ExpireUnit::RelSeconds, 5, "set"),
+            Err(CommandError::NotInteger)
+        ));
+    }
+}

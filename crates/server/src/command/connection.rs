@@ -1,0 +1,488 @@
+//! Connection commands: PING, ECHO, QUIT, SELECT, HELLO, AUTH, RESET and CLIENT.
+//! They act on the calling connection's state (`ctx.client`) and, for CLIENT LIST and
+//! KILL, on the shared client registry.
+
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
+
+use resp::{encode, Proto};
+
+use super::args::{self, is};
+use super::flags::*;
+use super::{container, spec, table, CommandError, CommandSpec, Ctx};
+use crate::shared::ClientInfo;
+
+/// The Redis version Basalt reports to clients, which pick features by it.
+pub const REDIS_VERSION: &str = "7.0.15";
+
+/// PING [message] — PONG or the message.
+fn ping(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    match a.len() {
+        1 => encode::simple(ctx.out, b"PONG"),
+        2 => encode::bulk(ctx.out, a[1]),
+        _ => return Err(CommandError::Arity("ping".into())),
+    }
+    Ok(())
+}
+
+/// ECHO message — the message.
+fn echo(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    encode::bulk(ctx.out, a[1]);
+    Ok(())
+}
+
+/// QUIT — OK, then the connection closes.
+fn quit(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    ctx.ok();
+    ctx.client.close_after_reply = true;
+    Ok(())
+}
+
+/// SELECT index — OK.
+fn select(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let db = args::db_index(a[1], ctx.ks().databases())?;
+    ctx.client.db = db;
+    ctx.client.info.db.store(db, Ordering::Relaxed);
+    ctx.ok();
+    Ok(())
+}
+
+const WRONGPASS: &str = "WRONGPASS invalid username-password pair or user is disabled.";
+
+/// Checks credentials against `requirepass` (only the `default` user exists).
+fn check_auth(ctx: &Ctx<'_>, user: Option<&[u8]>, pass: &[u8]) -> Result<(), CommandError> {
+    let required = ctx.shared.config.read().requirepass.clone();
+    if user.is_some_and(|u| u != b"default") {
+        return Err(CommandError::msg(WRONGPASS));
+    }
+    match required {
+        // The default user has no password: any password is accepted by the two-word
+        // form, while the one-word form is an error (as Redis).
+        None if user.is_none() => Err(CommandError::msg(
+            "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?",
+        )),
+        None => Ok(()),
+        Some(p) if constant_time_eq(&p, pass) => Ok(()),
+        Some(_) => Err(CommandError::msg(WRONGPASS)),
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// AUTH [username] password — OK.
+fn auth(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (user, pass) = match a.len() {
+        2 => (None, a[1]),
+        3 => (Some(a[1]), a[2]),
+        _ => return Err(CommandError::Syntax),
+    };
+    check_auth(ctx, user, pass)?;
+    ctx.client.authenticated = true;
+    ctx.ok();
+    Ok(())
+}
+
+/// HELLO [protover [AUTH username password] [SETNAME clientname]] — server properties.
+fn hello(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let mut proto = ctx.client.proto;
+    if a.len() >= 2 {
+        let v = store::types::string::parse_i64(a[1]).ok_or(CommandError::msg(
+            "ERR Protocol version is not an integer or out of range",
+        ))?;
+        proto = match v {
+            2 => Proto::Resp2,
+            3 => Proto::Resp3,
+            _ => return Err(CommandError::msg("NOPROTO unsupported protocol version")),
+        };
+    }
+    let mut creds = None;
+    let mut name = None;
+    let mut i = 2;
+    while i < a.len() {
+        if is(a[i], "auth") && i + 2 < a.len() {
+            creds = Some((a[i + 1], a[i + 2]));
+            i += 3;
+        } else if is(a[i], "setname") && i + 1 < a.len() {
+            name = Some(a[i + 1]);
+            i += 2;
+        } else {
+            return Err(CommandError::Owned(format!(
+                "ERR Syntax error in HELLO option '{}'",
+                String::from_utf8_lossy(a[i])
+            )));
+        }
+    }
+    if let Some((u, p)) = creds {
+        check_auth(ctx, Some(u), p)?;
+        ctx.client.authenticated = true;
+    }
+    if !ctx.client.authenticated && ctx.shared.auth_required.load(Ordering::Relaxed) {
+        return Err(CommandError::msg("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"));
+    }
+    if let Some(n) = name {
+        validate_name(n)?;
+        *ctx.client.info.name.lock() = n.to_vec();
+    }
+    ctx.client.proto = proto;
+    ctx.client.info.resp.store(if proto == Proto::Resp3 { 3 } else { 2 }, Ordering::Relaxed);
+    let out = &mut *ctx.out;
+    encode::map_len(out, 7, proto);
+    encode::bulk(out, b"server");
+    encode::bulk(out, b"redis");
+    encode::bulk(out, b"version");
+    encode::bulk(out, REDIS_VERSION.as_bytes());
+    encode::bulk(out, b"proto");
+    encode::integer(out, if proto == Proto::Resp3 { 3 } else { 2 });
+    encode::bulk(out, b"id");
+    encode::integer(out, ctx.client.info.id as i64);
+    encode::bulk(out, b"mode");
+    encode::bulk(out, b"standalone");
+    encode::bulk(out, b"role");
+    encode::bulk(out, b"master");
+    encode::bulk(out, b"modules");
+    encode::array_len(out, 0);
+    Ok(())
+}
+
+/// RESET — RESET; the connection returns to its initial state.
+fn reset(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    let c = &mut *ctx.client;
+    c.db = 0;
+    c.proto = Proto::Resp2;
+    c.authenticated = !ctx.shared.auth_required.load(Ordering::Relaxed);
+    c.info.db.store(0, Ordering::Relaxed);
+    c.info.resp.store(2, Ordering::Relaxed);
+    c.info.name.lock().clear();
+    c.info.no_evict.store(false, Ordering::Relaxed);
+    c.info.no_touch.store(false, Ordering::Relaxed);
+    encode::simple(ctx.out, b"RESET");
+    Ok(())
+}
+
+fn validate_name(name: &[u8]) -> Result<(), CommandError> {
+    if name.iter().any(|&b| !(b'!'..=b'~').contains(&b)) {
+        return Err(CommandError::msg(
+            "ERR Client names cannot contain spaces, newlines or special characters.",
+        ));
+    }
+    Ok(())
+}
+
+/// CLIENT ID — this connection's id.
+fn client_id(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    encode::integer(ctx.out, ctx.client.info.id as i64);
+    Ok(())
+}
+
+/// CLIENT SETNAME name — OK.
+fn client_setname(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    validate_name(a[2])?;
+    *ctx.client.info.name.lock() = a[2].to_vec();
+    ctx.ok();
+    Ok(())
+}
+
+/// CLIENT GETNAME — the name or nil.
+fn client_getname(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    let name = ctx.client.info.name.lock().clone();
+    if name.is_empty() {
+        ctx.null();
+    } else {
+        encode::bulk(ctx.out, &name);
+    }
+    Ok(())
+}
+
+/// One CLIENT LIST line for a client, in Redis's field order.
+pub fn describe(info: &ClientInfo, now_ms: i64) -> String {
+    let t = table();
+    let cmd = match info.last_cmd.load(Ordering::Relaxed) {
+        usize::MAX => "NULL".to_string(),
+        i => t.entries.get(i).map_or("NULL".to_string(), |e| e.fullname.clone()),
+    };
+    let age = info.created.elapsed().as_secs();
+    let idle = ((now_ms - info.last_interaction_ms.load(Ordering::Relaxed)) / 1000).max(0);
+    let mut flags = String::new();
+    if info.no_evict.load(Ordering::Relaxed) {
+        flags.push('e');
+    }
+    if info.no_touch.load(Ordering::Relaxed) {
+        flags.push('T');
+    }
+    if flags.is_empty() {
+        flags.push('N');
+    }
+    let qbuf = info.qbuf.load(Ordering::Relaxed);
+    let obuf = info.obuf.load(Ordering::Relaxed);
+    let mut s = String::with_capacity(256);
+    let _ = write!(
+        s,
+        "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub=0 psub=0 ssub=0 multi=-1 qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs={} rbp=0 obl={} oll=0 omem={} tot-mem={} events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+        info.id,
+        info.addr,
+        info.laddr,
+        info.fd,
+        String::from_utf8_lossy(&info.name.lock()),
+        age,
+        idle,
+        flags,
+        info.db.load(Ordering::Relaxed),
+        qbuf,
+        qbuf,
+        obuf,
+        obuf,
+        qbuf + obuf,
+        cmd,
+        info.resp.load(Ordering::Relaxed),
+        String::from_utf8_lossy(&info.lib_name.lock()),
+        String::from_utf8_lossy(&info.lib_ver.lock()),
+    );
+    s
+}
+
+/// CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id [id ...]] — one line per client.
+fn client_list(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let mut ids: Option<Vec<u64>> = None;
+    let mut only_type: Option<&[u8]> = None;
+    let mut i = 2;
+    while i < a.len() {
+        if is(a[i], "type") && i + 1 < a.len() {
+            let t = a[i + 1];
+            if !["normal", "master", "replica", "slave", "pubsub"].iter().any(|n| is(t, n)) {
+                return Err(CommandError::Owned(format!(
+                    "ERR Unknown client type '{}'",
+                    String::from_utf8_lossy(t)
+                )));
+            }
+            only_type = Some(t);
+            i += 2;
+        } else if is(a[i], "id") && i + 1 < a.len() {
+            let mut v = Vec::new();
+            for id in &a[i + 1..] {
+                let n = store::types::string::parse_i64(id)
+                    .filter(|&n| n > 0)
+                    .ok_or(CommandError::msg("ERR Invalid client ID"))?;
+                v.push(n as u64);
+            }
+            ids = Some(v);
+            i = a.len();
+        } else {
+            return Err(CommandError::Syntax);
+        }
+    }
+    let clients: Vec<_> = ctx.shared.clients.lock().values().cloned().collect();
+    let mut text = String::new();
+    for c in clients {
+        if ids.as_ref().is_some_and(|ids| !ids.contains(&c.id)) {
+            continue;
+        }
+        // Only normal clients exist until replication and pub/sub arrive.
+        if only_type.is_some_and(|t| !is(t, "normal")) {
+            continue;
+        }
+        text.push_str(&describe(&c, ctx.now_ms));
+        text.push('\n');
+    }
+    encode::verbatim(ctx.out, b"txt", text.as_bytes(), ctx.client.proto);
+    Ok(())
+}
+
+/// CLIENT INFO — this connection's CLIENT LIST line.
+fn client_info(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    let mut line = describe(&ctx.client.info, ctx.now_ms);
+    line.push('\n');
+    encode::verbatim(ctx.out, b"txt", line.as_bytes(), ctx.client.proto);
+    Ok(())
+}
+
+/// CLIENT KILL addr:port | CLIENT KILL [ID id] [ADDR a] [LADDR a] [USER u] [SKIPME yes|no]
+/// [TYPE t] — OK (old form) or the number killed.
+fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let old_form = a.len() == 3;
+    let mut id = None;
+    let mut addr = None;
+    let mut laddr = None;
+    let mut skipme = true;
+    let mut user_ok = true;
+    let mut type_ok = true;
+    if old_form {
+        addr = Some(a[2]);
+        skipme = false;
+    } else {
+        if a.len() % 2 != 0 {
+            return Err(CommandError::Syntax);
+        }
+        for pair in a[2..].chunks_exact(2) {
+            let (k, v) = (pair[0], pair[1]);
+            if is(k, "id") {
+                let n = store::types::string::parse_i64(v)
+                    .filter(|&n| n > 0)
+                    .ok_or(CommandError::msg("ERR client-id should be greater than 0"))?;
+                id = Some(n as u64);
+            } else if is(k, "addr") {
+                addr = Some(v);
+            } else if is(k, "laddr") {
+                laddr = Some(v);
+            } else if is(k, "user") {
+                user_ok = v == b"default";
+            } else if is(k, "type") {
+                if !["normal", "master", "replica", "slave", "pubsub"].iter().any(|n| is(v, n)) {
+                    return Err(CommandError::Owned(format!(
+                        "ERR Unknown client type '{}'",
+                        String::from_utf8_lossy(v)
+                    )));
+                }
+                type_ok = is(v, "normal");
+            } else if is(k, "skipme") {
+                skipme = if is(v, "yes") {
+                    true
+                } else if is(v, "no") {
+                    false
+                } else {
+                    return Err(CommandError::Syntax);
+                };
+            } else if is(k, "maxage") {
+                args::int(v)?;
+            } else {
+                return Err(CommandError::Syntax);
+            }
+        }
+    }
+    let me = ctx.client.info.id;
+    let mut killed = 0;
+    let clients: Vec<_> = ctx.shared.clients.lock().values().cloned().collect();
+    for c in clients {
+        let matches = id.is_none_or(|i| i == c.id)
+            && addr.is_none_or(|x| x == c.addr.as_bytes())
+            && laddr.is_none_or(|x| x == c.laddr.as_bytes())
+            && user_ok
+            && type_ok;
+        if !matches || (skipme && c.id == me) {
+            continue;
+        }
+        if c.id == me {
+            ctx.client.close_after_reply = true;
+        } else {
+            c.killed.store(true, Ordering::SeqCst);
+            ctx.shared.wake(c.owner);
+        }
+        killed += 1;
+    }
+    if old_form {
+        if killed == 0 {
+            return Err(CommandError::msg("ERR No such client"));
+        }
+        ctx.ok();
+    } else {
+        encode::integer(ctx.out, killed);
+    }
+    Ok(())
+}
+
+fn on_off(arg: &[u8]) -> Result<bool, CommandError> {
+    if is(arg, "on") {
+        Ok(true)
+    } else if is(arg, "off") {
+        Ok(false)
+    } else {
+        Err(CommandError::Syntax)
+    }
+}
+
+/// CLIENT NO-EVICT on|off — OK.
+fn client_no_evict(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    ctx.client.info.no_evict.store(on_off(a[2])?, Ordering::Relaxed);
+    ctx.ok();
+    Ok(())
+}
+
+/// CLIENT NO-TOUCH on|off — OK.
+fn client_no_touch(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    ctx.client.info.no_touch.store(on_off(a[2])?, Ordering::Relaxed);
+    ctx.ok();
+    Ok(())
+}
+
+/// CLIENT SETINFO LIB-NAME|LIB-VER value — OK.
+fn client_setinfo(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let value = a[3];
+    if value.iter().any(|&b| !(b'!'..=b'~').contains(&b)) {
+        return Err(CommandError::Owned(format!(
+            "ERR {} cannot contain spaces, newlines or special characters.",
+            String::from_utf8_lossy(a[2]).to_ascii_lowercase()
+        )));
+    }
+    if is(a[2], "lib-name") {
+        *ctx.client.info.lib_name.lock() = value.to_vec();
+    } else if is(a[2], "lib-ver") {
+        *ctx.client.info.lib_ver.lock() = value.to_vec();
+    } else {
+        return Err(CommandError::Owned(format!(
+            "ERR Unrecognized option '{}'",
+            String::from_utf8_lossy(a[2])
+        )));
+    }
+    ctx.ok();
+    Ok(())
+}
+
+fn client_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    super::server::reply_help(
+        ctx,
+        "CLIENT",
+        &[
+            "GETNAME",
+            "    Return the name of the current connection.",
+            "ID",
+            "    Return the ID of the current connection.",
+            "INFO",
+            "    Return information about the current client connection.",
+            "KILL <ip:port>",
+            "    Kill connection made from <ip:port>.",
+            "KILL <option> <value> [<option> <value> [...]]",
+            "    Kill connections. Options are: ID, ADDR, LADDR, USER, TYPE, SKIPME.",
+            "LIST [options ...]",
+            "    Return information about client connections. Options: TYPE, ID.",
+            "SETNAME <name>",
+            "    Assign the name <name> to the current connection.",
+            "SETINFO <LIB-NAME|LIB-VER> <value>",
+            "    Set client library name or version.",
+            "NO-EVICT (ON|OFF)",
+            "    Protect current client connection from eviction.",
+            "NO-TOUCH (ON|OFF)",
+            "    Will not touch LRU/LFU stats when this mode is on.",
+        ],
+    );
+    Ok(())
+}
+
+const CONN: &[&str] = &["connection"];
+
+static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("id", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns the unique client ID of the connection.", client_id),
+    spec("setname", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Sets the connection name.", client_setname),
+    spec("getname", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns the name of the connection.", client_getname),
+    spec("list", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Lists open connections.", client_list),
+    spec("info", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns information about the connection.", client_info),
+    spec("kill", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Terminates open connections.", client_kill),
+    spec("no-evict", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Sets the client eviction mode of the connection.", client_no_evict),
+    spec("no-touch", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", client_no_touch),
+    spec("setinfo", 4, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Sets information specific to the client or connection.", client_setinfo),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns helpful text about the different subcommands.", client_help),
+];
+
+pub static COMMANDS: &[CommandSpec] = &[
+    spec("ping", -1, FAST, (0, 0, 0), CONN, "connection", "Returns the server's liveliness response.", ping),
+    spec("echo", 2, FAST, (0, 0, 0), CONN, "connection", "Returns the given string.", echo),
+    spec("quit", -1, ALLOW_BUSY | NOSCRIPT | LOADING | STALE | FAST | NO_AUTH, (0, 0, 0), CONN, "connection", "Closes the connection.", quit),
+    spec("select", 2, LOADING | STALE | FAST, (0, 0, 0), CONN, "connection", "Changes the selected database.", select),
+    spec("auth", -2, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH, (0, 0, 0), CONN, "connection", "Authenticates the connection.", auth),
+    spec("hello", -1, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH, (0, 0, 0), CONN, "connection", "Handshakes with the Redis server.", hello),
+    spec("reset", 1, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH, (0, 0, 0), CONN, "connection", "Resets the connection.", reset),
+    container("client", "connection", "A container for client connection commands.", CLIENT_SUBCOMMANDS),
+];

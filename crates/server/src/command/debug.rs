@@ -1,0 +1,130 @@
+//! DEBUG: test and diagnosis helpers (SLEEP, POPULATE, OBJECT, SET-ACTIVE-EXPIRE),
+//! refused unless `enable-debug-command` allows them, as in Redis 7.
+
+use std::sync::atomic::Ordering;
+
+use resp::encode;
+use store::entry::{Entry, Payload};
+
+use super::args::{self, is};
+use super::flags::*;
+use super::{spec, CommandError, CommandSpec, Ctx};
+
+fn allowed(ctx: &Ctx<'_>) -> bool {
+    let mode = ctx.shared.config.read().enable_debug_command.clone();
+    match mode.as_str() {
+        "yes" => true,
+        "local" => {
+            let addr = &ctx.client.info.addr;
+            addr.starts_with("127.") || addr.starts_with("[::1]") || addr.starts_with("/")
+        }
+        _ => false,
+    }
+}
+
+/// DEBUG subcommand [args ...].
+fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    if !allowed(ctx) {
+        return Err(CommandError::msg("ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."));
+    }
+    let sub = a[1];
+    if is(sub, "sleep") && a.len() == 3 {
+        let secs = args::float(a[2])?;
+        if secs > 0.0 {
+            std::thread::sleep(std::time::Duration::from_secs_f64(secs.min(3600.0)));
+        }
+        ctx.ok();
+    } else if is(sub, "set-active-expire") && a.len() == 3 {
+        let on = args::int(a[2])? != 0;
+        ctx.shared.active_expire_enabled.store(on, Ordering::Relaxed);
+        ctx.ok();
+    } else if is(sub, "populate") && (3..=5).contains(&a.len()) {
+        populate(ctx, a)?;
+    } else if is(sub, "object") && a.len() == 3 {
+        let ks = ctx.ks();
+        let (h, shard) = ks.lock_key(ctx.client.db, a[2]);
+        let Some(e) = shard.peek(h, a[2], ctx.now_ms) else {
+            return Err(CommandError::NoSuchKey);
+        };
+        let enc = e.string_encoding().unwrap_or("unknown");
+        let len = match e.value() {
+            store::ValueRef::Str(s) => s.len(),
+            store::ValueRef::Obj(_) => 0,
+        };
+        let idle = store::clock::lru_clock(ctx.now_ms).wrapping_sub(e.lru());
+        let text = format!(
+            "Value at:0x{:x} refcount:1 encoding:{enc} serializedlength:{len} lru:{} lru_seconds_idle:{idle}",
+            e as *const Entry as usize,
+            e.lru() & 0xff_ffff,
+        );
+        encode::simple(ctx.out, text.as_bytes());
+    } else if is(sub, "help") {
+        super::server::reply_help(
+            ctx,
+            "DEBUG",
+            &[
+                "OBJECT <key>",
+                "    Show low level info about the key and associated value.",
+                "POPULATE <count> [<prefix>] [<size>]",
+                "    Create <count> string keys named key:<num>. If <prefix> is specified then",
+                "    it is used instead of the 'key' prefix. These are not propagated to",
+                "    replicas. Cluster slots are not respected so keys not belonging to the",
+                "    current node can be created in cluster mode.",
+                "SET-ACTIVE-EXPIRE <0|1>",
+                "    Setting it to 0 disables expiring keys in background when they are not",
+                "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
+                "    default.",
+                "SLEEP <seconds>",
+                "    Stop the server for <seconds>. Decimals allowed.",
+            ],
+        );
+    } else {
+        return Err(CommandError::Owned(format!(
+            "ERR unknown subcommand '{}'. Try DEBUG HELP.",
+            String::from_utf8_lossy(sub)
+        )));
+    }
+    Ok(())
+}
+
+/// DEBUG POPULATE count [prefix] [size]: creates missing keys prefix:N with value
+/// "value:N" (padded or cut to `size` bytes when given).
+fn populate(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let count = args::int(a[2])?;
+    let count = u64::try_from(count).map_err(|_| CommandError::msg("ERR count can't be negative"))?;
+    let prefix = a.get(3).copied().unwrap_or(b"key");
+    let size = a.get(4).map(|v| args::uint(v)).transpose()?;
+    let ks = ctx.ks();
+    let lru = ctx.lru();
+    let mut key = Vec::with_capacity(prefix.len() + 21);
+    let mut value = Vec::new();
+    for i in 0..count {
+        key.clear();
+        key.extend_from_slice(prefix);
+        key.push(b':');
+        key.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
+        value.clear();
+        value.extend_from_slice(b"value:");
+        value.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
+        if let Some(size) = size {
+            value.resize(size, 0);
+        }
+        let (h, mut shard) = ks.lock_key(ctx.client.db, &key);
+        if shard.get(h, &key, ctx.now_ms).is_none() {
+            shard.insert(h, Entry::new(&key, Payload::Str(&value), None, lru));
+        }
+    }
+    ctx.ok();
+    Ok(())
+}
+
+pub static COMMANDS: &[CommandSpec] = &[spec(
+    "debug",
+    -2,
+    ADMIN | NOSCRIPT | LOADING | STALE,
+    (0, 0, 0),
+    &[],
+    "server",
+    "A container for debugging commands.",
+    debug,
+)];

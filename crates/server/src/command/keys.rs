@@ -1,0 +1,636 @@
+//! Generic key commands: existence, deletion, expiry, renaming and copying, iteration
+//! (KEYS, SCAN, RANDOMKEY), database-wide operations (DBSIZE, FLUSHDB, FLUSHALL, SWAPDB)
+//! and OBJECT introspection. They work on every value type.
+
+use resp::encode;
+use store::entry::{StrRef, ValueRef};
+use store::glob::glob_match;
+use store::ValueType;
+
+use super::args::{self, is, ExpireUnit};
+use super::flags::*;
+use super::{container, spec, CommandError, CommandSpec, Ctx};
+
+/// DEL key [key ...] — number of keys removed. UNLINK shares it (values are freed
+/// inline; they are small until collections arrive in issue 3).
+fn del(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let ks = ctx.ks();
+    let db = ctx.client.db;
+    let mut locked = ks.lock_keys(db, &a[1..]);
+    let mut removed = 0;
+    for key in &a[1..] {
+        let (h, shard) = locked.shard_for(db, key);
+        if shard.remove(h, key, ctx.now_ms).is_some() {
+            removed += 1;
+        }
+    }
+    encode::integer(ctx.out, removed);
+    Ok(())
+}
+
+/// EXISTS key [key ...] — how many of the keys exist (repeats count).
+fn exists(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    count_live(ctx, a, false)
+}
+
+/// TOUCH key [key ...] — how many exist; records an access on each.
+fn touch(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    count_live(ctx, a, true)
+}
+
+fn count_live(ctx: &mut Ctx<'_>, a: &[&[u8]], touch: bool) -> Result<(), CommandError> {
+    let ks = ctx.ks();
+    let db = ctx.client.db;
+    let lru = ctx.lru();
+    let mut locked = ks.lock_keys(db, &a[1..]);
+    let mut n = 0;
+    for key in &a[1..] {
+        let (h, shard) = locked.shard_for(db, key);
+        if let Some(e) = shard.get(h, key, ctx.now_ms) {
+            if touch {
+                e.set_lru(lru);
+            }
+            n += 1;
+        }
+    }
+    encode::integer(ctx.out, n);
+    Ok(())
+}
+
+/// TYPE key — the type name, or "none".
+fn type_(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
+    let name = shard.get(h, a[1], ctx.now_ms).map_or("none", |e| e.value().value_type().name());
+    encode::simple(ctx.out, name.as_bytes());
+    Ok(())
+}
+
+/// EXPIRE/PEXPIRE/EXPIREAT/PEXPIREAT key time [NX|XX|GT|LT] — 1 if set, 0 if not.
+fn expire_generic(
+    ctx: &mut Ctx<'_>,
+    a: &[&[u8]],
+    unit: ExpireUnit,
+    name: &'static str,
+) -> Result<(), CommandError> {
+    let (mut nx, mut xx, mut gt, mut lt) = (false, false, false, false);
+    for w in &a[3..] {
+        if is(w, "nx") {
+            nx = true;
+        } else if is(w, "xx") {
+            xx = true;
+        } else if is(w, "gt") {
+            gt = true;
+        } else if is(w, "lt") {
+            lt = true;
+        } else {
+            return Err(CommandError::Owned(format!(
+                "ERR Unsupported option {}",
+                String::from_utf8_lossy(w)
+            )));
+        }
+    }
+    if nx && (xx || gt || lt) {
+        return Err(CommandError::msg(
+            "ERR NX and XX, GT or LT options at the same time are not compatible",
+        ));
+    }
+    if gt && lt {
+        return Err(CommandError::msg("ERR GT and LT options at the same time are not compatible"));
+    }
+    let n = args::int(a[2])?;
+    let when = args::expire_at_ms(n, unit, ctx.now_ms).ok_or(CommandError::InvalidExpire(name))?;
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
+    let Some(e) = shard.get(h, a[1], ctx.now_ms) else {
+        encode::integer(ctx.out, 0);
+        return Ok(());
+    };
+    let current = e.expire_at_ms();
+    // A key without TTL has an infinite TTL: GT never beats it, LT always does.
+    let allowed = (!nx || current.is_none())
+        && (!xx || current.is_some())
+        && (!gt || current.is_some_and(|c| when > c))
+        && (!lt || current.is_none_or(|c| when < c));
+    if !allowed {
+        encode::integer(ctx.out, 0);
+        return Ok(());
+    }
+    if when <= ctx.now_ms {
+        shard.remove(h, a[1], ctx.now_ms);
+    } else {
+        shard.set_expire(h, a[1], Some(when), ctx.now_ms);
+    }
+    encode::integer(ctx.out, 1);
+    Ok(())
+}
+
+fn expire(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    expire_generic(ctx, a, ExpireUnit::RelSeconds, "expire")
+}
+fn pexpire(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    expire_generic(ctx, a, ExpireUnit::RelMillis, "pexpire")
+}
+fn expireat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    expire_generic(ctx, a, ExpireUnit::AbsSeconds, "expireat")
+}
+fn pexpireat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    expire_generic(ctx, a, ExpireUnit::AbsMillis, "pexpireat")
+}
+
+#[derive(Clone, Copy)]
+enum TtlForm {
+    RemainingSeconds,
+    RemainingMillis,
+    AbsSeconds,
+    AbsMillis,
+}
+
+/// TTL/PTTL/EXPIRETIME/PEXPIRETIME key — -2 when absent, -1 without expiry.
+fn ttl_generic(ctx: &mut Ctx<'_>, key: &[u8], form: TtlForm) -> Result<(), CommandError> {
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, key);
+    let reply = match shard.get(h, key, ctx.now_ms) {
+        None => -2,
+        Some(e) => match e.expire_at_ms() {
+            None => -1,
+            Some(at) => {
+                let left = (at - ctx.now_ms).max(0);
+                match form {
+                    TtlForm::RemainingSeconds => (left + 500) / 1000,
+                    TtlForm::RemainingMillis => left,
+                    TtlForm::AbsSeconds => at / 1000,
+                    TtlForm::AbsMillis => at,
+                }
+            }
+        },
+    };
+    encode::integer(ctx.out, reply);
+    Ok(())
+}
+
+fn ttl(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    ttl_generic(ctx, a[1], TtlForm::RemainingSeconds)
+}
+fn pttl(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    ttl_generic(ctx, a[1], TtlForm::RemainingMillis)
+}
+fn expiretime(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    ttl_generic(ctx, a[1], TtlForm::AbsSeconds)
+}
+fn pexpiretime(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    ttl_generic(ctx, a[1], TtlForm::AbsMillis)
+}
+
+/// PERSIST key — 1 if a TTL was removed.
+fn persist(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
+    let had = shard.get(h, a[1], ctx.now_ms).is_some_and(|e| e.expire_at_ms().is_some());
+    if had {
+        shard.set_expire(h, a[1], None, ctx.now_ms);
+    }
+    encode::integer(ctx.out, i64::from(had));
+    Ok(())
+}
+
+/// Moves `src` (db `sdb`) to `dst` (db `ddb`). Returns Ok(false) when `dst` exists and
+/// `replace` is false, Err(NoSuchKey) when `src` is absent.
+fn move_key(
+    ctx: &Ctx<'_>,
+    (sdb, src): (usize, &[u8]),
+    (ddb, dst): (usize, &[u8]),
+    replace: bool,
+    copy: bool,
+) -> Result<bool, CommandError> {
+    let ks = ctx.ks();
+    let mut wanted =
+        vec![(sdb, ks.shard_index(ks.hash(src))), (ddb, ks.shard_index(ks.hash(dst)))];
+    let mut locked = ks.lock_set(&mut wanted);
+    let now = ctx.now_ms;
+    let both = locked.two_for((sdb, src), (ddb, dst));
+    let (sh, dh) = (ks.hash(src), ks.hash(dst));
+    // Two shards, or one shard holding both keys.
+    match both {
+        Some(((_, s), (_, d))) => {
+            if s.get(sh, src, now).is_none() {
+                return Err(CommandError::NoSuchKey);
+            }
+            if !replace && d.get(dh, dst, now).is_some() {
+                return Ok(false);
+            }
+            let entry = if copy {
+                s.peek(sh, src, now).map(|e| e.clone_with_key(dst))
+            } else {
+                s.remove(sh, src, now).map(|e| e.with_key(dst))
+            };
+            if let Some(e) = entry {
+                d.insert(dh, e);
+            }
+        }
+        None => {
+            let (_, s) = locked.shard_for(sdb, src);
+            if s.get(sh, src, now).is_none() {
+                return Err(CommandError::NoSuchKey);
+            }
+            if !replace && s.get(dh, dst, now).is_some() {
+                return Ok(false);
+            }
+            let entry = if copy {
+                s.peek(sh, src, now).map(|e| e.clone_with_key(dst))
+            } else {
+                s.remove(sh, src, now).map(|e| e.with_key(dst))
+            };
+            if let Some(e) = entry {
+                s.insert(dh, e);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// RENAME key newkey — OK.
+fn rename(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let db = ctx.client.db;
+    if a[1] == a[2] {
+        // Same key: only checks existence.
+        let ks = ctx.ks();
+        let (h, mut s) = ks.lock_key(db, a[1]);
+        if s.get(h, a[1], ctx.now_ms).is_none() {
+            return Err(CommandError::NoSuchKey);
+        }
+    } else {
+        move_key(ctx, (db, a[1]), (db, a[2]), true, false)?;
+    }
+    ctx.ok();
+    Ok(())
+}
+
+/// RENAMENX key newkey — 1 if renamed, 0 if newkey existed.
+fn renamenx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let db = ctx.client.db;
+    let done = if a[1] == a[2] {
+        let ks = ctx.ks();
+        let (h, mut s) = ks.lock_key(db, a[1]);
+        if s.get(h, a[1], ctx.now_ms).is_none() {
+            return Err(CommandError::NoSuchKey);
+        }
+        false
+    } else {
+        move_key(ctx, (db, a[1]), (db, a[2]), false, false)?
+    };
+    encode::integer(ctx.out, i64::from(done));
+    Ok(())
+}
+
+/// COPY source destination [DB db] [REPLACE] — 1 if copied.
+fn copy(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let databases = ctx.ks().databases();
+    let mut ddb = ctx.client.db;
+    let mut replace = false;
+    let mut i = 3;
+    while i < a.len() {
+        if is(a[i], "replace") {
+            replace = true;
+        } else if is(a[i], "db") && i + 1 < a.len() {
+            ddb = args::db_index(a[i + 1], databases)?;
+            i += 1;
+        } else {
+            return Err(CommandError::Syntax);
+        }
+        i += 1;
+    }
+    let sdb = ctx.client.db;
+    if sdb == ddb && a[1] == a[2] {
+        return Err(CommandError::msg("ERR source and destination objects are the same"));
+    }
+    let done = match move_key(ctx, (sdb, a[1]), (ddb, a[2]), replace, true) {
+        Ok(d) => d,
+        Err(CommandError::NoSuchKey) => false,
+        Err(e) => return Err(e),
+    };
+    encode::integer(ctx.out, i64::from(done));
+    Ok(())
+}
+
+/// MOVE key db — 1 if moved.
+fn move_(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let databases = ctx.ks().databases();
+    let ddb = args::db_index(a[2], databases)?;
+    let sdb = ctx.client.db;
+    if sdb == ddb {
+        return Err(CommandError::msg("ERR source and destination objects are the same"));
+    }
+    let done = match move_key(ctx, (sdb, a[1]), (ddb, a[1]), false, false) {
+        Ok(d) => d,
+        Err(CommandError::NoSuchKey) => false,
+        Err(e) => return Err(e),
+    };
+    encode::integer(ctx.out, i64::from(done));
+    Ok(())
+}
+
+/// KEYS pattern — every live key matching. O(N) as in Redis.
+fn keys(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let ks = ctx.ks();
+    let pattern = a[1];
+    let all = pattern == b"*";
+    let mut body = Vec::new();
+    let mut n = 0;
+    for s in 0..ks.shards_per_db() {
+        let mut shard = ks.lock(ctx.client.db, s);
+        shard.purge_expired(ctx.now_ms);
+        shard.for_each_live(ctx.now_ms, |e| {
+            if all || glob_match(pattern, e.key(), false) {
+                encode::bulk(&mut body, e.key());
+                n += 1;
+            }
+        });
+    }
+    encode::array_len(ctx.out, n);
+    ctx.out.extend_from_slice(&body);
+    Ok(())
+}
+
+// SCAN cursor layout: bits 52..63 shard, 40..51 the shard's epoch (low 12 bits),
+// 0..39 bucket position. A position of 0 ignores the epoch.
+const POS_BITS: u32 = 40;
+const EPOCH_MASK: u64 = 0xfff;
+
+fn encode_cursor(shard: usize, epoch: u32, pos: usize) -> u64 {
+    ((shard as u64) << 52) | ((u64::from(epoch) & EPOCH_MASK) << POS_BITS) | pos as u64
+}
+
+/// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type] — [next cursor, keys].
+fn scan(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let cursor: u64 = std::str::from_utf8(a[1])
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .ok_or(CommandError::msg("ERR invalid cursor"))?;
+    let mut pattern: Option<&[u8]> = None;
+    let mut count = 10usize;
+    let mut type_filter: Option<Option<ValueType>> = None;
+    let mut i = 2;
+    while i < a.len() {
+        let Some(v) = a.get(i + 1) else { return Err(CommandError::Syntax) };
+        if is(a[i], "match") {
+            pattern = Some(*v).filter(|p| *p != b"*");
+        } else if is(a[i], "count") {
+            let n = args::int(v)?;
+            if n < 1 {
+                return Err(CommandError::Syntax);
+            }
+            count = usize::try_from(n).unwrap_or(usize::MAX);
+        } else if is(a[i], "type") {
+            type_filter = Some(ValueType::parse(v));
+        } else {
+            return Err(CommandError::Syntax);
+        }
+        i += 2;
+    }
+    let ks = ctx.ks();
+    let shards = ks.shards_per_db();
+    let mut shard_idx = (cursor >> 52) as usize;
+    let mut pos = (cursor & ((1 << POS_BITS) - 1)) as usize;
+    let epoch = ((cursor >> POS_BITS) & EPOCH_MASK) as u32;
+    let mut body = Vec::new();
+    let mut n = 0;
+    let mut visited = 0;
+    let mut next = 0u64;
+    let mut first = true;
+    while shard_idx < shards {
+        let shard = ks.lock(ctx.client.db, shard_idx);
+        let shard_epoch = shard.epoch() & EPOCH_MASK as u32;
+        if first && pos != 0 && epoch != shard_epoch {
+            pos = 0; // the table moved entries since the cursor was made: rescan it
+        }
+        first = false;
+        let want = count.saturating_sub(visited).max(1);
+        let resume = shard.scan_from(pos, want, ctx.now_ms, |e| {
+            visited += 1;
+            if pattern.is_some_and(|p| !glob_match(p, e.key(), false)) {
+                return;
+            }
+            if let Some(t) = type_filter {
+                if Some(e.value().value_type()) != t {
+                    return;
+                }
+            }
+            encode::bulk(&mut body, e.key());
+            n += 1;
+        });
+        match resume {
+            Some(p) => {
+                next = encode_cursor(shard_idx, shard_epoch, p);
+                break;
+            }
+            None => {
+                shard_idx += 1;
+                pos = 0;
+                if shard_idx < shards && visited >= count {
+                    next = encode_cursor(shard_idx, 0, 0);
+                    break;
+                }
+            }
+        }
+    }
+    encode::array_len(ctx.out, 2);
+    encode::bulk(ctx.out, itoa::Buffer::new().format(next).as_bytes());
+    encode::array_len(ctx.out, n);
+    ctx.out.extend_from_slice(&body);
+    Ok(())
+}
+
+/// RANDOMKEY — a random key or nil.
+fn randomkey(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    let ks = ctx.ks();
+    let shards = ks.shards_per_db();
+    let start = ctx.rng.usize(..shards);
+    for i in 0..shards {
+        let mut shard = ks.lock(ctx.client.db, (start + i) % shards);
+        if let Some(e) = shard.random_live(ctx.now_ms, ctx.rng) {
+            encode::bulk(ctx.out, e.key());
+            return Ok(());
+        }
+    }
+    ctx.null();
+    Ok(())
+}
+
+/// DBSIZE — number of keys in the selected database.
+fn dbsize(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    let n = ctx.ks().dbsize(ctx.client.db);
+    encode::integer(ctx.out, n as i64);
+    Ok(())
+}
+
+/// Parses FLUSHDB/FLUSHALL's [ASYNC|SYNC]; true for asynchronous freeing.
+fn flush_mode(ctx: &Ctx<'_>, a: &[&[u8]]) -> Result<bool, CommandError> {
+    match a.get(1) {
+        None => Ok(ctx.shared.config.read().lazyfree_lazy_user_flush),
+        Some(w) if a.len() == 2 && is(w, "async") => Ok(true),
+        Some(w) if a.len() == 2 && is(w, "sync") => Ok(false),
+        Some(_) => Err(CommandError::Syntax),
+    }
+}
+
+fn free_tables(tables: Vec<hashbrown::raw::RawTable<store::Entry>>, asynchronous: bool) {
+    if asynchronous {
+        // Freeing millions of entries takes time: do it off the event loop.
+        let _ = std::thread::Builder::new().name("lazyfree".into()).spawn(move || drop(tables));
+    } else {
+        drop(tables);
+    }
+}
+
+/// FLUSHDB [ASYNC|SYNC] — OK.
+fn flushdb(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let asynchronous = flush_mode(ctx, a)?;
+    free_tables(ctx.ks().flush_db(ctx.client.db), asynchronous);
+    ctx.ok();
+    Ok(())
+}
+
+/// FLUSHALL [ASYNC|SYNC] — OK.
+fn flushall(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let asynchronous = flush_mode(ctx, a)?;
+    let ks = ctx.ks();
+    let mut tables = Vec::new();
+    for db in 0..ks.databases() {
+        tables.extend(ks.flush_db(db));
+    }
+    free_tables(tables, asynchronous);
+    ctx.ok();
+    Ok(())
+}
+
+/// SWAPDB index1 index2 — OK.
+fn swapdb(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let n = ctx.ks().databases();
+    let x = store::types::string::parse_i64(a[1]).ok_or(CommandError::msg("ERR invalid first DB index"))?;
+    let y = store::types::string::parse_i64(a[2]).ok_or(CommandError::msg("ERR invalid second DB index"))?;
+    let in_range = |v: i64| usize::try_from(v).ok().filter(|&v| v < n);
+    let (Some(x), Some(y)) = (in_range(x), in_range(y)) else {
+        return Err(CommandError::msg("ERR DB index is out of range"));
+    };
+    ctx.ks().swap_dbs(x, y);
+    ctx.ok();
+    Ok(())
+}
+
+const LFU_NOT_SELECTED: &str = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.";
+const LFU_SELECTED: &str = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.";
+
+/// Redis shares integer objects 0..9999 when no maxmemory is set; OBJECT REFCOUNT
+/// reports them as such. Basalt stores every integer inline and mimics that reply.
+const SHARED_INTEGERS: i64 = 10_000;
+
+/// OBJECT ENCODING|IDLETIME|FREQ|REFCOUNT key.
+fn object_sub(ctx: &mut Ctx<'_>, a: &[&[u8]], what: &str) -> Result<(), CommandError> {
+    let lfu = ctx.shared.config.read().maxmemory_policy.contains("lfu");
+    let ks = ctx.ks();
+    let (h, shard) = ks.lock_key(ctx.client.db, a[2]);
+    let Some(e) = shard.peek(h, a[2], ctx.now_ms) else {
+        ctx.null();
+        return Ok(());
+    };
+    match what {
+        "encoding" => {
+            let enc = e.string_encoding().unwrap_or("unknown");
+            encode::bulk(ctx.out, enc.as_bytes());
+        }
+        "idletime" => {
+            if lfu {
+                return Err(CommandError::msg(LFU_SELECTED));
+            }
+            let idle = store::clock::lru_clock(ctx.now_ms).wrapping_sub(e.lru());
+            encode::integer(ctx.out, i64::from(idle));
+        }
+        "freq" => {
+            if !lfu {
+                return Err(CommandError::msg(LFU_NOT_SELECTED));
+            }
+            // LFU counters arrive with eviction; until then every key reads as new.
+            encode::integer(ctx.out, 0);
+        }
+        _ => {
+            let shared = matches!(e.value(), ValueRef::Str(StrRef::Int(n)) if (0..SHARED_INTEGERS).contains(&n))
+                && ctx.shared.config.read().maxmemory == 0;
+            encode::integer(ctx.out, if shared { i64::from(i32::MAX) } else { 1 });
+        }
+    }
+    Ok(())
+}
+
+fn object_encoding(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    object_sub(ctx, a, "encoding")
+}
+fn object_idletime(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    object_sub(ctx, a, "idletime")
+}
+fn object_freq(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    object_sub(ctx, a, "freq")
+}
+fn object_refcount(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    object_sub(ctx, a, "refcount")
+}
+fn object_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    super::server::reply_help(
+        ctx,
+        "OBJECT",
+        &[
+            "ENCODING <key>",
+            "    Return the kind of internal representation used in order to store the value",
+            "    associated with a <key>.",
+            "FREQ <key>",
+            "    Return the access frequency index of the <key>. The returned integer is",
+            "    proportional to the logarithm of the recent access frequency of the key.",
+            "IDLETIME <key>",
+            "    Return the idle time of the <key>, that is the approximated number of",
+            "    seconds elapsed since the last access to the key.",
+            "REFCOUNT <key>",
+            "    Return the number of references of the value associated with the specified",
+            "    <key>.",
+        ],
+    );
+    Ok(())
+}
+
+const KEYSPACE: &[&str] = &["keyspace"];
+
+static OBJECT_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("encoding", 3, READONLY, (2, 2, 1), KEYSPACE, "generic", "Returns the internal encoding of a Redis object.", object_encoding),
+    spec("idletime", 3, READONLY, (2, 2, 1), KEYSPACE, "generic", "Returns the time since the last access to a Redis object.", object_idletime),
+    spec("freq", 3, READONLY, (2, 2, 1), KEYSPACE, "generic", "Returns the logarithmic access frequency counter of a Redis object.", object_freq),
+    spec("refcount", 3, READONLY, (2, 2, 1), KEYSPACE, "generic", "Returns the reference count of a value of a key.", object_refcount),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), KEYSPACE, "generic", "Returns helpful text about the different subcommands.", object_help),
+];
+
+pub static COMMANDS: &[CommandSpec] = &[
+    spec("del", -2, WRITE, (1, -1, 1), KEYSPACE, "generic", "Deletes one or more keys.", del),
+    spec("unlink", -2, WRITE | FAST, (1, -1, 1), KEYSPACE, "generic", "Asynchronously deletes one or more keys.", del),
+    spec("exists", -2, READONLY | FAST, (1, -1, 1), KEYSPACE, "generic", "Determines whether one or more keys exist.", exists),
+    spec("touch", -2, READONLY | FAST, (1, -1, 1), KEYSPACE, "generic", "Returns the number of existing keys out of those specified after updating the time they were last accessed.", touch),
+    spec("type", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Determines the type of value stored at a key.", type_),
+    spec("expire", -3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Sets the expiration time of a key in seconds.", expire),
+    spec("pexpire", -3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Sets the expiration time of a key in milliseconds.", pexpire),
+    spec("expireat", -3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Sets the expiration time of a key to a Unix timestamp.", expireat),
+    spec("pexpireat", -3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Sets the expiration time of a key to a Unix milliseconds timestamp.", pexpireat),
+    spec("ttl", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Returns the expiration time in seconds of a key.", ttl),
+    spec("pttl", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Returns the expiration time in milliseconds of a key.", pttl),
+    spec("expiretime", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Returns the expiration time of a key as a Unix timestamp.", expiretime),
+    spec("pexpiretime", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Returns the expiration time of a key as a Unix milliseconds timestamp.", pexpiretime),
+    spec("persist", 2, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Removes the expiration time of a key.", persist),
+    spec("rename", 3, WRITE, (1, 2, 1), KEYSPACE, "generic", "Renames a key and overwrites the destination.", rename),
+    spec("renamenx", 3, WRITE | FAST, (1, 2, 1), KEYSPACE, "generic", "Renames a key only when the target key name doesn't exist.", renamenx),
+    spec("copy", -3, WRITE | DENYOOM, (1, 2, 1), KEYSPACE, "generic", "Copies the value of a key to a new key.", copy),
+    spec("move", 3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Moves a key to another database.", move_),
+    spec("keys", 2, READONLY, (0, 0, 0), KEYSPACE, "generic", "Returns all key names that match a pattern.", keys),
+    spec("scan", -2, READONLY, (0, 0, 0), KEYSPACE, "generic", "Iterates over the key names in the database.", scan),
+    spec("randomkey", 1, READONLY, (0, 0, 0), KEYSPACE, "generic", "Returns a random key name from the database.", randomkey),
+    spec("dbsize", 1, READONLY | FAST, (0, 0, 0), KEYSPACE, "server", "Returns the number of keys in the database.", dbsize),
+    spec("flushdb", -1, WRITE, (0, 0, 0), KEYSPACE, "server", "Remove all keys from the current database.", flushdb),
+    spec("flushall", -1, WRITE, (0, 0, 0), KEYSPACE, "server", "Removes all keys from all databases.", flushall),
+    spec("swapdb", 3, WRITE | FAST, (0, 0, 0), KEYSPACE, "server", "Swaps two Redis databases.", swapdb),
+    container("object", "generic", "A container for object introspection commands.", OBJECT_SUBCOMMANDS),
+];

@@ -1,0 +1,444 @@
+//! Commands: the spec table, dispatch (lookup, arity, authentication, timing, stats,
+//! slow log), the error type whose text is Redis's reply, and the context a handler gets.
+//!
+//! Each family file (`connection.rs`, `strings.rs`, `keys.rs`, `server.rs`, `debug.rs`)
+//! holds its handlers and ends with its `COMMANDS` table; adding a command is one handler
+//! plus one spec line. COMMAND INFO / DOCS / LIST / COUNT are generated from the table.
+//! Handlers validate every argument before they change anything, then write their reply
+//! into `ctx.out`; an `Err` is written by the dispatcher as the error reply.
+
+pub mod args;
+pub mod connection;
+pub mod debug;
+pub mod keys;
+pub mod server;
+pub mod strings;
+
+use std::borrow::Cow;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use hashbrown::HashMap;
+use resp::{encode, Proto};
+
+use crate::shared::{bump, ClientInfo, Shared, ThreadStats};
+
+/// A handler: parse `args` (args[0] is the command name), act, write the reply.
+pub type Handler = fn(&mut Ctx<'_>, &[&[u8]]) -> Result<(), CommandError>;
+
+/// Command flags (a subset of Redis's, as COMMAND INFO lists them).
+pub mod flags {
+    pub const WRITE: u32 = 1 << 0;
+    pub const READONLY: u32 = 1 << 1;
+    pub const DENYOOM: u32 = 1 << 2;
+    pub const ADMIN: u32 = 1 << 3;
+    pub const NOSCRIPT: u32 = 1 << 4;
+    pub const LOADING: u32 = 1 << 5;
+    pub const STALE: u32 = 1 << 6;
+    pub const FAST: u32 = 1 << 7;
+    pub const NO_AUTH: u32 = 1 << 8;
+    pub const SKIP_SLOWLOG: u32 = 1 << 9;
+    pub const NO_MULTI: u32 = 1 << 10;
+    pub const ALLOW_BUSY: u32 = 1 << 11;
+    pub const SENTINEL: u32 = 1 << 12;
+
+    /// Names in COMMAND INFO order.
+    pub const NAMES: &[(u32, &str)] = &[
+        (WRITE, "write"),
+        (READONLY, "readonly"),
+        (DENYOOM, "denyoom"),
+        (ADMIN, "admin"),
+        (NOSCRIPT, "noscript"),
+        (LOADING, "loading"),
+        (STALE, "stale"),
+        (SKIP_SLOWLOG, "skip_slowlog"),
+        (FAST, "fast"),
+        (NO_AUTH, "no_auth"),
+        (NO_MULTI, "no_multi"),
+        (ALLOW_BUSY, "allow_busy"),
+        (SENTINEL, "sentinel"),
+    ];
+}
+
+/// The static description of a command (or subcommand).
+pub struct CommandSpec {
+    /// Lower-case name (for a subcommand, just its own word).
+    pub name: &'static str,
+    /// Redis arity: positive = exact argument count including the name, negative =
+    /// at least that many.
+    pub arity: i32,
+    pub flags: u32,
+    /// First key, last key (negative counts from the end) and step; 0,0,0 for none.
+    pub keys: (i32, i32, i32),
+    /// ACL categories without the '@'.
+    pub acl: &'static [&'static str],
+    pub group: &'static str,
+    pub summary: &'static str,
+    pub handler: Handler,
+    pub subcommands: &'static [CommandSpec],
+}
+
+/// A command error; its Display is the exact error reply text (code included).
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error("ERR syntax error")]
+    Syntax,
+    #[error("ERR value is not an integer or out of range")]
+    NotInteger,
+    #[error("ERR value is not a valid float")]
+    NotFloat,
+    #[error("WRONGTYPE Operation against a key holding the wrong kind of value")]
+    WrongType,
+    #[error("ERR no such key")]
+    NoSuchKey,
+    #[error("ERR invalid expire time in '{0}' command")]
+    InvalidExpire(&'static str),
+    #[error("ERR wrong number of arguments for '{0}' command")]
+    Arity(String),
+    #[error("{0}")]
+    Static(&'static str),
+    #[error("{0}")]
+    Owned(String),
+}
+
+impl CommandError {
+    /// An error with a fixed text (code included, e.g. "ERR ...").
+    pub fn msg(text: &'static str) -> CommandError {
+        CommandError::Static(text)
+    }
+}
+
+/// Per-connection state that the owning event loop keeps.
+pub struct Client {
+    pub info: Arc<ClientInfo>,
+    pub db: usize,
+    pub proto: Proto,
+    pub authenticated: bool,
+    /// Close once the pending output is written (QUIT, protocol error, CLIENT KILL of
+    /// self).
+    pub close_after_reply: bool,
+}
+
+/// What a handler works with.
+pub struct Ctx<'a> {
+    pub shared: &'a Shared,
+    pub client: &'a mut Client,
+    pub out: &'a mut Vec<u8>,
+    /// The time of this command, read once per batch.
+    pub now_ms: i64,
+    pub stats: &'a ThreadStats,
+    pub rng: &'a mut fastrand::Rng,
+}
+
+impl<'a> Ctx<'a> {
+    /// The keyspace, borrowed for the context's lifetime rather than the handler's
+    /// borrow of `ctx`, so that shard guards can live while the handler writes replies.
+    pub fn ks(&self) -> &'a store::Keyspace {
+        &self.shared.keyspace
+    }
+
+    pub fn proto(&self) -> Proto {
+        self.client.proto
+    }
+
+    pub fn ok(&mut self) {
+        encode::ok(self.out);
+    }
+
+    pub fn null(&mut self) {
+        encode::null(self.out, self.client.proto);
+    }
+
+    /// Records a keyspace hit or miss (INFO stats).
+    pub fn hit(&self, found: bool) {
+        if found {
+            bump(&self.stats.keyspace_hits, 1);
+        } else {
+            bump(&self.stats.keyspace_misses, 1);
+        }
+    }
+
+    /// The LRU clock value for now.
+    pub fn lru(&self) -> u32 {
+        store::clock::lru_clock(self.now_ms)
+    }
+}
+
+/// One row of the flattened command table.
+pub struct TableEntry {
+    pub spec: &'static CommandSpec,
+    /// "get", or "client|kill" for a subcommand.
+    pub fullname: String,
+    pub parent: Option<usize>,
+}
+
+/// The flattened table: every command and subcommand with an index (used for stats).
+pub struct CommandTable {
+    pub entries: Vec<TableEntry>,
+    top: HashMap<Vec<u8>, usize>,
+    subs: HashMap<(usize, Vec<u8>), usize>,
+}
+
+/// Every family's table.
+fn families() -> [&'static [CommandSpec]; 5] {
+    [connection::COMMANDS, strings::COMMANDS, keys::COMMANDS, server::COMMANDS, debug::COMMANDS]
+}
+
+impl CommandTable {
+    fn build() -> CommandTable {
+        let mut t = CommandTable { entries: Vec::new(), top: HashMap::new(), subs: HashMap::new() };
+        for family in families() {
+            for spec in family {
+                let idx = t.entries.len();
+                t.entries.push(TableEntry { spec, fullname: spec.name.to_string(), parent: None });
+                t.top.insert(spec.name.as_bytes().to_vec(), idx);
+                for sub in spec.subcommands {
+                    let sidx = t.entries.len();
+                    t.entries.push(TableEntry {
+                        spec: sub,
+                        fullname: format!("{}|{}", spec.name, sub.name),
+                        parent: Some(idx),
+                    });
+                    t.subs.insert((idx, sub.name.as_bytes().to_vec()), sidx);
+                }
+            }
+        }
+        t
+    }
+
+    /// Finds a top-level command by name, case-insensitively, without allocating.
+    pub fn lookup(&self, name: &[u8]) -> Option<usize> {
+        let mut buf = [0u8; 64];
+        let lower = lowercase_into(name, &mut buf)?;
+        self.top.get(lower).copied()
+    }
+
+    /// Finds a subcommand of `parent`.
+    pub fn lookup_sub(&self, parent: usize, name: &[u8]) -> Option<usize> {
+        let mut buf = [0u8; 64];
+        let lower = lowercase_into(name, &mut buf)?;
+        self.subs.get(&(parent, lower.to_vec())).copied()
+    }
+
+    /// Top-level entries only, in table order.
+    pub fn top_level(&self) -> impl Iterator<Item = (usize, &TableEntry)> {
+        self.entries.iter().enumerate().filter(|(_, e)| e.parent.is_none())
+    }
+
+    /// Subcommand entries of a parent.
+    pub fn children(&self, parent: usize) -> impl Iterator<Item = (usize, &TableEntry)> {
+        self.entries.iter().enumerate().filter(move |(_, e)| e.parent == Some(parent))
+    }
+}
+
+fn lowercase_into<'b>(name: &[u8], buf: &'b mut [u8; 64]) -> Option<&'b [u8]> {
+    if name.len() > buf.len() {
+        return None;
+    }
+    for (d, s) in buf.iter_mut().zip(name) {
+        *d = s.to_ascii_lowercase();
+    }
+    Some(&buf[..name.len()])
+}
+
+/// The command table, built on first use.
+pub fn table() -> &'static CommandTable {
+    static TABLE: OnceLock<CommandTable> = OnceLock::new();
+    TABLE.get_or_init(CommandTable::build)
+}
+
+fn arity_ok(arity: i32, argc: usize) -> bool {
+    let argc = argc as i64;
+    let arity = i64::from(arity);
+    if arity >= 0 {
+        argc == arity
+    } else {
+        argc >= -arity
+    }
+}
+
+/// Writes an error reply, replacing CR and LF (which could come from client input
+/// echoed in the message) with spaces, as Redis does.
+pub fn write_error(out: &mut Vec<u8>, text: &str) {
+    if text.bytes().any(|b| b == b'\r' || b == b'\n') {
+        let clean: Vec<u8> =
+            text.bytes().map(|b| if b == b'\r' || b == b'\n' { b' ' } else { b }).collect();
+        encode::error(out, &clean);
+    } else {
+        encode::error(out, text.as_bytes());
+    }
+}
+
+fn unknown_command(args: &[&[u8]]) -> String {
+    // Redis: the name (up to 128 bytes) and then arguments, quoted, until 128 bytes of
+    // argument text have been written.
+    let name = String::from_utf8_lossy(&args[0][..args[0].len().min(128)]).into_owned();
+    let mut shown = String::new();
+    for a in &args[1..] {
+        if shown.len() >= 128 {
+            break;
+        }
+        let room = 128 - shown.len();
+        let part = String::from_utf8_lossy(&a[..a.len().min(room)]).into_owned();
+        shown.push('\'');
+        shown.push_str(&part);
+        shown.push_str("' ");
+    }
+    format!("ERR unknown command '{name}', with args beginning with: {shown}")
+}
+
+/// Runs one command: lookup, checks, handler, stats, slow log.
+pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
+    let t = table();
+    let Some(mut idx) = t.lookup(args[0]) else {
+        bump(&ctx.stats.total_error_replies, 1);
+        write_error(ctx.out, &unknown_command(args));
+        return;
+    };
+    let mut spec = t.entries[idx].spec;
+    if !spec.subcommands.is_empty() && args.len() >= 2 {
+        match t.lookup_sub(idx, args[1]) {
+            Some(sub) => {
+                idx = sub;
+                spec = t.entries[sub].spec;
+            }
+            None => {
+                bump(&ctx.stats.total_error_replies, 1);
+                let sub = String::from_utf8_lossy(&args[1][..args[1].len().min(128)]).into_owned();
+                write_error(
+                    ctx.out,
+                    &format!(
+                        "ERR unknown subcommand '{sub}'. Try {} HELP.",
+                        t.entries[idx].fullname.to_ascii_uppercase()
+                    ),
+                );
+                return;
+            }
+        }
+    }
+    let stats = &ctx.stats.commands[idx];
+    if !arity_ok(spec.arity, args.len()) {
+        bump(&stats.rejected_calls, 1);
+        bump(&ctx.stats.total_error_replies, 1);
+        write_error(ctx.out, &CommandError::Arity(t.entries[idx].fullname.clone()).to_string());
+        return;
+    }
+    if !ctx.client.authenticated
+        && spec.flags & flags::NO_AUTH == 0
+        && ctx.shared.auth_required.load(Ordering::Relaxed)
+    {
+        bump(&stats.rejected_calls, 1);
+        bump(&ctx.stats.total_error_replies, 1);
+        write_error(ctx.out, "NOAUTH Authentication required.");
+        return;
+    }
+    let info = &ctx.client.info;
+    info.last_cmd.store(idx, Ordering::Relaxed);
+    info.last_interaction_ms.store(ctx.now_ms, Ordering::Relaxed);
+
+    let start = Instant::now();
+    let result = (spec.handler)(ctx, args);
+    let us = start.elapsed().as_micros() as u64;
+
+    let stats = &ctx.stats.commands[idx];
+    bump(&stats.calls, 1);
+    bump(&stats.usec, us);
+    bump(&ctx.stats.total_commands, 1);
+    if let Err(e) = result {
+        bump(&stats.failed_calls, 1);
+        bump(&ctx.stats.total_error_replies, 1);
+        let text: Cow<'_, str> = match &e {
+            CommandError::Static(s) => Cow::Borrowed(s),
+            other => Cow::Owned(other.to_string()),
+        };
+        write_error(ctx.out, &text);
+    }
+    let threshold = ctx.shared.slowlog_threshold_us.load(Ordering::Relaxed);
+    if threshold >= 0 && us as i64 >= threshold && spec.flags & flags::SKIP_SLOWLOG == 0 {
+        let name = ctx.client.info.name.lock().clone();
+        ctx.shared.slowlog_push(us, args, &ctx.client.info.addr, &name);
+    }
+}
+
+/// Shorthand for a spec line in a family table.
+#[allow(clippy::too_many_arguments)]
+pub const fn spec(
+    name: &'static str,
+    arity: i32,
+    flags: u32,
+    keys: (i32, i32, i32),
+    acl: &'static [&'static str],
+    group: &'static str,
+    summary: &'static str,
+    handler: Handler,
+) -> CommandSpec {
+    CommandSpec { name, arity, flags, keys, acl, group, summary, handler, subcommands: &[] }
+}
+
+/// A parent command that dispatches to subcommands (CLIENT, CONFIG, OBJECT ...). Its
+/// own handler runs only when no subcommand word was given.
+pub const fn container(
+    name: &'static str,
+    group: &'static str,
+    summary: &'static str,
+    subcommands: &'static [CommandSpec],
+) -> CommandSpec {
+    CommandSpec {
+        name,
+        arity: -2,
+        flags: 0,
+        keys: (0, 0, 0),
+        acl: &[],
+        group,
+        summary,
+        handler: container_without_subcommand,
+        subcommands,
+    }
+}
+
+fn container_without_subcommand(_: &mut Ctx<'_>, args: &[&[u8]]) -> Result<(), CommandError> {
+    // Arity -2 guarantees a subcommand word; dispatch resolves known ones first.
+    Err(CommandError::Arity(String::from_utf8_lossy(args[0]).to_ascii_lowercase()))
+}
+
+/// Keys of a command invocation per its spec (COMMAND GETKEYS and, later, cluster
+/// routing). Returns None when the spec has no keys.
+pub fn key_positions(spec: &CommandSpec, argc: usize) -> Vec<usize> {
+    let (first, last, step) = spec.keys;
+    if first <= 0 || step <= 0 {
+        return Vec::new();
+    }
+    let last = if last < 0 { argc as i32 + last } else { last };
+    (first..=last.min(argc as i32 - 1)).step_by(step as usize).map(|i| i as usize).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_has_unique_names_and_lookups_ignore_case() {
+        let t = table();
+        let mut names: Vec<&str> = t.entries.iter().map(|e| e.fullname.as_str()).collect();
+        names.sort();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(before, names.len(), "duplicate command names");
+        let get = t.lookup(b"GeT").expect("get exists");
+        assert_eq!(t.entries[get].fullname, "get");
+        let client = t.lookup(b"client").expect("client exists");
+        let kill = t.lookup_sub(client, b"KILL").expect("client kill");
+        assert_eq!(t.entries[kill].fullname, "client|kill");
+        assert!(t.lookup(&[b'x'; 100]).is_none());
+    }
+
+    #[test]
+    fn unknown_command_text_matches_redis() {
+        assert_eq!(
+            unknown_command(&[b"foo", b"a", b"b"]),
+            "ERR unknown command 'foo', with args beginning with: 'a' 'b' "
+        );
+        assert_eq!(unknown_command(&[b"foo"]), "ERR unknown command 'foo', with args beginning with: ");
+    }
+}

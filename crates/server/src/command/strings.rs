@@ -1,0 +1,724 @@
+//! String commands: GET/SET and friends, counters, ranges, bits and LCS.
+//!
+//! Handlers parse and validate, lock the shards of their keys, and call the pure
+//! algorithms in `store::types::string`. Values are created through `Entry::new`, which
+//! picks Redis's encoding (int, embstr, raw) from the content.
+
+use resp::{encode, Proto};
+use store::entry::{Entry, Payload, StrRef, ValueRef};
+use store::shard::Shard;
+use store::types::string as algo;
+
+use super::args::{self, is, ExpireUnit};
+use super::flags::*;
+use super::{spec, CommandError, CommandSpec, Ctx};
+
+const STRING_TOO_LONG: &str = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+
+/// Reads a live key as a string: Ok(None) when absent, WRONGTYPE when not a string.
+/// Records the access (LRU) unless the client asked for NO-TOUCH.
+fn read_str<'s>(
+    shard: &'s mut Shard,
+    hash: u64,
+    key: &[u8],
+    ctx: &Ctx<'_>,
+) -> Result<Option<StrRef<'s>>, CommandError> {
+    let touch = !ctx.client.info.no_touch.load(std::sync::atomic::Ordering::Relaxed);
+    let lru = ctx.lru();
+    match shard.get(hash, key, ctx.now_ms) {
+        None => Ok(None),
+        Some(e) => {
+            if touch {
+                e.set_lru(lru);
+            }
+            let e: &'s Entry = e;
+            match e.value() {
+                ValueRef::Str(s) => Ok(Some(s)),
+                ValueRef::Obj(_) => Err(CommandError::WrongType),
+            }
+        }
+    }
+}
+
+fn reply_str(out: &mut Vec<u8>, s: StrRef<'_>) {
+    match s {
+        StrRef::Bytes(b) => encode::bulk(out, b),
+        StrRef::Int(n) => encode::bulk_integer(out, n),
+    }
+}
+
+fn reply_opt_str(out: &mut Vec<u8>, s: Option<StrRef<'_>>, proto: Proto) {
+    match s {
+        Some(s) => reply_str(out, s),
+        None => encode::null(out, proto),
+    }
+}
+
+/// GET key — bulk string or nil.
+fn get(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
+    let v = read_str(&mut shard, h, a[1], ctx)?;
+    ctx.hit(v.is_some());
+    reply_opt_str(ctx.out, v, ctx.client.proto);
+    Ok(())
+}
+
+#[derive(PartialEq, Eq, Clone, Copy)]
+enum Cond {
+    Always,
+    IfAbsent,
+    IfPresent,
+}
+
+enum Ttl {
+    Clear,
+    Keep,
+    At(i64),
+}
+
+/// SET key value [NX|XX] [GET] [EX s|PX ms|EXAT t|PXAT t|KEEPTTL] — OK, nil, or the old
+/// value with GET.
+fn set(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let mut cond = Cond::Always;
+    let mut want_get = false;
+    let mut ttl_opt: Option<(ExpireUnit, &[u8])> = None;
+    let mut keep_ttl = false;
+    let mut i = 3;
+    while i < a.len() {
+        let w = a[i];
+        let next = a.get(i + 1);
+        if is(w, "nx") && cond == Cond::Always {
+            cond = Cond::IfAbsent;
+        } else if is(w, "xx") && cond == Cond::Always {
+            cond = Cond::IfPresent;
+        } else if is(w, "get") && !want_get {
+            want_get = true;
+        } else if is(w, "keepttl") && ttl_opt.is_none() && !keep_ttl {
+            keep_ttl = true;
+        } else if let (Some(unit), Some(v), None, false) =
+            (ExpireUnit::from_option(w), next, ttl_opt, keep_ttl)
+        {
+            ttl_opt = Some((unit, v));
+            i += 1;
+        } else {
+            return Err(CommandError::Syntax);
+        }
+        i += 1;
+    }
+    let ttl = match ttl_opt {
+        Some((unit, v)) => Ttl::At(args::positive_expire_at_ms(v, unit, ctx.now_ms, "set")?),
+        None if keep_ttl => Ttl::Keep,
+        None => Ttl::Clear,
+    };
+    let reply = set_generic(ctx, a[1], a[2], cond, ttl, want_get)?;
+    match reply {
+        SetReply::Ok => ctx.ok(),
+        SetReply::NotSet => ctx.null(),
+        SetReply::Old(old) => match old {
+            Some(v) => encode::bulk(ctx.out, &v),
+            None => ctx.null(),
+        },
+    }
+    Ok(())
+}
+
+enum SetReply {
+    Ok,
+    NotSet,
+    Old(Option<Vec<u8>>),
+}
+
+fn set_generic(
+    ctx: &mut Ctx<'_>,
+    key: &[u8],
+    value: &[u8],
+    cond: Cond,
+    ttl: Ttl,
+    want_old: bool,
+) -> Result<SetReply, CommandError> {
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, key);
+    let (exists, old_ttl, old) = match shard.get(h, key, ctx.now_ms) {
+        None => (false, None, None),
+        Some(e) => {
+            let old = match e.value() {
+                ValueRef::Str(s) => want_old.then(|| s.to_vec()),
+                ValueRef::Obj(_) if want_old => return Err(CommandError::WrongType),
+                ValueRef::Obj(_) => None,
+            };
+            (true, e.expire_at_ms(), old)
+        }
+    };
+    let allowed = match cond {
+        Cond::Always => true,
+        Cond::IfAbsent => !exists,
+        Cond::IfPresent => exists,
+    };
+    if allowed {
+        let expire = match ttl {
+            Ttl::Clear => None,
+            Ttl::Keep => old_ttl,
+            Ttl::At(t) => Some(t),
+        };
+        shard.insert(h, Entry::new(key, Payload::Str(value), expire, ctx.lru()));
+    }
+    Ok(match (want_old, allowed) {
+        (true, _) => SetReply::Old(old),
+        (false, true) => SetReply::Ok,
+        (false, false) => SetReply::NotSet,
+    })
+}
+
+/// SETNX key value — 1 if set, 0 if the key existed.
+fn setnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let r = set_generic(ctx, a[1], a[2], Cond::IfAbsent, Ttl::Clear, false)?;
+    encode::integer(ctx.out, i64::from(matches!(r, SetReply::Ok)));
+    Ok(())
+}
+
+/// SETEX key seconds value — OK.
+fn setex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let at = args::positive_expire_at_ms(a[2], ExpireUnit::RelSeconds, ctx.now_ms, "setex")?;
+    set_generic(ctx, a[1], a[3], Cond::Always, Ttl::At(at), false)?;
+    ctx.ok();
+    Ok(())
+}
+
+/// PSETEX key milliseconds value — OK.
+fn psetex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let at = args::positive_expire_at_ms(a[2], ExpireUnit::RelMillis, ctx.now_ms, "psetex")?;
+    set_generic(ctx, a[1], a[3], Cond::Always, Ttl::At(at), false)?;
+    ctx.ok();
+    Ok(())
+}
+
+/// GETSET key value — the old value or nil.
+fn getset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    if let SetReply::Old(old) = set_generic(ctx, a[1], a[2], Cond::Always, Ttl::Clear, true)? {
+        match old {
+            Some(v) => encode::bulk(ctx.out, &v),
+            None => ctx.null(),
+        }
+    }
+    Ok(())
+}
+
+/// MGET key [key ...] — array of values or nils (nil also for non-strings).
+fn mget(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let ks = ctx.ks();
+    let db = ctx.client.db;
+    let mut locked = ks.lock_keys(db, &a[1..]);
+    encode::array_len(ctx.out, a.len() - 1);
+    for key in &a[1..] {
+        let (h, shard) = locked.shard_for(db, key);
+        let v = match shard.get(h, key, ctx.now_ms) {
+            Some(e) => match e.value() {
+                ValueRef::Str(s) => Some(s),
+                ValueRef::Obj(_) => None,
+            },
+            None => None,
+        };
+        ctx.hit(v.is_some());
+        reply_opt_str(ctx.out, v, ctx.client.proto);
+    }
+    Ok(())
+}
+
+fn check_pairs(a: &[&[u8]], name: &str) -> Result<(), CommandError> {
+    if a.len() % 2 == 0 {
+        return Err(CommandError::Arity(name.into()));
+    }
+    Ok(())
+}
+
+/// MSET key value [key value ...] — OK; atomic across shards.
+fn mset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    check_pairs(a, "mset")?;
+    let ks = ctx.ks();
+    let db = ctx.client.db;
+    let lru = ctx.lru();
+    let mut locked = ks.lock_keys(db, a[1..].iter().step_by(2));
+    for pair in a[1..].chunks_exact(2) {
+        let (h, shard) = locked.shard_for(db, pair[0]);
+        shard.insert(h, Entry::new(pair[0], Payload::Str(pair[1]), None, lru));
+    }
+    ctx.ok();
+    Ok(())
+}
+
+/// MSETNX key value [key value ...] — 1 if all were set, 0 if any key existed.
+fn msetnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    check_pairs(a, "msetnx")?;
+    let ks = ctx.ks();
+    let db = ctx.client.db;
+    let lru = ctx.lru();
+    let mut locked = ks.lock_keys(db, a[1..].iter().step_by(2));
+    for key in a[1..].iter().step_by(2) {
+        let (h, shard) = locked.shard_for(db, key);
+        if shard.get(h, key, ctx.now_ms).is_some() {
+            encode::integer(ctx.out, 0);
+            return Ok(());
+        }
+    }
+    for pair in a[1..].chunks_exact(2) {
+        let (h, shard) = locked.shard_for(db, pair[0]);
+        shard.insert(h, Entry::new(pair[0], Payload::Str(pair[1]), None, lru));
+    }
+    encode::integer(ctx.out, 1);
+    Ok(())
+}
+
+/// GETDEL key — the value (then deleted) or nil.
+fn getdel(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
+    if read_str(&mut shard, h, a[1], ctx)?.is_none() {
+        ctx.hit(false);
+        ctx.null();
+        return Ok(());
+    }
+    ctx.hit(true);
+    if let Some(e) = shard.remove(h, a[1], ctx.now_ms) {
+        if let ValueRef::Str(s) = e.value() {
+            reply_str(ctx.out, s);
+        }
+    }
+    Ok(())
+}
+
+/// GETEX key [EX s|PX ms|EXAT t|PXAT t|PERSIST] — the value or nil; changes the TTL.
+fn getex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    enum Change {
+        None,
+        Persist,
+        At(i64),
+    }
+    let mut change = Change::None;
+    let mut i = 2;
+    let mut seen = false;
+    while i < a.len() {
+        if seen {
+            return Err(CommandError::Syntax);
+        }
+        seen = true;
+        if is(a[i], "persist") {
+            change = Change::Persist;
+        } else if let (Some(unit), Some(v)) = (ExpireUnit::from_option(a[i]), a.get(i + 1)) {
+            change = Change::At(args::positive_expire_at_ms(v, unit, ctx.now_ms, "getex")?);
+            i += 1;
+        } else {
+            return Err(CommandError::Syntax);
+        }
+        i += 1;
+    }
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
+    let Some(v) = read_str(&mut shard, h, a[1], ctx)? else {
+        ctx.hit(false);
+        ctx.null();
+        return Ok(());
+    };
+    ctx.hit(true);
+    reply_str(ctx.out, v);
+    match change {
+        Change::None => {}
+        Change::Persist => {
+            shard.set_expire(h, a[1], None, ctx.now_ms);
+        }
+        Change::At(t) if t <= ctx.now_ms => {
+            shard.remove(h, a[1], ctx.now_ms);
+        }
+        Change::At(t) => {
+            shard.set_expire(h, a[1], Some(t), ctx.now_ms);
+        }
+    }
+    Ok(())
+}
+
+/// STRLEN key — length, 0 when absent.
+fn strlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
+    let len = read_str(&mut shard, h, a[1], ctx)?.map_or(0, |s| s.len());
+    encode::integer(ctx.out, len as i64);
+    Ok(())
+}
+
+fn max_string(ctx: &Ctx<'_>) -> u64 {
+    ctx.shared.config.read().proto_max_bulk_len
+}
+
+/// APPEND key value — the new length.
+fn append(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let limit = max_string(ctx);
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
+    let current = read_str(&mut shard, h, a[1], ctx)?.map(|s| s.len());
+    let new_len = match current {
+        None => {
+            shard.insert(h, Entry::new(a[1], Payload::Str(a[2]), None, ctx.lru()));
+            a[2].len()
+        }
+        Some(len) => {
+            if (len + a[2].len()) as u64 > limit {
+                return Err(CommandError::msg(STRING_TOO_LONG));
+            }
+            let Some(e) = shard.get(h, a[1], ctx.now_ms) else { return Err(CommandError::NoSuchKey) };
+            let s = e.string_mut().ok_or(CommandError::WrongType)?;
+            s.extend_from_slice(a[2]);
+            s.len()
+        }
+    };
+    encode::integer(ctx.out, new_len as i64);
+    Ok(())
+}
+
+/// Applies `delta` to an integer value (INCR family).
+fn incr_generic(ctx: &mut Ctx<'_>, key: &[u8], delta: i64) -> Result<(), CommandError> {
+    let ks = ctx.ks();
+    let lru = ctx.lru();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, key);
+    let current = match read_str(&mut shard, h, key, ctx)? {
+        None => None,
+        Some(StrRef::Int(n)) => Some(n),
+        Some(StrRef::Bytes(b)) => Some(algo::parse_i64(b).ok_or(CommandError::NotInteger)?),
+    };
+    let new = algo::incr_by(current.unwrap_or(0), delta)
+        .ok_or(CommandError::msg("ERR increment or decrement would overflow"))?;
+    match current {
+        None => {
+            shard.insert(h, Entry::new(key, Payload::Int(new), None, lru));
+        }
+        Some(_) => {
+            if let Some(e) = shard.get(h, key, ctx.now_ms) {
+                e.set_int(new);
+            }
+        }
+    }
+    encode::integer(ctx.out, new);
+    Ok(())
+}
+
+/// INCR key — the new value.
+fn incr(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    incr_generic(ctx, a[1], 1)
+}
+
+/// DECR key — the new value.
+fn decr(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    incr_generic(ctx, a[1], -1)
+}
+
+/// INCRBY key increment — the new value.
+fn incrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let d = args::int(a[2])?;
+    incr_generic(ctx, a[1], d)
+}
+
+/// DECRBY key decrement — the new value.
+fn decrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let d = args::int(a[2])?;
+    let d = d.checked_neg().ok_or(CommandError::msg("ERR decrement would overflow"))?;
+    incr_generic(ctx, a[1], d)
+}
+
+/// INCRBYFLOAT key increment — the new value as a bulk string.
+fn incrbyfloat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let delta = algo::parse_incrbyfloat_operand(a[2]).ok_or(CommandError::NotFloat)?;
+    let ks = ctx.ks();
+    let lru = ctx.lru();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
+    let (current, ttl) = match read_str(&mut shard, h, a[1], ctx)? {
+        None => (0.0, None),
+        Some(s) => {
+            let v = s.with_bytes(algo::parse_incrbyfloat_operand).ok_or(CommandError::NotFloat)?;
+            (v, shard.peek(h, a[1], ctx.now_ms).and_then(Entry::expire_at_ms))
+        }
+    };
+    let new = algo::incr_by_float(current, delta)
+        .ok_or(CommandError::msg("ERR increment would produce NaN or Infinity"))?;
+    let mut text = Vec::with_capacity(32);
+    resp::double::format_human(new, &mut text);
+    shard.insert(h, Entry::new(a[1], Payload::Str(&text), ttl, lru));
+    encode::bulk(ctx.out, &text);
+    Ok(())
+}
+
+/// GETRANGE key start end — the substring ("" when absent).
+fn getrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let start = args::int(a[2])?;
+    let end = args::int(a[3])?;
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
+    match read_str(&mut shard, h, a[1], ctx)? {
+        None => encode::bulk(ctx.out, b""),
+        Some(s) => s.with_bytes(|b| encode::bulk(ctx.out, &b[algo::getrange(b.len(), start, end)])),
+    }
+    Ok(())
+}
+
+/// SETRANGE key offset value — the new length.
+fn setrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let offset = args::int(a[2])?;
+    let offset = usize::try_from(offset).map_err(|_| CommandError::msg("ERR offset is out of range"))?;
+    let limit = max_string(ctx);
+    let value = a[3];
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
+    let current = read_str(&mut shard, h, a[1], ctx)?.map(|s| s.len());
+    if value.is_empty() {
+        encode::integer(ctx.out, current.unwrap_or(0) as i64);
+        return Ok(());
+    }
+    if (offset as u64).saturating_add(value.len() as u64) > limit {
+        return Err(CommandError::msg(STRING_TOO_LONG));
+    }
+    if current.is_none() {
+        shard.insert(h, Entry::new(a[1], Payload::Object(Box::new(store::Object::Str(Vec::new()))), None, ctx.lru()));
+    }
+    let Some(e) = shard.get(h, a[1], ctx.now_ms) else { return Err(CommandError::NoSuchKey) };
+    let buf = e.string_mut().ok_or(CommandError::WrongType)?;
+    let len = algo::setrange(buf, offset, value);
+    encode::integer(ctx.out, len as i64);
+    Ok(())
+}
+
+fn bit_offset(arg: &[u8], limit: u64) -> Result<u64, CommandError> {
+    const ERR: &str = "ERR bit offset is not an integer or out of range";
+    let n = algo::parse_i64(arg).ok_or(CommandError::msg(ERR))?;
+    let n = u64::try_from(n).map_err(|_| CommandError::msg(ERR))?;
+    if n >> 3 >= limit {
+        return Err(CommandError::msg(ERR));
+    }
+    Ok(n)
+}
+
+/// SETBIT key offset value — the old bit.
+fn setbit(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let offset = bit_offset(a[2], max_string(ctx))?;
+    let on = match a[3] {
+        b"1" => true,
+        b"0" => false,
+        _ => return Err(CommandError::msg("ERR bit is not an integer or out of range")),
+    };
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
+    if read_str(&mut shard, h, a[1], ctx)?.is_none() {
+        shard.insert(h, Entry::new(a[1], Payload::Object(Box::new(store::Object::Str(Vec::new()))), None, ctx.lru()));
+    }
+    let Some(e) = shard.get(h, a[1], ctx.now_ms) else { return Err(CommandError::NoSuchKey) };
+    let buf = e.string_mut().ok_or(CommandError::WrongType)?;
+    let old = algo::setbit(buf, offset, on);
+    encode::integer(ctx.out, i64::from(old));
+    Ok(())
+}
+
+/// GETBIT key offset — the bit.
+fn getbit(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let offset = bit_offset(a[2], max_string(ctx))?;
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
+    let bit = read_str(&mut shard, h, a[1], ctx)?.map_or(0, |s| s.with_bytes(|b| algo::getbit(b, offset)));
+    encode::integer(ctx.out, i64::from(bit));
+    Ok(())
+}
+
+fn bit_unit(arg: Option<&&[u8]>) -> Result<algo::BitUnit, CommandError> {
+    match arg {
+        None => Ok(algo::BitUnit::Byte),
+        Some(w) if is(w, "byte") => Ok(algo::BitUnit::Byte),
+        Some(w) if is(w, "bit") => Ok(algo::BitUnit::Bit),
+        Some(_) => Err(CommandError::Syntax),
+    }
+}
+
+/// BITCOUNT key [start end [BYTE|BIT]] — number of set bits.
+fn bitcount(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let range = match a.len() {
+        2 => None,
+        4 | 5 => Some((args::int(a[2])?, args::int(a[3])?)),
+        _ => return Err(CommandError::Syntax),
+    };
+    let unit = bit_unit(a.get(4))?;
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
+    let n = read_str(&mut shard, h, a[1], ctx)?.map_or(0, |s| s.with_bytes(|b| algo::bitcount(b, range, unit)));
+    encode::integer(ctx.out, n);
+    Ok(())
+}
+
+/// BITPOS key bit [start [end [BYTE|BIT]]] — position of the first such bit, or -1.
+fn bitpos(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    if a.len() > 6 {
+        return Err(CommandError::Syntax);
+    }
+    let bit = match args::int(a[2])? {
+        0 => 0u8,
+        1 => 1u8,
+        _ => return Err(CommandError::msg("ERR The bit argument must be 1 or 0.")),
+    };
+    let start = a.get(3).map(|v| args::int(v)).transpose()?;
+    let end = a.get(4).map(|v| args::int(v)).transpose()?;
+    let unit = bit_unit(a.get(5))?;
+    let ks = ctx.ks();
+    let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
+    let pos = match read_str(&mut shard, h, a[1], ctx)? {
+        None => {
+            if bit == 1 {
+                -1
+            } else {
+                0
+            }
+        }
+        Some(s) => s.with_bytes(|b| algo::bitpos(b, bit, start, end, unit)),
+    };
+    encode::integer(ctx.out, pos);
+    Ok(())
+}
+
+/// BITOP AND|OR|XOR|NOT destkey key [key ...] — length of the stored result.
+fn bitop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let op = if is(a[1], "and") {
+        algo::BitOp::And
+    } else if is(a[1], "or") {
+        algo::BitOp::Or
+    } else if is(a[1], "xor") {
+        algo::BitOp::Xor
+    } else if is(a[1], "not") {
+        algo::BitOp::Not
+    } else {
+        return Err(CommandError::Syntax);
+    };
+    if matches!(op, algo::BitOp::Not) && a.len() != 4 {
+        return Err(CommandError::msg("ERR BITOP NOT must be called with a single source key."));
+    }
+    let ks = ctx.ks();
+    let db = ctx.client.db;
+    let mut locked = ks.lock_keys(db, &a[2..]);
+    let mut sources: Vec<Vec<u8>> = Vec::with_capacity(a.len() - 3);
+    for key in &a[3..] {
+        let (h, shard) = locked.shard_for(db, key);
+        match shard.get(h, key, ctx.now_ms) {
+            None => sources.push(Vec::new()),
+            Some(e) => match e.value() {
+                ValueRef::Str(s) => sources.push(s.to_vec()),
+                ValueRef::Obj(_) => return Err(CommandError::WrongType),
+            },
+        }
+    }
+    let refs: Vec<&[u8]> = sources.iter().map(Vec::as_slice).collect();
+    let result = algo::bitop(op, &refs);
+    let (h, shard) = locked.shard_for(db, a[2]);
+    if result.is_empty() {
+        shard.remove(h, a[2], ctx.now_ms);
+    } else {
+        shard.insert(h, Entry::new(a[2], Payload::Object(Box::new(store::Object::Str(result.clone()))), None, ctx.lru()));
+    }
+    encode::integer(ctx.out, result.len() as i64);
+    Ok(())
+}
+
+/// LCS key1 key2 [LEN] [IDX] [MINMATCHLEN n] [WITHMATCHLEN] — the LCS, its length, or
+/// the matching ranges.
+fn lcs(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (mut want_len, mut want_idx, mut with_match_len, mut min_len) = (false, false, false, 0usize);
+    let mut i = 3;
+    while i < a.len() {
+        if is(a[i], "len") {
+            want_len = true;
+        } else if is(a[i], "idx") {
+            want_idx = true;
+        } else if is(a[i], "withmatchlen") {
+            with_match_len = true;
+        } else if is(a[i], "minmatchlen") && i + 1 < a.len() {
+            let n = args::int(a[i + 1])?;
+            min_len = usize::try_from(n).unwrap_or(0);
+            i += 1;
+        } else {
+            return Err(CommandError::Syntax);
+        }
+        i += 1;
+    }
+    if want_len && want_idx {
+        return Err(CommandError::msg(
+            "ERR If you want both the length and indexes, please just use IDX.",
+        ));
+    }
+    let ks = ctx.ks();
+    let db = ctx.client.db;
+    let mut locked = ks.lock_keys(db, &a[1..3]);
+    let mut strs: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
+    for (slot, key) in strs.iter_mut().zip(&a[1..3]) {
+        let (h, shard) = locked.shard_for(db, key);
+        if let Some(e) = shard.get(h, key, ctx.now_ms) {
+            match e.value() {
+                ValueRef::Str(s) => *slot = s.to_vec(),
+                ValueRef::Obj(_) => {
+                    return Err(CommandError::msg("ERR The specified keys must contain string values"))
+                }
+            }
+        }
+    }
+    drop(locked);
+    let result = algo::try_lcs(&strs[0], &strs[1], min_len).ok_or(CommandError::msg(
+        "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len",
+    ))?;
+    let out = &mut *ctx.out;
+    let proto = ctx.client.proto;
+    if want_len {
+        encode::integer(out, result.len as i64);
+    } else if want_idx {
+        encode::map_len(out, 2, proto);
+        encode::bulk(out, b"matches");
+        encode::array_len(out, result.matches.len());
+        for m in &result.matches {
+            encode::array_len(out, if with_match_len { 3 } else { 2 });
+            for (s, e) in [m.a, m.b] {
+                encode::array_len(out, 2);
+                encode::integer(out, s as i64);
+                encode::integer(out, e as i64);
+            }
+            if with_match_len {
+                encode::integer(out, m.len as i64);
+            }
+        }
+        encode::bulk(out, b"len");
+        encode::integer(out, result.len as i64);
+    } else {
+        encode::bulk(out, &result.lcs);
+    }
+    Ok(())
+}
+
+const STR: &[&str] = &["string"];
+
+pub static COMMANDS: &[CommandSpec] = &[
+    spec("get", 2, READONLY | FAST, (1, 1, 1), STR, "string", "Returns the string value of a key.", get),
+    spec("set", -3, WRITE | DENYOOM, (1, 1, 1), STR, "string", "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", set),
+    spec("setnx", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Set the string value of a key only when the key doesn't exist.", setnx),
+    spec("setex", 4, WRITE | DENYOOM, (1, 1, 1), STR, "string", "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", setex),
+    spec("psetex", 4, WRITE | DENYOOM, (1, 1, 1), STR, "string", "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.", psetex),
+    spec("getset", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Returns the previous string value of a key after setting it to a new value.", getset),
+    spec("mget", -2, READONLY | FAST, (1, -1, 1), STR, "string", "Atomically returns the string values of one or more keys.", mget),
+    spec("mset", -3, WRITE | DENYOOM, (1, -1, 2), STR, "string", "Atomically creates or modifies the string values of one or more keys.", mset),
+    spec("msetnx", -3, WRITE | DENYOOM, (1, -1, 2), STR, "string", "Atomically modifies the string values of one or more keys only when all keys don't exist.", msetnx),
+    spec("getdel", 2, WRITE | FAST, (1, 1, 1), STR, "string", "Returns the string value of a key after deleting the key.", getdel),
+    spec("getex", -2, WRITE | FAST, (1, 1, 1), STR, "string", "Returns the string value of a key after setting its expiration time.", getex),
+    spec("strlen", 2, READONLY | FAST, (1, 1, 1), STR, "string", "Returns the length of a string value.", strlen),
+    spec("append", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Appends a string to the value of a key. Creates the key if it doesn't exist.", append),
+    spec("incr", 2, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", incr),
+    spec("decr", 2, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", decr),
+    spec("incrby", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.", incrby),
+    spec("decrby", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.", decrby),
+    spec("incrbyfloat", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.", incrbyfloat),
+    spec("getrange", 4, READONLY, (1, 1, 1), STR, "string", "Returns a substring of the string stored at a key.", getrange),
+    spec("substr", 4, READONLY, (1, 1, 1), STR, "string", "Returns a substring from a string value.", getrange),
+    spec("setrange", 4, WRITE | DENYOOM, (1, 1, 1), STR, "string", "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", setrange),
+    spec("setbit", 4, WRITE | DENYOOM, (1, 1, 1), &["bitmap"], "bitmap", "Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist.", setbit),
+    spec("getbit", 3, READONLY | FAST, (1, 1, 1), &["bitmap"], "bitmap", "Returns a bit value by offset.", getbit),
+    spec("bitcount", -2, READONLY, (1, 1, 1), &["bitmap"], "bitmap", "Counts the number of set bits (population counting) in a string.", bitcount),
+    spec("bitpos", -3, READONLY, (1, 1, 1), &["bitmap"], "bitmap", "Finds the first set (1) or clear (0) bit in a string.", bitpos),
+    spec("bitop", -4, WRITE | DENYOOM, (2, -1, 1), &["bitmap"], "bitmap", "Performs bitwise operations on multiple strings, and stores the result.", bitop),
+    spec("lcs", -3, READONLY, (1, 2, 1), STR, "string", "Finds the longest common substring.", lcs),
+];

@@ -1,0 +1,512 @@
+//! Server configuration: the `Config` values, the table of parameters that CONFIG GET /
+//! SET / REWRITE and the config file share, and the parser for redis.conf syntax with
+//! command-line overrides (`basalt-server [file] [--name value ...]`, as redis-server).
+//!
+//! Every parameter is declared once in [`PARAMS`] with its kind (bool, integer range,
+//! memory size, enum, string) and whether it can change at run time; errors reuse
+//! Redis's exact texts. Parameters that are accepted and recorded but whose feature is
+//! not built yet say so in `docs/compatibility.md`.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// Which I/O engine runs the event loops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoEngine {
+    Epoll,
+    Uring,
+    Auto,
+}
+
+/// Log verbosity, as Redis's `loglevel`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LogLevel {
+    Debug,
+    Verbose,
+    Notice,
+    Warning,
+}
+
+/// All configuration values. Field names follow the directive names.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub port: u16,
+    pub bind: Vec<String>,
+    pub threads: usize,
+    pub io_engine: IoEngine,
+    pub requirepass: Option<Vec<u8>>,
+    pub databases: usize,
+    pub maxclients: u64,
+    pub timeout_s: u64,
+    pub tcp_keepalive_s: u64,
+    pub tcp_backlog: u32,
+    pub proto_max_bulk_len: u64,
+    pub client_query_buffer_limit: u64,
+    pub dir: PathBuf,
+    pub logfile: String,
+    pub loglevel: LogLevel,
+    pub enable_debug_command: String,
+    pub maxmemory: u64,
+    pub maxmemory_policy: String,
+    pub hz: u64,
+    pub slowlog_log_slower_than_us: i64,
+    pub slowlog_max_len: u64,
+    pub protected_mode: bool,
+    pub daemonize: bool,
+    pub pidfile: String,
+    pub save: String,
+    pub appendonly: bool,
+    pub dbfilename: String,
+    pub lazyfree_lazy_user_flush: bool,
+    /// The config file the server started from, for CONFIG REWRITE.
+    pub config_file: Option<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            port: 6379,
+            bind: vec!["127.0.0.1".to_string()],
+            threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            io_engine: IoEngine::Auto,
+            requirepass: None,
+            databases: 16,
+            maxclients: 10_000,
+            timeout_s: 0,
+            tcp_keepalive_s: 300,
+            tcp_backlog: 511,
+            proto_max_bulk_len: 512 * 1024 * 1024,
+            client_query_buffer_limit: 1024 * 1024 * 1024,
+            dir: PathBuf::from("."),
+            logfile: String::new(),
+            loglevel: LogLevel::Notice,
+            enable_debug_command: "no".to_string(),
+            maxmemory: 0,
+            maxmemory_policy: "noeviction".to_string(),
+            hz: 10,
+            slowlog_log_slower_than_us: 10_000,
+            slowlog_max_len: 128,
+            protected_mode: true,
+            daemonize: false,
+            pidfile: String::new(),
+            save: String::new(),
+            appendonly: false,
+            dbfilename: "dump.rdb".to_string(),
+            lazyfree_lazy_user_flush: false,
+            config_file: None,
+        }
+    }
+}
+
+/// What kind of value a parameter takes; drives parsing and error texts.
+#[derive(Clone, Copy)]
+enum Kind {
+    Bool,
+    Int { min: i64, max: i64 },
+    Memory,
+    Enum(&'static [&'static str]),
+    Str,
+}
+
+/// One configuration parameter.
+pub struct Param {
+    pub name: &'static str,
+    kind: Kind,
+    /// False for parameters that only the config file or command line may set.
+    pub mutable: bool,
+    get: fn(&Config) -> String,
+    set: fn(&mut Config, &str),
+}
+
+const LOGLEVELS: &[&str] = &["debug", "verbose", "notice", "warning"];
+const POLICIES: &[&str] = &[
+    "volatile-lru",
+    "volatile-lfu",
+    "volatile-random",
+    "volatile-ttl",
+    "allkeys-lru",
+    "allkeys-lfu",
+    "allkeys-random",
+    "noeviction",
+];
+const DEBUG_MODES: &[&str] = &["no", "yes", "local"];
+const ENGINES: &[&str] = &["auto", "epoll", "uring"];
+
+fn yes_no(b: bool) -> String {
+    if b { "yes" } else { "no" }.to_string()
+}
+
+/// The parameter table. `set` receives a value already validated against `kind`.
+pub static PARAMS: &[Param] = &[
+    Param { name: "port", kind: Kind::Int { min: 0, max: 65535 }, mutable: false,
+        get: |c| c.port.to_string(), set: |c, v| c.port = v.parse().unwrap_or(c.port) },
+    Param { name: "bind", kind: Kind::Str, mutable: false,
+        get: |c| c.bind.join(" "),
+        set: |c, v| c.bind = v.split_whitespace().map(str::to_string).collect() },
+    Param { name: "threads", kind: Kind::Int { min: 1, max: 1024 }, mutable: false,
+        get: |c| c.threads.to_string(), set: |c, v| c.threads = v.parse().unwrap_or(c.threads) },
+    Param { name: "io-engine", kind: Kind::Enum(ENGINES), mutable: false,
+        get: |c| match c.io_engine { IoEngine::Auto => "auto", IoEngine::Epoll => "epoll", IoEngine::Uring => "uring" }.to_string(),
+        set: |c, v| c.io_engine = match v { "epoll" => IoEngine::Epoll, "uring" => IoEngine::Uring, _ => IoEngine::Auto } },
+    Param { name: "requirepass", kind: Kind::Str, mutable: true,
+        get: |c| c.requirepass.as_ref().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default(),
+        set: |c, v| c.requirepass = (!v.is_empty()).then(|| v.as_bytes().to_vec()) },
+    Param { name: "databases", kind: Kind::Int { min: 1, max: 1_000_000 }, mutable: false,
+        get: |c| c.databases.to_string(), set: |c, v| c.databases = v.parse().unwrap_or(c.databases) },
+    Param { name: "maxclients", kind: Kind::Int { min: 1, max: u32::MAX as i64 }, mutable: true,
+        get: |c| c.maxclients.to_string(), set: |c, v| c.maxclients = v.parse().unwrap_or(c.maxclients) },
+    Param { name: "timeout", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, mutable: true,
+        get: |c| c.timeout_s.to_string(), set: |c, v| c.timeout_s = v.parse().unwrap_or(c.timeout_s) },
+    Param { name: "tcp-keepalive", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, mutable: true,
+        get: |c| c.tcp_keepalive_s.to_string(), set: |c, v| c.tcp_keepalive_s = v.parse().unwrap_or(c.tcp_keepalive_s) },
+    Param { name: "tcp-backlog", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, mutable: false,
+        get: |c| c.tcp_backlog.to_string(), set: |c, v| c.tcp_backlog = v.parse().unwrap_or(c.tcp_backlog) },
+    Param { name: "proto-max-bulk-len", kind: Kind::Memory, mutable: true,
+        get: |c| c.proto_max_bulk_len.to_string(), set: |c, v| c.proto_max_bulk_len = parse_memory(v).unwrap_or(c.proto_max_bulk_len) },
+    Param { name: "client-query-buffer-limit", kind: Kind::Memory, mutable: true,
+        get: |c| c.client_query_buffer_limit.to_string(), set: |c, v| c.client_query_buffer_limit = parse_memory(v).unwrap_or(c.client_query_buffer_limit) },
+    Param { name: "dir", kind: Kind::Str, mutable: true,
+        get: |c| std::fs::canonicalize(&c.dir).unwrap_or_else(|_| c.dir.clone()).display().to_string(),
+        set: |c, v| c.dir = PathBuf::from(v) },
+    Param { name: "logfile", kind: Kind::Str, mutable: false,
+        get: |c| c.logfile.clone(), set: |c, v| c.logfile = v.to_string() },
+    Param { name: "loglevel", kind: Kind::Enum(LOGLEVELS), mutable: true,
+        get: |c| LOGLEVELS[c.loglevel as usize].to_string(),
+        set: |c, v| c.loglevel = match v { "debug" => LogLevel::Debug, "verbose" => LogLevel::Verbose, "warning" => LogLevel::Warning, _ => LogLevel::Notice } },
+    Param { name: "enable-debug-command", kind: Kind::Enum(DEBUG_MODES), mutable: false,
+        get: |c| c.enable_debug_command.clone(), set: |c, v| c.enable_debug_command = v.to_string() },
+    Param { name: "maxmemory", kind: Kind::Memory, mutable: true,
+        get: |c| c.maxmemory.to_string(), set: |c, v| c.maxmemory = parse_memory(v).unwrap_or(c.maxmemory) },
+    Param { name: "maxmemory-policy", kind: Kind::Enum(POLICIES), mutable: true,
+        get: |c| c.maxmemory_policy.clone(), set: |c, v| c.maxmemory_policy = v.to_string() },
+    Param { name: "hz", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, mutable: true,
+        get: |c| c.hz.to_string(), set: |c, v| c.hz = v.parse::<u64>().unwrap_or(c.hz).clamp(1, 500) },
+    Param { name: "slowlog-log-slower-than", kind: Kind::Int { min: -1, max: i64::MAX }, mutable: true,
+        get: |c| c.slowlog_log_slower_than_us.to_string(), set: |c, v| c.slowlog_log_slower_than_us = v.parse().unwrap_or(c.slowlog_log_slower_than_us) },
+    Param { name: "slowlog-max-len", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
+        get: |c| c.slowlog_max_len.to_string(), set: |c, v| c.slowlog_max_len = v.parse().unwrap_or(c.slowlog_max_len) },
+    Param { name: "protected-mode", kind: Kind::Bool, mutable: true,
+        get: |c| yes_no(c.protected_mode), set: |c, v| c.protected_mode = v == "yes" },
+    Param { name: "daemonize", kind: Kind::Bool, mutable: false,
+        get: |c| yes_no(c.daemonize), set: |c, v| c.daemonize = v == "yes" },
+    Param { name: "pidfile", kind: Kind::Str, mutable: false,
+        get: |c| c.pidfile.clone(), set: |c, v| c.pidfile = v.to_string() },
+    Param { name: "save", kind: Kind::Str, mutable: true,
+        get: |c| c.save.clone(), set: |c, v| c.save = v.to_string() },
+    Param { name: "appendonly", kind: Kind::Bool, mutable: true,
+        get: |c| yes_no(c.appendonly), set: |c, v| c.appendonly = v == "yes" },
+    Param { name: "dbfilename", kind: Kind::Str, mutable: true,
+        get: |c| c.dbfilename.clone(), set: |c, v| c.dbfilename = v.to_string() },
+    Param { name: "lazyfree-lazy-user-flush", kind: Kind::Bool, mutable: true,
+        get: |c| yes_no(c.lazyfree_lazy_user_flush), set: |c, v| c.lazyfree_lazy_user_flush = v == "yes" },
+];
+
+/// Finds a parameter by name (case-insensitive).
+pub fn param(name: &str) -> Option<&'static Param> {
+    PARAMS.iter().find(|p| p.name.eq_ignore_ascii_case(name))
+}
+
+/// Parses a memory size as Redis does: digits with an optional unit
+/// (k, kb, m, mb, g, gb; k = 1000, kb = 1024), case-insensitive.
+pub fn parse_memory(s: &str) -> Option<u64> {
+    let lower = s.to_ascii_lowercase();
+    let split = lower.find(|c: char| !c.is_ascii_digit() && c != '-').unwrap_or(lower.len());
+    let (num, unit) = lower.split_at(split);
+    let mul: u64 = match unit {
+        "" | "b" => 1,
+        "k" => 1000,
+        "kb" => 1024,
+        "m" => 1000 * 1000,
+        "mb" => 1024 * 1024,
+        "g" => 1000 * 1000 * 1000,
+        "gb" => 1024 * 1024 * 1024,
+        _ => return None,
+    };
+    let n: i64 = num.parse().ok()?;
+    u64::try_from(n).ok()?.checked_mul(mul)
+}
+
+impl Param {
+    /// Validates `value` for this parameter and applies it. The error is Redis's text
+    /// that follows "- " in CONFIG SET's error.
+    pub fn apply(&self, config: &mut Config, value: &str) -> Result<(), String> {
+        match self.kind {
+            Kind::Bool => {
+                let v = value.to_ascii_lowercase();
+                if v != "yes" && v != "no" {
+                    return Err("argument must be 'yes' or 'no'".into());
+                }
+                (self.set)(config, &v);
+            }
+            Kind::Int { min, max } => {
+                let n: i64 =
+                    value.parse().map_err(|_| "argument couldn't be parsed into an integer".to_string())?;
+                if n < min || n > max {
+                    return Err(format!("argument must be between {min} and {max} inclusive"));
+                }
+                (self.set)(config, &n.to_string());
+            }
+            Kind::Memory => {
+                if parse_memory(value).is_none() {
+                    return Err("argument must be a memory value".into());
+                }
+                (self.set)(config, value);
+            }
+            Kind::Enum(options) => {
+                let v = value.to_ascii_lowercase();
+                if !options.contains(&v.as_str()) {
+                    return Err(format!(
+                        "argument(s) must be one of the following: {}",
+                        options.join(", ")
+                    ));
+                }
+                (self.set)(config, &v);
+            }
+            Kind::Str => (self.set)(config, value),
+        }
+        Ok(())
+    }
+
+    /// The current value as CONFIG GET shows it.
+    pub fn get(&self, config: &Config) -> String {
+        (self.get)(config)
+    }
+}
+
+/// A configuration error at start-up, formatted as Redis's fatal config error.
+#[derive(Debug, thiserror::Error)]
+#[error("\n*** FATAL CONFIG FILE ERROR (Basalt {version}) ***\nReading the configuration file, at line {line}\n>>> '{text}'\n{reason}")]
+pub struct ConfigError {
+    pub version: &'static str,
+    pub line: usize,
+    pub text: String,
+    pub reason: String,
+}
+
+/// What the command line asked for.
+pub enum Startup {
+    Run(Box<Config>),
+    Version,
+    Help,
+}
+
+/// Parses `basalt-server [config-file] [--name value ...]`: the file first, then the
+/// command-line options as extra lines, so that they override it (as redis-server).
+pub fn from_args(args: &[String]) -> Result<Startup, ConfigError> {
+    let mut text = String::new();
+    let mut rest = args;
+    let mut config_file = None;
+    if let Some(first) = args.first() {
+        match first.as_str() {
+            "-v" | "--version" => return Ok(Startup::Version),
+            "-h" | "--help" => return Ok(Startup::Help),
+            f if !f.starts_with("--") => {
+                let content = std::fs::read_to_string(f).map_err(|e| ConfigError {
+                    version: crate::VERSION,
+                    line: 0,
+                    text: f.to_string(),
+                    reason: format!("Fatal error, can't open config file '{f}': {e}"),
+                })?;
+                text.push_str(&content);
+                text.push('\n');
+                config_file = Some(PathBuf::from(f));
+                rest = &args[1..];
+            }
+            _ => {}
+        }
+    }
+    // Each --name starts a line; following words are its arguments (quoted so that an
+    // empty value such as --save "" survives).
+    let mut line = String::new();
+    for arg in rest {
+        if let Some(name) = arg.strip_prefix("--") {
+            if !line.is_empty() {
+                text.push_str(&line);
+                text.push('\n');
+            }
+            line = name.to_string();
+        } else {
+            let _ = write!(line, " \"{}\"", arg.replace('\\', "\\\\").replace('"', "\\\""));
+        }
+    }
+    if !line.is_empty() {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    let mut config = parse(&text)?;
+    config.config_file = config_file.map(|p| std::fs::canonicalize(&p).unwrap_or(p));
+    Ok(Startup::Run(Box::new(config)))
+}
+
+/// Parses redis.conf text into a Config, starting from the defaults.
+pub fn parse(text: &str) -> Result<Config, ConfigError> {
+    let mut config = Config::default();
+    for (i, raw) in text.lines().enumerate() {
+        let fail = |reason: String| ConfigError {
+            version: crate::VERSION,
+            line: i + 1,
+            text: raw.to_string(),
+            reason,
+        };
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let words = split_args(trimmed).ok_or_else(|| fail("Unbalanced quotes in configuration line".into()))?;
+        let Some((name, values)) = words.split_first() else { continue };
+        let name = name.to_ascii_lowercase();
+        let Some(p) = param(&name) else {
+            return Err(fail("Bad directive or wrong number of arguments".into()));
+        };
+        // Multi-word values (bind, save) are joined; single-value parameters take one.
+        let value = match name.as_str() {
+            "bind" | "save" => values.join(" "),
+            _ if values.len() == 1 => values[0].clone(),
+            _ => return Err(fail("Bad directive or wrong number of arguments".into())),
+        };
+        p.apply(&mut config, &value).map_err(|e| fail(capitalize(&e)))?;
+    }
+    if config.daemonize {
+        return Err(ConfigError {
+            version: crate::VERSION,
+            line: 0,
+            text: "daemonize yes".into(),
+            reason: "daemonize is not supported: run basalt-server under a supervisor".into(),
+        });
+    }
+    Ok(config)
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+/// Splits a config line into words with redis.conf quoting ("..." with escapes, '...').
+/// None on unbalanced quotes.
+pub fn split_args(line: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    let mut chars = line.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        let Some(&first) = chars.peek() else { return Some(out) };
+        let mut word = String::new();
+        if first == '"' || first == '\'' {
+            chars.next();
+            loop {
+                match chars.next()? {
+                    '\\' if first == '"' => match chars.next()? {
+                        'n' => word.push('\n'),
+                        'r' => word.push('\r'),
+                        't' => word.push('\t'),
+                        c => word.push(c),
+                    },
+                    '\\' if chars.peek() == Some(&'\'') => {
+                        chars.next();
+                        word.push('\'');
+                    }
+                    c if c == first => break,
+                    c => word.push(c),
+                }
+            }
+            if chars.peek().is_some_and(|c| !c.is_whitespace()) {
+                return None;
+            }
+        } else {
+            while let Some(&c) = chars.peek() {
+                if c.is_whitespace() {
+                    break;
+                }
+                word.push(c);
+                chars.next();
+            }
+        }
+        out.push(word);
+    }
+}
+
+/// Renders the configuration as redis.conf text (CONFIG REWRITE): every parameter with
+/// its current value.
+pub fn render(config: &Config) -> String {
+    let mut out = String::from("# Written by Basalt CONFIG REWRITE\n");
+    for p in PARAMS {
+        let v = p.get(config);
+        let _ = writeln!(out, "{} \"{}\"", p.name, v.replace('\\', "\\\\").replace('"', "\\\""));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> Result<Config, ConfigError> {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        match from_args(&args)? {
+            Startup::Run(c) => Ok(*c),
+            _ => panic!("not a run"),
+        }
+    }
+
+    #[test]
+    fn command_line_overrides_defaults() {
+        let c = run(&["--port", "7000", "--save", "", "--bind", "127.0.0.1", "::1", "--threads", "3"])
+            .expect("valid");
+        assert_eq!(c.port, 7000);
+        assert_eq!(c.save, "");
+        assert_eq!(c.bind, vec!["127.0.0.1", "::1"]);
+        assert_eq!(c.threads, 3);
+    }
+
+    #[test]
+    fn file_then_overrides_and_errors_name_the_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let f = dir.path().join("basalt.conf");
+        std::fs::write(&f, "# comment\nport 7001\nmaxmemory 1mb\n").expect("write");
+        let c = run(&[f.to_str().expect("utf8"), "--port", "7002"]).expect("valid");
+        assert_eq!(c.port, 7002);
+        assert_eq!(c.maxmemory, 1024 * 1024);
+        std::fs::write(&f, "port 7001\nbogus yes\n").expect("write");
+        let e = run(&[f.to_str().expect("utf8")]).expect_err("bad directive");
+        assert_eq!(e.line, 2);
+        assert_eq!(e.reason, "Bad directive or wrong number of arguments");
+        std::fs::write(&f, "port 99999\n").expect("write");
+        let e = run(&[f.to_str().expect("utf8")]).expect_err("bad value");
+        assert_eq!(e.reason, "Argument must be between 0 and 65535 inclusive");
+    }
+
+    #[test]
+    fn config_set_errors_match_redis() {
+        let mut c = Config::default();
+        let p = param("maxmemory").expect("known");
+        assert_eq!(p.apply(&mut c, "abc"), Err("argument must be a memory value".into()));
+        assert!(p.apply(&mut c, "2gb").is_ok());
+        assert_eq!(c.maxmemory, 2 * 1024 * 1024 * 1024);
+        let p = param("maxmemory-policy").expect("known");
+        assert!(p.apply(&mut c, "bad").expect_err("enum").starts_with("argument(s) must be one of"));
+        let p = param("timeout").expect("known");
+        assert_eq!(
+            p.apply(&mut c, "-1"),
+            Err("argument must be between 0 and 2147483647 inclusive".into())
+        );
+        assert_eq!(
+            param("appendonly").expect("known").apply(&mut c, "maybe"),
+            Err("argument must be 'yes' or 'no'".into())
+        );
+    }
+
+    #[test]
+    fn memory_units() {
+        assert_eq!(parse_memory("1k"), Some(1000));
+        assert_eq!(parse_memory("1KB"), Some(1024));
+        assert_eq!(parse_memory("3mb"), Some(3 * 1024 * 1024));
+        assert_eq!(parse_memory("12"), Some(12));
+        assert_eq!(parse_memory("-1"), None);
+        assert_eq!(parse_memory("1tb"), None);
+    }
+}

@@ -1,0 +1,185 @@
+//! One client connection's buffers and the request cycle, independent of the I/O
+//! engine: the engine appends bytes to `rbuf`, calls [`Conn::process`], and writes out
+//! `out[opos..]`. Every complete request in the buffer is decoded, executed and answered
+//! into one output buffer, so pipelining costs one read and one write per batch.
+//!
+//! Arguments are slices of the read buffer (no copy, no allocation per command for up
+//! to 16 arguments); the buffers are reused for the life of the connection.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use resp::{Limits, Proto, RequestParser};
+use smallvec::SmallVec;
+
+use crate::command::{self, Client, Ctx};
+use crate::shared::{ClientInfo, Shared, ThreadStats};
+
+/// Read buffer growth step; also the size of each read.
+pub const READ_CHUNK: usize = 16 * 1024;
+
+/// What the engine should do after processing.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Keep the connection; write what is pending.
+    Continue,
+    /// Write what is pending, then close.
+    CloseAfterWrite,
+    /// Close now without writing (security: HTTP-looking requests).
+    CloseNow,
+}
+
+pub struct Conn {
+    pub client: Client,
+    pub rbuf: Vec<u8>,
+    /// Start of the unconsumed part of `rbuf`.
+    rpos: usize,
+    parser: RequestParser,
+    pub out: Vec<u8>,
+    /// Bytes of `out` already written.
+    pub opos: usize,
+}
+
+/// Per-thread things a request needs besides the connection.
+pub struct Worker<'a> {
+    pub shared: &'a Shared,
+    pub stats: &'a ThreadStats,
+    pub rng: &'a mut fastrand::Rng,
+    pub now_ms: i64,
+}
+
+impl Conn {
+    pub fn new(info: Arc<ClientInfo>, shared: &Shared) -> Conn {
+        let cfg = shared.config.read();
+        let limits = Limits {
+            max_bulk_len: cfg.proto_max_bulk_len,
+            unauthenticated: cfg.requirepass.is_some(),
+            ..Limits::default()
+        };
+        drop(cfg);
+        Conn {
+            client: Client {
+                info,
+                db: 0,
+                proto: Proto::Resp2,
+                authenticated: !shared.auth_required.load(Ordering::Relaxed),
+                close_after_reply: false,
+            },
+            rbuf: Vec::with_capacity(READ_CHUNK),
+            rpos: 0,
+            parser: RequestParser::new(limits),
+            out: Vec::with_capacity(READ_CHUNK),
+            opos: 0,
+        }
+    }
+
+    /// Makes room for the next read and returns how many bytes to read at most.
+    pub fn reserve_for_read(&mut self) -> usize {
+        let want = self.parser.bytes_hint().unwrap_or(0).clamp(READ_CHUNK, 64 * 1024 * 1024);
+        if self.rbuf.capacity() - self.rbuf.len() < READ_CHUNK {
+            self.rbuf.reserve(want);
+        }
+        self.rbuf.capacity() - self.rbuf.len()
+    }
+
+    /// Bytes of input not yet consumed.
+    pub fn pending_input(&self) -> usize {
+        self.rbuf.len() - self.rpos
+    }
+
+    /// True while output is waiting to be written.
+    pub fn has_output(&self) -> bool {
+        self.opos < self.out.len()
+    }
+
+    /// Marks `n` bytes of output written; resets the buffer when all is out.
+    pub fn advance_output(&mut self, n: usize) {
+        self.opos += n;
+        if self.opos >= self.out.len() {
+            self.out.clear();
+            self.opos = 0;
+            // Give back memory after a huge reply.
+            if self.out.capacity() > 1024 * 1024 {
+                self.out.shrink_to(READ_CHUNK);
+            }
+        }
+    }
+
+    /// Decodes and executes every complete request in the read buffer.
+    pub fn process(&mut self, w: &mut Worker<'_>) -> Flow {
+        let auth_required = w.shared.auth_required.load(Ordering::Relaxed);
+        let query_limit = w.shared.config.read().client_query_buffer_limit;
+        let Conn { client, rbuf, rpos, parser, out, .. } = self;
+        loop {
+            if client.close_after_reply {
+                break;
+            }
+            parser.limits_mut().unauthenticated = auth_required && !client.authenticated;
+            let input = &rbuf[*rpos..];
+            match parser.parse(input) {
+                Ok(Some(n)) => {
+                    let argc = parser.argc();
+                    if argc > 0 {
+                        let mut args: SmallVec<[&[u8]; 16]> = SmallVec::with_capacity(argc);
+                        for i in 0..argc {
+                            args.push(parser.arg(input, i));
+                        }
+                        // Redis drops connections that look like HTTP (cross-protocol
+                        // scripting): "POST" or "Host:" as a command name.
+                        if args[0].eq_ignore_ascii_case(b"post") || args[0].eq_ignore_ascii_case(b"host:") {
+                            crate::log::warning("Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. Connection aborted.");
+                            return Flow::CloseNow;
+                        }
+                        let mut ctx = Ctx {
+                            shared: w.shared,
+                            client,
+                            out,
+                            now_ms: w.now_ms,
+                            stats: w.stats,
+                            rng: &mut *w.rng,
+                        };
+                        command::execute(&mut ctx, &args);
+                    }
+                    *rpos += n;
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    command::write_error(out, &format!("ERR Protocol error: {e}"));
+                    crate::log::verbose(&format!(
+                        "Protocol error ({e}) from client: id={} addr={}",
+                        client.info.id, client.info.addr
+                    ));
+                    client.close_after_reply = true;
+                    break;
+                }
+            }
+        }
+        // Compact: drop consumed bytes so a partial request starts at 0.
+        if *rpos == rbuf.len() {
+            rbuf.clear();
+            *rpos = 0;
+            if rbuf.capacity() > 4 * 1024 * 1024 {
+                rbuf.shrink_to(READ_CHUNK);
+            }
+        } else if *rpos > 0 {
+            rbuf.drain(..*rpos);
+            *rpos = 0;
+        }
+        client.info.qbuf.store(rbuf.len(), Ordering::Relaxed);
+        client.info.obuf.store(out.len(), Ordering::Relaxed);
+        if rbuf.len() as u64 > query_limit {
+            crate::log::warning(&format!(
+                "Closing client that reached max query buffer length: id={} addr={} (qbuf initial bytes: {:?})",
+                client.info.id,
+                client.info.addr,
+                String::from_utf8_lossy(&rbuf[..rbuf.len().min(64)])
+            ));
+            return Flow::CloseNow;
+        }
+        if client.close_after_reply {
+            Flow::CloseAfterWrite
+        } else {
+            Flow::Continue
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! INFO: renders the sections with Redis 7.0's field names, so that dashboards and
+//! exporters that read Redis read Basalt. Fields of features not built yet (persistence,
+//! replication) report Redis's values for "off". Also owns the per-second sampler behind
+//! `instantaneous_ops_per_sec` and the memory readings.
+
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
+
+use parking_lot::Mutex;
+
+use crate::command::table;
+use crate::shared::Shared;
+
+/// Samples of (time ms, commands, input bytes, output bytes), taken every 100 ms, for
+/// the instantaneous rates.
+#[derive(Default)]
+pub struct Sampler {
+    samples: std::collections::VecDeque<(i64, u64, u64, u64)>,
+    pub peak_memory: u64,
+}
+
+static SAMPLER: Mutex<Sampler> = Mutex::new(Sampler {
+    samples: std::collections::VecDeque::new(),
+    peak_memory: 0,
+});
+
+/// Takes one sample; called by the main thread every 100 ms.
+pub fn sample(shared: &Shared) {
+    let now = store::Clock::System.now_ms();
+    let cmds = shared.sum(|t| &t.total_commands);
+    let inb = shared.sum(|t| &t.net_input_bytes);
+    let outb = shared.sum(|t| &t.net_output_bytes);
+    let used = allocated_bytes();
+    let mut s = SAMPLER.lock();
+    s.samples.push_back((now, cmds, inb, outb));
+    while s.samples.len() > 16 {
+        s.samples.pop_front();
+    }
+    s.peak_memory = s.peak_memory.max(used);
+}
+
+/// Per-second rates over the sampled window: (ops, input kbps, output kbps).
+fn rates() -> (u64, f64, f64) {
+    let s = SAMPLER.lock();
+    match (s.samples.front(), s.samples.back()) {
+        (Some(a), Some(b)) if b.0 > a.0 => {
+            let secs = (b.0 - a.0) as f64 / 1000.0;
+            (
+                ((b.1 - a.1) as f64 / secs) as u64,
+                (b.2 - a.2) as f64 / secs / 1024.0,
+                (b.3 - a.3) as f64 / secs / 1024.0,
+            )
+        }
+        _ => (0, 0.0, 0.0),
+    }
+}
+
+/// Bytes allocated through the allocator (jemalloc's stats.allocated).
+pub fn allocated_bytes() -> u64 {
+    let _ = tikv_jemalloc_ctl::epoch::advance();
+    tikv_jemalloc_ctl::stats::allocated::read().unwrap_or(0) as u64
+}
+
+fn jemalloc_stat(read: fn() -> tikv_jemalloc_ctl::Result<usize>) -> u64 {
+    read().unwrap_or(0) as u64
+}
+
+/// Resident set size of the process, from /proc/self/statm.
+pub fn rss_bytes() -> u64 {
+    let page = 4096u64;
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()))
+        .map_or(0, |pages| pages * page)
+}
+
+fn total_system_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()))
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Redis's bytesToHuman.
+pub fn human(n: u64) -> String {
+    let n_f = n as f64;
+    if n < 1024 {
+        format!("{n}B")
+    } else if n < 1024 * 1024 {
+        format!("{:.2}K", n_f / 1024.0)
+    } else if n < 1024 * 1024 * 1024 {
+        format!("{:.2}M", n_f / (1024.0 * 1024.0))
+    } else if n < 1024u64.pow(4) {
+        format!("{:.2}G", n_f / (1024.0 * 1024.0 * 1024.0))
+    } else {
+        format!("{:.2}T", n_f / 1024f64.powi(4))
+    }
+}
+
+fn rusage(who: i32) -> (f64, f64) {
+    // SAFETY: getrusage fills the zeroed struct we pass; who is RUSAGE_SELF/THREAD.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(who, &mut ru) } != 0 {
+        return (0.0, 0.0);
+    }
+    let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+    (t(ru.ru_stime), t(ru.ru_utime))
+}
+
+const DEFAULT_SECTIONS: &[&str] = &[
+    "server",
+    "clients",
+    "memory",
+    "persistence",
+    "stats",
+    "replication",
+    "cpu",
+    "modules",
+    "errorstats",
+    "cluster",
+    "keyspace",
+];
+
+/// Renders INFO for the requested section names (lower case; empty = default).
+pub fn render(shared: &Shared, requested: &[String]) -> String {
+    let mut wanted: Vec<&str> = Vec::new();
+    if requested.is_empty() || requested.iter().any(|s| s == "default") {
+        wanted.extend(DEFAULT_SECTIONS);
+    }
+    if requested.iter().any(|s| s == "all" || s == "everything") {
+        wanted.extend(DEFAULT_SECTIONS);
+        wanted.push("commandstats");
+        wanted.push("latencystats");
+    }
+    for s in requested {
+        if !matches!(s.as_str(), "default" | "all" | "everything") {
+            wanted.push(s.as_str());
+        }
+    }
+    let mut out = String::with_capacity(4096);
+    let mut done: Vec<&str> = Vec::new();
+    for section in wanted {
+        if done.contains(&section) {
+            continue;
+        }
+        done.push(section);
+        let before = out.len();
+        if !out.is_empty() {
+            out.push_str("\r\n");
+        }
+        let len_with_sep = out.len();
+        let known = write_section(shared, section, &mut out);
+        if !known {
+            out.truncate(before);
+        } else if out.len() == len_with_sep {
+            out.truncate(before);
+        }
+    }
+    out
+}
+
+fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
+    let cfg = shared.config.read().clone();
+    let now_ms = store::Clock::System.now_ms();
+    let uptime = shared.started.elapsed().as_secs();
+    match section {
+        "server" => {
+            let _ = write!(
+                o,
+                "# Server\r\nredis_version:{}\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\nredis_build_id:0\r\nredis_mode:standalone\r\nos:{} {}\r\narch_bits:64\r\nmonotonic_clock:POSIX clock_gettime\r\nmultiplexing_api:epoll\r\natomicvar_api:c11-builtin\r\ngcc_version:0.0.0\r\nprocess_id:{}\r\nprocess_supervised:no\r\nrun_id:{}\r\ntcp_port:{}\r\nserver_time_usec:{}\r\nuptime_in_seconds:{}\r\nuptime_in_days:{}\r\nhz:{}\r\nconfigured_hz:{}\r\nlru_clock:{}\r\nexecutable:{}\r\nconfig_file:{}\r\nio_threads_active:0\r\nbasalt_version:{}\r\nbasalt_threads:{}\r\nbasalt_io_engine:epoll\r\nbasalt_shards_per_db:{}\r\n",
+                crate::command::connection::REDIS_VERSION,
+                std::env::consts::OS,
+                std::env::consts::ARCH,
+                std::process::id(),
+                shared.run_id,
+                cfg.port,
+                now_ms * 1000,
+                uptime,
+                uptime / 86_400,
+                cfg.hz,
+                cfg.hz,
+                store::clock::lru_clock(now_ms) & 0xff_ffff,
+                std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_default(),
+                cfg.config_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+                crate::VERSION,
+                cfg.threads,
+                shared.keyspace.shards_per_db(),
+            );
+        }
+        "clients" => {
+            let _ = write!(
+                o,
+                "# Clients\r\nconnected_clients:{}\r\ncluster_connections:0\r\nmaxclients:{}\r\nclient_recent_max_input_buffer:0\r\nclient_recent_max_output_buffer:0\r\nblocked_clients:0\r\ntracking_clients:0\r\nclients_in_timeout_table:0\r\n",
+                shared.connected_clients.load(Ordering::Relaxed),
+                cfg.maxclients
+            );
+        }
+        "memory" => {
+            let used = allocated_bytes();
+            let rss = rss_bytes();
+            let peak = SAMPLER.lock().peak_memory.max(used);
+            let active = jemalloc_stat(tikv_jemalloc_ctl::stats::active::read);
+            let resident = jemalloc_stat(tikv_jemalloc_ctl::stats::resident::read);
+            let total = total_system_memory();
+            let frag = if used > 0 { rss as f64 / used as f64 } else { 0.0 };
+            let _ = write!(
+                o,
+                "# Memory\r\nused_memory:{used}\r\nused_memory_human:{}\r\nused_memory_rss:{rss}\r\nused_memory_rss_human:{}\r\nused_memory_peak:{peak}\r\nused_memory_peak_human:{}\r\nused_memory_peak_perc:{:.2}%\r\nused_memory_overhead:0\r\nused_memory_startup:0\r\nused_memory_dataset:{used}\r\nused_memory_dataset_perc:100.00%\r\nallocator_allocated:{used}\r\nallocator_active:{active}\r\nallocator_resident:{resident}\r\ntotal_system_memory:{total}\r\ntotal_system_memory_human:{}\r\nused_memory_lua:0\r\nused_memory_vm_eval:0\r\nused_memory_lua_human:0B\r\nused_memory_scripts_eval:0\r\nnumber_of_cached_scripts:0\r\nnumber_of_functions:0\r\nnumber_of_libraries:0\r\nused_memory_vm_functions:0\r\nused_memory_vm_total:0\r\nused_memory_vm_total_human:0B\r\nused_memory_functions:0\r\nused_memory_scripts:0\r\nused_memory_scripts_human:0B\r\nmaxmemory:{}\r\nmaxmemory_human:{}\r\nmaxmemory_policy:{}\r\nallocator_frag_ratio:{:.2}\r\nallocator_frag_bytes:{}\r\nallocator_rss_ratio:{:.2}\r\nallocator_rss_bytes:{}\r\nrss_overhead_ratio:1.00\r\nrss_overhead_bytes:0\r\nmem_fragmentation_ratio:{frag:.2}\r\nmem_fragmentation_bytes:{}\r\nmem_not_counted_for_evict:0\r\nmem_replication_backlog:0\r\nmem_total_replication_buffers:0\r\nmem_clients_slaves:0\r\nmem_clients_normal:0\r\nmem_cluster_links:0\r\nmem_aof_buffer:0\r\nmem_allocator:jemalloc-5.3.0\r\nactive_defrag_running:0\r\nlazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n",
+                human(used),
+                human(rss),
+                human(peak),
+                if peak > 0 { used as f64 * 100.0 / peak as f64 } else { 0.0 },
+                human(total),
+                cfg.maxmemory,
+                human(cfg.maxmemory),
+                cfg.maxmemory_policy,
+                if used > 0 { active as f64 / used as f64 } else { 0.0 },
+                active.saturating_sub(used),
+                if active > 0 { resident as f64 / active as f64 } else { 0.0 },
+                resident.saturating_sub(active),
+                rss as i64 - used as i64,
+            );
+        }
+        "persistence" => {
+            let _ = write!(
+                o,
+                "# Persistence\r\nloading:0\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\ncurrent_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\nrdb_changes_since_last_save:0\r\nrdb_bgsave_in_progress:0\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:ok\r\nrdb_last_bgsave_time_sec:-1\r\nrdb_current_bgsave_time_sec:-1\r\nrdb_saves:0\r\nrdb_last_cow_size:0\r\nrdb_last_load_keys_expired:0\r\nrdb_last_load_keys_loaded:0\r\naof_enabled:0\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\naof_last_rewrite_time_sec:-1\r\naof_current_rewrite_time_sec:-1\r\naof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\naof_rewrites_consecutive_failures:0\r\naof_last_write_status:ok\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
+                shared.started_unix_ms / 1000
+            );
+        }
+        "stats" => {
+            let (ops, inkbps, outkbps) = rates();
+            let ks = shared.keyspace.stats();
+            let _ = write!(
+                o,
+                "# Stats\r\ntotal_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:{ops}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\ntotal_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\ninstantaneous_input_kbps:{inkbps:.2}\r\ninstantaneous_output_kbps:{outkbps:.2}\r\ninstantaneous_input_repl_kbps:0.00\r\ninstantaneous_output_repl_kbps:0.00\r\nrejected_connections:{}\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\nexpired_keys:{}\r\nexpired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\nexpire_cycle_cpu_milliseconds:0\r\nevicted_keys:0\r\nevicted_clients:0\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:0\r\npubsub_patterns:0\r\npubsubshard_channels:0\r\nlatest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\ntracking_total_keys:0\r\ntracking_total_items:0\r\ntracking_total_prefixes:0\r\nunexpected_error_replies:0\r\ntotal_error_replies:{}\r\ndump_payload_sanitizations:0\r\ntotal_reads_processed:0\r\ntotal_writes_processed:0\r\nio_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\n",
+                shared.sum(|t| &t.connections_received),
+                shared.sum(|t| &t.total_commands),
+                shared.sum(|t| &t.net_input_bytes),
+                shared.sum(|t| &t.net_output_bytes),
+                shared.sum(|t| &t.rejected_connections),
+                ks.expired_keys,
+                shared.sum(|t| &t.keyspace_hits),
+                shared.sum(|t| &t.keyspace_misses),
+                shared.sum(|t| &t.total_error_replies),
+            );
+        }
+        "replication" => {
+            let _ = write!(
+                o,
+                "# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\nmaster_replid:{}\r\nmaster_replid2:0000000000000000000000000000000000000000\r\nmaster_repl_offset:0\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\nrepl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n",
+                shared.run_id
+            );
+        }
+        "cpu" => {
+            let (sys, user) = rusage(libc::RUSAGE_SELF);
+            let (csys, cuser) = rusage(libc::RUSAGE_CHILDREN);
+            let _ = write!(
+                o,
+                "# CPU\r\nused_cpu_sys:{sys:.6}\r\nused_cpu_user:{user:.6}\r\nused_cpu_sys_children:{csys:.6}\r\nused_cpu_user_children:{cuser:.6}\r\nused_cpu_sys_main_thread:{sys:.6}\r\nused_cpu_user_main_thread:{user:.6}\r\n"
+            );
+        }
+        "modules" => o.push_str("# Modules\r\n"),
+        // Per-error-code counters are not kept yet; total_error_replies is in Stats.
+        "errorstats" => o.push_str("# Errorstats\r\n"),
+        "cluster" => o.push_str("# Cluster\r\ncluster_enabled:0\r\n"),
+        "latencystats" => o.push_str("# Latencystats\r\n"),
+        "keyspace" => {
+            o.push_str("# Keyspace\r\n");
+            for db in 0..shared.keyspace.databases() {
+                let (keys, expires) = shared.keyspace.db_counts(db);
+                if keys > 0 {
+                    let _ = write!(o, "db{db}:keys={keys},expires={expires},avg_ttl=0\r\n");
+                }
+            }
+        }
+        "commandstats" => {
+            o.push_str("# Commandstats\r\n");
+            let t = table();
+            for (i, e) in t.entries.iter().enumerate() {
+                let sum = |f: fn(&crate::shared::CommandStats) -> &std::sync::atomic::AtomicU64| -> u64 {
+                    shared.thread_stats.iter().map(|ts| f(&ts.commands[i]).load(Ordering::Relaxed)).sum()
+                };
+                let calls = sum(|c| &c.calls);
+                let rejected = sum(|c| &c.rejected_calls);
+                if calls == 0 && rejected == 0 {
+                    continue;
+                }
+                let usec = sum(|c| &c.usec);
+                let per = if calls > 0 { usec as f64 / calls as f64 } else { 0.0 };
+                let _ = write!(
+                    o,
+                    "cmdstat_{}:calls={calls},usec={usec},usec_per_call={per:.2},rejected_calls={rejected},failed_calls={}\r\n",
+                    e.fullname,
+                    sum(|c| &c.failed_calls)
+                );
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn human_sizes_match_redis() {
+        assert_eq!(super::human(872), "872B");
+        assert_eq!(super::human(1024), "1.00K");
+        assert_eq!(super::human(1_100_000), "1.05M");
+    }
+}

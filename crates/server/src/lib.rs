@@ -1,0 +1,21 @@
+//! basalt-server: a Redis-compatible server. The binary (`main.rs`) only parses the
+//! command line; everything else lives here so that tests can run commands in process.
+//!
+//! Where to look: `startup.rs` (start-up and shutdown), `net.rs` (event loops),
+//! `conn.rs` (request cycle of one connection), `command/` (the command table and
+//! families), `shared.rs` (state shared by the loops), `config.rs`, `info.rs`,
+//! `expire.rs` (active expiry), `log.rs`.
+
+pub mod command;
+pub mod config;
+pub mod conn;
+pub mod expire;
+pub mod fsutil;
+pub mod info;
+pub mod log;
+pub mod net;
+pub mod shared;
+pub mod startup;
+
+/// Basalt's own version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,379 @@
+//! Event loops: one thread per configured `threads`, each owning its listening sockets
+//! (SO_REUSEPORT, so the kernel spreads connections) and its connections for life.
+//!
+//! This is the epoll engine (through mio, edge-triggered). Each wake-up reads every
+//! ready socket until it would block, processes all complete requests, and writes the
+//! batched replies with one write. The loop also runs the periodic work of its share of
+//! shards (active expiry) and of its connections (idle timeout, CLIENT KILL).
+//!
+//! The io_uring engine (`--io-engine uring`) is not built yet: it falls back to this
+//! engine with a warning at start-up; see docs/architecture.md.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mio::net::{TcpListener, TcpStream};
+use mio::{Events, Interest, Poll, Token, Waker};
+
+use crate::conn::{Conn, Flow, Worker};
+use crate::shared::{bump, ClientInfo, Shared};
+
+const WAKER: Token = Token(usize::MAX - 1);
+const LISTENER_BASE: usize = usize::MAX - 1024;
+
+/// Creates a non-blocking listening socket with SO_REUSEPORT, so that every event loop
+/// can have its own on the same address.
+pub fn listen(addr: SocketAddr, backlog: u32) -> std::io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_reuse_address(true)?;
+    socket.set_reuse_port(true)?;
+    if addr.is_ipv6() {
+        socket.set_only_v6(true)?;
+    }
+    socket.bind(&addr.into())?;
+    socket.listen(backlog.min(i32::MAX as u32) as i32)?;
+    socket.set_nonblocking(true)?;
+    Ok(socket.into())
+}
+
+/// Everything one event loop owns.
+pub struct EventLoop {
+    index: usize,
+    shared: Arc<Shared>,
+    poll: Poll,
+    listeners: Vec<TcpListener>,
+    conns: Vec<Option<Slot>>,
+    free: Vec<usize>,
+    rng: fastrand::Rng,
+}
+
+struct Slot {
+    stream: TcpStream,
+    conn: Conn,
+}
+
+impl EventLoop {
+    /// Sets up a loop with its listeners and registers its waker in `shared`.
+    pub fn new(
+        index: usize,
+        shared: Arc<Shared>,
+        listeners: Vec<std::net::TcpListener>,
+    ) -> std::io::Result<(EventLoop, Arc<Waker>)> {
+        let poll = Poll::new()?;
+        let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
+        let mut mio_listeners = Vec::new();
+        for (i, l) in listeners.into_iter().enumerate() {
+            let mut l = TcpListener::from_std(l);
+            poll.registry().register(&mut l, Token(LISTENER_BASE + i), Interest::READABLE)?;
+            mio_listeners.push(l);
+        }
+        Ok((
+            EventLoop {
+                index,
+                shared,
+                poll,
+                listeners: mio_listeners,
+                conns: Vec::new(),
+                free: Vec::new(),
+                rng: fastrand::Rng::new(),
+            },
+            waker,
+        ))
+    }
+
+    /// Runs until shutdown is requested.
+    pub fn run(mut self) {
+        let mut events = Events::with_capacity(1024);
+        let mut next_cron = Instant::now();
+        loop {
+            let hz = self.shared.config.read().hz.max(1);
+            let period = Duration::from_millis(1000 / hz);
+            let timeout = next_cron.saturating_duration_since(Instant::now());
+            if let Err(e) = self.poll.poll(&mut events, Some(timeout)) {
+                if e.kind() != ErrorKind::Interrupted {
+                    crate::log::warning(&format!("event loop {}: poll failed: {e}", self.index));
+                }
+            }
+            let now_ms = self.shared.keyspace.now_ms();
+            for ev in events.iter() {
+                match ev.token() {
+                    WAKER => self.handle_wake(),
+                    Token(t) if t >= LISTENER_BASE => self.accept(t - LISTENER_BASE, now_ms),
+                    Token(t) => {
+                        if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
+                            self.on_readable(t, now_ms);
+                        }
+                        if ev.is_writable() {
+                            self.on_writable(t);
+                        }
+                    }
+                }
+            }
+            if self.shared.shutdown.load(Ordering::SeqCst) {
+                break;
+            }
+            if Instant::now() >= next_cron {
+                self.cron(now_ms);
+                next_cron = Instant::now() + period;
+            }
+        }
+        self.shutdown();
+    }
+
+    fn accept(&mut self, which: usize, now_ms: i64) {
+        loop {
+            let (mut stream, peer) = match self.listeners[which].accept() {
+                Ok(x) => x,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(e) => {
+                    crate::log::warning(&format!("Accepting client connection: {e}"));
+                    return;
+                }
+            };
+            let stats = &self.shared.thread_stats[self.index];
+            bump(&stats.connections_received, 1);
+            let (maxclients, keepalive) = {
+                let c = self.shared.config.read();
+                (c.maxclients, c.tcp_keepalive_s)
+            };
+            if self.shared.connected_clients.load(Ordering::Relaxed) as u64 >= maxclients {
+                bump(&stats.rejected_connections, 1);
+                let _ = stream.write(b"-ERR max number of clients reached\r\n");
+                continue;
+            }
+            let _ = stream.set_nodelay(true);
+            if keepalive > 0 {
+                let sock = socket2::SockRef::from(&stream);
+                let ka = socket2::TcpKeepalive::new().with_time(Duration::from_secs(keepalive));
+                let _ = sock.set_tcp_keepalive(&ka);
+            }
+            let slot = match self.free.pop() {
+                Some(s) => s,
+                None => {
+                    self.conns.push(None);
+                    self.conns.len() - 1
+                }
+            };
+            if let Err(e) = self.poll.registry().register(
+                &mut stream,
+                Token(slot),
+                Interest::READABLE | Interest::WRITABLE,
+            ) {
+                crate::log::warning(&format!("Registering client connection: {e}"));
+                self.free.push(slot);
+                continue;
+            }
+            let id = self.shared.next_client_id.fetch_add(1, Ordering::Relaxed);
+            let laddr = stream.local_addr().map(|a| a.to_string()).unwrap_or_default();
+            use std::os::fd::AsRawFd;
+            let info = Arc::new(ClientInfo {
+                id,
+                addr: peer.to_string(),
+                laddr,
+                fd: stream.as_raw_fd(),
+                created: Instant::now(),
+                owner: self.index,
+                name: Default::default(),
+                lib_name: Default::default(),
+                lib_ver: Default::default(),
+                db: Default::default(),
+                resp: 2.into(),
+                last_interaction_ms: now_ms.into(),
+                last_cmd: usize::MAX.into(),
+                qbuf: Default::default(),
+                obuf: Default::default(),
+                no_evict: Default::default(),
+                no_touch: Default::default(),
+                killed: Default::default(),
+            });
+            self.shared.clients.lock().insert(id, info.clone());
+            self.shared.connected_clients.fetch_add(1, Ordering::Relaxed);
+            let conn = Conn::new(info, &self.shared);
+            self.conns[slot] = Some(Slot { stream, conn });
+            // Data may already be waiting (edge-triggered: no event would tell us).
+            self.on_readable(slot, now_ms);
+        }
+    }
+
+    fn on_readable(&mut self, t: usize, now_ms: i64) {
+        let Some(Some(slot)) = self.conns.get_mut(t) else { return };
+        let shared = &*self.shared;
+        let stats = &*shared.thread_stats[self.index];
+        let mut closed = false;
+        let mut flow = Flow::Continue;
+        let mut read_total = 0u64;
+        loop {
+            let room = slot.conn.reserve_for_read();
+            let buf = &mut slot.conn.rbuf;
+            let len = buf.len();
+            // SAFETY: the spare capacity is written by read() before set_len exposes
+            // it; read() reports exactly how many bytes it wrote.
+            let n = unsafe {
+                let spare = std::slice::from_raw_parts_mut(buf.as_mut_ptr().add(len), room);
+                match slot.stream.read(spare) {
+                    Ok(n) => {
+                        buf.set_len(len + n);
+                        Ok(n)
+                    }
+                    Err(e) => Err(e),
+                }
+            };
+            match n {
+                Ok(0) => {
+                    closed = true;
+                    break;
+                }
+                Ok(n) => {
+                    read_total += n as u64;
+                    let mut w = Worker { shared, stats, rng: &mut self.rng, now_ms };
+                    flow = slot.conn.process(&mut w);
+                    if flow != Flow::Continue {
+                        break;
+                    }
+                    // A client that sends faster than we answer: keep going only while
+                    // we can also write; the loop ends at WouldBlock.
+                    if n < room {
+                        // Short read: the socket is most likely drained; one more read
+                        // would return WouldBlock, so skip it (saves a syscall).
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(_) => {
+                    closed = true;
+                    break;
+                }
+            }
+        }
+        bump(&stats.net_input_bytes, read_total);
+        if flow == Flow::CloseNow || closed {
+            self.close(t);
+            return;
+        }
+        self.flush(t);
+        if flow == Flow::CloseAfterWrite {
+            self.close_when_flushed(t);
+        }
+    }
+
+    fn on_writable(&mut self, t: usize) {
+        let closing = matches!(self.conns.get(t), Some(Some(s)) if s.conn.client.close_after_reply);
+        self.flush(t);
+        if closing {
+            self.close_when_flushed(t);
+        }
+    }
+
+    /// Writes as much pending output as the socket takes.
+    fn flush(&mut self, t: usize) {
+        let Some(Some(slot)) = self.conns.get_mut(t) else { return };
+        let stats = &self.shared.thread_stats[self.index];
+        let mut written = 0u64;
+        let mut failed = false;
+        while slot.conn.has_output() {
+            match slot.stream.write(&slot.conn.out[slot.conn.opos..]) {
+                Ok(0) => {
+                    failed = true;
+                    break;
+                }
+                Ok(n) => {
+                    written += n as u64;
+                    slot.conn.advance_output(n);
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(_) => {
+                    failed = true;
+                    break;
+                }
+            }
+        }
+        bump(&stats.net_output_bytes, written);
+        if failed {
+            self.close(t);
+        }
+    }
+
+    fn close_when_flushed(&mut self, t: usize) {
+        if let Some(Some(slot)) = self.conns.get(t) {
+            if !slot.conn.has_output() {
+                self.close(t);
+            }
+        }
+    }
+
+    fn close(&mut self, t: usize) {
+        if let Some(mut slot) = self.conns.get_mut(t).and_then(Option::take) {
+            let _ = self.poll.registry().deregister(&mut slot.stream);
+            self.shared.clients.lock().remove(&slot.conn.client.info.id);
+            self.shared.connected_clients.fetch_sub(1, Ordering::Relaxed);
+            self.free.push(t);
+        }
+    }
+
+    /// Cross-thread wake-up: CLIENT KILL or shutdown.
+    fn handle_wake(&mut self) {
+        let killed: Vec<usize> = self
+            .conns
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                s.as_ref().filter(|s| s.conn.client.info.killed.load(Ordering::SeqCst)).map(|_| i)
+            })
+            .collect();
+        for t in killed {
+            self.close(t);
+        }
+    }
+
+    /// Periodic work: active expiry of this loop's shards, idle client timeout.
+    fn cron(&mut self, now_ms: i64) {
+        let shared = &*self.shared;
+        if shared.active_expire_enabled.load(Ordering::Relaxed) {
+            crate::expire::active_cycle(shared, self.index, now_ms);
+        }
+        let timeout_s = shared.config.read().timeout_s;
+        if timeout_s > 0 {
+            let limit = now_ms - (timeout_s as i64) * 1000;
+            let idle: Vec<usize> = self
+                .conns
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| {
+                    let s = s.as_ref()?;
+                    (s.conn.client.info.last_interaction_ms.load(Ordering::Relaxed) < limit
+                        && s.conn.client.info.created.elapsed().as_secs() > timeout_s)
+                        .then_some(i)
+                })
+                .collect();
+            for t in idle {
+                self.close(t);
+            }
+        }
+    }
+
+    /// Stops accepting, sends replies still pending (bounded), and closes everything.
+    fn shutdown(&mut self) {
+        for l in &mut self.listeners {
+            let _ = self.poll.registry().deregister(l);
+        }
+        self.listeners.clear();
+        let deadline = Instant::now() + Duration::from_millis(500);
+        for t in 0..self.conns.len() {
+            while Instant::now() < deadline {
+                let pending = matches!(self.conns.get(t), Some(Some(s)) if s.conn.has_output());
+                if !pending {
+                    break;
+                }
+                self.flush(t);
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            self.close(t);
+        }
+    }
+}

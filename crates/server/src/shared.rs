@@ -1,0 +1,244 @@
+//! State every event loop shares: the keyspace, the live configuration, the registry of
+//! clients (for CLIENT LIST / KILL and INFO clients), per-thread statistics, the slow
+//! log, and the shutdown signal. Nothing here is touched per request except through
+//! per-thread counters and the shard locks inside the keyspace.
+
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use parking_lot::{Mutex, RwLock};
+
+use crate::config::Config;
+use store::Keyspace;
+
+/// Per-command counters of one thread, summed on demand by INFO commandstats.
+pub struct CommandStats {
+    pub calls: AtomicU64,
+    pub usec: AtomicU64,
+    pub rejected_calls: AtomicU64,
+    pub failed_calls: AtomicU64,
+}
+
+/// Counters owned by one event loop. Only that loop writes them (plain load+store with
+/// relaxed ordering, no read-modify-write), anyone may read them.
+pub struct ThreadStats {
+    pub commands: Box<[CommandStats]>,
+    pub connections_received: AtomicU64,
+    pub rejected_connections: AtomicU64,
+    pub net_input_bytes: AtomicU64,
+    pub net_output_bytes: AtomicU64,
+    pub keyspace_hits: AtomicU64,
+    pub keyspace_misses: AtomicU64,
+    pub total_commands: AtomicU64,
+    pub total_error_replies: AtomicU64,
+}
+
+/// Adds to a counter that only the calling thread writes.
+#[inline]
+pub fn bump(counter: &AtomicU64, n: u64) {
+    counter.store(counter.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
+}
+
+impl ThreadStats {
+    pub fn new(commands: usize) -> ThreadStats {
+        ThreadStats {
+            commands: (0..commands)
+                .map(|_| CommandStats {
+                    calls: AtomicU64::new(0),
+                    usec: AtomicU64::new(0),
+                    rejected_calls: AtomicU64::new(0),
+                    failed_calls: AtomicU64::new(0),
+                })
+                .collect(),
+            connections_received: AtomicU64::new(0),
+            rejected_connections: AtomicU64::new(0),
+            net_input_bytes: AtomicU64::new(0),
+            net_output_bytes: AtomicU64::new(0),
+            keyspace_hits: AtomicU64::new(0),
+            keyspace_misses: AtomicU64::new(0),
+            total_commands: AtomicU64::new(0),
+            total_error_replies: AtomicU64::new(0),
+        }
+    }
+
+    /// Zeroes every counter (CONFIG RESETSTAT). Racy against the owner's updates by
+    /// design: a reset that loses an in-flight increment is acceptable, as in Redis.
+    pub fn reset(&self) {
+        for c in self.commands.iter() {
+            c.calls.store(0, Ordering::Relaxed);
+            c.usec.store(0, Ordering::Relaxed);
+            c.rejected_calls.store(0, Ordering::Relaxed);
+            c.failed_calls.store(0, Ordering::Relaxed);
+        }
+        for c in [
+            &self.connections_received,
+            &self.rejected_connections,
+            &self.net_input_bytes,
+            &self.net_output_bytes,
+            &self.keyspace_hits,
+            &self.keyspace_misses,
+            &self.total_commands,
+            &self.total_error_replies,
+        ] {
+            c.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+/// What other threads may know and change about a connection.
+pub struct ClientInfo {
+    pub id: u64,
+    pub addr: String,
+    pub laddr: String,
+    pub fd: i32,
+    pub created: Instant,
+    /// Index of the event loop that owns the connection.
+    pub owner: usize,
+    pub name: Mutex<Vec<u8>>,
+    pub lib_name: Mutex<Vec<u8>>,
+    pub lib_ver: Mutex<Vec<u8>>,
+    pub db: AtomicUsize,
+    pub resp: AtomicU8,
+    /// Last command time, Unix ms.
+    pub last_interaction_ms: AtomicI64,
+    /// Index in the command table of the last command, or usize::MAX.
+    pub last_cmd: AtomicUsize,
+    pub qbuf: AtomicUsize,
+    pub obuf: AtomicUsize,
+    pub no_evict: AtomicBool,
+    pub no_touch: AtomicBool,
+    /// Set by CLIENT KILL; the owner closes the connection when it sees it.
+    pub killed: AtomicBool,
+}
+
+/// One entry of the slow log.
+#[derive(Clone)]
+pub struct SlowlogEntry {
+    pub id: u64,
+    pub time_s: i64,
+    pub duration_us: u64,
+    pub args: Vec<Vec<u8>>,
+    pub addr: String,
+    pub name: Vec<u8>,
+}
+
+/// Everything the event loops share.
+pub struct Shared {
+    pub keyspace: Keyspace,
+    pub config: RwLock<Config>,
+    pub started: Instant,
+    pub started_unix_ms: i64,
+    pub run_id: String,
+    pub clients: Mutex<std::collections::BTreeMap<u64, Arc<ClientInfo>>>,
+    pub next_client_id: AtomicU64,
+    pub connected_clients: AtomicUsize,
+    pub thread_stats: Vec<Arc<ThreadStats>>,
+    pub wakers: RwLock<Vec<Arc<mio::Waker>>>,
+    pub shutdown: AtomicBool,
+    pub slowlog: Mutex<std::collections::VecDeque<SlowlogEntry>>,
+    pub slowlog_next_id: AtomicU64,
+    /// Copy of slowlog-log-slower-than, read on every command without the config lock.
+    pub slowlog_threshold_us: AtomicI64,
+    /// 0 when requirepass is unset; read on every command without the config lock.
+    pub auth_required: AtomicBool,
+    pub active_expire_enabled: AtomicBool,
+    pub stat_expired_stale_perc: AtomicU64,
+}
+
+impl Shared {
+    pub fn new(config: Config, keyspace: Keyspace, threads: usize, commands: usize) -> Shared {
+        let slowlog_threshold = config.slowlog_log_slower_than_us;
+        let auth = config.requirepass.is_some();
+        Shared {
+            keyspace,
+            config: RwLock::new(config),
+            started: Instant::now(),
+            started_unix_ms: store::Clock::System.now_ms(),
+            run_id: random_hex(40),
+            clients: Mutex::new(Default::default()),
+            next_client_id: AtomicU64::new(1),
+            connected_clients: AtomicUsize::new(0),
+            thread_stats: (0..threads).map(|_| Arc::new(ThreadStats::new(commands))).collect(),
+            wakers: RwLock::new(Vec::new()),
+            shutdown: AtomicBool::new(false),
+            slowlog: Mutex::new(Default::default()),
+            slowlog_next_id: AtomicU64::new(0),
+            slowlog_threshold_us: AtomicI64::new(slowlog_threshold),
+            auth_required: AtomicBool::new(auth),
+            active_expire_enabled: AtomicBool::new(true),
+            stat_expired_stale_perc: AtomicU64::new(0),
+        }
+    }
+
+    /// Asks every event loop to stop (SIGTERM, SIGINT, SHUTDOWN).
+    pub fn request_shutdown(&self) {
+        self.shutdown.store(true, Ordering::SeqCst);
+        self.wake_all();
+    }
+
+    pub fn wake_all(&self) {
+        for w in self.wakers.read().iter() {
+            let _ = w.wake();
+        }
+    }
+
+    /// Wakes the event loop that owns a client (after setting its kill flag).
+    pub fn wake(&self, owner: usize) {
+        if let Some(w) = self.wakers.read().get(owner) {
+            let _ = w.wake();
+        }
+    }
+
+    /// Refreshes the lock-free copies of hot configuration values after CONFIG SET.
+    pub fn config_changed(&self) {
+        let c = self.config.read();
+        self.slowlog_threshold_us.store(c.slowlog_log_slower_than_us, Ordering::Relaxed);
+        self.auth_required.store(c.requirepass.is_some(), Ordering::Relaxed);
+    }
+
+    /// Sum of one counter over all threads.
+    pub fn sum(&self, f: impl Fn(&ThreadStats) -> &AtomicU64) -> u64 {
+        self.thread_stats.iter().map(|t| f(t).load(Ordering::Relaxed)).sum()
+    }
+
+    /// Appends to the slow log, trimming it to slowlog-max-len.
+    pub fn slowlog_push(&self, duration_us: u64, args: &[&[u8]], addr: &str, name: &[u8]) {
+        let max_len = self.config.read().slowlog_max_len as usize;
+        if max_len == 0 {
+            return;
+        }
+        // Redis keeps at most 32 arguments and 128 bytes of each.
+        let mut kept: Vec<Vec<u8>> = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            if i == 31 && args.len() > 32 {
+                kept.push(format!("... ({} more arguments)", args.len() - 31).into_bytes());
+                break;
+            }
+            if a.len() > 128 {
+                let mut v = a[..128].to_vec();
+                v.extend_from_slice(format!("... ({} more bytes)", a.len() - 128).as_bytes());
+                kept.push(v);
+            } else {
+                kept.push(a.to_vec());
+            }
+        }
+        let entry = SlowlogEntry {
+            id: self.slowlog_next_id.fetch_add(1, Ordering::Relaxed),
+            time_s: store::Clock::System.now_ms() / 1000,
+            duration_us,
+            args: kept,
+            addr: addr.to_string(),
+            name: name.to_vec(),
+        };
+        let mut log = self.slowlog.lock();
+        log.push_front(entry);
+        log.truncate(max_len);
+    }
+}
+
+/// A random lowercase hex string (run_id).
+pub fn random_hex(len: usize) -> String {
+    let mut rng = fastrand::Rng::new();
+    (0..len).map(|_| char::from_digit(rng.u32(..16), 16).unwrap_or('0')).collect()
+}

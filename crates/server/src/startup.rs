@@ -1,0 +1,138 @@
+//! Start-up and shutdown: logging, working directory, keyspace, listeners, event loop
+//! threads, signal handling, the 100 ms sampler, and the orderly exit.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::config::{Config, IoEngine};
+use crate::net::{listen, EventLoop};
+use crate::shared::Shared;
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("Can't chdir to '{0}': {1}")]
+    Chdir(String, std::io::Error),
+    #[error("Could not create server TCP listening socket {0}: {1}")]
+    Listen(String, std::io::Error),
+    #[error("Can't open the log file: {0}")]
+    Log(std::io::Error),
+    #[error("Invalid bind address '{0}'")]
+    BadBind(String),
+    #[error("Failed to start event loop: {0}")]
+    Loop(std::io::Error),
+}
+
+fn bind_addrs(config: &Config) -> Result<Vec<(IpAddr, bool)>, StartError> {
+    let mut out = Vec::new();
+    for b in &config.bind {
+        let (optional, name) = match b.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, b.as_str()),
+        };
+        let ip: IpAddr = match name {
+            "*" => IpAddr::from([0, 0, 0, 0]),
+            "::*" => "::".parse().map_err(|_| StartError::BadBind(b.clone()))?,
+            other => other.parse().map_err(|_| StartError::BadBind(b.clone()))?,
+        };
+        out.push((ip, optional));
+    }
+    Ok(out)
+}
+
+/// Runs the server until SIGTERM, SIGINT or SHUTDOWN.
+pub fn run(mut config: Config) -> Result<(), StartError> {
+    crate::log::init(config.loglevel, &config.logfile).map_err(StartError::Log)?;
+    std::env::set_current_dir(&config.dir)
+        .map_err(|e| StartError::Chdir(config.dir.display().to_string(), e))?;
+    config.dir = std::env::current_dir().unwrap_or_else(|_| config.dir.clone());
+    crate::log::notice(&format!(
+        "Basalt {} starting, pid={}, Redis {} compatible",
+        crate::VERSION,
+        std::process::id(),
+        crate::command::connection::REDIS_VERSION
+    ));
+    if config.io_engine == IoEngine::Uring {
+        crate::log::warning("io-engine uring is not built yet: using the epoll engine");
+    }
+    let threads = config.threads.max(1);
+
+    // Listeners: one per event loop per address (SO_REUSEPORT). With port 0 the first
+    // bind picks the port and the others reuse it.
+    let addrs = bind_addrs(&config)?;
+    let mut per_loop: Vec<Vec<std::net::TcpListener>> = (0..threads).map(|_| Vec::new()).collect();
+    for (ip, optional) in addrs {
+        for (i, lists) in per_loop.iter_mut().enumerate() {
+            let addr = SocketAddr::new(ip, config.port);
+            match listen(addr, config.tcp_backlog) {
+                Ok(l) => {
+                    if i == 0 && config.port == 0 {
+                        config.port = l.local_addr().map(|a| a.port()).unwrap_or(0);
+                    }
+                    lists.push(l);
+                }
+                Err(_) if optional => break,
+                Err(e) => return Err(StartError::Listen(addr.to_string(), e)),
+            }
+        }
+    }
+
+    // Several shards per loop keep lock contention low; at least 16.
+    let shards = (threads * 16).next_power_of_two().max(16);
+    let keyspace = store::Keyspace::new(config.databases, shards, store::Clock::System);
+    let commands = crate::command::table().entries.len();
+    let port = config.port;
+    let shared = Arc::new(Shared::new(config, keyspace, threads, commands));
+
+    let mut loops = Vec::new();
+    let mut wakers = Vec::new();
+    for (i, lists) in per_loop.into_iter().enumerate() {
+        let (ev, waker) = EventLoop::new(i, shared.clone(), lists).map_err(StartError::Loop)?;
+        loops.push(ev);
+        wakers.push(waker);
+    }
+    *shared.wakers.write() = wakers;
+
+    let signal_shared = shared.clone();
+    let mut signals =
+        signal_hook::iterator::Signals::new([signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT])
+            .map_err(StartError::Loop)?;
+    let signal_handle = signals.handle();
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                let name = if sig == signal_hook::consts::SIGINT { "SIGINT" } else { "SIGTERM" };
+                crate::log::warning(&format!("Received {name} scheduling shutdown..."));
+                signal_shared.request_shutdown();
+            }
+        })
+        .map_err(StartError::Loop)?;
+
+    let handles: Vec<_> = loops
+        .into_iter()
+        .enumerate()
+        .map(|(i, ev)| {
+            std::thread::Builder::new().name(format!("loop-{i}")).spawn(move || ev.run())
+        })
+        .collect::<Result<_, _>>()
+        .map_err(StartError::Loop)?;
+
+    crate::log::notice(&format!(
+        "Server initialized: {threads} event loop(s), {shards} shards per database, port {port}"
+    ));
+    crate::log::notice("Ready to accept connections tcp");
+
+    while !shared.shutdown.load(Ordering::SeqCst) {
+        crate::info::sample(&shared);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    signal_handle.close();
+    crate::log::notice("Basalt is now ready to exit, bye bye...");
+    Ok(())
+}
