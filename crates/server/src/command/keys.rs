@@ -634,3 +634,97 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("swapdb", 3, WRITE | FAST, (0, 0, 0), KEYSPACE, "server", "Swaps two Redis databases.", swapdb),
     container("object", "generic", "A container for object introspection commands.", OBJECT_SUBCOMMANDS),
 ];
+
+#[cfg(test)]
+mod tests {
+    use crate::command::testing::Harness;
+
+    #[test]
+    fn expire_flags_follow_redis() {
+        let mut h = Harness::new();
+        h.text("SET k v");
+        assert_eq!(h.text("EXPIRE k 100 XX"), "0");
+        assert_eq!(h.text("EXPIRE k 100 GT"), "0");
+        assert_eq!(h.text("EXPIRE k 100 LT"), "1");
+        assert_eq!(h.text("EXPIRE k 50 NX"), "0");
+        assert_eq!(h.text("EXPIRE k 200 GT"), "1");
+        assert_eq!(h.text("TTL k"), "200");
+        assert_eq!(h.text("EXPIRE k 10 NX XX"), "ERR NX and XX, GT or LT options at the same time are not compatible");
+        assert_eq!(h.text("EXPIRE k 10 GT LT"), "ERR GT and LT options at the same time are not compatible");
+        assert_eq!(h.text("EXPIRE k 9223372036854775807"), "ERR invalid expire time in 'expire' command");
+        assert_eq!(h.text("EXPIRE k -1"), "1");
+        assert_eq!(h.text("EXISTS k"), "0");
+        assert_eq!(h.text("TTL k"), "-2");
+    }
+
+    #[test]
+    fn rename_copy_move_and_swapdb() {
+        let mut h = Harness::new();
+        assert_eq!(h.text("RENAME nope x"), "ERR no such key");
+        h.text("SET a 1");
+        h.text("EXPIRE a 100");
+        assert_eq!(h.text("RENAME a b"), "OK");
+        assert_eq!(h.text("TTL b"), "100");
+        assert_eq!(h.text("COPY b c"), "1");
+        assert_eq!(h.text("COPY b c"), "0");
+        assert_eq!(h.text("COPY b c REPLACE"), "1");
+        assert_eq!(h.text("COPY b b"), "ERR source and destination objects are the same");
+        assert_eq!(h.text("MOVE c 1"), "1");
+        assert_eq!(h.text("MOVE b 99"), "ERR DB index is out of range");
+        assert_eq!(h.text("SELECT 1"), "OK");
+        assert_eq!(h.text("GET c"), "1");
+        assert_eq!(h.text("SWAPDB 0 1"), "OK");
+        assert_eq!(h.text("GET b"), "1");
+        assert_eq!(h.text("DBSIZE"), "1");
+        assert_eq!(h.text("SWAPDB 0 x"), "ERR invalid second DB index");
+    }
+
+    #[test]
+    fn scan_visits_every_key_once_per_full_iteration() {
+        let mut h = Harness::new();
+        for i in 0..500 {
+            h.text(&format!("SET key:{i} v"));
+        }
+        let mut cursor = "0".to_string();
+        let mut seen = std::collections::HashSet::new();
+        loop {
+            let reply = h.run(&format!("SCAN {cursor} COUNT 7"));
+            let resp::Frame::Array(parts) = reply else { panic!("not an array") };
+            cursor = crate::command::testing::render(&parts[0]);
+            if let resp::Frame::Array(keys) = &parts[1] {
+                for k in keys {
+                    seen.insert(crate::command::testing::render(k));
+                }
+            }
+            if cursor == "0" {
+                break;
+            }
+        }
+        assert_eq!(seen.len(), 500);
+        let reply = h.run("SCAN 0 MATCH key:49? COUNT 1000");
+        let resp::Frame::Array(parts) = reply else { panic!("not an array") };
+        assert_eq!(crate::command::testing::render(&parts[0]), "0");
+        let mut keys: Vec<String> = match &parts[1] {
+            resp::Frame::Array(k) => k.iter().map(crate::command::testing::render).collect(),
+            _ => panic!("keys not an array"),
+        };
+        keys.sort();
+        let want: Vec<String> = (490..500).map(|i| format!("key:{i}")).collect();
+        assert_eq!(keys, want);
+    }
+
+    #[test]
+    fn active_expiry_removes_untouched_keys() {
+        let mut h = Harness::new();
+        for i in 0..200 {
+            h.text(&format!("SET k{i} v PX 10"));
+        }
+        h.text("SET keep v");
+        h.advance_ms(11);
+        for _ in 0..20 {
+            crate::expire::active_cycle(&h.shared, 0, h.clock.now_ms());
+        }
+        assert_eq!(h.text("DBSIZE"), "1");
+        assert!(h.text("INFO stats").contains("expired_keys:200"));
+    }
+}

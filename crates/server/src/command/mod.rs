@@ -13,6 +13,8 @@ pub mod debug;
 pub mod keys;
 pub mod server;
 pub mod strings;
+#[cfg(test)]
+pub mod testing;
 
 use std::borrow::Cow;
 use std::sync::atomic::Ordering;

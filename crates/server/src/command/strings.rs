@@ -722,3 +722,84 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("bitop", -4, WRITE | DENYOOM, (2, -1, 1), &["bitmap"], "bitmap", "Performs bitwise operations on multiple strings, and stores the result.", bitop),
     spec("lcs", -3, READONLY, (1, 2, 1), STR, "string", "Finds the longest common substring.", lcs),
 ];
+
+#[cfg(test)]
+mod tests {
+    use crate::command::testing::Harness;
+
+    #[test]
+    fn set_options_and_errors() {
+        let mut h = Harness::new();
+        assert_eq!(h.text("SET k v"), "OK");
+        assert_eq!(h.text("SET k w NX"), "(nil)");
+        assert_eq!(h.text("SET k w XX GET"), "v");
+        assert_eq!(h.text("SET k w NX XX"), "ERR syntax error");
+        assert_eq!(h.text("SET k w EX 0"), "ERR invalid expire time in 'set' command");
+        assert_eq!(h.text("SET k w EX x"), "ERR value is not an integer or out of range");
+        assert_eq!(h.text("SET k w EX 10 PX 10"), "ERR syntax error");
+        assert_eq!(h.text("SET k w EX 10 KEEPTTL"), "ERR syntax error");
+        assert_eq!(h.text("SET gone v GET"), "(nil)");
+        assert_eq!(h.text("GET k"), "w");
+    }
+
+    #[test]
+    fn expiry_follows_the_movable_clock() {
+        let mut h = Harness::new();
+        assert_eq!(h.text("SET k v PX 100"), "OK");
+        assert_eq!(h.text("PTTL k"), "100");
+        h.advance_ms(99);
+        assert_eq!(h.text("GET k"), "v");
+        h.advance_ms(1);
+        assert_eq!(h.text("GET k"), "(nil)");
+        assert_eq!(h.text("EXISTS k"), "0");
+        assert_eq!(h.text("SET k v EX 10"), "OK");
+        assert_eq!(h.text("SET k w KEEPTTL"), "OK");
+        assert_eq!(h.text("TTL k"), "10");
+        assert_eq!(h.text("SET k w"), "OK");
+        assert_eq!(h.text("TTL k"), "-1");
+        assert_eq!(h.text("SETEX k 5 v"), "OK");
+        assert_eq!(h.text("GETEX k PERSIST"), "v");
+        assert_eq!(h.text("TTL k"), "-1");
+    }
+
+    #[test]
+    fn counters() {
+        let mut h = Harness::new();
+        assert_eq!(h.text("INCR n"), "1");
+        assert_eq!(h.text("INCRBY n 41"), "42");
+        assert_eq!(h.text("DECRBY n 2"), "40");
+        assert_eq!(h.text("OBJECT ENCODING n"), "int");
+        assert_eq!(h.text("SET n 9223372036854775807"), "OK");
+        assert_eq!(h.text("INCR n"), "ERR increment or decrement would overflow");
+        assert_eq!(h.text("SET s abc"), "OK");
+        assert_eq!(h.text("INCR s"), "ERR value is not an integer or out of range");
+        assert_eq!(h.text("INCRBYFLOAT f 10.5"), "10.5");
+        assert_eq!(h.text("INCRBYFLOAT f 0.1"), "10.6");
+        assert_eq!(h.text("INCRBYFLOAT f 5.0e3"), "5010.6");
+        assert_eq!(h.text("INCRBYFLOAT f inf"), "ERR increment would produce NaN or Infinity");
+        assert_eq!(h.text("INCRBYFLOAT s 1"), "ERR value is not a valid float");
+    }
+
+    #[test]
+    fn ranges_bits_and_appends() {
+        let mut h = Harness::new();
+        assert_eq!(h.text("APPEND a Hello"), "5");
+        assert_eq!(h.text("APPEND a World"), "10");
+        assert_eq!(h.text("OBJECT ENCODING a"), "raw");
+        assert_eq!(h.text("GETRANGE a -5 -1"), "World");
+        assert_eq!(h.text("SETRANGE a 5 ,"), "10");
+        assert_eq!(h.text("GET a"), "Hello,orld");
+        assert_eq!(h.text("SETRANGE a -1 x"), "ERR offset is out of range");
+        assert_eq!(h.text("SETBIT b 7 1"), "0");
+        assert_eq!(h.text("GETBIT b 7"), "1");
+        assert_eq!(h.text("SETBIT b 7 2"), "ERR bit is not an integer or out of range");
+        assert_eq!(h.text("BITCOUNT b"), "1");
+        assert_eq!(h.text("BITPOS b 1"), "7");
+        assert_eq!(h.text("MSET x 1 y"), "ERR wrong number of arguments for 'mset' command");
+        assert_eq!(h.text("MSETNX x 1 y 2"), "1");
+        assert_eq!(h.text("MSETNX y 3 z 4"), "0");
+        assert_eq!(h.text("MGET x y z"), "[1,2,(nil)]");
+        assert_eq!(h.text("BITOP AND dest x y"), "1");
+        assert_eq!(h.text("GET dest"), "0");
+    }
+}

@@ -1,0 +1,55 @@
+# Sourced by scripts/start.sh and scripts/test.sh: makes sure the tools they need are
+# installed on a Debian 12 machine, installing only what is missing.
+
+need_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" -eq 0 ]; then
+    need_root apt-get update -qq
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive need_root apt-get install -y -qq "$@" >/dev/null
+}
+
+# A Rust toolchain new enough for the workspace (Debian's own cargo is too old).
+ensure_rust() {
+  if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+  fi
+  if ! command -v cargo >/dev/null 2>&1; then
+    echo "Installing Rust with rustup (https://rustup.rs)..." >&2
+    command -v curl >/dev/null 2>&1 || apt_install curl ca-certificates
+    command -v cc >/dev/null 2>&1 || apt_install build-essential
+    curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+    export PATH="$HOME/.cargo/bin:$PATH"
+  fi
+  command -v cc >/dev/null 2>&1 || apt_install build-essential
+}
+
+# Debian's Redis 7.0 server and tools: the reference the tests compare against and the
+# client tools they drive.
+ensure_redis_tools() {
+  if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1 \
+     || ! command -v redis-benchmark >/dev/null 2>&1; then
+    echo "Installing Debian's redis-server and redis-tools..." >&2
+    apt_install redis-server redis-tools
+    # The package starts a system service on 6379; the tests do not need it.
+    need_root systemctl stop redis-server >/dev/null 2>&1 || true
+    need_root service redis-server stop >/dev/null 2>&1 || true
+  fi
+}
+
+# Python with the packages of tests/py/requirements.txt.
+ensure_python_deps() {
+  local req="$1"
+  command -v python3 >/dev/null 2>&1 || apt_install python3
+  if python3 -c 'import redis, pytest' >/dev/null 2>&1; then
+    return
+  fi
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+  python3 -m pip install -q -r "$req" 2>/dev/null \
+    || python3 -m pip install -q --break-system-packages -r "$req"
+}

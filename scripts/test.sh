@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every test: unit and in-process tests, the black-box suite against Basalt with
+# redis-rs, the same black-box suite against Redis 7.0.15 (to show each test encodes
+# Redis's behaviour), and the redis-py smoke suite. Installs what it needs.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+. scripts/lib/ensure-tools.sh
+ensure_rust
+ensure_redis_tools
+ensure_python_deps tests/py/requirements.txt
+
+echo "== cargo test (unit, in-process and black-box tests against Basalt)"
+cargo test --workspace --quiet 2>&1
+
+echo "== black-box suite against Redis $(redis-server --version | sed 's/.*v=\([0-9.]*\).*/\1/') (conformance of the tests themselves)"
+BASALT_TEST_SERVER="$(command -v redis-server)" cargo test --quiet -p basalt-server --test blackbox 2>&1
+
+echo "== redis-py smoke suite against Basalt"
+BASALT_SERVER_BIN="$repo/target/debug/basalt-server" python3 -m pytest -q tests/py 2>&1
