@@ -120,7 +120,7 @@ impl ServerProcess {
             .stdin(Stdio::null())
             .stdout(Stdio::from(log))
             .stderr(Stdio::from(log2));
-        let mut child = cmd.spawn().map_err(|e| format!("spawn: {e}"))?;
+        let child = cmd.spawn().map_err(|e| format!("spawn: {e}"))?;
         let watchdog = spawn_watchdog(child.id());
         let addr = format!("127.0.0.1:{port}");
         let mut proc = ServerProcess { child, watchdog, addr, port, dir };
@@ -748,28 +748,37 @@ pub fn unix_now_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock").as_millis() as i64
 }
 
-/// Asserts that `$got` (bytes) equals `$want` (bytes), printing both readably.
+/// Asserts that `$got` equals `$want` (anything that is `AsRef<[u8]>`),
+/// printing both readably.
 #[macro_export]
 macro_rules! assert_bytes {
-    ($got:expr, $want:expr) => {{
-        let got: &[u8] = &$got;
-        let want: &[u8] = $want;
-        assert!(
-            got == want,
-            "reply mismatch\n  got:  {}\n  want: {}",
-            $crate::harness::show(got),
-            $crate::harness::show(want)
-        );
-    }};
-    ($got:expr, $want:expr, $($msg:tt)+) => {{
-        let got: &[u8] = &$got;
-        let want: &[u8] = $want;
-        assert!(
-            got == want,
-            "reply mismatch ({})\n  got:  {}\n  want: {}",
-            format!($($msg)+),
-            $crate::harness::show(got),
-            $crate::harness::show(want)
-        );
-    }};
+    ($got:expr, $want:expr $(,)?) => {
+        match (&$got, &$want) {
+            (got, want) => {
+                let got: &[u8] = ::core::convert::AsRef::<[u8]>::as_ref(got);
+                let want: &[u8] = ::core::convert::AsRef::<[u8]>::as_ref(want);
+                assert!(
+                    got == want,
+                    "reply mismatch\n  got:  {}\n  want: {}",
+                    $crate::harness::show(got),
+                    $crate::harness::show(want)
+                );
+            }
+        }
+    };
+    ($got:expr, $want:expr, $($msg:tt)+) => {
+        match (&$got, &$want) {
+            (got, want) => {
+                let got: &[u8] = ::core::convert::AsRef::<[u8]>::as_ref(got);
+                let want: &[u8] = ::core::convert::AsRef::<[u8]>::as_ref(want);
+                assert!(
+                    got == want,
+                    "reply mismatch ({})\n  got:  {}\n  want: {}",
+                    format!($($msg)+),
+                    $crate::harness::show(got),
+                    $crate::harness::show(want)
+                );
+            }
+        }
+    };
 }
