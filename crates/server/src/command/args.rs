@@ -92,6 +92,63 @@ pub fn expire_at_ms(n: i64, unit: ExpireUnit, now_ms: i64) -> Option<i64> {
     }
 }
 
+/// The options SET and GETEX share, parsed with Redis's conflict rules: a flag may
+/// repeat (the last expiry given wins), but NX/XX, and any two different expiry forms
+/// (EX, PX, EXAT, PXAT, KEEPTTL, PERSIST), conflict.
+#[derive(Default)]
+pub struct StringOptions<'a> {
+    pub nx: bool,
+    pub xx: bool,
+    pub get: bool,
+    pub keep_ttl: bool,
+    pub persist: bool,
+    pub expire: Option<(ExpireUnit, &'a [u8])>,
+}
+
+/// Which option words a command accepts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum OptionSet {
+    /// SET: NX XX GET KEEPTTL EX PX EXAT PXAT.
+    Set,
+    /// GETEX: PERSIST EX PX EXAT PXAT.
+    GetEx,
+}
+
+/// Parses SET/GETEX options from `words`; Err(Syntax) on an unknown word, a missing
+/// value, or a conflict.
+pub fn string_options<'a>(words: &[&'a [u8]], set: OptionSet) -> Result<StringOptions<'a>, CommandError> {
+    let mut o = StringOptions::default();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        let other_expiry = |o: &StringOptions<'_>, unit: Option<ExpireUnit>| {
+            o.keep_ttl || o.persist || o.expire.is_some_and(|(u, _)| Some(u) != unit)
+        };
+        if set == OptionSet::Set && is(w, "nx") && !o.xx {
+            o.nx = true;
+        } else if set == OptionSet::Set && is(w, "xx") && !o.nx {
+            o.xx = true;
+        } else if set == OptionSet::Set && is(w, "get") {
+            o.get = true;
+        } else if set == OptionSet::Set && is(w, "keepttl") && !other_expiry(&o, None) {
+            o.keep_ttl = true;
+        } else if set == OptionSet::GetEx && is(w, "persist") && o.expire.is_none() {
+            o.persist = true;
+        } else if let Some(unit) = ExpireUnit::from_option(w) {
+            let Some(v) = words.get(i + 1) else { return Err(CommandError::Syntax) };
+            if other_expiry(&o, Some(unit)) {
+                return Err(CommandError::Syntax);
+            }
+            o.expire = Some((unit, v));
+            i += 1;
+        } else {
+            return Err(CommandError::Syntax);
+        }
+        i += 1;
+    }
+    Ok(o)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

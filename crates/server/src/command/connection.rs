@@ -122,7 +122,7 @@ fn hello(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         ctx.client.authenticated = true;
     }
     if !ctx.client.authenticated && ctx.shared.auth_required.load(Ordering::Relaxed) {
-        return Err(CommandError::msg("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"));
+        return Err(CommandError::msg("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"));
     }
     if let Some(n) = name {
         validate_name(n)?;

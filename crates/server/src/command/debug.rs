@@ -80,7 +80,7 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         );
     } else {
         return Err(CommandError::Owned(format!(
-            "ERR unknown subcommand '{}'. Try DEBUG HELP.",
+            "ERR unknown subcommand or wrong number of arguments for '{}'. Try DEBUG HELP.",
             String::from_utf8_lossy(sub)
         )));
     }
@@ -90,8 +90,9 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// DEBUG POPULATE count [prefix] [size]: creates missing keys prefix:N with value
 /// "value:N" (padded or cut to `size` bytes when given).
 fn populate(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let count = args::int(a[2])?;
-    let count = u64::try_from(count).map_err(|_| CommandError::msg("ERR count can't be negative"))?;
+    const NOT_POSITIVE: &str = "ERR value is out of range, must be positive";
+    let count = store::types::string::parse_i64(a[2]).ok_or(CommandError::msg(NOT_POSITIVE))?;
+    let count = u64::try_from(count).map_err(|_| CommandError::msg(NOT_POSITIVE))?;
     let prefix = a.get(3).copied().unwrap_or(b"key");
     let size = a.get(4).map(|v| args::uint(v)).transpose()?;
     let ks = ctx.ks();

@@ -330,7 +330,8 @@ fn move_(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
-/// KEYS pattern — every live key matching. O(N) as in Redis.
+/// KEYS pattern — every live key matching (expired keys are skipped, not deleted,
+/// as in Redis). O(N).
 fn keys(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let ks = ctx.ks();
     let pattern = a[1];
@@ -338,8 +339,7 @@ fn keys(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut body = Vec::new();
     let mut n = 0;
     for s in 0..ks.shards_per_db() {
-        let mut shard = ks.lock(ctx.client.db, s);
-        shard.purge_expired(ctx.now_ms);
+        let shard = ks.lock(ctx.client.db, s);
         shard.for_each_live(ctx.now_ms, |e| {
             if all || glob_match(pattern, e.key(), false) {
                 encode::bulk(&mut body, e.key());

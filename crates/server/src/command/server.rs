@@ -261,9 +261,11 @@ fn write_docs(out: &mut Vec<u8>, proto: Proto, idx: usize) {
     let t = table();
     let spec = t.entries[idx].spec;
     let children: Vec<_> = t.children(idx).collect();
-    encode::map_len(out, if children.is_empty() { 2 } else { 3 }, proto);
+    encode::map_len(out, if children.is_empty() { 3 } else { 4 }, proto);
     encode::bulk(out, b"summary");
     encode::bulk(out, spec.summary.as_bytes());
+    encode::bulk(out, b"since");
+    encode::bulk(out, since(&t.entries[idx].fullname).as_bytes());
     encode::bulk(out, b"group");
     encode::bulk(out, spec.group.as_bytes());
     if !children.is_empty() {
@@ -276,8 +278,41 @@ fn write_docs(out: &mut Vec<u8>, proto: Proto, idx: usize) {
     }
 }
 
-/// COMMAND DOCS [name ...] — a map of name to documentation (summary and group; the
-/// argument descriptions of Redis's docs are not generated yet).
+/// The Redis version that introduced a command, for COMMAND DOCS.
+pub fn since(fullname: &str) -> &'static str {
+    SINCE.iter().find(|(n, _)| *n == fullname).map_or("unknown", |(_, v)| v)
+}
+
+/// Introduction versions, as Redis's command documentation gives them.
+static SINCE: &[(&str, &str)] = &[
+    ("get", "1.0.0"), ("set", "1.0.0"), ("setnx", "1.0.0"), ("setex", "2.0.0"), ("psetex", "2.6.0"),
+    ("getset", "1.0.0"), ("mget", "1.0.0"), ("mset", "1.0.1"), ("msetnx", "1.0.1"), ("getdel", "6.2.0"),
+    ("getex", "6.2.0"), ("strlen", "2.2.0"), ("append", "2.0.0"), ("incr", "1.0.0"), ("decr", "1.0.0"),
+    ("incrby", "1.0.0"), ("decrby", "1.0.0"), ("incrbyfloat", "2.6.0"), ("getrange", "2.4.0"),
+    ("substr", "1.0.0"), ("setrange", "2.2.0"), ("setbit", "2.2.0"), ("getbit", "2.2.0"),
+    ("bitcount", "2.6.0"), ("bitpos", "2.8.7"), ("bitop", "2.6.0"), ("lcs", "7.0.0"),
+    ("del", "1.0.0"), ("unlink", "4.0.0"), ("exists", "1.0.0"), ("touch", "3.2.1"), ("type", "1.0.0"),
+    ("expire", "1.0.0"), ("pexpire", "2.6.0"), ("expireat", "1.2.0"), ("pexpireat", "2.6.0"),
+    ("ttl", "1.0.0"), ("pttl", "2.6.0"), ("expiretime", "7.0.0"), ("pexpiretime", "7.0.0"),
+    ("persist", "2.2.0"), ("rename", "1.0.0"), ("renamenx", "1.0.0"), ("copy", "6.2.0"), ("move", "1.0.0"),
+    ("keys", "1.0.0"), ("scan", "2.8.0"), ("randomkey", "1.0.0"), ("dbsize", "1.0.0"), ("flushdb", "1.0.0"),
+    ("flushall", "1.0.0"), ("swapdb", "4.0.0"), ("object", "2.2.3"), ("object|encoding", "2.2.3"),
+    ("object|idletime", "2.2.3"), ("object|freq", "4.0.0"), ("object|refcount", "2.2.3"),
+    ("object|help", "6.2.0"), ("ping", "1.0.0"), ("echo", "1.0.0"), ("quit", "1.0.0"), ("select", "1.0.0"),
+    ("auth", "1.0.0"), ("hello", "6.0.0"), ("reset", "6.2.0"), ("client", "2.4.0"), ("client|id", "5.0.0"),
+    ("client|setname", "2.6.9"), ("client|getname", "2.6.9"), ("client|list", "2.4.0"),
+    ("client|info", "6.2.0"), ("client|kill", "2.4.0"), ("client|no-evict", "7.0.0"),
+    ("client|no-touch", "7.2.0"), ("client|setinfo", "7.2.0"), ("client|help", "5.0.0"), ("info", "1.0.0"),
+    ("config", "2.0.0"), ("config|get", "2.0.0"), ("config|set", "2.0.0"), ("config|resetstat", "2.0.0"),
+    ("config|rewrite", "2.8.0"), ("config|help", "5.0.0"), ("command", "2.8.13"), ("command|count", "2.8.13"),
+    ("command|info", "2.8.13"), ("command|docs", "7.0.0"), ("command|list", "7.0.0"),
+    ("command|getkeys", "2.8.13"), ("command|help", "5.0.0"), ("time", "2.6.0"), ("slowlog", "2.2.12"),
+    ("slowlog|get", "2.2.12"), ("slowlog|len", "2.2.12"), ("slowlog|reset", "2.2.12"),
+    ("slowlog|help", "6.2.0"), ("shutdown", "1.0.0"), ("debug", "1.0.0"),
+];
+
+/// COMMAND DOCS [name ...] — a map of name to documentation (summary, since and group;
+/// the argument descriptions of Redis's docs are not generated yet).
 fn command_docs(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let t = table();
     let wanted: Vec<usize> = if a.len() == 2 {
@@ -510,7 +545,7 @@ static COMMAND_SUBCOMMANDS: &[CommandSpec] = &[
     spec("info", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns information about one, multiple or all commands.", command_info),
     spec("docs", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns documentary information about one, multiple or all commands.", command_docs),
     spec("list", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns a list of command names.", command_list),
-    spec("getkeys", -3, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Extracts the key names from an arbitrary command.", command_getkeys),
+    spec("getkeys", -4, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Extracts the key names from an arbitrary command.", command_getkeys),
     spec("help", 2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns helpful text about the different subcommands.", command_help),
 ];
 

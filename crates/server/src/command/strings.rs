@@ -80,37 +80,20 @@ enum Ttl {
 /// SET key value [NX|XX] [GET] [EX s|PX ms|EXAT t|PXAT t|KEEPTTL] — OK, nil, or the old
 /// value with GET.
 fn set(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let mut cond = Cond::Always;
-    let mut want_get = false;
-    let mut ttl_opt: Option<(ExpireUnit, &[u8])> = None;
-    let mut keep_ttl = false;
-    let mut i = 3;
-    while i < a.len() {
-        let w = a[i];
-        let next = a.get(i + 1);
-        if is(w, "nx") && cond == Cond::Always {
-            cond = Cond::IfAbsent;
-        } else if is(w, "xx") && cond == Cond::Always {
-            cond = Cond::IfPresent;
-        } else if is(w, "get") && !want_get {
-            want_get = true;
-        } else if is(w, "keepttl") && ttl_opt.is_none() && !keep_ttl {
-            keep_ttl = true;
-        } else if let (Some(unit), Some(v), None, false) =
-            (ExpireUnit::from_option(w), next, ttl_opt, keep_ttl)
-        {
-            ttl_opt = Some((unit, v));
-            i += 1;
-        } else {
-            return Err(CommandError::Syntax);
-        }
-        i += 1;
-    }
-    let ttl = match ttl_opt {
+    let o = args::string_options(&a[3..], args::OptionSet::Set)?;
+    let cond = if o.nx {
+        Cond::IfAbsent
+    } else if o.xx {
+        Cond::IfPresent
+    } else {
+        Cond::Always
+    };
+    let ttl = match o.expire {
         Some((unit, v)) => Ttl::At(args::positive_expire_at_ms(v, unit, ctx.now_ms, "set")?),
-        None if keep_ttl => Ttl::Keep,
+        None if o.keep_ttl => Ttl::Keep,
         None => Ttl::Clear,
     };
+    let want_get = o.get;
     let reply = set_generic(ctx, a[1], a[2], cond, ttl, want_get)?;
     match reply {
         SetReply::Ok => ctx.ok(),
@@ -294,24 +277,12 @@ fn getex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         Persist,
         At(i64),
     }
-    let mut change = Change::None;
-    let mut i = 2;
-    let mut seen = false;
-    while i < a.len() {
-        if seen {
-            return Err(CommandError::Syntax);
-        }
-        seen = true;
-        if is(a[i], "persist") {
-            change = Change::Persist;
-        } else if let (Some(unit), Some(v)) = (ExpireUnit::from_option(a[i]), a.get(i + 1)) {
-            change = Change::At(args::positive_expire_at_ms(v, unit, ctx.now_ms, "getex")?);
-            i += 1;
-        } else {
-            return Err(CommandError::Syntax);
-        }
-        i += 1;
-    }
+    let o = args::string_options(&a[2..], args::OptionSet::GetEx)?;
+    let change = match o.expire {
+        Some((unit, v)) => Change::At(args::positive_expire_at_ms(v, unit, ctx.now_ms, "getex")?),
+        None if o.persist => Change::Persist,
+        None => Change::None,
+    };
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
     let Some(v) = read_str(&mut shard, h, a[1], ctx)? else {
@@ -429,17 +400,26 @@ fn incrbyfloat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let ks = ctx.ks();
     let lru = ctx.lru();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
-    let (current, ttl) = match read_str(&mut shard, h, a[1], ctx)? {
-        None => (0.0, None),
+    let (current, current_text, ttl) = match read_str(&mut shard, h, a[1], ctx)? {
+        None => (0.0, b"0".to_vec(), None),
         Some(s) => {
-            let v = s.with_bytes(algo::parse_incrbyfloat_operand).ok_or(CommandError::NotFloat)?;
-            (v, shard.peek(h, a[1], ctx.now_ms).and_then(Entry::expire_at_ms))
+            let text = s.to_vec();
+            let v = algo::parse_incrbyfloat_operand(&text).ok_or(CommandError::NotFloat)?;
+            (v, text, shard.peek(h, a[1], ctx.now_ms).and_then(Entry::expire_at_ms))
         }
     };
     let new = algo::incr_by_float(current, delta)
         .ok_or(CommandError::msg("ERR increment would produce NaN or Infinity"))?;
-    let mut text = Vec::with_capacity(32);
-    resp::double::format_human(new, &mut text);
+    // Redis adds in long double; exact decimal addition reproduces its output where
+    // f64 would not (0.1 + 0.2 = 0.3). See store::types::decimal.
+    let text = match store::types::decimal::add_text(&current_text, a[2]) {
+        Some(t) => t.into_bytes(),
+        None => {
+            let mut t = Vec::with_capacity(32);
+            resp::double::format_human(new, &mut t);
+            t
+        }
+    };
     shard.insert(h, Entry::new(a[1], Payload::Str(&text), ttl, lru));
     encode::bulk(ctx.out, &text);
     Ok(())
