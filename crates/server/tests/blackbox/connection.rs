@@ -13,7 +13,8 @@ fn client_id(c: &mut RawConn) -> i64 {
 
 /// Value of `field=` in a CLIENT LIST / CLIENT INFO line.
 fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
-    line.split_whitespace().find_map(|kv| kv.strip_prefix(name).and_then(|r| r.strip_prefix('=')))
+    line.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(name).and_then(|r| r.strip_prefix('=')))
 }
 
 fn client_info(c: &mut RawConn) -> String {
@@ -34,7 +35,10 @@ fn ping_with_message_is_bulk() {
     let mut c = t.raw_conn();
     assert_bytes!(c.cmd(&["PING", "hello"]), b"$5\r\nhello\r\n");
     assert_bytes!(c.cmd(&["PING", ""]), b"$0\r\n\r\n");
-    assert_bytes!(c.cmd(&["PING", "a", "b"]), b"-ERR wrong number of arguments for 'ping' command\r\n");
+    assert_bytes!(
+        c.cmd(&["PING", "a", "b"]),
+        b"-ERR wrong number of arguments for 'ping' command\r\n"
+    );
     assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n");
 }
 
@@ -44,9 +48,18 @@ fn echo_returns_argument_binary_safe() {
     let mut c = t.raw_conn();
     assert_bytes!(c.cmd(&["ECHO", "hello world"]), b"$11\r\nhello world\r\n");
     assert_bytes!(c.cmd(&["ECHO", ""]), b"$0\r\n\r\n");
-    assert_bytes!(c.cmd(&[b"ECHO".as_slice(), b"a\x00\r\nb"]), b"$5\r\na\x00\r\nb\r\n");
-    assert_bytes!(c.cmd(&["ECHO"]), b"-ERR wrong number of arguments for 'echo' command\r\n");
-    assert_bytes!(c.cmd(&["ECHO", "x", "y"]), b"-ERR wrong number of arguments for 'echo' command\r\n");
+    assert_bytes!(
+        c.cmd(&[b"ECHO".as_slice(), b"a\x00\r\nb"]),
+        b"$5\r\na\x00\r\nb\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["ECHO"]),
+        b"-ERR wrong number of arguments for 'echo' command\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["ECHO", "x", "y"]),
+        b"-ERR wrong number of arguments for 'echo' command\r\n"
+    );
     assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n");
 }
 
@@ -55,8 +68,15 @@ fn quit_replies_ok_then_closes() {
     let t = shared();
     let mut c = t.raw_conn();
     assert_bytes!(c.cmd(&["QUIT"]), b"+OK\r\n");
-    assert!(c.is_closed_within(CLOSE_WAIT), "connection not closed after QUIT");
-    assert!(c.pending().is_empty(), "bytes after QUIT: {}", show(c.pending()));
+    assert!(
+        c.is_closed_within(CLOSE_WAIT),
+        "connection not closed after QUIT"
+    );
+    assert!(
+        c.pending().is_empty(),
+        "bytes after QUIT: {}",
+        show(c.pending())
+    );
 }
 
 #[test]
@@ -95,22 +115,43 @@ fn select_switches_database() {
 fn select_errors() {
     let t = shared();
     let mut c = t.raw_conn();
-    assert_bytes!(c.cmd(&["SELECT", "16"]), b"-ERR DB index is out of range\r\n");
-    assert_bytes!(c.cmd(&["SELECT", "-1"]), b"-ERR DB index is out of range\r\n");
-    assert_bytes!(c.cmd(&["SELECT", "abc"]), b"-ERR value is not an integer or out of range\r\n");
-    assert_bytes!(c.cmd(&["SELECT", "1.5"]), b"-ERR value is not an integer or out of range\r\n");
+    assert_bytes!(
+        c.cmd(&["SELECT", "16"]),
+        b"-ERR DB index is out of range\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["SELECT", "-1"]),
+        b"-ERR DB index is out of range\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["SELECT", "abc"]),
+        b"-ERR value is not an integer or out of range\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["SELECT", "1.5"]),
+        b"-ERR value is not an integer or out of range\r\n"
+    );
     assert_bytes!(
         c.cmd(&["SELECT", "99999999999999999999999"]),
         b"-ERR value is not an integer or out of range\r\n"
     );
-    assert_bytes!(c.cmd(&["SELECT"]), b"-ERR wrong number of arguments for 'select' command\r\n");
-    assert_bytes!(c.cmd(&["SELECT", "0", "1"]), b"-ERR wrong number of arguments for 'select' command\r\n");
+    assert_bytes!(
+        c.cmd(&["SELECT"]),
+        b"-ERR wrong number of arguments for 'select' command\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["SELECT", "0", "1"]),
+        b"-ERR wrong number of arguments for 'select' command\r\n"
+    );
     assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n");
 }
 
 fn check_hello_fields(r: &Resp, proto: i64, id: i64) {
     let keys: Vec<String> = r.pairs().iter().map(|(k, _)| k.text()).collect();
-    assert_eq!(keys, ["server", "version", "proto", "id", "mode", "role", "modules"]);
+    assert_eq!(
+        keys,
+        ["server", "version", "proto", "id", "mode", "role", "modules"]
+    );
     assert!(matches!(r.get("server"), Some(Resp::Bulk(b)) if !b.is_empty()));
     assert!(matches!(r.get("version"), Some(Resp::Bulk(b)) if !b.is_empty()));
     assert_eq!(r.get("proto"), Some(Resp::Int(proto)));
@@ -126,7 +167,11 @@ fn hello_2_returns_flat_array() {
     let mut c = t.raw_conn();
     let id = client_id(&mut c);
     let reply = c.cmd(&["HELLO", "2"]);
-    assert!(reply.starts_with(b"*14\r\n$6\r\nserver\r\n"), "{}", show(&reply));
+    assert!(
+        reply.starts_with(b"*14\r\n$6\r\nserver\r\n"),
+        "{}",
+        show(&reply)
+    );
     let r = parse(&reply);
     check_hello_fields(&r, 2, id);
     assert_bytes!(c.cmd(&["GET", "conn_hello2:none"]), b"$-1\r\n");
@@ -138,7 +183,11 @@ fn hello_3_returns_map_and_switches_protocol() {
     let mut c = t.raw_conn();
     let id = client_id(&mut c);
     let reply = c.cmd(&["HELLO", "3"]);
-    assert!(reply.starts_with(b"%7\r\n$6\r\nserver\r\n"), "{}", show(&reply));
+    assert!(
+        reply.starts_with(b"%7\r\n$6\r\nserver\r\n"),
+        "{}",
+        show(&reply)
+    );
     let r = parse(&reply);
     assert!(matches!(r, Resp::Map(_)));
     check_hello_fields(&r, 3, id);
@@ -166,12 +215,30 @@ fn hello_without_version_keeps_protocol() {
 fn hello_unsupported_versions_and_syntax_errors() {
     let t = shared();
     let mut c = t.raw_conn();
-    assert_bytes!(c.cmd(&["HELLO", "4"]), b"-NOPROTO unsupported protocol version\r\n");
-    assert_bytes!(c.cmd(&["HELLO", "1"]), b"-NOPROTO unsupported protocol version\r\n");
-    assert_bytes!(c.cmd(&["HELLO", "abc"]), b"-ERR Protocol version is not an integer or out of range\r\n");
-    assert_bytes!(c.cmd(&["HELLO", "3", "FOO"]), b"-ERR Syntax error in HELLO option 'FOO'\r\n");
-    assert_bytes!(c.cmd(&["HELLO", "3", "SETNAME"]), b"-ERR Syntax error in HELLO option 'SETNAME'\r\n");
-    assert_bytes!(c.cmd(&["HELLO", "3", "AUTH", "default"]), b"-ERR Syntax error in HELLO option 'AUTH'\r\n");
+    assert_bytes!(
+        c.cmd(&["HELLO", "4"]),
+        b"-NOPROTO unsupported protocol version\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["HELLO", "1"]),
+        b"-NOPROTO unsupported protocol version\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["HELLO", "abc"]),
+        b"-ERR Protocol version is not an integer or out of range\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["HELLO", "3", "FOO"]),
+        b"-ERR Syntax error in HELLO option 'FOO'\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["HELLO", "3", "SETNAME"]),
+        b"-ERR Syntax error in HELLO option 'SETNAME'\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["HELLO", "3", "AUTH", "default"]),
+        b"-ERR Syntax error in HELLO option 'AUTH'\r\n"
+    );
     // Failed HELLO leaves the protocol unchanged.
     assert_bytes!(c.cmd(&["GET", "conn_hello_err:none"]), b"$-1\r\n");
 }
@@ -210,8 +277,14 @@ fn auth_without_configured_password() {
     );
     // Two-argument form authenticates the nopass default user.
     assert_bytes!(c.cmd(&["AUTH", "default", "anything"]), b"+OK\r\n");
-    assert_bytes!(c.cmd(&["AUTH", "nosuchuser", "x"]), b"-WRONGPASS invalid username-password pair or user is disabled.\r\n");
-    assert_bytes!(c.cmd(&["AUTH"]), b"-ERR wrong number of arguments for 'auth' command\r\n");
+    assert_bytes!(
+        c.cmd(&["AUTH", "nosuchuser", "x"]),
+        b"-WRONGPASS invalid username-password pair or user is disabled.\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["AUTH"]),
+        b"-ERR wrong number of arguments for 'auth' command\r\n"
+    );
     assert_bytes!(c.cmd(&["AUTH", "a", "b", "c"]), b"-ERR syntax error\r\n");
     assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n");
 }
@@ -221,14 +294,19 @@ const WRONGPASS: &[u8] = b"-WRONGPASS invalid username-password pair or user is 
 
 #[test]
 fn requirepass_blocks_until_auth() {
-    let Some(t) = exclusive_with_args(&["--requirepass", "secret"]) else { return };
+    let Some(t) = exclusive_with_args(&["--requirepass", "secret"]) else {
+        return;
+    };
     let mut c = t.raw_conn_plain();
     assert_bytes!(c.cmd(&["GET", "a"]), NOAUTH);
     assert_bytes!(c.cmd(&["PING"]), NOAUTH);
     assert_bytes!(c.cmd(&["SELECT", "1"]), NOAUTH);
     assert_bytes!(c.cmd(&["CLIENT", "ID"]), NOAUTH);
     // Unknown commands are reported as unknown even before AUTH.
-    assert_bytes!(c.cmd(&["foo"]), b"-ERR unknown command 'foo', with args beginning with: \r\n");
+    assert_bytes!(
+        c.cmd(&["foo"]),
+        b"-ERR unknown command 'foo', with args beginning with: \r\n"
+    );
     assert_bytes!(c.cmd(&["AUTH", "wrong"]), WRONGPASS);
     assert_bytes!(c.cmd(&["GET", "a"]), NOAUTH);
     assert_bytes!(c.cmd(&["AUTH", "secret"]), b"+OK\r\n");
@@ -241,7 +319,10 @@ fn requirepass_blocks_until_auth() {
     let mut c3 = t.raw_conn_plain();
     assert_bytes!(c3.cmd(&["AUTH", "bob", "secret"]), WRONGPASS);
     assert_bytes!(c3.cmd(&["AUTH", "default", "nope"]), WRONGPASS);
-    assert_bytes!(c3.cmd(&["AUTH"]), b"-ERR wrong number of arguments for 'auth' command\r\n");
+    assert_bytes!(
+        c3.cmd(&["AUTH"]),
+        b"-ERR wrong number of arguments for 'auth' command\r\n"
+    );
     // QUIT needs no authentication.
     assert_bytes!(c3.cmd(&["QUIT"]), b"+OK\r\n");
     assert!(c3.is_closed_within(CLOSE_WAIT));
@@ -249,12 +330,17 @@ fn requirepass_blocks_until_auth() {
 
 #[test]
 fn requirepass_hello() {
-    let Some(t) = exclusive_with_args(&["--requirepass", "secret"]) else { return };
+    let Some(t) = exclusive_with_args(&["--requirepass", "secret"]) else {
+        return;
+    };
     let mut c = t.raw_conn_plain();
     let noauth_hello: &[u8] = b"-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time\r\n";
     assert_bytes!(c.cmd(&["HELLO", "3"]), noauth_hello);
     assert_bytes!(c.cmd(&["HELLO"]), noauth_hello);
-    assert_bytes!(c.cmd(&["HELLO", "3", "AUTH", "default", "wrong"]), WRONGPASS);
+    assert_bytes!(
+        c.cmd(&["HELLO", "3", "AUTH", "default", "wrong"]),
+        WRONGPASS
+    );
     assert_bytes!(c.cmd(&["GET", "a"]), NOAUTH);
     let r = parse(&c.cmd(&["HELLO", "3", "AUTH", "default", "secret"]));
     assert_eq!(r.get("proto"), Some(Resp::Int(3)));
@@ -268,7 +354,9 @@ fn requirepass_hello() {
 
 #[test]
 fn requirepass_reset_deauthenticates() {
-    let Some(t) = exclusive_with_args(&["--requirepass", "secret"]) else { return };
+    let Some(t) = exclusive_with_args(&["--requirepass", "secret"]) else {
+        return;
+    };
     let mut c = t.raw_conn_plain();
     assert_bytes!(c.cmd(&["AUTH", "secret"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["RESET"]), b"+RESET\r\n");
@@ -277,7 +365,9 @@ fn requirepass_reset_deauthenticates() {
 
 #[test]
 fn requirepass_redis_rs_with_password_url() {
-    let Some(t) = exclusive_with_args(&["--requirepass", "secret"]) else { return };
+    let Some(t) = exclusive_with_args(&["--requirepass", "secret"]) else {
+        return;
+    };
     let mut c = t.conn_url(&format!("redis://:secret@{}/", t.addr));
     let _: () = q(&mut c, &["SET", "rk", "v"]);
     let v: String = q(&mut c, &["GET", "rk"]);
@@ -302,7 +392,10 @@ fn reset_restores_connection_defaults() {
     assert_bytes!(c.cmd(&["GET", "conn_reset:none"]), b"$-1\r\n");
     assert_bytes!(c.cmd(&["CLIENT", "GETNAME"]), b"$-1\r\n");
     assert_eq!(client_id(&mut c), id);
-    assert_bytes!(c.cmd(&["RESET", "x"]), b"-ERR wrong number of arguments for 'reset' command\r\n");
+    assert_bytes!(
+        c.cmd(&["RESET", "x"]),
+        b"-ERR wrong number of arguments for 'reset' command\r\n"
+    );
     assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
 }
 
@@ -318,7 +411,10 @@ fn client_id_is_stable_and_unique() {
     assert_ne!(ida, idb);
     let hello = parse(&a.cmd(&["HELLO", "2"]));
     assert_eq!(hello.get("id"), Some(Resp::Int(ida)));
-    assert_bytes!(a.cmd(&["CLIENT", "ID", "x"]), b"-ERR wrong number of arguments for 'client|id' command\r\n");
+    assert_bytes!(
+        a.cmd(&["CLIENT", "ID", "x"]),
+        b"-ERR wrong number of arguments for 'client|id' command\r\n"
+    );
 }
 
 #[test]
@@ -328,7 +424,8 @@ fn client_setname_getname() {
     assert_bytes!(c.cmd(&["CLIENT", "GETNAME"]), b"$-1\r\n");
     assert_bytes!(c.cmd(&["CLIENT", "SETNAME", "ok-name_1"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["CLIENT", "GETNAME"]), b"$9\r\nok-name_1\r\n");
-    let bad: &[u8] = b"-ERR Client names cannot contain spaces, newlines or special characters.\r\n";
+    let bad: &[u8] =
+        b"-ERR Client names cannot contain spaces, newlines or special characters.\r\n";
     assert_bytes!(c.cmd(&["CLIENT", "SETNAME", "a b"]), bad);
     assert_bytes!(c.cmd(&["CLIENT", "SETNAME", "a\nb"]), bad);
     assert_bytes!(c.cmd(&["CLIENT", "GETNAME"]), b"$9\r\nok-name_1\r\n");
@@ -349,7 +446,11 @@ fn client_list_has_expected_fields() {
     assert_bytes!(c.cmd(&["CLIENT", "SETNAME", "lister"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["SELECT", "3"]), b"+OK\r\n");
     let reply = c.cmd(&["CLIENT", "LIST"]);
-    assert!(reply.starts_with(b"$"), "CLIENT LIST must be a bulk string: {}", show(&reply));
+    assert!(
+        reply.starts_with(b"$"),
+        "CLIENT LIST must be a bulk string: {}",
+        show(&reply)
+    );
     let text = parse(&reply).text();
     assert!(text.ends_with('\n'));
     let line = text
@@ -370,11 +471,22 @@ fn client_list_has_expected_fields() {
     // Filter by id.
     let only = parse(&c.cmd(&["CLIENT", "LIST", "ID", &id.to_string()])).text();
     assert_eq!(only.lines().count(), 1, "{only}");
-    assert_eq!(field(only.lines().next().expect("line"), "id"), Some(id.to_string().as_str()));
-    assert_bytes!(c.cmd(&["CLIENT", "LIST", "ID", "abc"]), b"-ERR Invalid client ID\r\n");
+    assert_eq!(
+        field(only.lines().next().expect("line"), "id"),
+        Some(id.to_string().as_str())
+    );
+    assert_bytes!(
+        c.cmd(&["CLIENT", "LIST", "ID", "abc"]),
+        b"-ERR Invalid client ID\r\n"
+    );
     let normal = parse(&c.cmd(&["CLIENT", "LIST", "TYPE", "normal"])).text();
-    assert!(normal.lines().any(|l| field(l, "id") == Some(id.to_string().as_str())));
-    assert_bytes!(c.cmd(&["CLIENT", "LIST", "TYPE", "foo"]), b"-ERR Unknown client type 'foo'\r\n");
+    assert!(normal
+        .lines()
+        .any(|l| field(l, "id") == Some(id.to_string().as_str())));
+    assert_bytes!(
+        c.cmd(&["CLIENT", "LIST", "TYPE", "foo"]),
+        b"-ERR Unknown client type 'foo'\r\n"
+    );
     assert_bytes!(c.cmd(&["CLIENT", "LIST", "foo"]), b"-ERR syntax error\r\n");
 }
 
@@ -403,12 +515,30 @@ fn client_kill_by_id() {
     let mut victim = t.raw_conn();
     let mut killer = t.raw_conn();
     let vid = client_id(&mut victim);
-    assert_bytes!(killer.cmd(&["CLIENT", "KILL", "ID", &vid.to_string()]), b":1\r\n");
-    assert!(victim.is_closed_within(CLOSE_WAIT), "killed client still open");
-    assert_bytes!(killer.cmd(&["CLIENT", "KILL", "ID", &vid.to_string()]), b":0\r\n");
-    assert_bytes!(killer.cmd(&["CLIENT", "KILL", "ID", "abc"]), b"-ERR client-id should be greater than 0\r\n");
-    assert_bytes!(killer.cmd(&["CLIENT", "KILL", "ID", "0"]), b"-ERR client-id should be greater than 0\r\n");
-    assert_bytes!(killer.cmd(&["CLIENT", "KILL", "ID", "5", "SKIPME", "maybe"]), b"-ERR syntax error\r\n");
+    assert_bytes!(
+        killer.cmd(&["CLIENT", "KILL", "ID", &vid.to_string()]),
+        b":1\r\n"
+    );
+    assert!(
+        victim.is_closed_within(CLOSE_WAIT),
+        "killed client still open"
+    );
+    assert_bytes!(
+        killer.cmd(&["CLIENT", "KILL", "ID", &vid.to_string()]),
+        b":0\r\n"
+    );
+    assert_bytes!(
+        killer.cmd(&["CLIENT", "KILL", "ID", "abc"]),
+        b"-ERR client-id should be greater than 0\r\n"
+    );
+    assert_bytes!(
+        killer.cmd(&["CLIENT", "KILL", "ID", "0"]),
+        b"-ERR client-id should be greater than 0\r\n"
+    );
+    assert_bytes!(
+        killer.cmd(&["CLIENT", "KILL", "ID", "5", "SKIPME", "maybe"]),
+        b"-ERR syntax error\r\n"
+    );
     assert_bytes!(killer.cmd(&["PING"]), b"+PONG\r\n");
 }
 
@@ -420,7 +550,10 @@ fn client_kill_skipme() {
     // SKIPME defaults to yes.
     assert_bytes!(c.cmd(&["CLIENT", "KILL", "ID", &id]), b":0\r\n");
     assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n");
-    assert_bytes!(c.cmd(&["CLIENT", "KILL", "ID", &id, "SKIPME", "no"]), b":1\r\n");
+    assert_bytes!(
+        c.cmd(&["CLIENT", "KILL", "ID", &id, "SKIPME", "no"]),
+        b":1\r\n"
+    );
     assert!(c.is_closed_within(CLOSE_WAIT));
 }
 
@@ -430,17 +563,27 @@ fn client_kill_by_addr() {
     let mut killer = t.raw_conn();
     // New style: CLIENT KILL ADDR ip:port -> number killed.
     let mut v1 = t.raw_conn();
-    let addr1 = field(&client_info(&mut v1), "addr").expect("addr").to_string();
+    let addr1 = field(&client_info(&mut v1), "addr")
+        .expect("addr")
+        .to_string();
     assert_bytes!(killer.cmd(&["CLIENT", "KILL", "ADDR", &addr1]), b":1\r\n");
     assert!(v1.is_closed_within(CLOSE_WAIT));
     assert_bytes!(killer.cmd(&["CLIENT", "KILL", "ADDR", &addr1]), b":0\r\n");
     // Old style: CLIENT KILL ip:port -> +OK or error.
     let mut v2 = t.raw_conn();
-    let addr2 = field(&client_info(&mut v2), "addr").expect("addr").to_string();
+    let addr2 = field(&client_info(&mut v2), "addr")
+        .expect("addr")
+        .to_string();
     assert_bytes!(killer.cmd(&["CLIENT", "KILL", &addr2]), b"+OK\r\n");
     assert!(v2.is_closed_within(CLOSE_WAIT));
-    assert_bytes!(killer.cmd(&["CLIENT", "KILL", &addr2]), b"-ERR No such client\r\n");
-    assert_bytes!(killer.cmd(&["CLIENT", "KILL", "FOO", "bar"]), b"-ERR syntax error\r\n");
+    assert_bytes!(
+        killer.cmd(&["CLIENT", "KILL", &addr2]),
+        b"-ERR No such client\r\n"
+    );
+    assert_bytes!(
+        killer.cmd(&["CLIENT", "KILL", "FOO", "bar"]),
+        b"-ERR syntax error\r\n"
+    );
     assert_bytes!(killer.cmd(&["PING"]), b"+PONG\r\n");
 }
 
@@ -450,7 +593,10 @@ fn client_no_evict() {
     let mut c = t.raw_conn();
     assert_bytes!(c.cmd(&["CLIENT", "NO-EVICT", "on"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["CLIENT", "NO-EVICT", "OFF"]), b"+OK\r\n");
-    assert_bytes!(c.cmd(&["CLIENT", "NO-EVICT", "maybe"]), b"-ERR syntax error\r\n");
+    assert_bytes!(
+        c.cmd(&["CLIENT", "NO-EVICT", "maybe"]),
+        b"-ERR syntax error\r\n"
+    );
     assert_bytes!(
         c.cmd(&["CLIENT", "NO-EVICT"]),
         b"-ERR wrong number of arguments for 'client|no-evict' command\r\n"
@@ -461,8 +607,14 @@ fn client_no_evict() {
 fn client_unknown_subcommand() {
     let t = shared();
     let mut c = t.raw_conn();
-    assert_bytes!(c.cmd(&["CLIENT", "FOO"]), b"-ERR unknown subcommand 'FOO'. Try CLIENT HELP.\r\n");
-    assert_bytes!(c.cmd(&["CLIENT"]), b"-ERR wrong number of arguments for 'client' command\r\n");
+    assert_bytes!(
+        c.cmd(&["CLIENT", "FOO"]),
+        b"-ERR unknown subcommand 'FOO'. Try CLIENT HELP.\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["CLIENT"]),
+        b"-ERR wrong number of arguments for 'client' command\r\n"
+    );
     assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n");
 }
 
@@ -485,13 +637,23 @@ fn client_no_touch_7_2() {
 fn client_setinfo_7_2() {
     let t = shared();
     let mut c = t.raw_conn();
-    assert_bytes!(c.cmd(&["CLIENT", "SETINFO", "LIB-NAME", "mylib"]), b"+OK\r\n");
-    assert_bytes!(c.cmd(&["CLIENT", "SETINFO", "LIB-VER", "1.2.3"]), b"+OK\r\n");
+    assert_bytes!(
+        c.cmd(&["CLIENT", "SETINFO", "LIB-NAME", "mylib"]),
+        b"+OK\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["CLIENT", "SETINFO", "LIB-VER", "1.2.3"]),
+        b"+OK\r\n"
+    );
     let info = client_info(&mut c);
     assert_eq!(field(&info, "lib-name"), Some("mylib"));
     assert_eq!(field(&info, "lib-ver"), Some("1.2.3"));
-    assert!(c.cmd(&["CLIENT", "SETINFO", "LIB-NAME", "a b"]).starts_with(b"-ERR"));
-    assert!(c.cmd(&["CLIENT", "SETINFO", "FOO", "x"]).starts_with(b"-ERR"));
+    assert!(c
+        .cmd(&["CLIENT", "SETINFO", "LIB-NAME", "a b"])
+        .starts_with(b"-ERR"));
+    assert!(c
+        .cmd(&["CLIENT", "SETINFO", "FOO", "x"])
+        .starts_with(b"-ERR"));
 }
 
 #[test]
@@ -514,5 +676,8 @@ fn redis_rs_client_basics() {
     assert_eq!(echo, "hi");
     let id: i64 = q(&mut c, &["CLIENT", "ID"]);
     assert!(id > 0);
-    assert_eq!(qerr(&mut c, &["SELECT", "99"]), "ERR DB index is out of range");
+    assert_eq!(
+        qerr(&mut c, &["SELECT", "99"]),
+        "ERR DB index is out of range"
+    );
 }

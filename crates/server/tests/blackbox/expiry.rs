@@ -46,13 +46,19 @@ fn expire_then_access_after_deadline() {
     assert_bytes!(c.cmd(&["GET", k]), b"$-1\r\n");
     assert_bytes!(c.cmd(&["STRLEN", k]), b":0\r\n");
     assert_bytes!(c.cmd(&["TYPE", k]), b"+none\r\n");
-    assert_bytes!(c.cmd(&["RENAME", k, "exp_pexpire:other"]), b"-ERR no such key\r\n");
+    assert_bytes!(
+        c.cmd(&["RENAME", k, "exp_pexpire:other"]),
+        b"-ERR no such key\r\n"
+    );
     // Writing an expired key starts from scratch.
     assert_bytes!(c.cmd(&["SET", k, "v", "PX", "100"]), b"+OK\r\n");
     std::thread::sleep(Duration::from_millis(300));
     assert_bytes!(c.cmd(&["APPEND", k, "new"]), b":3\r\n");
     assert_bytes!(c.cmd(&["TTL", k]), b":-1\r\n");
-    assert_bytes!(c.cmd(&["SET", "exp_pexpire:n", "5", "PX", "100"]), b"+OK\r\n");
+    assert_bytes!(
+        c.cmd(&["SET", "exp_pexpire:n", "5", "PX", "100"]),
+        b"+OK\r\n"
+    );
     std::thread::sleep(Duration::from_millis(300));
     assert_bytes!(c.cmd(&["INCR", "exp_pexpire:n"]), b":1\r\n");
 }
@@ -84,11 +90,18 @@ fn active_expiry_removes_keys_without_access() {
     let t = exclusive();
     let mut c = t.raw_conn();
     for i in 0..500 {
-        assert_bytes!(c.cmd(&["SET", &format!("act:{i}"), "v", "PX", "100"]), b"+OK\r\n");
+        assert_bytes!(
+            c.cmd(&["SET", &format!("act:{i}"), "v", "PX", "100"]),
+            b"+OK\r\n"
+        );
     }
     assert_bytes!(c.cmd(&["SET", "keeper", "v"]), b"+OK\r\n");
     let drained = wait_until(Duration::from_secs(5), || c.cmd(&["DBSIZE"]) == b":1\r\n");
-    assert!(drained, "DBSIZE still {} after 5 s", show(&c.cmd(&["DBSIZE"])));
+    assert!(
+        drained,
+        "DBSIZE still {} after 5 s",
+        show(&c.cmd(&["DBSIZE"]))
+    );
     let stats = parse(&c.cmd(&["INFO", "stats"])).text();
     let expired: i64 = stats
         .lines()
@@ -106,7 +119,10 @@ fn lazy_expiry_with_active_expire_disabled() {
     let mut c = t.raw_conn();
     assert_bytes!(c.cmd(&["DEBUG", "SET-ACTIVE-EXPIRE", "0"]), b"+OK\r\n");
     for i in 0..10 {
-        assert_bytes!(c.cmd(&["SET", &format!("lazy:{i}"), "v", "PX", "50"]), b"+OK\r\n");
+        assert_bytes!(
+            c.cmd(&["SET", &format!("lazy:{i}"), "v", "PX", "50"]),
+            b"+OK\r\n"
+        );
     }
     std::thread::sleep(Duration::from_millis(400));
     // Expired but never accessed: still counted by DBSIZE.

@@ -123,7 +123,13 @@ impl ServerProcess {
         let child = cmd.spawn().map_err(|e| format!("spawn: {e}"))?;
         let watchdog = spawn_watchdog(child.id());
         let addr = format!("127.0.0.1:{port}");
-        let mut proc = ServerProcess { child, watchdog, addr, port, dir };
+        let mut proc = ServerProcess {
+            child,
+            watchdog,
+            addr,
+            port,
+            dir,
+        };
         let deadline = Instant::now() + SPAWN_TIMEOUT;
         loop {
             if let Ok(Some(status)) = proc.child.try_wait() {
@@ -136,7 +142,9 @@ impl ServerProcess {
             if Instant::now() > deadline {
                 let log = std::fs::read_to_string(&log_path).unwrap_or_default();
                 // `proc` is dropped on return, which kills the process.
-                return Err(format!("server did not answer PING within {SPAWN_TIMEOUT:?}; log:\n{log}"));
+                return Err(format!(
+                    "server did not answer PING within {SPAWN_TIMEOUT:?}; log:\n{log}"
+                ));
             }
             std::thread::sleep(Duration::from_millis(25));
         }
@@ -263,7 +271,13 @@ pub fn shared() -> Srv {
         read = Some(GLOBAL.read().unwrap_or_else(|e| e.into_inner()));
         HELD.with(|h| h.set(h.get() + 1));
     }
-    Srv { addr, db: 0, own: None, read, write: None }
+    Srv {
+        addr,
+        db: 0,
+        own: None,
+        read,
+        write: None,
+    }
 }
 
 /// A server the test may treat as its own (fresh, empty). Spawned for the
@@ -273,12 +287,24 @@ pub fn exclusive() -> Srv {
     match mode() {
         Mode::Spawn(bin) => {
             let p = ServerProcess::spawn(bin, &[]);
-            Srv { addr: p.addr.clone(), db: 0, own: Some(p), read: None, write: None }
+            Srv {
+                addr: p.addr.clone(),
+                db: 0,
+                own: Some(p),
+                read: None,
+                write: None,
+            }
         }
         Mode::External(a) => {
             let write = Some(GLOBAL.write().unwrap_or_else(|e| e.into_inner()));
             HELD.with(|h| h.set(h.get() + 1));
-            let srv = Srv { addr: a.clone(), db: EXTERNAL_EXCLUSIVE_DB, own: None, read: None, write };
+            let srv = Srv {
+                addr: a.clone(),
+                db: EXTERNAL_EXCLUSIVE_DB,
+                own: None,
+                read: None,
+                write,
+            };
             let mut c = srv.raw_conn();
             assert_eq!(c.cmd(&["FLUSHDB"]), b"+OK\r\n");
             srv
@@ -292,7 +318,13 @@ pub fn exclusive_with_args(extra: &[&str]) -> Option<Srv> {
     match mode() {
         Mode::Spawn(bin) => {
             let p = ServerProcess::spawn(bin, extra);
-            Some(Srv { addr: p.addr.clone(), db: 0, own: Some(p), read: None, write: None })
+            Some(Srv {
+                addr: p.addr.clone(),
+                db: 0,
+                own: Some(p),
+                read: None,
+                write: None,
+            })
         }
         Mode::External(_) => {
             eprintln!("skipped: needs a server started with {extra:?}");
@@ -304,7 +336,11 @@ pub fn exclusive_with_args(extra: &[&str]) -> Option<Srv> {
 impl Srv {
     /// Port number of the server.
     pub fn port(&self) -> u16 {
-        self.addr.rsplit(':').next().and_then(|p| p.parse().ok()).expect("port in addr")
+        self.addr
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("port in addr")
     }
 
     /// A redis-rs connection (sync API), already on `self.db`.
@@ -315,9 +351,13 @@ impl Srv {
     /// A redis-rs connection from a full URL.
     pub fn conn_url(&self, url: &str) -> redis::Connection {
         let client = redis::Client::open(url).expect("client");
-        let c = client.get_connection_with_timeout(READ_TIMEOUT).expect("connect");
-        c.set_read_timeout(Some(READ_TIMEOUT)).expect("read timeout");
-        c.set_write_timeout(Some(READ_TIMEOUT)).expect("write timeout");
+        let c = client
+            .get_connection_with_timeout(READ_TIMEOUT)
+            .expect("connect");
+        c.set_read_timeout(Some(READ_TIMEOUT))
+            .expect("read timeout");
+        c.set_write_timeout(Some(READ_TIMEOUT))
+            .expect("write timeout");
         c
     }
 
@@ -392,8 +432,13 @@ impl RawConn {
     pub fn connect(addr: &str) -> RawConn {
         let stream = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
         stream.set_nodelay(true).expect("nodelay");
-        stream.set_write_timeout(Some(Duration::from_secs(10))).expect("write timeout");
-        RawConn { stream, buf: Vec::new() }
+        stream
+            .set_write_timeout(Some(Duration::from_secs(10)))
+            .expect("write timeout");
+        RawConn {
+            stream,
+            buf: Vec::new(),
+        }
     }
 
     pub fn send(&mut self, bytes: &[u8]) {
@@ -416,7 +461,10 @@ impl RawConn {
     pub fn read_reply(&mut self) -> Vec<u8> {
         match self.try_read_reply(READ_TIMEOUT) {
             Ok(r) => r,
-            Err(e) => panic!("expected a reply, got {e:?}; pending bytes: {:?}", show(&self.buf)),
+            Err(e) => panic!(
+                "expected a reply, got {e:?}; pending bytes: {:?}",
+                show(&self.buf)
+            ),
         }
     }
 
@@ -448,7 +496,9 @@ impl RawConn {
             return Err(ReadEnd::Timeout);
         }
         let wait = (deadline - now).max(Duration::from_millis(1));
-        self.stream.set_read_timeout(Some(wait)).expect("set_read_timeout");
+        self.stream
+            .set_read_timeout(Some(wait))
+            .expect("set_read_timeout");
         let mut tmp = [0u8; 65536];
         match self.stream.read(&mut tmp) {
             Ok(0) => Err(ReadEnd::Closed),
@@ -456,7 +506,9 @@ impl RawConn {
                 self.buf.extend_from_slice(&tmp[..n]);
                 Ok(n)
             }
-            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::TimedOut => Err(ReadEnd::Timeout),
+            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::TimedOut => {
+                Err(ReadEnd::Timeout)
+            }
             Err(e) if e.kind() == ErrorKind::Interrupted => Ok(0),
             // A reset counts as a close.
             Err(_) => Err(ReadEnd::Closed),
@@ -472,7 +524,11 @@ impl RawConn {
         let mut closed = false;
         loop {
             let complete = !self.buf.is_empty() && only_complete_replies(&self.buf);
-            let deadline = if complete { (Instant::now() + quiet).min(hard) } else { hard };
+            let deadline = if complete {
+                (Instant::now() + quiet).min(hard)
+            } else {
+                hard
+            };
             match self.fill(deadline) {
                 Ok(_) => continue,
                 Err(ReadEnd::Closed) => {
@@ -516,7 +572,9 @@ impl RawConn {
 
 /// Printable rendering of bytes for assertion messages.
 pub fn show(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).replace('\r', "\\r").replace('\n', "\\n")
+    String::from_utf8_lossy(b)
+        .replace('\r', "\\r")
+        .replace('\n', "\\n")
 }
 
 fn only_complete_replies(mut b: &[u8]) -> bool {
@@ -588,7 +646,10 @@ impl Resp {
     }
     /// Value for a string key in a map-like reply.
     pub fn get(&self, key: &str) -> Option<Resp> {
-        self.pairs().into_iter().find(|(k, _)| k.text() == key).map(|(_, v)| v)
+        self.pairs()
+            .into_iter()
+            .find(|(k, _)| k.text() == key)
+            .map(|(_, v)| v)
     }
 }
 
@@ -612,7 +673,10 @@ fn line(b: &[u8]) -> Option<(&[u8], usize)> {
 }
 
 fn num(b: &[u8]) -> i64 {
-    std::str::from_utf8(b).ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("bad number in reply: {:?}", show(b)))
+    std::str::from_utf8(b)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("bad number in reply: {:?}", show(b)))
 }
 
 /// Parses one reply from the start of `b`; `None` if incomplete.
@@ -675,7 +739,10 @@ pub fn parse_one(b: &[u8]) -> Option<(Resp, usize)> {
         b'%' | b'|' => {
             let n = num(l);
             let (items, off) = agg(n, used, 2)?;
-            let pairs: Vec<(Resp, Resp)> = items.chunks(2).map(|c| (c[0].clone(), c[1].clone())).collect();
+            let pairs: Vec<(Resp, Resp)> = items
+                .chunks(2)
+                .map(|c| (c[0].clone(), c[1].clone()))
+                .collect();
             if t == b'|' {
                 // Attribute: skip it, return the reply that follows.
                 let (r, k) = parse_one(&b[off..])?;
@@ -683,7 +750,11 @@ pub fn parse_one(b: &[u8]) -> Option<(Resp, usize)> {
             }
             Some((Resp::Map(pairs), off))
         }
-        other => panic!("unknown RESP type byte {:?} in {:?}", other as char, show(b)),
+        other => panic!(
+            "unknown RESP type byte {:?} in {:?}",
+            other as char,
+            show(b)
+        ),
     }
 }
 
@@ -740,12 +811,18 @@ pub fn wait_until(timeout: Duration, mut f: impl FnMut() -> bool) -> bool {
 
 /// Seconds since the Unix epoch.
 pub fn unix_now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock").as_secs() as i64
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs() as i64
 }
 
 /// Milliseconds since the Unix epoch.
 pub fn unix_now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock").as_millis() as i64
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_millis() as i64
 }
 
 /// Asserts that `$got` equals `$want` (anything that is `AsRef<[u8]>`),

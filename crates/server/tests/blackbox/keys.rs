@@ -23,16 +23,42 @@ fn sorted_strings(r: &Resp) -> Vec<String> {
 fn del_and_unlink_count_removed_keys() {
     let t = shared();
     let mut c = t.raw_conn();
-    assert_bytes!(c.cmd(&["MSET", "keys_del:a", "1", "keys_del:b", "2", "keys_del:c", "3"]), b"+OK\r\n");
-    assert_bytes!(c.cmd(&["DEL", "keys_del:a", "keys_del:b", "keys_del:none"]), b":2\r\n");
+    assert_bytes!(
+        c.cmd(&[
+            "MSET",
+            "keys_del:a",
+            "1",
+            "keys_del:b",
+            "2",
+            "keys_del:c",
+            "3"
+        ]),
+        b"+OK\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["DEL", "keys_del:a", "keys_del:b", "keys_del:none"]),
+        b":2\r\n"
+    );
     assert_bytes!(c.cmd(&["DEL", "keys_del:a"]), b":0\r\n");
     assert_bytes!(c.cmd(&["DEL", "keys_del:c", "keys_del:c"]), b":1\r\n");
-    assert_bytes!(c.cmd(&["MSET", "keys_del:a", "1", "keys_del:b", "2"]), b"+OK\r\n");
-    assert_bytes!(c.cmd(&["UNLINK", "keys_del:a", "keys_del:b", "keys_del:none"]), b":2\r\n");
+    assert_bytes!(
+        c.cmd(&["MSET", "keys_del:a", "1", "keys_del:b", "2"]),
+        b"+OK\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["UNLINK", "keys_del:a", "keys_del:b", "keys_del:none"]),
+        b":2\r\n"
+    );
     assert_bytes!(c.cmd(&["UNLINK", "keys_del:a"]), b":0\r\n");
     assert_bytes!(c.cmd(&["EXISTS", "keys_del:a", "keys_del:b"]), b":0\r\n");
-    assert_bytes!(c.cmd(&["DEL"]), b"-ERR wrong number of arguments for 'del' command\r\n");
-    assert_bytes!(c.cmd(&["UNLINK"]), b"-ERR wrong number of arguments for 'unlink' command\r\n");
+    assert_bytes!(
+        c.cmd(&["DEL"]),
+        b"-ERR wrong number of arguments for 'del' command\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["UNLINK"]),
+        b"-ERR wrong number of arguments for 'unlink' command\r\n"
+    );
 }
 
 #[test]
@@ -41,9 +67,21 @@ fn exists_counts_duplicates() {
     let mut c = t.raw_conn();
     assert_bytes!(c.cmd(&["SET", "keys_exists:a", "1"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["EXISTS", "keys_exists:a"]), b":1\r\n");
-    assert_bytes!(c.cmd(&["EXISTS", "keys_exists:a", "keys_exists:a", "keys_exists:none", "keys_exists:a"]), b":3\r\n");
+    assert_bytes!(
+        c.cmd(&[
+            "EXISTS",
+            "keys_exists:a",
+            "keys_exists:a",
+            "keys_exists:none",
+            "keys_exists:a"
+        ]),
+        b":3\r\n"
+    );
     assert_bytes!(c.cmd(&["EXISTS", "keys_exists:none"]), b":0\r\n");
-    assert_bytes!(c.cmd(&["EXISTS"]), b"-ERR wrong number of arguments for 'exists' command\r\n");
+    assert_bytes!(
+        c.cmd(&["EXISTS"]),
+        b"-ERR wrong number of arguments for 'exists' command\r\n"
+    );
 }
 
 #[test]
@@ -53,9 +91,15 @@ fn type_and_touch() {
     assert_bytes!(c.cmd(&["SET", "keys_type:a", "1"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["TYPE", "keys_type:a"]), b"+string\r\n");
     assert_bytes!(c.cmd(&["TYPE", "keys_type:none"]), b"+none\r\n");
-    assert_bytes!(c.cmd(&["TOUCH", "keys_type:a", "keys_type:a", "keys_type:none"]), b":2\r\n");
+    assert_bytes!(
+        c.cmd(&["TOUCH", "keys_type:a", "keys_type:a", "keys_type:none"]),
+        b":2\r\n"
+    );
     assert_bytes!(c.cmd(&["TOUCH", "keys_type:none"]), b":0\r\n");
-    assert_bytes!(c.cmd(&["TYPE"]), b"-ERR wrong number of arguments for 'type' command\r\n");
+    assert_bytes!(
+        c.cmd(&["TYPE"]),
+        b"-ERR wrong number of arguments for 'type' command\r\n"
+    );
 }
 
 #[test]
@@ -80,7 +124,10 @@ fn expire_ttl_persist() {
     assert_bytes!(c.cmd(&["PERSIST", "keys_expire:none"]), b":0\r\n");
     assert_bytes!(c.cmd(&["TTL", k]), b":-1\r\n");
     assert_bytes!(c.cmd(&["EXPIRE", k, "abc"]), NOT_INT);
-    assert_bytes!(c.cmd(&["EXPIRE", k]), b"-ERR wrong number of arguments for 'expire' command\r\n");
+    assert_bytes!(
+        c.cmd(&["EXPIRE", k]),
+        b"-ERR wrong number of arguments for 'expire' command\r\n"
+    );
 }
 
 #[test]
@@ -99,7 +146,10 @@ fn expireat_and_expiretime() {
     assert_bytes!(c.cmd(&["PEXPIREAT", k, "33177600000123"]), b":1\r\n");
     assert_bytes!(c.cmd(&["PEXPIRETIME", k]), b":33177600000123\r\n");
     assert_bytes!(c.cmd(&["EXPIRETIME", k]), b":33177600000\r\n");
-    assert_bytes!(c.cmd(&["EXPIREAT", "keys_expireat:none", "33177600000"]), b":0\r\n");
+    assert_bytes!(
+        c.cmd(&["EXPIREAT", "keys_expireat:none", "33177600000"]),
+        b":0\r\n"
+    );
     let at = unix_now() + 500;
     assert_bytes!(c.cmd(&["EXPIREAT", k, &at.to_string()]), b":1\r\n");
     let ttl = int(&mut c, &["TTL", k]);
@@ -111,7 +161,13 @@ fn expire_in_the_past_deletes() {
     let t = shared();
     let mut c = t.raw_conn();
     let k = "keys_expire_past:k";
-    for args in [["EXPIRE", "-1"], ["PEXPIRE", "0"], ["EXPIREAT", "1"], ["PEXPIREAT", "1000"], ["EXPIRE", "0"]] {
+    for args in [
+        ["EXPIRE", "-1"],
+        ["PEXPIRE", "0"],
+        ["EXPIREAT", "1"],
+        ["PEXPIREAT", "1000"],
+        ["EXPIRE", "0"],
+    ] {
         assert_bytes!(c.cmd(&["SET", k, "v"]), b"+OK\r\n");
         assert_bytes!(c.cmd(&[args[0], k, args[1]]), b":1\r\n", "{args:?}");
         assert_bytes!(c.cmd(&["EXISTS", k]), b":0\r\n", "{args:?}");
@@ -163,7 +219,10 @@ fn expire_option_errors() {
     assert_bytes!(c.cmd(&["EXPIRE", k, "100", "LT", "NX"]), nx);
     assert_bytes!(c.cmd(&["PEXPIRE", k, "100", "GT", "LT"]), gtlt);
     assert_bytes!(c.cmd(&["EXPIREAT", k, "100", "GT", "LT"]), gtlt);
-    assert_bytes!(c.cmd(&["EXPIRE", k, "100", "FOO"]), b"-ERR Unsupported option FOO\r\n");
+    assert_bytes!(
+        c.cmd(&["EXPIRE", k, "100", "FOO"]),
+        b"-ERR Unsupported option FOO\r\n"
+    );
     assert_bytes!(c.cmd(&["TTL", k]), b":-1\r\n");
 }
 
@@ -181,7 +240,10 @@ fn expire_overflow_is_invalid_expire_time() {
         ("PEXPIRE", "9223372036854775806"),
         ("EXPIREAT", "9223372036854775807"),
     ] {
-        let want = format!("-ERR invalid expire time in '{}' command\r\n", cmd.to_lowercase());
+        let want = format!(
+            "-ERR invalid expire time in '{}' command\r\n",
+            cmd.to_lowercase()
+        );
         assert_bytes!(c.cmd(&[cmd, k, v]), want.as_bytes(), "{cmd} {v}");
     }
     assert_bytes!(c.cmd(&["TTL", k]), b":-1\r\n");
@@ -196,7 +258,10 @@ fn rename_moves_value_and_ttl() {
     let t = shared();
     let mut c = t.raw_conn();
     let (a, b) = ("keys_rename:a", "keys_rename:b");
-    assert_bytes!(c.cmd(&["RENAME", "keys_rename:none", b]), b"-ERR no such key\r\n");
+    assert_bytes!(
+        c.cmd(&["RENAME", "keys_rename:none", b]),
+        b"-ERR no such key\r\n"
+    );
     assert_bytes!(c.cmd(&["SET", a, "1", "EX", "100"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["RENAME", a, b]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["EXISTS", a]), b":0\r\n");
@@ -216,8 +281,14 @@ fn rename_moves_value_and_ttl() {
 fn renamenx() {
     let t = shared();
     let mut c = t.raw_conn();
-    assert_bytes!(c.cmd(&["RENAMENX", "keys_rnx:none", "keys_rnx:x"]), b"-ERR no such key\r\n");
-    assert_bytes!(c.cmd(&["MSET", "keys_rnx:a", "1", "keys_rnx:b", "2"]), b"+OK\r\n");
+    assert_bytes!(
+        c.cmd(&["RENAMENX", "keys_rnx:none", "keys_rnx:x"]),
+        b"-ERR no such key\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["MSET", "keys_rnx:a", "1", "keys_rnx:b", "2"]),
+        b"+OK\r\n"
+    );
     assert_bytes!(c.cmd(&["RENAMENX", "keys_rnx:a", "keys_rnx:b"]), b":0\r\n");
     assert_bytes!(c.cmd(&["GET", "keys_rnx:b"]), b"$1\r\n2\r\n");
     assert_bytes!(c.cmd(&["RENAMENX", "keys_rnx:a", "keys_rnx:c"]), b":1\r\n");
@@ -246,8 +317,14 @@ fn copy_command() {
     // The source is unchanged, and the copy is independent.
     assert_bytes!(c.cmd(&["APPEND", d, "x"]), b":3\r\n");
     assert_bytes!(c.cmd(&["GET", s]), b"$2\r\nv2\r\n");
-    assert_bytes!(c.cmd(&["COPY", s, s]), b"-ERR source and destination objects are the same\r\n");
-    assert_bytes!(c.cmd(&["COPY", s, d, "DB", "16"]), b"-ERR DB index is out of range\r\n");
+    assert_bytes!(
+        c.cmd(&["COPY", s, s]),
+        b"-ERR source and destination objects are the same\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["COPY", s, d, "DB", "16"]),
+        b"-ERR DB index is out of range\r\n"
+    );
     assert_bytes!(c.cmd(&["COPY", s, d, "DB", "x"]), NOT_INT);
     assert_bytes!(c.cmd(&["COPY", s, d, "DB"]), SYNTAX);
     assert_bytes!(c.cmd(&["COPY", s, d, "FOO"]), SYNTAX);
@@ -283,9 +360,18 @@ fn move_command() {
     // Target exists: nothing moves.
     assert_bytes!(c.cmd(&["MOVE", k, "1"]), b":0\r\n");
     assert_bytes!(c.cmd(&["GET", k]), b"$1\r\nw\r\n");
-    assert_bytes!(c.cmd(&["MOVE", k, "0"]), b"-ERR source and destination objects are the same\r\n");
-    assert_bytes!(c.cmd(&["MOVE", k, "16"]), b"-ERR DB index is out of range\r\n");
-    assert_bytes!(c.cmd(&["MOVE", k, "-1"]), b"-ERR DB index is out of range\r\n");
+    assert_bytes!(
+        c.cmd(&["MOVE", k, "0"]),
+        b"-ERR source and destination objects are the same\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["MOVE", k, "16"]),
+        b"-ERR DB index is out of range\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["MOVE", k, "-1"]),
+        b"-ERR DB index is out of range\r\n"
+    );
     assert_bytes!(c.cmd(&["MOVE", k, "x"]), NOT_INT);
     assert_bytes!(c.cmd(&["SELECT", "1"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["GET", k]), b"$1\r\nv\r\n");
@@ -299,7 +385,9 @@ fn keys_patterns() {
     let t = shared();
     let mut c = t.raw_conn();
     let p = "keys_pat:";
-    let names = ["hello", "hallo", "hxllo", "hllo", "heeeello", "h[a]llo", "h*llo", "h?llo", "Hello"];
+    let names = [
+        "hello", "hallo", "hxllo", "hllo", "heeeello", "h[a]llo", "h*llo", "h?llo", "Hello",
+    ];
     for n in names {
         assert_bytes!(c.cmd(&["SET", &format!("{p}{n}"), "1"]), b"+OK\r\n");
     }
@@ -312,10 +400,19 @@ fn keys_patterns() {
     let mut all: Vec<String> = names.iter().map(|s| s.to_string()).collect();
     all.sort();
     assert_eq!(keys(&mut c, "*"), all);
-    assert_eq!(keys(&mut c, "h?llo"), ["h*llo", "h?llo", "hallo", "hello", "hxllo"]);
-    assert_eq!(keys(&mut c, "h*llo"), ["h*llo", "h?llo", "h[a]llo", "hallo", "heeeello", "hello", "hllo", "hxllo"]);
+    assert_eq!(
+        keys(&mut c, "h?llo"),
+        ["h*llo", "h?llo", "hallo", "hello", "hxllo"]
+    );
+    assert_eq!(
+        keys(&mut c, "h*llo"),
+        ["h*llo", "h?llo", "h[a]llo", "hallo", "heeeello", "hello", "hllo", "hxllo"]
+    );
     assert_eq!(keys(&mut c, "h[ae]llo"), ["hallo", "hello"]);
-    assert_eq!(keys(&mut c, "h[^e]llo"), ["h*llo", "h?llo", "hallo", "hxllo"]);
+    assert_eq!(
+        keys(&mut c, "h[^e]llo"),
+        ["h*llo", "h?llo", "hallo", "hxllo"]
+    );
     assert_eq!(keys(&mut c, "h[a-b]llo"), ["hallo"]);
     assert_eq!(keys(&mut c, "h\\*llo"), ["h*llo"]);
     assert_eq!(keys(&mut c, "h\\?llo"), ["h?llo"]);
@@ -336,7 +433,10 @@ fn scan_all(c: &mut RawConn, extra: &[&str]) -> Vec<String> {
         let items = r.items();
         assert_eq!(items.len(), 2, "{r:?}");
         let next = items[0].text();
-        assert!(matches!(items[0], Resp::Bulk(_)), "cursor must be a bulk string");
+        assert!(
+            matches!(items[0], Resp::Bulk(_)),
+            "cursor must be a bulk string"
+        );
         out.extend(items[1].items().iter().map(|x| x.text()));
         cursor = next;
         if cursor == "0" {
@@ -356,14 +456,21 @@ fn scan_full_iteration_returns_every_key() {
         assert_bytes!(c.cmd(&["SET", &k, "v"]), b"+OK\r\n");
         want.insert(k);
     }
-    let got: HashSet<String> = scan_all(&mut c, &["MATCH", "keys_scan:*", "COUNT", "17"]).into_iter().collect();
+    let got: HashSet<String> = scan_all(&mut c, &["MATCH", "keys_scan:*", "COUNT", "17"])
+        .into_iter()
+        .collect();
     let got: BTreeSet<String> = got.into_iter().collect();
     assert_eq!(got, want);
     // Without MATCH, our keys are all there too.
     let everything: HashSet<String> = scan_all(&mut c, &[]).into_iter().collect();
     assert!(want.iter().all(|k| everything.contains(k)));
     // TYPE filter.
-    let strings: HashSet<String> = scan_all(&mut c, &["MATCH", "keys_scan:*", "TYPE", "string", "COUNT", "100"]).into_iter().collect();
+    let strings: HashSet<String> = scan_all(
+        &mut c,
+        &["MATCH", "keys_scan:*", "TYPE", "string", "COUNT", "100"],
+    )
+    .into_iter()
+    .collect();
     assert_eq!(strings.len(), 300);
     let lists = scan_all(&mut c, &["MATCH", "keys_scan:*", "TYPE", "list"]);
     assert!(lists.is_empty());
@@ -374,13 +481,19 @@ fn scan_errors() {
     let t = shared();
     let mut c = t.raw_conn();
     assert_bytes!(c.cmd(&["SCAN", "abc"]), b"-ERR invalid cursor\r\n");
-    assert_bytes!(c.cmd(&["SCAN", "18446744073709551616"]), b"-ERR invalid cursor\r\n");
+    assert_bytes!(
+        c.cmd(&["SCAN", "18446744073709551616"]),
+        b"-ERR invalid cursor\r\n"
+    );
     assert_bytes!(c.cmd(&["SCAN", "0", "COUNT", "0"]), SYNTAX);
     assert_bytes!(c.cmd(&["SCAN", "0", "COUNT", "-1"]), SYNTAX);
     assert_bytes!(c.cmd(&["SCAN", "0", "COUNT", "x"]), NOT_INT);
     assert_bytes!(c.cmd(&["SCAN", "0", "FOO"]), SYNTAX);
     assert_bytes!(c.cmd(&["SCAN", "0", "MATCH"]), SYNTAX);
-    assert_bytes!(c.cmd(&["SCAN"]), b"-ERR wrong number of arguments for 'scan' command\r\n");
+    assert_bytes!(
+        c.cmd(&["SCAN"]),
+        b"-ERR wrong number of arguments for 'scan' command\r\n"
+    );
 }
 
 #[test]
@@ -389,8 +502,14 @@ fn scan_on_empty_db_and_match_nothing() {
     let mut c = t.raw_conn();
     assert_bytes!(c.cmd(&["SCAN", "0"]), b"*2\r\n$1\r\n0\r\n*0\r\n");
     assert_bytes!(c.cmd(&["SET", "a", "1"]), b"+OK\r\n");
-    assert_bytes!(c.cmd(&["SCAN", "0", "MATCH", "zzz*", "COUNT", "1000"]), b"*2\r\n$1\r\n0\r\n*0\r\n");
-    assert_bytes!(c.cmd(&["SCAN", "0", "COUNT", "1000"]), b"*2\r\n$1\r\n0\r\n*1\r\n$1\r\na\r\n");
+    assert_bytes!(
+        c.cmd(&["SCAN", "0", "MATCH", "zzz*", "COUNT", "1000"]),
+        b"*2\r\n$1\r\n0\r\n*0\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["SCAN", "0", "COUNT", "1000"]),
+        b"*2\r\n$1\r\n0\r\n*1\r\n$1\r\na\r\n"
+    );
 }
 
 #[test]
@@ -402,7 +521,10 @@ fn dbsize_randomkey_keys_star() {
     assert_bytes!(c.cmd(&["KEYS", "*"]), b"*0\r\n");
     assert_bytes!(c.cmd(&["MSET", "a", "1", "b", "2", "c", "3"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["DBSIZE"]), b":3\r\n");
-    assert_eq!(sorted_strings(&parse(&c.cmd(&["KEYS", "*"]))), ["a", "b", "c"]);
+    assert_eq!(
+        sorted_strings(&parse(&c.cmd(&["KEYS", "*"]))),
+        ["a", "b", "c"]
+    );
     let mut seen = HashSet::new();
     for _ in 0..200 {
         let k = parse(&c.cmd(&["RANDOMKEY"])).text();
@@ -413,7 +535,10 @@ fn dbsize_randomkey_keys_star() {
     assert_bytes!(c.cmd(&["DEL", "a", "b"]), b":2\r\n");
     assert_bytes!(c.cmd(&["RANDOMKEY"]), b"$1\r\nc\r\n");
     assert_bytes!(c.cmd(&["DBSIZE"]), b":1\r\n");
-    assert_bytes!(c.cmd(&["DBSIZE", "x"]), b"-ERR wrong number of arguments for 'dbsize' command\r\n");
+    assert_bytes!(
+        c.cmd(&["DBSIZE", "x"]),
+        b"-ERR wrong number of arguments for 'dbsize' command\r\n"
+    );
 }
 
 #[test]
@@ -479,11 +604,26 @@ fn swapdb_swaps_contents() {
     assert_bytes!(c.cmd(&["SELECT", &other]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["DBSIZE"]), b":2\r\n");
     assert_bytes!(c.cmd(&["SWAPDB", &me, &me]), b"+OK\r\n");
-    assert_bytes!(c.cmd(&["SWAPDB", &me, "16"]), b"-ERR DB index is out of range\r\n");
-    assert_bytes!(c.cmd(&["SWAPDB", "-1", &me]), b"-ERR DB index is out of range\r\n");
-    assert_bytes!(c.cmd(&["SWAPDB", "x", &me]), b"-ERR invalid first DB index\r\n");
-    assert_bytes!(c.cmd(&["SWAPDB", &me, "x"]), b"-ERR invalid second DB index\r\n");
-    assert_bytes!(c.cmd(&["SWAPDB", &me]), b"-ERR wrong number of arguments for 'swapdb' command\r\n");
+    assert_bytes!(
+        c.cmd(&["SWAPDB", &me, "16"]),
+        b"-ERR DB index is out of range\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["SWAPDB", "-1", &me]),
+        b"-ERR DB index is out of range\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["SWAPDB", "x", &me]),
+        b"-ERR invalid first DB index\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["SWAPDB", &me, "x"]),
+        b"-ERR invalid second DB index\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["SWAPDB", &me]),
+        b"-ERR wrong number of arguments for 'swapdb' command\r\n"
+    );
     assert_bytes!(c.cmd(&["FLUSHDB"]), b"+OK\r\n");
 }
 
@@ -499,8 +639,16 @@ fn object_encoding() {
         ("big", "123456789012345678901234", b"$6\r\nembstr\r\n"),
         ("lz", "01", b"$6\r\nembstr\r\n"),
         ("sp", " 1", b"$6\r\nembstr\r\n"),
-        ("e44", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", b"$6\r\nembstr\r\n"),
-        ("r45", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", b"$3\r\nraw\r\n"),
+        (
+            "e44",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            b"$6\r\nembstr\r\n",
+        ),
+        (
+            "r45",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            b"$3\r\nraw\r\n",
+        ),
     ];
     for (name, val, want) in cases {
         let k = format!("keys_objenc:{name}");
@@ -509,8 +657,14 @@ fn object_encoding() {
     }
     // APPEND turns an embstr into raw.
     assert_bytes!(c.cmd(&["APPEND", "keys_objenc:emb", "x"]), b":6\r\n");
-    assert_bytes!(c.cmd(&["OBJECT", "ENCODING", "keys_objenc:emb"]), b"$3\r\nraw\r\n");
-    assert_bytes!(c.cmd(&["OBJECT", "ENCODING", "keys_objenc:none"]), b"$-1\r\n");
+    assert_bytes!(
+        c.cmd(&["OBJECT", "ENCODING", "keys_objenc:emb"]),
+        b"$3\r\nraw\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["OBJECT", "ENCODING", "keys_objenc:none"]),
+        b"$-1\r\n"
+    );
 }
 
 #[test]
@@ -528,8 +682,14 @@ fn object_idletime_refcount_freq() {
         c.cmd(&["OBJECT", "FREQ", k]),
         b"-ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.\r\n"
     );
-    assert_bytes!(c.cmd(&["OBJECT", "FOO", k]), b"-ERR unknown subcommand 'FOO'. Try OBJECT HELP.\r\n");
-    assert_bytes!(c.cmd(&["OBJECT"]), b"-ERR wrong number of arguments for 'object' command\r\n");
+    assert_bytes!(
+        c.cmd(&["OBJECT", "FOO", k]),
+        b"-ERR unknown subcommand 'FOO'. Try OBJECT HELP.\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["OBJECT"]),
+        b"-ERR wrong number of arguments for 'object' command\r\n"
+    );
     let help = parse(&c.cmd(&["OBJECT", "HELP"]));
     assert!(!help.items().is_empty());
 }
@@ -557,7 +717,10 @@ fn redis_rs_keys_roundtrip() {
     assert_eq!(n, 2);
     let ty: String = q(&mut c, &["TYPE", "keys_rs:a"]);
     assert_eq!(ty, "string");
-    assert_eq!(qerr(&mut c, &["RENAME", "keys_rs:none", "keys_rs:b"]), "ERR no such key");
+    assert_eq!(
+        qerr(&mut c, &["RENAME", "keys_rs:none", "keys_rs:b"]),
+        "ERR no such key"
+    );
     let ok: bool = q(&mut c, &["EXPIRE", "keys_rs:a", "100"]);
     assert!(ok);
     let ttl: i64 = q(&mut c, &["TTL", "keys_rs:a"]);

@@ -27,13 +27,25 @@ fn unknown_command_error_format() {
         c.cmd(&["foo", "a", "b"]),
         b"-ERR unknown command 'foo', with args beginning with: 'a' 'b' \r\n"
     );
-    assert_bytes!(c.cmd(&["foo"]), b"-ERR unknown command 'foo', with args beginning with: \r\n");
+    assert_bytes!(
+        c.cmd(&["foo"]),
+        b"-ERR unknown command 'foo', with args beginning with: \r\n"
+    );
     // The name keeps its case.
-    assert_bytes!(c.cmd(&["FOO", "a"]), b"-ERR unknown command 'FOO', with args beginning with: 'a' \r\n");
+    assert_bytes!(
+        c.cmd(&["FOO", "a"]),
+        b"-ERR unknown command 'FOO', with args beginning with: 'a' \r\n"
+    );
     // Inline form gives the same reply.
-    assert_bytes!(c.req(b"foo a b\r\n"), b"-ERR unknown command 'foo', with args beginning with: 'a' 'b' \r\n");
+    assert_bytes!(
+        c.req(b"foo a b\r\n"),
+        b"-ERR unknown command 'foo', with args beginning with: 'a' 'b' \r\n"
+    );
     // Empty command name.
-    assert_bytes!(c.req(b"*1\r\n$0\r\n\r\n"), b"-ERR unknown command '', with args beginning with: \r\n");
+    assert_bytes!(
+        c.req(b"*1\r\n$0\r\n\r\n"),
+        b"-ERR unknown command '', with args beginning with: \r\n"
+    );
     // "container|sub" names are not commands.
     assert_bytes!(
         c.cmd(&["config|get", "maxmemory"]),
@@ -48,10 +60,15 @@ fn unknown_command_args_are_capped_at_128_bytes() {
     let mut c = t.raw_conn();
     // A long argument is cut to 128 bytes.
     let long = "a".repeat(160);
-    let want = format!("-ERR unknown command 'foo', with args beginning with: '{}' \r\n", "a".repeat(128));
+    let want = format!(
+        "-ERR unknown command 'foo', with args beginning with: '{}' \r\n",
+        "a".repeat(128)
+    );
     assert_bytes!(c.cmd(&["foo", &long, "b", "c"]), want.as_bytes());
     // Arguments are listed until the text reaches 128 bytes.
-    let args: Vec<String> = (0..40).map(|i| format!("{}", (b'a' + (i % 26) as u8) as char)).collect();
+    let args: Vec<String> = (0..40)
+        .map(|i| format!("{}", (b'a' + (i % 26) as u8) as char))
+        .collect();
     let mut full = vec!["foo".to_string()];
     full.extend(args.iter().cloned());
     let listed: String = args.iter().take(32).map(|a| format!("'{a}' ")).collect();
@@ -59,7 +76,10 @@ fn unknown_command_args_are_capped_at_128_bytes() {
     assert_bytes!(c.cmd(&full), want.as_bytes());
     // A long command name is cut to 128 bytes as well.
     let name = "z".repeat(200);
-    let want = format!("-ERR unknown command '{}', with args beginning with: \r\n", "z".repeat(128));
+    let want = format!(
+        "-ERR unknown command '{}', with args beginning with: \r\n",
+        "z".repeat(128)
+    );
     assert_bytes!(c.cmd(&[name.as_str()]), want.as_bytes());
 }
 
@@ -77,19 +97,35 @@ fn unknown_command_newlines_in_args_become_spaces() {
 fn wrong_arity_error_format() {
     let t = shared();
     let mut c = t.raw_conn();
-    assert_bytes!(c.req(b"*1\r\n$3\r\nGET\r\n"), b"-ERR wrong number of arguments for 'get' command\r\n");
+    assert_bytes!(
+        c.req(b"*1\r\n$3\r\nGET\r\n"),
+        b"-ERR wrong number of arguments for 'get' command\r\n"
+    );
     // Reported in lower case whatever the input case.
-    assert_bytes!(c.cmd(&["GeT"]), b"-ERR wrong number of arguments for 'get' command\r\n");
-    assert_bytes!(c.cmd(&["SET", "a"]), b"-ERR wrong number of arguments for 'set' command\r\n");
+    assert_bytes!(
+        c.cmd(&["GeT"]),
+        b"-ERR wrong number of arguments for 'get' command\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["SET", "a"]),
+        b"-ERR wrong number of arguments for 'set' command\r\n"
+    );
     // Subcommands are named container|sub.
-    assert_bytes!(c.cmd(&["CONFIG", "GET"]), b"-ERR wrong number of arguments for 'config|get' command\r\n");
+    assert_bytes!(
+        c.cmd(&["CONFIG", "GET"]),
+        b"-ERR wrong number of arguments for 'config|get' command\r\n"
+    );
     assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n");
 }
 
 #[test]
 fn bulk_length_over_limit_is_fatal() {
     let t = shared();
-    expect_fatal(&t, b"*2\r\n$3\r\nget\r\n$536870913\r\n", b"-ERR Protocol error: invalid bulk length\r\n");
+    expect_fatal(
+        &t,
+        b"*2\r\n$3\r\nget\r\n$536870913\r\n",
+        b"-ERR Protocol error: invalid bulk length\r\n",
+    );
 }
 
 #[test]
@@ -137,8 +173,16 @@ fn bad_multibulk_lengths_are_fatal() {
 #[test]
 fn non_bulk_element_in_multibulk_is_fatal() {
     let t = shared();
-    expect_fatal(&t, b"*1\r\n+PING\r\n", b"-ERR Protocol error: expected '$', got '+'\r\n");
-    expect_fatal(&t, b"*2\r\n$4\r\nECHO\r\n:1\r\n", b"-ERR Protocol error: expected '$', got ':'\r\n");
+    expect_fatal(
+        &t,
+        b"*1\r\n+PING\r\n",
+        b"-ERR Protocol error: expected '$', got '+'\r\n",
+    );
+    expect_fatal(
+        &t,
+        b"*2\r\n$4\r\nECHO\r\n:1\r\n",
+        b"-ERR Protocol error: expected '$', got ':'\r\n",
+    );
 }
 
 #[test]
@@ -189,7 +233,11 @@ fn command_sent_one_byte_at_a_time() {
 fn inline_too_big_is_fatal() {
     let t = shared();
     // More than 64 KiB without a newline.
-    expect_fatal(&t, &vec![b'x'; 70_000], b"-ERR Protocol error: too big inline request\r\n");
+    expect_fatal(
+        &t,
+        &vec![b'x'; 70_000],
+        b"-ERR Protocol error: too big inline request\r\n",
+    );
 }
 
 #[test]
@@ -204,18 +252,37 @@ fn inline_below_limit_works() {
 #[test]
 fn unbalanced_quotes_are_fatal() {
     let t = shared();
-    expect_fatal(&t, b"set \"a b\r\n", b"-ERR Protocol error: unbalanced quotes in request\r\n");
-    expect_fatal(&t, b"ECHO 'abc\r\n", b"-ERR Protocol error: unbalanced quotes in request\r\n");
+    expect_fatal(
+        &t,
+        b"set \"a b\r\n",
+        b"-ERR Protocol error: unbalanced quotes in request\r\n",
+    );
+    expect_fatal(
+        &t,
+        b"ECHO 'abc\r\n",
+        b"-ERR Protocol error: unbalanced quotes in request\r\n",
+    );
     // A closing quote must be followed by a space or the end.
-    expect_fatal(&t, b"ECHO \"a\"b\r\n", b"-ERR Protocol error: unbalanced quotes in request\r\n");
-    expect_fatal(&t, b"ECHO 'a'b\r\n", b"-ERR Protocol error: unbalanced quotes in request\r\n");
+    expect_fatal(
+        &t,
+        b"ECHO \"a\"b\r\n",
+        b"-ERR Protocol error: unbalanced quotes in request\r\n",
+    );
+    expect_fatal(
+        &t,
+        b"ECHO 'a'b\r\n",
+        b"-ERR Protocol error: unbalanced quotes in request\r\n",
+    );
 }
 
 #[test]
 fn inline_commands_with_quotes_and_escapes() {
     let t = shared();
     let mut c = t.raw_conn();
-    assert_bytes!(c.req(b"set \"proto inline:k\" \"c\\x41d\\n\"\r\n"), b"+OK\r\n");
+    assert_bytes!(
+        c.req(b"set \"proto inline:k\" \"c\\x41d\\n\"\r\n"),
+        b"+OK\r\n"
+    );
     assert_bytes!(c.cmd(&["GET", "proto inline:k"]), b"$4\r\ncAd\n\r\n");
     assert_bytes!(c.req(b"ECHO 'it\\'s'\r\n"), b"$4\r\nit's\r\n");
     assert_bytes!(c.req(b"ECHO \"tab\\there\"\r\n"), b"$8\r\ntab\there\r\n");
@@ -235,8 +302,14 @@ fn inline_lines_that_look_like_resp() {
     let t = shared();
     let mut c = t.raw_conn();
     // Only '*' starts a multibulk; anything else is an inline command.
-    assert_bytes!(c.req(b"$4\r\n"), b"-ERR unknown command '$4', with args beginning with: \r\n");
-    assert_bytes!(c.req(b":1\r\n"), b"-ERR unknown command ':1', with args beginning with: \r\n");
+    assert_bytes!(
+        c.req(b"$4\r\n"),
+        b"-ERR unknown command '$4', with args beginning with: \r\n"
+    );
+    assert_bytes!(
+        c.req(b":1\r\n"),
+        b"-ERR unknown command ':1', with args beginning with: \r\n"
+    );
     assert_bytes!(c.req(b"PING\r\n"), b"+PONG\r\n");
 }
 
@@ -279,7 +352,10 @@ fn http_get_line_alone_is_just_a_wrong_arity_get() {
     // Without a Host: line, "GET / HTTP/1.1" is an inline GET with 2 args.
     let t = shared();
     let mut c = t.raw_conn();
-    assert_bytes!(c.req(b"GET / HTTP/1.1\r\n"), b"-ERR wrong number of arguments for 'get' command\r\n");
+    assert_bytes!(
+        c.req(b"GET / HTTP/1.1\r\n"),
+        b"-ERR wrong number of arguments for 'get' command\r\n"
+    );
     assert_bytes!(c.req(b"PING\r\n"), b"+PONG\r\n");
 }
 
@@ -317,7 +393,11 @@ fn pipeline_with_large_values() {
     let big = vec![b'v'; 200_000];
     let mut req = Vec::new();
     for i in 0..20 {
-        req.extend(encode(&[b"SET".as_slice(), format!("proto_bigpipe:{i}").as_bytes(), &big]));
+        req.extend(encode(&[
+            b"SET".as_slice(),
+            format!("proto_bigpipe:{i}").as_bytes(),
+            &big,
+        ]));
     }
     for i in 0..20 {
         req.extend(encode(&["STRLEN", &format!("proto_bigpipe:{i}")]));
@@ -337,7 +417,9 @@ fn pipeline_with_large_values() {
 fn large_bulk_argument_roundtrip() {
     let t = shared();
     let mut c = t.raw_conn();
-    let v: Vec<u8> = (0..8 * 1024 * 1024u32).map(|i| (i * 7 % 256) as u8).collect();
+    let v: Vec<u8> = (0..8 * 1024 * 1024u32)
+        .map(|i| (i * 7 % 256) as u8)
+        .collect();
     assert_bytes!(c.cmd(&[b"SET".as_slice(), b"proto_big:k", &v]), b"+OK\r\n");
     let reply = c.cmd(&["GET", "proto_big:k"]);
     assert_eq!(parse(&reply), Resp::Bulk(v));
@@ -349,15 +431,32 @@ fn slow_glob_pattern_is_answered_quickly() {
     let t = shared();
     let mut c = t.raw_conn();
     let long = "a".repeat(300);
-    assert_bytes!(c.cmd(&["SET", &format!("proto_glob:{long}"), "1"]), b"+OK\r\n");
+    assert_bytes!(
+        c.cmd(&["SET", &format!("proto_glob:{long}"), "1"]),
+        b"+OK\r\n"
+    );
     let pattern = "proto_glob:a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b";
     let start = Instant::now();
     c.send(&encode(&["KEYS", pattern]));
     let reply = c.try_read_reply(Duration::from_secs(5));
-    assert_eq!(reply.as_deref(), Ok(&b"*0\r\n"[..]), "KEYS with a pathological pattern did not answer within 5 s");
-    c.send(&encode(&["SCAN", "0", "MATCH", "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", "COUNT", "1000"]));
+    assert_eq!(
+        reply.as_deref(),
+        Ok(&b"*0\r\n"[..]),
+        "KEYS with a pathological pattern did not answer within 5 s"
+    );
+    c.send(&encode(&[
+        "SCAN",
+        "0",
+        "MATCH",
+        "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b",
+        "COUNT",
+        "1000",
+    ]));
     let reply = c.try_read_reply(Duration::from_secs(5));
-    assert!(reply.is_ok(), "SCAN with a pathological pattern did not answer within 5 s");
+    assert!(
+        reply.is_ok(),
+        "SCAN with a pathological pattern did not answer within 5 s"
+    );
     eprintln!("pathological globs took {:?}", start.elapsed());
 }
 
@@ -390,7 +489,9 @@ fn connection_survives_non_fatal_errors() {
         assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n", "after {args:?}");
     }
     // Inline errors too.
-    assert!(c.req(b"nosuch inline\r\n").starts_with(b"-ERR unknown command"));
+    assert!(c
+        .req(b"nosuch inline\r\n")
+        .starts_with(b"-ERR unknown command"));
     assert_bytes!(c.req(b"PING\r\n"), b"+PONG\r\n");
     assert_bytes!(c.cmd(&["GET", k]), b"$4\r\ntext\r\n");
 }

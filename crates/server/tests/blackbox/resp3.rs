@@ -21,7 +21,10 @@ fn null_is_underscore() {
     assert_bytes!(c.cmd(&["SET", "r3_null:k", "v"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["SET", "r3_null:k", "w", "NX"]), b"_\r\n");
     assert_bytes!(c.cmd(&["SET", "r3_null:new", "w", "GET"]), b"_\r\n");
-    assert_bytes!(c.cmd(&["MGET", "r3_null:none", "r3_null:k"]), b"*2\r\n_\r\n$1\r\nv\r\n");
+    assert_bytes!(
+        c.cmd(&["MGET", "r3_null:none", "r3_null:k"]),
+        b"*2\r\n_\r\n$1\r\nv\r\n"
+    );
     assert_bytes!(c.cmd(&["CLIENT", "GETNAME"]), b"_\r\n");
 }
 
@@ -41,8 +44,14 @@ fn scalars_are_unchanged() {
     assert_bytes!(c.cmd(&["INCR", "r3_scalar:n"]), b":1\r\n");
     assert_bytes!(c.cmd(&["EXISTS", "r3_scalar:n"]), b":1\r\n");
     assert_bytes!(c.cmd(&["GET", "r3_scalar:n"]), b"$1\r\n1\r\n");
-    assert_bytes!(c.cmd(&["SET", "r3_scalar:n", "x", "NX", "XX"]), b"-ERR syntax error\r\n");
-    assert_bytes!(c.cmd(&["nosuch"]), b"-ERR unknown command 'nosuch', with args beginning with: \r\n");
+    assert_bytes!(
+        c.cmd(&["SET", "r3_scalar:n", "x", "NX", "XX"]),
+        b"-ERR syntax error\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["nosuch"]),
+        b"-ERR unknown command 'nosuch', with args beginning with: \r\n"
+    );
     let time = parse(&c.cmd(&["TIME"]));
     assert!(matches!(&time, Resp::Array(v) if v.len() == 2), "{time:?}");
 }
@@ -64,7 +73,10 @@ fn config_get_is_a_map() {
 fn lcs_idx_and_command_docs_are_maps() {
     let t = shared();
     let mut c = resp3_conn(&t);
-    assert_bytes!(c.cmd(&["MSET", "r3_lcs:a", "ohmytext", "r3_lcs:b", "mynewtext"]), b"+OK\r\n");
+    assert_bytes!(
+        c.cmd(&["MSET", "r3_lcs:a", "ohmytext", "r3_lcs:b", "mynewtext"]),
+        b"+OK\r\n"
+    );
     assert_bytes!(
         c.cmd(&["LCS", "r3_lcs:a", "r3_lcs:b", "IDX", "MINMATCHLEN", "4", "WITHMATCHLEN"]),
         b"%2\r\n$7\r\nmatches\r\n*1\r\n*3\r\n*2\r\n:4\r\n:7\r\n*2\r\n:5\r\n:8\r\n:4\r\n$3\r\nlen\r\n:6\r\n"
@@ -92,7 +104,11 @@ fn info_and_client_info_are_verbatim_strings() {
     match parse(&r) {
         Resp::Verbatim(fmt, body) => {
             assert_eq!(fmt, "txt");
-            assert!(String::from_utf8_lossy(&body).contains(" resp=3"), "{}", show(&body));
+            assert!(
+                String::from_utf8_lossy(&body).contains(" resp=3"),
+                "{}",
+                show(&body)
+            );
         }
         other => panic!("{other:?}"),
     }

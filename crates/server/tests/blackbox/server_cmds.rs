@@ -11,7 +11,11 @@ fn info(c: &mut RawConn, args: &[&str]) -> String {
     let mut full = vec!["INFO"];
     full.extend_from_slice(args);
     let reply = c.cmd(&full);
-    assert!(reply.starts_with(b"$"), "INFO must be a bulk string in RESP2: {}", show(&reply));
+    assert!(
+        reply.starts_with(b"$"),
+        "INFO must be a bulk string in RESP2: {}",
+        show(&reply)
+    );
     parse(&reply).text()
 }
 
@@ -25,13 +29,20 @@ fn info_fields(text: &str) -> HashMap<String, String> {
 }
 
 fn headers(text: &str) -> Vec<String> {
-    text.lines().filter(|l| l.starts_with("# ")).map(|l| l.to_string()).collect()
+    text.lines()
+        .filter(|l| l.starts_with("# "))
+        .map(|l| l.to_string())
+        .collect()
 }
 
 fn config_get(c: &mut RawConn, args: &[&str]) -> HashMap<String, String> {
     let mut full = vec!["CONFIG", "GET"];
     full.extend_from_slice(args);
-    parse(&c.cmd(&full)).pairs().into_iter().map(|(k, v)| (k.text(), v.text())).collect()
+    parse(&c.cmd(&full))
+        .pairs()
+        .into_iter()
+        .map(|(k, v)| (k.text(), v.text()))
+        .collect()
 }
 
 #[test]
@@ -41,7 +52,16 @@ fn info_default_sections() {
     let text = info(&mut c, &[]);
     assert!(text.contains("\r\n"), "INFO lines end with CRLF");
     let h = headers(&text);
-    for want in ["# Server", "# Clients", "# Memory", "# Persistence", "# Stats", "# Replication", "# CPU", "# Keyspace"] {
+    for want in [
+        "# Server",
+        "# Clients",
+        "# Memory",
+        "# Persistence",
+        "# Stats",
+        "# Replication",
+        "# CPU",
+        "# Keyspace",
+    ] {
         assert!(h.iter().any(|x| x == want), "missing {want} in {h:?}");
     }
     // Commandstats is not part of the default set.
@@ -67,7 +87,10 @@ fn info_default_sections() {
     assert_eq!(f["role"], "master");
     // Every non-empty line is a header or key:value.
     for l in text.lines() {
-        assert!(l.is_empty() || l.starts_with("# ") || l.contains(':'), "odd INFO line {l:?}");
+        assert!(
+            l.is_empty() || l.starts_with("# ") || l.contains(':'),
+            "odd INFO line {l:?}"
+        );
     }
     // "default" is the same set of sections.
     assert_eq!(headers(&info(&mut c, &["default"])), h);
@@ -80,12 +103,54 @@ fn info_each_section() {
     let _ = c.cmd(&["GET", "srv_info:touch"]);
     let _ = c.cmd(&["SET", "srv_info:k", "v"]);
     let cases: &[(&str, &str, &[&str])] = &[
-        ("server", "# Server", &["redis_version", "tcp_port", "uptime_in_seconds", "process_id"]),
-        ("clients", "# Clients", &["connected_clients", "blocked_clients"]),
-        ("memory", "# Memory", &["used_memory", "used_memory_rss", "used_memory_peak", "maxmemory", "maxmemory_policy"]),
-        ("persistence", "# Persistence", &["loading", "rdb_changes_since_last_save", "aof_enabled"]),
-        ("stats", "# Stats", &["total_connections_received", "total_commands_processed", "instantaneous_ops_per_sec", "expired_keys", "keyspace_hits", "keyspace_misses"]),
-        ("replication", "# Replication", &["role", "connected_slaves"]),
+        (
+            "server",
+            "# Server",
+            &[
+                "redis_version",
+                "tcp_port",
+                "uptime_in_seconds",
+                "process_id",
+            ],
+        ),
+        (
+            "clients",
+            "# Clients",
+            &["connected_clients", "blocked_clients"],
+        ),
+        (
+            "memory",
+            "# Memory",
+            &[
+                "used_memory",
+                "used_memory_rss",
+                "used_memory_peak",
+                "maxmemory",
+                "maxmemory_policy",
+            ],
+        ),
+        (
+            "persistence",
+            "# Persistence",
+            &["loading", "rdb_changes_since_last_save", "aof_enabled"],
+        ),
+        (
+            "stats",
+            "# Stats",
+            &[
+                "total_connections_received",
+                "total_commands_processed",
+                "instantaneous_ops_per_sec",
+                "expired_keys",
+                "keyspace_hits",
+                "keyspace_misses",
+            ],
+        ),
+        (
+            "replication",
+            "# Replication",
+            &["role", "connected_slaves"],
+        ),
         ("cpu", "# CPU", &["used_cpu_sys", "used_cpu_user"]),
         ("commandstats", "# Commandstats", &[]),
         ("keyspace", "# Keyspace", &["db0"]),
@@ -93,7 +158,10 @@ fn info_each_section() {
     for (section, header, fields) in cases {
         let text = info(&mut c, &[section]);
         assert_eq!(headers(&text), [header.to_string()], "INFO {section}");
-        assert!(text.starts_with(header), "INFO {section} must start with its header: {text:?}");
+        assert!(
+            text.starts_with(header),
+            "INFO {section} must start with its header: {text:?}"
+        );
         let f = info_fields(&text);
         for k in *fields {
             assert!(f.contains_key(*k), "INFO {section}: missing {k}");
@@ -104,9 +172,13 @@ fn info_each_section() {
     }
     let f = info_fields(&info(&mut c, &["replication"]));
     assert_eq!(f["role"], "master");
-    let n: i64 = info_fields(&info(&mut c, &["clients"]))["connected_clients"].parse().expect("int");
+    let n: i64 = info_fields(&info(&mut c, &["clients"]))["connected_clients"]
+        .parse()
+        .expect("int");
     assert!(n >= 1);
-    let mem: i64 = info_fields(&info(&mut c, &["memory"]))["used_memory"].parse().expect("int");
+    let mem: i64 = info_fields(&info(&mut c, &["memory"]))["used_memory"]
+        .parse()
+        .expect("int");
     assert!(mem > 0);
 }
 
@@ -116,15 +188,23 @@ fn info_commandstats_and_keyspace_lines() {
     let mut c = t.raw_conn();
     let _ = c.cmd(&["GET", "srv_info_cs:k"]);
     let text = info(&mut c, &["commandstats"]);
-    let line = text.lines().find(|l| l.starts_with("cmdstat_get:")).unwrap_or_else(|| panic!("{text}"));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("cmdstat_get:"))
+        .unwrap_or_else(|| panic!("{text}"));
     assert!(line.starts_with("cmdstat_get:calls="), "{line}");
     for part in ["usec=", "usec_per_call="] {
         assert!(line.contains(part), "{line}");
     }
     let _ = c.cmd(&["SET", "srv_info_cs:k", "v"]);
     let text = info(&mut c, &["keyspace"]);
-    let line = text.lines().find(|l| l.starts_with("db0:")).unwrap_or_else(|| panic!("{text}"));
-    let rest = line.strip_prefix("db0:keys=").unwrap_or_else(|| panic!("{line}"));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("db0:"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let rest = line
+        .strip_prefix("db0:keys=")
+        .unwrap_or_else(|| panic!("{line}"));
     let parts: Vec<&str> = rest.split(',').collect();
     assert_eq!(parts.len(), 3, "{line}");
     assert!(parts[0].parse::<u64>().expect("keys") >= 1);
@@ -144,7 +224,10 @@ fn info_multiple_unknown_and_all() {
     assert!(all.iter().any(|h| h == "# Commandstats"), "{all:?}");
     assert!(all.iter().any(|h| h == "# Keyspace"), "{all:?}");
     let everything = headers(&info(&mut c, &["everything"]));
-    assert!(everything.iter().any(|h| h == "# Commandstats"), "{everything:?}");
+    assert!(
+        everything.iter().any(|h| h == "# Commandstats"),
+        "{everything:?}"
+    );
 }
 
 #[test]
@@ -153,14 +236,23 @@ fn info_keyspace_counts_keys_and_expires() {
     let mut c = t.raw_conn();
     let prefix = format!("db{}:", t.db);
     let text = info(&mut c, &["keyspace"]);
-    assert!(!text.lines().any(|l| l.starts_with(&prefix)), "empty db listed: {text}");
+    assert!(
+        !text.lines().any(|l| l.starts_with(&prefix)),
+        "empty db listed: {text}"
+    );
     assert_bytes!(c.cmd(&["MSET", "a", "1", "b", "2"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["SET", "c", "3", "EX", "1000"]), b"+OK\r\n");
     let text = info(&mut c, &["keyspace"]);
-    let line = text.lines().find(|l| l.starts_with(&prefix)).unwrap_or_else(|| panic!("{text}"));
-    assert!(line.starts_with(&format!("{prefix}keys=3,expires=1,avg_ttl=")), "{line}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.starts_with(&format!("{prefix}keys=3,expires=1,avg_ttl=")),
+        "{line}"
+    );
     let avg: i64 = line.rsplit('=').next().expect("avg").parse().expect("int");
-    assert!(avg >= 0 && avg <= 1_000_000, "{line}");
+    assert!((0..=1_000_000).contains(&avg), "{line}");
 }
 
 #[test]
@@ -174,7 +266,10 @@ fn config_get_patterns() {
     for k in ["slowlog-max-len", "proto-max-bulk-len"] {
         assert!(m.contains_key(k), "{k} missing from {m:?}");
     }
-    assert!(m.keys().all(|k| k.contains("max") && k.ends_with("-len")), "{m:?}");
+    assert!(
+        m.keys().all(|k| k.contains("max") && k.ends_with("-len")),
+        "{m:?}"
+    );
     assert_eq!(m["proto-max-bulk-len"], "536870912");
     assert_bytes!(c.cmd(&["CONFIG", "GET", "nosuchparam"]), b"*0\r\n");
     let port = t.port().to_string();
@@ -184,14 +279,29 @@ fn config_get_patterns() {
     // Duplicates are reported once.
     let r = parse(&c.cmd(&["CONFIG", "GET", "port", "port", "p?rt"]));
     assert_eq!(r.items().len(), 2, "{r:?}");
-    let m = config_get(&mut c, &["databases", "save", "appendonly", "maxmemory-policy", "bind"]);
+    let m = config_get(
+        &mut c,
+        &[
+            "databases",
+            "save",
+            "appendonly",
+            "maxmemory-policy",
+            "bind",
+        ],
+    );
     assert_eq!(m["databases"], "16");
     assert_eq!(m["save"], "");
     assert_eq!(m["appendonly"], "no");
     assert_eq!(m["maxmemory-policy"], "noeviction");
     assert_eq!(m["bind"], "127.0.0.1");
-    assert_bytes!(c.cmd(&["CONFIG", "GET"]), b"-ERR wrong number of arguments for 'config|get' command\r\n");
-    assert_bytes!(c.cmd(&["CONFIG", "FOO"]), b"-ERR unknown subcommand 'FOO'. Try CONFIG HELP.\r\n");
+    assert_bytes!(
+        c.cmd(&["CONFIG", "GET"]),
+        b"-ERR wrong number of arguments for 'config|get' command\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["CONFIG", "FOO"]),
+        b"-ERR unknown subcommand 'FOO'. Try CONFIG HELP.\r\n"
+    );
 }
 
 #[test]
@@ -200,9 +310,15 @@ fn config_set_and_errors() {
     let mut c = t.raw_conn();
     assert_bytes!(c.cmd(&["CONFIG", "SET", "maxmemory", "100mb"]), b"+OK\r\n");
     assert_eq!(config_get(&mut c, &["maxmemory"])["maxmemory"], "104857600");
-    assert_eq!(info_fields(&info(&mut c, &["memory"]))["maxmemory"], "104857600");
+    assert_eq!(
+        info_fields(&info(&mut c, &["memory"]))["maxmemory"],
+        "104857600"
+    );
     // Several parameters at once.
-    assert_bytes!(c.cmd(&["CONFIG", "SET", "maxmemory", "1mb", "hz", "20"]), b"+OK\r\n");
+    assert_bytes!(
+        c.cmd(&["CONFIG", "SET", "maxmemory", "1mb", "hz", "20"]),
+        b"+OK\r\n"
+    );
     let m = config_get(&mut c, &["maxmemory", "hz"]);
     assert_eq!(m["maxmemory"], "1048576");
     assert_eq!(m["hz"], "20");
@@ -249,16 +365,28 @@ fn config_set_and_errors() {
         b"-ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value\r\n"
     );
     assert_eq!(config_get(&mut c, &["hz"])["hz"], "12");
-    assert_bytes!(c.cmd(&["CONFIG", "SET", "maxmemory"]), b"-ERR wrong number of arguments for 'config|set' command\r\n");
-    assert_bytes!(c.cmd(&["CONFIG", "SET", "maxmemory", "0", "hz", "10"]), b"+OK\r\n");
+    assert_bytes!(
+        c.cmd(&["CONFIG", "SET", "maxmemory"]),
+        b"-ERR wrong number of arguments for 'config|set' command\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["CONFIG", "SET", "maxmemory", "0", "hz", "10"]),
+        b"+OK\r\n"
+    );
 }
 
 #[test]
 fn config_set_maxmemory_policy_and_object_freq() {
     let t = exclusive();
     let mut c = t.raw_conn();
-    assert_bytes!(c.cmd(&["CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"]), b"+OK\r\n");
-    assert_eq!(config_get(&mut c, &["maxmemory-policy"])["maxmemory-policy"], "allkeys-lfu");
+    assert_bytes!(
+        c.cmd(&["CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"]),
+        b"+OK\r\n"
+    );
+    assert_eq!(
+        config_get(&mut c, &["maxmemory-policy"])["maxmemory-policy"],
+        "allkeys-lfu"
+    );
     assert_bytes!(c.cmd(&["SET", "k", "v"]), b"+OK\r\n");
     let freq = parse(&c.cmd(&["OBJECT", "FREQ", "k"])).int();
     assert!(freq >= 0);
@@ -266,7 +394,10 @@ fn config_set_maxmemory_policy_and_object_freq() {
         c.cmd(&["OBJECT", "IDLETIME", "k"]),
         b"-ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.\r\n"
     );
-    assert_bytes!(c.cmd(&["CONFIG", "SET", "maxmemory-policy", "noeviction"]), b"+OK\r\n");
+    assert_bytes!(
+        c.cmd(&["CONFIG", "SET", "maxmemory-policy", "noeviction"]),
+        b"+OK\r\n"
+    );
 }
 
 #[test]
@@ -282,8 +413,13 @@ fn config_resetstat_clears_counters() {
     assert_bytes!(c.cmd(&["CONFIG", "RESETSTAT"]), b"+OK\r\n");
     let text = info(&mut c, &["commandstats"]);
     assert!(!text.contains("cmdstat_get:"), "{text}");
-    let processed: i64 = info_fields(&info(&mut c, &["stats"]))["total_commands_processed"].parse().expect("int");
-    assert!(processed <= 5, "total_commands_processed={processed} after RESETSTAT");
+    let processed: i64 = info_fields(&info(&mut c, &["stats"]))["total_commands_processed"]
+        .parse()
+        .expect("int");
+    assert!(
+        processed <= 5,
+        "total_commands_processed={processed} after RESETSTAT"
+    );
 }
 
 #[test]
@@ -293,7 +429,10 @@ fn config_rewrite_without_config_file() {
     if is_external() {
         return; // the external server may well have a config file
     }
-    assert_bytes!(c.cmd(&["CONFIG", "REWRITE"]), b"-ERR The server is running without a config file\r\n");
+    assert_bytes!(
+        c.cmd(&["CONFIG", "REWRITE"]),
+        b"-ERR The server is running without a config file\r\n"
+    );
 }
 
 #[test]
@@ -305,7 +444,10 @@ fn command_count_list_info_docs() {
     let list = parse(&c.cmd(&["COMMAND", "LIST"]));
     let names: Vec<String> = list.items().iter().map(|x| x.text()).collect();
     for n in ["get", "set", "ping", "config", "client"] {
-        assert!(names.iter().any(|x| x == n), "{n} missing from COMMAND LIST");
+        assert!(
+            names.iter().any(|x| x == n),
+            "{n} missing from COMMAND LIST"
+        );
     }
     // COMMAND LIST also lists subcommands (e.g. config|get) in Redis 7.0;
     // the top-level ones are what COMMAND COUNT counts.
@@ -323,7 +465,10 @@ fn command_count_list_info_docs() {
     assert_eq!(e[0].text(), "get");
     assert_eq!(e[1].int(), 2);
     let flags: Vec<String> = e[2].items().iter().map(|x| x.text()).collect();
-    assert!(flags.contains(&"readonly".to_string()) && flags.contains(&"fast".to_string()), "{flags:?}");
+    assert!(
+        flags.contains(&"readonly".to_string()) && flags.contains(&"fast".to_string()),
+        "{flags:?}"
+    );
     assert_eq!((e[3].int(), e[4].int(), e[5].int()), (1, 1, 1));
     let cats: Vec<String> = e[6].items().iter().map(|x| x.text()).collect();
     assert!(cats.contains(&"@string".to_string()), "{cats:?}");
@@ -334,7 +479,10 @@ fn command_count_list_info_docs() {
     assert_eq!(r.items()[1], Resp::Nil);
     let mset = parse(&c.cmd(&["COMMAND", "INFO", "mset"]));
     let e = mset.items()[0].items();
-    assert_eq!((e[1].int(), e[3].int(), e[4].int(), e[5].int()), (-3, 1, -1, 2));
+    assert_eq!(
+        (e[1].int(), e[3].int(), e[4].int(), e[5].int()),
+        (-3, 1, -1, 2)
+    );
 
     // COMMAND DOCS get: name -> map of doc fields.
     let r = parse(&c.cmd(&["COMMAND", "DOCS", "get"]));
@@ -343,24 +491,54 @@ fn command_count_list_info_docs() {
     assert_eq!(pairs[0].0.text(), "get");
     let doc = &pairs[0].1;
     assert!(doc.get("summary").is_some());
-    assert_eq!(doc.get("group").map(|g| g.text()), Some("string".to_string()));
+    assert_eq!(
+        doc.get("group").map(|g| g.text()),
+        Some("string".to_string())
+    );
     assert!(doc.get("since").is_some());
     assert!(doc.get("arguments").is_some());
-    assert_bytes!(c.cmd(&["COMMAND", "FOO"]), b"-ERR unknown subcommand 'FOO'. Try COMMAND HELP.\r\n");
-    assert_bytes!(c.cmd(&["COMMAND", "COUNT", "x"]), b"-ERR wrong number of arguments for 'command|count' command\r\n");
+    assert_bytes!(
+        c.cmd(&["COMMAND", "FOO"]),
+        b"-ERR unknown subcommand 'FOO'. Try COMMAND HELP.\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["COMMAND", "COUNT", "x"]),
+        b"-ERR wrong number of arguments for 'command|count' command\r\n"
+    );
 }
 
 #[test]
 fn command_getkeys() {
     let t = shared();
     let mut c = t.raw_conn();
-    assert_bytes!(c.cmd(&["COMMAND", "GETKEYS", "SET", "a", "b"]), b"*1\r\n$1\r\na\r\n");
-    assert_bytes!(c.cmd(&["COMMAND", "GETKEYS", "MSET", "a", "1", "b", "2"]), b"*2\r\n$1\r\na\r\n$1\r\nb\r\n");
-    assert_bytes!(c.cmd(&["COMMAND", "GETKEYS", "get", "a"]), b"*1\r\n$1\r\na\r\n");
-    assert_bytes!(c.cmd(&["COMMAND", "GETKEYS", "foo", "a"]), b"-ERR Invalid command specified\r\n");
-    assert_bytes!(c.cmd(&["COMMAND", "GETKEYS", "ping", "a"]), b"-ERR The command has no key arguments\r\n");
-    assert_bytes!(c.cmd(&["COMMAND", "GETKEYS", "get", "a", "b"]), b"-ERR Invalid number of arguments specified for command\r\n");
-    assert_bytes!(c.cmd(&["COMMAND", "GETKEYS", "get"]), b"-ERR wrong number of arguments for 'command|getkeys' command\r\n");
+    assert_bytes!(
+        c.cmd(&["COMMAND", "GETKEYS", "SET", "a", "b"]),
+        b"*1\r\n$1\r\na\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["COMMAND", "GETKEYS", "MSET", "a", "1", "b", "2"]),
+        b"*2\r\n$1\r\na\r\n$1\r\nb\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["COMMAND", "GETKEYS", "get", "a"]),
+        b"*1\r\n$1\r\na\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["COMMAND", "GETKEYS", "foo", "a"]),
+        b"-ERR Invalid command specified\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["COMMAND", "GETKEYS", "ping", "a"]),
+        b"-ERR The command has no key arguments\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["COMMAND", "GETKEYS", "get", "a", "b"]),
+        b"-ERR Invalid number of arguments specified for command\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["COMMAND", "GETKEYS", "get"]),
+        b"-ERR wrong number of arguments for 'command|getkeys' command\r\n"
+    );
 }
 
 #[test]
@@ -370,12 +548,22 @@ fn time_command() {
     let r = parse(&c.cmd(&["TIME"]));
     let items = r.items();
     assert_eq!(items.len(), 2);
-    assert!(matches!(items[0], Resp::Bulk(_)) && matches!(items[1], Resp::Bulk(_)), "{r:?}");
+    assert!(
+        matches!(items[0], Resp::Bulk(_)) && matches!(items[1], Resp::Bulk(_)),
+        "{r:?}"
+    );
     let secs: i64 = items[0].text().parse().expect("seconds");
     let micros: i64 = items[1].text().parse().expect("micros");
-    assert!((secs - unix_now()).abs() <= 5, "server time {secs} vs {}", unix_now());
+    assert!(
+        (secs - unix_now()).abs() <= 5,
+        "server time {secs} vs {}",
+        unix_now()
+    );
     assert!((0..1_000_000).contains(&micros));
-    assert_bytes!(c.cmd(&["TIME", "x"]), b"-ERR wrong number of arguments for 'time' command\r\n");
+    assert_bytes!(
+        c.cmd(&["TIME", "x"]),
+        b"-ERR wrong number of arguments for 'time' command\r\n"
+    );
 }
 
 #[test]
@@ -384,16 +572,28 @@ fn slowlog_basic_replies() {
     let mut c = t.raw_conn();
     assert!(matches!(parse(&c.cmd(&["SLOWLOG", "LEN"])), Resp::Int(n) if n >= 0));
     assert!(matches!(parse(&c.cmd(&["SLOWLOG", "GET"])), Resp::Array(_)));
-    assert!(matches!(parse(&c.cmd(&["SLOWLOG", "GET", "1"])), Resp::Array(_)));
-    assert_bytes!(c.cmd(&["SLOWLOG", "GET", "x"]), b"-ERR count should be greater than or equal to -1\r\n");
-    assert_bytes!(c.cmd(&["SLOWLOG", "FOO"]), b"-ERR unknown subcommand 'FOO'. Try SLOWLOG HELP.\r\n");
+    assert!(matches!(
+        parse(&c.cmd(&["SLOWLOG", "GET", "1"])),
+        Resp::Array(_)
+    ));
+    assert_bytes!(
+        c.cmd(&["SLOWLOG", "GET", "x"]),
+        b"-ERR count should be greater than or equal to -1\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["SLOWLOG", "FOO"]),
+        b"-ERR unknown subcommand 'FOO'. Try SLOWLOG HELP.\r\n"
+    );
 }
 
 #[test]
 fn slowlog_records_commands() {
     let t = exclusive();
     let mut c = t.raw_conn();
-    assert_bytes!(c.cmd(&["CONFIG", "SET", "slowlog-log-slower-than", "0"]), b"+OK\r\n");
+    assert_bytes!(
+        c.cmd(&["CONFIG", "SET", "slowlog-log-slower-than", "0"]),
+        b"+OK\r\n"
+    );
     assert_bytes!(c.cmd(&["SLOWLOG", "RESET"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["CLIENT", "SETNAME", "slowpoke"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["SET", "slowkey", "slowvalue"]), b"+OK\r\n");
@@ -404,7 +604,13 @@ fn slowlog_records_commands() {
     // Newest first; find our SET.
     let set = entries
         .iter()
-        .find(|e| e.items()[3].items().first().map(|a| a.text().to_lowercase()) == Some("set".into()))
+        .find(|e| {
+            e.items()[3]
+                .items()
+                .first()
+                .map(|a| a.text().to_lowercase())
+                == Some("set".into())
+        })
         .unwrap_or_else(|| panic!("SET not in slowlog: {r:?}"));
     let e = set.items();
     assert_eq!(e.len(), 6, "{set:?}");
@@ -418,9 +624,15 @@ fn slowlog_records_commands() {
     assert_eq!(e[4].text(), local);
     assert_eq!(e[5].text(), "slowpoke");
     let ids: Vec<i64> = entries.iter().map(|e| e.items()[0].int()).collect();
-    assert!(ids.windows(2).all(|w| w[0] > w[1]), "ids must be descending: {ids:?}");
+    assert!(
+        ids.windows(2).all(|w| w[0] > w[1]),
+        "ids must be descending: {ids:?}"
+    );
     assert_eq!(parse(&c.cmd(&["SLOWLOG", "GET", "1"])).items().len(), 1);
-    assert_bytes!(c.cmd(&["CONFIG", "SET", "slowlog-log-slower-than", "10000000"]), b"+OK\r\n");
+    assert_bytes!(
+        c.cmd(&["CONFIG", "SET", "slowlog-log-slower-than", "10000000"]),
+        b"+OK\r\n"
+    );
     assert_bytes!(c.cmd(&["SLOWLOG", "RESET"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["SLOWLOG", "LEN"]), b":0\r\n");
     assert_bytes!(c.cmd(&["SLOWLOG", "GET"]), b"*0\r\n");
@@ -436,12 +648,24 @@ fn debug_sleep_and_object() {
     let r = c.cmd(&["DEBUG", "OBJECT", "srv_dbgobj:k"]);
     assert!(r.starts_with(b"+Value at:"), "{}", show(&r));
     let s = parse(&r).text();
-    for part in ["refcount:", "encoding:embstr", "serializedlength:", "lru:", "lru_seconds_idle:"] {
+    for part in [
+        "refcount:",
+        "encoding:embstr",
+        "serializedlength:",
+        "lru:",
+        "lru_seconds_idle:",
+    ] {
         assert!(s.contains(part), "{part} missing in {s}");
     }
-    assert_bytes!(c.cmd(&["DEBUG", "OBJECT", "srv_dbgobj:none"]), b"-ERR no such key\r\n");
+    assert_bytes!(
+        c.cmd(&["DEBUG", "OBJECT", "srv_dbgobj:none"]),
+        b"-ERR no such key\r\n"
+    );
     let r = c.cmd(&["DEBUG", "FOO"]);
-    assert_bytes!(r, b"-ERR unknown subcommand or wrong number of arguments for 'FOO'. Try DEBUG HELP.\r\n");
+    assert_bytes!(
+        r,
+        b"-ERR unknown subcommand or wrong number of arguments for 'FOO'. Try DEBUG HELP.\r\n"
+    );
 }
 
 #[test]
@@ -454,17 +678,32 @@ fn debug_populate() {
         b"*4\r\n$7\r\nvalue:0\r\n$7\r\nvalue:1\r\n$7\r\nvalue:2\r\n$-1\r\n"
     );
     // With a size, values are truncated or zero-padded.
-    assert_bytes!(c.cmd(&["DEBUG", "POPULATE", "2", "srv_pop_s", "10"]), b"+OK\r\n");
-    assert_bytes!(c.cmd(&["GET", "srv_pop_s:0"]), b"$10\r\nvalue:0\x00\x00\x00\r\n");
-    assert_bytes!(c.cmd(&["DEBUG", "POPULATE", "2", "srv_pop_t", "3"]), b"+OK\r\n");
+    assert_bytes!(
+        c.cmd(&["DEBUG", "POPULATE", "2", "srv_pop_s", "10"]),
+        b"+OK\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["GET", "srv_pop_s:0"]),
+        b"$10\r\nvalue:0\x00\x00\x00\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["DEBUG", "POPULATE", "2", "srv_pop_t", "3"]),
+        b"+OK\r\n"
+    );
     assert_bytes!(c.cmd(&["GET", "srv_pop_t:1"]), b"$3\r\nval\r\n");
     // Existing keys are left alone.
     assert_bytes!(c.cmd(&["SET", "srv_pop_e:0", "mine"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["DEBUG", "POPULATE", "2", "srv_pop_e"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["GET", "srv_pop_e:0"]), b"$4\r\nmine\r\n");
     assert_bytes!(c.cmd(&["GET", "srv_pop_e:1"]), b"$7\r\nvalue:1\r\n");
-    assert_bytes!(c.cmd(&["DEBUG", "POPULATE", "-1"]), b"-ERR value is out of range, must be positive\r\n");
-    assert_bytes!(c.cmd(&["DEBUG", "POPULATE", "x"]), b"-ERR value is out of range, must be positive\r\n");
+    assert_bytes!(
+        c.cmd(&["DEBUG", "POPULATE", "-1"]),
+        b"-ERR value is out of range, must be positive\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["DEBUG", "POPULATE", "x"]),
+        b"-ERR value is out of range, must be positive\r\n"
+    );
 }
 
 #[test]

@@ -35,9 +35,18 @@ fn get_and_set_basic() {
     assert_bytes!(c.cmd(&["GET", k]), b"$5\r\nworld\r\n");
     assert_bytes!(c.cmd(&["SET", k, ""]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["GET", k]), b"$0\r\n\r\n");
-    assert_bytes!(c.cmd(&["GET"]), b"-ERR wrong number of arguments for 'get' command\r\n");
-    assert_bytes!(c.cmd(&["GET", "a", "b"]), b"-ERR wrong number of arguments for 'get' command\r\n");
-    assert_bytes!(c.cmd(&["SET", k]), b"-ERR wrong number of arguments for 'set' command\r\n");
+    assert_bytes!(
+        c.cmd(&["GET"]),
+        b"-ERR wrong number of arguments for 'get' command\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["GET", "a", "b"]),
+        b"-ERR wrong number of arguments for 'get' command\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["SET", k]),
+        b"-ERR wrong number of arguments for 'set' command\r\n"
+    );
 }
 
 #[test]
@@ -45,8 +54,14 @@ fn set_is_binary_safe() {
     let t = shared();
     let mut c = t.raw_conn();
     let v: &[u8] = b"a\x00b\r\n\xff\xfe$-1\r\n";
-    assert_bytes!(c.cmd(&[b"SET".as_slice(), b"str_bin:\x00key\xff", v]), b"+OK\r\n");
-    assert_bytes!(c.cmd(&[b"GET".as_slice(), b"str_bin:\x00key\xff"]), &bulk(v));
+    assert_bytes!(
+        c.cmd(&[b"SET".as_slice(), b"str_bin:\x00key\xff", v]),
+        b"+OK\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&[b"GET".as_slice(), b"str_bin:\x00key\xff"]),
+        &bulk(v)
+    );
     assert_bytes!(c.cmd(&[b"GET".as_slice(), b"str_bin:\x00key"]), b"$-1\r\n");
 }
 
@@ -98,7 +113,10 @@ fn set_with_expire_options() {
     assert_bytes!(c.cmd(&["SET", k, "v", "EXAT", &at.to_string()]), b"+OK\r\n");
     assert_eq!(parse(&c.cmd(&["EXPIRETIME", k])).int(), at);
     let atms = unix_now_ms() + 1_000_000;
-    assert_bytes!(c.cmd(&["SET", k, "v", "PXAT", &atms.to_string()]), b"+OK\r\n");
+    assert_bytes!(
+        c.cmd(&["SET", k, "v", "PXAT", &atms.to_string()]),
+        b"+OK\r\n"
+    );
     assert_eq!(parse(&c.cmd(&["PEXPIRETIME", k])).int(), atms);
     // A plain SET removes the TTL.
     assert_bytes!(c.cmd(&["SET", k, "v"]), b"+OK\r\n");
@@ -207,16 +225,28 @@ fn setnx_setex_psetex() {
     assert_bytes!(c.cmd(&["SETEX", k, "100", "v"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["GET", k]), b"$1\r\nv\r\n");
     assert!((99..=100).contains(&ttl(&mut c, k)));
-    assert_bytes!(c.cmd(&["SETEX", k, "0", "v"]), b"-ERR invalid expire time in 'setex' command\r\n");
-    assert_bytes!(c.cmd(&["SETEX", k, "-1", "v"]), b"-ERR invalid expire time in 'setex' command\r\n");
+    assert_bytes!(
+        c.cmd(&["SETEX", k, "0", "v"]),
+        b"-ERR invalid expire time in 'setex' command\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["SETEX", k, "-1", "v"]),
+        b"-ERR invalid expire time in 'setex' command\r\n"
+    );
     assert_bytes!(c.cmd(&["SETEX", k, "abc", "v"]), NOT_INT);
-    assert_bytes!(c.cmd(&["SETEX", k, "10"]), b"-ERR wrong number of arguments for 'setex' command\r\n");
+    assert_bytes!(
+        c.cmd(&["SETEX", k, "10"]),
+        b"-ERR wrong number of arguments for 'setex' command\r\n"
+    );
 
     let k = "str_psetex:k";
     assert_bytes!(c.cmd(&["PSETEX", k, "100000", "v"]), b"+OK\r\n");
     let v = pttl(&mut c, k);
     assert!((98_000..=100_000).contains(&v), "pttl {v}");
-    assert_bytes!(c.cmd(&["PSETEX", k, "0", "v"]), b"-ERR invalid expire time in 'psetex' command\r\n");
+    assert_bytes!(
+        c.cmd(&["PSETEX", k, "0", "v"]),
+        b"-ERR invalid expire time in 'psetex' command\r\n"
+    );
 }
 
 #[test]
@@ -231,23 +261,44 @@ fn mset_mget() {
     // Later pairs win.
     assert_bytes!(c.cmd(&["MSET", "str_m:1", "x", "str_m:1", "y"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["MGET", "str_m:1"]), b"*1\r\n$1\r\ny\r\n");
-    assert_bytes!(c.cmd(&["MSET", "str_m:1"]), b"-ERR wrong number of arguments for 'mset' command\r\n");
-    assert_bytes!(c.cmd(&["MSET", "str_m:1", "1", "str_m:2"]), b"-ERR wrong number of arguments for 'mset' command\r\n");
-    assert_bytes!(c.cmd(&["MSET"]), b"-ERR wrong number of arguments for 'mset' command\r\n");
-    assert_bytes!(c.cmd(&["MGET"]), b"-ERR wrong number of arguments for 'mget' command\r\n");
+    assert_bytes!(
+        c.cmd(&["MSET", "str_m:1"]),
+        b"-ERR wrong number of arguments for 'mset' command\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["MSET", "str_m:1", "1", "str_m:2"]),
+        b"-ERR wrong number of arguments for 'mset' command\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["MSET"]),
+        b"-ERR wrong number of arguments for 'mset' command\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["MGET"]),
+        b"-ERR wrong number of arguments for 'mget' command\r\n"
+    );
 }
 
 #[test]
 fn msetnx_is_all_or_nothing() {
     let t = shared();
     let mut c = t.raw_conn();
-    assert_bytes!(c.cmd(&["MSETNX", "str_mnx:1", "a", "str_mnx:2", "b"]), b":1\r\n");
-    assert_bytes!(c.cmd(&["MSETNX", "str_mnx:2", "x", "str_mnx:3", "y"]), b":0\r\n");
+    assert_bytes!(
+        c.cmd(&["MSETNX", "str_mnx:1", "a", "str_mnx:2", "b"]),
+        b":1\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["MSETNX", "str_mnx:2", "x", "str_mnx:3", "y"]),
+        b":0\r\n"
+    );
     assert_bytes!(
         c.cmd(&["MGET", "str_mnx:1", "str_mnx:2", "str_mnx:3"]),
         b"*3\r\n$1\r\na\r\n$1\r\nb\r\n$-1\r\n"
     );
-    assert_bytes!(c.cmd(&["MSETNX", "str_mnx:4", "a", "str_mnx:5"]), b"-ERR wrong number of arguments for 'msetnx' command\r\n");
+    assert_bytes!(
+        c.cmd(&["MSETNX", "str_mnx:4", "a", "str_mnx:5"]),
+        b"-ERR wrong number of arguments for 'msetnx' command\r\n"
+    );
 }
 
 #[test]
@@ -281,16 +332,28 @@ fn getex_options() {
     let v = pttl(&mut c, k);
     assert!((48_000..=50_000).contains(&v), "pttl {v}");
     let at = unix_now() + 5000;
-    assert_bytes!(c.cmd(&["GETEX", k, "EXAT", &at.to_string()]), b"$1\r\nv\r\n");
+    assert_bytes!(
+        c.cmd(&["GETEX", k, "EXAT", &at.to_string()]),
+        b"$1\r\nv\r\n"
+    );
     assert_eq!(parse(&c.cmd(&["EXPIRETIME", k])).int(), at);
     let atms = unix_now_ms() + 5_000_000;
-    assert_bytes!(c.cmd(&["GETEX", k, "PXAT", &atms.to_string()]), b"$1\r\nv\r\n");
+    assert_bytes!(
+        c.cmd(&["GETEX", k, "PXAT", &atms.to_string()]),
+        b"$1\r\nv\r\n"
+    );
     assert_eq!(parse(&c.cmd(&["PEXPIRETIME", k])).int(), atms);
     assert_bytes!(c.cmd(&["GETEX", k, "PERSIST"]), b"$1\r\nv\r\n");
     assert_eq!(ttl(&mut c, k), -1);
     // Errors.
-    assert_bytes!(c.cmd(&["GETEX", k, "EX", "0"]), b"-ERR invalid expire time in 'getex' command\r\n");
-    assert_bytes!(c.cmd(&["GETEX", k, "PX", "-1"]), b"-ERR invalid expire time in 'getex' command\r\n");
+    assert_bytes!(
+        c.cmd(&["GETEX", k, "EX", "0"]),
+        b"-ERR invalid expire time in 'getex' command\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["GETEX", k, "PX", "-1"]),
+        b"-ERR invalid expire time in 'getex' command\r\n"
+    );
     assert_bytes!(c.cmd(&["GETEX", k, "EX", "x"]), NOT_INT);
     assert_bytes!(c.cmd(&["GETEX", k, "EX", "10", "PX", "10"]), SYNTAX);
     assert_bytes!(c.cmd(&["GETEX", k, "PERSIST", "EX", "10"]), SYNTAX);
@@ -366,8 +429,14 @@ fn incr_overflow() {
     assert_bytes!(c.cmd(&["DECRBY", k, "1"]), OVERFLOW);
     assert_bytes!(c.cmd(&["INCRBY", k, "-1"]), OVERFLOW);
     // Negating i64::MIN is its own error message.
-    assert_bytes!(c.cmd(&["DECRBY", "str_incr_of:x", "-9223372036854775808"]), b"-ERR decrement would overflow\r\n");
-    assert_bytes!(c.cmd(&["INCRBY", "str_incr_of:y", "9223372036854775808"]), NOT_INT);
+    assert_bytes!(
+        c.cmd(&["DECRBY", "str_incr_of:x", "-9223372036854775808"]),
+        b"-ERR decrement would overflow\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["INCRBY", "str_incr_of:y", "9223372036854775808"]),
+        NOT_INT
+    );
 }
 
 #[test]
@@ -375,7 +444,18 @@ fn incr_on_non_integer_values() {
     let t = shared();
     let mut c = t.raw_conn();
     let k = "str_incr_bad:k";
-    for v in ["hello", " 1", "1 ", "01", "+1", "1.5", "", "0x10", "1e3", "99999999999999999999"] {
+    for v in [
+        "hello",
+        " 1",
+        "1 ",
+        "01",
+        "+1",
+        "1.5",
+        "",
+        "0x10",
+        "1e3",
+        "99999999999999999999",
+    ] {
         assert_bytes!(c.cmd(&["SET", k, v]), b"+OK\r\n");
         assert_bytes!(c.cmd(&["INCR", k]), NOT_INT, "value {v:?}");
         assert_bytes!(c.cmd(&["GET", k]), &bulk(v.as_bytes()));
@@ -405,7 +485,10 @@ fn incrbyfloat_formatting() {
     assert_bytes!(c.cmd(&["INCRBYFLOAT", k, "2.0e2"]), b"$4\r\n5400\r\n");
     let k = "str_ibf:c";
     assert_bytes!(c.cmd(&["INCRBYFLOAT", k, "3"]), b"$1\r\n3\r\n");
-    assert_bytes!(c.cmd(&["INCRBYFLOAT", k, "0.0000001"]), b"$9\r\n3.0000001\r\n");
+    assert_bytes!(
+        c.cmd(&["INCRBYFLOAT", k, "0.0000001"]),
+        b"$9\r\n3.0000001\r\n"
+    );
     let k = "str_ibf:d";
     assert_bytes!(c.cmd(&["SET", k, "3.0"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["INCRBYFLOAT", k, "0"]), b"$1\r\n3\r\n");
@@ -415,8 +498,14 @@ fn incrbyfloat_formatting() {
     let k = "str_ibf:f";
     assert_bytes!(c.cmd(&["SET", k, "1"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["INCRBYFLOAT", k, "-6.5"]), b"$4\r\n-5.5\r\n");
-    assert_bytes!(c.cmd(&["INCRBYFLOAT", "str_ibf:g", "1e-5"]), b"$7\r\n0.00001\r\n");
-    assert_bytes!(c.cmd(&["INCRBYFLOAT", "str_ibf:h", "1e20"]), b"$21\r\n100000000000000000000\r\n");
+    assert_bytes!(
+        c.cmd(&["INCRBYFLOAT", "str_ibf:g", "1e-5"]),
+        b"$7\r\n0.00001\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["INCRBYFLOAT", "str_ibf:h", "1e20"]),
+        b"$21\r\n100000000000000000000\r\n"
+    );
     assert_bytes!(c.cmd(&["INCRBYFLOAT", "str_ibf:i", "-0"]), b"$1\r\n0\r\n");
     // Integer-looking results are stored as plain integers.
     assert_bytes!(c.cmd(&["INCR", "str_ibf:c2"]), b":1\r\n");
@@ -431,7 +520,10 @@ fn incrbyfloat_point_one_plus_point_two() {
     let t = shared();
     let mut c = t.raw_conn();
     assert_bytes!(c.cmd(&["SET", "str_ibf3:k", "0.1"]), b"+OK\r\n");
-    assert_bytes!(c.cmd(&["INCRBYFLOAT", "str_ibf3:k", "0.2"]), b"$3\r\n0.3\r\n");
+    assert_bytes!(
+        c.cmd(&["INCRBYFLOAT", "str_ibf3:k", "0.2"]),
+        b"$3\r\n0.3\r\n"
+    );
 }
 
 #[test]
@@ -451,8 +543,14 @@ fn incrbyfloat_errors() {
     let mut c = t.raw_conn();
     let k = "str_ibf_err:k";
     assert_bytes!(c.cmd(&["SET", k, "1"]), b"+OK\r\n");
-    assert_bytes!(c.cmd(&["INCRBYFLOAT", k, "inf"]), b"-ERR increment would produce NaN or Infinity\r\n");
-    assert_bytes!(c.cmd(&["INCRBYFLOAT", k, "-inf"]), b"-ERR increment would produce NaN or Infinity\r\n");
+    assert_bytes!(
+        c.cmd(&["INCRBYFLOAT", k, "inf"]),
+        b"-ERR increment would produce NaN or Infinity\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["INCRBYFLOAT", k, "-inf"]),
+        b"-ERR increment would produce NaN or Infinity\r\n"
+    );
     assert_bytes!(c.cmd(&["INCRBYFLOAT", k, "abc"]), NOT_FLOAT);
     assert_bytes!(c.cmd(&["INCRBYFLOAT", k, "nan"]), NOT_FLOAT);
     assert_bytes!(c.cmd(&["INCRBYFLOAT", k, ""]), NOT_FLOAT);
@@ -464,7 +562,10 @@ fn incrbyfloat_errors() {
     assert_bytes!(c.cmd(&["INCRBYFLOAT", k2, "1"]), NOT_FLOAT);
     assert_bytes!(c.cmd(&["SET", k2, "1.5"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["INCR", k2]), NOT_INT);
-    assert_bytes!(c.cmd(&["INCRBYFLOAT", k2]), b"-ERR wrong number of arguments for 'incrbyfloat' command\r\n");
+    assert_bytes!(
+        c.cmd(&["INCRBYFLOAT", k2]),
+        b"-ERR wrong number of arguments for 'incrbyfloat' command\r\n"
+    );
 }
 
 #[test]
@@ -489,9 +590,15 @@ fn getrange_and_substr() {
         assert_bytes!(c.cmd(&["GETRANGE", k, s, e]), want, "GETRANGE {s} {e}");
         assert_bytes!(c.cmd(&["SUBSTR", k, s, e]), want, "SUBSTR {s} {e}");
     }
-    assert_bytes!(c.cmd(&["GETRANGE", "str_getrange:none", "0", "10"]), b"$0\r\n\r\n");
+    assert_bytes!(
+        c.cmd(&["GETRANGE", "str_getrange:none", "0", "10"]),
+        b"$0\r\n\r\n"
+    );
     assert_bytes!(c.cmd(&["GETRANGE", k, "x", "1"]), NOT_INT);
-    assert_bytes!(c.cmd(&["GETRANGE", k, "0"]), b"-ERR wrong number of arguments for 'getrange' command\r\n");
+    assert_bytes!(
+        c.cmd(&["GETRANGE", k, "0"]),
+        b"-ERR wrong number of arguments for 'getrange' command\r\n"
+    );
     let ki = "str_getrange:int";
     assert_bytes!(c.cmd(&["SET", ki, "12345"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["GETRANGE", ki, "1", "2"]), b"$2\r\n23\r\n");
@@ -514,8 +621,14 @@ fn setrange_pads_with_zeros() {
     assert_bytes!(c.cmd(&["GET", k]), b"$15\r\nHello Redxyz\x00\x00!\r\n");
     // Empty value: returns the current length, creates nothing.
     assert_bytes!(c.cmd(&["SETRANGE", k, "100", ""]), b":15\r\n");
-    assert_bytes!(c.cmd(&["SETRANGE", "str_setrange:none", "0", ""]), b":0\r\n");
-    assert_bytes!(c.cmd(&["SETRANGE", "str_setrange:none", "10", ""]), b":0\r\n");
+    assert_bytes!(
+        c.cmd(&["SETRANGE", "str_setrange:none", "0", ""]),
+        b":0\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["SETRANGE", "str_setrange:none", "10", ""]),
+        b":0\r\n"
+    );
     assert_bytes!(c.cmd(&["EXISTS", "str_setrange:none"]), b":0\r\n");
     // On an integer-encoded value.
     let ki = "str_setrange:int";
@@ -530,7 +643,10 @@ fn setrange_errors() {
     let mut c = t.raw_conn();
     let k = "str_setrange_err:k";
     assert_bytes!(c.cmd(&["SET", k, "abc"]), b"+OK\r\n");
-    assert_bytes!(c.cmd(&["SETRANGE", k, "-1", "x"]), b"-ERR offset is out of range\r\n");
+    assert_bytes!(
+        c.cmd(&["SETRANGE", k, "-1", "x"]),
+        b"-ERR offset is out of range\r\n"
+    );
     assert_bytes!(c.cmd(&["SETRANGE", k, "x", "y"]), NOT_INT);
     assert_bytes!(
         c.cmd(&["SETRANGE", k, "536870912", "x"]),
@@ -607,7 +723,10 @@ fn bitcount_ranges() {
         assert_bytes!(c.cmd(&args), want, "{args:?}");
     }
     assert_bytes!(c.cmd(&["BITCOUNT", "str_bitcount:none"]), b":0\r\n");
-    assert_bytes!(c.cmd(&["BITCOUNT", "str_bitcount:none", "0", "1", "BIT"]), b":0\r\n");
+    assert_bytes!(
+        c.cmd(&["BITCOUNT", "str_bitcount:none", "0", "1", "BIT"]),
+        b":0\r\n"
+    );
     assert_bytes!(c.cmd(&["BITCOUNT", k, "0"]), SYNTAX);
     assert_bytes!(c.cmd(&["BITCOUNT", k, "0", "1", "FOO"]), SYNTAX);
     assert_bytes!(c.cmd(&["BITCOUNT", k, "0", "1", "BIT", "x"]), SYNTAX);
@@ -626,17 +745,32 @@ fn bitpos_cases() {
     set(&mut c, "str_bitpos:b", b"\x00\xff\xf0");
     assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:b", "1", "0"]), b":8\r\n");
     assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:b", "1", "2"]), b":16\r\n");
-    assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:b", "1", "2", "-1", "BYTE"]), b":16\r\n");
-    assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:b", "1", "7", "15", "BIT"]), b":8\r\n");
+    assert_bytes!(
+        c.cmd(&["BITPOS", "str_bitpos:b", "1", "2", "-1", "BYTE"]),
+        b":16\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["BITPOS", "str_bitpos:b", "1", "7", "15", "BIT"]),
+        b":8\r\n"
+    );
     assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:b", "0"]), b":0\r\n");
     // All ones: looking for 0 without an end reports the bit past the end;
     // with an explicit end it reports -1.
     set(&mut c, "str_bitpos:ff", b"\xff\xff\xff");
     assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:ff", "0"]), b":24\r\n");
     assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:ff", "0", "0"]), b":24\r\n");
-    assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:ff", "0", "0", "-1"]), b":-1\r\n");
-    assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:ff", "0", "0", "-1", "BIT"]), b":-1\r\n");
-    assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:ff", "1", "5", "1"]), b":-1\r\n");
+    assert_bytes!(
+        c.cmd(&["BITPOS", "str_bitpos:ff", "0", "0", "-1"]),
+        b":-1\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["BITPOS", "str_bitpos:ff", "0", "0", "-1", "BIT"]),
+        b":-1\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["BITPOS", "str_bitpos:ff", "1", "5", "1"]),
+        b":-1\r\n"
+    );
     set(&mut c, "str_bitpos:z", b"\x00\x00\x00");
     assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:z", "1"]), b":-1\r\n");
     assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:z", "0"]), b":0\r\n");
@@ -644,33 +778,63 @@ fn bitpos_cases() {
     assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:none", "0"]), b":0\r\n");
     assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:none", "1"]), b":-1\r\n");
     // Errors.
-    assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:z", "2"]), b"-ERR The bit argument must be 1 or 0.\r\n");
+    assert_bytes!(
+        c.cmd(&["BITPOS", "str_bitpos:z", "2"]),
+        b"-ERR The bit argument must be 1 or 0.\r\n"
+    );
     assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:z", "x"]), NOT_INT);
-    assert_bytes!(c.cmd(&["BITPOS", "str_bitpos:z", "1", "0", "2", "FOO"]), SYNTAX);
+    assert_bytes!(
+        c.cmd(&["BITPOS", "str_bitpos:z", "1", "0", "2", "FOO"]),
+        SYNTAX
+    );
 }
 
 #[test]
 fn bitop_operations() {
     let t = shared();
     let mut c = t.raw_conn();
-    assert_bytes!(c.cmd(&[b"SET".as_slice(), b"str_bitop:a", b"\xf0\x0f"]), b"+OK\r\n");
-    assert_bytes!(c.cmd(&[b"SET".as_slice(), b"str_bitop:b", b"\xff"]), b"+OK\r\n");
+    assert_bytes!(
+        c.cmd(&[b"SET".as_slice(), b"str_bitop:a", b"\xf0\x0f"]),
+        b"+OK\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&[b"SET".as_slice(), b"str_bitop:b", b"\xff"]),
+        b"+OK\r\n"
+    );
     let d = "str_bitop:d";
-    assert_bytes!(c.cmd(&["BITOP", "AND", d, "str_bitop:a", "str_bitop:b"]), b":2\r\n");
+    assert_bytes!(
+        c.cmd(&["BITOP", "AND", d, "str_bitop:a", "str_bitop:b"]),
+        b":2\r\n"
+    );
     assert_bytes!(c.cmd(&["GET", d]), b"$2\r\n\xf0\x00\r\n");
-    assert_bytes!(c.cmd(&["BITOP", "OR", d, "str_bitop:a", "str_bitop:b"]), b":2\r\n");
+    assert_bytes!(
+        c.cmd(&["BITOP", "OR", d, "str_bitop:a", "str_bitop:b"]),
+        b":2\r\n"
+    );
     assert_bytes!(c.cmd(&["GET", d]), b"$2\r\n\xff\x0f\r\n");
-    assert_bytes!(c.cmd(&["BITOP", "XOR", d, "str_bitop:a", "str_bitop:b"]), b":2\r\n");
+    assert_bytes!(
+        c.cmd(&["BITOP", "XOR", d, "str_bitop:a", "str_bitop:b"]),
+        b":2\r\n"
+    );
     assert_bytes!(c.cmd(&["GET", d]), b"$2\r\n\x0f\x0f\r\n");
     assert_bytes!(c.cmd(&["BITOP", "NOT", d, "str_bitop:a"]), b":2\r\n");
     assert_bytes!(c.cmd(&["GET", d]), b"$2\r\n\x0f\xf0\r\n");
     // Lower-case op; a missing source counts as zeros.
-    assert_bytes!(c.cmd(&["BITOP", "and", d, "str_bitop:a", "str_bitop:none"]), b":2\r\n");
+    assert_bytes!(
+        c.cmd(&["BITOP", "and", d, "str_bitop:a", "str_bitop:none"]),
+        b":2\r\n"
+    );
     assert_bytes!(c.cmd(&["GET", d]), b"$2\r\n\x00\x00\r\n");
-    assert_bytes!(c.cmd(&["BITOP", "or", d, "str_bitop:a", "str_bitop:none"]), b":2\r\n");
+    assert_bytes!(
+        c.cmd(&["BITOP", "or", d, "str_bitop:a", "str_bitop:none"]),
+        b":2\r\n"
+    );
     assert_bytes!(c.cmd(&["GET", d]), b"$2\r\n\xf0\x0f\r\n");
     // Empty result deletes the destination.
-    assert_bytes!(c.cmd(&["BITOP", "AND", d, "str_bitop:none", "str_bitop:none2"]), b":0\r\n");
+    assert_bytes!(
+        c.cmd(&["BITOP", "AND", d, "str_bitop:none", "str_bitop:none2"]),
+        b":0\r\n"
+    );
     assert_bytes!(c.cmd(&["EXISTS", d]), b":0\r\n");
     // Errors.
     assert_bytes!(
@@ -678,7 +842,10 @@ fn bitop_operations() {
         b"-ERR BITOP NOT must be called with a single source key.\r\n"
     );
     assert_bytes!(c.cmd(&["BITOP", "FOO", d, "str_bitop:a"]), SYNTAX);
-    assert_bytes!(c.cmd(&["BITOP", "AND", d]), b"-ERR wrong number of arguments for 'bitop' command\r\n");
+    assert_bytes!(
+        c.cmd(&["BITOP", "AND", d]),
+        b"-ERR wrong number of arguments for 'bitop' command\r\n"
+    );
 }
 
 #[test]
@@ -706,10 +873,16 @@ fn lcs_variants() {
         b"*4\r\n$7\r\nmatches\r\n*2\r\n*3\r\n*2\r\n:4\r\n:7\r\n*2\r\n:5\r\n:8\r\n:4\r\n*3\r\n*2\r\n:2\r\n:3\r\n*2\r\n:0\r\n:1\r\n:2\r\n$3\r\nlen\r\n:6\r\n"
     );
     // MINMATCHLEN without IDX is accepted and ignored.
-    assert_bytes!(c.cmd(&["LCS", a, b, "MINMATCHLEN", "-1"]), b"$6\r\nmytext\r\n");
+    assert_bytes!(
+        c.cmd(&["LCS", a, b, "MINMATCHLEN", "-1"]),
+        b"$6\r\nmytext\r\n"
+    );
     // Missing keys are empty strings.
     assert_bytes!(c.cmd(&["LCS", a, "str_lcs:none"]), b"$0\r\n\r\n");
-    assert_bytes!(c.cmd(&["LCS", "str_lcs:n1", "str_lcs:n2", "LEN"]), b":0\r\n");
+    assert_bytes!(
+        c.cmd(&["LCS", "str_lcs:n1", "str_lcs:n2", "LEN"]),
+        b":0\r\n"
+    );
     assert_bytes!(
         c.cmd(&["LCS", "str_lcs:n1", "str_lcs:n2", "IDX"]),
         b"*4\r\n$7\r\nmatches\r\n*0\r\n$3\r\nlen\r\n:0\r\n"
@@ -722,7 +895,10 @@ fn lcs_variants() {
     assert_bytes!(c.cmd(&["LCS", a, b, "FOO"]), SYNTAX);
     assert_bytes!(c.cmd(&["LCS", a, b, "IDX", "MINMATCHLEN"]), SYNTAX);
     assert_bytes!(c.cmd(&["LCS", a, b, "IDX", "MINMATCHLEN", "x"]), NOT_INT);
-    assert_bytes!(c.cmd(&["LCS", a]), b"-ERR wrong number of arguments for 'lcs' command\r\n");
+    assert_bytes!(
+        c.cmd(&["LCS", a]),
+        b"-ERR wrong number of arguments for 'lcs' command\r\n"
+    );
 }
 
 #[test]
@@ -735,7 +911,10 @@ fn redis_rs_string_roundtrip() {
     assert_eq!(v, None);
     let vs: Vec<Option<String>> = q(&mut c, &["MGET", "str_rs:k", "str_rs:none"]);
     assert_eq!(vs, vec![Some("15".to_string()), None]);
-    assert_eq!(qerr(&mut c, &["SET", "str_rs:k", "v", "NX", "XX"]), "ERR syntax error");
+    assert_eq!(
+        qerr(&mut c, &["SET", "str_rs:k", "v", "NX", "XX"]),
+        "ERR syntax error"
+    );
     let f: String = q(&mut c, &["INCRBYFLOAT", "str_rs:k", "0.5"]);
     assert_eq!(f, "15.5");
 }

@@ -46,7 +46,10 @@ fn string_commands_on_a_list_are_wrongtype() {
     }
     // Nothing above changed the list.
     assert_bytes!(c.cmd(&["TYPE", l]), b"+list\r\n");
-    assert_bytes!(c.cmd(&["LRANGE", l, "0", "-1"]), b"*2\r\n$1\r\nb\r\n$1\r\na\r\n");
+    assert_bytes!(
+        c.cmd(&["LRANGE", l, "0", "-1"]),
+        b"*2\r\n$1\r\nb\r\n$1\r\na\r\n"
+    );
     assert_bytes!(c.cmd(&["EXISTS", "wt_cmds:dest"]), b":0\r\n");
 }
 
@@ -80,7 +83,10 @@ fn mget_returns_nil_for_non_strings() {
     let mut c = t.raw_conn();
     make_list(&mut c, "wt_mget:list");
     assert_bytes!(c.cmd(&["SET", "wt_mget:s", "x"]), b"+OK\r\n");
-    assert_bytes!(c.cmd(&["MGET", "wt_mget:list", "wt_mget:s"]), b"*2\r\n$-1\r\n$1\r\nx\r\n");
+    assert_bytes!(
+        c.cmd(&["MGET", "wt_mget:list", "wt_mget:s"]),
+        b"*2\r\n$-1\r\n$1\r\nx\r\n"
+    );
 }
 
 #[test]
@@ -121,14 +127,21 @@ fn generic_key_commands_work_on_lists() {
     assert_bytes!(c.cmd(&["RENAME", l, "wt_gen:list2"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["TYPE", "wt_gen:list2"]), b"+list\r\n");
     assert_bytes!(c.cmd(&["COPY", "wt_gen:list2", "wt_gen:list3"]), b":1\r\n");
-    assert_bytes!(c.cmd(&["LRANGE", "wt_gen:list3", "0", "-1"]), b"*2\r\n$1\r\nb\r\n$1\r\na\r\n");
-    let r = parse(&c.cmd(&["SCAN", "0", "MATCH", "wt_gen:*", "TYPE", "list", "COUNT", "100000"]));
+    assert_bytes!(
+        c.cmd(&["LRANGE", "wt_gen:list3", "0", "-1"]),
+        b"*2\r\n$1\r\nb\r\n$1\r\na\r\n"
+    );
+    let r = parse(&c.cmd(&[
+        "SCAN", "0", "MATCH", "wt_gen:*", "TYPE", "list", "COUNT", "100000",
+    ]));
     let mut found: Vec<String> = r.items()[1].items().iter().map(|x| x.text()).collect();
     // One SCAN call may not cover everything; keep going (bounded).
     let mut cursor = r.items()[0].text();
     let mut rounds = 0;
     while cursor != "0" && rounds < 10_000 {
-        let r = parse(&c.cmd(&["SCAN", &cursor, "MATCH", "wt_gen:*", "TYPE", "list", "COUNT", "1000"]));
+        let r = parse(&c.cmd(&[
+            "SCAN", &cursor, "MATCH", "wt_gen:*", "TYPE", "list", "COUNT", "1000",
+        ]));
         found.extend(r.items()[1].items().iter().map(|x| x.text()));
         cursor = r.items()[0].text();
         rounds += 1;
