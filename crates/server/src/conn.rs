@@ -92,6 +92,13 @@ impl Conn {
         self.opos < self.out.len()
     }
 
+    /// Hands the pending output to the engine in exchange for `spare` (an empty buffer),
+    /// for engines that keep a buffer stable while the kernel sends it.
+    pub fn swap_output(&mut self, spare: &mut Vec<u8>) {
+        debug_assert!(spare.is_empty() && self.opos == 0);
+        std::mem::swap(&mut self.out, spare);
+    }
+
     /// Marks `n` bytes of output written; resets the buffer when all is out.
     pub fn advance_output(&mut self, n: usize) {
         self.opos += n;

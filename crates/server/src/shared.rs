@@ -134,7 +134,7 @@ pub struct Shared {
     pub next_client_id: AtomicU64,
     pub connected_clients: AtomicUsize,
     pub thread_stats: Vec<Arc<ThreadStats>>,
-    pub wakers: RwLock<Vec<Arc<mio::Waker>>>,
+    pub wakers: RwLock<Vec<Arc<crate::net::LoopWaker>>>,
     pub shutdown: AtomicBool,
     pub slowlog: Mutex<std::collections::VecDeque<SlowlogEntry>>,
     pub slowlog_next_id: AtomicU64,

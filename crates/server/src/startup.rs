@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::{Config, IoEngine};
-use crate::net::{listen, EventLoop};
+use crate::net::{listen, Engine, LoopWaker};
 use crate::shared::Shared;
 
 /// Why the server could not start.
@@ -42,6 +42,65 @@ fn bind_addrs(config: &Config) -> Result<Vec<(IpAddr, bool)>, StartError> {
     Ok(out)
 }
 
+/// The engine `io-engine auto` picks: the one that measured better on this machine's
+/// benchmark (docs/benchmarks.md), when the kernel supports it.
+const DEFAULT_ENGINE: Engine = Engine::Epoll;
+
+/// Starts one thread per event loop and waits until each is running (a uring loop
+/// builds its ring on its own thread, as SINGLE_ISSUER requires).
+fn start_loops(
+    engine: Engine,
+    shared: &Arc<Shared>,
+    per_loop: Vec<Vec<std::net::TcpListener>>,
+) -> Result<Vec<std::thread::JoinHandle<()>>, StartError> {
+    let mut wakers = Vec::new();
+    let mut handles = Vec::new();
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), std::io::Error>>();
+    for (i, lists) in per_loop.into_iter().enumerate() {
+        let shared = shared.clone();
+        let ready = ready_tx.clone();
+        let spawn = std::thread::Builder::new().name(format!("loop-{i}"));
+        let handle = match engine {
+            Engine::Epoll => {
+                let (ev, waker) =
+                    crate::net::epoll::EventLoop::new(i, shared, lists).map_err(StartError::Loop)?;
+                wakers.push(waker);
+                let _ = ready.send(Ok(()));
+                spawn.spawn(move || ev.run())
+            }
+            Engine::Uring => {
+                let fd = crate::net::uring::new_waker_fd().map_err(StartError::Loop)?;
+                let loop_fd = fd.try_clone().map_err(StartError::Loop)?;
+                wakers.push(Arc::new(LoopWaker::EventFd(fd)));
+                spawn.spawn(move || match crate::net::uring::EventLoop::new(i, shared, lists, loop_fd) {
+                    Ok(ev) => {
+                        let _ = ready.send(Ok(()));
+                        ev.run();
+                    }
+                    Err(e) => {
+                        let _ = ready.send(Err(e));
+                    }
+                })
+            }
+        }
+        .map_err(StartError::Loop)?;
+        handles.push(handle);
+    }
+    *shared.wakers.write() = wakers;
+    drop(ready_tx);
+    for _ in 0..handles.len() {
+        match ready_rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                shared.request_shutdown();
+                return Err(StartError::Loop(e));
+            }
+            Err(_) => break,
+        }
+    }
+    Ok(handles)
+}
+
 /// Runs the server until SIGTERM, SIGINT or SHUTDOWN.
 pub fn run(mut config: Config) -> Result<(), StartError> {
     crate::log::init(config.loglevel, &config.logfile).map_err(StartError::Log)?;
@@ -54,9 +113,15 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
         std::process::id(),
         crate::command::connection::REDIS_VERSION
     ));
-    if config.io_engine == IoEngine::Uring {
-        crate::log::warning("io-engine uring is not built yet: using the epoll engine");
-    }
+    let engine = match config.io_engine {
+        IoEngine::Epoll => Engine::Epoll,
+        IoEngine::Uring if crate::net::uring::available() => Engine::Uring,
+        IoEngine::Uring => {
+            crate::log::warning("io_uring is not available on this kernel: using the epoll engine");
+            Engine::Epoll
+        }
+        IoEngine::Auto => DEFAULT_ENGINE,
+    };
     let threads = config.threads.max(1);
 
     // Listeners: one per event loop per address (SO_REUSEPORT). With port 0 the first
@@ -86,15 +151,6 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     let port = config.port;
     let shared = Arc::new(Shared::new(config, keyspace, threads, commands));
 
-    let mut loops = Vec::new();
-    let mut wakers = Vec::new();
-    for (i, lists) in per_loop.into_iter().enumerate() {
-        let (ev, waker) = EventLoop::new(i, shared.clone(), lists).map_err(StartError::Loop)?;
-        loops.push(ev);
-        wakers.push(waker);
-    }
-    *shared.wakers.write() = wakers;
-
     let signal_shared = shared.clone();
     let mut signals =
         signal_hook::iterator::Signals::new([signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT])
@@ -111,17 +167,11 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
         })
         .map_err(StartError::Loop)?;
 
-    let handles: Vec<_> = loops
-        .into_iter()
-        .enumerate()
-        .map(|(i, ev)| {
-            std::thread::Builder::new().name(format!("loop-{i}")).spawn(move || ev.run())
-        })
-        .collect::<Result<_, _>>()
-        .map_err(StartError::Loop)?;
+    let handles = start_loops(engine, &shared, per_loop)?;
 
     crate::log::notice(&format!(
-        "Server initialized: {threads} event loop(s), {shards} shards per database, port {port}"
+        "Server initialized: {threads} event loop(s) on {}, {shards} shards per database, port {port}",
+        engine.name()
     ));
     crate::log::notice("Ready to accept connections tcp");
 

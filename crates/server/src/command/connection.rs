@@ -362,7 +362,8 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             && laddr.is_none_or(|x| x == c.laddr.as_bytes())
             && user_ok
             && type_ok;
-        if !matches || (skipme && c.id == me) {
+        // A client already being killed is on its way out: it no longer counts.
+        if !matches || (skipme && c.id == me) || c.killed.load(Ordering::SeqCst) {
             continue;
         }
         if c.id == me {

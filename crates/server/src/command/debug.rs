@@ -29,13 +29,15 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     let sub = a[1];
     if is(sub, "sleep") && a.len() == 3 {
-        let secs = args::float(a[2])?;
+        // Redis reads the number with atof: anything unparsable is 0.
+        let secs = args::float(a[2]).unwrap_or(0.0);
         if secs > 0.0 {
             std::thread::sleep(std::time::Duration::from_secs_f64(secs.min(3600.0)));
         }
         ctx.ok();
     } else if is(sub, "set-active-expire") && a.len() == 3 {
-        let on = args::int(a[2])? != 0;
+        // Redis reads it with atoi: anything unparsable is 0 (off).
+        let on = args::int(a[2]).unwrap_or(0) != 0;
         ctx.shared.active_expire_enabled.store(on, Ordering::Relaxed);
         ctx.ok();
     } else if is(sub, "populate") && (3..=5).contains(&a.len()) {

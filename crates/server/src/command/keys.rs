@@ -363,9 +363,10 @@ fn encode_cursor(shard: usize, epoch: u32, pos: usize) -> u64 {
 
 /// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type] — [next cursor, keys].
 fn scan(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    // Like Redis's strtoul: a negative cursor wraps (and simply ends the scan).
     let cursor: u64 = std::str::from_utf8(a[1])
         .ok()
-        .and_then(|s| s.parse().ok())
+        .and_then(|s| s.parse::<u64>().ok().or_else(|| s.parse::<i64>().ok().map(|n| n as u64)))
         .ok_or(CommandError::msg("ERR invalid cursor"))?;
     let mut pattern: Option<&[u8]> = None;
     let mut count = 10usize;

@@ -354,11 +354,19 @@ fn command_list(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         if keep {
             names.push(e.fullname.clone());
         }
+        // Subcommands are listed too (as "config|get"), as Redis 7 does.
         for (_, ce) in t.children(i) {
-            if let Some((k, v)) = filter {
-                if is(k, "pattern") && store::glob::glob_match(v, ce.fullname.as_bytes(), true) {
-                    names.push(ce.fullname.clone());
+            let keep_sub = match filter {
+                None => true,
+                Some((k, v)) if is(k, "pattern") => store::glob::glob_match(v, ce.fullname.as_bytes(), true),
+                Some((k, v)) if is(k, "aclcat") => {
+                    let want = String::from_utf8_lossy(v).to_ascii_lowercase();
+                    acl_categories(ce.spec).iter().any(|c| c[1..] == want)
                 }
+                Some(_) => false,
+            };
+            if keep_sub {
+                names.push(ce.fullname.clone());
             }
         }
     }

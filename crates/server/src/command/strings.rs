@@ -144,7 +144,12 @@ fn set_generic(
             Ttl::Keep => old_ttl,
             Ttl::At(t) => Some(t),
         };
-        shard.insert(h, Entry::new(key, Payload::Str(value), expire, ctx.lru()));
+        if expire.is_some_and(|t| t <= ctx.now_ms) {
+            // An expiry already past (EXAT/PXAT): the key is deleted, as Redis 7 does.
+            shard.remove(h, key, ctx.now_ms);
+        } else {
+            shard.insert(h, Entry::new(key, Payload::Str(value), expire, ctx.lru()));
+        }
     }
     Ok(match (want_old, allowed) {
         (true, _) => SetReply::Old(old),

@@ -1,16 +1,11 @@
-//! Event loops: one thread per configured `threads`, each owning its listening sockets
-//! (SO_REUSEPORT, so the kernel spreads connections) and its connections for life.
-//!
-//! This is the epoll engine (through mio, edge-triggered). Each wake-up reads every
-//! ready socket until it would block, processes all complete requests, and writes the
-//! batched replies with one write. The loop also runs the periodic work of its share of
-//! shards (active expiry) and of its connections (idle timeout, CLIENT KILL).
-//!
-//! The io_uring engine (`--io-engine uring`) is not built yet: it falls back to this
-//! engine with a warning at start-up; see docs/architecture.md.
+//! The epoll engine (through mio, edge-triggered): one event loop per thread, owning its
+//! listening sockets (SO_REUSEPORT, so the kernel spreads connections) and its
+//! connections for life. Each wake-up reads every ready socket until a short read or
+//! `WouldBlock`, processes all complete requests, and writes the batched replies with
+//! one write. The loop also runs the periodic tick (active expiry, idle timeouts) and
+//! cross-thread requests (CLIENT KILL, shutdown).
 
 use std::io::{ErrorKind, Read, Write};
-use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,26 +14,11 @@ use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token, Waker};
 
 use crate::conn::{Conn, Flow, Worker};
-use crate::shared::{bump, ClientInfo, Shared};
+use super::{admit, close_client, open_client, tick, tick_period, tune_socket, Admission, LoopWaker};
+use crate::shared::{bump, Shared};
 
 const WAKER: Token = Token(usize::MAX - 1);
 const LISTENER_BASE: usize = usize::MAX - 1024;
-
-/// Creates a non-blocking listening socket with SO_REUSEPORT, so that every event loop
-/// can have its own on the same address.
-pub fn listen(addr: SocketAddr, backlog: u32) -> std::io::Result<std::net::TcpListener> {
-    use socket2::{Domain, Protocol, Socket, Type};
-    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
-    socket.set_reuse_address(true)?;
-    socket.set_reuse_port(true)?;
-    if addr.is_ipv6() {
-        socket.set_only_v6(true)?;
-    }
-    socket.bind(&addr.into())?;
-    socket.listen(backlog.min(i32::MAX as u32) as i32)?;
-    socket.set_nonblocking(true)?;
-    Ok(socket.into())
-}
 
 /// Everything one event loop owns.
 pub struct EventLoop {
@@ -62,9 +42,9 @@ impl EventLoop {
         index: usize,
         shared: Arc<Shared>,
         listeners: Vec<std::net::TcpListener>,
-    ) -> std::io::Result<(EventLoop, Arc<Waker>)> {
+    ) -> std::io::Result<(EventLoop, Arc<LoopWaker>)> {
         let poll = Poll::new()?;
-        let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
+        let waker = Arc::new(LoopWaker::Mio(Waker::new(poll.registry(), WAKER)?));
         let mut mio_listeners = Vec::new();
         for (i, l) in listeners.into_iter().enumerate() {
             let mut l = TcpListener::from_std(l);
@@ -90,8 +70,7 @@ impl EventLoop {
         let mut events = Events::with_capacity(1024);
         let mut next_cron = Instant::now();
         loop {
-            let hz = self.shared.config.read().hz.max(1);
-            let period = Duration::from_millis(1000 / hz);
+            let period = tick_period(&self.shared);
             let timeout = next_cron.saturating_duration_since(Instant::now());
             if let Err(e) = self.poll.poll(&mut events, Some(timeout)) {
                 if e.kind() != ErrorKind::Interrupted {
@@ -134,23 +113,15 @@ impl EventLoop {
                     return;
                 }
             };
-            let stats = &self.shared.thread_stats[self.index];
-            bump(&stats.connections_received, 1);
-            let (maxclients, keepalive) = {
-                let c = self.shared.config.read();
-                (c.maxclients, c.tcp_keepalive_s)
+            let keepalive_s = match admit(&self.shared, self.index) {
+                Admission::Accept { keepalive_s } => keepalive_s,
+                Admission::Reject(msg) => {
+                    let _ = stream.write(msg);
+                    continue;
+                }
             };
-            if self.shared.connected_clients.load(Ordering::Relaxed) as u64 >= maxclients {
-                bump(&stats.rejected_connections, 1);
-                let _ = stream.write(b"-ERR max number of clients reached\r\n");
-                continue;
-            }
-            let _ = stream.set_nodelay(true);
-            if keepalive > 0 {
-                let sock = socket2::SockRef::from(&stream);
-                let ka = socket2::TcpKeepalive::new().with_time(Duration::from_secs(keepalive));
-                let _ = sock.set_tcp_keepalive(&ka);
-            }
+            use std::os::fd::{AsFd, AsRawFd};
+            tune_socket(stream.as_fd(), keepalive_s);
             let slot = match self.free.pop() {
                 Some(s) => s,
                 None => {
@@ -167,32 +138,9 @@ impl EventLoop {
                 self.free.push(slot);
                 continue;
             }
-            let id = self.shared.next_client_id.fetch_add(1, Ordering::Relaxed);
             let laddr = stream.local_addr().map(|a| a.to_string()).unwrap_or_default();
-            use std::os::fd::AsRawFd;
-            let info = Arc::new(ClientInfo {
-                id,
-                addr: peer.to_string(),
-                laddr,
-                fd: stream.as_raw_fd(),
-                created: Instant::now(),
-                owner: self.index,
-                name: Default::default(),
-                lib_name: Default::default(),
-                lib_ver: Default::default(),
-                db: Default::default(),
-                resp: 2.into(),
-                last_interaction_ms: now_ms.into(),
-                last_cmd: usize::MAX.into(),
-                qbuf: Default::default(),
-                obuf: Default::default(),
-                no_evict: Default::default(),
-                no_touch: Default::default(),
-                killed: Default::default(),
-            });
-            self.shared.clients.lock().insert(id, info.clone());
-            self.shared.connected_clients.fetch_add(1, Ordering::Relaxed);
-            let conn = Conn::new(info, &self.shared);
+            let fd = stream.as_raw_fd();
+            let conn = open_client(&self.shared, self.index, fd, peer.to_string(), laddr, now_ms);
             self.conns[slot] = Some(Slot { stream, conn });
             // Data may already be waiting (edge-triggered: no event would tell us).
             self.on_readable(slot, now_ms);
@@ -310,8 +258,7 @@ impl EventLoop {
     fn close(&mut self, t: usize) {
         if let Some(mut slot) = self.conns.get_mut(t).and_then(Option::take) {
             let _ = self.poll.registry().deregister(&mut slot.stream);
-            self.shared.clients.lock().remove(&slot.conn.client.info.id);
-            self.shared.connected_clients.fetch_sub(1, Ordering::Relaxed);
+            close_client(&self.shared, &slot.conn);
             self.free.push(t);
         }
     }
@@ -333,27 +280,10 @@ impl EventLoop {
 
     /// Periodic work: active expiry of this loop's shards, idle client timeout.
     fn cron(&mut self, now_ms: i64) {
-        let shared = &*self.shared;
-        if shared.active_expire_enabled.load(Ordering::Relaxed) {
-            crate::expire::active_cycle(shared, self.index, now_ms);
-        }
-        let timeout_s = shared.config.read().timeout_s;
-        if timeout_s > 0 {
-            let limit = now_ms - (timeout_s as i64) * 1000;
-            let idle: Vec<usize> = self
-                .conns
-                .iter()
-                .enumerate()
-                .filter_map(|(i, s)| {
-                    let s = s.as_ref()?;
-                    (s.conn.client.info.last_interaction_ms.load(Ordering::Relaxed) < limit
-                        && s.conn.client.info.created.elapsed().as_secs() > timeout_s)
-                        .then_some(i)
-                })
-                .collect();
-            for t in idle {
-                self.close(t);
-            }
+        let live = self.conns.iter().enumerate().filter_map(|(i, s)| Some((i, &s.as_ref()?.conn)));
+        let idle = tick(&self.shared, self.index, now_ms, live);
+        for t in idle {
+            self.close(t);
         }
     }
 

@@ -116,6 +116,7 @@ impl ServerProcess {
             .arg("yes")
             .arg("--save")
             .arg("")
+            .args(env_args())
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::from(log))
@@ -858,4 +859,12 @@ macro_rules! assert_bytes {
             }
         }
     };
+}
+
+/// Extra server flags from `BASALT_TEST_ARGS` (whitespace separated), e.g.
+/// `--io-engine uring`, so that the whole suite can run against each engine.
+fn env_args() -> Vec<String> {
+    std::env::var("BASALT_TEST_ARGS")
+        .map(|v| v.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
 }

@@ -1,0 +1,182 @@
+//! Networking shared by both I/O engines: listening sockets, the cross-thread waker,
+//! client registration on accept and close, socket options, and the periodic tick
+//! (active expiry, idle timeouts). The engines themselves live in `epoll.rs` (mio) and
+//! `uring.rs` (io_uring with multishot receive into a provided-buffer ring); each runs
+//! one event loop per thread that owns its connections for life.
+
+pub mod epoll;
+pub mod uring;
+
+use std::net::SocketAddr;
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::conn::Conn;
+use crate::shared::{ClientInfo, Shared};
+
+/// Creates a non-blocking listening socket with SO_REUSEPORT, so that every event loop
+/// can have its own on the same address.
+pub fn listen(addr: SocketAddr, backlog: u32) -> std::io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_reuse_address(true)?;
+    socket.set_reuse_port(true)?;
+    if addr.is_ipv6() {
+        socket.set_only_v6(true)?;
+    }
+    socket.bind(&addr.into())?;
+    socket.listen(backlog.min(i32::MAX as u32) as i32)?;
+    socket.set_nonblocking(true)?;
+    Ok(socket.into())
+}
+
+/// Wakes an event loop from another thread (CLIENT KILL, shutdown).
+pub enum LoopWaker {
+    Mio(mio::Waker),
+    /// An eventfd the io_uring loop polls.
+    EventFd(OwnedFd),
+}
+
+impl LoopWaker {
+    pub fn wake(&self) -> std::io::Result<()> {
+        match self {
+            LoopWaker::Mio(w) => w.wake(),
+            LoopWaker::EventFd(fd) => {
+                let one: u64 = 1;
+                // SAFETY: writes 8 bytes from a valid u64 to an eventfd we own.
+                let n = unsafe {
+                    libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), std::mem::size_of::<u64>())
+                };
+                if n < 0 {
+                    let e = std::io::Error::last_os_error();
+                    // EAGAIN: the counter is saturated, the loop will wake anyway.
+                    if e.kind() != std::io::ErrorKind::WouldBlock {
+                        return Err(e);
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Applies TCP_NODELAY and keepalive to an accepted socket.
+pub fn tune_socket(fd: BorrowedFd<'_>, keepalive_s: u64) {
+    let sock = socket2::SockRef::from(&fd);
+    let _ = sock.set_nodelay(true);
+    if keepalive_s > 0 {
+        let ka = socket2::TcpKeepalive::new().with_time(Duration::from_secs(keepalive_s));
+        let _ = sock.set_tcp_keepalive(&ka);
+    }
+}
+
+/// Outcome of the admission check on accept.
+pub enum Admission {
+    Accept { keepalive_s: u64 },
+    /// maxclients reached: the caller sends this error and closes.
+    Reject(&'static [u8]),
+}
+
+/// Counts the connection and checks maxclients.
+pub fn admit(shared: &Shared, owner: usize) -> Admission {
+    let stats = &shared.thread_stats[owner];
+    crate::shared::bump(&stats.connections_received, 1);
+    let (maxclients, keepalive_s) = {
+        let c = shared.config.read();
+        (c.maxclients, c.tcp_keepalive_s)
+    };
+    if shared.connected_clients.load(Ordering::Relaxed) as u64 >= maxclients {
+        crate::shared::bump(&stats.rejected_connections, 1);
+        return Admission::Reject(b"-ERR max number of clients reached\r\n");
+    }
+    Admission::Accept { keepalive_s }
+}
+
+/// Registers a new client and returns its connection state.
+pub fn open_client(
+    shared: &Shared,
+    owner: usize,
+    fd: i32,
+    peer: String,
+    laddr: String,
+    now_ms: i64,
+) -> Conn {
+    let id = shared.next_client_id.fetch_add(1, Ordering::Relaxed);
+    let info = Arc::new(ClientInfo {
+        id,
+        addr: peer,
+        laddr,
+        fd,
+        created: Instant::now(),
+        owner,
+        name: Default::default(),
+        lib_name: Default::default(),
+        lib_ver: Default::default(),
+        db: Default::default(),
+        resp: 2.into(),
+        last_interaction_ms: now_ms.into(),
+        last_cmd: usize::MAX.into(),
+        qbuf: Default::default(),
+        obuf: Default::default(),
+        no_evict: Default::default(),
+        no_touch: Default::default(),
+        killed: Default::default(),
+    });
+    shared.clients.lock().insert(id, info.clone());
+    shared.connected_clients.fetch_add(1, Ordering::Relaxed);
+    Conn::new(info, shared)
+}
+
+/// Removes a client from the registry.
+pub fn close_client(shared: &Shared, conn: &Conn) {
+    shared.clients.lock().remove(&conn.client.info.id);
+    shared.connected_clients.fetch_sub(1, Ordering::Relaxed);
+}
+
+/// The periodic tick of one event loop: active expiry of its shards. Returns the
+/// connections (by the caller's slot index) that are idle past `timeout`.
+pub fn tick<'a>(
+    shared: &Shared,
+    owner: usize,
+    now_ms: i64,
+    conns: impl Iterator<Item = (usize, &'a Conn)>,
+) -> Vec<usize> {
+    if shared.active_expire_enabled.load(Ordering::Relaxed) {
+        crate::expire::active_cycle(shared, owner, now_ms);
+    }
+    let timeout_s = shared.config.read().timeout_s;
+    if timeout_s == 0 {
+        return Vec::new();
+    }
+    let limit = now_ms - (timeout_s as i64) * 1000;
+    conns
+        .filter(|(_, c)| {
+            c.client.info.last_interaction_ms.load(Ordering::Relaxed) < limit
+                && c.client.info.created.elapsed().as_secs() > timeout_s
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The tick period for the configured `hz`.
+pub fn tick_period(shared: &Shared) -> Duration {
+    Duration::from_millis(1000 / shared.config.read().hz.max(1))
+}
+
+/// Which engine runs the loops, after resolving `auto`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    Epoll,
+    Uring,
+}
+
+impl Engine {
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Epoll => "epoll",
+            Engine::Uring => "uring",
+        }
+    }
+}

@@ -1,0 +1,549 @@
+//! The io_uring engine, built the way DESIGN.md section 3 measured to beat epoll:
+//!
+//! - one ring per event loop, created on the loop's own thread with `SINGLE_ISSUER`,
+//!   `DEFER_TASKRUN` and `COOP_TASKRUN` (completions run only when the loop asks);
+//! - multishot accept on each listener, multishot receive on each connection into a
+//!   provided-buffer ring (no receive buffer is pinned per idle connection, and one
+//!   submission serves every receive until the kernel ends it);
+//! - at most one send in flight per connection, from a buffer the connection no longer
+//!   writes into (replies produced meanwhile go to a second buffer, swapped in when the
+//!   send completes);
+//! - one `io_uring_enter` per loop iteration that submits everything queued and waits
+//!   for completions or the next tick;
+//! - an eventfd polled with a multishot poll as the cross-thread waker.
+//!
+//! Closing a connection shuts the socket down, waits for its operations to complete
+//! (the multishot receive ends with EOF), and only then closes the descriptor, so no
+//! completion can ever refer to a reused slot.
+
+use std::io;
+use std::net::SocketAddr;
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use io_uring::{cqueue, opcode, squeue, types, IoUring};
+
+use super::{admit, close_client, open_client, tick, tick_period, tune_socket, Admission};
+use crate::conn::{Conn, Flow, Worker};
+use crate::shared::{bump, Shared};
+
+// user_data: low 3 bits the operation, the rest the slot (or listener index).
+const OP_ACCEPT: u64 = 1;
+const OP_RECV: u64 = 2;
+const OP_SEND: u64 = 3;
+const OP_WAKE: u64 = 4;
+
+const RING_ENTRIES: u32 = 1024;
+const BUF_GROUP: u16 = 0;
+/// Provided receive buffers per loop and their size (Redis reads 16 KiB at a time).
+const BUF_COUNT: u16 = 256;
+const BUF_SIZE: usize = 16 * 1024;
+
+fn user_data(op: u64, index: usize) -> u64 {
+    ((index as u64) << 3) | op
+}
+
+/// The provided-buffer ring: BUF_COUNT buffers the kernel fills for multishot receives,
+/// returned to it once their bytes are copied into the connection's read buffer.
+struct BufRing {
+    /// Ring of buffer descriptors, shared with the kernel (page aligned, mmap'd).
+    entries: *mut types::BufRingEntry,
+    entries_len: usize,
+    /// The buffers themselves (mmap'd).
+    data: *mut u8,
+    data_len: usize,
+    tail: u16,
+}
+
+impl BufRing {
+    fn new(ring: &IoUring) -> io::Result<BufRing> {
+        let entries_len = BUF_COUNT as usize * std::mem::size_of::<types::BufRingEntry>();
+        let data_len = BUF_COUNT as usize * BUF_SIZE;
+        let map = |len: usize| -> io::Result<*mut u8> {
+            // SAFETY: anonymous private mapping; checked for MAP_FAILED.
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            if p == libc::MAP_FAILED {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(p.cast())
+        };
+        let entries = map(entries_len)?.cast::<types::BufRingEntry>();
+        let data = map(data_len)?;
+        let mut br = BufRing { entries, entries_len, data, data_len, tail: 0 };
+        // SAFETY: the entries mapping is page aligned, BUF_COUNT entries long, and
+        // lives until Drop, which happens after the ring (and its registration) is gone
+        // because EventLoop declares `ring` before `bufs`.
+        unsafe {
+            ring.submitter().register_buf_ring_with_flags(entries as u64, BUF_COUNT, BUF_GROUP, 0)?;
+        }
+        for bid in 0..BUF_COUNT {
+            br.give(bid);
+        }
+        br.publish();
+        Ok(br)
+    }
+
+    /// Queues buffer `bid` for the kernel (visible after `publish`).
+    fn give(&mut self, bid: u16) {
+        let idx = (self.tail & (BUF_COUNT - 1)) as usize;
+        // SAFETY: idx < BUF_COUNT; the entry is ours to write until publish.
+        let e = unsafe { &mut *self.entries.add(idx) };
+        // SAFETY: bid < BUF_COUNT so the address lies inside the data mapping.
+        e.set_addr(unsafe { self.data.add(bid as usize * BUF_SIZE) } as u64);
+        e.set_len(BUF_SIZE as u32);
+        e.set_bid(bid);
+        self.tail = self.tail.wrapping_add(1);
+    }
+
+    /// Makes given buffers visible to the kernel.
+    fn publish(&self) {
+        // SAFETY: the tail field lives inside the first entry of the ring; the kernel
+        // reads it with acquire semantics.
+        unsafe {
+            let tail = types::BufRingEntry::tail(self.entries).cast_mut();
+            (*(tail as *const AtomicU16)).store(self.tail, Ordering::Release);
+        }
+    }
+
+    /// The bytes the kernel wrote into buffer `bid`.
+    fn bytes(&self, bid: u16, len: usize) -> &[u8] {
+        // SAFETY: bid < BUF_COUNT and len <= BUF_SIZE (the kernel never writes more
+        // than the buffer length); the buffer is not handed back until after use.
+        unsafe { std::slice::from_raw_parts(self.data.add(bid as usize * BUF_SIZE), len.min(BUF_SIZE)) }
+    }
+}
+
+impl Drop for BufRing {
+    fn drop(&mut self) {
+        // SAFETY: both regions were mapped by `new` with these lengths.
+        unsafe {
+            libc::munmap(self.entries.cast(), self.entries_len);
+            libc::munmap(self.data.cast(), self.data_len);
+        }
+    }
+}
+
+/// A connection and the engine's state for it.
+struct Slot {
+    fd: OwnedFd,
+    conn: Conn,
+    /// The buffer being sent (the connection writes new replies into `conn.out`).
+    sending: Vec<u8>,
+    sent: usize,
+    send_inflight: bool,
+    recv_armed: bool,
+    /// Shut down; waiting for operations in flight to complete before the fd closes.
+    closing: bool,
+    /// Close once everything pending is written.
+    close_after_send: bool,
+}
+
+pub struct EventLoop {
+    index: usize,
+    shared: Arc<Shared>,
+    // Field order matters: the ring must drop (unregistering the buffer ring) before
+    // `bufs` unmaps the memory it refers to.
+    ring: IoUring,
+    bufs: BufRing,
+    listeners: Vec<std::net::TcpListener>,
+    waker: OwnedFd,
+    wake_buf: u64,
+    slots: Vec<Option<Slot>>,
+    free: Vec<usize>,
+    /// Slots with replies to send after this batch of completions.
+    dirty: Vec<usize>,
+    /// Slots whose multishot receive ended for lack of buffers: re-armed next iteration.
+    rearm: Vec<usize>,
+    rng: fastrand::Rng,
+}
+
+/// Creates the eventfd that wakes a uring loop.
+pub fn new_waker_fd() -> io::Result<OwnedFd> {
+    // SAFETY: plain syscall; the result is checked.
+    let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fd is a fresh descriptor we own.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// True when this kernel supports the ring setup and features the engine uses.
+pub fn available() -> bool {
+    build_ring().and_then(|r| BufRing::new(&r).map(|_| ())).is_ok()
+}
+
+fn build_ring() -> io::Result<IoUring> {
+    IoUring::builder()
+        .setup_single_issuer()
+        .setup_defer_taskrun()
+        .setup_coop_taskrun()
+        .setup_cqsize(RING_ENTRIES * 8)
+        .build(RING_ENTRIES)
+}
+
+impl EventLoop {
+    /// Builds the loop. Must run on the thread that will run it (SINGLE_ISSUER).
+    pub fn new(
+        index: usize,
+        shared: Arc<Shared>,
+        listeners: Vec<std::net::TcpListener>,
+        waker: OwnedFd,
+    ) -> io::Result<EventLoop> {
+        let ring = build_ring()?;
+        let bufs = BufRing::new(&ring)?;
+        let mut ev = EventLoop {
+            index,
+            shared,
+            ring,
+            bufs,
+            listeners,
+            waker,
+            wake_buf: 0,
+            slots: Vec::new(),
+            free: Vec::new(),
+            dirty: Vec::new(),
+            rearm: Vec::new(),
+            rng: fastrand::Rng::new(),
+        };
+        for i in 0..ev.listeners.len() {
+            ev.arm_accept(i)?;
+        }
+        ev.arm_wake()?;
+        Ok(ev)
+    }
+
+    /// Queues a submission, flushing the queue to the kernel when it is full.
+    fn push(&mut self, entry: squeue::Entry) -> io::Result<()> {
+        loop {
+            // SAFETY: every buffer an entry points to (send buffers, wake_buf) lives in
+            // `self` and is not moved or freed until its completion arrives.
+            if unsafe { self.ring.submission().push(&entry) }.is_ok() {
+                return Ok(());
+            }
+            self.ring.submit()?;
+        }
+    }
+
+    fn arm_accept(&mut self, i: usize) -> io::Result<()> {
+        let fd = self.listeners[i].as_raw_fd();
+        let e = opcode::AcceptMulti::new(types::Fd(fd))
+            .flags(libc::SOCK_CLOEXEC)
+            .build()
+            .user_data(user_data(OP_ACCEPT, i));
+        self.push(e)
+    }
+
+    fn arm_wake(&mut self) -> io::Result<()> {
+        let e = opcode::PollAdd::new(types::Fd(self.waker.as_raw_fd()), libc::POLLIN as u32)
+            .multi(true)
+            .build()
+            .user_data(user_data(OP_WAKE, 0));
+        self.push(e)
+    }
+
+    fn arm_recv(&mut self, t: usize) -> io::Result<()> {
+        let Some(Some(slot)) = self.slots.get_mut(t) else { return Ok(()) };
+        if slot.closing || slot.recv_armed {
+            return Ok(());
+        }
+        slot.recv_armed = true;
+        let e = opcode::RecvMulti::new(types::Fd(slot.fd.as_raw_fd()), BUF_GROUP)
+            .build()
+            .user_data(user_data(OP_RECV, t));
+        self.push(e)
+    }
+
+    /// Starts a send of everything pending if none is in flight.
+    fn start_send(&mut self, t: usize) -> io::Result<()> {
+        let Some(Some(slot)) = self.slots.get_mut(t) else { return Ok(()) };
+        if slot.send_inflight || slot.closing {
+            return Ok(());
+        }
+        if slot.sent >= slot.sending.len() {
+            if !slot.conn.has_output() {
+                if slot.close_after_send {
+                    self.begin_close(t);
+                }
+                return Ok(());
+            }
+            slot.sending.clear();
+            slot.sent = 0;
+            slot.conn.swap_output(&mut slot.sending);
+        }
+        let rest = &slot.sending[slot.sent..];
+        let e = opcode::Send::new(types::Fd(slot.fd.as_raw_fd()), rest.as_ptr(), rest.len() as u32)
+            .flags(libc::MSG_NOSIGNAL)
+            .build()
+            .user_data(user_data(OP_SEND, t));
+        slot.send_inflight = true;
+        self.push(e)
+    }
+
+    /// Runs until shutdown is requested.
+    pub fn run(mut self) {
+        let mut next_tick = Instant::now();
+        loop {
+            let wait = next_tick.saturating_duration_since(Instant::now()).max(Duration::from_micros(1));
+            let ts = types::Timespec::from(wait);
+            let args = types::SubmitArgs::new().timespec(&ts);
+            if let Err(e) = self.ring.submitter().submit_with_args(1, &args) {
+                match e.raw_os_error() {
+                    Some(libc::ETIME) | Some(libc::EINTR) | Some(libc::EBUSY) => {}
+                    _ => crate::log::warning(&format!("event loop {}: io_uring_enter: {e}", self.index)),
+                }
+            }
+            let now_ms = self.shared.keyspace.now_ms();
+            let mut returned_buffers = false;
+            loop {
+                let Some(cqe) = self.ring.completion().next() else { break };
+                let ud = cqe.user_data();
+                let index = (ud >> 3) as usize;
+                match ud & 7 {
+                    OP_ACCEPT => self.on_accept(index, cqe.result(), cqe.flags(), now_ms),
+                    OP_RECV => returned_buffers |= self.on_recv(index, cqe.result(), cqe.flags(), now_ms),
+                    OP_SEND => self.on_send(index, cqe.result()),
+                    OP_WAKE => self.on_wake(cqe.flags()),
+                    _ => {}
+                }
+            }
+            if returned_buffers {
+                self.bufs.publish();
+            }
+            for t in std::mem::take(&mut self.rearm) {
+                if let Err(e) = self.arm_recv(t) {
+                    crate::log::warning(&format!("re-arming receive: {e}"));
+                }
+            }
+            let dirty = std::mem::take(&mut self.dirty);
+            for &t in &dirty {
+                if let Err(e) = self.start_send(t) {
+                    crate::log::warning(&format!("queueing send: {e}"));
+                    self.begin_close(t);
+                }
+            }
+            self.dirty = dirty;
+            self.dirty.clear();
+            if self.shared.shutdown.load(Ordering::SeqCst) {
+                break;
+            }
+            if Instant::now() >= next_tick {
+                let live = self.slots.iter().enumerate().filter_map(|(i, s)| {
+                    s.as_ref().filter(|s| !s.closing).map(|s| (i, &s.conn))
+                });
+                for t in tick(&self.shared, self.index, now_ms, live) {
+                    self.begin_close(t);
+                }
+                next_tick = Instant::now() + tick_period(&self.shared);
+            }
+        }
+        self.shutdown();
+    }
+
+    fn on_accept(&mut self, listener: usize, res: i32, flags: u32, now_ms: i64) {
+        if !cqueue::more(flags) {
+            if let Err(e) = self.arm_accept(listener) {
+                crate::log::warning(&format!("re-arming accept: {e}"));
+            }
+        }
+        if res < 0 {
+            let e = io::Error::from_raw_os_error(-res);
+            crate::log::warning(&format!("Accepting client connection: {e}"));
+            return;
+        }
+        // SAFETY: a successful accept returns a new descriptor we now own.
+        let fd = unsafe { OwnedFd::from_raw_fd(res as RawFd) };
+        let keepalive_s = match admit(&self.shared, self.index) {
+            Admission::Accept { keepalive_s } => keepalive_s,
+            Admission::Reject(msg) => {
+                // SAFETY: a short blocking-free write of a constant to our own fd.
+                unsafe { libc::send(fd.as_raw_fd(), msg.as_ptr().cast(), msg.len(), libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL) };
+                return;
+            }
+        };
+        tune_socket(fd.as_fd(), keepalive_s);
+        let sock = socket2::SockRef::from(&fd);
+        let addr = |a: io::Result<socket2::SockAddr>| {
+            a.ok().and_then(|a| a.as_socket()).map(|a: SocketAddr| a.to_string()).unwrap_or_default()
+        };
+        let peer = addr(sock.peer_addr());
+        let laddr = addr(sock.local_addr());
+        let conn = open_client(&self.shared, self.index, fd.as_raw_fd(), peer, laddr, now_ms);
+        let t = match self.free.pop() {
+            Some(t) => t,
+            None => {
+                self.slots.push(None);
+                self.slots.len() - 1
+            }
+        };
+        self.slots[t] = Some(Slot {
+            fd,
+            conn,
+            sending: Vec::new(),
+            sent: 0,
+            send_inflight: false,
+            recv_armed: false,
+            closing: false,
+            close_after_send: false,
+        });
+        if let Err(e) = self.arm_recv(t) {
+            crate::log::warning(&format!("arming receive: {e}"));
+            self.begin_close(t);
+        }
+    }
+
+    /// Handles a receive completion; returns true when a buffer went back to the ring.
+    fn on_recv(&mut self, t: usize, res: i32, flags: u32, now_ms: i64) -> bool {
+        let more = cqueue::more(flags);
+        let bid = cqueue::buffer_select(flags);
+        let Some(Some(slot)) = self.slots.get_mut(t) else {
+            if let Some(bid) = bid {
+                self.bufs.give(bid);
+                return true;
+            }
+            return false;
+        };
+        if !more {
+            slot.recv_armed = false;
+        }
+        if slot.closing {
+            if let Some(bid) = bid {
+                self.bufs.give(bid);
+            }
+            self.maybe_finish_close(t);
+            return bid.is_some();
+        }
+        if res <= 0 {
+            if res == -libc::ENOBUFS {
+                // Out of provided buffers: receive again once some are returned.
+                self.rearm.push(t);
+            } else {
+                // EOF or error: the client is gone; nothing more to send.
+                self.begin_close(t);
+            }
+            return false;
+        }
+        let Some(bid) = bid else { return false };
+        let shared = &*self.shared;
+        let stats = &*shared.thread_stats[self.index];
+        bump(&stats.net_input_bytes, res as u64);
+        slot.conn.rbuf.extend_from_slice(self.bufs.bytes(bid, res as usize));
+        self.bufs.give(bid);
+        let mut w = Worker { shared, stats, rng: &mut self.rng, now_ms };
+        let flow = slot.conn.process(&mut w);
+        match flow {
+            Flow::Continue => {}
+            Flow::CloseAfterWrite => slot.close_after_send = true,
+            Flow::CloseNow => {
+                self.begin_close(t);
+                return true;
+            }
+        }
+        if !more && !slot.close_after_send {
+            self.rearm.push(t);
+        }
+        self.dirty.push(t);
+        true
+    }
+
+    fn on_send(&mut self, t: usize, res: i32) {
+        let Some(Some(slot)) = self.slots.get_mut(t) else { return };
+        slot.send_inflight = false;
+        if slot.closing {
+            self.maybe_finish_close(t);
+            return;
+        }
+        if res < 0 {
+            self.begin_close(t);
+            return;
+        }
+        bump(&self.shared.thread_stats[self.index].net_output_bytes, res as u64);
+        slot.sent += res as usize;
+        // Partial send, or replies produced meanwhile: send again.
+        self.dirty.push(t);
+    }
+
+    fn on_wake(&mut self, flags: u32) {
+        // SAFETY: reads the 8-byte eventfd counter into our own u64.
+        unsafe {
+            libc::read(self.waker.as_raw_fd(), (&mut self.wake_buf as *mut u64).cast(), 8);
+        }
+        if !cqueue::more(flags) {
+            if let Err(e) = self.arm_wake() {
+                crate::log::warning(&format!("re-arming waker: {e}"));
+            }
+        }
+        let killed: Vec<usize> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                s.as_ref().filter(|s| s.conn.client.info.killed.load(Ordering::SeqCst)).map(|_| i)
+            })
+            .collect();
+        for t in killed {
+            self.begin_close(t);
+        }
+    }
+
+    /// Shuts the socket down so that operations in flight complete, then closes it
+    /// once none remain.
+    fn begin_close(&mut self, t: usize) {
+        let Some(Some(slot)) = self.slots.get_mut(t) else { return };
+        if !slot.closing {
+            slot.closing = true;
+            // SAFETY: shutdown on a descriptor we own.
+            unsafe { libc::shutdown(slot.fd.as_raw_fd(), libc::SHUT_RDWR) };
+        }
+        self.maybe_finish_close(t);
+    }
+
+    fn maybe_finish_close(&mut self, t: usize) {
+        let done = matches!(self.slots.get(t), Some(Some(s)) if s.closing && !s.recv_armed && !s.send_inflight);
+        if done {
+            if let Some(slot) = self.slots[t].take() {
+                close_client(&self.shared, &slot.conn);
+                drop(slot); // closes the descriptor
+                self.free.push(t);
+            }
+        }
+    }
+
+    /// Stops accepting, sends what is pending (bounded), closes every connection.
+    fn shutdown(&mut self) {
+        self.listeners.clear();
+        let deadline = Instant::now() + Duration::from_millis(500);
+        for t in 0..self.slots.len() {
+            let _ = self.start_send(t);
+        }
+        while Instant::now() < deadline
+            && self.slots.iter().flatten().any(|s| s.send_inflight || s.conn.has_output())
+        {
+            let _ = self.ring.submit_and_wait(1);
+            let done: Vec<(u64, i32)> =
+                self.ring.completion().map(|c| (c.user_data(), c.result())).collect();
+            for (ud, res) in done {
+                if ud & 7 == OP_SEND {
+                    self.on_send((ud >> 3) as usize, res);
+                }
+            }
+            for t in std::mem::take(&mut self.dirty) {
+                let _ = self.start_send(t);
+            }
+        }
+        for slot in self.slots.iter_mut().filter_map(Option::take) {
+            close_client(&self.shared, &slot.conn);
+        }
+    }
+}
