@@ -14,10 +14,12 @@
 //! Robustness rules every function follows:
 //! * no panics for any input, including `i64::MIN`/`i64::MAX` indexes and
 //!   offsets far beyond the end of the buffer;
-//! * no allocation beyond what the result needs; functions that grow a
-//!   buffer never grow it past [`MAX_STRING_LEN`] (a request that would is
-//!   ignored, see each function) so a huge offset can never trigger a huge
-//!   allocation even if the caller forgot its own limit check.
+//! * no allocation beyond what the result needs (growing SETRANGE/SETBIT
+//!   buffers preallocate like Redis's sds: double below 1 MiB, else +1 MiB);
+//!   functions that grow a buffer never grow it past [`MAX_STRING_LEN`] (a
+//!   request that would is ignored, see each function) so a huge offset can
+//!   never trigger a huge allocation even if the caller forgot its own limit
+//!   check.
 //!
 //! Behaviour follows Redis 7.0; the unit tests at the bottom hold tables of
 //! cases that were cross-checked against a real Redis 7.0.15 server.
