@@ -13,6 +13,9 @@ ensure_python_deps tests/py/requirements.txt
 echo "== cargo test (unit, in-process and black-box tests against Basalt)"
 cargo test --workspace --quiet 2>&1
 
+echo "== black-box suite against Basalt's epoll engine (the default is io_uring where available)"
+BASALT_TEST_ARGS="--io-engine epoll" cargo test --quiet -p basalt-server --test blackbox 2>&1
+
 echo "== black-box suite against Redis $(redis-server --version | sed 's/.*v=\([0-9.]*\).*/\1/') (conformance of the tests themselves)"
 BASALT_TEST_SERVER="$(command -v redis-server)" cargo test --quiet -p basalt-server --test blackbox 2>&1
 

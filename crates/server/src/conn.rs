@@ -115,7 +115,7 @@ impl Conn {
     /// Decodes and executes every complete request in the read buffer.
     pub fn process(&mut self, w: &mut Worker<'_>) -> Flow {
         let auth_required = w.shared.auth_required.load(Ordering::Relaxed);
-        let query_limit = w.shared.config.read().client_query_buffer_limit;
+        let query_limit = w.shared.query_buffer_limit.load(Ordering::Relaxed);
         let Conn { client, rbuf, rpos, parser, out, .. } = self;
         loop {
             if client.close_after_reply {

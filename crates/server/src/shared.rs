@@ -143,6 +143,11 @@ pub struct Shared {
     /// 0 when requirepass is unset; read on every command without the config lock.
     pub auth_required: AtomicBool,
     pub active_expire_enabled: AtomicBool,
+    /// Copies of `hz` and `client-query-buffer-limit`, read every loop iteration or
+    /// batch without touching the config lock (whose cache line the loops would
+    /// otherwise bounce between cores).
+    pub hz: AtomicU64,
+    pub query_buffer_limit: AtomicU64,
     pub stat_expired_stale_perc: AtomicU64,
 }
 
@@ -150,6 +155,8 @@ impl Shared {
     pub fn new(config: Config, keyspace: Keyspace, threads: usize, commands: usize) -> Shared {
         let slowlog_threshold = config.slowlog_log_slower_than_us;
         let auth = config.requirepass.is_some();
+        let hz = config.hz;
+        let query_buffer_limit = config.client_query_buffer_limit;
         Shared {
             keyspace,
             config: RwLock::new(config),
@@ -167,6 +174,8 @@ impl Shared {
             slowlog_threshold_us: AtomicI64::new(slowlog_threshold),
             auth_required: AtomicBool::new(auth),
             active_expire_enabled: AtomicBool::new(true),
+            hz: AtomicU64::new(hz),
+            query_buffer_limit: AtomicU64::new(query_buffer_limit),
             stat_expired_stale_perc: AtomicU64::new(0),
         }
     }
@@ -195,6 +204,8 @@ impl Shared {
         let c = self.config.read();
         self.slowlog_threshold_us.store(c.slowlog_log_slower_than_us, Ordering::Relaxed);
         self.auth_required.store(c.requirepass.is_some(), Ordering::Relaxed);
+        self.hz.store(c.hz, Ordering::Relaxed);
+        self.query_buffer_limit.store(c.client_query_buffer_limit, Ordering::Relaxed);
     }
 
     /// Sum of one counter over all threads.

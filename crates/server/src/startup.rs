@@ -44,7 +44,7 @@ fn bind_addrs(config: &Config) -> Result<Vec<(IpAddr, bool)>, StartError> {
 
 /// The engine `io-engine auto` picks: the one that measured better on this machine's
 /// benchmark (docs/benchmarks.md), when the kernel supports it.
-const DEFAULT_ENGINE: Engine = Engine::Epoll;
+const DEFAULT_ENGINE: Engine = Engine::Uring;
 
 /// Starts one thread per event loop and waits until each is running (a uring loop
 /// builds its ring on its own thread, as SINGLE_ISSUER requires).
@@ -120,6 +120,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
             crate::log::warning("io_uring is not available on this kernel: using the epoll engine");
             Engine::Epoll
         }
+        IoEngine::Auto if DEFAULT_ENGINE == Engine::Uring && !crate::net::uring::available() => Engine::Epoll,
         IoEngine::Auto => DEFAULT_ENGINE,
     };
     let threads = config.threads.max(1);

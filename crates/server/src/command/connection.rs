@@ -310,6 +310,7 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut skipme = true;
     let mut user_ok = true;
     let mut type_ok = true;
+    let mut max_age_s: Option<u64> = None;
     if old_form {
         addr = Some(a[2]);
         skipme = false;
@@ -347,7 +348,7 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
                     return Err(CommandError::Syntax);
                 };
             } else if is(k, "maxage") {
-                args::int(v)?;
+                max_age_s = Some(u64::try_from(args::int(v)?).unwrap_or(0));
             } else {
                 return Err(CommandError::Syntax);
             }
@@ -361,7 +362,8 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             && addr.is_none_or(|x| x == c.addr.as_bytes())
             && laddr.is_none_or(|x| x == c.laddr.as_bytes())
             && user_ok
-            && type_ok;
+            && type_ok
+            && max_age_s.is_none_or(|m| c.created.elapsed().as_secs() >= m);
         // A client already being killed is on its way out: it no longer counts.
         if !matches || (skipme && c.id == me) || c.killed.load(Ordering::SeqCst) {
             continue;

@@ -162,7 +162,7 @@ pub fn tick<'a>(
 
 /// The tick period for the configured `hz`.
 pub fn tick_period(shared: &Shared) -> Duration {
-    Duration::from_millis(1000 / shared.config.read().hz.max(1))
+    Duration::from_millis(1000 / shared.hz.load(Ordering::Relaxed).max(1))
 }
 
 /// Which engine runs the loops, after resolving `auto`.
