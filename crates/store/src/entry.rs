@@ -177,6 +177,12 @@ impl Entry {
     }
 
     fn build(key: &[u8], kind: Kind<'_>, expire_at_ms: Option<i64>, lru: u32) -> Entry {
+        let mut blob = Self::encode(key, kind, expire_at_ms, lru);
+        Self::from_bytes(blob.as_mut_slice())
+    }
+
+    /// Lays out a blob (see the module's Format) in a scratch buffer.
+    fn encode(key: &[u8], kind: Kind<'_>, expire_at_ms: Option<i64>, lru: u32) -> Scratch {
         let header = 1 + if expire_at_ms.is_some() { 8 } else { 0 } + 4;
         let payload_len = match kind {
             Kind::Inline(s) => varint_len(s.len()) + s.len(),
@@ -218,7 +224,31 @@ impl Entry {
             }
         }
         debug_assert_eq!(at, total);
-        Self::from_bytes(buf)
+        blob
+    }
+
+    /// Replaces the value and expiry in place, without allocating, when the new blob
+    /// has exactly the old one's size and neither holds a boxed object (the common SET
+    /// over an existing key). Returns false, changing nothing, otherwise.
+    pub(crate) fn overwrite_string(&mut self, value: &[u8], expire_at_ms: Option<i64>, lru: u32) -> bool {
+        let parts = self.parts();
+        if parts.flags & KIND_MASK == KIND_OBJECT {
+            return false;
+        }
+        let kind = match crate::types::string::parse_i64(value) {
+            Some(n) => Kind::Int(n),
+            None if value.len() <= INLINE_MAX => Kind::Inline(value),
+            None => return false,
+        };
+        let mut blob = Self::encode(self.key(), kind, expire_at_ms, lru);
+        let bytes = blob.as_mut_slice();
+        if bytes.len() != parts.total {
+            return false;
+        }
+        // SAFETY: the blob is exactly bytes.len() long and uniquely borrowed; the old
+        // value owns no heap memory (not an object), so nothing leaks.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr(), bytes.len()) };
+        true
     }
 
     /// Copies a fully formatted blob into a fresh allocation.
@@ -657,6 +687,21 @@ mod tests {
             assert_eq!(e.key(), b"a-much-longer-new-key");
             assert_eq!(c.key(), b"copy");
         }
+    }
+
+    #[test]
+    fn overwrite_in_place_only_when_sizes_match() {
+        let mut e = Entry::new(b"k", Payload::Str(b"abc"), None, 1);
+        assert!(e.overwrite_string(b"xyz", None, 2));
+        assert_eq!(string_of(&e), b"xyz");
+        assert_eq!(e.lru(), 2);
+        assert!(!e.overwrite_string(b"longer value", None, 2));
+        assert_eq!(string_of(&e), b"xyz");
+        assert!(!e.overwrite_string(b"xyz", Some(5), 2), "expiry changes the layout");
+        let mut n = Entry::new(b"k", Payload::Str(b"12345678"), None, 1);
+        assert!(n.overwrite_string(b"87654321", None, 1));
+        assert_eq!(string_of(&n), b"87654321");
+        assert_eq!(n.string_encoding(), Some("int"));
     }
 
     #[test]

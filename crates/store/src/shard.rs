@@ -22,7 +22,7 @@ use std::hash::BuildHasher;
 
 use hashbrown::raw::RawTable;
 
-use crate::entry::Entry;
+use crate::entry::{Entry, Payload};
 
 /// The hasher every shard of a keyspace shares, so that a key's hash is computed once
 /// and is the same in every database (MOVE, COPY and SWAPDB rely on that).
@@ -124,6 +124,24 @@ impl Shard {
         let hasher = self.hasher;
         self.table.insert(hash, entry, |e| hasher.hash_one(e.key()));
         None
+    }
+
+    /// Sets `key` to a string value with an expiry (SET and friends), rewriting the
+    /// existing entry in place when it can, so that an overwrite does not allocate.
+    pub fn set_string(&mut self, hash: u64, key: &[u8], value: &[u8], expire_at_ms: Option<i64>, lru: u32) {
+        if let Some(e) = self.table.get_mut(hash, |e| e.key() == key) {
+            let had = e.expire_at_ms().is_some();
+            if !e.overwrite_string(value, expire_at_ms, lru) {
+                *e = Entry::new(key, Payload::Str(value), expire_at_ms, lru);
+            }
+            match (had, expire_at_ms.is_some()) {
+                (false, true) => self.volatile += 1,
+                (true, false) => self.volatile -= 1,
+                _ => {}
+            }
+            return;
+        }
+        self.insert(hash, Entry::new(key, Payload::Str(value), expire_at_ms, lru));
     }
 
     /// Removes a key and returns its entry if it was present and not expired.
@@ -336,7 +354,6 @@ impl Shard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::Payload;
 
     fn shard() -> (Shard, KeyHasher) {
         let h = KeyHasher::default();

@@ -148,7 +148,7 @@ fn set_generic(
             // An expiry already past (EXAT/PXAT): the key is deleted, as Redis 7 does.
             shard.remove(h, key, ctx.now_ms);
         } else {
-            shard.insert(h, Entry::new(key, Payload::Str(value), expire, ctx.lru()));
+            shard.set_string(h, key, value, expire, ctx.lru());
         }
     }
     Ok(match (want_old, allowed) {
@@ -229,7 +229,7 @@ fn mset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut locked = ks.lock_keys(db, a[1..].iter().step_by(2));
     for pair in a[1..].chunks_exact(2) {
         let (h, shard) = locked.shard_for(db, pair[0]);
-        shard.insert(h, Entry::new(pair[0], Payload::Str(pair[1]), None, lru));
+        shard.set_string(h, pair[0], pair[1], None, lru);
     }
     ctx.ok();
     Ok(())
