@@ -151,7 +151,9 @@ impl Conn {
                 }
                 Ok(None) => break,
                 Err(e) => {
-                    command::write_error(out, &format!("ERR Protocol error: {e}"));
+                    let text = format!("ERR Protocol error: {e}");
+                    w.stats.count_error(&text);
+                    command::write_error(out, &text);
                     crate::log::verbose(&format!(
                         "Protocol error ({e}) from client: id={} addr={}",
                         client.info.id, client.info.addr

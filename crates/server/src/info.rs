@@ -265,8 +265,15 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
             );
         }
         "modules" => o.push_str("# Modules\r\n"),
-        // Per-error-code counters are not kept yet; total_error_replies is in Stats.
-        "errorstats" => o.push_str("# Errorstats\r\n"),
+        "errorstats" => {
+            o.push_str("# Errorstats\r\n");
+            for (i, code) in crate::shared::ERROR_CODES.iter().enumerate() {
+                let n: u64 = shared.thread_stats.iter().map(|t| t.errors[i].load(Ordering::Relaxed)).sum();
+                if n > 0 {
+                    let _ = write!(o, "errorstat_{code}:count={n}\r\n");
+                }
+            }
+        }
         "cluster" => o.push_str("# Cluster\r\ncluster_enabled:0\r\n"),
         "latencystats" => o.push_str("# Latencystats\r\n"),
         "keyspace" => {

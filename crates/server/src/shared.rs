@@ -32,7 +32,16 @@ pub struct ThreadStats {
     pub keyspace_misses: AtomicU64,
     pub total_commands: AtomicU64,
     pub total_error_replies: AtomicU64,
+    /// Error replies by code, indexed like [`ERROR_CODES`].
+    pub errors: Box<[AtomicU64]>,
 }
+
+/// Error codes counted separately for INFO errorstats (the first word of an error
+/// reply). Anything else counts under the last entry, "ERR".
+pub const ERROR_CODES: &[&str] = &[
+    "WRONGTYPE", "NOAUTH", "WRONGPASS", "NOPROTO", "EXECABORT", "NOSCRIPT", "BUSY", "MISCONF",
+    "READONLY", "LOADING", "OOM", "NOPERM", "BUSYKEY", "ERR",
+];
 
 /// Adds to a counter that only the calling thread writes.
 #[inline]
@@ -59,6 +68,7 @@ impl ThreadStats {
             keyspace_misses: AtomicU64::new(0),
             total_commands: AtomicU64::new(0),
             total_error_replies: AtomicU64::new(0),
+            errors: ERROR_CODES.iter().map(|_| AtomicU64::new(0)).collect(),
         }
     }
 
@@ -70,6 +80,9 @@ impl ThreadStats {
             c.usec.store(0, Ordering::Relaxed);
             c.rejected_calls.store(0, Ordering::Relaxed);
             c.failed_calls.store(0, Ordering::Relaxed);
+        }
+        for c in self.errors.iter() {
+            c.store(0, Ordering::Relaxed);
         }
         for c in [
             &self.connections_received,
@@ -83,6 +96,16 @@ impl ThreadStats {
         ] {
             c.store(0, Ordering::Relaxed);
         }
+    }
+}
+
+impl ThreadStats {
+    /// Counts one error reply whose text is `text` (code first, e.g. "ERR ...").
+    pub fn count_error(&self, text: &str) {
+        bump(&self.total_error_replies, 1);
+        let code = text.split(' ').next().unwrap_or("ERR");
+        let i = ERROR_CODES.iter().position(|c| *c == code).unwrap_or(ERROR_CODES.len() - 1);
+        bump(&self.errors[i], 1);
     }
 }
 

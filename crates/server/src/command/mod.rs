@@ -294,8 +294,9 @@ fn unknown_command(args: &[&[u8]]) -> String {
 pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     let t = table();
     let Some(mut idx) = t.lookup(args[0]) else {
-        bump(&ctx.stats.total_error_replies, 1);
-        write_error(ctx.out, &unknown_command(args));
+        let text = unknown_command(args);
+        ctx.stats.count_error(&text);
+        write_error(ctx.out, &text);
         return;
     };
     let mut spec = t.entries[idx].spec;
@@ -306,15 +307,13 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
                 spec = t.entries[sub].spec;
             }
             None => {
-                bump(&ctx.stats.total_error_replies, 1);
                 let sub = String::from_utf8_lossy(&args[1][..args[1].len().min(128)]).into_owned();
-                write_error(
-                    ctx.out,
-                    &format!(
-                        "ERR unknown subcommand '{sub}'. Try {} HELP.",
-                        t.entries[idx].fullname.to_ascii_uppercase()
-                    ),
+                let text = format!(
+                    "ERR unknown subcommand '{sub}'. Try {} HELP.",
+                    t.entries[idx].fullname.to_ascii_uppercase()
                 );
+                ctx.stats.count_error(&text);
+                write_error(ctx.out, &text);
                 return;
             }
         }
@@ -322,8 +321,9 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     let stats = &ctx.stats.commands[idx];
     if !arity_ok(spec.arity, args.len()) {
         bump(&stats.rejected_calls, 1);
-        bump(&ctx.stats.total_error_replies, 1);
-        write_error(ctx.out, &CommandError::Arity(t.entries[idx].fullname.clone()).to_string());
+        let text = CommandError::Arity(t.entries[idx].fullname.clone()).to_string();
+        ctx.stats.count_error(&text);
+        write_error(ctx.out, &text);
         return;
     }
     if !ctx.client.authenticated
@@ -331,7 +331,7 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
         && ctx.shared.auth_required.load(Ordering::Relaxed)
     {
         bump(&stats.rejected_calls, 1);
-        bump(&ctx.stats.total_error_replies, 1);
+        ctx.stats.count_error("NOAUTH Authentication required.");
         write_error(ctx.out, "NOAUTH Authentication required.");
         return;
     }
@@ -349,11 +349,11 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     bump(&ctx.stats.total_commands, 1);
     if let Err(e) = result {
         bump(&stats.failed_calls, 1);
-        bump(&ctx.stats.total_error_replies, 1);
         let text: Cow<'_, str> = match &e {
             CommandError::Static(s) => Cow::Borrowed(s),
             other => Cow::Owned(other.to_string()),
         };
+        ctx.stats.count_error(&text);
         write_error(ctx.out, &text);
     }
     let threshold = ctx.shared.slowlog_threshold_us.load(Ordering::Relaxed);

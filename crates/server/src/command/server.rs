@@ -586,3 +586,53 @@ pub static COMMANDS: &[CommandSpec] = &[
     container("slowlog", "server", "A container for slow log commands.", SLOWLOG_SUBCOMMANDS),
     spec("shutdown", -1, ADMIN | NOSCRIPT | LOADING | STALE | NO_MULTI | SENTINEL | ALLOW_BUSY, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk and shuts down the Redis server.", shutdown),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::since;
+    use crate::command::table;
+    use crate::command::testing::Harness;
+
+    #[test]
+    fn every_command_has_a_since_version() {
+        for e in &table().entries {
+            assert_ne!(since(&e.fullname), "unknown", "add {} to SINCE", e.fullname);
+        }
+    }
+
+    #[test]
+    fn errorstats_count_by_code() {
+        let mut h = Harness::new();
+        h.text("SET k v");
+        h.text("INCR k");
+        h.text("NOSUCHCOMMAND");
+        h.text("GET");
+        let info = h.text("INFO errorstats");
+        assert!(info.contains("errorstat_ERR:count=3"), "{info}");
+        assert!(h.text("INFO stats").contains("total_error_replies:3"));
+        h.text("CONFIG RESETSTAT");
+        assert!(!h.text("INFO errorstats").contains("errorstat_ERR"));
+    }
+
+    #[test]
+    fn config_set_is_all_or_nothing_and_visible_to_get() {
+        let mut h = Harness::new();
+        assert_eq!(
+            h.text("CONFIG SET maxmemory 10mb timeout -1"),
+            "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument must be between 0 and 2147483647 inclusive"
+        );
+        assert_eq!(h.text("CONFIG GET maxmemory"), "[maxmemory,0]");
+        assert_eq!(h.text("CONFIG SET maxmemory 10mb timeout 5"), "OK");
+        assert_eq!(h.text("CONFIG GET maxmemory"), "[maxmemory,10485760]");
+        assert_eq!(h.text("CONFIG SET port 1"), "ERR CONFIG SET failed (possibly related to argument 'port') - can't set immutable config");
+        assert_eq!(h.text("CONFIG REWRITE"), "ERR The server is running without a config file");
+    }
+
+    #[test]
+    fn command_count_matches_the_table() {
+        let mut h = Harness::new();
+        let top = table().top_level().count();
+        assert_eq!(h.text("COMMAND COUNT"), top.to_string());
+        assert_eq!(h.text("COMMAND GETKEYS MSET a 1 b 2"), "[a,b]");
+    }
+}
