@@ -18,6 +18,11 @@ use crate::shared::{ClientInfo, Shared, ThreadStats};
 /// Read buffer growth step; also the size of each read.
 pub const READ_CHUNK: usize = 16 * 1024;
 
+/// Query buffer limit for clients that have not authenticated (Redis: 1 MiB).
+const UNAUTHENTICATED_QUERY_LIMIT: u64 = 1024 * 1024;
+/// Pending output allowed to a client that has not authenticated.
+const UNAUTHENTICATED_OUTPUT_LIMIT: usize = 1024 * 1024;
+
 /// What the engine should do after processing.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Flow {
@@ -75,7 +80,9 @@ impl Conn {
 
     /// Makes room for the next read and returns how many bytes to read at most.
     pub fn reserve_for_read(&mut self) -> usize {
-        let want = self.parser.bytes_hint().unwrap_or(0).clamp(READ_CHUNK, 64 * 1024 * 1024);
+        // A large bulk announced by the client grows the buffer at most 1 MiB ahead of
+        // the bytes actually received: memory is never reserved on a client's word.
+        let want = self.parser.bytes_hint().unwrap_or(0).clamp(READ_CHUNK, 1024 * 1024);
         if self.rbuf.capacity() - self.rbuf.len() < READ_CHUNK {
             self.rbuf.reserve(want);
         }
@@ -176,6 +183,17 @@ impl Conn {
         }
         client.info.qbuf.store(rbuf.len(), Ordering::Relaxed);
         client.info.obuf.store(out.len(), Ordering::Relaxed);
+        let unauthenticated = auth_required && !client.authenticated;
+        if unauthenticated && out.len() > UNAUTHENTICATED_OUTPUT_LIMIT {
+            // A client that cannot log in may only earn error replies; one that piles
+            // them up without reading is cut off (the lesson of CVE-2025-21605).
+            crate::log::warning(&format!(
+                "Closing unauthenticated client over the output limit: id={} addr={}",
+                client.info.id, client.info.addr
+            ));
+            return Flow::CloseNow;
+        }
+        let query_limit = if unauthenticated { query_limit.min(UNAUTHENTICATED_QUERY_LIMIT) } else { query_limit };
         if rbuf.len() as u64 > query_limit {
             crate::log::warning(&format!(
                 "Closing client that reached max query buffer length: id={} addr={} (qbuf initial bytes: {:?})",
@@ -190,5 +208,43 @@ impl Conn {
         } else {
             Flow::Continue
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::testing::Harness;
+
+    #[test]
+    fn unauthenticated_client_piling_up_errors_is_cut_off() {
+        let mut h = Harness::new();
+        assert_eq!(h.text("CONFIG SET requirepass secret"), "OK");
+        let shared = h.shared.clone();
+        let mut conn = Conn::new(h.client.info.clone(), &shared);
+        assert!(!conn.client.authenticated);
+        let mut rng = fastrand::Rng::with_seed(1);
+        let stats = shared.thread_stats[0].clone();
+        let mut w = Worker { shared: &shared, stats: &stats, rng: &mut rng, now_ms: 0 };
+        // 40,000 pipelined PINGs answered with NOAUTH: about 1.4 MB of errors.
+        for _ in 0..40_000 {
+            conn.rbuf.extend_from_slice(b"*1\r\n$4\r\nPING\r\n");
+        }
+        assert_eq!(conn.process(&mut w), Flow::CloseNow);
+    }
+
+    #[test]
+    fn authenticated_client_may_pipeline_as_much() {
+        let h = Harness::new();
+        let shared = h.shared.clone();
+        let mut conn = Conn::new(h.client.info.clone(), &shared);
+        let mut rng = fastrand::Rng::with_seed(1);
+        let stats = shared.thread_stats[0].clone();
+        let mut w = Worker { shared: &shared, stats: &stats, rng: &mut rng, now_ms: 0 };
+        for _ in 0..40_000 {
+            conn.rbuf.extend_from_slice(b"*1\r\n$4\r\nPING\r\n");
+        }
+        assert_eq!(conn.process(&mut w), Flow::Continue);
+        assert_eq!(conn.out.len(), 40_000 * 7);
     }
 }

@@ -646,9 +646,13 @@ fn lcs(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
     }
     drop(locked);
-    let result = algo::try_lcs(&strs[0], &strs[1], min_len).ok_or(CommandError::msg(
-        "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len",
-    ))?;
+    // Redis refuses when the DP table (u32 cells) would exceed proto-max-bulk-len.
+    const TOO_BIG: &str = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
+    let cells = algo::lcs_table_cells(strs[0].len(), strs[1].len()).ok_or(CommandError::msg(TOO_BIG))?;
+    if (cells as u64).saturating_mul(4) > max_string(ctx) {
+        return Err(CommandError::msg(TOO_BIG));
+    }
+    let result = algo::try_lcs(&strs[0], &strs[1], min_len).ok_or(CommandError::msg(TOO_BIG))?;
     let out = &mut *ctx.out;
     let proto = ctx.client.proto;
     if want_len {

@@ -918,3 +918,20 @@ fn redis_rs_string_roundtrip() {
     let f: String = q(&mut c, &["INCRBYFLOAT", "str_rs:k", "0.5"]);
     assert_eq!(f, "15.5");
 }
+
+#[test]
+fn lcs_refuses_a_table_over_proto_max_bulk_len() {
+    // Redis bounds LCS's working memory ((len1+1)*(len2+1) u32 cells) by
+    // proto-max-bulk-len; 1001*1001*4 bytes is over 1 MiB.
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    assert_bytes!(c.cmd(&["CONFIG", "SET", "proto-max-bulk-len", "1mb"]), b"+OK\r\n");
+    let a = "x".repeat(1000);
+    assert_bytes!(c.cmd(&["SET", "lcs_big:a", &a]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SET", "lcs_big:b", &a]), b"+OK\r\n");
+    assert_bytes!(
+        c.cmd(&["LCS", "lcs_big:a", "lcs_big:b", "LEN"]),
+        b"-ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len\r\n"
+    );
+    assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n");
+}
