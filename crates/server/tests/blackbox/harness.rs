@@ -156,6 +156,30 @@ impl ServerProcess {
     }
 }
 
+impl ServerProcess {
+    /// Sends a signal (e.g. "TERM", "INT") to the server process by its PID.
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .arg(format!("-{name}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -{name} failed");
+    }
+
+    /// Waits (bounded) for the server to exit; its exit code, or None on timeout.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<i32> {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status.code().unwrap_or(-1));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
 impl Drop for ServerProcess {
     fn drop(&mut self) {
         if let Some(mut w) = self.watchdog.take() {
@@ -335,6 +359,11 @@ pub fn exclusive_with_args(extra: &[&str]) -> Option<Srv> {
 }
 
 impl Srv {
+    /// The spawned process, when this server was spawned for the test (not external).
+    pub fn process(&mut self) -> Option<&mut ServerProcess> {
+        self.own.as_mut()
+    }
+
     /// Port number of the server.
     pub fn port(&self) -> u16 {
         self.addr

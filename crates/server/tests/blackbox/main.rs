@@ -19,5 +19,6 @@ mod keys;
 mod protocol;
 mod resp3;
 mod server_cmds;
+mod shutdown;
 mod strings;
 mod wrongtype;
