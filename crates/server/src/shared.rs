@@ -135,6 +135,32 @@ pub struct ClientInfo {
     pub killed: AtomicBool,
 }
 
+impl ClientInfo {
+    /// A new client's record, as registered on accept.
+    pub fn new(id: u64, addr: String, laddr: String, fd: i32, owner: usize, now_ms: i64) -> ClientInfo {
+        ClientInfo {
+            id,
+            addr,
+            laddr,
+            fd,
+            created: Instant::now(),
+            owner,
+            name: Default::default(),
+            lib_name: Default::default(),
+            lib_ver: Default::default(),
+            db: Default::default(),
+            resp: AtomicU8::new(2),
+            last_interaction_ms: AtomicI64::new(now_ms),
+            last_cmd: AtomicUsize::new(usize::MAX),
+            qbuf: Default::default(),
+            obuf: Default::default(),
+            no_evict: Default::default(),
+            no_touch: Default::default(),
+            killed: Default::default(),
+        }
+    }
+}
+
 /// One entry of the slow log.
 #[derive(Clone)]
 pub struct SlowlogEntry {

@@ -196,24 +196,6 @@ impl LockedShards<'_> {
             (&mut hi[0].1, &mut lo[ib].1)
         }
     }
-
-    /// Two shards for keys in (possibly) different databases; when both keys land in the
-    /// same shard of the same database, returns None and the caller uses `shard_for`.
-    pub fn two_for(
-        &mut self,
-        a: (usize, &[u8]),
-        b: (usize, &[u8]),
-    ) -> Option<((u64, &mut Shard), (u64, &mut Shard))> {
-        let ha = self.keyspace.hash(a.1);
-        let hb = self.keyspace.hash(b.1);
-        let ia = (a.0, self.keyspace.shard_index(ha));
-        let ib = (b.0, self.keyspace.shard_index(hb));
-        if ia == ib {
-            return None;
-        }
-        let (x, y) = self.pair_mut(ia, ib);
-        Some(((ha, x), (hb, y)))
-    }
 }
 
 #[cfg(test)]

@@ -208,43 +208,23 @@ fn move_key(
         vec![(sdb, ks.shard_index(ks.hash(src))), (ddb, ks.shard_index(ks.hash(dst)))];
     let mut locked = ks.lock_set(&mut wanted);
     let now = ctx.now_ms;
-    let both = locked.two_for((sdb, src), (ddb, dst));
-    let (sh, dh) = (ks.hash(src), ks.hash(dst));
-    // Two shards, or one shard holding both keys.
-    match both {
-        Some(((_, s), (_, d))) => {
-            if s.get(sh, src, now).is_none() {
-                return Err(CommandError::NoSuchKey);
-            }
-            if !replace && d.get(dh, dst, now).is_some() {
-                return Ok(false);
-            }
-            let entry = if copy {
-                s.peek(sh, src, now).map(|e| e.clone_with_key(dst))
-            } else {
-                s.remove(sh, src, now).map(|e| e.with_key(dst))
-            };
-            if let Some(e) = entry {
-                d.insert(dh, e);
-            }
-        }
-        None => {
-            let (_, s) = locked.shard_for(sdb, src);
-            if s.get(sh, src, now).is_none() {
-                return Err(CommandError::NoSuchKey);
-            }
-            if !replace && s.get(dh, dst, now).is_some() {
-                return Ok(false);
-            }
-            let entry = if copy {
-                s.peek(sh, src, now).map(|e| e.clone_with_key(dst))
-            } else {
-                s.remove(sh, src, now).map(|e| e.with_key(dst))
-            };
-            if let Some(e) = entry {
-                s.insert(dh, e);
-            }
-        }
+    // Both keys' shards are locked; each step borrows one of them (possibly the same).
+    if locked.shard_for(sdb, src).1.get(ks.hash(src), src, now).is_none() {
+        return Err(CommandError::NoSuchKey);
+    }
+    let (dh, dshard) = locked.shard_for(ddb, dst);
+    if !replace && dshard.get(dh, dst, now).is_some() {
+        return Ok(false);
+    }
+    let (sh, sshard) = locked.shard_for(sdb, src);
+    let entry = if copy {
+        sshard.peek(sh, src, now).map(|e| e.clone_with_key(dst))
+    } else {
+        sshard.remove(sh, src, now).map(|e| e.with_key(dst))
+    };
+    if let Some(e) = entry {
+        let (dh, dshard) = locked.shard_for(ddb, dst);
+        dshard.insert(dh, e);
     }
     Ok(true)
 }

@@ -2,7 +2,6 @@
 //! and `run` that executes a command and returns the decoded reply. No sockets.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use resp::{Frame, Proto};
 
@@ -22,26 +21,7 @@ impl Harness {
         let clock = store::Clock::manual(1_700_000_000_000);
         let keyspace = store::Keyspace::new(16, 4, clock.clone());
         let shared = Arc::new(Shared::new(Config::default(), keyspace, 1, table().entries.len()));
-        let info = Arc::new(ClientInfo {
-            id: 1,
-            addr: "127.0.0.1:1".into(),
-            laddr: "127.0.0.1:6379".into(),
-            fd: -1,
-            created: Instant::now(),
-            owner: 0,
-            name: Default::default(),
-            lib_name: Default::default(),
-            lib_ver: Default::default(),
-            db: Default::default(),
-            resp: 2.into(),
-            last_interaction_ms: 0.into(),
-            last_cmd: usize::MAX.into(),
-            qbuf: Default::default(),
-            obuf: Default::default(),
-            no_evict: Default::default(),
-            no_touch: Default::default(),
-            killed: Default::default(),
-        });
+        let info = Arc::new(ClientInfo::new(1, "127.0.0.1:1".into(), "127.0.0.1:6379".into(), -1, 0, 0));
         shared.clients.lock().insert(1, info.clone());
         let client = Client { info, db: 0, proto: Proto::Resp2, authenticated: true, close_after_reply: false };
         Harness { shared, client, clock, rng: fastrand::Rng::with_seed(7) }

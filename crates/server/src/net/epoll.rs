@@ -265,14 +265,8 @@ impl EventLoop {
 
     /// Cross-thread wake-up: CLIENT KILL or shutdown.
     fn handle_wake(&mut self) {
-        let killed: Vec<usize> = self
-            .conns
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| {
-                s.as_ref().filter(|s| s.conn.client.info.killed.load(Ordering::SeqCst)).map(|_| i)
-            })
-            .collect();
+        let live = self.conns.iter().enumerate().filter_map(|(i, s)| Some((i, &s.as_ref()?.conn)));
+        let killed = super::killed(live);
         for t in killed {
             self.close(t);
         }

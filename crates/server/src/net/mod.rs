@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::conn::Conn;
 use crate::shared::{ClientInfo, Shared};
@@ -104,26 +104,7 @@ pub fn open_client(
     now_ms: i64,
 ) -> Conn {
     let id = shared.next_client_id.fetch_add(1, Ordering::Relaxed);
-    let info = Arc::new(ClientInfo {
-        id,
-        addr: peer,
-        laddr,
-        fd,
-        created: Instant::now(),
-        owner,
-        name: Default::default(),
-        lib_name: Default::default(),
-        lib_ver: Default::default(),
-        db: Default::default(),
-        resp: 2.into(),
-        last_interaction_ms: now_ms.into(),
-        last_cmd: usize::MAX.into(),
-        qbuf: Default::default(),
-        obuf: Default::default(),
-        no_evict: Default::default(),
-        no_touch: Default::default(),
-        killed: Default::default(),
-    });
+    let info = Arc::new(ClientInfo::new(id, peer, laddr, fd, owner, now_ms));
     shared.clients.lock().insert(id, info.clone());
     shared.connected_clients.fetch_add(1, Ordering::Relaxed);
     Conn::new(info, shared)
@@ -158,6 +139,11 @@ pub fn tick<'a>(
         })
         .map(|(i, _)| i)
         .collect()
+}
+
+/// Slots whose client was marked by CLIENT KILL, for the owning loop to close.
+pub fn killed<'a>(conns: impl Iterator<Item = (usize, &'a Conn)>) -> Vec<usize> {
+    conns.filter(|(_, c)| c.client.info.killed.load(Ordering::SeqCst)).map(|(i, _)| i).collect()
 }
 
 /// The tick period for the configured `hz`.

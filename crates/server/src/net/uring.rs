@@ -484,14 +484,8 @@ impl EventLoop {
                 crate::log::warning(&format!("re-arming waker: {e}"));
             }
         }
-        let killed: Vec<usize> = self
-            .slots
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| {
-                s.as_ref().filter(|s| s.conn.client.info.killed.load(Ordering::SeqCst)).map(|_| i)
-            })
-            .collect();
+        let live = self.slots.iter().enumerate().filter_map(|(i, s)| Some((i, &s.as_ref()?.conn)));
+        let killed = super::killed(live);
         for t in killed {
             self.begin_close(t);
         }
