@@ -46,6 +46,14 @@ enum Mode {
     Spawn(PathBuf),
 }
 
+/// The server binary the suite spawns; None against an external server.
+pub fn server_binary() -> Option<&'static std::path::Path> {
+    match mode() {
+        Mode::Spawn(bin) => Some(bin.as_path()),
+        Mode::External(_) => None,
+    }
+}
+
 fn mode() -> &'static Mode {
     static MODE: OnceLock<Mode> = OnceLock::new();
     MODE.get_or_init(|| {

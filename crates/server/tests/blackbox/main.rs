@@ -20,5 +20,6 @@ mod protocol;
 mod resp3;
 mod server_cmds;
 mod shutdown;
+mod startup;
 mod strings;
 mod wrongtype;
