@@ -78,11 +78,19 @@ def parse_workload(text):
 
 
 def parse_config(text):
-    """'t2-uring' -> (2, 'uring')."""
-    threads, _, engine = text.partition("-")
+    """'t2-uring' -> (2, 'uring', []); 't1-uring+io-uring-min-wait-us=20' adds
+    ['--io-uring-min-wait-us', '20'] to the server's flags (for A/B runs of a tunable)."""
+    base, *extras = text.split("+")
+    threads, _, engine = base.partition("-")
     if not (threads.startswith("t") and threads[1:].isdigit() and engine in ("epoll", "uring")):
-        sys.exit(f"bench: bad Basalt config {text!r} (want t<threads>-<epoll|uring>)")
-    return int(threads[1:]), engine
+        sys.exit(f"bench: bad Basalt config {text!r} (want t<threads>-<epoll|uring>[+name=value...])")
+    flags = []
+    for e in extras:
+        name, eq, value = e.partition("=")
+        if not name or not eq:
+            sys.exit(f"bench: bad extra flag {e!r} in {text!r} (want +name=value)")
+        flags += ["--" + name, value]
+    return int(threads[1:]), engine, flags
 
 
 def workload_label(workload):
@@ -229,15 +237,16 @@ def make_servers(s, work, pidfile):
             pidfile,
         )
     ]
-    for threads, engine in s.configs:
+    for threads, engine, flags in s.configs:
 
-        def argv(port, d, threads=threads, engine=engine):
+        def argv(port, d, threads=threads, engine=engine, flags=flags):
             args = [s.basalt_bin, "--port", str(port), "--bind", HOST, "--dir", d, "--save", ""]
             if s.basalt_is_redis:
                 return args + ["--appendonly", "no"]
-            return args + ["--threads", str(threads), "--io-engine", engine]
+            return args + ["--threads", str(threads), "--io-engine", engine] + flags
 
-        servers.append(Server(f"basalt-t{threads}-{engine}", argv, work, pidfile))
+        label = f"basalt-t{threads}-{engine}" + "".join(f"+{f.lstrip('-')}" if i % 2 == 0 else f"={f}" for i, f in enumerate(flags))
+        servers.append(Server(label, argv, work, pidfile))
     return servers
 
 

@@ -58,6 +58,9 @@ pub struct Config {
     pub appendonly: bool,
     pub dbfilename: String,
     pub lazyfree_lazy_user_flush: bool,
+    /// io_uring engine: under load, let the kernel gather completions for up to this
+    /// many microseconds before waking the loop (0 = wake on the first completion).
+    pub io_uring_min_wait_us: u32,
     /// The config file the server started from, for CONFIG REWRITE.
     pub config_file: Option<PathBuf>,
 }
@@ -93,6 +96,7 @@ impl Default for Config {
             appendonly: false,
             dbfilename: "dump.rdb".to_string(),
             lazyfree_lazy_user_flush: false,
+            io_uring_min_wait_us: 0,
             config_file: None,
         }
     }
@@ -199,6 +203,8 @@ pub static PARAMS: &[Param] = &[
         get: |c| c.dbfilename.clone(), set: |c, v| c.dbfilename = v.to_string() },
     Param { name: "lazyfree-lazy-user-flush", kind: Kind::Bool, mutable: true,
         get: |c| yes_no(c.lazyfree_lazy_user_flush), set: |c, v| c.lazyfree_lazy_user_flush = v == "yes" },
+    Param { name: "io-uring-min-wait-us", kind: Kind::Int { min: 0, max: 10_000 }, mutable: false,
+        get: |c| c.io_uring_min_wait_us.to_string(), set: |c, v| c.io_uring_min_wait_us = v.parse().unwrap_or(c.io_uring_min_wait_us) },
 ];
 
 /// Finds a parameter by name (case-insensitive).
