@@ -17,7 +17,10 @@ echo "== black-box suite against Basalt's epoll engine (the default is io_uring 
 BASALT_TEST_ARGS="--io-engine epoll" cargo test --quiet -p basalt-server --test blackbox 2>&1
 
 echo "== black-box suite against Redis $(redis-server --version | sed 's/.*v=\([0-9.]*\).*/\1/') (conformance of the tests themselves)"
-BASALT_TEST_SERVER="$(command -v redis-server)" cargo test --quiet -p basalt-server --test blackbox 2>&1
+# Ignored tests run here too (they encode Redis behaviour Basalt lacks so far), except
+# those for Redis 7.2 additions that 7.0 does not have (names ending in _7_2).
+BASALT_TEST_SERVER="$(command -v redis-server)" cargo test --quiet -p basalt-server --test blackbox \
+  -- --include-ignored --skip _7_2 2>&1
 
 echo "== redis-py smoke suite against Basalt"
 BASALT_SERVER_BIN="$repo/target/debug/basalt-server" python3 -m pytest -q tests/py 2>&1
