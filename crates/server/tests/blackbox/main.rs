@@ -15,6 +15,7 @@ mod harness;
 
 mod connection;
 mod expiry;
+mod hashes;
 mod keys;
 mod protocol;
 mod resp3;
