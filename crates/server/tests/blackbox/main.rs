@@ -17,6 +17,7 @@ mod connection;
 mod expiry;
 mod hashes;
 mod keys;
+mod lists;
 mod protocol;
 mod resp3;
 mod server_cmds;
