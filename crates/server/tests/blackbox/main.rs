@@ -13,6 +13,7 @@
 
 mod harness;
 
+mod blocking;
 mod connection;
 mod expiry;
 mod hashes;
