@@ -22,6 +22,7 @@ mod lists;
 mod protocol;
 mod resp3;
 mod server_cmds;
+mod sets;
 mod shutdown;
 mod startup;
 mod strings;
