@@ -58,6 +58,13 @@ pub struct Config {
     pub appendonly: bool,
     pub dbfilename: String,
     pub lazyfree_lazy_user_flush: bool,
+    pub hash_max_listpack_entries: u64,
+    pub hash_max_listpack_value: u64,
+    pub set_max_intset_entries: u64,
+    pub zset_max_listpack_entries: u64,
+    pub zset_max_listpack_value: u64,
+    /// Recorded for compatibility; lists are not chunked by it yet.
+    pub list_max_listpack_size: i64,
     /// io_uring engine: under load, let the kernel gather completions for up to this
     /// many microseconds before waking the loop (0 = wake on the first completion).
     pub io_uring_min_wait_us: u32,
@@ -97,6 +104,12 @@ impl Default for Config {
             dbfilename: "dump.rdb".to_string(),
             lazyfree_lazy_user_flush: false,
             io_uring_min_wait_us: 0,
+            hash_max_listpack_entries: 128,
+            hash_max_listpack_value: 64,
+            set_max_intset_entries: 512,
+            zset_max_listpack_entries: 128,
+            zset_max_listpack_value: 64,
+            list_max_listpack_size: -2,
             config_file: None,
         }
     }
@@ -205,10 +218,42 @@ pub static PARAMS: &[Param] = &[
         get: |c| yes_no(c.lazyfree_lazy_user_flush), set: |c, v| c.lazyfree_lazy_user_flush = v == "yes" },
     Param { name: "io-uring-min-wait-us", kind: Kind::Int { min: 0, max: 10_000 }, mutable: false,
         get: |c| c.io_uring_min_wait_us.to_string(), set: |c, v| c.io_uring_min_wait_us = v.parse().unwrap_or(c.io_uring_min_wait_us) },
+    Param { name: "hash-max-listpack-entries", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
+        get: |c| c.hash_max_listpack_entries.to_string(), set: |c, v| c.hash_max_listpack_entries = v.parse().unwrap_or(c.hash_max_listpack_entries) },
+    Param { name: "hash-max-listpack-value", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
+        get: |c| c.hash_max_listpack_value.to_string(), set: |c, v| c.hash_max_listpack_value = v.parse().unwrap_or(c.hash_max_listpack_value) },
+    Param { name: "set-max-intset-entries", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
+        get: |c| c.set_max_intset_entries.to_string(), set: |c, v| c.set_max_intset_entries = v.parse().unwrap_or(c.set_max_intset_entries) },
+    Param { name: "zset-max-listpack-entries", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
+        get: |c| c.zset_max_listpack_entries.to_string(), set: |c, v| c.zset_max_listpack_entries = v.parse().unwrap_or(c.zset_max_listpack_entries) },
+    Param { name: "zset-max-listpack-value", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
+        get: |c| c.zset_max_listpack_value.to_string(), set: |c, v| c.zset_max_listpack_value = v.parse().unwrap_or(c.zset_max_listpack_value) },
+    Param { name: "list-max-listpack-size", kind: Kind::Int { min: i32::MIN as i64, max: i32::MAX as i64 }, mutable: true,
+        get: |c| c.list_max_listpack_size.to_string(), set: |c, v| c.list_max_listpack_size = v.parse().unwrap_or(c.list_max_listpack_size) },
 ];
+
+/// Old names Redis 7 still accepts for the listpack thresholds.
+const ALIASES: &[(&str, &str)] = &[
+    ("hash-max-ziplist-entries", "hash-max-listpack-entries"),
+    ("hash-max-ziplist-value", "hash-max-listpack-value"),
+    ("zset-max-ziplist-entries", "zset-max-listpack-entries"),
+    ("zset-max-ziplist-value", "zset-max-listpack-value"),
+    ("list-max-ziplist-size", "list-max-listpack-size"),
+];
+
+/// Every name CONFIG GET answers to: each parameter and each alias, with its parameter.
+pub fn names() -> impl Iterator<Item = (&'static str, &'static Param)> {
+    PARAMS.iter().map(|p| (p.name, p)).chain(
+        ALIASES.iter().filter_map(|(old, new)| PARAMS.iter().find(|p| p.name == *new).map(|p| (*old, p))),
+    )
+}
 
 /// Finds a parameter by name (case-insensitive).
 pub fn param(name: &str) -> Option<&'static Param> {
+    let name = ALIASES
+        .iter()
+        .find(|(old, _)| old.eq_ignore_ascii_case(name))
+        .map_or(name, |(_, new)| new);
     PARAMS.iter().find(|p| p.name.eq_ignore_ascii_case(name))
 }
 

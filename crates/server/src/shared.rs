@@ -161,6 +161,47 @@ impl ClientInfo {
     }
 }
 
+/// The encoding thresholds of the collection types (CONFIG SET changes them).
+pub struct TypeLimits {
+    pub hash_entries: AtomicUsize,
+    pub hash_value: AtomicUsize,
+    pub set_intset: AtomicUsize,
+    pub zset_entries: AtomicUsize,
+    pub zset_value: AtomicUsize,
+}
+
+impl Default for TypeLimits {
+    fn default() -> TypeLimits {
+        TypeLimits {
+            hash_entries: AtomicUsize::new(128),
+            hash_value: AtomicUsize::new(64),
+            set_intset: AtomicUsize::new(512),
+            zset_entries: AtomicUsize::new(128),
+            zset_value: AtomicUsize::new(64),
+        }
+    }
+}
+
+impl TypeLimits {
+    pub fn hash(&self) -> store::types::hash::HashLimits {
+        store::types::hash::HashLimits {
+            max_listpack_entries: self.hash_entries.load(Ordering::Relaxed),
+            max_listpack_value: self.hash_value.load(Ordering::Relaxed),
+        }
+    }
+
+    pub fn zset(&self) -> store::types::zset::ZLimits {
+        store::types::zset::ZLimits {
+            max_listpack_entries: self.zset_entries.load(Ordering::Relaxed),
+            max_listpack_value: self.zset_value.load(Ordering::Relaxed),
+        }
+    }
+
+    pub fn intset(&self) -> usize {
+        self.set_intset.load(Ordering::Relaxed)
+    }
+}
+
 /// One entry of the slow log.
 #[derive(Clone)]
 pub struct SlowlogEntry {
@@ -197,6 +238,8 @@ pub struct Shared {
     /// otherwise bounce between cores).
     pub hz: AtomicU64,
     pub query_buffer_limit: AtomicU64,
+    /// Copies of the encoding thresholds, read by every collection write.
+    pub type_limits: TypeLimits,
     pub stat_expired_stale_perc: AtomicU64,
 }
 
@@ -206,7 +249,7 @@ impl Shared {
         let auth = config.requirepass.is_some();
         let hz = config.hz;
         let query_buffer_limit = config.client_query_buffer_limit;
-        Shared {
+        let shared = Shared {
             keyspace,
             config: RwLock::new(config),
             started: Instant::now(),
@@ -225,8 +268,12 @@ impl Shared {
             active_expire_enabled: AtomicBool::new(true),
             hz: AtomicU64::new(hz),
             query_buffer_limit: AtomicU64::new(query_buffer_limit),
+            type_limits: TypeLimits::default(),
             stat_expired_stale_perc: AtomicU64::new(0),
-        }
+        };
+        // Derive every lock-free copy of configuration values from the config.
+        shared.config_changed();
+        shared
     }
 
     /// Asks every event loop to stop (SIGTERM, SIGINT, SHUTDOWN).
@@ -255,6 +302,12 @@ impl Shared {
         self.auth_required.store(c.requirepass.is_some(), Ordering::Relaxed);
         self.hz.store(c.hz, Ordering::Relaxed);
         self.query_buffer_limit.store(c.client_query_buffer_limit, Ordering::Relaxed);
+        let t = &self.type_limits;
+        t.hash_entries.store(c.hash_max_listpack_entries as usize, Ordering::Relaxed);
+        t.hash_value.store(c.hash_max_listpack_value as usize, Ordering::Relaxed);
+        t.set_intset.store(c.set_max_intset_entries as usize, Ordering::Relaxed);
+        t.zset_entries.store(c.zset_max_listpack_entries as usize, Ordering::Relaxed);
+        t.zset_value.store(c.zset_max_listpack_value as usize, Ordering::Relaxed);
     }
 
     /// Sum of one counter over all threads.

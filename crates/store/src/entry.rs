@@ -384,7 +384,6 @@ impl Entry {
                 let obj = unsafe { &*self.object_ptr(&parts) };
                 match obj {
                     Object::Str(v) => ValueRef::Str(StrRef::Bytes(v)),
-                    #[allow(unreachable_patterns)]
                     _ => ValueRef::Obj(obj),
                 }
             }
@@ -399,6 +398,15 @@ impl Entry {
         }
         // SAFETY: owned pointer from Box::into_raw; &mut self gives unique access.
         Some(unsafe { &mut *self.object_ptr(&parts) })
+    }
+
+    /// OBJECT ENCODING's name for any value, as Redis 7.0 reports it.
+    pub fn encoding(&self) -> &'static str {
+        match self.parts().flags & KIND_MASK {
+            KIND_INT => "int",
+            KIND_INLINE => "embstr",
+            _ => self.object_ref().map_or("raw", Object::encoding),
+        }
     }
 
     /// OBJECT ENCODING for a string value: "int", "embstr" or "raw"; None for objects
@@ -427,7 +435,6 @@ impl Entry {
         }
         match self.object_mut() {
             Some(Object::Str(v)) => Some(v),
-            #[allow(unreachable_patterns)]
             _ => None,
         }
     }

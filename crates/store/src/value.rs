@@ -1,23 +1,75 @@
 //! Boxed values: what an entry points to when its value does not live inline.
 //!
-//! Today that is a raw string (long, or mutated by APPEND/SETRANGE/SETBIT); issue 3 adds
-//! the collection types here, each with its compact and its large encoding. This module
-//! owns the value types and their names (TYPE, OBJECT ENCODING); the algorithms of each
-//! type live in `types/`.
+//! A raw string (long, or mutated by APPEND/SETRANGE/SETBIT) or a collection: hash,
+//! list, set, sorted set, each with its compact and its large encoding. This module owns
+//! the value types and their names (TYPE, OBJECT ENCODING); the algorithms of each type
+//! live in `types/`.
 
 /// A value that lives in its own allocation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Object {
     /// A string in Redis's "raw" encoding: growable in place.
     Str(Vec<u8>),
+    Hash(Hash),
+    List(List),
+    Set(Set),
+    ZSet(ZSet),
 }
+
+use crate::types::hash::Hash;
+use crate::types::list::List;
+use crate::types::set::Set;
+use crate::types::zset::ZSet;
 
 impl Object {
     /// Approximate heap bytes held, for MEMORY USAGE / DEBUG OBJECT.
     pub fn heap_size(&self) -> usize {
+        std::mem::size_of::<Object>()
+            + match self {
+                Object::Str(v) => v.capacity(),
+                Object::Hash(h) => h.heap_size(),
+                Object::List(l) => l.heap_size(),
+                Object::Set(s) => s.heap_size(),
+                Object::ZSet(z) => z.heap_size(),
+            }
+    }
+
+    /// The type, as TYPE names it.
+    pub fn value_type(&self) -> ValueType {
         match self {
-            Object::Str(v) => std::mem::size_of::<Object>() + v.capacity(),
+            Object::Str(_) => ValueType::String,
+            Object::Hash(_) => ValueType::Hash,
+            Object::List(_) => ValueType::List,
+            Object::Set(_) => ValueType::Set,
+            Object::ZSet(_) => ValueType::ZSet,
         }
+    }
+
+    /// OBJECT ENCODING's name, as Redis 7.0 would report it.
+    pub fn encoding(&self) -> &'static str {
+        match self {
+            Object::Str(_) => "raw",
+            Object::Hash(h) => h.encoding(),
+            Object::List(l) => l.encoding(),
+            Object::Set(s) => s.encoding(),
+            Object::ZSet(z) => z.encoding(),
+        }
+    }
+
+    /// Number of elements of a collection (0 for strings).
+    pub fn len(&self) -> usize {
+        match self {
+            Object::Str(_) => 0,
+            Object::Hash(h) => h.len(),
+            Object::List(l) => l.len(),
+            Object::Set(s) => s.len(),
+            Object::ZSet(z) => z.len(),
+        }
+    }
+
+    /// True for a collection with no elements (which must not stay in the keyspace).
+    pub fn is_empty_collection(&self) -> bool {
+        !matches!(self, Object::Str(_)) && self.len() == 0
     }
 }
 
@@ -64,7 +116,7 @@ impl crate::entry::ValueRef<'_> {
     pub fn value_type(&self) -> ValueType {
         match self {
             crate::entry::ValueRef::Str(_) => ValueType::String,
-            crate::entry::ValueRef::Obj(Object::Str(_)) => ValueType::String,
+            crate::entry::ValueRef::Obj(o) => o.value_type(),
         }
     }
 }

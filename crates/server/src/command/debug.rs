@@ -48,7 +48,7 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         let Some(e) = shard.peek(h, a[2], ctx.now_ms) else {
             return Err(CommandError::NoSuchKey);
         };
-        let enc = e.string_encoding().unwrap_or("unknown");
+        let enc = e.encoding();
         let len = match e.value() {
             store::ValueRef::Str(s) => s.len(),
             store::ValueRef::Obj(_) => 0,

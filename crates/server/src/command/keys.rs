@@ -517,8 +517,7 @@ fn object_sub(ctx: &mut Ctx<'_>, a: &[&[u8]], what: &str) -> Result<(), CommandE
     };
     match what {
         "encoding" => {
-            let enc = e.string_encoding().unwrap_or("unknown");
-            encode::bulk(ctx.out, enc.as_bytes());
+            encode::bulk(ctx.out, e.encoding().as_bytes());
         }
         "idletime" => {
             if lfu {

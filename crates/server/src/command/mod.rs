@@ -8,8 +8,10 @@
 //! into `ctx.out`; an `Err` is written by the dispatcher as the error reply.
 
 pub mod args;
+pub mod collections;
 pub mod connection;
 pub mod debug;
+pub mod hashes;
 pub mod keys;
 pub mod server;
 pub mod strings;
@@ -183,8 +185,15 @@ pub struct CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 5] {
-    [connection::COMMANDS, strings::COMMANDS, keys::COMMANDS, server::COMMANDS, debug::COMMANDS]
+fn families() -> [&'static [CommandSpec]; 6] {
+    [
+        connection::COMMANDS,
+        strings::COMMANDS,
+        keys::COMMANDS,
+        hashes::COMMANDS,
+        server::COMMANDS,
+        debug::COMMANDS,
+    ]
 }
 
 impl CommandTable {

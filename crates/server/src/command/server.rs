@@ -37,11 +37,11 @@ fn config_get(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let cfg = ctx.shared.config.read();
     let mut pairs: Vec<(&str, String)> = Vec::new();
     for pattern in &a[2..] {
-        for p in config::PARAMS {
-            if store::glob::glob_match(pattern, p.name.as_bytes(), true)
-                && !pairs.iter().any(|(n, _)| *n == p.name)
+        for (name, p) in config::names() {
+            if store::glob::glob_match(pattern, name.as_bytes(), true)
+                && !pairs.iter().any(|(n, _)| *n == name)
             {
-                pairs.push((p.name, p.get(&cfg)));
+                pairs.push((name, p.get(&cfg)));
             }
         }
     }
@@ -309,6 +309,10 @@ static SINCE: &[(&str, &str)] = &[
     ("command|getkeys", "2.8.13"), ("command|help", "5.0.0"), ("time", "2.6.0"), ("slowlog", "2.2.12"),
     ("slowlog|get", "2.2.12"), ("slowlog|len", "2.2.12"), ("slowlog|reset", "2.2.12"),
     ("slowlog|help", "6.2.0"), ("shutdown", "1.0.0"), ("debug", "1.0.0"),
+    ("hset", "2.0.0"), ("hmset", "2.0.0"), ("hsetnx", "2.0.0"), ("hget", "2.0.0"), ("hmget", "2.0.0"),
+    ("hgetall", "2.0.0"), ("hkeys", "2.0.0"), ("hvals", "2.0.0"), ("hdel", "2.0.0"), ("hlen", "2.0.0"),
+    ("hstrlen", "3.2.0"), ("hexists", "2.0.0"), ("hincrby", "2.0.0"), ("hincrbyfloat", "2.6.0"),
+    ("hrandfield", "6.2.0"), ("hscan", "2.8.0"),
 ];
 
 /// COMMAND DOCS [name ...] — a map of name to documentation (summary, since and group;

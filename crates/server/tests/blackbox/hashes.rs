@@ -51,7 +51,6 @@ fn hscan_all(c: &mut RawConn, key: &str, extra: &[&str]) -> Vec<(String, String)
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn hset_returns_number_of_new_fields() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -81,7 +80,6 @@ fn hset_returns_number_of_new_fields() {
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn hsetnx_and_hmset() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -102,7 +100,6 @@ fn hsetnx_and_hmset() {
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn hgetall_hkeys_hvals_keep_insertion_order_for_small_hashes() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -135,7 +132,6 @@ fn hgetall_hkeys_hvals_keep_insertion_order_for_small_hashes() {
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn hdel_counts_removed_fields_and_deletes_empty_hash() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -155,7 +151,6 @@ fn hdel_counts_removed_fields_and_deletes_empty_hash() {
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn hstrlen_and_hexists() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -177,7 +172,6 @@ fn hstrlen_and_hexists() {
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn hincrby() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -217,7 +211,6 @@ fn hincrby() {
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn hincrbyfloat() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -249,7 +242,6 @@ fn hincrbyfloat() {
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn hrandfield() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -317,7 +309,6 @@ fn hrandfield() {
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn hrandfield_single_field_hash() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -337,7 +328,6 @@ fn hrandfield_single_field_hash() {
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn hscan_iterates_everything_and_matches() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -388,7 +378,6 @@ fn hscan_iterates_everything_and_matches() {
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn encoding_listpack_to_hashtable_by_entries() {
     let t = exclusive();
     let mut c = t.raw_conn();
@@ -426,7 +415,6 @@ fn encoding_listpack_to_hashtable_by_entries() {
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn encoding_listpack_to_hashtable_by_value_length() {
     let t = exclusive();
     let mut c = t.raw_conn();
@@ -454,7 +442,6 @@ fn encoding_listpack_to_hashtable_by_value_length() {
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn arity_errors() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -490,7 +477,6 @@ fn arity_errors() {
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn wrongtype_errors() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -529,7 +515,6 @@ fn wrongtype_errors() {
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn resp3_shapes() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -561,7 +546,6 @@ fn resp3_shapes() {
 }
 
 #[test]
-#[ignore = "issue 3: hashes not in Basalt yet"]
 fn redis_rs_client_roundtrip() {
     let mut rc = conn();
     let k = "hash_rs:h";

@@ -1,4 +1,11 @@
-//! Per-type algorithms, pure functions over values: `string.rs` now; lists, hashes, sets and sorted sets arrive with issue 3.
+//! Per-type algorithms and data structures, pure over values: strings (`string.rs`,
+//! `decimal.rs`), and the collections with their compact and large encodings (`hash.rs`,
+//! `list.rs`, `set.rs`, `zset.rs`, on top of `packed.rs`).
 
 pub mod decimal;
+pub mod hash;
+pub mod list;
+pub mod packed;
+pub mod set;
 pub mod string;
+pub mod zset;

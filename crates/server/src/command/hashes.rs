@@ -1,0 +1,393 @@
+//! Hash commands: HSET and friends, counters, random fields and HSCAN. Values live in
+//! `store::types::hash::Hash` (listpack while small, hashtable beyond the thresholds).
+
+use resp::{encode, Proto};
+use store::types::hash::Hash;
+use store::types::string as algo;
+
+use super::args::{self, is};
+use super::collections::{self as coll};
+use super::flags::*;
+use super::{spec, CommandError, CommandSpec, Ctx};
+
+/// HSET key field value [field value ...] — number of fields added.
+fn hset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let added = hset_pairs(ctx, a, "hset")?;
+    encode::integer(ctx.out, added);
+    Ok(())
+}
+
+/// HMSET key field value [field value ...] — OK.
+fn hmset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    hset_pairs(ctx, a, "hmset")?;
+    ctx.ok();
+    Ok(())
+}
+
+fn hset_pairs(ctx: &mut Ctx<'_>, a: &[&[u8]], name: &str) -> Result<i64, CommandError> {
+    if a.len() % 2 != 0 {
+        return Err(CommandError::Arity(name.into()));
+    }
+    let limits = ctx.shared.type_limits.hash();
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let hash: &mut Hash = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut added = 0;
+    for pair in a[2..].chunks_exact(2) {
+        if hash.set(pair[0], pair[1], limits) {
+            added += 1;
+        }
+    }
+    Ok(added)
+}
+
+/// HSETNX key field value — 1 if set, 0 if the field existed.
+fn hsetnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let limits = ctx.shared.type_limits.hash();
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let hash: &mut Hash = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let set = hash.get(a[2]).is_none() && hash.set(a[2], a[3], limits);
+    encode::integer(ctx.out, i64::from(set));
+    Ok(())
+}
+
+/// HGET key field — the value or nil.
+fn hget(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let v = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|hash| hash.get(a[2]));
+    ctx.hit(v.is_some());
+    match v {
+        Some(v) => encode::bulk(ctx.out, v),
+        None => encode::null(ctx.out, ctx.client.proto),
+    }
+    Ok(())
+}
+
+/// HMGET key field [field ...] — values or nils.
+fn hmget(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let hash = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)?;
+    encode::array_len(ctx.out, a.len() - 2);
+    for f in &a[2..] {
+        match hash.as_ref().and_then(|hash| hash.get(f)) {
+            Some(v) => encode::bulk(ctx.out, v),
+            None => encode::null(ctx.out, ctx.client.proto),
+        }
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy)]
+enum Part {
+    Fields,
+    Values,
+    Both,
+}
+
+/// HGETALL / HKEYS / HVALS.
+fn dump(ctx: &mut Ctx<'_>, key: &[u8], part: Part) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, key);
+    let proto = ctx.client.proto;
+    let out = &mut *ctx.out;
+    let Some(hash) = coll::get::<Hash>(&mut shard, h, key, ctx.now_ms)? else {
+        match part {
+            Part::Both => encode::map_len(out, 0, proto),
+            _ => encode::array_len(out, 0),
+        }
+        return Ok(());
+    };
+    match part {
+        Part::Both => encode::map_len(out, hash.len(), proto),
+        _ => encode::array_len(out, hash.len()),
+    }
+    for (f, v) in hash.iter() {
+        match part {
+            Part::Fields => encode::bulk(out, f),
+            Part::Values => encode::bulk(out, v),
+            Part::Both => {
+                encode::bulk(out, f);
+                encode::bulk(out, v);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// HGETALL key — a map of fields to values.
+fn hgetall(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    dump(ctx, a[1], Part::Both)
+}
+/// HKEYS key — the fields.
+fn hkeys(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    dump(ctx, a[1], Part::Fields)
+}
+/// HVALS key — the values.
+fn hvals(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    dump(ctx, a[1], Part::Values)
+}
+
+/// HDEL key field [field ...] — number removed; an emptied hash is deleted.
+fn hdel(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let mut removed = 0;
+    if let Some(hash) = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)? {
+        for f in &a[2..] {
+            if hash.remove(f) {
+                removed += 1;
+            }
+        }
+    }
+    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    encode::integer(ctx.out, removed);
+    Ok(())
+}
+
+/// HLEN key — number of fields.
+fn hlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let n = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |hash| hash.len());
+    encode::integer(ctx.out, n as i64);
+    Ok(())
+}
+
+/// HSTRLEN key field — length of the value, 0 when absent.
+fn hstrlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let n = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|hash| hash.get(a[2])).map_or(0, |v| v.len());
+    encode::integer(ctx.out, n as i64);
+    Ok(())
+}
+
+/// HEXISTS key field — 1 or 0.
+fn hexists(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let found = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.is_some_and(|hash| hash.get(a[2]).is_some());
+    encode::integer(ctx.out, i64::from(found));
+    Ok(())
+}
+
+/// HINCRBY key field increment — the new value.
+fn hincrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let delta = args::int(a[3])?;
+    let limits = ctx.shared.type_limits.hash();
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let hash: &mut Hash = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let current = match hash.get(a[2]) {
+        None => 0,
+        Some(v) => algo::parse_i64(v).ok_or(CommandError::msg("ERR hash value is not an integer"))?,
+    };
+    let new = algo::incr_by(current, delta).ok_or(CommandError::msg("ERR increment or decrement would overflow"));
+    let new = match new {
+        Ok(n) => n,
+        Err(e) => {
+            coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+            return Err(e);
+        }
+    };
+    hash.set(a[2], itoa::Buffer::new().format(new).as_bytes(), limits);
+    encode::integer(ctx.out, new);
+    Ok(())
+}
+
+/// HINCRBYFLOAT key field increment — the new value as a bulk string.
+fn hincrbyfloat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let delta = algo::parse_incrbyfloat_operand(a[3]).ok_or(CommandError::NotFloat)?;
+    if !delta.is_finite() {
+        return Err(CommandError::msg("ERR value is NaN or Infinity"));
+    }
+    let limits = ctx.shared.type_limits.hash();
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let hash: &mut Hash = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let current_text = hash.get(a[2]).map_or(b"0".to_vec(), <[u8]>::to_vec);
+    let result = algo::parse_incrbyfloat_operand(&current_text)
+        .ok_or(CommandError::msg("ERR hash value is not a float"))
+        .and_then(|current| {
+            algo::incr_by_float(current, delta)
+                .ok_or(CommandError::msg("ERR increment would produce NaN or Infinity"))
+        });
+    let new = match result {
+        Ok(n) => n,
+        Err(e) => {
+            coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+            return Err(e);
+        }
+    };
+    let text = match store::types::decimal::add_text(&current_text, a[3]) {
+        Some(t) => t.into_bytes(),
+        None => {
+            let mut t = Vec::new();
+            resp::double::format_human(new, &mut t);
+            t
+        }
+    };
+    hash.set(a[2], &text, limits);
+    encode::bulk(ctx.out, &text);
+    Ok(())
+}
+
+/// HRANDFIELD key [count [WITHVALUES]] — random field(s).
+fn hrandfield(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let count = a.get(2).map(|c| args::int(c)).transpose()?;
+    let with_values = match a.get(3) {
+        None => false,
+        Some(w) if is(w, "withvalues") && a.len() == 4 => true,
+        Some(_) => return Err(CommandError::Syntax),
+    };
+    if count == Some(i64::MIN) {
+        return Err(CommandError::msg(
+            "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807",
+        ));
+    }
+    check_random_count(count, with_values)?;
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let proto = ctx.client.proto;
+    let hash = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)?;
+    let pairs: Vec<(Vec<u8>, Vec<u8>)> =
+        hash.map(|hash| hash.iter().map(|(f, v)| (f.to_vec(), v.to_vec())).collect()).unwrap_or_default();
+    drop(shard);
+    let Some(count) = count else {
+        if pairs.is_empty() {
+            encode::null(ctx.out, proto);
+        } else {
+            let i = ctx.rng.usize(..pairs.len());
+            encode::bulk(ctx.out, &pairs[i].0);
+        }
+        return Ok(());
+    };
+    let (n, picks) = random_picks(ctx.rng, pairs.len(), count);
+    write_pairs(ctx.out, proto, picks.map(|i| (&pairs[i].0[..], &pairs[i].1[..])), n, with_values);
+    Ok(())
+}
+
+/// Most elements a negative count may ask for. Redis has no bound (a huge negative count
+/// makes it emit replies until memory runs out); Basalt refuses past this, like Redis's
+/// own "out of range" for WITHVALUES counts past LONG_MAX/2.
+pub const MAX_RANDOM_REPEATS: u64 = 10_000_000;
+
+/// Redis's range rule for HRANDFIELD/ZRANDMEMBER/SRANDMEMBER counts, plus Basalt's bound.
+pub fn check_random_count(count: Option<i64>, paired: bool) -> Result<(), CommandError> {
+    if let Some(c) = count {
+        if (paired && c < -(i64::MAX / 2)) || (c < 0 && c.unsigned_abs() > MAX_RANDOM_REPEATS) {
+            return Err(CommandError::msg("ERR value is out of range"));
+        }
+    }
+    Ok(())
+}
+
+/// A random pick of `count` indexes out of `len` with Redis's rule: a positive count
+/// gives distinct elements (at most `len`), a negative count |count| elements that may
+/// repeat. Returns how many, and the indexes lazily (a huge negative count is not
+/// materialized).
+pub fn random_picks(rng: &mut fastrand::Rng, len: usize, count: i64) -> (usize, Box<dyn Iterator<Item = usize>>) {
+    if len == 0 || count == 0 {
+        return (0, Box::new(std::iter::empty()));
+    }
+    if count < 0 {
+        let n = usize::try_from(count.unsigned_abs()).unwrap_or(usize::MAX);
+        let mut rng = rng.fork();
+        return (n, Box::new((0..n).map(move |_| rng.usize(..len))));
+    }
+    let n = (count as u64).min(len as u64) as usize;
+    let mut all: Vec<usize> = (0..len).collect();
+    rng.shuffle(&mut all);
+    all.truncate(n);
+    (n, Box::new(all.into_iter()))
+}
+
+/// Writes field/value (or member/score-like) pairs: flat in RESP2, as [a, b] pairs in
+/// RESP3 when both parts are wanted.
+fn write_pairs<'a>(
+    out: &mut Vec<u8>,
+    proto: Proto,
+    pairs: impl Iterator<Item = (&'a [u8], &'a [u8])>,
+    n: usize,
+    both: bool,
+) {
+    if !both {
+        encode::array_len(out, n);
+        for (f, _) in pairs {
+            encode::bulk(out, f);
+        }
+    } else if proto == Proto::Resp3 {
+        encode::array_len(out, n);
+        for (f, v) in pairs {
+            encode::array_len(out, 2);
+            encode::bulk(out, f);
+            encode::bulk(out, v);
+        }
+    } else {
+        encode::array_len(out, n * 2);
+        for (f, v) in pairs {
+            encode::bulk(out, f);
+            encode::bulk(out, v);
+        }
+    }
+}
+
+/// Parses `cursor [MATCH pattern] [COUNT count]` of HSCAN/SSCAN/ZSCAN; returns the
+/// pattern. The whole collection is returned in one reply with cursor 0, which SCAN's
+/// contract allows (COUNT is a hint) and Redis itself does for small encodings.
+pub fn parse_scan_args<'a>(a: &[&'a [u8]]) -> Result<Option<&'a [u8]>, CommandError> {
+    let cursor = std::str::from_utf8(a[2]).ok().and_then(|s| s.parse::<u64>().ok().or_else(|| s.parse::<i64>().ok().map(|n| n as u64)));
+    if cursor.is_none() {
+        return Err(CommandError::msg("ERR invalid cursor"));
+    }
+    let mut pattern = None;
+    let mut i = 3;
+    while i < a.len() {
+        let Some(v) = a.get(i + 1) else { return Err(CommandError::Syntax) };
+        if is(a[i], "match") {
+            pattern = Some(*v).filter(|p| *p != b"*");
+        } else if is(a[i], "count") {
+            if args::int(v)? < 1 {
+                return Err(CommandError::Syntax);
+            }
+        } else {
+            return Err(CommandError::Syntax);
+        }
+        i += 2;
+    }
+    Ok(pattern)
+}
+
+/// HSCAN key cursor [MATCH pattern] [COUNT count] — [0, [field, value, ...]].
+fn hscan(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let pattern = parse_scan_args(a)?;
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let mut body = Vec::new();
+    let mut n = 0;
+    if let Some(hash) = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)? {
+        for (f, v) in hash.iter() {
+            if pattern.is_none_or(|p| store::glob::glob_match(p, f, false)) {
+                encode::bulk(&mut body, f);
+                encode::bulk(&mut body, v);
+                n += 2;
+            }
+        }
+    }
+    encode::array_len(ctx.out, 2);
+    encode::bulk(ctx.out, b"0");
+    encode::array_len(ctx.out, n);
+    ctx.out.extend_from_slice(&body);
+    Ok(())
+}
+
+const HASH: &[&str] = &["hash"];
+
+pub static COMMANDS: &[CommandSpec] = &[
+    spec("hset", -4, WRITE | DENYOOM | FAST, (1, 1, 1), HASH, "hash", "Creates or modifies the value of a field in a hash.", hset),
+    spec("hmset", -4, WRITE | DENYOOM | FAST, (1, 1, 1), HASH, "hash", "Sets the values of multiple fields.", hmset),
+    spec("hsetnx", 4, WRITE | DENYOOM | FAST, (1, 1, 1), HASH, "hash", "Sets the value of a field in a hash only when the field doesn't exist.", hsetnx),
+    spec("hget", 3, READONLY | FAST, (1, 1, 1), HASH, "hash", "Returns the value of a field in a hash.", hget),
+    spec("hmget", -3, READONLY | FAST, (1, 1, 1), HASH, "hash", "Returns the values of all fields in a hash.", hmget),
+    spec("hgetall", 2, READONLY, (1, 1, 1), HASH, "hash", "Returns all fields and values in a hash.", hgetall),
+    spec("hkeys", 2, READONLY, (1, 1, 1), HASH, "hash", "Returns all fields in a hash.", hkeys),
+    spec("hvals", 2, READONLY, (1, 1, 1), HASH, "hash", "Returns all values in a hash.", hvals),
+    spec("hdel", -3, WRITE | FAST, (1, 1, 1), HASH, "hash", "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.", hdel),
+    spec("hlen", 2, READONLY | FAST, (1, 1, 1), HASH, "hash", "Returns the number of fields in a hash.", hlen),
+    spec("hstrlen", 3, READONLY | FAST, (1, 1, 1), HASH, "hash", "Returns the length of the value of a field.", hstrlen),
+    spec("hexists", 3, READONLY | FAST, (1, 1, 1), HASH, "hash", "Determines whether a field exists in a hash.", hexists),
+    spec("hincrby", 4, WRITE | DENYOOM | FAST, (1, 1, 1), HASH, "hash", "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.", hincrby),
+    spec("hincrbyfloat", 4, WRITE | DENYOOM | FAST, (1, 1, 1), HASH, "hash", "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.", hincrbyfloat),
+    spec("hrandfield", -2, READONLY, (1, 1, 1), HASH, "hash", "Returns one or more random fields from a hash.", hrandfield),
+    spec("hscan", -3, READONLY, (1, 1, 1), HASH, "hash", "Iterates over fields and values of a hash.", hscan),
+];

@@ -1,0 +1,311 @@
+//! The sorted set type. Members are kept in (score, member) order in sorted chunks of at
+//! most `CHUNK` entries: finding a position is two binary searches, a rank is a sum over
+//! chunk lengths, and an insert moves at most one chunk's entries, so large sets stay
+//! O(log n + CHUNK + n/CHUNK) per operation without an unsafe skiplist. While the set is
+//! small (`zset-max-listpack-entries` members, none longer than
+//! `zset-max-listpack-value`) a score lookup scans it (OBJECT ENCODING "listpack"); past
+//! that a member -> score map is added ("skiplist"), one way, as in Redis.
+//!
+//! Scores are never NaN (callers reject it); 0.0 and -0.0 compare equal, as in Redis.
+
+use std::cmp::Ordering;
+
+use hashbrown::HashMap;
+
+/// Thresholds from `zset-max-listpack-entries` and `zset-max-listpack-value`.
+#[derive(Clone, Copy, Debug)]
+pub struct ZLimits {
+    pub max_listpack_entries: usize,
+    pub max_listpack_value: usize,
+}
+
+impl Default for ZLimits {
+    fn default() -> ZLimits {
+        ZLimits { max_listpack_entries: 128, max_listpack_value: 64 }
+    }
+}
+
+const CHUNK: usize = 256;
+
+type Item = (f64, Box<[u8]>);
+
+fn cmp(a: (f64, &[u8]), b: (f64, &[u8])) -> Ordering {
+    a.0.partial_cmp(&b.0).unwrap_or(Ordering::Equal).then_with(|| a.1.cmp(b.1))
+}
+
+/// (score, member) pairs in order, in chunks.
+#[derive(Clone, Debug, Default)]
+struct Chunks {
+    chunks: Vec<Vec<Item>>,
+    len: usize,
+}
+
+impl Chunks {
+    /// Chunk index for `key`: the first chunk whose last item is >= key (or the last).
+    fn chunk_for(&self, key: (f64, &[u8])) -> usize {
+        let i = self.chunks.partition_point(|c| {
+            c.last().is_some_and(|(s, m)| cmp((*s, m), key) == Ordering::Less)
+        });
+        i.min(self.chunks.len().saturating_sub(1))
+    }
+
+    fn insert(&mut self, score: f64, member: &[u8]) {
+        if self.chunks.is_empty() {
+            self.chunks.push(Vec::new());
+        }
+        let ci = self.chunk_for((score, member));
+        let c = &mut self.chunks[ci];
+        let pos = c.partition_point(|(s, m)| cmp((*s, m), (score, member)) == Ordering::Less);
+        c.insert(pos, (score, member.into()));
+        self.len += 1;
+        if c.len() > 2 * CHUNK {
+            let tail = c.split_off(CHUNK);
+            self.chunks.insert(ci + 1, tail);
+        }
+    }
+
+    fn remove(&mut self, score: f64, member: &[u8]) -> bool {
+        if self.chunks.is_empty() {
+            return false;
+        }
+        let ci = self.chunk_for((score, member));
+        let c = &mut self.chunks[ci];
+        let pos = c.partition_point(|(s, m)| cmp((*s, m), (score, member)) == Ordering::Less);
+        if pos < c.len() && c[pos].1.as_ref() == member {
+            c.remove(pos);
+            self.len -= 1;
+            if c.is_empty() && self.chunks.len() > 1 {
+                self.chunks.remove(ci);
+            }
+            return true;
+        }
+        false
+    }
+
+    /// Rank of the first item for which `before` is false (`before` must be true for
+    /// a prefix of the order, false after).
+    fn partition_point(&self, before: impl Fn(f64, &[u8]) -> bool) -> usize {
+        let mut rank = 0;
+        for c in &self.chunks {
+            match c.last() {
+                Some((s, m)) if before(*s, m) => rank += c.len(),
+                _ => return rank + c.partition_point(|(s, m)| before(*s, m)),
+            }
+        }
+        rank
+    }
+
+    fn at(&self, mut rank: usize) -> Option<&Item> {
+        for c in &self.chunks {
+            if rank < c.len() {
+                return c.get(rank);
+            }
+            rank -= c.len();
+        }
+        None
+    }
+
+    /// Items with ranks in [start, end] (inclusive), ascending.
+    fn range(&self, start: usize, end: usize) -> impl Iterator<Item = &Item> {
+        self.chunks.iter().flatten().skip(start).take((end + 1).saturating_sub(start))
+    }
+}
+
+/// A Redis sorted set.
+#[derive(Clone, Debug, Default)]
+pub struct ZSet {
+    order: Chunks,
+    /// member -> score, present once the set outgrows the listpack limits.
+    scores: Option<HashMap<Box<[u8]>, f64, foldhash::fast::RandomState>>,
+}
+
+impl PartialEq for ZSet {
+    fn eq(&self, other: &ZSet) -> bool {
+        self.len() == other.len()
+            && self.order.range(0, self.len()).zip(other.order.range(0, other.len())).all(|(a, b)| a == b)
+    }
+}
+
+/// One end of a score or lex interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScoreBound {
+    pub value: f64,
+    pub exclusive: bool,
+}
+
+/// One end of a lex interval: `-`, `+`, `[x` or `(x`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LexBound {
+    Min,
+    Max,
+    Inclusive(Vec<u8>),
+    Exclusive(Vec<u8>),
+}
+
+impl ZSet {
+    pub fn new() -> ZSet {
+        ZSet::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.order.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.order.len == 0
+    }
+
+    pub fn encoding(&self) -> &'static str {
+        if self.scores.is_some() {
+            "skiplist"
+        } else {
+            "listpack"
+        }
+    }
+
+    pub fn score(&self, member: &[u8]) -> Option<f64> {
+        match &self.scores {
+            Some(map) => map.get(member).copied(),
+            None => self.order.chunks.iter().flatten().find(|(_, m)| m.as_ref() == member).map(|(s, _)| *s),
+        }
+    }
+
+    /// Sets a member's score; true when the member is new.
+    pub fn insert(&mut self, member: &[u8], score: f64, limits: ZLimits) -> bool {
+        let old = self.score(member);
+        if let Some(old) = old {
+            if old == score && old.is_sign_negative() == score.is_sign_negative() {
+                return false;
+            }
+            self.order.remove(old, member);
+        }
+        self.order.insert(score, member);
+        if let Some(map) = &mut self.scores {
+            map.insert(member.into(), score);
+        } else if self.order.len > limits.max_listpack_entries || member.len() > limits.max_listpack_value {
+            let mut map = HashMap::with_capacity_and_hasher(self.order.len, Default::default());
+            for (s, m) in self.order.chunks.iter().flatten() {
+                map.insert(m.clone(), *s);
+            }
+            self.scores = Some(map);
+        }
+        old.is_none()
+    }
+
+    /// Removes a member; true when it was there.
+    pub fn remove(&mut self, member: &[u8]) -> bool {
+        let Some(score) = self.score(member) else { return false };
+        self.order.remove(score, member);
+        if let Some(map) = &mut self.scores {
+            map.remove(member);
+        }
+        true
+    }
+
+    /// 0-based ascending rank of a member.
+    pub fn rank(&self, member: &[u8]) -> Option<usize> {
+        let score = self.score(member)?;
+        Some(self.order.partition_point(|s, m| cmp((s, m), (score, member)) == Ordering::Less))
+    }
+
+    /// The item at an ascending rank.
+    pub fn at(&self, rank: usize) -> Option<(f64, &[u8])> {
+        self.order.at(rank).map(|(s, m)| (*s, &**m))
+    }
+
+    /// Items with ascending ranks in [start, end] (inclusive).
+    pub fn range(&self, start: usize, end: usize) -> Vec<(f64, Vec<u8>)> {
+        self.order.range(start, end).map(|(s, m)| (*s, m.to_vec())).collect()
+    }
+
+    /// Ascending ranks [first, last) of members whose scores lie within the bounds.
+    pub fn score_ranks(&self, min: ScoreBound, max: ScoreBound) -> (usize, usize) {
+        let first = self.order.partition_point(|s, _| if min.exclusive { s <= min.value } else { s < min.value });
+        let last = self.order.partition_point(|s, _| if max.exclusive { s < max.value } else { s <= max.value });
+        (first, last.max(first))
+    }
+
+    /// Ascending ranks [first, last) of members within lex bounds (meaningful when all
+    /// scores are equal, as Redis documents).
+    pub fn lex_ranks(&self, min: &LexBound, max: &LexBound) -> (usize, usize) {
+        let first = self.order.partition_point(|_, m| match min {
+            LexBound::Min => false,
+            LexBound::Max => true,
+            LexBound::Inclusive(x) => m < x.as_slice(),
+            LexBound::Exclusive(x) => m <= x.as_slice(),
+        });
+        let last = self.order.partition_point(|_, m| match max {
+            LexBound::Min => false,
+            LexBound::Max => true,
+            LexBound::Inclusive(x) => m <= x.as_slice(),
+            LexBound::Exclusive(x) => m < x.as_slice(),
+        });
+        (first, last.max(first))
+    }
+
+    pub fn heap_size(&self) -> usize {
+        let items: usize = self.order.chunks.iter().map(|c| c.capacity() * 24).sum::<usize>()
+            + self.order.chunks.iter().flatten().map(|(_, m)| m.len()).sum::<usize>();
+        items + self.scores.as_ref().map_or(0, |m| m.capacity() * 33)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_rank_and_ranges() {
+        let mut z = ZSet::new();
+        let l = ZLimits::default();
+        assert!(z.insert(b"b", 2.0, l));
+        assert!(z.insert(b"a", 1.0, l));
+        assert!(z.insert(b"c", 2.0, l));
+        assert!(!z.insert(b"a", 3.0, l));
+        assert_eq!(z.range(0, 10).into_iter().map(|(_, m)| m).collect::<Vec<_>>(), vec![b"b".to_vec(), b"c".to_vec(), b"a".to_vec()]);
+        assert_eq!(z.rank(b"a"), Some(2));
+        assert_eq!(z.score(b"c"), Some(2.0));
+        let incl = |v| ScoreBound { value: v, exclusive: false };
+        assert_eq!(z.score_ranks(incl(2.0), incl(2.0)), (0, 2));
+        assert_eq!(z.score_ranks(ScoreBound { value: 2.0, exclusive: true }, incl(f64::INFINITY)), (2, 3));
+        assert!(z.remove(b"b"));
+        assert_eq!(z.len(), 2);
+        assert_eq!(z.encoding(), "listpack");
+    }
+
+    #[test]
+    fn large_sets_keep_order_across_chunks() {
+        let mut z = ZSet::new();
+        let l = ZLimits::default();
+        let mut rng = 12345u64;
+        for i in 0..5000u64 {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            z.insert(format!("m{i}").as_bytes(), (rng >> 40) as f64, l);
+        }
+        assert_eq!(z.encoding(), "skiplist");
+        assert_eq!(z.len(), 5000);
+        let all = z.range(0, 4999);
+        assert!(all.windows(2).all(|w| cmp((w[0].0, &w[0].1), (w[1].0, &w[1].1)) == Ordering::Less));
+        for r in [0, 1, 255, 256, 2500, 4999] {
+            let (_, m) = z.at(r).expect("rank exists");
+            let m = m.to_vec();
+            assert_eq!(z.rank(&m), Some(r));
+        }
+        for i in 0..2500u64 {
+            assert!(z.remove(format!("m{i}").as_bytes()));
+        }
+        assert_eq!(z.len(), 2500);
+        assert_eq!(z.range(0, 10_000).len(), 2500);
+    }
+
+    #[test]
+    fn lex_ranges() {
+        let mut z = ZSet::new();
+        for m in [b"a", b"b", b"c", b"d"] {
+            z.insert(m, 0.0, ZLimits::default());
+        }
+        assert_eq!(z.lex_ranks(&LexBound::Inclusive(b"b".to_vec()), &LexBound::Exclusive(b"d".to_vec())), (1, 3));
+        assert_eq!(z.lex_ranks(&LexBound::Min, &LexBound::Max), (0, 4));
+        assert_eq!(z.lex_ranks(&LexBound::Exclusive(b"d".to_vec()), &LexBound::Max), (4, 4));
+    }
+}
