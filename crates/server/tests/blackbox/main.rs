@@ -24,6 +24,7 @@ mod resp3;
 mod server_cmds;
 mod sets;
 mod shutdown;
+mod sorted_sets;
 mod startup;
 mod strings;
 mod wrongtype;
