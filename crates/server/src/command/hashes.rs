@@ -232,11 +232,6 @@ fn hrandfield(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         Some(w) if is(w, "withvalues") && a.len() == 4 => true,
         Some(_) => return Err(CommandError::Syntax),
     };
-    if count == Some(i64::MIN) {
-        return Err(CommandError::msg(
-            "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807",
-        ));
-    }
     check_random_count(count, with_values)?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let proto = ctx.client.proto;
@@ -265,6 +260,11 @@ pub const MAX_RANDOM_REPEATS: u64 = 10_000_000;
 
 /// Redis's range rule for HRANDFIELD/ZRANDMEMBER/SRANDMEMBER counts, plus Basalt's bound.
 pub fn check_random_count(count: Option<i64>, paired: bool) -> Result<(), CommandError> {
+    if count == Some(i64::MIN) {
+        return Err(CommandError::msg(
+            "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807",
+        ));
+    }
     if let Some(c) = count {
         if (paired && c < -(i64::MAX / 2)) || (c < 0 && c.unsigned_abs() > MAX_RANDOM_REPEATS) {
             return Err(CommandError::msg("ERR value is out of range"));

@@ -14,6 +14,7 @@ pub mod debug;
 pub mod hashes;
 pub mod keys;
 pub mod server;
+pub mod sets;
 pub mod strings;
 #[cfg(test)]
 pub mod testing;
@@ -185,12 +186,13 @@ pub struct CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 6] {
+fn families() -> [&'static [CommandSpec]; 7] {
     [
         connection::COMMANDS,
         strings::COMMANDS,
         keys::COMMANDS,
         hashes::COMMANDS,
+        sets::COMMANDS,
         server::COMMANDS,
         debug::COMMANDS,
     ]

@@ -313,6 +313,11 @@ static SINCE: &[(&str, &str)] = &[
     ("hgetall", "2.0.0"), ("hkeys", "2.0.0"), ("hvals", "2.0.0"), ("hdel", "2.0.0"), ("hlen", "2.0.0"),
     ("hstrlen", "3.2.0"), ("hexists", "2.0.0"), ("hincrby", "2.0.0"), ("hincrbyfloat", "2.6.0"),
     ("hrandfield", "6.2.0"), ("hscan", "2.8.0"),
+    ("sadd", "1.0.0"), ("srem", "1.0.0"), ("smembers", "1.0.0"), ("sismember", "1.0.0"),
+    ("smismember", "6.2.0"), ("scard", "1.0.0"), ("spop", "1.0.0"), ("srandmember", "1.0.0"),
+    ("smove", "1.0.0"), ("sinter", "1.0.0"), ("sintercard", "7.0.0"), ("sinterstore", "1.0.0"),
+    ("sunion", "1.0.0"), ("sunionstore", "1.0.0"), ("sdiff", "1.0.0"), ("sdiffstore", "1.0.0"),
+    ("sscan", "2.8.0"),
 ];
 
 /// COMMAND DOCS [name ...] — a map of name to documentation (summary, since and group;

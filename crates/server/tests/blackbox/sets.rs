@@ -46,7 +46,6 @@ fn sadd(c: &mut RawConn, k: &str, items: &[&str]) {
 }
 
 #[test]
-#[ignore = "issue 3: sets not in Basalt yet"]
 fn sadd_srem_smembers_scard() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -84,7 +83,6 @@ fn sadd_srem_smembers_scard() {
 }
 
 #[test]
-#[ignore = "issue 3: sets not in Basalt yet"]
 fn sismember_and_smismember() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -105,7 +103,6 @@ fn sismember_and_smismember() {
 }
 
 #[test]
-#[ignore = "issue 3: sets not in Basalt yet"]
 fn spop() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -157,7 +154,6 @@ fn spop() {
 }
 
 #[test]
-#[ignore = "issue 3: sets not in Basalt yet"]
 fn srandmember_count_semantics() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -204,7 +200,6 @@ fn srandmember_count_semantics() {
 }
 
 #[test]
-#[ignore = "issue 3: sets not in Basalt yet"]
 fn smove() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -241,7 +236,6 @@ fn smove() {
 }
 
 #[test]
-#[ignore = "issue 3: sets not in Basalt yet"]
 fn sinter_sunion_sdiff() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -279,7 +273,6 @@ fn sinter_sunion_sdiff() {
 }
 
 #[test]
-#[ignore = "issue 3: sets not in Basalt yet"]
 fn sintercard() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -328,7 +321,6 @@ fn sintercard() {
 }
 
 #[test]
-#[ignore = "issue 3: sets not in Basalt yet"]
 fn store_commands() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -373,7 +365,6 @@ fn store_commands() {
 }
 
 #[test]
-#[ignore = "issue 3: sets not in Basalt yet"]
 fn sscan() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -427,7 +418,6 @@ fn sscan() {
 }
 
 #[test]
-#[ignore = "issue 3: sets not in Basalt yet"]
 fn encoding_intset_to_hashtable() {
     let t = exclusive();
     let mut c = t.raw_conn();
@@ -489,7 +479,6 @@ fn encoding_intset_to_hashtable() {
 }
 
 #[test]
-#[ignore = "issue 3: sets not in Basalt yet"]
 fn wrongtype_and_arity() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -536,7 +525,6 @@ fn wrongtype_and_arity() {
 }
 
 #[test]
-#[ignore = "issue 3: sets not in Basalt yet"]
 fn resp3_shapes() {
     let t = shared();
     let mut c = t.raw_conn();

@@ -1,0 +1,357 @@
+//! Set commands: membership, random picks and pops, SMOVE, the algebra (SINTER, SUNION,
+//! SDIFF, their STORE forms, SINTERCARD) and SSCAN. Values live in
+//! `store::types::set::Set` (intset while all members are integers and few, hashtable
+//! otherwise). Multi-key commands lock every key's shard first, so they are atomic.
+
+use resp::encode;
+use store::types::set::Set;
+
+use super::args::{self, is};
+use super::collections::{self as coll};
+use super::flags::*;
+use super::hashes::{check_random_count, parse_scan_args, random_picks};
+use super::{spec, CommandError, CommandSpec, Ctx};
+
+/// SADD key member [member ...] — number added.
+fn sadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let max = ctx.shared.type_limits.intset();
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let set: &mut Set = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let added = a[2..].iter().filter(|m| set.add(m, max)).count();
+    encode::integer(ctx.out, added as i64);
+    Ok(())
+}
+
+/// SREM key member [member ...] — number removed; an emptied set is deleted.
+fn srem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let removed = match coll::get::<Set>(&mut shard, h, a[1], ctx.now_ms)? {
+        Some(set) => a[2..].iter().filter(|m| set.remove(m)).count(),
+        None => 0,
+    };
+    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    encode::integer(ctx.out, removed as i64);
+    Ok(())
+}
+
+/// SMEMBERS key — all members.
+fn smembers(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let members = members_of(ctx, a[1])?.unwrap_or_default();
+    write_set(ctx, &members);
+    Ok(())
+}
+
+fn write_set(ctx: &mut Ctx<'_>, members: &[Vec<u8>]) {
+    encode::set_len(ctx.out, members.len(), ctx.client.proto);
+    for m in members {
+        encode::bulk(ctx.out, m);
+    }
+}
+
+fn members_of(ctx: &Ctx<'_>, key: &[u8]) -> Result<Option<Vec<Vec<u8>>>, CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, key);
+    Ok(coll::get::<Set>(&mut shard, h, key, ctx.now_ms)?.map(|s| s.members()))
+}
+
+/// SISMEMBER key member — 1 or 0.
+fn sismember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let found = coll::get::<Set>(&mut shard, h, a[1], ctx.now_ms)?.is_some_and(|s| s.contains(a[2]));
+    encode::integer(ctx.out, i64::from(found));
+    Ok(())
+}
+
+/// SMISMEMBER key member [member ...] — 1 or 0 for each.
+fn smismember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let set = coll::get::<Set>(&mut shard, h, a[1], ctx.now_ms)?;
+    encode::array_len(ctx.out, a.len() - 2);
+    for m in &a[2..] {
+        encode::integer(ctx.out, i64::from(set.as_ref().is_some_and(|s| s.contains(m))));
+    }
+    Ok(())
+}
+
+/// SCARD key — number of members.
+fn scard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let n = coll::get::<Set>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |s| s.len());
+    encode::integer(ctx.out, n as i64);
+    Ok(())
+}
+
+/// SPOP key [count] — a random member (bulk), or up to count distinct members.
+fn spop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let count = match a.get(2) {
+        None => None,
+        Some(c) => {
+            const NOT_POSITIVE: &str = "ERR value is out of range, must be positive";
+            let n = args::int(c).map_err(|_| CommandError::msg(NOT_POSITIVE))?;
+            Some(usize::try_from(n).map_err(|_| CommandError::msg(NOT_POSITIVE))?)
+        }
+    };
+    if a.len() > 3 {
+        return Err(CommandError::Syntax);
+    }
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let proto = ctx.client.proto;
+    let Some(set) = coll::get::<Set>(&mut shard, h, a[1], ctx.now_ms)? else {
+        match count {
+            None => encode::null(ctx.out, proto),
+            Some(_) => encode::set_len(ctx.out, 0, proto),
+        }
+        return Ok(());
+    };
+    let want = count.unwrap_or(1).min(set.len());
+    let mut popped = Vec::with_capacity(want);
+    for _ in 0..want {
+        let i = ctx.rng.usize(..set.len());
+        if let Some(m) = set.nth(i) {
+            set.remove(&m);
+            popped.push(m);
+        }
+    }
+    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    drop(shard);
+    match count {
+        None => match popped.first() {
+            Some(m) => encode::bulk(ctx.out, m),
+            None => encode::null(ctx.out, proto),
+        },
+        Some(_) => write_set(ctx, &popped),
+    }
+    Ok(())
+}
+
+/// SRANDMEMBER key [count] — random member(s); a negative count may repeat.
+fn srandmember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    if a.len() > 3 {
+        return Err(CommandError::Syntax);
+    }
+    let count = a.get(2).map(|c| args::int(c)).transpose()?;
+    check_random_count(count, false)?;
+    let members = members_of(ctx, a[1])?.unwrap_or_default();
+    let Some(count) = count else {
+        if members.is_empty() {
+            ctx.null();
+        } else {
+            let i = ctx.rng.usize(..members.len());
+            encode::bulk(ctx.out, &members[i]);
+        }
+        return Ok(());
+    };
+    let (n, picks) = random_picks(ctx.rng, members.len(), count);
+    encode::array_len(ctx.out, n);
+    for i in picks {
+        encode::bulk(ctx.out, &members[i]);
+    }
+    Ok(())
+}
+
+/// SMOVE source destination member — 1 if moved.
+fn smove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let max = ctx.shared.type_limits.intset();
+    let db = ctx.client.db;
+    let mut locked = ctx.ks().lock_keys(db, &a[1..3]);
+    let (sh, s) = locked.shard_for(db, a[1]);
+    let src_has = match coll::get::<Set>(s, sh, a[1], ctx.now_ms)? {
+        Some(set) => set.contains(a[3]),
+        None => false,
+    };
+    let (dh, d) = locked.shard_for(db, a[2]);
+    coll::check::<Set>(d, dh, a[2], ctx.now_ms)?;
+    if !src_has {
+        encode::integer(ctx.out, 0);
+        return Ok(());
+    }
+    if a[1] != a[2] {
+        let (sh, s) = locked.shard_for(db, a[1]);
+        if let Some(set) = coll::get::<Set>(s, sh, a[1], ctx.now_ms)? {
+            set.remove(a[3]);
+        }
+        coll::drop_if_empty(s, sh, a[1], ctx.now_ms);
+        let (dh, d) = locked.shard_for(db, a[2]);
+        let set: &mut Set = coll::get_or_create(d, dh, a[2], ctx.now_ms, ctx.lru())?;
+        set.add(a[3], max);
+    }
+    encode::integer(ctx.out, 1);
+    Ok(())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Inter,
+    Union,
+    Diff,
+}
+
+/// Computes the algebra over `keys` under their shard locks; the result keeps the first
+/// set's order for INTER and DIFF.
+fn compute(ctx: &Ctx<'_>, keys: &[&[u8]], op: Op, limit: usize) -> Result<Vec<Vec<u8>>, CommandError> {
+    let db = ctx.client.db;
+    let max_intset = ctx.shared.type_limits.intset();
+    let mut locked = ctx.ks().lock_keys(db, keys);
+    let mut sets: Vec<Option<Set>> = Vec::with_capacity(keys.len());
+    for key in keys {
+        let (h, shard) = locked.shard_for(db, key);
+        sets.push(coll::get::<Set>(shard, h, key, ctx.now_ms)?.map(|s| s.clone()));
+    }
+    drop(locked);
+    let out = match op {
+        Op::Inter => {
+            if sets.iter().any(Option::is_none) {
+                return Ok(Vec::new());
+            }
+            let mut sets: Vec<Set> = sets.into_iter().flatten().collect();
+            sets.sort_by_key(Set::len);
+            let (first, rest) = sets.split_first().map_or((None, &[][..]), |(f, r)| (Some(f), r));
+            let mut out = Vec::new();
+            for m in first.map(Set::members).unwrap_or_default() {
+                if rest.iter().all(|s| s.contains(&m)) {
+                    out.push(m);
+                    if limit > 0 && out.len() >= limit {
+                        break;
+                    }
+                }
+            }
+            out
+        }
+        // Like Redis, the result is built as a set (an intset while it can be), so
+        // integer results come back sorted.
+        Op::Union => {
+            let mut acc = Set::new();
+            for s in sets.iter().flatten() {
+                for m in s.members() {
+                    acc.add(&m, max_intset);
+                }
+            }
+            acc.members()
+        }
+        Op::Diff => {
+            let Some(Some(first)) = sets.first() else { return Ok(Vec::new()) };
+            let mut acc = Set::new();
+            for m in first.members() {
+                if sets[1..].iter().flatten().all(|s| !s.contains(&m)) {
+                    acc.add(&m, max_intset);
+                }
+            }
+            acc.members()
+        }
+    };
+    Ok(out)
+}
+
+fn algebra(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Op) -> Result<(), CommandError> {
+    let members = compute(ctx, &a[1..], op, 0)?;
+    write_set(ctx, &members);
+    Ok(())
+}
+
+fn algebra_store(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Op) -> Result<(), CommandError> {
+    let max = ctx.shared.type_limits.intset();
+    let members = compute(ctx, &a[2..], op, 0)?;
+    let mut set = Set::new();
+    for m in &members {
+        set.add(m, max);
+    }
+    let n = set.len();
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    coll::store(&mut shard, h, a[1], set, ctx.now_ms, ctx.lru());
+    encode::integer(ctx.out, n as i64);
+    Ok(())
+}
+
+/// SINTER key [key ...] — the intersection.
+fn sinter(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    algebra(ctx, a, Op::Inter)
+}
+/// SUNION key [key ...] — the union.
+fn sunion(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    algebra(ctx, a, Op::Union)
+}
+/// SDIFF key [key ...] — the first set minus the others.
+fn sdiff(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    algebra(ctx, a, Op::Diff)
+}
+/// SINTERSTORE destination key [key ...] — size of the stored result.
+fn sinterstore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    algebra_store(ctx, a, Op::Inter)
+}
+/// SUNIONSTORE destination key [key ...] — size of the stored result.
+fn sunionstore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    algebra_store(ctx, a, Op::Union)
+}
+/// SDIFFSTORE destination key [key ...] — size of the stored result.
+fn sdiffstore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    algebra_store(ctx, a, Op::Diff)
+}
+
+/// Parses `numkeys key [key ...]` starting at a[1]; returns the keys and the index after.
+pub fn numkeys<'a, 'b>(a: &'b [&'a [u8]]) -> Result<(&'b [&'a [u8]], usize), CommandError> {
+    const NUMKEYS: &str = "ERR numkeys should be greater than 0";
+    let n = args::int(a[1]).map_err(|_| CommandError::msg(NUMKEYS))?;
+    if n <= 0 {
+        return Err(CommandError::msg(NUMKEYS));
+    }
+    let n = n as usize;
+    if n > a.len() - 2 {
+        return Err(CommandError::msg("ERR Number of keys can't be greater than number of args"));
+    }
+    Ok((&a[2..2 + n], 2 + n))
+}
+
+/// SINTERCARD numkeys key [key ...] [LIMIT limit] — size of the intersection.
+fn sintercard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (keys, mut i) = numkeys(a)?;
+    let mut limit = 0usize;
+    while i < a.len() {
+        if is(a[i], "limit") && i + 1 < a.len() {
+            const NEGATIVE: &str = "ERR LIMIT can't be negative";
+            let l = args::int(a[i + 1]).map_err(|_| CommandError::msg(NEGATIVE))?;
+            limit = usize::try_from(l).map_err(|_| CommandError::msg(NEGATIVE))?;
+            i += 2;
+        } else {
+            return Err(CommandError::Syntax);
+        }
+    }
+    let n = compute(ctx, keys, Op::Inter, limit)?.len();
+    encode::integer(ctx.out, n as i64);
+    Ok(())
+}
+
+/// SSCAN key cursor [MATCH pattern] [COUNT count] — [0, members].
+fn sscan(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let pattern = parse_scan_args(a)?;
+    let members = members_of(ctx, a[1])?.unwrap_or_default();
+    let kept: Vec<&Vec<u8>> =
+        members.iter().filter(|m| pattern.is_none_or(|p| store::glob::glob_match(p, m, false))).collect();
+    encode::array_len(ctx.out, 2);
+    encode::bulk(ctx.out, b"0");
+    encode::array_len(ctx.out, kept.len());
+    for m in kept {
+        encode::bulk(ctx.out, m);
+    }
+    Ok(())
+}
+
+const SET: &[&str] = &["set"];
+
+pub static COMMANDS: &[CommandSpec] = &[
+    spec("sadd", -3, WRITE | DENYOOM | FAST, (1, 1, 1), SET, "set", "Adds one or more members to a set. Creates the key if it doesn't exist.", sadd),
+    spec("srem", -3, WRITE | FAST, (1, 1, 1), SET, "set", "Removes one or more members from a set. Deletes the set if the last member was removed.", srem),
+    spec("smembers", 2, READONLY, (1, 1, 1), SET, "set", "Returns all members of a set.", smembers),
+    spec("sismember", 3, READONLY | FAST, (1, 1, 1), SET, "set", "Determines whether a member belongs to a set.", sismember),
+    spec("smismember", -3, READONLY | FAST, (1, 1, 1), SET, "set", "Determines whether multiple members belong to a set.", smismember),
+    spec("scard", 2, READONLY | FAST, (1, 1, 1), SET, "set", "Returns the number of members in a set.", scard),
+    spec("spop", -2, WRITE | FAST, (1, 1, 1), SET, "set", "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.", spop),
+    spec("srandmember", -2, READONLY, (1, 1, 1), SET, "set", "Get one or multiple random members from a set", srandmember),
+    spec("smove", 4, WRITE | FAST, (1, 2, 1), SET, "set", "Moves a member from one set to another.", smove),
+    spec("sinter", -2, READONLY, (1, -1, 1), SET, "set", "Returns the intersect of multiple sets.", sinter),
+    spec("sintercard", -3, READONLY, (0, 0, 0), SET, "set", "Returns the number of members of the intersect of multiple sets.", sintercard),
+    spec("sinterstore", -3, WRITE | DENYOOM, (1, -1, 1), SET, "set", "Stores the intersect of multiple sets in a key.", sinterstore),
+    spec("sunion", -2, READONLY, (1, -1, 1), SET, "set", "Returns the union of multiple sets.", sunion),
+    spec("sunionstore", -3, WRITE | DENYOOM, (1, -1, 1), SET, "set", "Stores the union of multiple sets in a key.", sunionstore),
+    spec("sdiff", -2, READONLY, (1, -1, 1), SET, "set", "Returns the difference of multiple sets.", sdiff),
+    spec("sdiffstore", -3, WRITE | DENYOOM, (1, -1, 1), SET, "set", "Stores the difference of multiple sets in a key.", sdiffstore),
+    spec("sscan", -3, READONLY, (1, 1, 1), SET, "set", "Iterates over members of a set.", sscan),
+];
