@@ -13,6 +13,7 @@ pub mod connection;
 pub mod debug;
 pub mod hashes;
 pub mod keys;
+pub mod lists;
 pub mod server;
 pub mod sets;
 pub mod strings;
@@ -186,12 +187,13 @@ pub struct CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 7] {
+fn families() -> [&'static [CommandSpec]; 8] {
     [
         connection::COMMANDS,
         strings::COMMANDS,
         keys::COMMANDS,
         hashes::COMMANDS,
+        lists::COMMANDS,
         sets::COMMANDS,
         server::COMMANDS,
         debug::COMMANDS,

@@ -318,6 +318,10 @@ static SINCE: &[(&str, &str)] = &[
     ("smove", "1.0.0"), ("sinter", "1.0.0"), ("sintercard", "7.0.0"), ("sinterstore", "1.0.0"),
     ("sunion", "1.0.0"), ("sunionstore", "1.0.0"), ("sdiff", "1.0.0"), ("sdiffstore", "1.0.0"),
     ("sscan", "2.8.0"),
+    ("lpush", "1.0.0"), ("rpush", "1.0.0"), ("lpushx", "2.2.0"), ("rpushx", "2.2.0"), ("lpop", "1.0.0"),
+    ("rpop", "1.0.0"), ("llen", "1.0.0"), ("lrange", "1.0.0"), ("lindex", "1.0.0"), ("lset", "1.0.0"),
+    ("linsert", "2.2.0"), ("lrem", "1.0.0"), ("ltrim", "1.0.0"), ("lpos", "6.0.6"), ("lmove", "6.2.0"),
+    ("rpoplpush", "1.2.0"), ("lmpop", "7.0.0"),
 ];
 
 /// COMMAND DOCS [name ...] — a map of name to documentation (summary, since and group;

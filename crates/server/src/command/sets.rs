@@ -287,7 +287,8 @@ fn sdiffstore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 /// Parses `numkeys key [key ...]` starting at a[1]; returns the keys and the index after.
-pub fn numkeys<'a, 'b>(a: &'b [&'a [u8]]) -> Result<(&'b [&'a [u8]], usize), CommandError> {
+/// `too_many` is the error when numkeys exceeds the arguments (it differs by command).
+pub fn numkeys<'a, 'b>(a: &'b [&'a [u8]], too_many: CommandError) -> Result<(&'b [&'a [u8]], usize), CommandError> {
     const NUMKEYS: &str = "ERR numkeys should be greater than 0";
     let n = args::int(a[1]).map_err(|_| CommandError::msg(NUMKEYS))?;
     if n <= 0 {
@@ -295,14 +296,14 @@ pub fn numkeys<'a, 'b>(a: &'b [&'a [u8]]) -> Result<(&'b [&'a [u8]], usize), Com
     }
     let n = n as usize;
     if n > a.len() - 2 {
-        return Err(CommandError::msg("ERR Number of keys can't be greater than number of args"));
+        return Err(too_many);
     }
     Ok((&a[2..2 + n], 2 + n))
 }
 
 /// SINTERCARD numkeys key [key ...] [LIMIT limit] — size of the intersection.
 fn sintercard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let (keys, mut i) = numkeys(a)?;
+    let (keys, mut i) = numkeys(a, CommandError::msg("ERR Number of keys can't be greater than number of args"))?;
     let mut limit = 0usize;
     while i < a.len() {
         if is(a[i], "limit") && i + 1 < a.len() {

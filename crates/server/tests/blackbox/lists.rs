@@ -29,7 +29,6 @@ fn lrange_all(c: &mut RawConn, k: &str) -> Vec<String> {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn lpush_rpush_and_lrange() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -56,7 +55,6 @@ fn lpush_rpush_and_lrange() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn pushx_only_on_existing_lists() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -72,7 +70,6 @@ fn pushx_only_on_existing_lists() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn lpop_rpop_with_and_without_count() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -111,7 +108,6 @@ fn lpop_rpop_with_and_without_count() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn lrange_indexes() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -133,7 +129,6 @@ fn lrange_indexes() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn lindex_and_lset() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -166,7 +161,6 @@ fn lindex_and_lset() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn linsert() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -193,7 +187,6 @@ fn linsert() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn lrem() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -221,7 +214,6 @@ fn lrem() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn ltrim() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -245,7 +237,6 @@ fn ltrim() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn lpos() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -317,7 +308,6 @@ fn lpos() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn lmove_and_rpoplpush() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -360,7 +350,6 @@ fn lmove_and_rpoplpush() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn lmpop() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -410,7 +399,6 @@ fn lmpop() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn object_encoding_is_quicklist() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -431,7 +419,6 @@ fn object_encoding_is_quicklist() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn long_list_operations() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -458,7 +445,6 @@ fn long_list_operations() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn arity_errors() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -489,7 +475,6 @@ fn arity_errors() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn wrongtype_errors() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -524,7 +509,6 @@ fn wrongtype_errors() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn resp3_nulls() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -545,7 +529,6 @@ fn resp3_nulls() {
 }
 
 #[test]
-#[ignore = "issue 3: lists not in Basalt yet"]
 fn emptied_list_disappears() {
     let t = shared();
     let mut c = t.raw_conn();

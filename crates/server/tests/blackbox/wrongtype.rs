@@ -12,7 +12,6 @@ fn make_list(c: &mut RawConn, k: &str) {
 }
 
 #[test]
-#[ignore = "needs lists (issue 3)"]
 fn string_commands_on_a_list_are_wrongtype() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -54,7 +53,6 @@ fn string_commands_on_a_list_are_wrongtype() {
 }
 
 #[test]
-#[ignore = "needs lists (issue 3)"]
 fn list_commands_on_a_string_are_wrongtype() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -64,7 +62,6 @@ fn list_commands_on_a_string_are_wrongtype() {
 }
 
 #[test]
-#[ignore = "needs lists (issue 3)"]
 fn lcs_on_a_list_has_its_own_error() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -77,7 +74,6 @@ fn lcs_on_a_list_has_its_own_error() {
 }
 
 #[test]
-#[ignore = "needs lists (issue 3)"]
 fn mget_returns_nil_for_non_strings() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -90,7 +86,6 @@ fn mget_returns_nil_for_non_strings() {
 }
 
 #[test]
-#[ignore = "needs lists (issue 3)"]
 fn overwriting_commands_replace_a_list() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -115,7 +110,6 @@ fn overwriting_commands_replace_a_list() {
 }
 
 #[test]
-#[ignore = "needs lists (issue 3)"]
 fn generic_key_commands_work_on_lists() {
     let t = shared();
     let mut c = t.raw_conn();

@@ -1,0 +1,397 @@
+//! List commands (non-blocking): pushes and pops at both ends, index and range access,
+//! LINSERT, LREM, LTRIM, LPOS, LMOVE/RPOPLPUSH and LMPOP. Values live in
+//! `store::types::list::List`. The blocking forms (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH,
+//! BLMPOP) are not built yet: they need per-key wait queues and cross-loop wake-ups.
+
+use resp::encode;
+use store::types::list::{End, List};
+
+use super::args::{self, is};
+use super::collections::{self as coll};
+use super::flags::*;
+use super::{spec, CommandError, CommandSpec, Ctx};
+
+fn push(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End, only_existing: bool) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    if only_existing && !coll::check::<List>(&mut shard, h, a[1], ctx.now_ms)? {
+        encode::integer(ctx.out, 0);
+        return Ok(());
+    }
+    let list: &mut List = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    for item in &a[2..] {
+        list.push(end, item);
+    }
+    encode::integer(ctx.out, list.len() as i64);
+    Ok(())
+}
+
+/// LPUSH key element [element ...] — the new length.
+fn lpush(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    push(ctx, a, End::Head, false)
+}
+/// RPUSH key element [element ...] — the new length.
+fn rpush(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    push(ctx, a, End::Tail, false)
+}
+/// LPUSHX key element [element ...] — the new length, 0 when the key is absent.
+fn lpushx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    push(ctx, a, End::Head, true)
+}
+/// RPUSHX key element [element ...] — the new length, 0 when the key is absent.
+fn rpushx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    push(ctx, a, End::Tail, true)
+}
+
+/// LPOP/RPOP key [count] — an element, or an array of up to count elements.
+fn pop(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End) -> Result<(), CommandError> {
+    if a.len() > 3 {
+        return Err(CommandError::Arity(String::from_utf8_lossy(a[0]).to_ascii_lowercase()));
+    }
+    let count = match a.get(2) {
+        None => None,
+        Some(c) => {
+            const NOT_POSITIVE: &str = "ERR value is out of range, must be positive";
+            let n = args::int(c).map_err(|_| CommandError::msg(NOT_POSITIVE))?;
+            Some(usize::try_from(n).map_err(|_| CommandError::msg(NOT_POSITIVE))?)
+        }
+    };
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let proto = ctx.client.proto;
+    let Some(list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? else {
+        match count {
+            None => encode::null(ctx.out, proto),
+            Some(_) => encode::null_array(ctx.out, proto),
+        }
+        return Ok(());
+    };
+    match count {
+        None => match list.pop(end) {
+            Some(item) => encode::bulk(ctx.out, &item),
+            None => encode::null(ctx.out, proto),
+        },
+        Some(n) => {
+            let n = n.min(list.len());
+            encode::array_len(ctx.out, n);
+            for _ in 0..n {
+                if let Some(item) = list.pop(end) {
+                    encode::bulk(ctx.out, &item);
+                }
+            }
+        }
+    }
+    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    Ok(())
+}
+
+fn lpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    pop(ctx, a, End::Head)
+}
+fn rpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    pop(ctx, a, End::Tail)
+}
+
+/// LLEN key — the length.
+fn llen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let n = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |l| l.len());
+    encode::integer(ctx.out, n as i64);
+    Ok(())
+}
+
+/// LRANGE key start stop — the elements in the inclusive range.
+fn lrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let start = args::int(a[2])?;
+    let stop = args::int(a[3])?;
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let list = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)?;
+    match list.and_then(|l| l.range(start, stop).map(|r| (l, r))) {
+        None => encode::array_len(ctx.out, 0),
+        Some((l, (s, e))) => {
+            encode::array_len(ctx.out, e - s + 1);
+            for item in l.items.range(s..=e) {
+                encode::bulk(ctx.out, item);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// LINDEX key index — the element or nil.
+fn lindex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let i = args::int(a[2])?;
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let list = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)?;
+    match list.and_then(|l| l.index(i).map(|p| &l.items[p])) {
+        Some(item) => encode::bulk(ctx.out, item),
+        None => encode::null(ctx.out, ctx.client.proto),
+    }
+    Ok(())
+}
+
+/// LSET key index element — OK.
+fn lset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let i = args::int(a[2])?;
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let list = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)?.ok_or(CommandError::NoSuchKey)?;
+    let p = list.index(i).ok_or(CommandError::msg("ERR index out of range"))?;
+    list.items[p] = a[3].into();
+    ctx.ok();
+    Ok(())
+}
+
+/// LINSERT key BEFORE|AFTER pivot element — the new length, -1 without the pivot, 0
+/// without the key.
+fn linsert(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let after = if is(a[2], "after") {
+        true
+    } else if is(a[2], "before") {
+        false
+    } else {
+        return Err(CommandError::Syntax);
+    };
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let Some(list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? else {
+        encode::integer(ctx.out, 0);
+        return Ok(());
+    };
+    let Some(p) = list.items.iter().position(|x| x.as_ref() == a[3]) else {
+        encode::integer(ctx.out, -1);
+        return Ok(());
+    };
+    list.items.insert(if after { p + 1 } else { p }, a[4].into());
+    encode::integer(ctx.out, list.len() as i64);
+    Ok(())
+}
+
+/// LREM key count element — number removed (count > 0 from the head, < 0 from the
+/// tail, 0 all).
+fn lrem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let count = args::int(a[2])?;
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let mut removed = 0u64;
+    if let Some(list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? {
+        let limit = if count == 0 { u64::MAX } else { count.unsigned_abs() };
+        let items = std::mem::take(&mut list.items);
+        let mut kept: std::collections::VecDeque<Box<[u8]>> = std::collections::VecDeque::with_capacity(items.len());
+        if count >= 0 {
+            for item in items {
+                if removed < limit && item.as_ref() == a[3] {
+                    removed += 1;
+                } else {
+                    kept.push_back(item);
+                }
+            }
+        } else {
+            for item in items.into_iter().rev() {
+                if removed < limit && item.as_ref() == a[3] {
+                    removed += 1;
+                } else {
+                    kept.push_front(item);
+                }
+            }
+        }
+        list.items = kept;
+    }
+    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    encode::integer(ctx.out, removed as i64);
+    Ok(())
+}
+
+/// LTRIM key start stop — OK; keeps only the range.
+fn ltrim(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let start = args::int(a[2])?;
+    let stop = args::int(a[3])?;
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    if let Some(list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? {
+        match list.range(start, stop) {
+            Some((s, e)) => {
+                list.items.truncate(e + 1);
+                list.items.drain(..s);
+            }
+            None => list.items.clear(),
+        }
+    }
+    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    ctx.ok();
+    Ok(())
+}
+
+/// LPOS key element [RANK rank] [COUNT num] [MAXLEN len] — position(s) of the element.
+fn lpos(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let mut rank: i64 = 1;
+    let mut count: Option<usize> = None;
+    let mut maxlen: usize = 0;
+    let mut i = 3;
+    while i < a.len() {
+        let Some(v) = a.get(i + 1) else { return Err(CommandError::Syntax) };
+        if is(a[i], "rank") {
+            rank = args::int(v)?;
+            if rank == 0 {
+                return Err(CommandError::msg("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"));
+            }
+            if rank == i64::MIN {
+                return Err(CommandError::msg("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"));
+            }
+        } else if is(a[i], "count") {
+            const NEGATIVE: &str = "ERR COUNT can't be negative";
+            let n = args::int(v).map_err(|_| CommandError::msg(NEGATIVE))?;
+            count = Some(usize::try_from(n).map_err(|_| CommandError::msg(NEGATIVE))?);
+        } else if is(a[i], "maxlen") {
+            const NEGATIVE: &str = "ERR MAXLEN can't be negative";
+            let n = args::int(v).map_err(|_| CommandError::msg(NEGATIVE))?;
+            maxlen = usize::try_from(n).map_err(|_| CommandError::msg(NEGATIVE))?;
+        } else {
+            return Err(CommandError::Syntax);
+        }
+        i += 2;
+    }
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let mut found = Vec::new();
+    if let Some(list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? {
+        let want = match count {
+            Some(0) => usize::MAX,
+            Some(n) => n,
+            None => 1,
+        };
+        let mut skip = rank.unsigned_abs() - 1;
+        let len = list.len();
+        let scan = if maxlen == 0 { len } else { maxlen.min(len) };
+        for step in 0..scan {
+            let p = if rank > 0 { step } else { len - 1 - step };
+            if list.items[p].as_ref() == a[2] {
+                if skip > 0 {
+                    skip -= 1;
+                } else {
+                    found.push(p);
+                    if found.len() >= want {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    match count {
+        None => match found.first() {
+            Some(p) => encode::integer(ctx.out, *p as i64),
+            None => encode::null(ctx.out, ctx.client.proto),
+        },
+        Some(_) => {
+            encode::array_len(ctx.out, found.len());
+            for p in found {
+                encode::integer(ctx.out, p as i64);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn end_arg(w: &[u8]) -> Result<End, CommandError> {
+    if is(w, "left") {
+        Ok(End::Head)
+    } else if is(w, "right") {
+        Ok(End::Tail)
+    } else {
+        Err(CommandError::Syntax)
+    }
+}
+
+/// Pops from `src` at `from` and pushes onto `dst` at `to`, atomically; the element or
+/// None when `src` is absent.
+fn move_element(ctx: &Ctx<'_>, src: &[u8], dst: &[u8], from: End, to: End) -> Result<Option<Box<[u8]>>, CommandError> {
+    let db = ctx.client.db;
+    let mut locked = ctx.ks().lock_keys(db, [src, dst]);
+    // A missing source answers nil before the destination's type is looked at.
+    let (sh, s) = locked.shard_for(db, src);
+    if !coll::check::<List>(s, sh, src, ctx.now_ms)? {
+        return Ok(None);
+    }
+    let (dh, d) = locked.shard_for(db, dst);
+    coll::check::<List>(d, dh, dst, ctx.now_ms)?;
+    let (sh, s) = locked.shard_for(db, src);
+    let Some(list) = coll::get::<List>(s, sh, src, ctx.now_ms)? else { return Ok(None) };
+    let Some(item) = list.pop(from) else { return Ok(None) };
+    coll::drop_if_empty(s, sh, src, ctx.now_ms);
+    let (dh, d) = locked.shard_for(db, dst);
+    let list: &mut List = coll::get_or_create(d, dh, dst, ctx.now_ms, store::clock::lru_clock(ctx.now_ms))?;
+    list.push(to, &item);
+    Ok(Some(item))
+}
+
+/// LMOVE source destination LEFT|RIGHT LEFT|RIGHT — the moved element or nil.
+fn lmove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let from = end_arg(a[3])?;
+    let to = end_arg(a[4])?;
+    match move_element(ctx, a[1], a[2], from, to)? {
+        Some(item) => encode::bulk(ctx.out, &item),
+        None => ctx.null(),
+    }
+    Ok(())
+}
+
+/// RPOPLPUSH source destination — the moved element or nil.
+fn rpoplpush(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    match move_element(ctx, a[1], a[2], End::Tail, End::Head)? {
+        Some(item) => encode::bulk(ctx.out, &item),
+        None => ctx.null(),
+    }
+    Ok(())
+}
+
+/// LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count] — [key, elements] of the first
+/// non-empty list, or nil.
+fn lmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (keys, i) = super::sets::numkeys(a, CommandError::Syntax)?;
+    let Some(w) = a.get(i) else { return Err(CommandError::Syntax) };
+    let end = end_arg(w)?;
+    let mut count = 1usize;
+    match &a[i + 1..] {
+        [] => {}
+        [c, n] if is(c, "count") => {
+            const NOT_POSITIVE: &str = "ERR count should be greater than 0";
+            let n = args::int(n).map_err(|_| CommandError::msg(NOT_POSITIVE))?;
+            count = usize::try_from(n).ok().filter(|&n| n > 0).ok_or(CommandError::msg(NOT_POSITIVE))?;
+        }
+        _ => return Err(CommandError::Syntax),
+    }
+    let db = ctx.client.db;
+    let mut locked = ctx.ks().lock_keys(db, keys);
+    for key in keys {
+        let (h, shard) = locked.shard_for(db, key);
+        let Some(list) = coll::get::<List>(shard, h, key, ctx.now_ms)? else { continue };
+        let n = count.min(list.len());
+        encode::array_len(ctx.out, 2);
+        encode::bulk(ctx.out, key);
+        encode::array_len(ctx.out, n);
+        for _ in 0..n {
+            if let Some(item) = list.pop(end) {
+                encode::bulk(ctx.out, &item);
+            }
+        }
+        coll::drop_if_empty(shard, h, key, ctx.now_ms);
+        return Ok(());
+    }
+    encode::null_array(ctx.out, ctx.client.proto);
+    Ok(())
+}
+
+const LIST: &[&str] = &["list"];
+
+pub static COMMANDS: &[CommandSpec] = &[
+    spec("lpush", -3, WRITE | DENYOOM | FAST, (1, 1, 1), LIST, "list", "Prepends one or more elements to a list. Creates the key if it doesn't exist.", lpush),
+    spec("rpush", -3, WRITE | DENYOOM | FAST, (1, 1, 1), LIST, "list", "Appends one or more elements to a list. Creates the key if it doesn't exist.", rpush),
+    spec("lpushx", -3, WRITE | DENYOOM | FAST, (1, 1, 1), LIST, "list", "Prepends one or more elements to a list only when the list exists.", lpushx),
+    spec("rpushx", -3, WRITE | DENYOOM | FAST, (1, 1, 1), LIST, "list", "Appends an element to a list only when the list exists.", rpushx),
+    spec("lpop", -2, WRITE | FAST, (1, 1, 1), LIST, "list", "Returns the first elements in a list after removing it. Deletes the list if the last element was popped.", lpop),
+    spec("rpop", -2, WRITE | FAST, (1, 1, 1), LIST, "list", "Returns and removes the last elements of a list. Deletes the list if the last element was popped.", rpop),
+    spec("llen", 2, READONLY | FAST, (1, 1, 1), LIST, "list", "Returns the length of a list.", llen),
+    spec("lrange", 4, READONLY, (1, 1, 1), LIST, "list", "Returns a range of elements from a list.", lrange),
+    spec("lindex", 3, READONLY, (1, 1, 1), LIST, "list", "Returns an element from a list by its index.", lindex),
+    spec("lset", 4, WRITE | DENYOOM, (1, 1, 1), LIST, "list", "Sets the value of an element in a list by its index.", lset),
+    spec("linsert", 5, WRITE | DENYOOM, (1, 1, 1), LIST, "list", "Inserts an element before or after another element in a list.", linsert),
+    spec("lrem", 4, WRITE, (1, 1, 1), LIST, "list", "Removes elements from a list. Deletes the list if the last element was removed.", lrem),
+    spec("ltrim", 4, WRITE, (1, 1, 1), LIST, "list", "Removes elements from both ends a list. Deletes the list if all elements were trimmed.", ltrim),
+    spec("lpos", -3, READONLY, (1, 1, 1), LIST, "list", "Returns the index of matching elements in a list.", lpos),
+    spec("lmove", 5, WRITE | DENYOOM, (1, 2, 1), LIST, "list", "Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved.", lmove),
+    spec("rpoplpush", 3, WRITE | DENYOOM, (1, 2, 1), LIST, "list", "Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped.", rpoplpush),
+    spec("lmpop", -4, WRITE, (0, 0, 0), LIST, "list", "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.", lmpop),
+];
