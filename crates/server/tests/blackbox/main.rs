@@ -27,4 +27,5 @@ mod shutdown;
 mod sorted_sets;
 mod startup;
 mod strings;
+mod transactions;
 mod wrongtype;

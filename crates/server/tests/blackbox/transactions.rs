@@ -1,0 +1,416 @@
+//! MULTI / EXEC / DISCARD / WATCH / UNWATCH.
+
+use std::time::Duration;
+
+use crate::assert_bytes;
+use crate::harness::*;
+
+const WRONGTYPE: &[u8] = b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
+const EXECABORT: &[u8] = b"-EXECABORT Transaction discarded because of previous errors.\r\n";
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn multi_exec_queues_and_runs_in_order() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let k = "tx_basic:k";
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SET", k, "1"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["INCR", k]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["GET", k]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["PING"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["ECHO", "hi"]), b"+QUEUED\r\n");
+    assert_bytes!(
+        c.cmd(&["EXEC"]),
+        b"*5\r\n+OK\r\n:2\r\n$1\r\n2\r\n+PONG\r\n$2\r\nhi\r\n"
+    );
+    // After EXEC the connection is back to normal.
+    assert_bytes!(c.cmd(&["GET", k]), b"$1\r\n2\r\n");
+    // An empty transaction.
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*0\r\n");
+    // Lower case works.
+    assert_bytes!(c.cmd(&["multi"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["incr", k]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["exec"]), b"*1\r\n:3\r\n");
+    assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
+}
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn queued_commands_are_not_visible_before_exec() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let mut other = t.raw_conn();
+    let k = "tx_isolated:k";
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SET", k, "v"]), b"+QUEUED\r\n");
+    assert_bytes!(other.cmd(&["EXISTS", k]), b":0\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*1\r\n+OK\r\n");
+    assert_bytes!(other.cmd(&["GET", k]), b"$1\r\nv\r\n");
+    assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
+}
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn discard() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let k = "tx_discard:k";
+    assert_bytes!(c.cmd(&["SET", k, "1"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SET", k, "2"]), b"+QUEUED\r\n");
+    assert_bytes!(
+        c.cmd(&["DISCARD", "x"]),
+        b"-ERR wrong number of arguments for 'discard' command\r\n"
+    );
+    assert_bytes!(c.cmd(&["DISCARD"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["GET", k]), b"$1\r\n1\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"-ERR EXEC without MULTI\r\n");
+    assert_bytes!(c.cmd(&["DISCARD"]), b"-ERR DISCARD without MULTI\r\n");
+    assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
+}
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn exec_without_multi_and_nested_multi() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let k = "tx_nested:k";
+    assert_bytes!(c.cmd(&["EXEC"]), b"-ERR EXEC without MULTI\r\n");
+    assert_bytes!(c.cmd(&["DISCARD"]), b"-ERR DISCARD without MULTI\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SET", k, "1"]), b"+QUEUED\r\n");
+    // A nested MULTI is refused but does not abort the transaction.
+    assert_bytes!(c.cmd(&["MULTI"]), b"-ERR MULTI calls can not be nested\r\n");
+    assert_bytes!(c.cmd(&["INCR", k]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*2\r\n+OK\r\n:2\r\n");
+    assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
+}
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn queue_time_errors_abort_exec() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let k = "tx_abort:k";
+    assert_bytes!(c.cmd(&["SET", k, "orig"]), b"+OK\r\n");
+    // Unknown command.
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SET", k, "1"]), b"+QUEUED\r\n");
+    assert_bytes!(
+        c.cmd(&["NOSUCHCMD", "x"]),
+        b"-ERR unknown command 'NOSUCHCMD', with args beginning with: 'x' \r\n"
+    );
+    assert_bytes!(c.cmd(&["SET", k, "2"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), EXECABORT);
+    assert_bytes!(c.cmd(&["GET", k]), b"$4\r\norig\r\n");
+    // Wrong arity.
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SET", k, "1"]), b"+QUEUED\r\n");
+    assert_bytes!(
+        c.cmd(&["GET"]),
+        b"-ERR wrong number of arguments for 'get' command\r\n"
+    );
+    assert_bytes!(c.cmd(&["EXEC"]), EXECABORT);
+    assert_bytes!(c.cmd(&["GET", k]), b"$4\r\norig\r\n");
+    // The connection left MULTI state.
+    assert_bytes!(c.cmd(&["EXEC"]), b"-ERR EXEC without MULTI\r\n");
+    // EXEC with arguments is itself an arity error that discards.
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SET", k, "3"]), b"+QUEUED\r\n");
+    assert_bytes!(
+        c.cmd(&["EXEC", "x"]),
+        b"-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command\r\n"
+    );
+    assert_bytes!(c.cmd(&["EXEC"]), b"-ERR EXEC without MULTI\r\n");
+    assert_bytes!(c.cmd(&["GET", k]), b"$4\r\norig\r\n");
+    assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
+}
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn runtime_errors_do_not_abort_the_others() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let k = "tx_runtime:k";
+    let l = "tx_runtime:l";
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SET", k, "1"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["LPUSH", k, "x"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["SET", k, "v", "FOO"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["INCR", k]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["RPUSH", l, "a"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["INCR", l]), b"+QUEUED\r\n");
+    let mut want = b"*6\r\n+OK\r\n".to_vec();
+    want.extend_from_slice(WRONGTYPE);
+    want.extend_from_slice(b"-ERR syntax error\r\n:2\r\n:1\r\n");
+    want.extend_from_slice(WRONGTYPE);
+    assert_bytes!(c.cmd(&["EXEC"]), want);
+    assert_bytes!(c.cmd(&["GET", k]), b"$1\r\n2\r\n");
+    assert_bytes!(c.cmd(&["LRANGE", l, "0", "-1"]), b"*1\r\n$1\r\na\r\n");
+    assert_bytes!(c.cmd(&["DEL", k, l]), b":2\r\n");
+}
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn select_inside_multi_sticks() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    let other_db = (t.db + 1).to_string();
+    let k = "tx_select:k";
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SELECT", &other_db]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["SET", k, "other"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*2\r\n+OK\r\n+OK\r\n");
+    assert_bytes!(c.cmd(&["GET", k]), b"$5\r\nother\r\n");
+    assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
+    assert_bytes!(c.cmd(&["SELECT", &t.db.to_string()]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["GET", k]), b"$-1\r\n");
+}
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn watch_invalidated_by_another_connection() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let mut other = t.raw_conn();
+    let k = "tx_watch:k";
+    assert_bytes!(c.cmd(&["SET", k, "1"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["WATCH", k]), b"+OK\r\n");
+    assert_bytes!(other.cmd(&["SET", k, "2"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SET", k, "3"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*-1\r\n");
+    assert_bytes!(c.cmd(&["GET", k]), b"$1\r\n2\r\n");
+    // Writing the same value still counts as a modification.
+    assert_bytes!(c.cmd(&["WATCH", k]), b"+OK\r\n");
+    assert_bytes!(other.cmd(&["SET", k, "2"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["GET", k]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*-1\r\n");
+    // A read by someone else does not.
+    assert_bytes!(c.cmd(&["WATCH", k]), b"+OK\r\n");
+    assert_bytes!(other.cmd(&["GET", k]), b"$1\r\n2\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["GET", k]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*1\r\n$1\r\n2\r\n");
+    // The watching connection's own write invalidates too.
+    assert_bytes!(c.cmd(&["WATCH", k]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SET", k, "9"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["GET", k]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*-1\r\n");
+    assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
+}
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn watch_covers_missing_keys_other_types_and_several_keys() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let mut other = t.raw_conn();
+    let missing = "tx_watch2:missing";
+    // A missing key that gets created.
+    assert_bytes!(c.cmd(&["WATCH", missing]), b"+OK\r\n");
+    assert_bytes!(other.cmd(&["SET", missing, "1"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["PING"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*-1\r\n");
+    assert_bytes!(other.cmd(&["DEL", missing]), b":1\r\n");
+    // Deleting a missing key changes nothing.
+    assert_bytes!(c.cmd(&["WATCH", missing]), b"+OK\r\n");
+    assert_bytes!(other.cmd(&["DEL", missing]), b":0\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["PING"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*1\r\n+PONG\r\n");
+    // Collection writes, EXPIRE, RENAME onto the key; any of several keys.
+    let l = "tx_watch2:{x}l";
+    let r = "tx_watch2:{x}r";
+    let r2 = "tx_watch2:{x}r2";
+    let e = "tx_watch2:{x}e";
+    assert_bytes!(other.cmd(&["SET", r, "v"]), b"+OK\r\n");
+    assert_bytes!(other.cmd(&["SET", e, "v"]), b"+OK\r\n");
+    let writes: &[&[&str]] = &[
+        &["LPUSH", l, "x"],
+        &["EXPIRE", e, "100"],
+        &["RENAME", r, r2],
+    ];
+    for w in writes {
+        assert_bytes!(c.cmd(&["WATCH", "tx_watch2:{x}unrelated", l, e, r2]), b"+OK\r\n");
+        let _ = other.cmd(w);
+        assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+        assert_bytes!(c.cmd(&["PING"]), b"+QUEUED\r\n");
+        assert_bytes!(c.cmd(&["EXEC"]), b"*-1\r\n", "{w:?}");
+    }
+    assert_bytes!(c.cmd(&["WATCH"]), b"-ERR wrong number of arguments for 'watch' command\r\n");
+    assert_bytes!(other.cmd(&["DEL", l, e, r2]), b":3\r\n");
+}
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn watch_in_another_database_is_separate() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    let mut other = t.raw_conn();
+    assert_bytes!(c.cmd(&["SET", "w", "1"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["WATCH", "w"]), b"+OK\r\n");
+    assert_bytes!(other.cmd(&["SELECT", &(t.db + 1).to_string()]), b"+OK\r\n");
+    assert_bytes!(other.cmd(&["SET", "w", "2"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["PING"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*1\r\n+PONG\r\n");
+    assert_bytes!(other.cmd(&["DEL", "w"]), b":1\r\n");
+}
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn watch_invalidated_by_expiry() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let k = "tx_watch_exp:k";
+    assert_bytes!(c.cmd(&["SET", k, "1", "PX", "100"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["WATCH", k]), b"+OK\r\n");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["PING"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*-1\r\n");
+    assert_bytes!(c.cmd(&["EXISTS", k]), b":0\r\n");
+}
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn watch_invalidated_by_flushall_and_flushdb() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    let mut other = t.raw_conn();
+    for flush in ["FLUSHALL", "FLUSHDB"] {
+        assert_bytes!(c.cmd(&["SET", "f", "1"]), b"+OK\r\n");
+        assert_bytes!(c.cmd(&["WATCH", "f"]), b"+OK\r\n");
+        assert_bytes!(other.cmd(&[flush]), b"+OK\r\n");
+        assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+        assert_bytes!(c.cmd(&["PING"]), b"+QUEUED\r\n");
+        assert_bytes!(c.cmd(&["EXEC"]), b"*-1\r\n", "{flush}");
+    }
+    // A watched key that did not exist is not touched by a flush.
+    assert_bytes!(c.cmd(&["WATCH", "never"]), b"+OK\r\n");
+    assert_bytes!(other.cmd(&["FLUSHALL"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["PING"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*1\r\n+PONG\r\n");
+}
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn unwatch_and_exec_discard_clear_watches() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let mut other = t.raw_conn();
+    let k = "tx_unwatch:k";
+    assert_bytes!(c.cmd(&["SET", k, "1"]), b"+OK\r\n");
+    // UNWATCH.
+    assert_bytes!(c.cmd(&["WATCH", k]), b"+OK\r\n");
+    assert_bytes!(other.cmd(&["SET", k, "2"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["UNWATCH"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["GET", k]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*1\r\n$1\r\n2\r\n");
+    // DISCARD unwatches.
+    assert_bytes!(c.cmd(&["WATCH", k]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["DISCARD"]), b"+OK\r\n");
+    assert_bytes!(other.cmd(&["SET", k, "3"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["GET", k]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*1\r\n$1\r\n3\r\n");
+    // EXEC unwatches, whether it ran or not.
+    assert_bytes!(c.cmd(&["WATCH", k]), b"+OK\r\n");
+    assert_bytes!(other.cmd(&["SET", k, "4"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*-1\r\n");
+    assert_bytes!(other.cmd(&["SET", k, "5"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["GET", k]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*1\r\n$1\r\n5\r\n");
+    // So does an EXECABORT.
+    assert_bytes!(c.cmd(&["WATCH", k]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    let _ = c.cmd(&["NOSUCHCMD"]);
+    assert_bytes!(c.cmd(&["EXEC"]), EXECABORT);
+    assert_bytes!(other.cmd(&["SET", k, "6"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["GET", k]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*1\r\n$1\r\n6\r\n");
+    // UNWATCH inside MULTI is queued.
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["UNWATCH"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*1\r\n+OK\r\n");
+    assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
+}
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn watch_inside_multi_is_an_error() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let k = "tx_watch_in_multi:k";
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SET", k, "1"]), b"+QUEUED\r\n");
+    assert_bytes!(
+        c.cmd(&["WATCH", k]),
+        b"-ERR WATCH inside MULTI is not allowed\r\n"
+    );
+    // It does not abort the transaction.
+    assert_bytes!(c.cmd(&["EXEC"]), b"*1\r\n+OK\r\n");
+    assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
+}
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn resp3_exec_replies() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let mut other = t.raw_conn();
+    let k = "tx_resp3:{x}k";
+    let h = "tx_resp3:{x}h";
+    let z = "tx_resp3:{x}z";
+    assert_eq!(parse(&c.cmd(&["HELLO", "3"])).get("proto"), Some(Resp::Int(3)));
+    assert_bytes!(c.cmd(&["SET", k, "1"]), b"+OK\r\n");
+    // Each reply keeps its RESP3 type inside EXEC.
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["GET", k]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["HGETALL", h]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["ZADD", z, "1.5", "m"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["ZSCORE", z, "m"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["GET", h]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*5\r\n$1\r\n1\r\n%0\r\n:1\r\n,1.5\r\n_\r\n");
+    // An aborted EXEC is a RESP3 null.
+    assert_bytes!(c.cmd(&["WATCH", k]), b"+OK\r\n");
+    assert_bytes!(other.cmd(&["SET", k, "2"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["GET", k]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"_\r\n");
+    assert_bytes!(c.cmd(&["DEL", k, z]), b":2\r\n");
+}
+
+#[test]
+#[ignore = "issue 3: transactions not in Basalt yet"]
+fn redis_rs_atomic_pipeline() {
+    let mut rc = conn();
+    let k = "tx_rs:k";
+    let (a, b): (i64, i64) = redis::pipe()
+        .atomic()
+        .cmd("SET")
+        .arg(k)
+        .arg(10)
+        .ignore()
+        .cmd("INCRBY")
+        .arg(k)
+        .arg(5)
+        .cmd("INCR")
+        .arg(k)
+        .query(&mut rc)
+        .expect("atomic pipeline");
+    assert_eq!((a, b), (15, 16));
+    let _: i64 = q(&mut rc, &["DEL", k]);
+}
