@@ -16,6 +16,7 @@ pub mod keys;
 pub mod lists;
 pub mod server;
 pub mod sets;
+pub mod sorted_sets;
 pub mod strings;
 #[cfg(test)]
 pub mod testing;
@@ -187,7 +188,7 @@ pub struct CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 8] {
+fn families() -> [&'static [CommandSpec]; 9] {
     [
         connection::COMMANDS,
         strings::COMMANDS,
@@ -195,6 +196,7 @@ fn families() -> [&'static [CommandSpec]; 8] {
         hashes::COMMANDS,
         lists::COMMANDS,
         sets::COMMANDS,
+        sorted_sets::COMMANDS,
         server::COMMANDS,
         debug::COMMANDS,
     ]

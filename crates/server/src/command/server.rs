@@ -322,6 +322,15 @@ static SINCE: &[(&str, &str)] = &[
     ("rpop", "1.0.0"), ("llen", "1.0.0"), ("lrange", "1.0.0"), ("lindex", "1.0.0"), ("lset", "1.0.0"),
     ("linsert", "2.2.0"), ("lrem", "1.0.0"), ("ltrim", "1.0.0"), ("lpos", "6.0.6"), ("lmove", "6.2.0"),
     ("rpoplpush", "1.2.0"), ("lmpop", "7.0.0"),
+    ("zadd", "1.2.0"), ("zincrby", "1.2.0"), ("zrem", "1.2.0"), ("zcard", "1.2.0"), ("zcount", "2.0.0"),
+    ("zlexcount", "2.8.9"), ("zscore", "1.2.0"), ("zmscore", "6.2.0"), ("zrank", "2.0.0"),
+    ("zrevrank", "2.0.0"), ("zrange", "1.2.0"), ("zrangestore", "6.2.0"), ("zrangebyscore", "1.0.5"),
+    ("zrevrangebyscore", "2.2.0"), ("zrangebylex", "2.8.9"), ("zrevrangebylex", "2.8.9"),
+    ("zrevrange", "1.2.0"), ("zremrangebyrank", "2.0.0"), ("zremrangebyscore", "1.2.0"),
+    ("zremrangebylex", "2.8.9"), ("zpopmin", "5.0.0"), ("zpopmax", "5.0.0"), ("zmpop", "7.0.0"),
+    ("zrandmember", "6.2.0"), ("zunion", "6.2.0"), ("zinter", "6.2.0"), ("zdiff", "6.2.0"),
+    ("zunionstore", "2.0.0"), ("zinterstore", "2.0.0"), ("zdiffstore", "6.2.0"), ("zintercard", "7.0.0"),
+    ("zscan", "2.8.0"),
 ];
 
 /// COMMAND DOCS [name ...] — a map of name to documentation (summary, since and group;

@@ -56,7 +56,6 @@ fn abcde(c: &mut RawConn, k: &str) {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zadd_basic_and_zscore() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -95,7 +94,6 @@ fn zadd_basic_and_zscore() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zadd_nx_xx_gt_lt_ch() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -138,7 +136,6 @@ fn zadd_nx_xx_gt_lt_ch() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zadd_incr_and_zincrby() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -179,7 +176,6 @@ fn zadd_incr_and_zincrby() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn score_formatting() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -233,7 +229,6 @@ fn show_bulk(s: &str) -> String {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zrem_zcard_and_empty_key_removal() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -248,7 +243,6 @@ fn zrem_zcard_and_empty_key_removal() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zrank_zrevrank_and_ties() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -267,7 +261,6 @@ fn zrank_zrevrank_and_ties() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zcount_and_zlexcount() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -298,7 +291,6 @@ fn zcount_and_zlexcount() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zrange_by_rank() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -336,7 +328,6 @@ fn zrange_by_rank() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zrange_by_score() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -395,7 +386,6 @@ fn zrange_by_score() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zrange_by_lex() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -440,7 +430,6 @@ fn zrange_by_lex() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zrangestore() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -475,7 +464,6 @@ fn zrangestore() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zremrangeby_rank_score_lex() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -505,7 +493,6 @@ fn zremrangeby_rank_score_lex() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zpopmin_zpopmax() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -528,7 +515,6 @@ fn zpopmin_zpopmax() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zmpop() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -566,7 +552,6 @@ fn zmpop() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zrandmember() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -617,7 +602,6 @@ fn zrandmember() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zunion_zinter_zdiff() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -717,7 +701,6 @@ fn zunion_zinter_zdiff() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zunionstore_zinterstore_zdiffstore() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -784,7 +767,6 @@ fn zunionstore_zinterstore_zdiffstore() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zintercard() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -815,7 +797,6 @@ fn zintercard() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn zscan() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -861,7 +842,6 @@ fn zscan() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn encoding_listpack_to_skiplist() {
     let t = exclusive();
     let mut c = t.raw_conn();
@@ -915,7 +895,6 @@ fn encoding_listpack_to_skiplist() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn resp3_shapes() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -979,7 +958,6 @@ fn resp3_shapes() {
 }
 
 #[test]
-#[ignore = "issue 3: sorted sets not in Basalt yet"]
 fn wrongtype_and_arity() {
     let t = shared();
     let mut c = t.raw_conn();

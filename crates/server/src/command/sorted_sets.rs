@@ -1,0 +1,897 @@
+//! Sorted set commands: ZADD and updates, scores and ranks, the ZRANGE family (by rank,
+//! score or lex, forward or reverse, LIMIT, WITHSCORES, STORE), removals by range, pops,
+//! random members, the algebra (ZUNION, ZINTER, ZDIFF and STORE forms, ZINTERCARD) and
+//! ZSCAN. Values live in `store::types::zset::ZSet`; scores print as Redis 7.0 prints
+//! them (`%.17g`, `inf`, `-inf`). The blocking pops are not built yet.
+
+use resp::{encode, Proto};
+use store::types::set::Set;
+use store::types::string::parse_f64;
+use store::types::zset::{LexBound, ScoreBound, ZSet};
+
+use super::args::{self, is};
+use super::collections::{self as coll};
+use super::flags::*;
+use super::hashes::{check_random_count, parse_scan_args, random_picks};
+use super::{spec, CommandError, CommandSpec, Ctx};
+
+const NOT_FLOAT: CommandError = CommandError::NotFloat;
+const NAN_SCORE: &str = "ERR resulting score is not a number (NaN)";
+
+fn score_arg(arg: &[u8]) -> Result<f64, CommandError> {
+    parse_f64(arg).ok_or(NOT_FLOAT)
+}
+
+/// Writes a score as a RESP3 double or a RESP2 bulk string.
+fn write_score(out: &mut Vec<u8>, score: f64, proto: Proto) {
+    encode::double(out, score, proto);
+}
+
+/// Writes members, with scores when asked: flat in RESP2, [member, score] pairs in RESP3.
+fn write_scored(out: &mut Vec<u8>, proto: Proto, items: &[(f64, Vec<u8>)], with_scores: bool) {
+    if !with_scores {
+        encode::array_len(out, items.len());
+        for (_, m) in items {
+            encode::bulk(out, m);
+        }
+    } else if proto == Proto::Resp3 {
+        encode::array_len(out, items.len());
+        for (s, m) in items {
+            encode::array_len(out, 2);
+            encode::bulk(out, m);
+            write_score(out, *s, proto);
+        }
+    } else {
+        encode::array_len(out, items.len() * 2);
+        for (s, m) in items {
+            encode::bulk(out, m);
+            write_score(out, *s, proto);
+        }
+    }
+}
+
+/// ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]
+fn zadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (mut nx, mut xx, mut gt, mut lt, mut ch, mut incr) = (false, false, false, false, false, false);
+    let mut i = 2;
+    while i < a.len() {
+        let w = a[i];
+        if is(w, "nx") {
+            nx = true;
+        } else if is(w, "xx") {
+            xx = true;
+        } else if is(w, "gt") {
+            gt = true;
+        } else if is(w, "lt") {
+            lt = true;
+        } else if is(w, "ch") {
+            ch = true;
+        } else if is(w, "incr") {
+            incr = true;
+        } else {
+            break;
+        }
+        i += 1;
+    }
+    let pairs = &a[i..];
+    if pairs.is_empty() || pairs.len() % 2 != 0 {
+        return Err(CommandError::Syntax);
+    }
+    if nx && xx {
+        return Err(CommandError::msg("ERR XX and NX options at the same time are not compatible"));
+    }
+    if (gt && nx) || (lt && nx) || (gt && lt) {
+        return Err(CommandError::msg("ERR GT, LT, and/or NX options at the same time are not compatible"));
+    }
+    if incr && pairs.len() > 2 {
+        return Err(CommandError::msg("ERR INCR option supports a single increment-element pair"));
+    }
+    let mut parsed = Vec::with_capacity(pairs.len() / 2);
+    for p in pairs.chunks_exact(2) {
+        parsed.push((score_arg(p[0])?, p[1]));
+    }
+    let limits = ctx.shared.type_limits.zset();
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    if xx && !coll::check::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
+        // XX never creates the key.
+        if incr {
+            ctx.null();
+        } else {
+            encode::integer(ctx.out, 0);
+        }
+        return Ok(());
+    }
+    let z: &mut ZSet = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let (mut added, mut changed) = (0i64, 0i64);
+    let mut incr_result: Option<f64> = None;
+    for (score, member) in parsed {
+        let current = z.score(member);
+        if (nx && current.is_some()) || (xx && current.is_none()) {
+            continue;
+        }
+        let new = if incr {
+            let s = current.unwrap_or(0.0) + score;
+            if s.is_nan() {
+                coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+                return Err(CommandError::msg(NAN_SCORE));
+            }
+            s
+        } else {
+            score
+        };
+        if let Some(cur) = current {
+            if (gt && new <= cur) || (lt && new >= cur) {
+                continue;
+            }
+        }
+        if current.is_none() {
+            added += 1;
+        } else if current != Some(new) {
+            changed += 1;
+        }
+        z.insert(member, new, limits);
+        incr_result = Some(new);
+    }
+    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    if incr {
+        match incr_result {
+            Some(s) => write_score(ctx.out, s, ctx.client.proto),
+            None => ctx.null(),
+        }
+    } else {
+        encode::integer(ctx.out, if ch { added + changed } else { added });
+    }
+    Ok(())
+}
+
+/// ZINCRBY key increment member — the new score.
+fn zincrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let delta = score_arg(a[2])?;
+    let limits = ctx.shared.type_limits.zset();
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let z: &mut ZSet = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let new = z.score(a[3]).unwrap_or(0.0) + delta;
+    if new.is_nan() {
+        coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+        return Err(CommandError::msg(NAN_SCORE));
+    }
+    z.insert(a[3], new, limits);
+    write_score(ctx.out, new, ctx.client.proto);
+    Ok(())
+}
+
+/// ZREM key member [member ...] — number removed.
+fn zrem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let removed = match coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
+        Some(z) => a[2..].iter().filter(|m| z.remove(m)).count(),
+        None => 0,
+    };
+    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    encode::integer(ctx.out, removed as i64);
+    Ok(())
+}
+
+/// ZCARD key — number of members.
+fn zcard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let n = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |z| z.len());
+    encode::integer(ctx.out, n as i64);
+    Ok(())
+}
+
+/// ZSCORE key member — the score or nil.
+fn zscore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let s = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|z| z.score(a[2]));
+    match s {
+        Some(s) => write_score(ctx.out, s, ctx.client.proto),
+        None => ctx.null(),
+    }
+    Ok(())
+}
+
+/// ZMSCORE key member [member ...] — scores or nils.
+fn zmscore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let z = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?;
+    let proto = ctx.client.proto;
+    encode::array_len(ctx.out, a.len() - 2);
+    for m in &a[2..] {
+        match z.as_ref().and_then(|z| z.score(m)) {
+            Some(s) => write_score(ctx.out, s, proto),
+            None => encode::null(ctx.out, proto),
+        }
+    }
+    Ok(())
+}
+
+fn rank_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], rev: bool) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let r = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?
+        .and_then(|z| z.rank(a[2]).map(|r| if rev { z.len() - 1 - r } else { r }));
+    match r {
+        Some(r) => encode::integer(ctx.out, r as i64),
+        None => ctx.null(),
+    }
+    Ok(())
+}
+
+/// ZRANK key member — the ascending rank or nil.
+fn zrank(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    rank_generic(ctx, a, false)
+}
+/// ZREVRANK key member — the descending rank or nil.
+fn zrevrank(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    rank_generic(ctx, a, true)
+}
+
+fn score_bound(arg: &[u8]) -> Result<ScoreBound, CommandError> {
+    const BAD: &str = "ERR min or max is not a float";
+    let (exclusive, text) = match arg.first() {
+        Some(b'(') => (true, &arg[1..]),
+        _ => (false, arg),
+    };
+    let value = parse_f64(text).ok_or(CommandError::msg(BAD))?;
+    Ok(ScoreBound { value, exclusive })
+}
+
+fn lex_bound(arg: &[u8]) -> Result<LexBound, CommandError> {
+    match arg {
+        b"-" => Ok(LexBound::Min),
+        b"+" => Ok(LexBound::Max),
+        [b'[', rest @ ..] => Ok(LexBound::Inclusive(rest.to_vec())),
+        [b'(', rest @ ..] => Ok(LexBound::Exclusive(rest.to_vec())),
+        _ => Err(CommandError::msg("ERR min or max not valid string range item")),
+    }
+}
+
+/// What a ZRANGE-like command selects.
+enum By {
+    Rank(i64, i64),
+    Score(ScoreBound, ScoreBound),
+    Lex(LexBound, LexBound),
+}
+
+struct RangeQuery {
+    by: By,
+    rev: bool,
+    /// (offset, count); a negative count means all.
+    limit: Option<(i64, i64)>,
+}
+
+/// Selects members in query order.
+fn select(z: &ZSet, q: &RangeQuery) -> Vec<(f64, Vec<u8>)> {
+    let len = z.len();
+    let (first, last) = match &q.by {
+        By::Rank(start, stop) => {
+            let n = len as i64;
+            let norm = |i: i64| if i < 0 { n + i } else { i };
+            let (mut s, mut e) = (norm(*start).max(0), norm(*stop));
+            if e >= n {
+                e = n - 1;
+            }
+            if s > e || s >= n {
+                return Vec::new();
+            }
+            if q.rev {
+                // Ranks count from the highest score.
+                let (rs, re) = (n - 1 - e, n - 1 - s);
+                s = rs;
+                e = re;
+            }
+            (s as usize, e as usize + 1)
+        }
+        By::Score(min, max) => z.score_ranks(*min, *max),
+        By::Lex(min, max) => z.lex_ranks(min, max),
+    };
+    if first >= last {
+        return Vec::new();
+    }
+    let mut items = z.range(first, last - 1);
+    if q.rev {
+        items.reverse();
+    }
+    if let Some((offset, count)) = q.limit {
+        if offset < 0 {
+            return Vec::new();
+        }
+        let skip = usize::try_from(offset).unwrap_or(usize::MAX);
+        let take = if count < 0 { usize::MAX } else { count as usize };
+        items = items.into_iter().skip(skip).take(take).collect();
+    }
+    items
+}
+
+/// Parses ZRANGE's arguments from a[start..]: min max [BYSCORE|BYLEX] [REV] [LIMIT o c]
+/// [WITHSCORES]. Returns the query and WITHSCORES.
+fn parse_zrange(a: &[&[u8]], allow_withscores: bool) -> Result<(RangeQuery, bool), CommandError> {
+    let (min, max) = (a[0], a[1]);
+    let (mut byscore, mut bylex, mut rev, mut withscores) = (false, false, false, false);
+    let mut limit = None;
+    let mut i = 2;
+    while i < a.len() {
+        let w = a[i];
+        if is(w, "byscore") {
+            byscore = true;
+        } else if is(w, "bylex") {
+            bylex = true;
+        } else if is(w, "rev") {
+            rev = true;
+        } else if is(w, "withscores") && allow_withscores {
+            withscores = true;
+        } else if is(w, "limit") && i + 2 < a.len() {
+            limit = Some((args::int(a[i + 1])?, args::int(a[i + 2])?));
+            i += 2;
+        } else {
+            return Err(CommandError::Syntax);
+        }
+        i += 1;
+    }
+    if byscore && bylex {
+        return Err(CommandError::Syntax);
+    }
+    if limit.is_some() && !byscore && !bylex {
+        return Err(CommandError::msg(
+            "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX",
+        ));
+    }
+    if withscores && bylex {
+        return Err(CommandError::msg("ERR syntax error, WITHSCORES not supported in combination with BYLEX"));
+    }
+    // With REV, the first bound is the high one.
+    let (lo, hi) = if rev && (byscore || bylex) { (max, min) } else { (min, max) };
+    let by = if byscore {
+        By::Score(score_bound(lo)?, score_bound(hi)?)
+    } else if bylex {
+        By::Lex(lex_bound(lo)?, lex_bound(hi)?)
+    } else {
+        By::Rank(args::int(min)?, args::int(max)?)
+    };
+    Ok((RangeQuery { by, rev, limit }, withscores))
+}
+
+fn run_range(ctx: &mut Ctx<'_>, key: &[u8], q: &RangeQuery, withscores: bool) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, key);
+    let items = coll::get::<ZSet>(&mut shard, h, key, ctx.now_ms)?.map(|z| select(z, q)).unwrap_or_default();
+    drop(shard);
+    write_scored(ctx.out, ctx.client.proto, &items, withscores);
+    Ok(())
+}
+
+/// ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]
+fn zrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (q, withscores) = parse_zrange(&a[2..], true)?;
+    run_range(ctx, a[1], &q, withscores)
+}
+
+/// ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count] — stored size.
+fn zrangestore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (q, _) = parse_zrange(&a[3..], false)?;
+    let limits = ctx.shared.type_limits.zset();
+    let db = ctx.client.db;
+    let mut locked = ctx.ks().lock_keys(db, &a[1..3]);
+    let (sh, s) = locked.shard_for(db, a[2]);
+    let items = coll::get::<ZSet>(s, sh, a[2], ctx.now_ms)?.map(|z| select(z, &q)).unwrap_or_default();
+    let mut out = ZSet::new();
+    for (score, m) in &items {
+        out.insert(m, *score, limits);
+    }
+    let n = out.len();
+    let (dh, d) = locked.shard_for(db, a[1]);
+    coll::store(d, dh, a[1], out, ctx.now_ms, store::clock::lru_clock(ctx.now_ms));
+    encode::integer(ctx.out, n as i64);
+    Ok(())
+}
+
+/// The legacy forms: ZRANGEBYSCORE / ZREVRANGEBYSCORE / ZRANGEBYLEX / ZREVRANGEBYLEX /
+/// ZREVRANGE, translated to a query.
+fn legacy_range(ctx: &mut Ctx<'_>, a: &[&[u8]], kind: &str, rev: bool) -> Result<(), CommandError> {
+    let (mut withscores, mut limit) = (false, None);
+    let mut i = 4;
+    while i < a.len() {
+        if is(a[i], "withscores") {
+            if kind == "lex" {
+                return Err(CommandError::msg("ERR syntax error, WITHSCORES not supported in combination with BYLEX"));
+            }
+            withscores = true;
+        } else if is(a[i], "limit") && kind != "rank" && i + 2 < a.len() {
+            limit = Some((args::int(a[i + 1])?, args::int(a[i + 2])?));
+            i += 2;
+        } else {
+            return Err(CommandError::Syntax);
+        }
+        i += 1;
+    }
+    let (lo, hi) = if rev { (a[3], a[2]) } else { (a[2], a[3]) };
+    let by = match kind {
+        "score" => By::Score(score_bound(lo)?, score_bound(hi)?),
+        "lex" => By::Lex(lex_bound(lo)?, lex_bound(hi)?),
+        _ => By::Rank(args::int(a[2])?, args::int(a[3])?),
+    };
+    run_range(ctx, a[1], &RangeQuery { by, rev, limit }, withscores)
+}
+
+fn zrangebyscore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    legacy_range(ctx, a, "score", false)
+}
+fn zrevrangebyscore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    legacy_range(ctx, a, "score", true)
+}
+fn zrangebylex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    legacy_range(ctx, a, "lex", false)
+}
+fn zrevrangebylex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    legacy_range(ctx, a, "lex", true)
+}
+fn zrevrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    legacy_range(ctx, a, "rank", true)
+}
+
+/// ZCOUNT key min max — members with scores in range.
+fn zcount(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (min, max) = (score_bound(a[2])?, score_bound(a[3])?);
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let n = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |z| {
+        let (f, l) = z.score_ranks(min, max);
+        l - f
+    });
+    encode::integer(ctx.out, n as i64);
+    Ok(())
+}
+
+/// ZLEXCOUNT key min max — members in the lex range.
+fn zlexcount(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (min, max) = (lex_bound(a[2])?, lex_bound(a[3])?);
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let n = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |z| {
+        let (f, l) = z.lex_ranks(&min, &max);
+        l - f
+    });
+    encode::integer(ctx.out, n as i64);
+    Ok(())
+}
+
+fn remrange(ctx: &mut Ctx<'_>, a: &[&[u8]], by: By) -> Result<(), CommandError> {
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let mut removed = 0;
+    if let Some(z) = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
+        let items = select(z, &RangeQuery { by, rev: false, limit: None });
+        for (_, m) in &items {
+            z.remove(m);
+        }
+        removed = items.len();
+    }
+    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    encode::integer(ctx.out, removed as i64);
+    Ok(())
+}
+
+/// ZREMRANGEBYRANK key start stop — number removed.
+fn zremrangebyrank(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let by = By::Rank(args::int(a[2])?, args::int(a[3])?);
+    remrange(ctx, a, by)
+}
+/// ZREMRANGEBYSCORE key min max — number removed.
+fn zremrangebyscore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let by = By::Score(score_bound(a[2])?, score_bound(a[3])?);
+    remrange(ctx, a, by)
+}
+/// ZREMRANGEBYLEX key min max — number removed.
+fn zremrangebylex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let by = By::Lex(lex_bound(a[2])?, lex_bound(a[3])?);
+    remrange(ctx, a, by)
+}
+
+/// Pops up to `count` members from the low (min) or high end.
+fn pop_from(z: &mut ZSet, count: usize, max: bool) -> Vec<(f64, Vec<u8>)> {
+    let mut out = Vec::with_capacity(count.min(z.len()));
+    for _ in 0..count {
+        let len = z.len();
+        if len == 0 {
+            break;
+        }
+        let Some((s, m)) = z.at(if max { len - 1 } else { 0 }).map(|(s, m)| (s, m.to_vec())) else { break };
+        z.remove(&m);
+        out.push((s, m));
+    }
+    out
+}
+
+fn pop_count(arg: Option<&&[u8]>) -> Result<Option<usize>, CommandError> {
+    match arg {
+        None => Ok(None),
+        Some(c) => {
+            const NOT_POSITIVE: &str = "ERR value is out of range, must be positive";
+            let n = args::int(c).map_err(|_| CommandError::msg(NOT_POSITIVE))?;
+            Ok(Some(usize::try_from(n).map_err(|_| CommandError::msg(NOT_POSITIVE))?))
+        }
+    }
+}
+
+fn zpop(ctx: &mut Ctx<'_>, a: &[&[u8]], max: bool) -> Result<(), CommandError> {
+    if a.len() > 3 {
+        return Err(CommandError::Syntax);
+    }
+    let count = pop_count(a.get(2))?;
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let items = match coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
+        Some(z) => pop_from(z, count.unwrap_or(1), max),
+        None => Vec::new(),
+    };
+    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    drop(shard);
+    let proto = ctx.client.proto;
+    if count.is_none() && proto == Proto::Resp3 {
+        // Without COUNT, RESP3 replies one flat [member, score] pair.
+        encode::array_len(ctx.out, items.len() * 2);
+        for (s, m) in &items {
+            encode::bulk(ctx.out, m);
+            write_score(ctx.out, *s, proto);
+        }
+    } else {
+        write_scored(ctx.out, proto, &items, true);
+    }
+    Ok(())
+}
+
+/// ZPOPMIN key [count] — the lowest members with scores.
+fn zpopmin(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    zpop(ctx, a, false)
+}
+/// ZPOPMAX key [count] — the highest members with scores.
+fn zpopmax(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    zpop(ctx, a, true)
+}
+
+/// ZMPOP numkeys key [key ...] MIN|MAX [COUNT count] — [key, [[member, score] ...]] of
+/// the first non-empty sorted set, or nil.
+fn zmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (keys, i) = super::sets::numkeys(a, CommandError::Syntax)?;
+    let Some(w) = a.get(i) else { return Err(CommandError::Syntax) };
+    let max = if is(w, "max") {
+        true
+    } else if is(w, "min") {
+        false
+    } else {
+        return Err(CommandError::Syntax);
+    };
+    let mut count = 1usize;
+    match &a[i + 1..] {
+        [] => {}
+        [c, n] if is(c, "count") => {
+            const NOT_POSITIVE: &str = "ERR count should be greater than 0";
+            let n = args::int(n).map_err(|_| CommandError::msg(NOT_POSITIVE))?;
+            count = usize::try_from(n).ok().filter(|&n| n > 0).ok_or(CommandError::msg(NOT_POSITIVE))?;
+        }
+        _ => return Err(CommandError::Syntax),
+    }
+    let db = ctx.client.db;
+    let proto = ctx.client.proto;
+    let mut locked = ctx.ks().lock_keys(db, keys);
+    for key in keys {
+        let (h, shard) = locked.shard_for(db, key);
+        let Some(z) = coll::get::<ZSet>(shard, h, key, ctx.now_ms)? else { continue };
+        let items = pop_from(z, count, max);
+        coll::drop_if_empty(shard, h, key, ctx.now_ms);
+        encode::array_len(ctx.out, 2);
+        encode::bulk(ctx.out, key);
+        encode::array_len(ctx.out, items.len());
+        for (s, m) in &items {
+            encode::array_len(ctx.out, 2);
+            encode::bulk(ctx.out, m);
+            write_score(ctx.out, *s, proto);
+        }
+        return Ok(());
+    }
+    encode::null_array(ctx.out, proto);
+    Ok(())
+}
+
+/// ZRANDMEMBER key [count [WITHSCORES]] — random member(s).
+fn zrandmember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let count = a.get(2).map(|c| args::int(c)).transpose()?;
+    let withscores = match a.get(3) {
+        None => false,
+        Some(w) if is(w, "withscores") && a.len() == 4 => true,
+        Some(_) => return Err(CommandError::Syntax),
+    };
+    check_random_count(count, withscores)?;
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let items = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?
+        .map(|z| z.range(0, z.len().saturating_sub(1)))
+        .unwrap_or_default();
+    drop(shard);
+    let Some(count) = count else {
+        if items.is_empty() {
+            ctx.null();
+        } else {
+            let i = ctx.rng.usize(..items.len());
+            encode::bulk(ctx.out, &items[i].1);
+        }
+        return Ok(());
+    };
+    let (_, picks) = random_picks(ctx.rng, items.len(), count);
+    let picked: Vec<(f64, Vec<u8>)> = picks.map(|i| items[i].clone()).collect();
+    write_scored(ctx.out, ctx.client.proto, &picked, withscores);
+    Ok(())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Algebra {
+    Union,
+    Inter,
+    Diff,
+}
+
+#[derive(Clone, Copy)]
+enum Aggregate {
+    Sum,
+    Min,
+    Max,
+}
+
+/// Reads a key as a sorted set, or a plain set with scores 1 (Redis accepts both as
+/// inputs of the algebra).
+fn scored_members(shard: &mut store::Shard, h: u64, key: &[u8], now: i64) -> Result<Option<Vec<(f64, Vec<u8>)>>, CommandError> {
+    match coll::get::<ZSet>(shard, h, key, now) {
+        Ok(Some(z)) => Ok(Some(z.range(0, z.len().saturating_sub(1)))),
+        Ok(None) => Ok(None),
+        Err(_) => match coll::get::<Set>(shard, h, key, now)? {
+            Some(s) => Ok(Some(s.members().into_iter().map(|m| (1.0, m)).collect())),
+            None => Ok(None),
+        },
+    }
+}
+
+/// Parses `numkeys key ... [WEIGHTS w ...] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]` from
+/// a[start..] and computes the result.
+fn algebra(
+    ctx: &Ctx<'_>,
+    a: &[&[u8]],
+    start: usize,
+    op: Algebra,
+    allow_withscores: bool,
+) -> Result<(ZSet, bool), CommandError> {
+    let name = String::from_utf8_lossy(a[0]).to_ascii_lowercase();
+    let n = args::int(a[start])?;
+    if n < 1 {
+        return Err(CommandError::Owned(format!("ERR at least 1 input key is needed for '{name}' command")));
+    }
+    let n = n as usize;
+    if n > a.len() - start - 1 {
+        return Err(CommandError::Syntax);
+    }
+    let keys = &a[start + 1..start + 1 + n];
+    let mut weights = vec![1.0f64; n];
+    let mut aggregate = Aggregate::Sum;
+    let mut withscores = false;
+    let mut i = start + 1 + n;
+    while i < a.len() {
+        if is(a[i], "weights") && op != Algebra::Diff && i + n < a.len() {
+            for (j, w) in weights.iter_mut().enumerate() {
+                *w = parse_f64(a[i + 1 + j]).ok_or(CommandError::msg("ERR weight value is not a float"))?;
+            }
+            i += n + 1;
+        } else if is(a[i], "aggregate") && op != Algebra::Diff && i + 1 < a.len() {
+            aggregate = if is(a[i + 1], "sum") {
+                Aggregate::Sum
+            } else if is(a[i + 1], "min") {
+                Aggregate::Min
+            } else if is(a[i + 1], "max") {
+                Aggregate::Max
+            } else {
+                return Err(CommandError::Syntax);
+            };
+            i += 2;
+        } else if is(a[i], "withscores") && allow_withscores {
+            withscores = true;
+            i += 1;
+        } else {
+            return Err(CommandError::Syntax);
+        }
+    }
+    let db = ctx.client.db;
+    let mut locked = ctx.ks().lock_keys(db, keys);
+    let mut inputs = Vec::with_capacity(n);
+    for key in keys {
+        let (h, shard) = locked.shard_for(db, key);
+        inputs.push(scored_members(shard, h, key, ctx.now_ms)?);
+    }
+    drop(locked);
+    let limits = ctx.shared.type_limits.zset();
+    let combine = |acc: f64, x: f64| -> f64 {
+        let r = match aggregate {
+            Aggregate::Sum => acc + x,
+            Aggregate::Min => acc.min(x),
+            Aggregate::Max => acc.max(x),
+        };
+        if r.is_nan() {
+            0.0
+        } else {
+            r
+        }
+    };
+    let weighted = |s: f64, w: f64| {
+        let r = s * w;
+        if r.is_nan() {
+            0.0
+        } else {
+            r
+        }
+    };
+    let mut out = ZSet::new();
+    match op {
+        Algebra::Union => {
+            let mut acc: hashbrown::HashMap<Vec<u8>, f64> = hashbrown::HashMap::new();
+            for (input, w) in inputs.iter().zip(&weights) {
+                for (s, m) in input.iter().flatten() {
+                    let v = weighted(*s, *w);
+                    acc.entry(m.clone()).and_modify(|x| *x = combine(*x, v)).or_insert(v);
+                }
+            }
+            for (m, s) in acc {
+                out.insert(&m, s, limits);
+            }
+        }
+        Algebra::Inter => {
+            if inputs.iter().all(Option::is_some) {
+                let maps: Vec<hashbrown::HashMap<&[u8], f64>> = inputs
+                    .iter()
+                    .map(|i| i.iter().flatten().map(|(s, m)| (m.as_slice(), *s)).collect())
+                    .collect();
+                for (s, m) in inputs[0].iter().flatten() {
+                    let mut v = weighted(*s, weights[0]);
+                    let mut all = true;
+                    for (map, w) in maps.iter().zip(&weights).skip(1) {
+                        match map.get(m.as_slice()) {
+                            Some(x) => v = combine(v, weighted(*x, *w)),
+                            None => {
+                                all = false;
+                                break;
+                            }
+                        }
+                    }
+                    if all {
+                        out.insert(m, v, limits);
+                    }
+                }
+            }
+        }
+        Algebra::Diff => {
+            if let Some(Some(first)) = inputs.first() {
+                for (s, m) in first {
+                    if inputs[1..].iter().flatten().all(|other| !other.iter().any(|(_, x)| x == m)) {
+                        out.insert(m, *s, limits);
+                    }
+                }
+            }
+        }
+    }
+    Ok((out, withscores))
+}
+
+fn algebra_reply(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Algebra) -> Result<(), CommandError> {
+    let (z, withscores) = algebra(ctx, a, 1, op, true)?;
+    let items = z.range(0, z.len().saturating_sub(1));
+    write_scored(ctx.out, ctx.client.proto, if z.is_empty() { &[] } else { &items }, withscores);
+    Ok(())
+}
+
+fn algebra_store(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Algebra) -> Result<(), CommandError> {
+    let (z, _) = algebra(ctx, a, 2, op, false)?;
+    let n = z.len();
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    coll::store(&mut shard, h, a[1], z, ctx.now_ms, ctx.lru());
+    encode::integer(ctx.out, n as i64);
+    Ok(())
+}
+
+fn zunion(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    algebra_reply(ctx, a, Algebra::Union)
+}
+fn zinter(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    algebra_reply(ctx, a, Algebra::Inter)
+}
+fn zdiff(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    algebra_reply(ctx, a, Algebra::Diff)
+}
+fn zunionstore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    algebra_store(ctx, a, Algebra::Union)
+}
+fn zinterstore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    algebra_store(ctx, a, Algebra::Inter)
+}
+fn zdiffstore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    algebra_store(ctx, a, Algebra::Diff)
+}
+
+/// ZINTERCARD numkeys key [key ...] [LIMIT limit] — size of the intersection.
+fn zintercard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let n = args::int(a[1])?;
+    if n < 1 {
+        return Err(CommandError::msg("ERR at least 1 input key is needed for 'zintercard' command"));
+    }
+    let n = n as usize;
+    if n > a.len() - 2 {
+        return Err(CommandError::Syntax);
+    }
+    let (keys, mut i) = (&a[2..2 + n], 2 + n);
+    let mut limit = 0usize;
+    while i < a.len() {
+        if is(a[i], "limit") && i + 1 < a.len() {
+            const NEGATIVE: &str = "ERR LIMIT can't be negative";
+            let l = args::int(a[i + 1]).map_err(|_| CommandError::msg(NEGATIVE))?;
+            limit = usize::try_from(l).map_err(|_| CommandError::msg(NEGATIVE))?;
+            i += 2;
+        } else {
+            return Err(CommandError::Syntax);
+        }
+    }
+    let mut words: Vec<&[u8]> = vec![b"zinter", b""];
+    let n = keys.len().to_string();
+    words[1] = n.as_bytes();
+    words.extend_from_slice(keys);
+    let (z, _) = algebra(ctx, &words, 1, Algebra::Inter, false)?;
+    let count = if limit > 0 { z.len().min(limit) } else { z.len() };
+    encode::integer(ctx.out, count as i64);
+    Ok(())
+}
+
+/// ZSCAN key cursor [MATCH pattern] [COUNT count] — [0, [member, score, ...]].
+fn zscan(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let pattern = parse_scan_args(a)?;
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let items = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?
+        .map(|z| z.range(0, z.len().saturating_sub(1)))
+        .unwrap_or_default();
+    drop(shard);
+    let kept: Vec<&(f64, Vec<u8>)> =
+        items.iter().filter(|(_, m)| pattern.is_none_or(|p| store::glob::glob_match(p, m, false))).collect();
+    encode::array_len(ctx.out, 2);
+    encode::bulk(ctx.out, b"0");
+    encode::array_len(ctx.out, kept.len() * 2);
+    for (s, m) in kept {
+        encode::bulk(ctx.out, m);
+        // Scores in SCAN replies are always bulk strings.
+        write_score(ctx.out, *s, Proto::Resp2);
+    }
+    Ok(())
+}
+
+const ZSET: &[&str] = &["sortedset"];
+
+pub static COMMANDS: &[CommandSpec] = &[
+    spec("zadd", -4, WRITE | DENYOOM | FAST, (1, 1, 1), ZSET, "sorted_set", "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.", zadd),
+    spec("zincrby", 4, WRITE | DENYOOM | FAST, (1, 1, 1), ZSET, "sorted_set", "Increments the score of a member in a sorted set.", zincrby),
+    spec("zrem", -3, WRITE | FAST, (1, 1, 1), ZSET, "sorted_set", "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.", zrem),
+    spec("zcard", 2, READONLY | FAST, (1, 1, 1), ZSET, "sorted_set", "Returns the number of members in a sorted set.", zcard),
+    spec("zcount", 4, READONLY | FAST, (1, 1, 1), ZSET, "sorted_set", "Returns the count of members in a sorted set that have scores within a range.", zcount),
+    spec("zlexcount", 4, READONLY | FAST, (1, 1, 1), ZSET, "sorted_set", "Returns the number of members in a sorted set within a lexicographical range.", zlexcount),
+    spec("zscore", 3, READONLY | FAST, (1, 1, 1), ZSET, "sorted_set", "Returns the score of a member in a sorted set.", zscore),
+    spec("zmscore", -3, READONLY | FAST, (1, 1, 1), ZSET, "sorted_set", "Returns the score of one or more members in a sorted set.", zmscore),
+    spec("zrank", 3, READONLY | FAST, (1, 1, 1), ZSET, "sorted_set", "Returns the index of a member in a sorted set ordered by ascending scores.", zrank),
+    spec("zrevrank", 3, READONLY | FAST, (1, 1, 1), ZSET, "sorted_set", "Returns the index of a member in a sorted set ordered by descending scores.", zrevrank),
+    spec("zrange", -4, READONLY, (1, 1, 1), ZSET, "sorted_set", "Returns members in a sorted set within a range of indexes.", zrange),
+    spec("zrangestore", -5, WRITE | DENYOOM, (1, 2, 1), ZSET, "sorted_set", "Stores a range of members from sorted set in a key.", zrangestore),
+    spec("zrangebyscore", -4, READONLY, (1, 1, 1), ZSET, "sorted_set", "Returns members in a sorted set within a range of scores.", zrangebyscore),
+    spec("zrevrangebyscore", -4, READONLY, (1, 1, 1), ZSET, "sorted_set", "Returns members in a sorted set within a range of scores in reverse order.", zrevrangebyscore),
+    spec("zrangebylex", -4, READONLY, (1, 1, 1), ZSET, "sorted_set", "Returns members in a sorted set within a lexicographical range.", zrangebylex),
+    spec("zrevrangebylex", -4, READONLY, (1, 1, 1), ZSET, "sorted_set", "Returns members in a sorted set within a lexicographical range in reverse order.", zrevrangebylex),
+    spec("zrevrange", -4, READONLY, (1, 1, 1), ZSET, "sorted_set", "Returns members in a sorted set within a range of indexes in reverse order.", zrevrange),
+    spec("zremrangebyrank", 4, WRITE, (1, 1, 1), ZSET, "sorted_set", "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.", zremrangebyrank),
+    spec("zremrangebyscore", 4, WRITE, (1, 1, 1), ZSET, "sorted_set", "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.", zremrangebyscore),
+    spec("zremrangebylex", 4, WRITE, (1, 1, 1), ZSET, "sorted_set", "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.", zremrangebylex),
+    spec("zpopmin", -2, WRITE | FAST, (1, 1, 1), ZSET, "sorted_set", "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", zpopmin),
+    spec("zpopmax", -2, WRITE | FAST, (1, 1, 1), ZSET, "sorted_set", "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", zpopmax),
+    spec("zmpop", -4, WRITE, (0, 0, 0), ZSET, "sorted_set", "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.", zmpop),
+    spec("zrandmember", -2, READONLY, (1, 1, 1), ZSET, "sorted_set", "Returns one or more random members from a sorted set.", zrandmember),
+    spec("zunion", -3, READONLY, (0, 0, 0), ZSET, "sorted_set", "Returns the union of multiple sorted sets.", zunion),
+    spec("zinter", -3, READONLY, (0, 0, 0), ZSET, "sorted_set", "Returns the intersect of multiple sorted sets.", zinter),
+    spec("zdiff", -3, READONLY, (0, 0, 0), ZSET, "sorted_set", "Returns the difference between multiple sorted sets.", zdiff),
+    spec("zunionstore", -4, WRITE | DENYOOM, (1, 1, 1), ZSET, "sorted_set", "Stores the union of multiple sorted sets in a key.", zunionstore),
+    spec("zinterstore", -4, WRITE | DENYOOM, (1, 1, 1), ZSET, "sorted_set", "Stores the intersect of multiple sorted sets in a key.", zinterstore),
+    spec("zdiffstore", -4, WRITE | DENYOOM, (1, 1, 1), ZSET, "sorted_set", "Stores the difference of multiple sorted sets in a key.", zdiffstore),
+    spec("zintercard", -3, READONLY, (0, 0, 0), ZSET, "sorted_set", "Returns the number of members of the intersect of multiple sorted sets.", zintercard),
+    spec("zscan", -3, READONLY, (1, 1, 1), ZSET, "sorted_set", "Iterates over members and scores of a sorted set.", zscan),
+];
