@@ -1,6 +1,28 @@
-//! basalt-bench: not built yet (issue 4). This stub keeps the workspace building.
+//! basalt-bench entry point: picks the mode (redis-benchmark flags by default, `memtier`,
+//! `compare`), runs it, prints the report, and maps failures to exit code 1.
+
+mod cli;
+mod config;
+mod driver;
+mod modes;
+mod report;
+mod stats;
+mod workload;
 
 fn main() {
-    eprintln!("basalt-bench is not built yet (issue 4)");
-    std::process::exit(1);
+    let args: Vec<String> = std::env::args().collect();
+    driver::install_sigint();
+    let code = match args.get(1).map(String::as_str) {
+        Some("memtier") => modes::memtier::main(&args[2..]),
+        Some("compare") => modes::compare::main(&args[2..]),
+        Some("redis-benchmark") => modes::redis::main(&args[2..]),
+        _ => modes::redis::main(&args[1..]),
+    };
+    std::process::exit(match code {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e:#}");
+            1
+        }
+    });
 }

@@ -1,0 +1,645 @@
+//! Event loops: one mio loop per thread, each owning its share of the connections. Closed loop
+//! (batch-synchronous like redis-benchmark, or a sliding window like memtier) with pipeline
+//! depth, or open loop on a fixed schedule (`--rate`) with latency from the intended send time.
+//!
+//! Latency rule (documented in --help and docs/bench-tool.md): every request gets its own sample,
+//! from the moment its batch was written (open loop: from its intended send time) to the read that
+//! completed its reply. redis-benchmark instead records the first-byte time of a batch P times.
+
+pub mod conn;
+
+use crate::stats::{self, cpu, RunStats};
+use crate::workload::Generator;
+use conn::{Handshake, Stream, Target};
+use mio::{Events, Interest, Poll, Token};
+use std::collections::VecDeque;
+use std::io::{ErrorKind, Read, Write};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum DriverError {
+    /// The server could not be reached.
+    #[error("Could not connect to server at {target}: {reason}")]
+    Connect {
+        /// Address.
+        target: String,
+        /// OS message.
+        reason: String,
+    },
+    /// AUTH was refused.
+    #[error("AUTH failed at {target}: {reason}")]
+    Auth {
+        /// Address.
+        target: String,
+        /// Server message.
+        reason: String,
+    },
+    /// A set-up command was refused.
+    #[error("{what} refused: {reason}")]
+    Refused {
+        /// The command.
+        what: String,
+        /// Server message.
+        reason: String,
+    },
+    /// The server closed a connection while requests were outstanding or expected.
+    #[error("Server {target} closed the connection")]
+    Closed {
+        /// Address.
+        target: String,
+    },
+    /// The reply bytes are not RESP.
+    #[error("Reply from {target} is not RESP: {reason}")]
+    NotResp {
+        /// Address.
+        target: String,
+        /// Parser message.
+        reason: String,
+    },
+    /// No reply within the timeout.
+    #[error("No reply from {target} for {secs:.1} s (server stalled or not a RESP server)")]
+    Timeout {
+        /// Address.
+        target: String,
+        /// Seconds waited.
+        secs: f64,
+    },
+    /// Another I/O error.
+    #[error("I/O error with {target}: {reason}")]
+    Io {
+        /// Address.
+        target: String,
+        /// OS message.
+        reason: String,
+    },
+}
+
+/// How requests are issued.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LoadMode {
+    /// Send `depth` requests, wait for all replies, repeat (redis-benchmark -P).
+    Batch,
+    /// Keep up to `depth` requests outstanding (memtier --pipeline).
+    Window,
+    /// Open loop: this many requests per second over all connections, at most `depth`
+    /// outstanding per connection; latency from the intended send time.
+    Rate(f64),
+}
+
+/// Everything the driver needs for one run.
+pub struct RunSpec {
+    /// Server.
+    pub target: Target,
+    /// Per-connection set-up.
+    pub handshake: Handshake,
+    /// Total connections.
+    pub clients: usize,
+    /// Event-loop threads.
+    pub threads: usize,
+    /// Pipeline depth.
+    pub depth: usize,
+    /// Issue mode.
+    pub mode: LoadMode,
+    /// Total requests over all connections (redis-benchmark -n).
+    pub total_requests: Option<u64>,
+    /// Requests per connection (memtier -n).
+    pub per_client_requests: Option<u64>,
+    /// Stop issuing after this long (memtier --test-time).
+    pub duration: Option<Duration>,
+    /// HDR significant figures.
+    pub sigfig: u8,
+    /// Base seed; connection i uses seed + i (or seed for all if `same_seed`).
+    pub seed: u64,
+    /// Give every connection the same seed (memtier's default behaviour).
+    pub same_seed: bool,
+    /// Fail when no reply arrives for this long.
+    pub stall_timeout: Duration,
+    /// One generator per connection.
+    pub generators: Vec<Generator>,
+}
+
+/// Counters the main thread reads for the live progress line.
+#[derive(Default)]
+pub struct Live {
+    /// Replies received.
+    pub finished: AtomicU64,
+    /// Sum of their latencies, µs.
+    pub latency_sum_us: AtomicU64,
+}
+
+/// What a run produced.
+pub struct RunOutput {
+    /// Merged measurements.
+    pub stats: RunStats,
+    /// From the start signal to the last reply.
+    pub elapsed: Duration,
+    /// Wall-clock start, ms since the epoch.
+    pub start_ms: u128,
+    /// Stopped by Ctrl-C.
+    pub interrupted: bool,
+}
+
+/// Set by the SIGINT handler.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Installs the Ctrl-C handler: the run stops and the partial report is printed.
+pub fn install_sigint() {
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
+    }
+}
+
+struct Shared {
+    issued: AtomicU64,
+    stop: AtomicBool,
+    live: Arc<Live>,
+}
+
+struct Pending {
+    kind: u8,
+    sent: Instant,
+    intended: Instant,
+}
+
+struct Conn {
+    stream: Stream,
+    gen: Generator,
+    rng: fastrand::Rng,
+    out: Vec<u8>,
+    out_len: usize,
+    out_pos: usize,
+    inbuf: Vec<u8>,
+    in_start: usize,
+    in_end: usize,
+    pending: VecDeque<Pending>,
+    remaining: Option<u64>,
+    next_intended: Instant,
+    interval: Duration,
+    done: bool,
+}
+
+/// Runs one workload and returns the merged stats.
+pub fn run(mut spec: RunSpec, live: Arc<Live>) -> Result<RunOutput, DriverError> {
+    let threads = spec.threads.clamp(1, spec.clients.max(1));
+    let shared = Arc::new(Shared { issued: AtomicU64::new(0), stop: AtomicBool::new(false), live });
+    let barrier = Arc::new(Barrier::new(threads + 1));
+    let kinds = spec.generators.first().map(|g| g.kinds()).unwrap_or(1);
+    let mut per_thread: Vec<Vec<(usize, Generator)>> = (0..threads).map(|_| Vec::new()).collect();
+    for (i, g) in spec.generators.drain(..).enumerate() {
+        per_thread[i % threads].push((i, g));
+    }
+    let spec = Arc::new(spec);
+    let start_cell = Arc::new(std::sync::OnceLock::<Instant>::new());
+    let mut handles = Vec::new();
+    for (t, gens) in per_thread.into_iter().enumerate() {
+        let spec = spec.clone();
+        let shared = shared.clone();
+        let barrier = barrier.clone();
+        let start_cell = start_cell.clone();
+        handles.push(
+            std::thread::Builder::new()
+                .name(format!("load-{t}"))
+                .spawn(move || thread_main(&spec, &shared, &barrier, &start_cell, gens))
+                .map_err(|e| DriverError::Io { target: "thread".into(), reason: e.to_string() })?,
+        );
+    }
+    barrier.wait(); // every connection is set up (or failed)
+    let start = Instant::now();
+    let _ = start_cell.set(start);
+    let start_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    barrier.wait(); // go
+    let mut merged = RunStats::new(kinds, spec.sigfig);
+    let mut first_err = None;
+    let mut end = start;
+    for h in handles {
+        match h.join() {
+            Ok(Ok((s, t_end))) => {
+                merged.merge(&s);
+                end = end.max(t_end);
+            }
+            Ok(Err(e)) => {
+                first_err.get_or_insert(e);
+            }
+            Err(_) => {
+                first_err.get_or_insert(DriverError::Io { target: "thread".into(), reason: "panicked".into() });
+            }
+        }
+    }
+    if let Some(e) = first_err {
+        return Err(e);
+    }
+    Ok(RunOutput {
+        stats: merged,
+        elapsed: end.saturating_duration_since(start),
+        start_ms,
+        interrupted: INTERRUPTED.load(Ordering::SeqCst),
+    })
+}
+
+fn thread_main(
+    spec: &RunSpec,
+    shared: &Shared,
+    barrier: &Barrier,
+    start_cell: &std::sync::OnceLock<Instant>,
+    gens: Vec<(usize, Generator)>,
+) -> Result<(RunStats, Instant), DriverError> {
+    let kinds = gens.first().map(|g| g.1.kinds()).unwrap_or(1);
+    let setup = setup_conns(spec, gens);
+    barrier.wait();
+    barrier.wait();
+    let mut conns = match setup {
+        Ok(c) => c,
+        Err(e) => {
+            shared.stop.store(true, Ordering::SeqCst);
+            return Err(e);
+        }
+    };
+    let start = start_cell.get().copied().unwrap_or_else(Instant::now);
+    let meter = cpu::CpuMeter::start();
+    let mut stats = RunStats::new(kinds, spec.sigfig);
+    let res = event_loop(spec, shared, &mut conns, &mut stats, start);
+    if res.is_err() {
+        shared.stop.store(true, Ordering::SeqCst);
+    }
+    stats.cpu.push(meter.finish());
+    res.map(|end| (stats, end))
+}
+
+fn setup_conns(spec: &RunSpec, gens: Vec<(usize, Generator)>) -> Result<Vec<Conn>, DriverError> {
+    let mut conns = Vec::with_capacity(gens.len());
+    let rate_per_conn = match spec.mode {
+        LoadMode::Rate(r) => Some(r / spec.clients.max(1) as f64),
+        _ => None,
+    };
+    for (i, gen) in gens {
+        let mut b = conn::connect(&spec.target, Duration::from_secs(5))?;
+        conn::handshake(&mut b, &spec.handshake, &spec.target)?;
+        let stream = conn::into_nonblocking(b, &spec.target)?;
+        let seed = if spec.same_seed { spec.seed } else { spec.seed.wrapping_add(i as u64) };
+        let mut out = Vec::new();
+        gen.prepare(&mut out, spec.depth);
+        let interval = rate_per_conn.map(|r| Duration::from_secs_f64(1.0 / r.max(1e-9))).unwrap_or_default();
+        conns.push(Conn {
+            stream,
+            gen,
+            rng: fastrand::Rng::with_seed(seed),
+            out,
+            out_len: 0,
+            out_pos: 0,
+            inbuf: vec![0; 64 * 1024],
+            in_start: 0,
+            in_end: 0,
+            pending: VecDeque::with_capacity(spec.depth.max(1)),
+            remaining: spec.per_client_requests,
+            // Spread the first sends of the connections over one interval.
+            next_intended: Instant::now(),
+            interval,
+            done: false,
+        });
+    }
+    Ok(conns)
+}
+
+/// Claims up to `want` requests from the budgets. Returns how many may be sent.
+fn claim(spec: &RunSpec, shared: &Shared, c: &mut Conn, want: usize, now: Instant, start: Instant) -> usize {
+    if shared.stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed) {
+        return 0;
+    }
+    if let Some(d) = spec.duration {
+        if now.duration_since(start) >= d {
+            return 0;
+        }
+    }
+    let mut k = want as u64;
+    if let Some(r) = c.remaining {
+        k = k.min(r);
+    }
+    if let Some(total) = spec.total_requests {
+        let got = shared.issued.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
+            if v >= total {
+                None
+            } else {
+                Some(v + k.min(total - v))
+            }
+        });
+        k = match got {
+            Ok(v) => k.min(total - v),
+            Err(_) => 0,
+        };
+    }
+    if let Some(r) = c.remaining.as_mut() {
+        *r -= k;
+    }
+    k as usize
+}
+
+fn event_loop(
+    spec: &RunSpec,
+    shared: &Shared,
+    conns: &mut [Conn],
+    stats: &mut RunStats,
+    start: Instant,
+) -> Result<Instant, DriverError> {
+    let mut poll = Poll::new().map_err(|e| io_err(spec, e))?;
+    for (i, c) in conns.iter_mut().enumerate() {
+        poll.registry()
+            .register(&mut c.stream, Token(i), Interest::READABLE | Interest::WRITABLE)
+            .map_err(|e| io_err(spec, e))?;
+    }
+    // Rate mode: the schedule starts at `start`, spread by connection index.
+    if let LoadMode::Rate(_) = spec.mode {
+        let n = conns.len().max(1);
+        for (i, c) in conns.iter_mut().enumerate() {
+            c.next_intended = start + c.interval.mul_f64(i as f64 / n as f64);
+        }
+    }
+    let mut events = Events::with_capacity(1024);
+    let mut last_progress = Instant::now();
+    let mut end = start;
+    let now = Instant::now();
+    for c in conns.iter_mut() {
+        pump(spec, shared, c, stats, start, now, false)?;
+    }
+    loop {
+        if conns.iter().all(|c| c.done) {
+            return Ok(end);
+        }
+        if shared.stop.load(Ordering::Relaxed) {
+            return Ok(end);
+        }
+        let now = Instant::now();
+        let mut timeout = Duration::from_millis(100);
+        if let LoadMode::Rate(_) = spec.mode {
+            for c in conns.iter() {
+                if !c.done && c.pending.len() < spec.depth {
+                    timeout = timeout.min(c.next_intended.saturating_duration_since(now));
+                }
+            }
+        }
+        if let Some(d) = spec.duration {
+            timeout = timeout.min((start + d).saturating_duration_since(now).max(Duration::from_micros(100)));
+        }
+        match poll.poll(&mut events, Some(timeout)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_err(spec, e)),
+        }
+        let now = Instant::now();
+        let mut progressed = false;
+        for ev in events.iter() {
+            let Some(c) = conns.get_mut(ev.token().0) else { continue };
+            if pump(spec, shared, c, stats, start, now, ev.is_readable())? {
+                progressed = true;
+            }
+        }
+        // Timers (rate schedule, end of --test-time, Ctrl-C) and connections that can send.
+        let stopping = INTERRUPTED.load(Ordering::Relaxed);
+        for c in conns.iter_mut() {
+            if c.done {
+                continue;
+            }
+            if stopping {
+                c.done = true;
+                continue;
+            }
+            if matches!(spec.mode, LoadMode::Rate(_)) || spec.duration.is_some() {
+                pump(spec, shared, c, stats, start, now, false)?;
+            }
+        }
+        if progressed {
+            last_progress = now;
+            end = now;
+        } else if conns.iter().any(|c| !c.pending.is_empty())
+            && now.duration_since(last_progress) > spec.stall_timeout
+        {
+            return Err(DriverError::Timeout { target: spec.target.to_string(), secs: spec.stall_timeout.as_secs_f64() });
+        } else if conns.iter().all(|c| c.pending.is_empty()) {
+            last_progress = now;
+        }
+    }
+}
+
+fn io_err(spec: &RunSpec, e: std::io::Error) -> DriverError {
+    DriverError::Io { target: spec.target.to_string(), reason: e.to_string() }
+}
+
+/// Reads what is there, records replies, then sends what the mode allows. Returns whether any
+/// reply arrived.
+fn pump(
+    spec: &RunSpec,
+    shared: &Shared,
+    c: &mut Conn,
+    stats: &mut RunStats,
+    start: Instant,
+    now: Instant,
+    readable: bool,
+) -> Result<bool, DriverError> {
+    let mut got = false;
+    if readable {
+        got = read_replies(spec, shared, c, stats, start)?;
+    }
+    if c.done {
+        return Ok(got);
+    }
+    flush(spec, c)?;
+    if c.out_pos < c.out_len {
+        return Ok(got);
+    }
+    let t = if got { Instant::now() } else { now };
+    match spec.mode {
+        LoadMode::Batch => {
+            if c.pending.is_empty() {
+                let k = claim(spec, shared, c, spec.depth, t, start);
+                send(spec, c, k, t, None)?;
+            }
+        }
+        LoadMode::Window => {
+            let free = spec.depth - c.pending.len().min(spec.depth);
+            if free > 0 {
+                let k = claim(spec, shared, c, free, t, start);
+                send(spec, c, k, t, None)?;
+            }
+        }
+        LoadMode::Rate(_) => {
+            while c.pending.len() < spec.depth && c.next_intended <= t {
+                let k = claim(spec, shared, c, 1, t, start);
+                if k == 0 {
+                    break;
+                }
+                let intended = c.next_intended;
+                c.next_intended += c.interval;
+                send(spec, c, 1, t, Some(intended))?;
+                if c.out_pos < c.out_len {
+                    break;
+                }
+            }
+        }
+    }
+    if c.pending.is_empty() && c.out_pos >= c.out_len {
+        // Nothing outstanding: done unless more may still be issued.
+        let budget_left = claim_possible(spec, shared, c, t, start);
+        if !budget_left {
+            c.done = true;
+        }
+    }
+    Ok(got)
+}
+
+fn claim_possible(spec: &RunSpec, shared: &Shared, c: &Conn, now: Instant, start: Instant) -> bool {
+    if shared.stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed) {
+        return false;
+    }
+    if let Some(d) = spec.duration {
+        if now.duration_since(start) >= d {
+            return false;
+        }
+    }
+    if c.remaining == Some(0) {
+        return false;
+    }
+    if let Some(total) = spec.total_requests {
+        if shared.issued.load(Ordering::Relaxed) >= total {
+            return false;
+        }
+    }
+    true
+}
+
+fn send(spec: &RunSpec, c: &mut Conn, k: usize, now: Instant, intended: Option<Instant>) -> Result<(), DriverError> {
+    if k == 0 {
+        return Ok(());
+    }
+    let Conn { gen, out, rng, pending, .. } = c;
+    let n = gen.fill(out, k, rng, |kind| {
+        pending.push_back(Pending { kind, sent: now, intended: intended.unwrap_or(now) });
+    });
+    c.out_len = n;
+    c.out_pos = 0;
+    flush(spec, c)
+}
+
+fn flush(spec: &RunSpec, c: &mut Conn) -> Result<(), DriverError> {
+    while c.out_pos < c.out_len {
+        match c.stream.write(&c.out[c.out_pos..c.out_len]) {
+            Ok(0) => return Err(DriverError::Closed { target: spec.target.to_string() }),
+            Ok(n) => c.out_pos += n,
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(()),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) if matches!(e.kind(), ErrorKind::BrokenPipe | ErrorKind::ConnectionReset) => {
+                return Err(DriverError::Closed { target: spec.target.to_string() })
+            }
+            Err(e) => return Err(io_err(spec, e)),
+        }
+    }
+    Ok(())
+}
+
+fn read_replies(
+    spec: &RunSpec,
+    shared: &Shared,
+    c: &mut Conn,
+    stats: &mut RunStats,
+    start: Instant,
+) -> Result<bool, DriverError> {
+    let mut any = false;
+    loop {
+        if c.in_end == c.inbuf.len() {
+            if c.in_start > 0 {
+                c.inbuf.copy_within(c.in_start..c.in_end, 0);
+                c.in_end -= c.in_start;
+                c.in_start = 0;
+            } else {
+                let n = c.inbuf.len() * 2;
+                c.inbuf.resize(n, 0);
+            }
+        }
+        let n = match c.stream.read(&mut c.inbuf[c.in_end..]) {
+            Ok(0) => return Err(DriverError::Closed { target: spec.target.to_string() }),
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(any),
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == ErrorKind::ConnectionReset => {
+                return Err(DriverError::Closed { target: spec.target.to_string() })
+            }
+            Err(e) => return Err(io_err(spec, e)),
+        };
+        let now = Instant::now();
+        c.in_end += n;
+        let sec = now.saturating_duration_since(start).as_secs() as usize;
+        let mut replies = 0u64;
+        let mut lat_sum = 0u64;
+        let mut bytes_rx = 0u64;
+        loop {
+            let buf = &c.inbuf[c.in_start..c.in_end];
+            if buf.is_empty() {
+                break;
+            }
+            let len = match resp::frame_len(buf, u64::MAX) {
+                Ok(Some(len)) => len,
+                Ok(None) => break,
+                Err(e) => {
+                    return Err(DriverError::NotResp { target: spec.target.to_string(), reason: e.to_string() })
+                }
+            };
+            let frame = &c.inbuf[c.in_start..c.in_start + len];
+            c.in_start += len;
+            if matches!(frame[0], b'>' | b'|') {
+                continue; // push or attribute: not a reply to a request
+            }
+            let Some(p) = c.pending.pop_front() else {
+                return Err(DriverError::NotResp {
+                    target: spec.target.to_string(),
+                    reason: format!("unexpected reply without a request: {:?}", String::from_utf8_lossy(&frame[..len.min(60)])),
+                });
+            };
+            any = true;
+            bytes_rx += len as u64;
+            let ki = (p.kind as usize).min(stats.kinds.len() - 1);
+            let ks = &mut stats.kinds[ki];
+            ks.bytes_rx += len as u64;
+            if let Some(msg) = conn::error_message(frame) {
+                ks.errors += 1;
+                stats.errors.add(msg);
+                stats.second(sec).errors += 1;
+                continue;
+            }
+            if frame.starts_with(b"$-1") || frame.starts_with(b"*-1") || frame[0] == b'_' {
+                ks.misses += 1;
+            } else {
+                ks.hits += 1;
+            }
+            let lat = now.saturating_duration_since(p.intended).as_micros() as u64;
+            stats::record(&mut ks.hist, lat, 1);
+            ks.sum_us += lat as u128;
+            if matches!(spec.mode, LoadMode::Rate(_)) {
+                let svc = now.saturating_duration_since(p.sent).as_micros() as u64;
+                stats::record(&mut ks.service, svc, 1);
+            }
+            let s = stats.second(sec);
+            s.count += 1;
+            stats::record(&mut s.hist, lat, 1);
+            replies += 1;
+            lat_sum += lat;
+        }
+        stats.second(sec).bytes_rx += bytes_rx;
+        if c.in_start == c.in_end {
+            c.in_start = 0;
+            c.in_end = 0;
+        }
+        if replies > 0 {
+            shared.live.finished.fetch_add(replies, Ordering::Relaxed);
+            shared.live.latency_sum_us.fetch_add(lat_sum, Ordering::Relaxed);
+        }
+    }
+}

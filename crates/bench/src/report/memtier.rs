@@ -1,0 +1,1 @@
+//! memtier_benchmark text table and JSON "Format version" 2 (not built yet).
