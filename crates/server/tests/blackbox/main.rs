@@ -20,6 +20,7 @@ mod hashes;
 mod keys;
 mod lists;
 mod protocol;
+mod pubsub;
 mod resp3;
 mod server_cmds;
 mod sets;
