@@ -192,6 +192,12 @@ fn idle(cfg: &RedisConfig) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// Runs one test without progress output (used by compare).
+pub fn measure(cfg: &RedisConfig, test: &Test) -> Result<(TestResult, i32), driver::DriverError> {
+    let mut r = RedisReport::new(Style::Quiet);
+    run_test(cfg, test, false, &mut r)
+}
+
 /// Runs one test; the second value is 1 when error replies were seen.
 fn run_test(cfg: &RedisConfig, test: &Test, progress: bool, report: &mut RedisReport) -> Result<(TestResult, i32), driver::DriverError> {
     let threads = cfg.threads.unwrap_or(1);
