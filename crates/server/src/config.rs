@@ -104,7 +104,7 @@ impl Default for Config {
             dbfilename: "dump.rdb".to_string(),
             lazyfree_lazy_user_flush: false,
             io_uring_min_wait_us: 0,
-            hash_max_listpack_entries: 128,
+            hash_max_listpack_entries: 512,
             hash_max_listpack_value: 64,
             set_max_intset_entries: 512,
             zset_max_listpack_entries: 128,

@@ -9,7 +9,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use resp::{Limits, Proto, RequestParser};
+use resp::{Limits, RequestParser};
 use smallvec::SmallVec;
 
 use crate::command::{self, Client, Ctx};
@@ -63,13 +63,7 @@ impl Conn {
         };
         drop(cfg);
         Conn {
-            client: Client {
-                info,
-                db: 0,
-                proto: Proto::Resp2,
-                authenticated: !shared.auth_required.load(Ordering::Relaxed),
-                close_after_reply: false,
-            },
+            client: Client::new(info, !shared.auth_required.load(Ordering::Relaxed)),
             rbuf: Vec::with_capacity(READ_CHUNK),
             rpos: 0,
             parser: RequestParser::new(limits),
@@ -124,6 +118,7 @@ impl Conn {
         let auth_required = w.shared.auth_required.load(Ordering::Relaxed);
         let query_limit = w.shared.query_buffer_limit.load(Ordering::Relaxed);
         let Conn { client, rbuf, rpos, parser, out, .. } = self;
+        let client_owner = client.info.owner.min(w.shared.gates.len() - 1);
         loop {
             if client.close_after_reply {
                 break;
@@ -152,7 +147,14 @@ impl Conn {
                             stats: w.stats,
                             rng: &mut *w.rng,
                         };
-                        command::execute(&mut ctx, &args);
+                        // Every command but EXEC runs under this loop's gate; EXEC takes
+                        // all gates itself (see command::transactions).
+                        if args[0].eq_ignore_ascii_case(b"exec") {
+                            command::execute(&mut ctx, &args);
+                        } else {
+                            let _gate = w.shared.gates[client_owner].read();
+                            command::execute(&mut ctx, &args);
+                        }
                     }
                     *rpos += n;
                 }

@@ -173,7 +173,7 @@ pub struct TypeLimits {
 impl Default for TypeLimits {
     fn default() -> TypeLimits {
         TypeLimits {
-            hash_entries: AtomicUsize::new(128),
+            hash_entries: AtomicUsize::new(512),
             hash_value: AtomicUsize::new(64),
             set_intset: AtomicUsize::new(512),
             zset_entries: AtomicUsize::new(128),
@@ -199,6 +199,52 @@ impl TypeLimits {
 
     pub fn intset(&self) -> usize {
         self.set_intset.load(Ordering::Relaxed)
+    }
+}
+
+/// A watched key's version and how many clients watch it.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WatchSlot {
+    pub version: u64,
+    pub watchers: usize,
+}
+
+impl Shared {
+    /// Registers a watch of `key` in `db`; returns its current version.
+    pub fn watch(&self, db: usize, key: &[u8]) -> u64 {
+        let mut w = self.watches.lock();
+        let slot = w.entry((db, key.to_vec())).or_default();
+        slot.watchers += 1;
+        self.watch_count.fetch_add(1, Ordering::SeqCst);
+        slot.version
+    }
+
+    /// Drops one watch of `key` in `db`.
+    pub fn unwatch(&self, db: usize, key: &[u8]) {
+        let mut w = self.watches.lock();
+        let id = (db, key.to_vec());
+        if let Some(slot) = w.get_mut(&id) {
+            slot.watchers -= 1;
+            if slot.watchers == 0 {
+                w.remove(&id);
+            }
+            self.watch_count.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// The version of a watched key (0 when nobody watches it).
+    pub fn watch_version(&self, db: usize, key: &[u8]) -> u64 {
+        self.watches.lock().get(&(db, key.to_vec())).map_or(0, |s| s.version)
+    }
+
+    /// Marks a key as modified for its watchers.
+    pub fn touch(&self, db: usize, key: &[u8]) {
+        if self.watch_count.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        if let Some(slot) = self.watches.lock().get_mut(&(db, key.to_vec())) {
+            slot.version += 1;
+        }
     }
 }
 
@@ -240,6 +286,14 @@ pub struct Shared {
     pub query_buffer_limit: AtomicU64,
     /// Copies of the encoding thresholds, read by every collection write.
     pub type_limits: TypeLimits,
+    /// One gate per event loop: a command holds its own loop's gate for reading (never
+    /// contended but by EXEC), EXEC holds every gate for writing, so a transaction is
+    /// isolated from all other commands without a global lock on the request path.
+    pub gates: Vec<RwLock<()>>,
+    /// Versions of watched keys, by (db, key); only keys some client watches are here.
+    pub watches: Mutex<hashbrown::HashMap<(usize, Vec<u8>), WatchSlot>>,
+    /// Number of active watches; write commands skip the registry when it is 0.
+    pub watch_count: AtomicUsize,
     pub stat_expired_stale_perc: AtomicU64,
 }
 
@@ -269,6 +323,9 @@ impl Shared {
             hz: AtomicU64::new(hz),
             query_buffer_limit: AtomicU64::new(query_buffer_limit),
             type_limits: TypeLimits::default(),
+            gates: (0..threads.max(1)).map(|_| RwLock::new(())).collect(),
+            watches: Mutex::new(hashbrown::HashMap::new()),
+            watch_count: AtomicUsize::new(0),
             stat_expired_stale_perc: AtomicU64::new(0),
         };
         // Derive every lock-free copy of configuration values from the config.

@@ -160,6 +160,8 @@ fn reset(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     c.info.name.lock().clear();
     c.info.no_evict.store(false, Ordering::Relaxed);
     c.info.no_touch.store(false, Ordering::Relaxed);
+    c.multi = None;
+    super::transactions::unwatch_all(ctx.shared, ctx.client);
     encode::simple(ctx.out, b"RESET");
     Ok(())
 }

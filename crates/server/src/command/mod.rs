@@ -20,6 +20,7 @@ pub mod sorted_sets;
 pub mod strings;
 #[cfg(test)]
 pub mod testing;
+pub mod transactions;
 
 use std::borrow::Cow;
 use std::sync::atomic::Ordering;
@@ -125,6 +126,24 @@ pub struct Client {
     /// Close once the pending output is written (QUIT, protocol error, CLIENT KILL of
     /// self).
     pub close_after_reply: bool,
+    /// Commands queued since MULTI.
+    pub multi: Option<transactions::Multi>,
+    /// Keys watched by WATCH.
+    pub watched: Vec<transactions::Watched>,
+}
+
+impl Client {
+    pub fn new(info: Arc<ClientInfo>, authenticated: bool) -> Client {
+        Client {
+            info,
+            db: 0,
+            proto: Proto::Resp2,
+            authenticated,
+            close_after_reply: false,
+            multi: None,
+            watched: Vec::new(),
+        }
+    }
 }
 
 /// What a handler works with.
@@ -188,7 +207,7 @@ pub struct CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 9] {
+fn families() -> [&'static [CommandSpec]; 10] {
     [
         connection::COMMANDS,
         strings::COMMANDS,
@@ -197,6 +216,7 @@ fn families() -> [&'static [CommandSpec]; 9] {
         lists::COMMANDS,
         sets::COMMANDS,
         sorted_sets::COMMANDS,
+        transactions::COMMANDS,
         server::COMMANDS,
         debug::COMMANDS,
     ]
@@ -309,6 +329,9 @@ fn unknown_command(args: &[&[u8]]) -> String {
 pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     let t = table();
     let Some(mut idx) = t.lookup(args[0]) else {
+        if let Some(m) = ctx.client.multi.as_mut() {
+            m.aborted = true;
+        }
         let text = unknown_command(args);
         ctx.stats.count_error(&text);
         write_error(ctx.out, &text);
@@ -327,6 +350,9 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
                     "ERR unknown subcommand '{sub}'. Try {} HELP.",
                     t.entries[idx].fullname.to_ascii_uppercase()
                 );
+                if let Some(m) = ctx.client.multi.as_mut() {
+                    m.aborted = true;
+                }
                 ctx.stats.count_error(&text);
                 write_error(ctx.out, &text);
                 return;
@@ -336,7 +362,17 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     let stats = &ctx.stats.commands[idx];
     if !arity_ok(spec.arity, args.len()) {
         bump(&stats.rejected_calls, 1);
-        let text = CommandError::Arity(t.entries[idx].fullname.clone()).to_string();
+        let mut text = CommandError::Arity(t.entries[idx].fullname.clone()).to_string();
+        if ctx.client.multi.is_some() {
+            if spec.name == "exec" {
+                // EXEC itself malformed: the transaction is discarded, saying why.
+                ctx.client.multi = None;
+                transactions::unwatch_all(ctx.shared, ctx.client);
+                text = format!("EXECABORT Transaction discarded because of: {}", &text[4..]);
+            } else if let Some(m) = ctx.client.multi.as_mut() {
+                m.aborted = true;
+            }
+        }
         ctx.stats.count_error(&text);
         write_error(ctx.out, &text);
         return;
@@ -350,10 +386,16 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
         write_error(ctx.out, "NOAUTH Authentication required.");
         return;
     }
+    if ctx.client.multi.is_some() && !transactions::runs_inside_multi(spec) {
+        transactions::queue(ctx, args);
+        return;
+    }
     let info = &ctx.client.info;
     info.last_cmd.store(idx, Ordering::Relaxed);
     info.last_interaction_ms.store(ctx.now_ms, Ordering::Relaxed);
 
+    let targets = (spec.flags & flags::WRITE != 0 && ctx.shared.watch_count.load(Ordering::Relaxed) > 0)
+        .then(|| transactions::before_write(ctx, spec, args));
     let start = Instant::now();
     let result = (spec.handler)(ctx, args);
     let us = start.elapsed().as_micros() as u64;
@@ -362,6 +404,9 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     bump(&stats.calls, 1);
     bump(&stats.usec, us);
     bump(&ctx.stats.total_commands, 1);
+    if let (Some(targets), true) = (targets, result.is_ok()) {
+        transactions::after_write(ctx, targets);
+    }
     if let Err(e) = result {
         bump(&stats.failed_calls, 1);
         let text: Cow<'_, str> = match &e {

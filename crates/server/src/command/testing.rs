@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use resp::{Frame, Proto};
+use resp::Frame;
 
 use super::{execute, table, Client, Ctx};
 use crate::config::Config;
@@ -23,7 +23,7 @@ impl Harness {
         let shared = Arc::new(Shared::new(Config::default(), keyspace, 1, table().entries.len()));
         let info = Arc::new(ClientInfo::new(1, "127.0.0.1:1".into(), "127.0.0.1:6379".into(), -1, 0, 0));
         shared.clients.lock().insert(1, info.clone());
-        let client = Client { info, db: 0, proto: Proto::Resp2, authenticated: true, close_after_reply: false };
+        let client = Client::new(info, true);
         Harness { shared, client, clock, rng: fastrand::Rng::with_seed(7) }
     }
 

@@ -258,7 +258,7 @@ impl EventLoop {
     fn close(&mut self, t: usize) {
         if let Some(mut slot) = self.conns.get_mut(t).and_then(Option::take) {
             let _ = self.poll.registry().deregister(&mut slot.stream);
-            close_client(&self.shared, &slot.conn);
+            close_client(&self.shared, &mut slot.conn);
             self.free.push(t);
         }
     }

@@ -110,8 +110,9 @@ pub fn open_client(
     Conn::new(info, shared)
 }
 
-/// Removes a client from the registry.
-pub fn close_client(shared: &Shared, conn: &Conn) {
+/// Removes a client from the registry and drops its watches.
+pub fn close_client(shared: &Shared, conn: &mut Conn) {
+    crate::command::transactions::unwatch_all(shared, &mut conn.client);
     shared.clients.lock().remove(&conn.client.info.id);
     shared.connected_clients.fetch_sub(1, Ordering::Relaxed);
 }
@@ -125,6 +126,8 @@ pub fn tick<'a>(
     conns: impl Iterator<Item = (usize, &'a Conn)>,
 ) -> Vec<usize> {
     if shared.active_expire_enabled.load(Ordering::Relaxed) {
+        // Under the loop's gate, so that no key expires in the middle of an EXEC.
+        let _gate = shared.gates[owner.min(shared.gates.len() - 1)].read();
         crate::expire::active_cycle(shared, owner, now_ms);
     }
     let timeout_s = shared.config.read().timeout_s;

@@ -531,8 +531,8 @@ impl EventLoop {
     fn maybe_finish_close(&mut self, t: usize) {
         let done = matches!(self.slots.get(t), Some(Some(s)) if s.closing && !s.recv_armed && !s.send_inflight);
         if done {
-            if let Some(slot) = self.slots[t].take() {
-                close_client(&self.shared, &slot.conn);
+            if let Some(mut slot) = self.slots[t].take() {
+                close_client(&self.shared, &mut slot.conn);
                 drop(slot); // closes the descriptor
                 self.free.push(t);
             }
@@ -561,8 +561,8 @@ impl EventLoop {
                 let _ = self.start_send(t);
             }
         }
-        for slot in self.slots.iter_mut().filter_map(Option::take) {
-            close_client(&self.shared, &slot.conn);
+        for mut slot in self.slots.iter_mut().filter_map(Option::take) {
+            close_client(&self.shared, &mut slot.conn);
         }
     }
 }

@@ -9,7 +9,6 @@ const WRONGTYPE: &[u8] = b"-WRONGTYPE Operation against a key holding the wrong 
 const EXECABORT: &[u8] = b"-EXECABORT Transaction discarded because of previous errors.\r\n";
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn multi_exec_queues_and_runs_in_order() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -37,7 +36,6 @@ fn multi_exec_queues_and_runs_in_order() {
 }
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn queued_commands_are_not_visible_before_exec() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -52,7 +50,6 @@ fn queued_commands_are_not_visible_before_exec() {
 }
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn discard() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -72,7 +69,6 @@ fn discard() {
 }
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn exec_without_multi_and_nested_multi() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -89,7 +85,6 @@ fn exec_without_multi_and_nested_multi() {
 }
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn queue_time_errors_abort_exec() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -129,7 +124,6 @@ fn queue_time_errors_abort_exec() {
 }
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn runtime_errors_do_not_abort_the_others() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -153,7 +147,6 @@ fn runtime_errors_do_not_abort_the_others() {
 }
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn select_inside_multi_sticks() {
     let t = exclusive();
     let mut c = t.raw_conn();
@@ -170,7 +163,6 @@ fn select_inside_multi_sticks() {
 }
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn watch_invalidated_by_another_connection() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -205,7 +197,6 @@ fn watch_invalidated_by_another_connection() {
 }
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn watch_covers_missing_keys_other_types_and_several_keys() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -248,7 +239,6 @@ fn watch_covers_missing_keys_other_types_and_several_keys() {
 }
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn watch_in_another_database_is_separate() {
     let t = exclusive();
     let mut c = t.raw_conn();
@@ -264,7 +254,6 @@ fn watch_in_another_database_is_separate() {
 }
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn watch_invalidated_by_expiry() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -279,7 +268,6 @@ fn watch_invalidated_by_expiry() {
 }
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn watch_invalidated_by_flushall_and_flushdb() {
     let t = exclusive();
     let mut c = t.raw_conn();
@@ -301,7 +289,6 @@ fn watch_invalidated_by_flushall_and_flushdb() {
 }
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn unwatch_and_exec_discard_clear_watches() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -349,7 +336,6 @@ fn unwatch_and_exec_discard_clear_watches() {
 }
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn watch_inside_multi_is_an_error() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -366,7 +352,6 @@ fn watch_inside_multi_is_an_error() {
 }
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn resp3_exec_replies() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -394,7 +379,6 @@ fn resp3_exec_replies() {
 }
 
 #[test]
-#[ignore = "issue 3: transactions not in Basalt yet"]
 fn redis_rs_atomic_pipeline() {
     let mut rc = conn();
     let k = "tx_rs:k";

@@ -16,7 +16,7 @@ pub struct HashLimits {
 
 impl Default for HashLimits {
     fn default() -> HashLimits {
-        HashLimits { max_listpack_entries: 128, max_listpack_value: 64 }
+        HashLimits { max_listpack_entries: 512, max_listpack_value: 64 }
     }
 }
 

@@ -1,0 +1,188 @@
+//! Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH, and the queueing that dispatch
+//! does while a client is inside MULTI.
+//!
+//! Isolation: every command runs holding its own event loop's gate for reading; EXEC
+//! takes every loop's gate for writing (in index order, so two EXECs cannot deadlock)
+//! and runs the queue under them, so no other client, on any loop, observes half of a
+//! transaction. The active expiry cycle takes its loop's gate too.
+//!
+//! WATCH: watched keys have versions in `Shared::watches`, bumped after every successful
+//! write command to them (`touch_keys`), or wholesale by commands that change many keys.
+//! EXEC aborts when a watched key's version moved, or when a key that had a TTL at WATCH
+//! time has expired since (Redis 7.0's rule).
+
+use resp::encode;
+
+use super::flags::*;
+use super::{execute, key_positions, spec, CommandError, CommandSpec, Ctx};
+use crate::shared::Shared;
+
+/// The queue of a client inside MULTI.
+#[derive(Default)]
+pub struct Multi {
+    pub queue: Vec<Vec<Vec<u8>>>,
+    /// A command was refused while queueing: EXEC will answer EXECABORT.
+    pub aborted: bool,
+}
+
+/// A key a client watches.
+pub struct Watched {
+    pub db: usize,
+    pub key: Vec<u8>,
+    pub version: u64,
+    /// The key's expiry when WATCH ran.
+    pub expire_at_ms: Option<i64>,
+}
+
+/// Commands that run immediately even inside MULTI.
+pub fn runs_inside_multi(spec: &CommandSpec) -> bool {
+    matches!(spec.name, "exec" | "discard" | "multi" | "watch" | "quit" | "reset")
+}
+
+/// Queues a command (already checked for existence, arity and authentication).
+pub fn queue(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
+    if let Some(m) = ctx.client.multi.as_mut() {
+        m.queue.push(args.iter().map(|a| a.to_vec()).collect());
+    }
+    encode::simple(ctx.out, b"QUEUED");
+}
+
+/// Drops all of a client's watches.
+pub fn unwatch_all(shared: &Shared, client: &mut super::Client) {
+    for w in client.watched.drain(..) {
+        shared.unwatch(w.db, &w.key);
+    }
+}
+
+/// Watched keys a write command may change, with whether each exists before it runs.
+pub struct WriteTargets(Vec<(usize, Vec<u8>, bool)>);
+
+fn exists(ctx: &Ctx<'_>, db: usize, key: &[u8]) -> bool {
+    let (h, shard) = ctx.ks().lock_key(db, key);
+    shard.peek(h, key, ctx.now_ms).is_some()
+}
+
+/// Before a write command (only called while some client watches a key): the watched
+/// keys it may change. Commands that change many keys, or whose keys are not at fixed
+/// positions, consider every watched key of the database (all databases for FLUSHALL,
+/// SWAPDB, MOVE and COPY).
+pub fn before_write(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> WriteTargets {
+    let db = ctx.client.db;
+    let watched: Vec<(usize, Vec<u8>)> = ctx.shared.watches.lock().keys().cloned().collect();
+    let candidates: Vec<(usize, Vec<u8>)> = match spec.name {
+        "flushall" | "swapdb" | "move" | "copy" => watched,
+        _ => {
+            let keys = key_positions(spec, args.len());
+            if keys.is_empty() {
+                watched.into_iter().filter(|(d, _)| *d == db).collect()
+            } else {
+                watched.into_iter().filter(|(d, k)| *d == db && keys.iter().any(|&i| args[i] == k.as_slice())).collect()
+            }
+        }
+    };
+    WriteTargets(candidates.into_iter().map(|(d, k)| {
+        let before = exists(ctx, d, &k);
+        (d, k, before)
+    }).collect())
+}
+
+/// After a successful write: bumps the version of each target that existed before or
+/// exists now (a DEL of a missing key, or a FLUSHDB that did not hold it, changes
+/// nothing, as in Redis).
+pub fn after_write(ctx: &Ctx<'_>, targets: WriteTargets) {
+    for (db, key, before) in targets.0 {
+        if before || exists(ctx, db, &key) {
+            ctx.shared.touch(db, &key);
+        }
+    }
+}
+
+/// MULTI — OK; starts queueing.
+fn multi(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    if ctx.client.multi.is_some() {
+        return Err(CommandError::msg("ERR MULTI calls can not be nested"));
+    }
+    ctx.client.multi = Some(Multi::default());
+    ctx.ok();
+    Ok(())
+}
+
+/// DISCARD — OK; drops the queue and the watches.
+fn discard(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    if ctx.client.multi.take().is_none() {
+        return Err(CommandError::msg("ERR DISCARD without MULTI"));
+    }
+    unwatch_all(ctx.shared, ctx.client);
+    ctx.ok();
+    Ok(())
+}
+
+/// True when a watched key changed (or expired) since WATCH.
+fn watch_broken(ctx: &Ctx<'_>) -> bool {
+    ctx.client.watched.iter().any(|w| {
+        ctx.shared.watch_version(w.db, &w.key) != w.version
+            || w.expire_at_ms.is_some_and(|t| t <= ctx.now_ms)
+    })
+}
+
+/// EXEC — the replies of the queued commands, nil when a watched key changed.
+fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    let Some(m) = ctx.client.multi.take() else {
+        return Err(CommandError::msg("ERR EXEC without MULTI"));
+    };
+    if m.aborted {
+        unwatch_all(ctx.shared, ctx.client);
+        return Err(CommandError::msg("EXECABORT Transaction discarded because of previous errors."));
+    }
+    // Exclusive: no command runs on any loop until the queue is done.
+    let _gates: Vec<_> = ctx.shared.gates.iter().map(|g| g.write()).collect();
+    if watch_broken(ctx) {
+        unwatch_all(ctx.shared, ctx.client);
+        encode::null_array(ctx.out, ctx.client.proto);
+        return Ok(());
+    }
+    unwatch_all(ctx.shared, ctx.client);
+    encode::array_len(ctx.out, m.queue.len());
+    for cmd in &m.queue {
+        let args: Vec<&[u8]> = cmd.iter().map(Vec::as_slice).collect();
+        execute(ctx, &args);
+    }
+    Ok(())
+}
+
+/// WATCH key [key ...] — OK.
+fn watch(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    if ctx.client.multi.is_some() {
+        return Err(CommandError::msg("ERR WATCH inside MULTI is not allowed"));
+    }
+    let db = ctx.client.db;
+    for key in &a[1..] {
+        if ctx.client.watched.iter().any(|w| w.db == db && w.key == *key) {
+            continue;
+        }
+        let (h, shard) = ctx.ks().lock_key(db, key);
+        let expire_at_ms = shard.peek(h, key, ctx.now_ms).and_then(|e| e.expire_at_ms());
+        drop(shard);
+        let version = ctx.shared.watch(db, key);
+        ctx.client.watched.push(Watched { db, key: key.to_vec(), version, expire_at_ms });
+    }
+    ctx.ok();
+    Ok(())
+}
+
+/// UNWATCH — OK.
+fn unwatch(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    unwatch_all(ctx.shared, ctx.client);
+    ctx.ok();
+    Ok(())
+}
+
+const TX: &[&str] = &["transaction"];
+
+pub static COMMANDS: &[CommandSpec] = &[
+    spec("multi", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY, (0, 0, 0), TX, "transactions", "Starts a transaction.", multi),
+    spec("exec", 1, NOSCRIPT | LOADING | STALE | SKIP_SLOWLOG, (0, 0, 0), TX, "transactions", "Executes all commands in a transaction.", exec),
+    spec("discard", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY, (0, 0, 0), TX, "transactions", "Discards a transaction.", discard),
+    spec("watch", -2, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY, (1, -1, 1), TX, "transactions", "Monitors changes to keys to determine the execution of a transaction.", watch),
+    spec("unwatch", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY, (0, 0, 0), TX, "transactions", "Forgets about watched keys of a transaction.", unwatch),
+];
