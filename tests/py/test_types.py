@@ -18,7 +18,7 @@ import redis
 
 pending = pytest.mark.skipif(
     os.environ.get("BASALT_TEST_SERVER", "") == "" and not os.environ.get("BASALT_TYPES"),
-    reason="issue 3: types not in Basalt yet",
+    reason="issue 3: blocking pops (BLPOP, BZPOPMIN ...) not in Basalt yet",
 )
 
 
@@ -33,7 +33,6 @@ def _wait_for(pred, timeout=5.0):
 
 # --- hashes -----------------------------------------------------------------
 
-@pending
 def test_hash_set_get_getall(rd, prefix):
     h = prefix + "h"
     assert rd.hset(h, mapping={"a": "1", "b": "2"}) == 2
@@ -53,7 +52,6 @@ def test_hash_set_get_getall(rd, prefix):
     assert rd.exists(h) == 0
 
 
-@pending
 def test_hash_increments_and_errors(rd, prefix):
     h = prefix + "h"
     assert rd.hincrby(h, "n", 5) == 5
@@ -71,7 +69,6 @@ def test_hash_increments_and_errors(rd, prefix):
     rd.delete(h)
 
 
-@pending
 def test_hash_scan_and_random(rd, prefix):
     h = prefix + "h"
     rd.hset(h, mapping={f"f{i}": str(i) for i in range(300)})
@@ -91,7 +88,6 @@ def test_hash_scan_and_random(rd, prefix):
 
 # --- lists ------------------------------------------------------------------
 
-@pending
 def test_list_push_range_pop(rd, prefix):
     k = prefix + "l"
     assert rd.rpush(k, "a", "b", "c") == 3
@@ -111,7 +107,6 @@ def test_list_push_range_pop(rd, prefix):
         rd.lset(k, 0, "x")
 
 
-@pending
 def test_list_search_and_edit(rd, prefix):
     k = prefix + "l"
     rd.rpush(k, "a", "b", "c", "b", "a")
@@ -128,7 +123,6 @@ def test_list_search_and_edit(rd, prefix):
     rd.delete(k)
 
 
-@pending
 def test_list_move_and_mpop(rd, prefix):
     src, dst = prefix + "{x}src", prefix + "{x}dst"
     rd.rpush(src, "1", "2", "3")
@@ -165,7 +159,6 @@ def test_blocking_pops(shared_target, prefix):
 
 # --- sets -------------------------------------------------------------------
 
-@pending
 def test_set_basics_and_algebra(rd, prefix):
     a, b = prefix + "{x}a", prefix + "{x}b"
     assert rd.sadd(a, "1", "2", "3", "x") == 4
@@ -187,7 +180,6 @@ def test_set_basics_and_algebra(rd, prefix):
     rd.delete(b)
 
 
-@pending
 def test_set_random_and_scan(rd, prefix):
     k = prefix + "s"
     members = {f"m{i}" for i in range(200)}
@@ -205,7 +197,6 @@ def test_set_random_and_scan(rd, prefix):
 
 # --- sorted sets ------------------------------------------------------------
 
-@pending
 def test_zset_add_score_range(rd, prefix):
     z = prefix + "z"
     assert rd.zadd(z, {"a": 1, "b": 2, "c": 3.5}) == 3
@@ -225,7 +216,6 @@ def test_zset_add_score_range(rd, prefix):
     rd.delete(z)
 
 
-@pending
 def test_zset_add_options(rd, prefix):
     z = prefix + "z"
     rd.zadd(z, {"a": 1, "b": 2})
@@ -242,7 +232,6 @@ def test_zset_add_options(rd, prefix):
     rd.delete(z)
 
 
-@pending
 def test_zset_by_score_and_lex(rd, prefix):
     z, lex = prefix + "z", prefix + "lex"
     rd.zadd(z, {m: i for i, m in enumerate("abcde", start=1)})
@@ -261,7 +250,6 @@ def test_zset_by_score_and_lex(rd, prefix):
     rd.delete(z, lex)
 
 
-@pending
 def test_zset_store_commands(rd, prefix):
     a, b, d = prefix + "{x}a", prefix + "{x}b", prefix + "{x}d"
     rd.zadd(a, {"x": 1, "y": 2})
@@ -292,7 +280,6 @@ def test_zset_pops(rd, prefix):
     assert rd.exists(z) == 0
 
 
-@pending
 def test_resp3_client_types(shared_target, prefix):
     c = shared_target.client(protocol=3, decode_responses=True)
     h, z, s = prefix + "h", prefix + "z", prefix + "s"
@@ -307,7 +294,6 @@ def test_resp3_client_types(shared_target, prefix):
     c.close()
 
 
-@pending
 def test_wrongtype(rd, prefix):
     k = prefix + "str"
     rd.set(k, "v")
@@ -321,7 +307,6 @@ def test_wrongtype(rd, prefix):
 
 # --- transactions -----------------------------------------------------------
 
-@pending
 def test_transaction_pipeline(rd, prefix):
     k, l = prefix + "{x}k", prefix + "{x}l"
     with rd.pipeline(transaction=True) as pipe:
@@ -336,7 +321,6 @@ def test_transaction_pipeline(rd, prefix):
     rd.delete(k, l)
 
 
-@pending
 def test_watch_conflict(shared_target, prefix):
     rd = shared_target.client(decode_responses=True)
     other = shared_target.client(decode_responses=True)
@@ -366,7 +350,6 @@ def test_watch_conflict(shared_target, prefix):
 
 # --- pub/sub ----------------------------------------------------------------
 
-@pending
 def test_pubsub_channels(shared_target, prefix):
     sub = shared_target.client(decode_responses=True)
     pub = shared_target.client(decode_responses=True)
@@ -387,7 +370,6 @@ def test_pubsub_channels(shared_target, prefix):
     pub.close()
 
 
-@pending
 def test_pubsub_patterns(shared_target, prefix):
     sub = shared_target.client(decode_responses=True)
     pub = shared_target.client(decode_responses=True)

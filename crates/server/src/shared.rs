@@ -202,6 +202,32 @@ impl TypeLimits {
     }
 }
 
+/// A subscriber: the loop that owns it and its client id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Subscriber {
+    pub owner: usize,
+    pub id: u64,
+    pub resp3: bool,
+}
+
+/// Channel and pattern subscriptions of all clients.
+#[derive(Default)]
+pub struct PubSub {
+    pub channels: hashbrown::HashMap<Vec<u8>, Vec<Subscriber>>,
+    /// Patterns in subscription order, each with its subscribers.
+    pub patterns: Vec<(Vec<u8>, Vec<Subscriber>)>,
+}
+
+impl Shared {
+    /// Posts bytes to a client's loop and wakes it.
+    pub fn post(&self, to: Subscriber, bytes: Arc<[u8]>) {
+        if let Some(mb) = self.mailboxes.get(to.owner) {
+            mb.lock().push((to.id, bytes));
+            self.wake(to.owner);
+        }
+    }
+}
+
 /// A watched key's version and how many clients watch it.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct WatchSlot {
@@ -294,6 +320,11 @@ pub struct Shared {
     pub watches: Mutex<hashbrown::HashMap<(usize, Vec<u8>), WatchSlot>>,
     /// Number of active watches; write commands skip the registry when it is 0.
     pub watch_count: AtomicUsize,
+    /// Pub/sub subscriptions.
+    pub pubsub: Mutex<PubSub>,
+    /// Per event loop: messages for its connections (client id, bytes), posted by any
+    /// thread, drained by the loop when woken.
+    pub mailboxes: Vec<Mutex<Vec<(u64, Arc<[u8]>)>>>,
     pub stat_expired_stale_perc: AtomicU64,
 }
 
@@ -326,6 +357,8 @@ impl Shared {
             gates: (0..threads.max(1)).map(|_| RwLock::new(())).collect(),
             watches: Mutex::new(hashbrown::HashMap::new()),
             watch_count: AtomicUsize::new(0),
+            pubsub: Mutex::new(PubSub::default()),
+            mailboxes: (0..threads.max(1)).map(|_| Mutex::new(Vec::new())).collect(),
             stat_expired_stale_perc: AtomicU64::new(0),
         };
         // Derive every lock-free copy of configuration values from the config.

@@ -17,6 +17,16 @@ pub const REDIS_VERSION: &str = "7.0.15";
 
 /// PING [message] — PONG or the message.
 fn ping(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    if ctx.client.proto == Proto::Resp2 && ctx.client.subs.count() > 0 {
+        // RESP2 subscribed mode answers ["pong", message].
+        if a.len() > 2 {
+            return Err(CommandError::Arity("ping".into()));
+        }
+        encode::array_len(ctx.out, 2);
+        encode::bulk(ctx.out, b"pong");
+        encode::bulk(ctx.out, a.get(1).copied().unwrap_or(b""));
+        return Ok(());
+    }
     match a.len() {
         1 => encode::simple(ctx.out, b"PONG"),
         2 => encode::bulk(ctx.out, a[1]),
@@ -162,6 +172,7 @@ fn reset(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     c.info.no_touch.store(false, Ordering::Relaxed);
     c.multi = None;
     super::transactions::unwatch_all(ctx.shared, ctx.client);
+    super::pubsub::unsubscribe_all(ctx.shared, ctx.client);
     encode::simple(ctx.out, b"RESET");
     Ok(())
 }

@@ -14,6 +14,7 @@ pub mod debug;
 pub mod hashes;
 pub mod keys;
 pub mod lists;
+pub mod pubsub;
 pub mod server;
 pub mod sets;
 pub mod sorted_sets;
@@ -130,6 +131,8 @@ pub struct Client {
     pub multi: Option<transactions::Multi>,
     /// Keys watched by WATCH.
     pub watched: Vec<transactions::Watched>,
+    /// Pub/sub channels and patterns.
+    pub subs: pubsub::Subscriptions,
 }
 
 impl Client {
@@ -142,6 +145,7 @@ impl Client {
             close_after_reply: false,
             multi: None,
             watched: Vec::new(),
+            subs: pubsub::Subscriptions::default(),
         }
     }
 }
@@ -207,7 +211,7 @@ pub struct CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 10] {
+fn families() -> [&'static [CommandSpec]; 11] {
     [
         connection::COMMANDS,
         strings::COMMANDS,
@@ -217,6 +221,7 @@ fn families() -> [&'static [CommandSpec]; 10] {
         sets::COMMANDS,
         sorted_sets::COMMANDS,
         transactions::COMMANDS,
+        pubsub::COMMANDS,
         server::COMMANDS,
         debug::COMMANDS,
     ]
@@ -384,6 +389,12 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
         bump(&stats.rejected_calls, 1);
         ctx.stats.count_error("NOAUTH Authentication required.");
         write_error(ctx.out, "NOAUTH Authentication required.");
+        return;
+    }
+    if let Some(text) = pubsub::subscribed_mode_error(ctx, t.entries[idx].parent.map_or(spec.name, |p| t.entries[p].spec.name)) {
+        bump(&stats.rejected_calls, 1);
+        ctx.stats.count_error(&text);
+        write_error(ctx.out, &text);
         return;
     }
     if ctx.client.multi.is_some() && !transactions::runs_inside_multi(spec) {

@@ -331,6 +331,9 @@ static SINCE: &[(&str, &str)] = &[
     ("zrandmember", "6.2.0"), ("zunion", "6.2.0"), ("zinter", "6.2.0"), ("zdiff", "6.2.0"),
     ("zunionstore", "2.0.0"), ("zinterstore", "2.0.0"), ("zdiffstore", "6.2.0"), ("zintercard", "7.0.0"),
     ("zscan", "2.8.0"),
+    ("subscribe", "2.0.0"), ("unsubscribe", "2.0.0"), ("psubscribe", "2.0.0"), ("punsubscribe", "2.0.0"),
+    ("publish", "2.0.0"), ("pubsub", "2.8.0"), ("pubsub|channels", "2.8.0"), ("pubsub|numsub", "2.8.0"),
+    ("pubsub|numpat", "2.8.0"), ("pubsub|help", "6.2.0"),
     ("multi", "1.2.0"), ("exec", "1.2.0"), ("discard", "2.0.0"), ("watch", "2.2.0"), ("unwatch", "2.2.0"),
 ];
 

@@ -28,6 +28,8 @@ pub struct EventLoop {
     listeners: Vec<TcpListener>,
     conns: Vec<Option<Slot>>,
     free: Vec<usize>,
+    /// Client id -> slot, for messages posted to this loop.
+    by_id: hashbrown::HashMap<u64, usize>,
     rng: fastrand::Rng,
 }
 
@@ -59,6 +61,7 @@ impl EventLoop {
                 listeners: mio_listeners,
                 conns: Vec::new(),
                 free: Vec::new(),
+                by_id: hashbrown::HashMap::new(),
                 rng: fastrand::Rng::new(),
             },
             waker,
@@ -141,6 +144,7 @@ impl EventLoop {
             let laddr = stream.local_addr().map(|a| a.to_string()).unwrap_or_default();
             let fd = stream.as_raw_fd();
             let conn = open_client(&self.shared, self.index, fd, peer.to_string(), laddr, now_ms);
+            self.by_id.insert(conn.client.info.id, slot);
             self.conns[slot] = Some(Slot { stream, conn });
             // Data may already be waiting (edge-triggered: no event would tell us).
             self.on_readable(slot, now_ms);
@@ -258,6 +262,7 @@ impl EventLoop {
     fn close(&mut self, t: usize) {
         if let Some(mut slot) = self.conns.get_mut(t).and_then(Option::take) {
             let _ = self.poll.registry().deregister(&mut slot.stream);
+            self.by_id.remove(&slot.conn.client.info.id);
             close_client(&self.shared, &mut slot.conn);
             self.free.push(t);
         }
@@ -269,6 +274,20 @@ impl EventLoop {
         let killed = super::killed(live);
         for t in killed {
             self.close(t);
+        }
+        let mut touched = Vec::new();
+        for (id, bytes) in super::take_mail(&self.shared, self.index) {
+            let Some(&t) = self.by_id.get(&id) else { continue };
+            let Some(Some(slot)) = self.conns.get_mut(t) else { continue };
+            if super::append_mail(&mut slot.conn, &bytes) {
+                touched.push(t);
+            } else {
+                self.close(t);
+            }
+        }
+        touched.dedup();
+        for t in touched {
+            self.flush(t);
         }
     }
 

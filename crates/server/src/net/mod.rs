@@ -113,6 +113,7 @@ pub fn open_client(
 /// Removes a client from the registry and drops its watches.
 pub fn close_client(shared: &Shared, conn: &mut Conn) {
     crate::command::transactions::unwatch_all(shared, &mut conn.client);
+    crate::command::pubsub::unsubscribe_all(shared, &mut conn.client);
     shared.clients.lock().remove(&conn.client.info.id);
     shared.connected_clients.fetch_sub(1, Ordering::Relaxed);
 }
@@ -147,6 +148,25 @@ pub fn tick<'a>(
 /// Slots whose client was marked by CLIENT KILL, for the owning loop to close.
 pub fn killed<'a>(conns: impl Iterator<Item = (usize, &'a Conn)>) -> Vec<usize> {
     conns.filter(|(_, c)| c.client.info.killed.load(Ordering::SeqCst)).map(|(i, _)| i).collect()
+}
+
+/// Takes the messages posted to loop `owner`'s mailbox (pub/sub), in order.
+pub fn take_mail(shared: &Shared, owner: usize) -> Vec<(u64, std::sync::Arc<[u8]>)> {
+    shared.mailboxes.get(owner).map(|m| std::mem::take(&mut *m.lock())).unwrap_or_default()
+}
+
+/// Appends a posted message to a connection's output; false when the subscriber is over
+/// the pubsub output limit and must be disconnected.
+pub fn append_mail(conn: &mut Conn, bytes: &[u8]) -> bool {
+    if conn.out.len() + bytes.len() > crate::command::pubsub::PUBSUB_OUTPUT_LIMIT {
+        crate::log::warning(&format!(
+            "Client id={} addr={} closed for overcoming of output buffer limits (pubsub).",
+            conn.client.info.id, conn.client.info.addr
+        ));
+        return false;
+    }
+    conn.out.extend_from_slice(bytes);
+    true
 }
 
 /// The tick period for the configured `hz`.

@@ -173,6 +173,8 @@ pub struct EventLoop {
     min_wait_us: u32,
     /// Completions handled in the last iteration (a measure of load).
     last_batch: usize,
+    /// Client id -> slot, for messages posted to this loop.
+    by_id: hashbrown::HashMap<u64, usize>,
     rng: fastrand::Rng,
 }
 
@@ -230,6 +232,7 @@ impl EventLoop {
             rearm: Vec::new(),
             min_wait_us,
             last_batch: 0,
+            by_id: hashbrown::HashMap::new(),
             rng: fastrand::Rng::new(),
         };
         for i in 0..ev.listeners.len() {
@@ -412,6 +415,7 @@ impl EventLoop {
                 self.slots.len() - 1
             }
         };
+        self.by_id.insert(conn.client.info.id, t);
         self.slots[t] = Some(Slot {
             fd,
             conn,
@@ -514,6 +518,18 @@ impl EventLoop {
         for t in killed {
             self.begin_close(t);
         }
+        for (id, bytes) in super::take_mail(&self.shared, self.index) {
+            let Some(&t) = self.by_id.get(&id) else { continue };
+            let Some(Some(slot)) = self.slots.get_mut(t) else { continue };
+            if slot.closing {
+                continue;
+            }
+            if super::append_mail(&mut slot.conn, &bytes) {
+                self.dirty.push(t);
+            } else {
+                self.begin_close(t);
+            }
+        }
     }
 
     /// Shuts the socket down so that operations in flight complete, then closes it
@@ -532,6 +548,7 @@ impl EventLoop {
         let done = matches!(self.slots.get(t), Some(Some(s)) if s.closing && !s.recv_armed && !s.send_inflight);
         if done {
             if let Some(mut slot) = self.slots[t].take() {
+                self.by_id.remove(&slot.conn.client.info.id);
                 close_client(&self.shared, &mut slot.conn);
                 drop(slot); // closes the descriptor
                 self.free.push(t);

@@ -59,7 +59,6 @@ fn texts(r: &Resp) -> Vec<String> {
 }
 
 #[test]
-#[ignore = "issue 3: pub/sub not in Basalt yet"]
 fn subscribe_and_psubscribe_reply_frames() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -83,7 +82,6 @@ fn subscribe_and_psubscribe_reply_frames() {
 }
 
 #[test]
-#[ignore = "issue 3: pub/sub not in Basalt yet"]
 fn unsubscribe_without_arguments() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -127,7 +125,6 @@ fn unsubscribe_without_arguments() {
 }
 
 #[test]
-#[ignore = "issue 3: pub/sub not in Basalt yet"]
 fn publish_delivers_to_subscribers_on_other_connections() {
     let t = shared();
     let mut sub1 = t.raw_conn();
@@ -171,7 +168,6 @@ fn publish_delivers_to_subscribers_on_other_connections() {
 }
 
 #[test]
-#[ignore = "issue 3: pub/sub not in Basalt yet"]
 fn pattern_subscriptions_get_pmessage() {
     let t = shared();
     let mut sub = t.raw_conn();
@@ -195,7 +191,6 @@ fn pattern_subscriptions_get_pmessage() {
 }
 
 #[test]
-#[ignore = "issue 3: pub/sub not in Basalt yet"]
 fn several_matching_patterns_each_deliver() {
     let t = exclusive();
     let mut sub = t.raw_conn();
@@ -214,7 +209,6 @@ fn several_matching_patterns_each_deliver() {
 }
 
 #[test]
-#[ignore = "issue 3: pub/sub not in Basalt yet"]
 fn resp2_subscribed_mode_allows_only_some_commands() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -238,7 +232,6 @@ fn resp2_subscribed_mode_allows_only_some_commands() {
 }
 
 #[test]
-#[ignore = "issue 3: pub/sub not in Basalt yet"]
 fn reset_and_quit_in_subscribed_mode() {
     let t = shared();
     let mut p = t.raw_conn();
@@ -255,7 +248,6 @@ fn reset_and_quit_in_subscribed_mode() {
 }
 
 #[test]
-#[ignore = "issue 3: pub/sub not in Basalt yet"]
 fn resp3_push_frames() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -286,7 +278,6 @@ fn resp3_push_frames() {
 }
 
 #[test]
-#[ignore = "issue 3: pub/sub not in Basalt yet"]
 fn pubsub_introspection() {
     let t = exclusive();
     let mut a = t.raw_conn();
@@ -335,7 +326,6 @@ fn pubsub_introspection() {
 }
 
 #[test]
-#[ignore = "issue 3: pub/sub not in Basalt yet"]
 fn argument_errors() {
     let t = shared();
     let mut c = t.raw_conn();

@@ -1,0 +1,293 @@
+//! Pub/sub: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH and PUBSUB.
+//!
+//! Subscriptions live in `Shared::pubsub` (channel -> subscribers; patterns in
+//! subscription order). PUBLISH encodes each message once per protocol and posts it to
+//! each subscriber's event loop mailbox (`Shared::post`), which wakes that loop; the
+//! loop appends it to the connection's output. Messages from one publisher reach a
+//! subscriber in publish order (one mailbox per loop, drained in order). A subscriber
+//! whose pending output exceeds the pubsub output limit is disconnected by its loop.
+//! RESP2 clients in subscribed mode may only run the commands Redis allows there.
+
+use std::sync::Arc;
+
+use resp::{encode, Proto};
+
+use super::flags::*;
+use super::{container, spec, CommandError, CommandSpec, Ctx};
+use crate::shared::{Shared, Subscriber};
+
+/// Hard output limit for subscribers (Redis: client-output-buffer-limit pubsub 32mb).
+pub const PUBSUB_OUTPUT_LIMIT: usize = 32 * 1024 * 1024;
+
+/// Per-client subscription state.
+#[derive(Default)]
+pub struct Subscriptions {
+    pub channels: Vec<Vec<u8>>,
+    pub patterns: Vec<Vec<u8>>,
+}
+
+impl Subscriptions {
+    pub fn count(&self) -> usize {
+        self.channels.len() + self.patterns.len()
+    }
+}
+
+/// Commands a RESP2 client may run while subscribed.
+pub fn allowed_while_subscribed(name: &str) -> bool {
+    matches!(name, "subscribe" | "unsubscribe" | "psubscribe" | "punsubscribe" | "ping" | "quit" | "reset")
+}
+
+fn me(ctx: &Ctx<'_>) -> Subscriber {
+    Subscriber {
+        owner: ctx.client.info.owner,
+        id: ctx.client.info.id,
+        resp3: ctx.client.proto == Proto::Resp3,
+    }
+}
+
+fn frame(ctx: &mut Ctx<'_>, kind: &[u8], name: Option<&[u8]>, count: usize) {
+    let proto = ctx.client.proto;
+    encode::push_len(ctx.out, 3, proto);
+    encode::bulk(ctx.out, kind);
+    match name {
+        Some(n) => encode::bulk(ctx.out, n),
+        None => encode::null(ctx.out, proto),
+    }
+    encode::integer(ctx.out, count as i64);
+}
+
+/// SUBSCRIBE channel [channel ...] — one confirmation per channel.
+fn subscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let who = me(ctx);
+    for ch in &a[1..] {
+        if !ctx.client.subs.channels.iter().any(|c| c == ch) {
+            ctx.client.subs.channels.push(ch.to_vec());
+            ctx.shared.pubsub.lock().channels.entry(ch.to_vec()).or_default().push(who);
+        }
+        let n = ctx.client.subs.count();
+        frame(ctx, b"subscribe", Some(ch), n);
+    }
+    Ok(())
+}
+
+/// PSUBSCRIBE pattern [pattern ...] — one confirmation per pattern.
+fn psubscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let who = me(ctx);
+    for pat in &a[1..] {
+        if !ctx.client.subs.patterns.iter().any(|p| p == pat) {
+            ctx.client.subs.patterns.push(pat.to_vec());
+            let mut ps = ctx.shared.pubsub.lock();
+            match ps.patterns.iter_mut().find(|(p, _)| p == pat) {
+                Some((_, subs)) => subs.push(who),
+                None => ps.patterns.push((pat.to_vec(), vec![who])),
+            }
+        }
+        let n = ctx.client.subs.count();
+        frame(ctx, b"psubscribe", Some(pat), n);
+    }
+    Ok(())
+}
+
+fn remove_channel(shared: &Shared, ch: &[u8], id: u64) {
+    let mut ps = shared.pubsub.lock();
+    if let Some(subs) = ps.channels.get_mut(ch) {
+        subs.retain(|s| s.id != id);
+        if subs.is_empty() {
+            ps.channels.remove(ch);
+        }
+    }
+}
+
+fn remove_pattern(shared: &Shared, pat: &[u8], id: u64) {
+    let mut ps = shared.pubsub.lock();
+    if let Some(i) = ps.patterns.iter().position(|(p, _)| p == pat) {
+        ps.patterns[i].1.retain(|s| s.id != id);
+        if ps.patterns[i].1.is_empty() {
+            ps.patterns.remove(i);
+        }
+    }
+}
+
+/// UNSUBSCRIBE [channel ...] — one confirmation per channel (all when none given).
+fn unsubscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let id = ctx.client.info.id;
+    let targets: Vec<Vec<u8>> =
+        if a.len() > 1 { a[1..].iter().map(|c| c.to_vec()).collect() } else { ctx.client.subs.channels.clone() };
+    if targets.is_empty() {
+        let n = ctx.client.subs.count();
+        frame(ctx, b"unsubscribe", None, n);
+    }
+    for ch in targets {
+        if let Some(i) = ctx.client.subs.channels.iter().position(|c| *c == ch) {
+            ctx.client.subs.channels.remove(i);
+            remove_channel(ctx.shared, &ch, id);
+        }
+        let n = ctx.client.subs.count();
+        frame(ctx, b"unsubscribe", Some(&ch), n);
+    }
+    Ok(())
+}
+
+/// PUNSUBSCRIBE [pattern ...] — one confirmation per pattern (all when none given).
+fn punsubscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let id = ctx.client.info.id;
+    let targets: Vec<Vec<u8>> =
+        if a.len() > 1 { a[1..].iter().map(|c| c.to_vec()).collect() } else { ctx.client.subs.patterns.clone() };
+    if targets.is_empty() {
+        let n = ctx.client.subs.count();
+        frame(ctx, b"punsubscribe", None, n);
+    }
+    for pat in targets {
+        if let Some(i) = ctx.client.subs.patterns.iter().position(|p| *p == pat) {
+            ctx.client.subs.patterns.remove(i);
+            remove_pattern(ctx.shared, &pat, id);
+        }
+        let n = ctx.client.subs.count();
+        frame(ctx, b"punsubscribe", Some(&pat), n);
+    }
+    Ok(())
+}
+
+/// Drops every subscription of a closing or resetting client.
+pub fn unsubscribe_all(shared: &Shared, client: &mut super::Client) {
+    let id = client.info.id;
+    for ch in client.subs.channels.drain(..) {
+        remove_channel(shared, &ch, id);
+    }
+    for pat in client.subs.patterns.drain(..) {
+        remove_pattern(shared, &pat, id);
+    }
+}
+
+fn encode_message(parts: &[&[u8]], resp3: bool) -> Arc<[u8]> {
+    let mut out = Vec::with_capacity(32 + parts.iter().map(|p| p.len() + 16).sum::<usize>());
+    encode::push_len(&mut out, parts.len(), if resp3 { Proto::Resp3 } else { Proto::Resp2 });
+    for p in parts {
+        encode::bulk(&mut out, p);
+    }
+    out.into()
+}
+
+/// PUBLISH channel message — the number of clients that received it.
+fn publish(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (ch, msg) = (a[1], a[2]);
+    let mut deliveries: Vec<(Subscriber, Arc<[u8]>)> = Vec::new();
+    {
+        let ps = ctx.shared.pubsub.lock();
+        let mut cache: [Option<Arc<[u8]>>; 2] = [None, None];
+        if let Some(subs) = ps.channels.get(ch) {
+            for s in subs {
+                let bytes = cache[usize::from(s.resp3)]
+                    .get_or_insert_with(|| encode_message(&[b"message", ch, msg], s.resp3))
+                    .clone();
+                deliveries.push((*s, bytes));
+            }
+        }
+        for (pat, subs) in &ps.patterns {
+            if !store::glob::glob_match(pat, ch, false) {
+                continue;
+            }
+            let mut cache: [Option<Arc<[u8]>>; 2] = [None, None];
+            for s in subs {
+                let bytes = cache[usize::from(s.resp3)]
+                    .get_or_insert_with(|| encode_message(&[b"pmessage", pat, ch, msg], s.resp3))
+                    .clone();
+                deliveries.push((*s, bytes));
+            }
+        }
+    }
+    let n = deliveries.len();
+    for (to, bytes) in deliveries {
+        ctx.shared.post(to, bytes);
+    }
+    encode::integer(ctx.out, n as i64);
+    Ok(())
+}
+
+/// PUBSUB CHANNELS [pattern] — active channels.
+fn pubsub_channels(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    if a.len() > 3 {
+        return Err(CommandError::Owned(format!(
+            "ERR unknown subcommand or wrong number of arguments for '{}'. Try PUBSUB HELP.",
+            String::from_utf8_lossy(a[1])
+        )));
+    }
+    let pattern = a.get(2).copied();
+    let names: Vec<Vec<u8>> = ctx
+        .shared
+        .pubsub
+        .lock()
+        .channels
+        .keys()
+        .filter(|c| pattern.is_none_or(|p| store::glob::glob_match(p, c, false)))
+        .cloned()
+        .collect();
+    encode::array_len(ctx.out, names.len());
+    for n in names {
+        encode::bulk(ctx.out, &n);
+    }
+    Ok(())
+}
+
+/// PUBSUB NUMSUB [channel ...] — channel, count pairs (a flat array, as Redis).
+fn pubsub_numsub(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let counts: Vec<usize> = {
+        let ps = ctx.shared.pubsub.lock();
+        a[2..].iter().map(|c| ps.channels.get(*c).map_or(0, Vec::len)).collect()
+    };
+    encode::array_len(ctx.out, counts.len() * 2);
+    for (c, n) in a[2..].iter().zip(counts) {
+        encode::bulk(ctx.out, c);
+        encode::integer(ctx.out, n as i64);
+    }
+    Ok(())
+}
+
+/// PUBSUB NUMPAT — number of distinct patterns subscribed.
+fn pubsub_numpat(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    let n = ctx.shared.pubsub.lock().patterns.len();
+    encode::integer(ctx.out, n as i64);
+    Ok(())
+}
+
+fn pubsub_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    super::server::reply_help(
+        ctx,
+        "PUBSUB",
+        &[
+            "CHANNELS [<pattern>]",
+            "    Return the currently active channels matching a <pattern> (default: '*').",
+            "NUMPAT",
+            "    Return number of subscriptions to patterns.",
+            "NUMSUB [<channel> ...]",
+            "    Return the number of subscribers for the specified channels, excluding",
+            "    pattern subscriptions(default: no channels).",
+        ],
+    );
+    Ok(())
+}
+
+/// True when a RESP2 client in subscribed mode may not run `name`; the error to send.
+pub fn subscribed_mode_error(ctx: &Ctx<'_>, name: &str) -> Option<String> {
+    (ctx.client.proto == Proto::Resp2 && ctx.client.subs.count() > 0 && !allowed_while_subscribed(name)).then(|| {
+        format!("ERR Can't execute '{name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+    })
+}
+
+const PUBSUB: &[&str] = &["pubsub"];
+
+static PUBSUB_SUBCOMMANDS: &[CommandSpec] = &[
+    spec("channels", -2, LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Returns the active channels.", pubsub_channels),
+    spec("numsub", -2, LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Returns a count of subscribers to channels.", pubsub_numsub),
+    spec("numpat", 2, LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Returns a count of unique pattern subscriptions.", pubsub_numpat),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Returns helpful text about the different subcommands.", pubsub_help),
+];
+
+pub static COMMANDS: &[CommandSpec] = &[
+    spec("subscribe", -2, NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Listens for messages published to channels.", subscribe),
+    spec("unsubscribe", -1, NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Stops listening to messages posted to channels.", unsubscribe),
+    spec("psubscribe", -2, NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Listens for messages published to channels that match one or more patterns.", psubscribe),
+    spec("punsubscribe", -1, NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Stops listening to messages published to channels that match one or more patterns.", punsubscribe),
+    spec("publish", 3, LOADING | STALE | FAST, (0, 0, 0), PUBSUB, "pubsub", "Posts a message to a channel.", publish),
+    container("pubsub", "pubsub", "A container for Pub/Sub commands.", PUBSUB_SUBCOMMANDS),
+];
