@@ -1,0 +1,167 @@
+//! CLI tests against real servers: redis-server 7.0.15 when installed and target/debug/
+//! basalt-server when built (each skipped with a message otherwise), plus rejections.
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_basalt-bench");
+
+struct Server(Child, tempfile::TempDir);
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(7499)
+}
+
+fn start(bin: &str) -> Option<(Server, u16)> {
+    let port = free_port();
+    let dir = tempfile::tempdir().ok()?;
+    let child = Command::new(bin)
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--dir"])
+        .arg(dir.path())
+        .args(["--save", ""])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let s = Server(child, dir);
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(5) {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return Some((s, port));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
+}
+
+fn redis() -> Option<(Server, u16)> {
+    let s = start("redis-server");
+    if s.is_none() {
+        eprintln!("SKIP: redis-server not installed");
+    }
+    s
+}
+
+fn basalt() -> Option<(Server, u16)> {
+    let p = concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/debug/basalt-server");
+    if !std::path::Path::new(p).exists() {
+        eprintln!("SKIP: {p} not built (cargo build -p basalt-server -j 1)");
+        return None;
+    }
+    start(p)
+}
+
+fn bench(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(BIN).args(args).output().expect("run basalt-bench");
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into())
+}
+
+fn check_quiet(port: u16) {
+    let (code, out, err) = bench(&["-p", &port.to_string(), "-q", "-n", "2000", "-c", "10", "-t", "set,get,lpush,lrange_100"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.split('\n').collect();
+    let titles: Vec<&str> = lines.iter().filter_map(|l| l.trim_start_matches(" \r").split(':').next()).filter(|t| !t.is_empty()).collect();
+    assert_eq!(titles, vec!["SET", "GET", "LPUSH", "LPUSH (needed to benchmark LRANGE)", "LRANGE_100 (first 100 elements)"], "{out}");
+    for l in &lines[..5] {
+        assert!(l.starts_with(" \r") && l.contains(" requests per second, p50=") && l.ends_with(" msec"), "{l:?}");
+    }
+    assert!(out.ends_with("msec\n\n"), "{out:?}");
+}
+
+#[test]
+fn quiet_against_redis() {
+    let Some((_s, port)) = redis() else { return };
+    check_quiet(port);
+}
+
+#[test]
+fn quiet_against_basalt() {
+    let Some((_s, port)) = basalt() else { return };
+    check_quiet(port);
+}
+
+#[test]
+fn csv_and_full_against_redis() {
+    let Some((_s, port)) = redis() else { return };
+    let p = port.to_string();
+    let (code, out, _) = bench(&["-p", &p, "--csv", "-n", "1000", "-t", "get"]);
+    assert_eq!(code, 0);
+    let l: Vec<&str> = out.lines().collect();
+    assert_eq!(l[0], "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\",\"p99_latency_ms\",\"max_latency_ms\"");
+    assert!(l[1].starts_with("\"GET\",\"") && l[1].matches("\",\"").count() == 7, "{}", l[1]);
+    let (code, out, _) = bench(&["-p", &p, "-n", "1000", "-t", "set", "--threads", "2"]);
+    assert_eq!(code, 0);
+    for needle in ["====== SET ======", "  1000 requests completed in ", "  50 parallel clients", "  3 bytes payload", "  keep alive: 1", "  host configuration \"save\": ", "  multi-thread: yes", "  threads: 2", "Latency by percentile distribution:", "Cumulative distribution of latencies:", "  throughput summary: ", "          avg       min       p50       p95       p99       max"] {
+        assert!(out.contains(needle), "missing {needle:?} in\n{out}");
+    }
+}
+
+#[test]
+fn exact_request_count_and_custom_command() {
+    let Some((_s, port)) = redis() else { return };
+    let p = port.to_string();
+    let (code, out, err) = bench(&["-p", &p, "-q", "-n", "1000", "-P", "7", "-c", "3", "-r", "100", "rpush", "cnt", "__rand_int__"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("rpush cnt __rand_int__: "), "{out}");
+    let o = Command::new("redis-cli").args(["-p", &p, "llen", "cnt"]).output();
+    if let Ok(o) = o {
+        assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "1000");
+    }
+}
+
+#[test]
+fn error_replies_are_counted_not_completed() {
+    let Some((_s, port)) = redis() else { return };
+    let (code, out, err) = bench(&["-p", &port.to_string(), "-q", "-n", "100", "-c", "2", "nosuchcommand"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("100 error replies") && err.contains("ERR: 100"), "{err}");
+    assert!(out.contains("nosuchcommand: 0.00 requests per second"), "{out}");
+}
+
+#[test]
+fn unreachable_server_exits_1() {
+    let port = free_port();
+    let (code, _, err) = bench(&["-p", &port.to_string(), "-q", "-n", "10"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("Could not connect") && err.contains("refused"), "{err}");
+}
+
+#[test]
+fn non_resp_server_is_reported() {
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = l.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for s in l.incoming().flatten() {
+            use std::io::Write;
+            let mut s = s;
+            let _ = s.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n");
+        }
+    });
+    let (code, _, err) = bench(&["-p", &port.to_string(), "-q", "-n", "10", "--stall-timeout", "2"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not RESP"), "{err}");
+}
+
+#[test]
+fn bad_flags_exit_1() {
+    for args in [&["--bogus"][..], &["-c", "0"], &["-n"], &["-p", "99999"], &["-P", "0"]] {
+        let (code, _, err) = bench(args);
+        assert_eq!(code, 1, "{args:?}");
+        assert!(!err.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn compare_two_redis() {
+    let (Some((_a, pa)), Some((_b, pb))) = (redis(), redis()) else { return };
+    let (code, out, err) = bench(&["compare", "--a", &format!("127.0.0.1:{pa}"), "--b", &format!("127.0.0.1:{pb}"), "--rounds", "2", "-n", "2000", "-t", "get"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("====== GET ======") && out.contains("rps ") && out.contains("b/a"), "{out}");
+}
