@@ -3,10 +3,10 @@ and pub/sub.
 
 Basalt does not have these yet (issue 3): every test is skipped in the
 default run against Basalt. They run when BASALT_TEST_SERVER names another
-server (e.g. a real Redis), or when BASALT_TYPES is set:
+server (e.g. a real Redis) as by default against Basalt:
 
     BASALT_TEST_SERVER=/usr/bin/redis-server python3 -m pytest tests/py -q
-    BASALT_TYPES=1 python3 -m pytest tests/py -q        # against Basalt
+    python3 -m pytest tests/py -q                        # against Basalt
 """
 
 import os
@@ -16,10 +16,6 @@ import time
 import pytest
 import redis
 
-pending = pytest.mark.skipif(
-    os.environ.get("BASALT_TEST_SERVER", "") == "" and not os.environ.get("BASALT_TYPES"),
-    reason="issue 3: blocking pops (BLPOP, BZPOPMIN ...) not in Basalt yet",
-)
 
 
 def _wait_for(pred, timeout=5.0):
@@ -136,7 +132,6 @@ def test_list_move_and_mpop(rd, prefix):
     rd.delete(src, dst)
 
 
-@pending
 def test_blocking_pops(shared_target, prefix):
     rd = shared_target.client(decode_responses=True)
     k = prefix + "q"
@@ -267,7 +262,6 @@ def test_zset_store_commands(rd, prefix):
     rd.delete(a, b)
 
 
-@pending
 def test_zset_pops(rd, prefix):
     z = prefix + "z"
     rd.zadd(z, {"a": 1, "b": 2, "c": 3, "d": 4})

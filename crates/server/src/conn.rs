@@ -120,7 +120,7 @@ impl Conn {
         let Conn { client, rbuf, rpos, parser, out, .. } = self;
         let client_owner = client.info.owner.min(w.shared.gates.len() - 1);
         loop {
-            if client.close_after_reply {
+            if client.close_after_reply || client.blocked {
                 break;
             }
             parser.limits_mut().unauthenticated = auth_required && !client.authenticated;

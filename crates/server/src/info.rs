@@ -194,9 +194,10 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
         "clients" => {
             let _ = write!(
                 o,
-                "# Clients\r\nconnected_clients:{}\r\ncluster_connections:0\r\nmaxclients:{}\r\nclient_recent_max_input_buffer:0\r\nclient_recent_max_output_buffer:0\r\nblocked_clients:0\r\ntracking_clients:0\r\nclients_in_timeout_table:0\r\n",
+                "# Clients\r\nconnected_clients:{}\r\ncluster_connections:0\r\nmaxclients:{}\r\nclient_recent_max_input_buffer:0\r\nclient_recent_max_output_buffer:0\r\nblocked_clients:{}\r\ntracking_clients:0\r\nclients_in_timeout_table:0\r\n",
                 shared.connected_clients.load(Ordering::Relaxed),
-                cfg.maxclients
+                cfg.maxclients,
+                shared.blocked_count.load(Ordering::Relaxed)
             );
         }
         "memory" => {

@@ -218,12 +218,25 @@ pub struct PubSub {
     pub patterns: Vec<(Vec<u8>, Vec<Subscriber>)>,
 }
 
+/// What one loop is asked to do for one of its clients.
+pub struct Mail {
+    pub client_id: u64,
+    pub bytes: Arc<[u8]>,
+    /// The client was blocked and these bytes are its reply: unblock it.
+    pub unblock: bool,
+}
+
 impl Shared {
     /// Posts bytes to a client's loop and wakes it.
     pub fn post(&self, to: Subscriber, bytes: Arc<[u8]>) {
-        if let Some(mb) = self.mailboxes.get(to.owner) {
-            mb.lock().push((to.id, bytes));
-            self.wake(to.owner);
+        self.post_mail(to.owner, Mail { client_id: to.id, bytes, unblock: false });
+    }
+
+    /// Posts a mail to loop `owner` and wakes it.
+    pub fn post_mail(&self, owner: usize, mail: Mail) {
+        if let Some(mb) = self.mailboxes.get(owner) {
+            mb.lock().push(mail);
+            self.wake(owner);
         }
     }
 }
@@ -322,9 +335,13 @@ pub struct Shared {
     pub watch_count: AtomicUsize,
     /// Pub/sub subscriptions.
     pub pubsub: Mutex<PubSub>,
-    /// Per event loop: messages for its connections (client id, bytes), posted by any
-    /// thread, drained by the loop when woken.
-    pub mailboxes: Vec<Mutex<Vec<(u64, Arc<[u8]>)>>>,
+    /// Per event loop: messages for its connections, posted by any thread, drained by
+    /// the loop when woken.
+    pub mailboxes: Vec<Mutex<Vec<Mail>>>,
+    /// Clients blocked in BLPOP and friends.
+    pub blocked: Mutex<crate::command::blocking::Registry>,
+    /// Number of blocked clients; writes skip the registry when it is 0.
+    pub blocked_count: AtomicUsize,
     pub stat_expired_stale_perc: AtomicU64,
 }
 
@@ -359,6 +376,8 @@ impl Shared {
             watch_count: AtomicUsize::new(0),
             pubsub: Mutex::new(PubSub::default()),
             mailboxes: (0..threads.max(1)).map(|_| Mutex::new(Vec::new())).collect(),
+            blocked: Mutex::new(Default::default()),
+            blocked_count: AtomicUsize::new(0),
             stat_expired_stale_perc: AtomicU64::new(0),
         };
         // Derive every lock-free copy of configuration values from the config.

@@ -8,6 +8,7 @@
 //! into `ctx.out`; an `Err` is written by the dispatcher as the error reply.
 
 pub mod args;
+pub mod blocking;
 pub mod collections;
 pub mod connection;
 pub mod debug;
@@ -133,6 +134,10 @@ pub struct Client {
     pub watched: Vec<transactions::Watched>,
     /// Pub/sub channels and patterns.
     pub subs: pubsub::Subscriptions,
+    /// Waiting in a blocking command: no further input runs until its reply comes.
+    pub blocked: bool,
+    /// Running the queue of an EXEC (blocking commands do not block there).
+    pub in_exec: bool,
 }
 
 impl Client {
@@ -146,6 +151,8 @@ impl Client {
             multi: None,
             watched: Vec::new(),
             subs: pubsub::Subscriptions::default(),
+            blocked: false,
+            in_exec: false,
         }
     }
 }
@@ -211,13 +218,14 @@ pub struct CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 11] {
+fn families() -> [&'static [CommandSpec]; 12] {
     [
         connection::COMMANDS,
         strings::COMMANDS,
         keys::COMMANDS,
         hashes::COMMANDS,
         lists::COMMANDS,
+        blocking::COMMANDS,
         sets::COMMANDS,
         sorted_sets::COMMANDS,
         transactions::COMMANDS,
@@ -417,6 +425,10 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     bump(&ctx.stats.total_commands, 1);
     if let (Some(targets), true) = (targets, result.is_ok()) {
         transactions::after_write(ctx, targets);
+    }
+    if result.is_ok() && spec.flags & flags::WRITE != 0 && !ctx.client.in_exec {
+        // Waiters on keys this write filled are served now, in FIFO order.
+        blocking::serve(ctx.shared, ctx.now_ms);
     }
     if let Err(e) = result {
         bump(&stats.failed_calls, 1);

@@ -334,6 +334,8 @@ static SINCE: &[(&str, &str)] = &[
     ("subscribe", "2.0.0"), ("unsubscribe", "2.0.0"), ("psubscribe", "2.0.0"), ("punsubscribe", "2.0.0"),
     ("publish", "2.0.0"), ("pubsub", "2.8.0"), ("pubsub|channels", "2.8.0"), ("pubsub|numsub", "2.8.0"),
     ("pubsub|numpat", "2.8.0"), ("pubsub|help", "6.2.0"),
+    ("blpop", "2.0.0"), ("brpop", "2.0.0"), ("blmove", "6.2.0"), ("brpoplpush", "2.2.0"), ("blmpop", "7.0.0"),
+    ("bzpopmin", "5.0.0"), ("bzpopmax", "5.0.0"), ("bzmpop", "7.0.0"),
     ("multi", "1.2.0"), ("exec", "1.2.0"), ("discard", "2.0.0"), ("watch", "2.2.0"), ("unwatch", "2.2.0"),
 ];
 

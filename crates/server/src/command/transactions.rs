@@ -143,10 +143,15 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     }
     unwatch_all(ctx.shared, ctx.client);
     encode::array_len(ctx.out, m.queue.len());
+    ctx.client.in_exec = true;
     for cmd in &m.queue {
         let args: Vec<&[u8]> = cmd.iter().map(Vec::as_slice).collect();
         execute(ctx, &args);
     }
+    ctx.client.in_exec = false;
+    // Blocked clients are served after the whole transaction, as in Redis (a push
+    // undone later in the same EXEC wakes nobody).
+    super::blocking::serve(ctx.shared, ctx.now_ms);
     Ok(())
 }
 

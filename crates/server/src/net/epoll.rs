@@ -275,19 +275,21 @@ impl EventLoop {
         for t in killed {
             self.close(t);
         }
-        let mut touched = Vec::new();
-        for (id, bytes) in super::take_mail(&self.shared, self.index) {
-            let Some(&t) = self.by_id.get(&id) else { continue };
+        let now_ms = self.shared.keyspace.now_ms();
+        for mail in super::take_mail(&self.shared, self.index) {
+            let Some(&t) = self.by_id.get(&mail.client_id) else { continue };
             let Some(Some(slot)) = self.conns.get_mut(t) else { continue };
-            if super::append_mail(&mut slot.conn, &bytes) {
-                touched.push(t);
-            } else {
-                self.close(t);
+            let shared = &*self.shared;
+            let stats = &*shared.thread_stats[self.index];
+            let mut w = Worker { shared, stats, rng: &mut self.rng, now_ms };
+            match super::apply_mail(&mut slot.conn, &mail, &mut w) {
+                Flow::CloseNow => self.close(t),
+                Flow::CloseAfterWrite => {
+                    self.flush(t);
+                    self.close_when_flushed(t);
+                }
+                Flow::Continue => self.flush(t),
             }
-        }
-        touched.dedup();
-        for t in touched {
-            self.flush(t);
         }
     }
 

@@ -114,6 +114,7 @@ pub fn open_client(
 pub fn close_client(shared: &Shared, conn: &mut Conn) {
     crate::command::transactions::unwatch_all(shared, &mut conn.client);
     crate::command::pubsub::unsubscribe_all(shared, &mut conn.client);
+    crate::command::blocking::forget(shared, conn.client.info.id);
     shared.clients.lock().remove(&conn.client.info.id);
     shared.connected_clients.fetch_sub(1, Ordering::Relaxed);
 }
@@ -126,6 +127,7 @@ pub fn tick<'a>(
     now_ms: i64,
     conns: impl Iterator<Item = (usize, &'a Conn)>,
 ) -> Vec<usize> {
+    crate::command::blocking::expire(shared, owner, now_ms);
     if shared.active_expire_enabled.load(Ordering::Relaxed) {
         // Under the loop's gate, so that no key expires in the middle of an EXEC.
         let _gate = shared.gates[owner.min(shared.gates.len() - 1)].read();
@@ -151,8 +153,24 @@ pub fn killed<'a>(conns: impl Iterator<Item = (usize, &'a Conn)>) -> Vec<usize> 
 }
 
 /// Takes the messages posted to loop `owner`'s mailbox (pub/sub), in order.
-pub fn take_mail(shared: &Shared, owner: usize) -> Vec<(u64, std::sync::Arc<[u8]>)> {
+pub fn take_mail(shared: &Shared, owner: usize) -> Vec<crate::shared::Mail> {
     shared.mailboxes.get(owner).map(|m| std::mem::take(&mut *m.lock())).unwrap_or_default()
+}
+
+/// Applies a posted mail to its connection: a blocked client's reply unblocks it and
+/// resumes its pending input; a pub/sub message is appended. Returns the flow, or
+/// CloseNow when a subscriber is over the pubsub output limit.
+pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::conn::Worker<'_>) -> crate::conn::Flow {
+    if mail.unblock {
+        conn.client.blocked = false;
+        conn.out.extend_from_slice(&mail.bytes);
+        return conn.process(w);
+    }
+    if append_mail(conn, &mail.bytes) {
+        crate::conn::Flow::Continue
+    } else {
+        crate::conn::Flow::CloseNow
+    }
 }
 
 /// Appends a posted message to a connection's output; false when the subscriber is over

@@ -518,16 +518,23 @@ impl EventLoop {
         for t in killed {
             self.begin_close(t);
         }
-        for (id, bytes) in super::take_mail(&self.shared, self.index) {
-            let Some(&t) = self.by_id.get(&id) else { continue };
+        let now_ms = self.shared.keyspace.now_ms();
+        for mail in super::take_mail(&self.shared, self.index) {
+            let Some(&t) = self.by_id.get(&mail.client_id) else { continue };
             let Some(Some(slot)) = self.slots.get_mut(t) else { continue };
             if slot.closing {
                 continue;
             }
-            if super::append_mail(&mut slot.conn, &bytes) {
-                self.dirty.push(t);
-            } else {
-                self.begin_close(t);
+            let shared = &*self.shared;
+            let stats = &*shared.thread_stats[self.index];
+            let mut w = Worker { shared, stats, rng: &mut self.rng, now_ms };
+            match super::apply_mail(&mut slot.conn, &mail, &mut w) {
+                Flow::CloseNow => self.begin_close(t),
+                Flow::CloseAfterWrite => {
+                    slot.close_after_send = true;
+                    self.dirty.push(t);
+                }
+                Flow::Continue => self.dirty.push(t),
             }
         }
     }

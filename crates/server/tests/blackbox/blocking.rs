@@ -31,7 +31,6 @@ fn reply(c: &mut RawConn) -> Vec<u8> {
 }
 
 #[test]
-#[ignore = "issue 3: blocking list commands not in Basalt yet"]
 fn immediate_return_when_data_exists() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -76,7 +75,6 @@ fn immediate_return_when_data_exists() {
 }
 
 #[test]
-#[ignore = "issue 3: blocking list commands not in Basalt yet"]
 fn timeout_returns_null_array() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -107,7 +105,6 @@ fn timeout_returns_null_array() {
 }
 
 #[test]
-#[ignore = "issue 3: blocking list commands not in Basalt yet"]
 fn timeout_returns_resp3_null() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -138,7 +135,6 @@ fn timeout_returns_resp3_null() {
 }
 
 #[test]
-#[ignore = "issue 3: blocking list commands not in Basalt yet"]
 fn timeout_argument_errors() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -201,7 +197,6 @@ fn timeout_argument_errors() {
 }
 
 #[test]
-#[ignore = "issue 3: blocking list commands not in Basalt yet"]
 fn wrongtype_on_existing_key() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -222,7 +217,6 @@ fn wrongtype_on_existing_key() {
 }
 
 #[test]
-#[ignore = "issue 3: blocking list commands not in Basalt yet"]
 fn blocking_pop_inside_multi_does_not_block() {
     let t = shared();
     let mut c = t.raw_conn();
@@ -237,7 +231,6 @@ fn blocking_pop_inside_multi_does_not_block() {
 }
 
 #[test]
-#[ignore = "issue 3: blocking list commands not in Basalt yet"]
 fn push_from_another_connection_wakes_blpop() {
     let t = exclusive();
     let mut blocked = t.raw_conn();
@@ -261,7 +254,6 @@ fn push_from_another_connection_wakes_blpop() {
 }
 
 #[test]
-#[ignore = "issue 3: blocking list commands not in Basalt yet"]
 fn blpop_on_several_keys_wakes_on_any() {
     let t = exclusive();
     let mut blocked = t.raw_conn();
@@ -274,7 +266,6 @@ fn blpop_on_several_keys_wakes_on_any() {
 }
 
 #[test]
-#[ignore = "issue 3: blocking list commands not in Basalt yet"]
 fn blocked_clients_are_served_in_fifo_order() {
     let t = exclusive();
     let mut first = t.raw_conn();
@@ -301,7 +292,6 @@ fn blocked_clients_are_served_in_fifo_order() {
 }
 
 #[test]
-#[ignore = "issue 3: blocking list commands not in Basalt yet"]
 fn zero_timeout_blocks_until_woken() {
     let t = exclusive();
     let mut blocked = t.raw_conn();
@@ -314,7 +304,6 @@ fn zero_timeout_blocks_until_woken() {
 }
 
 #[test]
-#[ignore = "issue 3: blocking list commands not in Basalt yet"]
 fn a_push_that_is_undone_in_the_same_transaction_does_not_wake() {
     let t = exclusive();
     let mut blocked = t.raw_conn();
@@ -335,7 +324,6 @@ fn a_push_that_is_undone_in_the_same_transaction_does_not_wake() {
 }
 
 #[test]
-#[ignore = "issue 3: blocking list commands not in Basalt yet"]
 fn a_disconnected_waiter_does_not_consume() {
     let t = exclusive();
     let mut ctl = t.raw_conn();
@@ -350,7 +338,6 @@ fn a_disconnected_waiter_does_not_consume() {
 }
 
 #[test]
-#[ignore = "issue 3: blocking list commands not in Basalt yet"]
 fn blmove_and_brpoplpush_wake() {
     let t = exclusive();
     let mut blocked = t.raw_conn();
@@ -374,7 +361,6 @@ fn blmove_and_brpoplpush_wake() {
 }
 
 #[test]
-#[ignore = "issue 3: blocking list commands not in Basalt yet"]
 fn blmpop_wakes_with_count() {
     let t = exclusive();
     let mut blocked = t.raw_conn();
@@ -390,7 +376,6 @@ fn blmpop_wakes_with_count() {
 }
 
 #[test]
-#[ignore = "issue 3: blocking sorted set commands not in Basalt yet"]
 fn bzpopmin_bzpopmax_bzmpop_wake() {
     let t = exclusive();
     let mut blocked = t.raw_conn();
@@ -414,7 +399,6 @@ fn bzpopmin_bzpopmax_bzmpop_wake() {
 }
 
 #[test]
-#[ignore = "issue 3: blocking list commands not in Basalt yet"]
 fn info_counts_blocked_clients() {
     let t = exclusive();
     let mut ctl = t.raw_conn();

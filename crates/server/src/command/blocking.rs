@@ -1,0 +1,359 @@
+//! Blocking pops: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX, BZMPOP.
+//!
+//! A command that finds no data registers its client as a waiter on each of its keys
+//! (FIFO per key) and answers nothing; its connection stops executing further input.
+//! After every successful write (and after a whole EXEC), the writer serves waiters
+//! itself: for each waiting key that now holds data it runs the first waiter's pop,
+//! in the writer's thread and in FIFO order, and posts the reply to the waiter's event
+//! loop, which unblocks the connection and resumes its input. Serving on the writer's
+//! side means the element cannot be taken by anyone else in between, and clients are
+//! served in the order they blocked, as in Redis.
+//!
+//! Lost wake-ups are impossible because a waiter checks for data and registers under the
+//! registry lock, and writers serve under the same lock after their write. Timeouts are
+//! checked on each event loop's tick (`hz`), so they are precise to about 100 ms.
+//! Lock order: registry, then shards.
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use hashbrown::HashMap;
+use resp::{encode, Proto};
+use store::types::list::{End, List};
+use store::types::zset::ZSet;
+
+use super::args::{self, is};
+use super::collections::{self as coll};
+use super::flags::*;
+use super::{spec, CommandError, CommandSpec, Ctx};
+use crate::shared::{Mail, Shared};
+
+/// What a blocked client waits to do.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// BLPOP/BRPOP (`count` None) and BLMPOP (`count` Some).
+    Pop { keys: Vec<Vec<u8>>, end: End, count: Option<usize> },
+    /// BLMOVE/BRPOPLPUSH.
+    Move { src: Vec<u8>, dst: Vec<u8>, from: End, to: End },
+    /// BZPOPMIN/BZPOPMAX (`count` None) and BZMPOP (`count` Some).
+    ZPop { keys: Vec<Vec<u8>>, max: bool, count: Option<usize> },
+}
+
+impl Op {
+    fn keys(&self) -> Vec<&[u8]> {
+        match self {
+            Op::Pop { keys, .. } | Op::ZPop { keys, .. } => keys.iter().map(Vec::as_slice).collect(),
+            Op::Move { src, .. } => vec![src.as_slice()],
+        }
+    }
+}
+
+/// A blocked client.
+pub struct Waiter {
+    owner: usize,
+    db: usize,
+    proto: Proto,
+    op: Op,
+    deadline_ms: Option<i64>,
+}
+
+/// Waiters by key and by client.
+#[derive(Default)]
+pub struct Registry {
+    queues: HashMap<(usize, Vec<u8>), VecDeque<u64>>,
+    waiters: HashMap<u64, Waiter>,
+}
+
+impl Registry {
+    fn remove(&mut self, id: u64) -> Option<Waiter> {
+        let w = self.waiters.remove(&id)?;
+        for key in w.op.keys() {
+            let qk = (w.db, key.to_vec());
+            if let Some(q) = self.queues.get_mut(&qk) {
+                q.retain(|x| *x != id);
+                if q.is_empty() {
+                    self.queues.remove(&qk);
+                }
+            }
+        }
+        Some(w)
+    }
+}
+
+/// Tries the pop now: Ok(Some(reply)) when served, Ok(None) when no key has data.
+fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op) -> Result<Option<Vec<u8>>, CommandError> {
+    let ks = &shared.keyspace;
+    let lru = store::clock::lru_clock(now_ms);
+    let mut out = Vec::new();
+    match op {
+        Op::Pop { keys, end, count } => {
+            for key in keys {
+                let (h, mut shard) = ks.lock_key(db, key);
+                let Some(list) = coll::get::<List>(&mut shard, h, key, now_ms)? else { continue };
+                let n = count.unwrap_or(1).min(list.len());
+                let items: Vec<Box<[u8]>> = (0..n).filter_map(|_| list.pop(*end)).collect();
+                coll::drop_if_empty(&mut shard, h, key, now_ms);
+                encode::array_len(&mut out, 2);
+                encode::bulk(&mut out, key);
+                if count.is_some() {
+                    encode::array_len(&mut out, items.len());
+                }
+                for item in &items {
+                    encode::bulk(&mut out, item);
+                }
+                return Ok(Some(out));
+            }
+            Ok(None)
+        }
+        Op::Move { src, dst, from, to } => {
+            let mut locked = ks.lock_keys(db, [src, dst]);
+            let (sh, s) = locked.shard_for(db, src);
+            if !coll::check::<List>(s, sh, src, now_ms)? {
+                return Ok(None);
+            }
+            let (dh, d) = locked.shard_for(db, dst);
+            coll::check::<List>(d, dh, dst, now_ms)?;
+            let (sh, s) = locked.shard_for(db, src);
+            let Some(item) = coll::get::<List>(s, sh, src, now_ms)?.and_then(|l| l.pop(*from)) else {
+                return Ok(None);
+            };
+            coll::drop_if_empty(s, sh, src, now_ms);
+            let (dh, d) = locked.shard_for(db, dst);
+            let list: &mut List = coll::get_or_create(d, dh, dst, now_ms, lru)?;
+            list.push(*to, &item);
+            encode::bulk(&mut out, &item);
+            Ok(Some(out))
+        }
+        Op::ZPop { keys, max, count } => {
+            for key in keys {
+                let (h, mut shard) = ks.lock_key(db, key);
+                let Some(z) = coll::get::<ZSet>(&mut shard, h, key, now_ms)? else { continue };
+                let mut items = Vec::new();
+                for _ in 0..count.unwrap_or(1) {
+                    let len = z.len();
+                    let Some((s, m)) = (len > 0).then(|| z.at(if *max { len - 1 } else { 0 })).flatten().map(|(s, m)| (s, m.to_vec())) else { break };
+                    z.remove(&m);
+                    items.push((s, m));
+                }
+                coll::drop_if_empty(&mut shard, h, key, now_ms);
+                match count {
+                    None => {
+                        let (s, m) = &items[0];
+                        encode::array_len(&mut out, 3);
+                        encode::bulk(&mut out, key);
+                        encode::bulk(&mut out, m);
+                        encode::double(&mut out, *s, proto);
+                    }
+                    Some(_) => {
+                        encode::array_len(&mut out, 2);
+                        encode::bulk(&mut out, key);
+                        encode::array_len(&mut out, items.len());
+                        for (s, m) in &items {
+                            encode::array_len(&mut out, 2);
+                            encode::bulk(&mut out, m);
+                            encode::double(&mut out, *s, proto);
+                        }
+                    }
+                }
+                return Ok(Some(out));
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// Runs a blocking command: serve now, answer as on timeout inside a transaction, or
+/// register the client as a waiter.
+fn block(ctx: &mut Ctx<'_>, op: Op, timeout_ms: Option<i64>, null_in_multi: fn(&mut Vec<u8>, Proto)) -> Result<(), CommandError> {
+    let shared = ctx.shared;
+    let db = ctx.client.db;
+    let proto = ctx.client.proto;
+    let mut reg = shared.blocked.lock();
+    if let Some(reply) = try_serve(shared, db, ctx.now_ms, proto, &op)? {
+        drop(reg);
+        ctx.out.extend_from_slice(&reply);
+        return Ok(());
+    }
+    if ctx.client.in_exec {
+        null_in_multi(ctx.out, proto);
+        return Ok(());
+    }
+    let id = ctx.client.info.id;
+    for key in op.keys() {
+        reg.queues.entry((db, key.to_vec())).or_default().push_back(id);
+    }
+    let deadline_ms = timeout_ms.map(|t| ctx.now_ms.saturating_add(t));
+    reg.waiters.insert(id, Waiter { owner: ctx.client.info.owner, db, proto, op, deadline_ms });
+    shared.blocked_count.fetch_add(1, Ordering::SeqCst);
+    ctx.client.blocked = true;
+    Ok(())
+}
+
+/// Serves waiters whose keys now hold data (after a write or an EXEC).
+pub fn serve(shared: &Shared, now_ms: i64) {
+    if shared.blocked_count.load(Ordering::SeqCst) == 0 {
+        return;
+    }
+    let mut reg = shared.blocked.lock();
+    let keys: Vec<(usize, Vec<u8>)> = reg.queues.keys().cloned().collect();
+    for qk in keys {
+        while let Some(&id) = reg.queues.get(&qk).and_then(VecDeque::front) {
+            let Some(w) = reg.waiters.get(&id) else { break };
+            match try_serve(shared, w.db, now_ms, w.proto, &w.op) {
+                Ok(Some(reply)) => {
+                    if let Some(w) = reg.remove(id) {
+                        shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
+                        shared.post_mail(w.owner, Mail { client_id: id, bytes: Arc::from(reply), unblock: true });
+                    }
+                }
+                _ => break,
+            }
+        }
+    }
+}
+
+/// Times out this loop's waiters whose deadline passed: each gets its null reply.
+pub fn expire(shared: &Shared, owner: usize, now_ms: i64) {
+    if shared.blocked_count.load(Ordering::SeqCst) == 0 {
+        return;
+    }
+    let mut reg = shared.blocked.lock();
+    let due: Vec<u64> = reg
+        .waiters
+        .iter()
+        .filter(|(_, w)| w.owner == owner && w.deadline_ms.is_some_and(|d| d <= now_ms))
+        .map(|(id, _)| *id)
+        .collect();
+    for id in due {
+        if let Some(w) = reg.remove(id) {
+            shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
+            let mut out = Vec::new();
+            encode::null_array(&mut out, w.proto);
+            shared.post_mail(owner, Mail { client_id: id, bytes: Arc::from(out), unblock: true });
+        }
+    }
+}
+
+/// Forgets a client's wait (disconnect, CLIENT KILL).
+pub fn forget(shared: &Shared, client_id: u64) {
+    if shared.blocked_count.load(Ordering::SeqCst) == 0 {
+        return;
+    }
+    if shared.blocked.lock().remove(client_id).is_some() {
+        shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Parses a timeout in seconds (0 = forever) into milliseconds.
+fn timeout(arg: &[u8]) -> Result<Option<i64>, CommandError> {
+    let t = store::types::string::parse_f64(arg).ok_or(CommandError::msg("ERR timeout is not a float or out of range"))?;
+    if t < 0.0 || !t.is_finite() {
+        return Err(CommandError::msg("ERR timeout is negative"));
+    }
+    let ms = (t * 1000.0).ceil();
+    Ok((ms > 0.0).then_some(ms.min(i64::MAX as f64 / 2.0) as i64))
+}
+
+fn end_arg(w: &[u8]) -> Result<End, CommandError> {
+    if is(w, "left") {
+        Ok(End::Head)
+    } else if is(w, "right") {
+        Ok(End::Tail)
+    } else {
+        Err(CommandError::Syntax)
+    }
+}
+
+fn keys_of(a: &[&[u8]]) -> Vec<Vec<u8>> {
+    a.iter().map(|k| k.to_vec()).collect()
+}
+
+/// BLPOP key [key ...] timeout — [key, element] or nil after the timeout.
+fn blpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let t = timeout(a[a.len() - 1])?;
+    block(ctx, Op::Pop { keys: keys_of(&a[1..a.len() - 1]), end: End::Head, count: None }, t, encode::null_array)
+}
+
+/// BRPOP key [key ...] timeout — [key, element] or nil after the timeout.
+fn brpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let t = timeout(a[a.len() - 1])?;
+    block(ctx, Op::Pop { keys: keys_of(&a[1..a.len() - 1]), end: End::Tail, count: None }, t, encode::null_array)
+}
+
+/// BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout — the element or nil.
+fn blmove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (from, to) = (end_arg(a[3])?, end_arg(a[4])?);
+    let t = timeout(a[5])?;
+    block(ctx, Op::Move { src: a[1].to_vec(), dst: a[2].to_vec(), from, to }, t, encode::null)
+}
+
+/// BRPOPLPUSH source destination timeout — the element or nil.
+fn brpoplpush(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let t = timeout(a[3])?;
+    block(ctx, Op::Move { src: a[1].to_vec(), dst: a[2].to_vec(), from: End::Tail, to: End::Head }, t, encode::null)
+}
+
+/// Parses `timeout numkeys key ... WHERE [COUNT n]` of BLMPOP/BZMPOP.
+fn mpop_args<'a>(a: &[&'a [u8]], which: &[&str; 2]) -> Result<(Option<i64>, Vec<Vec<u8>>, bool, usize), CommandError> {
+    let t = timeout(a[1])?;
+    let (keys, i) = super::sets::numkeys(&a[1..], CommandError::Syntax)?;
+    let Some(w) = a.get(i + 1) else { return Err(CommandError::Syntax) };
+    let first = if is(w, which[0]) {
+        true
+    } else if is(w, which[1]) {
+        false
+    } else {
+        return Err(CommandError::Syntax);
+    };
+    let mut count = 1usize;
+    match &a[i + 2..] {
+        [] => {}
+        [c, n] if is(c, "count") => {
+            const NOT_POSITIVE: &str = "ERR count should be greater than 0";
+            let n = args::int(n).map_err(|_| CommandError::msg(NOT_POSITIVE))?;
+            count = usize::try_from(n).ok().filter(|&n| n > 0).ok_or(CommandError::msg(NOT_POSITIVE))?;
+        }
+        _ => return Err(CommandError::Syntax),
+    }
+    Ok((t, keys_of(keys), first, count))
+}
+
+/// BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
+fn blmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (t, keys, left, count) = mpop_args(a, &["left", "right"])?;
+    let end = if left { End::Head } else { End::Tail };
+    block(ctx, Op::Pop { keys, end, count: Some(count) }, t, encode::null_array)
+}
+
+/// BZPOPMIN key [key ...] timeout — [key, member, score] or nil.
+fn bzpopmin(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let t = timeout(a[a.len() - 1])?;
+    block(ctx, Op::ZPop { keys: keys_of(&a[1..a.len() - 1]), max: false, count: None }, t, encode::null_array)
+}
+
+/// BZPOPMAX key [key ...] timeout — [key, member, score] or nil.
+fn bzpopmax(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let t = timeout(a[a.len() - 1])?;
+    block(ctx, Op::ZPop { keys: keys_of(&a[1..a.len() - 1]), max: true, count: None }, t, encode::null_array)
+}
+
+/// BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]
+fn bzmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (t, keys, min, count) = mpop_args(a, &["min", "max"])?;
+    block(ctx, Op::ZPop { keys, max: !min, count: Some(count) }, t, encode::null_array)
+}
+
+const LIST: &[&str] = &["list", "blocking"];
+const ZSET: &[&str] = &["sortedset", "blocking"];
+
+pub static COMMANDS: &[CommandSpec] = &[
+    spec("blpop", -3, WRITE | NOSCRIPT, (1, -2, 1), LIST, "list", "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.", blpop),
+    spec("brpop", -3, WRITE | NOSCRIPT, (1, -2, 1), LIST, "list", "Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.", brpop),
+    spec("blmove", 6, WRITE | DENYOOM | NOSCRIPT, (1, 2, 1), LIST, "list", "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved.", blmove),
+    spec("brpoplpush", 4, WRITE | DENYOOM | NOSCRIPT, (1, 2, 1), LIST, "list", "Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped.", brpoplpush),
+    spec("blmpop", -5, WRITE | NOSCRIPT, (0, 0, 0), LIST, "list", "Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped.", blmpop),
+    spec("bzpopmin", -3, WRITE | NOSCRIPT | FAST, (1, -2, 1), ZSET, "sorted_set", "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.", bzpopmin),
+    spec("bzpopmax", -3, WRITE | NOSCRIPT | FAST, (1, -2, 1), ZSET, "sorted_set", "Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member available otherwise. Deletes the sorted set if the last element was popped.", bzpopmax),
+    spec("bzmpop", -5, WRITE | NOSCRIPT, (0, 0, 0), ZSET, "sorted_set", "Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.", bzmpop),
+];
