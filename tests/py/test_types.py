@@ -1,12 +1,9 @@
 """redis-py smoke tests for hashes, lists, sets, sorted sets, transactions
-and pub/sub.
+and pub/sub, run against Basalt by default and against another server (e.g. a
+real Redis 7.0.15) when BASALT_TEST_SERVER names it:
 
-Basalt does not have these yet (issue 3): every test is skipped in the
-default run against Basalt. They run when BASALT_TEST_SERVER names another
-server (e.g. a real Redis) as by default against Basalt:
-
-    BASALT_TEST_SERVER=/usr/bin/redis-server python3 -m pytest tests/py -q
-    python3 -m pytest tests/py -q                        # against Basalt
+    python3 -m pytest tests/py -q                                          # Basalt
+    BASALT_TEST_SERVER=/usr/bin/redis-server python3 -m pytest tests/py -q  # Redis
 """
 
 import os
