@@ -20,7 +20,6 @@ pub mod server;
 pub mod sets;
 pub mod sorted_sets;
 pub mod strings;
-#[cfg(test)]
 pub mod testing;
 pub mod transactions;
 

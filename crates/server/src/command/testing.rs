@@ -1,5 +1,6 @@
-//! In-process command harness for unit tests: a keyspace on a manual clock, one client,
-//! and `run` that executes a command and returns the decoded reply. No sockets.
+//! In-process command harness for unit tests and the fuzz targets: a keyspace on a
+//! manual clock, one client, and `run` that executes a command and returns the decoded
+//! reply. No sockets.
 
 use std::sync::Arc;
 
@@ -14,6 +15,12 @@ pub struct Harness {
     pub client: Client,
     pub clock: store::Clock,
     rng: fastrand::Rng,
+}
+
+impl Default for Harness {
+    fn default() -> Harness {
+        Harness::new()
+    }
 }
 
 impl Harness {
@@ -46,6 +53,15 @@ impl Harness {
         };
         execute(&mut ctx, args);
         out
+    }
+
+    /// Runs a command given as arguments and decodes its reply.
+    pub fn run_args(&mut self, args: &[&[u8]]) -> Frame {
+        let out = self.raw_args(args);
+        match resp::decode_frame(&out, u64::MAX) {
+            Ok(Some((f, n))) if n == out.len() => f,
+            other => panic!("bad reply to {args:?}: {other:?} from {:?}", String::from_utf8_lossy(&out)),
+        }
     }
 
     /// Runs a command and decodes its reply.
