@@ -90,11 +90,28 @@ impl Packed {
         self.iter().map(|(_, item)| item)
     }
 
-    /// Appends an item.
+    /// Appends an item. Capacity grows exactly (as a listpack does): these sequences are
+    /// small, and the allocator resizes within a size class in place.
     pub fn push(&mut self, item: &[u8]) {
+        self.buf.reserve_exact(varint_len(item.len()) + item.len());
         put_varint(&mut self.buf, item.len());
         self.buf.extend_from_slice(item);
         self.count += 1;
+    }
+
+    /// Inserts an item at byte offset `at` (an item boundary from `iter`, or the end).
+    pub fn insert_at(&mut self, at: usize, item: &[u8]) {
+        let mut encoded = Vec::with_capacity(varint_len(item.len()) + item.len());
+        put_varint(&mut encoded, item.len());
+        encoded.extend_from_slice(item);
+        self.buf.reserve_exact(encoded.len());
+        self.buf.splice(at..at, encoded);
+        self.count += 1;
+    }
+
+    /// Byte length of the encoded items (the end offset).
+    pub fn byte_len(&self) -> usize {
+        self.buf.len()
     }
 
     /// Removes the item at byte offset `at` (from `iter`).
@@ -110,6 +127,7 @@ impl Packed {
         let mut encoded = Vec::with_capacity(varint_len(item.len()) + item.len());
         put_varint(&mut encoded, item.len());
         encoded.extend_from_slice(item);
+        self.buf.reserve_exact(encoded.len().saturating_sub(next - at));
         self.buf.splice(at..next, encoded);
     }
 

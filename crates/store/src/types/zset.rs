@@ -12,6 +12,8 @@ use std::cmp::Ordering;
 
 use hashbrown::HashMap;
 
+use super::packed::Packed;
+
 /// Thresholds from `zset-max-listpack-entries` and `zset-max-listpack-value`.
 #[derive(Clone, Copy, Debug)]
 pub struct ZLimits {
@@ -111,18 +113,33 @@ impl Chunks {
     }
 }
 
-/// A Redis sorted set.
+/// The large form: score order in chunks plus member -> score.
 #[derive(Clone, Debug, Default)]
-pub struct ZSet {
+pub struct Large {
     order: Chunks,
-    /// member -> score, present once the set outgrows the listpack limits.
-    scores: Option<HashMap<Box<[u8]>, f64, foldhash::fast::RandomState>>,
+    scores: HashMap<Box<[u8]>, f64, foldhash::fast::RandomState>,
+}
+
+/// A Redis sorted set.
+#[derive(Clone, Debug)]
+pub enum ZSet {
+    /// member, score, member, score ... in (score, member) order (OBJECT ENCODING
+    /// "listpack"). Format of a score item: `[0][zigzag LEB128]` for a score that is an
+    /// integer (exactly), `[1][f64 LE]` otherwise.
+    Packed(Packed),
+    /// "skiplist".
+    Large(Box<Large>),
+}
+
+impl Default for ZSet {
+    fn default() -> ZSet {
+        ZSet::Packed(Packed::new())
+    }
 }
 
 impl PartialEq for ZSet {
     fn eq(&self, other: &ZSet) -> bool {
-        self.len() == other.len()
-            && self.order.range(0, self.len()).zip(other.order.range(0, other.len())).all(|(a, b)| a == b)
+        self.len() == other.len() && self.range(0, self.len()) == other.range(0, other.len())
     }
 }
 
@@ -142,32 +159,97 @@ pub enum LexBound {
     Exclusive(Vec<u8>),
 }
 
+fn encode_score(s: f64) -> Vec<u8> {
+    // Integral scores in +/-2^53 are stored exactly as integers; -0.0 keeps its sign by
+    // taking the float form.
+    if s.fract() == 0.0 && s.abs() < 9_007_199_254_740_992.0 && !(s == 0.0 && s.is_sign_negative()) {
+        let n = s as i64;
+        let mut z = ((n << 1) ^ (n >> 63)) as u64;
+        let mut out = vec![0u8];
+        while z >= 0x80 {
+            out.push((z as u8) | 0x80);
+            z >>= 7;
+        }
+        out.push(z as u8);
+        out
+    } else {
+        let mut out = vec![1u8];
+        out.extend_from_slice(&s.to_le_bytes());
+        out
+    }
+}
+
+fn decode_score(b: &[u8]) -> f64 {
+    match b.split_first() {
+        Some((0, rest)) => {
+            let mut z = 0u64;
+            for (i, byte) in rest.iter().enumerate() {
+                z |= u64::from(byte & 0x7f) << (7 * i);
+            }
+            (((z >> 1) as i64) ^ -((z & 1) as i64)) as f64
+        }
+        Some((_, rest)) => {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&rest[..8.min(rest.len())]);
+            f64::from_le_bytes(a)
+        }
+        None => 0.0,
+    }
+}
+
+/// (score, member, byte offset of the member) of a packed set, in order.
+fn packed_items(p: &Packed) -> Vec<(f64, &[u8], usize)> {
+    let mut out = Vec::with_capacity(p.len() / 2);
+    let mut it = p.iter();
+    while let (Some((at, m)), Some((_, s))) = (it.next(), it.next()) {
+        out.push((decode_score(s), m, at));
+    }
+    out
+}
+
 impl ZSet {
     pub fn new() -> ZSet {
         ZSet::default()
     }
 
     pub fn len(&self) -> usize {
-        self.order.len
+        match self {
+            ZSet::Packed(p) => p.len() / 2,
+            ZSet::Large(l) => l.order.len,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.order.len == 0
+        self.len() == 0
     }
 
     pub fn encoding(&self) -> &'static str {
-        if self.scores.is_some() {
-            "skiplist"
-        } else {
-            "listpack"
+        match self {
+            ZSet::Packed(_) => "listpack",
+            ZSet::Large(_) => "skiplist",
         }
     }
 
     pub fn score(&self, member: &[u8]) -> Option<f64> {
-        match &self.scores {
-            Some(map) => map.get(member).copied(),
-            None => self.order.chunks.iter().flatten().find(|(_, m)| m.as_ref() == member).map(|(s, _)| *s),
+        match self {
+            ZSet::Packed(p) => packed_items(p).into_iter().find(|(_, m, _)| *m == member).map(|(s, _, _)| s),
+            ZSet::Large(l) => l.scores.get(member).copied(),
         }
+    }
+
+    fn to_large(&mut self) {
+        let large = match self {
+            ZSet::Packed(p) => {
+                let mut l = Large::default();
+                for (s, m, _) in packed_items(p) {
+                    l.order.insert(s, m);
+                    l.scores.insert(m.into(), s);
+                }
+                l
+            }
+            ZSet::Large(_) => return,
+        };
+        *self = ZSet::Large(Box::new(large));
     }
 
     /// Sets a member's score; true when the member is new.
@@ -177,64 +259,100 @@ impl ZSet {
             if old == score && old.is_sign_negative() == score.is_sign_negative() {
                 return false;
             }
-            self.order.remove(old, member);
+            self.remove(member);
         }
-        self.order.insert(score, member);
-        if let Some(map) = &mut self.scores {
-            map.insert(member.into(), score);
-        } else if self.order.len > limits.max_listpack_entries || member.len() > limits.max_listpack_value {
-            let mut map = HashMap::with_capacity_and_hasher(self.order.len, Default::default());
-            for (s, m) in self.order.chunks.iter().flatten() {
-                map.insert(m.clone(), *s);
+        if let ZSet::Packed(p) = self {
+            let too_big = p.len() / 2 + 1 > limits.max_listpack_entries || member.len() > limits.max_listpack_value;
+            if !too_big {
+                let at = packed_items(p)
+                    .into_iter()
+                    .find(|(s, m, _)| cmp((*s, m), (score, member)) == Ordering::Greater)
+                    .map_or(p.byte_len(), |(_, _, at)| at);
+                // Score first, then the member in front of it.
+                p.insert_at(at, &encode_score(score));
+                p.insert_at(at, member);
+                return old.is_none();
             }
-            self.scores = Some(map);
+            self.to_large();
+        }
+        if let ZSet::Large(l) = self {
+            l.order.insert(score, member);
+            l.scores.insert(member.into(), score);
         }
         old.is_none()
     }
 
     /// Removes a member; true when it was there.
     pub fn remove(&mut self, member: &[u8]) -> bool {
-        let Some(score) = self.score(member) else { return false };
-        self.order.remove(score, member);
-        if let Some(map) = &mut self.scores {
-            map.remove(member);
+        match self {
+            ZSet::Packed(p) => {
+                let Some(at) = packed_items(p).into_iter().find(|(_, m, _)| *m == member).map(|(_, _, at)| at) else {
+                    return false;
+                };
+                p.remove_at(at);
+                p.remove_at(at);
+                true
+            }
+            ZSet::Large(l) => {
+                let Some(score) = l.scores.remove(member) else { return false };
+                l.order.remove(score, member);
+                true
+            }
         }
-        true
+    }
+
+    /// Rank of the first item for which `before` is false (a prefix predicate).
+    fn partition_point(&self, before: impl Fn(f64, &[u8]) -> bool) -> usize {
+        match self {
+            ZSet::Packed(p) => packed_items(p).partition_point(|(s, m, _)| before(*s, m)),
+            ZSet::Large(l) => l.order.partition_point(before),
+        }
     }
 
     /// 0-based ascending rank of a member.
     pub fn rank(&self, member: &[u8]) -> Option<usize> {
         let score = self.score(member)?;
-        Some(self.order.partition_point(|s, m| cmp((s, m), (score, member)) == Ordering::Less))
+        Some(self.partition_point(|s, m| cmp((s, m), (score, member)) == Ordering::Less))
     }
 
     /// The item at an ascending rank.
     pub fn at(&self, rank: usize) -> Option<(f64, &[u8])> {
-        self.order.at(rank).map(|(s, m)| (*s, &**m))
+        match self {
+            ZSet::Packed(p) => packed_items(p).get(rank).map(|(s, m, _)| (*s, *m)),
+            ZSet::Large(l) => l.order.at(rank).map(|(s, m)| (*s, &**m)),
+        }
     }
 
     /// Items with ascending ranks in [start, end] (inclusive).
     pub fn range(&self, start: usize, end: usize) -> Vec<(f64, Vec<u8>)> {
-        self.order.range(start, end).map(|(s, m)| (*s, m.to_vec())).collect()
+        match self {
+            ZSet::Packed(p) => packed_items(p)
+                .into_iter()
+                .skip(start)
+                .take((end + 1).saturating_sub(start))
+                .map(|(s, m, _)| (s, m.to_vec()))
+                .collect(),
+            ZSet::Large(l) => l.order.range(start, end).map(|(s, m)| (*s, m.to_vec())).collect(),
+        }
     }
 
     /// Ascending ranks [first, last) of members whose scores lie within the bounds.
     pub fn score_ranks(&self, min: ScoreBound, max: ScoreBound) -> (usize, usize) {
-        let first = self.order.partition_point(|s, _| if min.exclusive { s <= min.value } else { s < min.value });
-        let last = self.order.partition_point(|s, _| if max.exclusive { s < max.value } else { s <= max.value });
+        let first = self.partition_point(|s, _| if min.exclusive { s <= min.value } else { s < min.value });
+        let last = self.partition_point(|s, _| if max.exclusive { s < max.value } else { s <= max.value });
         (first, last.max(first))
     }
 
     /// Ascending ranks [first, last) of members within lex bounds (meaningful when all
     /// scores are equal, as Redis documents).
     pub fn lex_ranks(&self, min: &LexBound, max: &LexBound) -> (usize, usize) {
-        let first = self.order.partition_point(|_, m| match min {
+        let first = self.partition_point(|_, m| match min {
             LexBound::Min => false,
             LexBound::Max => true,
             LexBound::Inclusive(x) => m < x.as_slice(),
             LexBound::Exclusive(x) => m <= x.as_slice(),
         });
-        let last = self.order.partition_point(|_, m| match max {
+        let last = self.partition_point(|_, m| match max {
             LexBound::Min => false,
             LexBound::Max => true,
             LexBound::Inclusive(x) => m <= x.as_slice(),
@@ -244,9 +362,14 @@ impl ZSet {
     }
 
     pub fn heap_size(&self) -> usize {
-        let items: usize = self.order.chunks.iter().map(|c| c.capacity() * 24).sum::<usize>()
-            + self.order.chunks.iter().flatten().map(|(_, m)| m.len()).sum::<usize>();
-        items + self.scores.as_ref().map_or(0, |m| m.capacity() * 33)
+        match self {
+            ZSet::Packed(p) => p.heap_size(),
+            ZSet::Large(l) => {
+                let items = l.order.chunks.iter().map(|c| c.capacity() * 24).sum::<usize>()
+                    + l.order.chunks.iter().flatten().map(|(_, m)| m.len()).sum::<usize>();
+                items + l.scores.capacity() * 33
+            }
+        }
     }
 }
 
@@ -296,6 +419,16 @@ mod tests {
         }
         assert_eq!(z.len(), 2500);
         assert_eq!(z.range(0, 10_000).len(), 2500);
+    }
+
+    #[test]
+    fn packed_scores_round_trip() {
+        for s in [0.0, -0.0, 1.0, -1.0, 1e6, 1.5, -2.25, 9.0e15, 1e300, f64::INFINITY, f64::NEG_INFINITY] {
+            let d = decode_score(&encode_score(s));
+            assert_eq!(d, s);
+            assert_eq!(d.is_sign_negative(), s.is_sign_negative(), "{s}");
+        }
+        assert_eq!(encode_score(1_000_000.0).len(), 4);
     }
 
     #[test]
