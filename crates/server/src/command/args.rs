@@ -36,6 +36,43 @@ pub fn db_index(arg: &[u8], databases: usize) -> Result<usize, CommandError> {
         .ok_or(CommandError::msg("ERR DB index is out of range"))
 }
 
+/// A pop count (LPOP, SPOP, ZPOPMIN ...): "ERR value is out of range, must be positive"
+/// for anything but a non-negative integer.
+pub fn pop_count(arg: &[u8]) -> Result<usize, CommandError> {
+    const NOT_POSITIVE: &str = "ERR value is out of range, must be positive";
+    let n = int(arg).map_err(|_| CommandError::msg(NOT_POSITIVE))?;
+    usize::try_from(n).map_err(|_| CommandError::msg(NOT_POSITIVE))
+}
+
+/// The optional `COUNT n` tail of LMPOP/ZMPOP and their blocking forms (default 1).
+pub fn mpop_count(rest: &[&[u8]]) -> Result<usize, CommandError> {
+    match rest {
+        [] => Ok(1),
+        [c, n] if is(c, "count") => {
+            const NOT_POSITIVE: &str = "ERR count should be greater than 0";
+            let n = int(n).map_err(|_| CommandError::msg(NOT_POSITIVE))?;
+            usize::try_from(n).ok().filter(|&n| n > 0).ok_or(CommandError::msg(NOT_POSITIVE))
+        }
+        _ => Err(CommandError::Syntax),
+    }
+}
+
+/// The optional `LIMIT n` of SINTERCARD/ZINTERCARD from a[i..] (0 = no limit).
+pub fn intercard_limit(a: &[&[u8]], mut i: usize) -> Result<usize, CommandError> {
+    let mut limit = 0usize;
+    while i < a.len() {
+        if is(a[i], "limit") && i + 1 < a.len() {
+            const NEGATIVE: &str = "ERR LIMIT can't be negative";
+            let l = int(a[i + 1]).map_err(|_| CommandError::msg(NEGATIVE))?;
+            limit = usize::try_from(l).map_err(|_| CommandError::msg(NEGATIVE))?;
+            i += 2;
+        } else {
+            return Err(CommandError::Syntax);
+        }
+    }
+    Ok(limit)
+}
+
 /// How an expiry option gave its time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExpireUnit {

@@ -306,16 +306,7 @@ fn mpop_args<'a>(a: &[&'a [u8]], which: &[&str; 2]) -> Result<(Option<i64>, Vec<
     } else {
         return Err(CommandError::Syntax);
     };
-    let mut count = 1usize;
-    match &a[i + 2..] {
-        [] => {}
-        [c, n] if is(c, "count") => {
-            const NOT_POSITIVE: &str = "ERR count should be greater than 0";
-            let n = args::int(n).map_err(|_| CommandError::msg(NOT_POSITIVE))?;
-            count = usize::try_from(n).ok().filter(|&n| n > 0).ok_or(CommandError::msg(NOT_POSITIVE))?;
-        }
-        _ => return Err(CommandError::Syntax),
-    }
+    let count = args::mpop_count(&a[i + 2..])?;
     Ok((t, keys_of(keys), first, count))
 }
 

@@ -49,11 +49,7 @@ fn pop(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End) -> Result<(), CommandError> {
     }
     let count = match a.get(2) {
         None => None,
-        Some(c) => {
-            const NOT_POSITIVE: &str = "ERR value is out of range, must be positive";
-            let n = args::int(c).map_err(|_| CommandError::msg(NOT_POSITIVE))?;
-            Some(usize::try_from(n).map_err(|_| CommandError::msg(NOT_POSITIVE))?)
-        }
+        Some(c) => Some(args::pop_count(c)?),
     };
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let proto = ctx.client.proto;
@@ -343,16 +339,7 @@ fn lmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (keys, i) = super::sets::numkeys(a, CommandError::Syntax)?;
     let Some(w) = a.get(i) else { return Err(CommandError::Syntax) };
     let end = end_arg(w)?;
-    let mut count = 1usize;
-    match &a[i + 1..] {
-        [] => {}
-        [c, n] if is(c, "count") => {
-            const NOT_POSITIVE: &str = "ERR count should be greater than 0";
-            let n = args::int(n).map_err(|_| CommandError::msg(NOT_POSITIVE))?;
-            count = usize::try_from(n).ok().filter(|&n| n > 0).ok_or(CommandError::msg(NOT_POSITIVE))?;
-        }
-        _ => return Err(CommandError::Syntax),
-    }
+    let count = args::mpop_count(&a[i + 1..])?;
     let db = ctx.client.db;
     let mut locked = ctx.ks().lock_keys(db, keys);
     for key in keys {

@@ -6,7 +6,7 @@
 use resp::encode;
 use store::types::set::Set;
 
-use super::args::{self, is};
+use super::args;
 use super::collections::{self as coll};
 use super::flags::*;
 use super::hashes::{check_random_count, parse_scan_args, random_picks};
@@ -84,11 +84,7 @@ fn scard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn spop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let count = match a.get(2) {
         None => None,
-        Some(c) => {
-            const NOT_POSITIVE: &str = "ERR value is out of range, must be positive";
-            let n = args::int(c).map_err(|_| CommandError::msg(NOT_POSITIVE))?;
-            Some(usize::try_from(n).map_err(|_| CommandError::msg(NOT_POSITIVE))?)
-        }
+        Some(c) => Some(args::pop_count(c)?),
     };
     if a.len() > 3 {
         return Err(CommandError::Syntax);
@@ -303,18 +299,8 @@ pub fn numkeys<'a, 'b>(a: &'b [&'a [u8]], too_many: CommandError) -> Result<(&'b
 
 /// SINTERCARD numkeys key [key ...] [LIMIT limit] — size of the intersection.
 fn sintercard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let (keys, mut i) = numkeys(a, CommandError::msg("ERR Number of keys can't be greater than number of args"))?;
-    let mut limit = 0usize;
-    while i < a.len() {
-        if is(a[i], "limit") && i + 1 < a.len() {
-            const NEGATIVE: &str = "ERR LIMIT can't be negative";
-            let l = args::int(a[i + 1]).map_err(|_| CommandError::msg(NEGATIVE))?;
-            limit = usize::try_from(l).map_err(|_| CommandError::msg(NEGATIVE))?;
-            i += 2;
-        } else {
-            return Err(CommandError::Syntax);
-        }
-    }
+    let (keys, i) = numkeys(a, CommandError::msg("ERR Number of keys can't be greater than number of args"))?;
+    let limit = args::intercard_limit(a, i)?;
     let n = compute(ctx, keys, Op::Inter, limit)?.len();
     encode::integer(ctx.out, n as i64);
     Ok(())

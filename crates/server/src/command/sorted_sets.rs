@@ -498,22 +498,11 @@ fn pop_from(z: &mut ZSet, count: usize, max: bool) -> Vec<(f64, Vec<u8>)> {
     out
 }
 
-fn pop_count(arg: Option<&&[u8]>) -> Result<Option<usize>, CommandError> {
-    match arg {
-        None => Ok(None),
-        Some(c) => {
-            const NOT_POSITIVE: &str = "ERR value is out of range, must be positive";
-            let n = args::int(c).map_err(|_| CommandError::msg(NOT_POSITIVE))?;
-            Ok(Some(usize::try_from(n).map_err(|_| CommandError::msg(NOT_POSITIVE))?))
-        }
-    }
-}
-
 fn zpop(ctx: &mut Ctx<'_>, a: &[&[u8]], max: bool) -> Result<(), CommandError> {
     if a.len() > 3 {
         return Err(CommandError::Syntax);
     }
-    let count = pop_count(a.get(2))?;
+    let count = a.get(2).map(|c| args::pop_count(c)).transpose()?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let items = match coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
         Some(z) => pop_from(z, count.unwrap_or(1), max),
@@ -556,16 +545,7 @@ fn zmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     } else {
         return Err(CommandError::Syntax);
     };
-    let mut count = 1usize;
-    match &a[i + 1..] {
-        [] => {}
-        [c, n] if is(c, "count") => {
-            const NOT_POSITIVE: &str = "ERR count should be greater than 0";
-            let n = args::int(n).map_err(|_| CommandError::msg(NOT_POSITIVE))?;
-            count = usize::try_from(n).ok().filter(|&n| n > 0).ok_or(CommandError::msg(NOT_POSITIVE))?;
-        }
-        _ => return Err(CommandError::Syntax),
-    }
+    let count = args::mpop_count(&a[i + 1..])?;
     let db = ctx.client.db;
     let proto = ctx.client.proto;
     let mut locked = ctx.ks().lock_keys(db, keys);
@@ -816,18 +796,8 @@ fn zintercard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if n > a.len() - 2 {
         return Err(CommandError::Syntax);
     }
-    let (keys, mut i) = (&a[2..2 + n], 2 + n);
-    let mut limit = 0usize;
-    while i < a.len() {
-        if is(a[i], "limit") && i + 1 < a.len() {
-            const NEGATIVE: &str = "ERR LIMIT can't be negative";
-            let l = args::int(a[i + 1]).map_err(|_| CommandError::msg(NEGATIVE))?;
-            limit = usize::try_from(l).map_err(|_| CommandError::msg(NEGATIVE))?;
-            i += 2;
-        } else {
-            return Err(CommandError::Syntax);
-        }
-    }
+    let keys = &a[2..2 + n];
+    let limit = args::intercard_limit(a, 2 + n)?;
     let mut words: Vec<&[u8]> = vec![b"zinter", b""];
     let n = keys.len().to_string();
     words[1] = n.as_bytes();
