@@ -133,6 +133,13 @@ pub struct ClientInfo {
     pub no_touch: AtomicBool,
     /// Set by CLIENT KILL; the owner closes the connection when it sees it.
     pub killed: AtomicBool,
+    /// Channel and pattern subscriptions, commands queued in MULTI (-1 outside), and
+    /// whether the client is blocked: published by the owner after each command for
+    /// CLIENT LIST.
+    pub sub: AtomicUsize,
+    pub psub: AtomicUsize,
+    pub multi: AtomicI64,
+    pub blocked: AtomicBool,
 }
 
 impl ClientInfo {
@@ -157,6 +164,10 @@ impl ClientInfo {
             no_evict: Default::default(),
             no_touch: Default::default(),
             killed: Default::default(),
+            sub: Default::default(),
+            psub: Default::default(),
+            multi: AtomicI64::new(-1),
+            blocked: Default::default(),
         }
     }
 }

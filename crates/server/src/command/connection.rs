@@ -221,6 +221,15 @@ pub fn describe(info: &ClientInfo, now_ms: i64) -> String {
     let age = info.created.elapsed().as_secs();
     let idle = ((now_ms - info.last_interaction_ms.load(Ordering::Relaxed)) / 1000).max(0);
     let mut flags = String::new();
+    if info.blocked.load(Ordering::Relaxed) {
+        flags.push('b');
+    }
+    if info.sub.load(Ordering::Relaxed) + info.psub.load(Ordering::Relaxed) > 0 {
+        flags.push('P');
+    }
+    if info.multi.load(Ordering::Relaxed) >= 0 {
+        flags.push('x');
+    }
     if info.no_evict.load(Ordering::Relaxed) {
         flags.push('e');
     }
@@ -235,7 +244,7 @@ pub fn describe(info: &ClientInfo, now_ms: i64) -> String {
     let mut s = String::with_capacity(256);
     let _ = write!(
         s,
-        "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub=0 psub=0 ssub=0 multi=-1 qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs={} rbp=0 obl={} oll=0 omem={} tot-mem={} events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+        "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs={} rbp=0 obl={} oll=0 omem={} tot-mem={} events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
         info.id,
         info.addr,
         info.laddr,
@@ -245,6 +254,9 @@ pub fn describe(info: &ClientInfo, now_ms: i64) -> String {
         idle,
         flags,
         info.db.load(Ordering::Relaxed),
+        info.sub.load(Ordering::Relaxed),
+        info.psub.load(Ordering::Relaxed),
+        info.multi.load(Ordering::Relaxed),
         qbuf,
         qbuf,
         obuf,

@@ -438,11 +438,21 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
         ctx.stats.count_error(&text);
         write_error(ctx.out, &text);
     }
+    publish_client_state(ctx.client);
     let threshold = ctx.shared.slowlog_threshold_us.load(Ordering::Relaxed);
     if threshold >= 0 && us as i64 >= threshold && spec.flags & flags::SKIP_SLOWLOG == 0 {
         let name = ctx.client.info.name.lock().clone();
         ctx.shared.slowlog_push(us, args, &ctx.client.info.addr, &name);
     }
+}
+
+/// Copies the state CLIENT LIST shows from the owner's client into the shared record.
+pub fn publish_client_state(client: &Client) {
+    let info = &client.info;
+    info.sub.store(client.subs.channels.len(), Ordering::Relaxed);
+    info.psub.store(client.subs.patterns.len(), Ordering::Relaxed);
+    info.multi.store(client.multi.as_ref().map_or(-1, |m| m.queue.len() as i64), Ordering::Relaxed);
+    info.blocked.store(client.blocked, Ordering::Relaxed);
 }
 
 /// Shorthand for a spec line in a family table.

@@ -291,3 +291,27 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("publish", 3, LOADING | STALE | FAST, (0, 0, 0), PUBSUB, "pubsub", "Posts a message to a channel.", publish),
     container("pubsub", "pubsub", "A container for Pub/Sub commands.", PUBSUB_SUBCOMMANDS),
 ];
+
+#[cfg(test)]
+mod tests {
+    use crate::command::testing::Harness;
+
+    #[test]
+    fn client_list_and_info_show_subscriptions_and_transactions() {
+        let mut h = Harness::new();
+        assert!(h.raw("SUBSCRIBE a b").ends_with(b":2\r\n"));
+        assert!(h.raw("PSUBSCRIBE p*").ends_with(b":3\r\n"));
+        // Subscribed RESP2 clients may not run CLIENT INFO or INFO: read the shared state.
+        let line = crate::command::connection::describe(&h.client.info, 0);
+        assert!(line.contains(" flags=P ") && line.contains(" sub=2 psub=1 "), "{line}");
+        let info = crate::info::render(&h.shared, &["stats".to_string()]);
+        assert!(info.contains("pubsub_channels:2\r\npubsub_patterns:1"), "{info}");
+        h.text("RESET");
+        assert!(h.text("INFO stats").contains("pubsub_channels:0\r\npubsub_patterns:0"));
+        h.text("MULTI");
+        h.text("SET k v");
+        // CLIENT INFO would be queued; the shared record shows the transaction.
+        let line = crate::command::connection::describe(&h.client.info, 0);
+        assert!(line.contains(" flags=x ") && line.contains(" multi=1 "), "{line}");
+    }
+}

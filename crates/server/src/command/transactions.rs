@@ -44,6 +44,7 @@ pub fn queue(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     if let Some(m) = ctx.client.multi.as_mut() {
         m.queue.push(args.iter().map(|a| a.to_vec()).collect());
     }
+    super::publish_client_state(ctx.client);
     encode::simple(ctx.out, b"QUEUED");
 }
 

@@ -163,6 +163,7 @@ pub fn take_mail(shared: &Shared, owner: usize) -> Vec<crate::shared::Mail> {
 pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::conn::Worker<'_>) -> crate::conn::Flow {
     if mail.unblock {
         conn.client.blocked = false;
+        crate::command::publish_client_state(&conn.client);
         conn.out.extend_from_slice(&mail.bytes);
         return conn.process(w);
     }
