@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Memory per key of small collections, Basalt against Redis 7.0.15, each server started
+# empty: N hashes of 10 fields (field:0..9 -> 16-byte values) and N sorted sets of 10
+# members (member:0..9, integer scores), loaded with redis-cli --pipe. Prints
+# used_memory bytes per key and the ratio. Usage: scripts/bench-types-memory.sh [N]
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+n="${1:-200000}"
+. "$repo/scripts/lib/ensure-tools.sh"
+ensure_rust
+ensure_redis_tools
+cargo build --release --quiet --manifest-path "$repo/Cargo.toml" -p basalt-server
+work="$(mktemp -d)"
+pids=()
+cleanup() { for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+python3 - "$n" "$work" <<'PY'
+import random, sys
+n, work = int(sys.argv[1]), sys.argv[2]
+random.seed(1)
+def cmd(*a):
+    out = [b'*%d\r\n' % len(a)]
+    for x in a:
+        x = x.encode()
+        out.append(b'$%d\r\n%s\r\n' % (len(x), x))
+    return b''.join(out)
+with open(f'{work}/hashes.resp', 'wb') as f:
+    for i in range(n):
+        args = ['HSET', f'hash:{i}']
+        for j in range(10):
+            args += [f'field:{j}', ''.join(random.choice('abcdefghijklmnop') for _ in range(16))]
+        f.write(cmd(*args))
+with open(f'{work}/zsets.resp', 'wb') as f:
+    for i in range(n):
+        args = ['ZADD', f'zset:{i}']
+        for j in range(10):
+            args += [str(random.randint(0, 1000000)), f'member:{j}']
+        f.write(cmd(*args))
+PY
+port=$((20000 + RANDOM % 20000))
+used() { redis-cli -p "$port" info memory | tr -d '\r' | sed -n 's/^used_memory://p'; }
+declare -A result
+for kind in hashes zsets; do
+  for srv in redis basalt; do
+    if [ "$srv" = redis ]; then
+      redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work" >/dev/null 2>&1 &
+    else
+      "$repo/target/release/basalt-server" --port "$port" --bind 127.0.0.1 --dir "$work" --threads 1 >/dev/null 2>&1 &
+    fi
+    pid=$!; pids+=("$pid")
+    for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    before=$(used)
+    redis-cli -p "$port" --pipe < "$work/$kind.resp" >/dev/null
+    after=$(used)
+    result[$kind-$srv]=$(( (after - before) / n ))
+    kill "$pid"; wait "$pid" 2>/dev/null || true
+  done
+done
+echo "| $n keys | Redis B/key | Basalt B/key | ratio |"
+echo "|---|---:|---:|---:|"
+for kind in hashes zsets; do
+  r=${result[$kind-redis]}; b=${result[$kind-basalt]}
+  echo "| $kind (10 elements) | $r | $b | $(python3 -c "print(f'{$b/$r:.2f}')") |"
+done
