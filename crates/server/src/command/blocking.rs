@@ -11,7 +11,11 @@
 //!
 //! Lost wake-ups are impossible because a waiter checks for data and registers under the
 //! registry lock, and writers serve under the same lock after their write. Timeouts are
-//! checked on each event loop's tick (`hz`), so they are precise to about 100 ms.
+//! checked on each event loop's tick (`hz`), so they are precise to about 100 ms. The tick
+//! also runs the serve pass (only while someone is blocked), so a waiter whose wake-up
+//! went missing is still served within a tick; one CI run saw a blocked BLMOVE get no
+//! reply within 5 s on the epoll engine, which was not reproduced since (see the closing
+//! notes of the session that added this).
 //! Lock order: registry, then shards.
 
 use std::collections::VecDeque;

@@ -127,6 +127,8 @@ pub fn tick<'a>(
     now_ms: i64,
     conns: impl Iterator<Item = (usize, &'a Conn)>,
 ) -> Vec<usize> {
+    // Safety net: serve waiters whose keys hold data even if no wake-up reached them.
+    crate::command::blocking::serve(shared, now_ms);
     crate::command::blocking::expire(shared, owner, now_ms);
     if shared.active_expire_enabled.load(Ordering::Relaxed) {
         // Under the loop's gate, so that no key expires in the middle of an EXEC.
