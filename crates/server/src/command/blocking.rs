@@ -13,9 +13,9 @@
 //! registry lock, and writers serve under the same lock after their write. Timeouts are
 //! checked on each event loop's tick (`hz`), so they are precise to about 100 ms. The tick
 //! also runs the serve pass (only while someone is blocked), so a waiter whose wake-up
-//! went missing is still served within a tick; one CI run saw a blocked BLMOVE get no
-//! reply within 5 s on the epoll engine, which was not reproduced since (see the closing
-//! notes of the session that added this).
+//! went missing is still served within a tick. (Once, under a loaded test run on the
+//! epoll engine, a blocked BLMOVE got no reply within 5 s; the cause was not found and
+//! the failure has not been reproduced.)
 //! Lock order: registry, then shards.
 
 use std::collections::VecDeque;
