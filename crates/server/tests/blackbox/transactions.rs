@@ -398,3 +398,51 @@ fn redis_rs_atomic_pipeline() {
     assert_eq!((a, b), (15, 16));
     let _: i64 = q(&mut rc, &["DEL", k]);
 }
+
+#[test]
+fn no_client_observes_half_of_an_exec() {
+    // A writer increments two keys together in transactions while several readers
+    // (spread over the server's event loops) read both at once; every read must see
+    // them equal. Bounded: a fixed number of transactions and reads.
+    let t = exclusive();
+    let addr = t.addr.clone();
+    let (a, b) = ("tx_atomic:{k}a", "tx_atomic:{k}b");
+    let mut setup = t.raw_conn();
+    assert_bytes!(setup.cmd(&["MSET", a, "0", b, "0"]), b"+OK\r\n");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Six readers: with two loops, the chance that all share the writer's loop is 1 in 64.
+    let readers: Vec<_> = (0..6)
+        .map(|_| {
+            let stop = stop.clone();
+            let addr = addr.clone();
+            std::thread::spawn(move || {
+                let mut c = RawConn::connect(&addr);
+                let mut reads = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) && reads < 20_000 {
+                    let r = parse(&c.cmd(&["MGET", a, b]));
+                    let v = r.items();
+                    assert_eq!(v[0], v[1], "saw half a transaction after {reads} reads");
+                    reads += 1;
+                }
+                reads
+            })
+        })
+        .collect();
+    let mut w = t.raw_conn();
+    for _ in 0..2_000 {
+        w.send(b"*1\r\n$5\r\nMULTI\r\n");
+        w.send(&encode(&["INCR", a]));
+        w.send(&encode(&["INCR", b]));
+        w.send(b"*1\r\n$4\r\nEXEC\r\n");
+        assert_bytes!(w.read_reply(), b"+OK\r\n");
+        assert_bytes!(w.read_reply(), b"+QUEUED\r\n");
+        assert_bytes!(w.read_reply(), b"+QUEUED\r\n");
+        let r = parse(&w.read_reply());
+        assert_eq!(r.items().len(), 2);
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for r in readers {
+        assert!(r.join().expect("reader thread") > 0);
+    }
+    assert_bytes!(setup.cmd(&["MGET", a, b]), b"*2\r\n$4\r\n2000\r\n$4\r\n2000\r\n");
+}
