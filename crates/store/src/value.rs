@@ -120,3 +120,4 @@ impl crate::entry::ValueRef<'_> {
         }
     }
 }
+

@@ -334,6 +334,9 @@ fn keys(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 // SCAN cursor layout: bits 52..63 shard, 40..51 the shard's epoch (low 12 bits),
 // 0..39 bucket position. A position of 0 ignores the epoch.
+
+/// Most shards per database a SCAN cursor can address (12 bits of shard index).
+pub const MAX_SHARDS: usize = 1 << 12;
 const POS_BITS: u32 = 40;
 const EPOCH_MASK: u64 = 0xfff;
 
