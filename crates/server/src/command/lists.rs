@@ -104,7 +104,7 @@ fn lrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         None => encode::array_len(ctx.out, 0),
         Some((l, (s, e))) => {
             encode::array_len(ctx.out, e - s + 1);
-            for item in l.items.range(s..=e) {
+            for item in l.iter().skip(s).take(e - s + 1) {
                 encode::bulk(ctx.out, item);
             }
         }
@@ -117,7 +117,7 @@ fn lindex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let i = args::int(a[2])?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let list = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)?;
-    match list.and_then(|l| l.index(i).map(|p| &l.items[p])) {
+    match list.and_then(|l| l.index(i).and_then(|p| l.get(p))) {
         Some(item) => encode::bulk(ctx.out, item),
         None => encode::null(ctx.out, ctx.client.proto),
     }
@@ -130,7 +130,7 @@ fn lset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let list = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)?.ok_or(CommandError::NoSuchKey)?;
     let p = list.index(i).ok_or(CommandError::msg("ERR index out of range"))?;
-    list.items[p] = a[3].into();
+    list.set(p, a[3]);
     ctx.ok();
     Ok(())
 }
@@ -150,11 +150,11 @@ fn linsert(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         encode::integer(ctx.out, 0);
         return Ok(());
     };
-    let Some(p) = list.items.iter().position(|x| x.as_ref() == a[3]) else {
+    let Some(p) = list.iter().position(|x| x == a[3]) else {
         encode::integer(ctx.out, -1);
         return Ok(());
     };
-    list.items.insert(if after { p + 1 } else { p }, a[4].into());
+    list.insert(if after { p + 1 } else { p }, a[4]);
     encode::integer(ctx.out, list.len() as i64);
     Ok(())
 }
@@ -167,26 +167,18 @@ fn lrem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut removed = 0u64;
     if let Some(list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? {
         let limit = if count == 0 { u64::MAX } else { count.unsigned_abs() };
-        let items = std::mem::take(&mut list.items);
-        let mut kept: std::collections::VecDeque<Box<[u8]>> = std::collections::VecDeque::with_capacity(items.len());
-        if count >= 0 {
-            for item in items {
-                if removed < limit && item.as_ref() == a[3] {
-                    removed += 1;
-                } else {
-                    kept.push_back(item);
-                }
-            }
+        // Positions of the matches to remove: the first `limit` from the head (count
+        // >= 0) or from the tail (count < 0).
+        let matches: Vec<usize> = list.iter().enumerate().filter(|(_, x)| *x == a[3]).map(|(i, _)| i).collect();
+        let chosen: std::collections::HashSet<usize> = if count >= 0 {
+            matches.into_iter().take(limit.min(usize::MAX as u64) as usize).collect()
         } else {
-            for item in items.into_iter().rev() {
-                if removed < limit && item.as_ref() == a[3] {
-                    removed += 1;
-                } else {
-                    kept.push_front(item);
-                }
-            }
+            matches.into_iter().rev().take(limit.min(usize::MAX as u64) as usize).collect()
+        };
+        removed = chosen.len() as u64;
+        if removed > 0 {
+            list.retain(|i, _| !chosen.contains(&i));
         }
-        list.items = kept;
     }
     coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
     encode::integer(ctx.out, removed as i64);
@@ -200,11 +192,8 @@ fn ltrim(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     if let Some(list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? {
         match list.range(start, stop) {
-            Some((s, e)) => {
-                list.items.truncate(e + 1);
-                list.items.drain(..s);
-            }
-            None => list.items.clear(),
+            Some((s, e)) => list.retain(|i, _| (s..=e).contains(&i)),
+            None => list.retain(|_, _| false),
         }
     }
     coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
@@ -252,9 +241,10 @@ fn lpos(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         let mut skip = rank.unsigned_abs() - 1;
         let len = list.len();
         let scan = if maxlen == 0 { len } else { maxlen.min(len) };
+        let items: Vec<&[u8]> = list.iter().collect();
         for step in 0..scan {
             let p = if rank > 0 { step } else { len - 1 - step };
-            if list.items[p].as_ref() == a[2] {
+            if items[p] == a[2] {
                 if skip > 0 {
                     skip -= 1;
                 } else {
