@@ -36,6 +36,17 @@ pub fn db_index(arg: &[u8], databases: usize) -> Result<usize, CommandError> {
         .ok_or(CommandError::msg("ERR DB index is out of range"))
 }
 
+/// LEFT or RIGHT (LMOVE, LMPOP and their blocking forms).
+pub fn list_end(w: &[u8]) -> Result<store::types::list::End, CommandError> {
+    if is(w, "left") {
+        Ok(store::types::list::End::Head)
+    } else if is(w, "right") {
+        Ok(store::types::list::End::Tail)
+    } else {
+        Err(CommandError::Syntax)
+    }
+}
+
 /// A pop count (LPOP, SPOP, ZPOPMIN ...): "ERR value is out of range, must be positive"
 /// for anything but a non-negative integer.
 pub fn pop_count(arg: &[u8]) -> Result<usize, CommandError> {

@@ -259,15 +259,6 @@ fn timeout(arg: &[u8]) -> Result<Option<i64>, CommandError> {
     Ok((ms > 0.0).then_some(ms.min(i64::MAX as f64 / 2.0) as i64))
 }
 
-fn end_arg(w: &[u8]) -> Result<End, CommandError> {
-    if is(w, "left") {
-        Ok(End::Head)
-    } else if is(w, "right") {
-        Ok(End::Tail)
-    } else {
-        Err(CommandError::Syntax)
-    }
-}
 
 fn keys_of(a: &[&[u8]]) -> Vec<Vec<u8>> {
     a.iter().map(|k| k.to_vec()).collect()
@@ -287,7 +278,7 @@ fn brpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 /// BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout — the element or nil.
 fn blmove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let (from, to) = (end_arg(a[3])?, end_arg(a[4])?);
+    let (from, to) = (args::list_end(a[3])?, args::list_end(a[4])?);
     let t = timeout(a[5])?;
     block(ctx, Op::Move { src: a[1].to_vec(), dst: a[2].to_vec(), from, to }, t, encode::null)
 }

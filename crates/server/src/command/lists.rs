@@ -271,15 +271,6 @@ fn lpos(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
-fn end_arg(w: &[u8]) -> Result<End, CommandError> {
-    if is(w, "left") {
-        Ok(End::Head)
-    } else if is(w, "right") {
-        Ok(End::Tail)
-    } else {
-        Err(CommandError::Syntax)
-    }
-}
 
 /// Pops from `src` at `from` and pushes onto `dst` at `to`, atomically; the element or
 /// None when `src` is absent.
@@ -305,8 +296,8 @@ fn move_element(ctx: &Ctx<'_>, src: &[u8], dst: &[u8], from: End, to: End) -> Re
 
 /// LMOVE source destination LEFT|RIGHT LEFT|RIGHT — the moved element or nil.
 fn lmove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let from = end_arg(a[3])?;
-    let to = end_arg(a[4])?;
+    let from = args::list_end(a[3])?;
+    let to = args::list_end(a[4])?;
     match move_element(ctx, a[1], a[2], from, to)? {
         Some(item) => encode::bulk(ctx.out, &item),
         None => ctx.null(),
@@ -328,7 +319,7 @@ fn rpoplpush(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn lmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (keys, i) = super::sets::numkeys(a, CommandError::Syntax)?;
     let Some(w) = a.get(i) else { return Err(CommandError::Syntax) };
-    let end = end_arg(w)?;
+    let end = args::list_end(w)?;
     let count = args::mpop_count(&a[i + 1..])?;
     let db = ctx.client.db;
     let mut locked = ctx.ks().lock_keys(db, keys);
