@@ -119,6 +119,9 @@ impl Conn {
         let query_limit = w.shared.query_buffer_limit.load(Ordering::Relaxed);
         let Conn { client, rbuf, rpos, parser, out, .. } = self;
         let client_owner = client.info.owner.min(w.shared.gates.len() - 1);
+        let shared: &Shared = w.shared;
+        // This loop's gate, held while the batch runs (see below).
+        let mut gate: Option<parking_lot::RwLockReadGuard<'_, ()>> = None;
         loop {
             if client.close_after_reply || client.blocked {
                 break;
@@ -147,12 +150,16 @@ impl Conn {
                             stats: w.stats,
                             rng: &mut *w.rng,
                         };
-                        // Every command but EXEC runs under this loop's gate; EXEC takes
-                        // all gates itself (see command::transactions).
+                        // Every command but EXEC runs under this loop's gate, taken once
+                        // per batch; EXEC takes all gates itself, so ours is released
+                        // first (see command::transactions).
                         if args[0].eq_ignore_ascii_case(b"exec") {
+                            gate = None;
                             command::execute(&mut ctx, &args);
                         } else {
-                            let _gate = w.shared.gates[client_owner].read();
+                            if gate.is_none() {
+                                gate = Some(shared.gates[client_owner].read());
+                            }
                             command::execute(&mut ctx, &args);
                         }
                     }
@@ -172,6 +179,7 @@ impl Conn {
                 }
             }
         }
+        drop(gate);
         // Compact: drop consumed bytes so a partial request starts at 0.
         if *rpos == rbuf.len() {
             rbuf.clear();
