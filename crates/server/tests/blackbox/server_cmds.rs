@@ -734,3 +734,17 @@ fn command_docs_describe_arguments() {
     let pairs = r.pairs();
     assert!(pairs[0].1.get("arguments").is_some());
 }
+
+#[test]
+fn memory_usage() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    assert_bytes!(c.cmd(&["MEMORY", "USAGE", "srv_mem:none"]), b"$-1\r\n");
+    let big = "x".repeat(1000);
+    assert_bytes!(c.cmd(&["SET", "srv_mem:big", &big]), b"+OK\r\n");
+    let r = c.cmd(&["MEMORY", "USAGE", "srv_mem:big"]);
+    let n: i64 = std::str::from_utf8(&r[1..r.len() - 2]).expect("utf8").parse().expect("integer reply");
+    assert!(r[0] == b':' && (1000..4096).contains(&n), "{:?}", String::from_utf8_lossy(&r));
+    assert_bytes!(c.cmd(&["MEMORY", "USAGE", "srv_mem:big", "SAMPLE", "1"]), b"-ERR syntax error\r\n");
+    assert_bytes!(c.cmd(&["DEL", "srv_mem:big"]), b":1\r\n");
+}
