@@ -165,6 +165,7 @@ struct Shared {
 
 struct Pending {
     kind: u8,
+    tx: u32,
     sent: Instant,
     intended: Instant,
 }
@@ -521,8 +522,8 @@ fn send(spec: &RunSpec, c: &mut Conn, k: usize, now: Instant, intended: Option<I
         return Ok(());
     }
     let Conn { gen, out, rng, pending, .. } = c;
-    let n = gen.fill(out, k, rng, |kind| {
-        pending.push_back(Pending { kind, sent: now, intended: intended.unwrap_or(now) });
+    let n = gen.fill(out, k, rng, |kind, tx| {
+        pending.push_back(Pending { kind, tx: tx as u32, sent: now, intended: intended.unwrap_or(now) });
     });
     c.out_len = n;
     c.out_pos = 0;
@@ -608,10 +609,12 @@ fn read_replies(
             let ki = (p.kind as usize).min(stats.kinds.len() - 1);
             let ks = &mut stats.kinds[ki];
             ks.bytes_rx += len as u64;
+            ks.bytes_tx += p.tx as u64;
             if let Some(msg) = conn::error_message(frame) {
                 ks.errors += 1;
                 stats.errors.add(msg);
                 stats.second(sec).errors += 1;
+                stats.kind_second(ki, sec).errors += 1;
                 continue;
             }
             if frame.starts_with(b"$-1") || frame.starts_with(b"*-1") || frame[0] == b'_' {
@@ -628,6 +631,14 @@ fn read_replies(
             }
             let s = stats.second(sec);
             s.count += 1;
+            s.sum_us += lat;
+            s.bytes_tx += p.tx as u64;
+            stats::record(&mut s.hist, lat, 1);
+            let s = stats.kind_second(ki, sec);
+            s.count += 1;
+            s.sum_us += lat;
+            s.bytes_rx += len as u64;
+            s.bytes_tx += p.tx as u64;
             stats::record(&mut s.hist, lat, 1);
             replies += 1;
             lat_sum += lat;

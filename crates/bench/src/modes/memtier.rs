@@ -1,7 +1,386 @@
-//! memtier mode (not built yet).
+//! memtier mode: memtier_benchmark's flags drive SET/GET in its deterministic `a:b` cycle (or
+//! `--command`s in rotation) over the shared engine, in a sliding window of `--pipeline`
+//! outstanding requests per connection; the report is memtier's text table and, with
+//! `--json-out-file`, its JSON "Format version" 2.
 
-/// Runs memtier mode.
-pub fn main(_args: &[String]) -> anyhow::Result<i32> {
-    eprintln!("memtier: not built yet");
-    Ok(1)
+use crate::cli::MemtierArgs;
+use crate::driver::{self, conn, LoadMode, Live, RunSpec};
+use crate::report::memtier::{parse_percentiles, MemtierResult};
+use crate::stats::cpu;
+use crate::workload::memtier::{kind_name, parse_command, CmdKind, MemtierSpec, Pattern};
+use crate::workload::Generator;
+use clap::Parser;
+use serde_json::{json, Value};
+use std::io::Write;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// memtier's default seed is a constant (runs are reproducible); `--randomize` uses the time.
+const DEFAULT_SEED: u64 = 0x6d65_6d74_6965_7221;
+
+/// A validated memtier run.
+pub struct MemtierConfig {
+    /// Engine spec parts.
+    pub target: conn::Target,
+    /// AUTH / SELECT / HELLO.
+    pub handshake: conn::Handshake,
+    /// Clients per thread.
+    pub clients: usize,
+    /// Threads.
+    pub threads: usize,
+    /// Requests per client (None with --test-time).
+    pub requests: Option<u64>,
+    /// Seconds.
+    pub test_time: Option<u64>,
+    /// Generator settings.
+    pub spec: MemtierSpec,
+    /// Row names.
+    pub names: Vec<String>,
+    /// Histogram names.
+    pub hist_names: Vec<String>,
+    /// SET/GET workload (hits/misses columns).
+    pub set_get: bool,
+    /// Percentiles to print.
+    pub percentiles: Vec<f64>,
+    /// Seed.
+    pub seed: u64,
+    /// Same seed for every client.
+    pub same_seed: bool,
+}
+
+fn parse_range(s: &str, what: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s.split_once(['-', ':']).ok_or_else(|| format!("Invalid {what} \"{s}\": expected MIN-MAX"))?;
+    let a: u64 = a.trim().parse().map_err(|_| format!("Invalid {what} \"{s}\""))?;
+    let b: u64 = b.trim().parse().map_err(|_| format!("Invalid {what} \"{s}\""))?;
+    if a > b {
+        return Err(format!("Invalid {what} \"{s}\": MIN above MAX"));
+    }
+    Ok((a, b))
+}
+
+fn pattern(s: &str) -> Result<Pattern, String> {
+    Pattern::parse(s).ok_or_else(|| format!("Invalid key pattern \"{s}\": each side is one of S, R, G, Z, P"))
+}
+
+impl MemtierConfig {
+    /// Validates the flags.
+    pub fn from_args(a: &MemtierArgs) -> Result<Self, String> {
+        if a.clients == 0 {
+            return Err("Invalid --clients: must be at least 1".into());
+        }
+        if a.threads == 0 {
+            return Err("Invalid --threads: must be at least 1".into());
+        }
+        if a.pipeline == 0 {
+            return Err("Invalid --pipeline: must be at least 1".into());
+        }
+        if a.run_count != 1 {
+            return Err("--run-count other than 1 is not supported by basalt-bench yet".into());
+        }
+        let resp3 = match a.protocol.as_str() {
+            "redis" | "resp2" => false,
+            "resp3" => true,
+            p => return Err(format!("Unsupported --protocol \"{p}\": redis, resp2 or resp3")),
+        };
+        let auth = a.authenticate.as_ref().map(|s| match s.split_once(':') {
+            Some((u, p)) => (Some(u.to_string()), p.to_string()),
+            None => (None, s.clone()),
+        });
+        let host = a.host.clone().unwrap_or_else(|| a.server.clone());
+        let target = match &a.unix_socket {
+            Some(p) => conn::Target::Unix(p.clone()),
+            None => conn::Target::Tcp(host, a.port),
+        };
+        if a.key_minimum > a.key_maximum {
+            return Err("--key-minimum is above --key-maximum".into());
+        }
+        if !(a.key_zipf_exp > 0.0 && a.key_zipf_exp < 5.0) {
+            return Err("--key-zipf-exp must be in (0, 5)".into());
+        }
+        let range = a.key_maximum - a.key_minimum + 1;
+        let (requests, test_time) = match (&a.requests, a.test_time) {
+            (Some(_), Some(_)) => return Err("--requests and --test-time are mutually exclusive".into()),
+            (None, Some(0)) => return Err("Invalid --test-time: must be at least 1".into()),
+            (None, Some(t)) => (None, Some(t)),
+            (None, None) => (Some(10_000), None),
+            (Some(r), None) if r == "allkeys" => (Some(range), None),
+            (Some(r), None) => (Some(r.parse::<u64>().map_err(|_| format!("Invalid --requests \"{r}\""))?), None),
+        };
+        if requests == Some(0) {
+            return Err("Invalid --requests: must be at least 1".into());
+        }
+        let (size_min, size_max) = match &a.data_size_range {
+            Some(r) => {
+                let (lo, hi) = parse_range(r, "--data-size-range")?;
+                (lo.max(1) as usize, hi.max(1) as usize)
+            }
+            None => (a.data_size.max(1), a.data_size.max(1)),
+        };
+        let size_seq = match a.data_size_pattern.as_str() {
+            "R" => false,
+            "S" => true,
+            p => return Err(format!("Invalid --data-size-pattern \"{p}\": R or S")),
+        };
+        let expiry = a.expiry_range.as_ref().map(|r| parse_range(r, "--expiry-range")).transpose()?;
+        let (kinds, names, hist_names, set_get) = if a.command.is_empty() {
+            let (s, g) = a.ratio.split_once(':').ok_or_else(|| format!("Invalid --ratio \"{}\": expected SET:GET", a.ratio))?;
+            let s: u32 = s.parse().map_err(|_| format!("Invalid --ratio \"{}\"", a.ratio))?;
+            let g: u32 = g.parse().map_err(|_| format!("Invalid --ratio \"{}\"", a.ratio))?;
+            if s == 0 && g == 0 {
+                return Err("Invalid --ratio 0:0".into());
+            }
+            let (ps, pg) = a
+                .key_pattern
+                .split_once(':')
+                .ok_or_else(|| format!("Invalid --key-pattern \"{}\": expected SET:GET", a.key_pattern))?;
+            let (ps, pg) = (pattern(ps)?, pattern(pg)?);
+            if (ps == Pattern::P) != (pg == Pattern::P) {
+                return Err("--key-pattern P must be used on both sides (P:P)".into());
+            }
+            (
+                vec![(CmdKind::Set, ps, s), (CmdKind::Get, pg, g)],
+                vec!["Sets".to_string(), "Gets".to_string()],
+                vec!["SET".to_string(), "GET".to_string()],
+                true,
+            )
+        } else {
+            let mut kinds = Vec::new();
+            let mut names = Vec::new();
+            let mut hist = Vec::new();
+            for (i, c) in a.command.iter().enumerate() {
+                let args = parse_command(c)?;
+                let first = c.split_whitespace().next().unwrap_or("");
+                let ratio = a.command_ratio.get(i).copied().unwrap_or(1);
+                let pat = match a.command_key_pattern.get(i) {
+                    Some(p) => pattern(p)?,
+                    None => Pattern::R,
+                };
+                names.push(kind_name(first));
+                hist.push(first.to_ascii_uppercase());
+                kinds.push((CmdKind::Custom(args), pat, ratio));
+            }
+            if kinds.iter().all(|k| k.2 == 0) {
+                return Err("Every --command-ratio is 0".into());
+            }
+            (kinds, names, hist, false)
+        };
+        let percentiles = parse_percentiles(&a.print_percentiles)?;
+        let seed = if a.randomize {
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+                ^ std::process::id() as u64
+        } else {
+            DEFAULT_SEED
+        };
+        if let Some(r) = a.rate {
+            if !(r > 0.0 && r.is_finite()) {
+                return Err("--rate must be a positive number of requests per second".into());
+            }
+        }
+        Ok(MemtierConfig {
+            target,
+            handshake: conn::Handshake { auth, db: a.select_db, resp3 },
+            clients: a.clients,
+            threads: a.threads,
+            requests,
+            test_time,
+            spec: MemtierSpec {
+                kinds,
+                key_prefix: a.key_prefix.clone(),
+                key_min: a.key_minimum,
+                key_max: a.key_maximum,
+                key_stddev: a.key_stddev,
+                key_median: a.key_median,
+                zipf_exp: a.key_zipf_exp,
+                size_min,
+                size_max: size_max.max(size_min),
+                size_pattern_sequential: size_seq,
+                expiry,
+                random_data: !a.x_data,
+            },
+            names,
+            hist_names,
+            set_get,
+            percentiles,
+            seed,
+            same_seed: a.same_client_seed,
+        })
+    }
+}
+
+/// The "configuration" object of the JSON file (memtier's key names).
+pub fn config_json(a: &MemtierArgs, c: &MemtierConfig) -> Value {
+    let host = a.host.clone().unwrap_or_else(|| a.server.clone());
+    json!({
+        "server": host,
+        "port": a.port,
+        "uri": "",
+        "unix socket": a.unix_socket.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+        "address family": "",
+        "protocol": a.protocol,
+        "out_file": a.out_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+        "tls": "false",
+        "run_count": a.run_count,
+        "debug": 0,
+        "requests": c.requests.unwrap_or(0),
+        "rate_limit": a.rate.unwrap_or(0.0),
+        "clients": c.clients,
+        "threads": c.threads,
+        "test_time": c.test_time.unwrap_or(0),
+        "ratio": a.ratio,
+        "pipeline": a.pipeline,
+        "data_size": a.data_size,
+        "data_offset": 0,
+        "random_data": if c.spec.random_data { "true" } else { "false" },
+        "data_size_range": format!("{}:{}", if a.data_size_range.is_some() { c.spec.size_min } else { 0 }, if a.data_size_range.is_some() { c.spec.size_max } else { 0 }),
+        "data_size_list": "",
+        "data_size_pattern": a.data_size_pattern,
+        "expiry_range": c.spec.expiry.map(|(l, h)| format!("{l}:{h}")).unwrap_or_else(|| "0:0".into()),
+        "key_prefix": a.key_prefix,
+        "key_minimum": a.key_minimum,
+        "key_maximum": a.key_maximum,
+        "key_pattern": a.key_pattern,
+        "key_stddev": a.key_stddev.unwrap_or(0.0),
+        "key_median": a.key_median.unwrap_or(0.0),
+        "key_zipf_exp": a.key_zipf_exp,
+        "authenticate": if a.authenticate.is_some() { "yes" } else { "" },
+        "select-db": a.select_db,
+        "distinct_client_seed": if c.same_seed { "false" } else { "true" },
+        "seed": c.seed,
+    })
+}
+
+/// Runs memtier mode with `args` (without the program name and `memtier`).
+pub fn main(args: &[String]) -> anyhow::Result<i32> {
+    let mut argv = vec!["basalt-bench memtier".to_string()];
+    argv.extend_from_slice(args);
+    let a = match MemtierArgs::try_parse_from(&argv) {
+        Ok(a) => a,
+        Err(e) => {
+            let code = if e.use_stderr() { 1 } else { 0 };
+            let _ = e.print();
+            return Ok(code);
+        }
+    };
+    let cfg = match MemtierConfig::from_args(&a) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(1);
+        }
+    };
+    let result = match run(&cfg, a.pipeline, a.rate, a.stall_timeout) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(1);
+        }
+    };
+    let mut code = 0;
+    if result.stats.errors.total() > 0 {
+        eprintln!(
+            "ERROR: {} error replies (not counted as completed): {}",
+            result.stats.errors.total(),
+            result.stats.errors.summary()
+        );
+        code = 1;
+    }
+    for w in cpu::saturation_warnings(&result.stats.cpu) {
+        eprintln!("{w}");
+    }
+    let text = result.text(a.hide_histogram);
+    match &a.out_file {
+        Some(p) => std::fs::write(p, &text).map_err(|e| anyhow::anyhow!("Could not write {}: {e}", p.display()))?,
+        None => {
+            let mut out = std::io::stdout();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        }
+    }
+    if let Some(p) = &a.json_out_file {
+        let doc = result.json(config_json(&a, &cfg), a.hide_histogram);
+        let s = serde_json::to_string_pretty(&doc)?;
+        std::fs::write(p, s + "\n").map_err(|e| anyhow::anyhow!("Could not write {}: {e}", p.display()))?;
+    }
+    if result.interrupted {
+        code = 130;
+    }
+    Ok(code)
+}
+
+/// Runs the load and returns the result (no printing).
+pub fn run(cfg: &MemtierConfig, pipeline: usize, rate: Option<f64>, stall_timeout: f64) -> Result<MemtierResult, driver::DriverError> {
+    let total = cfg.clients * cfg.threads;
+    let generators: Vec<Generator> = (0..total)
+        .map(|i| {
+            let s = if cfg.same_seed { cfg.seed } else { cfg.seed.wrapping_add(i as u64) };
+            let mut rng = fastrand::Rng::with_seed(s ^ 0x5eed);
+            Generator::Memtier(Box::new(cfg.spec.for_client(i, total, &mut rng)))
+        })
+        .collect();
+    let spec = RunSpec {
+        target: cfg.target.clone(),
+        handshake: cfg.handshake.clone(),
+        clients: total,
+        threads: cfg.threads,
+        depth: pipeline,
+        mode: match rate {
+            Some(r) => LoadMode::Rate(r),
+            None => LoadMode::Window,
+        },
+        total_requests: None,
+        per_client_requests: cfg.requests,
+        duration: cfg.test_time.map(Duration::from_secs),
+        sigfig: 3,
+        seed: cfg.seed,
+        same_seed: cfg.same_seed,
+        stall_timeout: Duration::from_secs_f64(stall_timeout.max(0.1)),
+        generators,
+    };
+    let out = driver::run(spec, Arc::new(Live::default()))?;
+    Ok(MemtierResult {
+        threads: cfg.threads,
+        clients: cfg.clients,
+        requests: cfg.requests,
+        test_time: cfg.test_time,
+        names: cfg.names.clone(),
+        hist_names: cfg.hist_names.clone(),
+        hits_misses: cfg.set_get,
+        elapsed_s: out.elapsed.as_secs_f64(),
+        start_ms: out.start_ms,
+        interrupted: out.interrupted || driver::INTERRUPTED.load(Ordering::SeqCst),
+        stats: out.stats,
+        percentiles: cfg.percentiles.clone(),
+        sigfig: 3,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(args: &[&str]) -> Result<MemtierConfig, String> {
+        let mut v = vec!["basalt-bench memtier"];
+        v.extend_from_slice(args);
+        let a = MemtierArgs::try_parse_from(v).map_err(|e| e.to_string())?;
+        MemtierConfig::from_args(&a)
+    }
+
+    #[test]
+    fn flags() {
+        let c = cfg(&["--server", "127.0.0.1", "--port", "7000", "-c", "3", "-t", "2", "-n", "5", "--ratio", "1:3"]).expect("ok");
+        assert_eq!(c.target, conn::Target::Tcp("127.0.0.1".into(), 7000));
+        assert_eq!((c.clients, c.threads, c.requests), (3, 2, Some(5)));
+        assert_eq!(c.spec.kinds.iter().map(|k| k.2).collect::<Vec<_>>(), vec![1, 3]);
+        assert!(c.spec.random_data && !c.same_seed);
+        let c = cfg(&["--test-time", "2", "--x-data", "--same-client-seed"]).expect("ok");
+        assert_eq!((c.requests, c.test_time), (None, Some(2)));
+        assert!(!c.spec.random_data && c.same_seed);
+        let c = cfg(&["--command", "HSET h __key__ __data__"]).expect("ok");
+        assert_eq!(c.names, vec!["Hsets"]);
+        assert!(cfg(&["-n", "5", "--test-time", "2"]).is_err());
+        assert!(cfg(&["--ratio", "x"]).is_err());
+        assert!(cfg(&["--key-pattern", "P:R"]).is_err());
+        assert!(cfg(&["--protocol", "memcache_text"]).is_err());
+    }
 }

@@ -213,6 +213,8 @@ pub struct Second {
     pub bytes_rx: u64,
     /// Bytes sent.
     pub bytes_tx: u64,
+    /// Sum of the latencies of the successful replies, µs.
+    pub sum_us: u64,
     /// Latency of the successful replies (2 significant figures).
     pub hist: Histogram<u64>,
 }
@@ -220,7 +222,7 @@ pub struct Second {
 impl Second {
     /// An empty second.
     pub fn new() -> Self {
-        Second { count: 0, errors: 0, bytes_rx: 0, bytes_tx: 0, hist: new_histogram(2) }
+        Second { count: 0, errors: 0, bytes_rx: 0, bytes_tx: 0, sum_us: 0, hist: new_histogram(2) }
     }
     /// Adds `other` into `self`.
     pub fn merge(&mut self, other: &Second) {
@@ -228,6 +230,7 @@ impl Second {
         self.errors += other.errors;
         self.bytes_rx += other.bytes_rx;
         self.bytes_tx += other.bytes_tx;
+        self.sum_us += other.sum_us;
         let _ = self.hist.add(&other.hist);
     }
 }
@@ -295,6 +298,8 @@ pub struct RunStats {
     pub errors: ErrorCounts,
     /// Per-second timeline.
     pub timeline: Vec<Second>,
+    /// Per-second timeline of each kind (index = kind).
+    pub kind_timeline: Vec<Vec<Second>>,
     /// CPU seconds used by each thread (user + system) and the wall seconds it ran.
     pub cpu: Vec<cpu::ThreadCpu>,
 }
@@ -306,6 +311,7 @@ impl RunStats {
             kinds: (0..kinds.max(1)).map(|_| KindStats::new(sigfig)).collect(),
             errors: ErrorCounts::default(),
             timeline: Vec::new(),
+            kind_timeline: (0..kinds.max(1)).map(|_| Vec::new()).collect(),
             cpu: Vec::new(),
         }
     }
@@ -320,6 +326,14 @@ impl RunStats {
         }
         for (a, b) in self.timeline.iter_mut().zip(&o.timeline) {
             a.merge(b);
+        }
+        for (ta, tb) in self.kind_timeline.iter_mut().zip(&o.kind_timeline) {
+            if ta.len() < tb.len() {
+                ta.resize_with(tb.len(), Second::new);
+            }
+            for (a, b) in ta.iter_mut().zip(tb) {
+                a.merge(b);
+            }
         }
         self.cpu.extend_from_slice(&o.cpu);
     }
@@ -337,6 +351,14 @@ impl RunStats {
             self.timeline.push(Second::new());
         }
         &mut self.timeline[idx]
+    }
+    /// Second `idx` of kind `kind` (grows that kind's timeline).
+    pub fn kind_second(&mut self, kind: usize, idx: usize) -> &mut Second {
+        let t = &mut self.kind_timeline[kind];
+        while t.len() <= idx {
+            t.push(Second::new());
+        }
+        &mut t[idx]
     }
 }
 

@@ -193,9 +193,9 @@ impl Generator {
         }
     }
 
-    /// Fills `out` with `k` requests and calls `kind(i)` for each request's kind, in order.
-    /// Returns the number of bytes of `out` to send.
-    pub fn fill(&mut self, out: &mut Vec<u8>, k: usize, rng: &mut Rng, mut kind: impl FnMut(u8)) -> usize {
+    /// Fills `out` with `k` requests and calls `kind(i, bytes)` for each request's kind and
+    /// encoded length, in order. Returns the number of bytes of `out` to send.
+    pub fn fill(&mut self, out: &mut Vec<u8>, k: usize, rng: &mut Rng, mut kind: impl FnMut(u8, usize)) -> usize {
         match self {
             Generator::Template { template, keyspace } => {
                 let len = template.bytes.len();
@@ -216,14 +216,16 @@ impl Generator {
                     }
                 }
                 for _ in 0..k {
-                    kind(0);
+                    kind(0, len);
                 }
                 k * len
             }
             Generator::Memtier(m) => {
                 out.clear();
                 for _ in 0..k {
-                    kind(m.write_next(out, rng));
+                    let before = out.len();
+                    let kd = m.write_next(out, rng);
+                    kind(kd, out.len() - before);
                 }
                 out.len()
             }
@@ -270,7 +272,7 @@ mod tests {
         let ptr = out.as_ptr();
         let mut rng = Rng::with_seed(1);
         let mut kinds = 0;
-        let n = g.fill(&mut out, 3, &mut rng, |_| kinds += 1);
+        let n = g.fill(&mut out, 3, &mut rng, |_, _| kinds += 1);
         assert_eq!(kinds, 3);
         assert_eq!(n, 3 * tmpl.bytes.len());
         assert_eq!(out.as_ptr(), ptr, "no reallocation");
@@ -285,7 +287,7 @@ mod tests {
         let mut g = Generator::Template { template: tmpl, keyspace: None };
         let mut out = Vec::new();
         g.prepare(&mut out, 1);
-        let n = g.fill(&mut out, 1, &mut Rng::with_seed(1), |_| {});
+        let n = g.fill(&mut out, 1, &mut Rng::with_seed(1), |_, _| {});
         assert_eq!(&out[..n], b"*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n");
     }
 
