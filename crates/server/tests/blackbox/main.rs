@@ -16,6 +16,7 @@ mod harness;
 mod blocking;
 mod connection;
 mod expiry;
+mod garbage;
 mod hashes;
 mod keys;
 mod lists;
