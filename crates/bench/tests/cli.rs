@@ -165,3 +165,98 @@ fn compare_two_redis() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("====== GET ======") && out.contains("rps ") && out.contains("b/a"), "{out}");
 }
+
+fn check_memtier(port: u16) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let jf = dir.path().join("out.json");
+    let (code, out, err) = bench(&[
+        "memtier", "--server", "127.0.0.1", "--port", &port.to_string(), "--clients", "3", "--threads", "2",
+        "--requests", "400", "--ratio", "1:3", "--pipeline", "4", "--data-size", "64", "--key-maximum", "500",
+        "--key-pattern", "R:R", "--json-out-file", jf.to_str().expect("utf8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for l in ["2         Threads", "3         Connections per thread", "400       Requests per client", "ALL STATS",
+        "Type         Ops/sec     Hits/sec   Misses/sec    Avg. Latency     p50 Latency     p99 Latency   p99.9 Latency       KB/sec ",
+        "Request Latency Distribution"] {
+        assert!(out.lines().any(|x| x == l), "missing {l:?} in\n{out}");
+    }
+    for row in ["Sets ", "Gets ", "Waits ", "Totals "] {
+        let line = out.lines().find(|x| x.starts_with(row)).unwrap_or_else(|| panic!("{row} in {out}"));
+        assert_eq!(line.len(), 124, "{line:?}");
+    }
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&jf).expect("json file")).expect("valid JSON");
+    let ri = &doc["run information"];
+    assert_eq!(ri["Format version"].as_u64(), Some(2));
+    assert_eq!((ri["Threads"].as_u64(), ri["Connections per thread"].as_u64(), ri["Requests per client"].as_u64()), (Some(2), Some(3), Some(400)));
+    let cfg = &doc["configuration"];
+    assert_eq!(cfg["ratio"].as_str(), Some("1:3"));
+    assert_eq!(cfg["pipeline"].as_u64(), Some(4));
+    assert!(cfg["server"].is_string() && cfg["port"].is_u64() && cfg["data_size"].is_u64());
+    let all = &doc["ALL STATS"];
+    let rt = &all["Runtime"];
+    assert!(rt["Start time"].is_u64() && rt["Finish time"].is_u64() && rt["Total duration"].is_u64());
+    assert_eq!(rt["Time unit"].as_str(), Some("MILLISECONDS"));
+    assert_eq!(rt["Interrupted"].as_str(), Some("false"));
+    // 2 threads x 3 clients x 400 requests, 1 SET then 3 GETs per client: exactly 600 SETs.
+    assert_eq!(all["Sets"]["Count"].as_u64(), Some(600));
+    assert_eq!(all["Gets"]["Count"].as_u64(), Some(1800));
+    assert_eq!(all["Waits"]["Count"].as_u64(), Some(0));
+    assert_eq!(all["Totals"]["Count"].as_u64(), Some(2400));
+    for t in ["Sets", "Gets", "Waits", "Totals"] {
+        let k = &all[t];
+        for f in ["Ops/sec", "Hits/sec", "Misses/sec", "Latency", "Average Latency", "Accumulated Latency", "Min Latency",
+            "Max Latency", "KB/sec", "KB/sec RX/TX", "KB/sec RX", "KB/sec TX", "Connection Errors/sec"] {
+            assert!(k[f].is_f64(), "{t}.{f} = {}", k[f]);
+        }
+        assert!(k["Count"].is_u64() && k["Connection Errors"].is_u64(), "{t}");
+        let p = &k["Percentile Latencies"];
+        for f in ["p50.000", "p99.000", "p99.900"] {
+            assert!(p[f].is_f64(), "{t} {f}");
+        }
+        assert!(k["Time-Serie"].is_object(), "{t}");
+    }
+    let ts = all["Totals"]["Time-Serie"].as_object().expect("time-serie");
+    assert!(!ts.is_empty());
+    let mut n = 0;
+    for (sec, v) in ts {
+        assert!(sec.parse::<u64>().is_ok());
+        for f in ["Bytes RX", "Bytes TX", "Count"] {
+            assert!(v[f].is_u64(), "{f}");
+        }
+        for f in ["Average Latency", "Accumulated Latency", "Min Latency", "Max Latency", "p50.00", "p99.00", "p99.90"] {
+            assert!(v[f].is_f64(), "{f}");
+        }
+        n += v["Count"].as_u64().unwrap_or(0);
+    }
+    assert_eq!(n, 2400);
+    assert!(all["Gets"]["Ops/sec"].as_f64().unwrap_or(0.0) > 0.0);
+    for h in ["SET", "GET"] {
+        let lines = all[h].as_array().expect("histogram lines");
+        assert!(lines.iter().all(|l| l["<=msec"].is_f64() && l["percent"].is_f64()));
+        assert_eq!(lines.last().and_then(|l| l["percent"].as_f64()), Some(100.0));
+    }
+}
+
+#[test]
+fn memtier_against_redis() {
+    let Some((_s, port)) = redis() else { return };
+    check_memtier(port);
+}
+
+#[test]
+fn memtier_against_basalt() {
+    let Some((_s, port)) = basalt() else { return };
+    check_memtier(port);
+}
+
+#[test]
+fn memtier_test_time_and_rejections() {
+    let Some((_s, port)) = redis() else { return };
+    let (code, out, err) = bench(&["memtier", "-s", "127.0.0.1", "-p", &port.to_string(), "-c", "2", "-t", "1", "--test-time", "1", "--hide-histogram"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("1         Threads\n2         Connections per thread\n1         Seconds\n"), "{out}");
+    assert!(!out.contains("Request Latency Distribution"));
+    let (code, _, err) = bench(&["memtier", "-p", &port.to_string(), "-n", "5", "--test-time", "1"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("mutually exclusive"), "{err}");
+}

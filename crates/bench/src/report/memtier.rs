@@ -326,17 +326,16 @@ fn second_json(s: &Second) -> Value {
 }
 
 /// Latency distribution as memtier prints it: a percentile iterator with 10 ticks per
-/// half-distance, one (ms, percent) line per tick whose value changed, and the final 100% line.
+/// half-distance, one (ms, percentile tick) line per tick, ending with the 100% line.
 pub fn distribution(h: &hdrhistogram::Histogram<u64>) -> Vec<(f64, f64)> {
     let mut out: Vec<(f64, f64)> = Vec::new();
     if h.is_empty() {
         return out;
     }
     for v in h.iter_quantiles(10) {
-        let ms = v.value_iterated_to() as f64 / 1000.0;
-        let pct = v.percentile();
-        if out.last().map(|l| l.0) != Some(ms) || pct >= 100.0 {
-            out.push((ms, pct));
+        let line = (v.value_iterated_to() as f64 / 1000.0, v.quantile_iterated_to() * 100.0);
+        if out.last() != Some(&line) {
+            out.push(line);
         }
     }
     out
