@@ -128,6 +128,8 @@ pub struct Live {
     pub finished: AtomicU64,
     /// Sum of their latencies, µs.
     pub latency_sum_us: AtomicU64,
+    /// Bytes received plus bytes sent for the requests answered.
+    pub bytes: AtomicU64,
 }
 
 /// What a run produced.
@@ -581,6 +583,7 @@ fn read_replies(
         let mut replies = 0u64;
         let mut lat_sum = 0u64;
         let mut bytes_rx = 0u64;
+        let mut bytes_tx = 0u64;
         loop {
             let buf = &c.inbuf[c.in_start..c.in_end];
             if buf.is_empty() {
@@ -606,6 +609,7 @@ fn read_replies(
             };
             any = true;
             bytes_rx += len as u64;
+            bytes_tx += p.tx as u64;
             let ki = (p.kind as usize).min(stats.kinds.len() - 1);
             let ks = &mut stats.kinds[ki];
             ks.bytes_rx += len as u64;
@@ -647,6 +651,9 @@ fn read_replies(
         if c.in_start == c.in_end {
             c.in_start = 0;
             c.in_end = 0;
+        }
+        if bytes_rx > 0 {
+            shared.live.bytes.fetch_add(bytes_rx + bytes_tx, Ordering::Relaxed);
         }
         if replies > 0 {
             shared.live.finished.fetch_add(replies, Ordering::Relaxed);

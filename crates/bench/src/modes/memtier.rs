@@ -11,7 +11,7 @@ use crate::workload::memtier::{kind_name, parse_command, CmdKind, MemtierSpec, P
 use crate::workload::Generator;
 use clap::Parser;
 use serde_json::{json, Value};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -269,7 +269,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
             return Ok(1);
         }
     };
-    let result = match run(&cfg, a.pipeline, a.rate, a.stall_timeout) {
+    let result = match run(&cfg, a.pipeline, a.rate, a.stall_timeout, std::io::stderr().is_terminal()) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{e}");
@@ -309,7 +309,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
 }
 
 /// Runs the load and returns the result (no printing).
-pub fn run(cfg: &MemtierConfig, pipeline: usize, rate: Option<f64>, stall_timeout: f64) -> Result<MemtierResult, driver::DriverError> {
+pub fn run(cfg: &MemtierConfig, pipeline: usize, rate: Option<f64>, stall_timeout: f64, progress: bool) -> Result<MemtierResult, driver::DriverError> {
     let total = cfg.clients * cfg.threads;
     let generators: Vec<Generator> = (0..total)
         .map(|i| {
@@ -337,7 +337,16 @@ pub fn run(cfg: &MemtierConfig, pipeline: usize, rate: Option<f64>, stall_timeou
         stall_timeout: Duration::from_secs_f64(stall_timeout.max(0.1)),
         generators,
     };
-    let out = driver::run(spec, Arc::new(Live::default()))?;
+    let live = Arc::new(Live::default());
+    let live2 = live.clone();
+    let handle = std::thread::spawn(move || driver::run(spec, live2));
+    if progress {
+        progress_loop(&handle, &live, cfg, total);
+    }
+    let out = match handle.join() {
+        Ok(r) => r?,
+        Err(_) => return Err(driver::DriverError::Io { target: cfg.target.to_string(), reason: "load thread panicked".into() }),
+    };
     Ok(MemtierResult {
         threads: cfg.threads,
         clients: cfg.clients,
@@ -353,6 +362,66 @@ pub fn run(cfg: &MemtierConfig, pipeline: usize, rate: Option<f64>, stall_timeou
         percentiles: cfg.percentiles.clone(),
         sigfig: 3,
     })
+}
+
+fn rate_text(bytes_per_sec: f64) -> String {
+    if bytes_per_sec >= 1024.0 * 1024.0 {
+        format!("{:.2}MB", bytes_per_sec / 1024.0 / 1024.0)
+    } else {
+        format!("{:.2}KB", bytes_per_sec / 1024.0)
+    }
+}
+
+/// The live line on stderr, once a second, in memtier's layout.
+fn progress_loop(
+    handle: &std::thread::JoinHandle<Result<driver::RunOutput, driver::DriverError>>,
+    live: &Live,
+    cfg: &MemtierConfig,
+    conns: usize,
+) {
+    let t0 = std::time::Instant::now();
+    let (mut last_n, mut last_sum, mut last_b, mut last_t) = (0u64, 0u64, 0u64, t0);
+    let planned = cfg.requests.map(|r| r * conns as u64);
+    while !handle.is_finished() {
+        let step = std::time::Instant::now() + Duration::from_secs(1);
+        while std::time::Instant::now() < step && !handle.is_finished() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if handle.is_finished() {
+            break;
+        }
+        let now = std::time::Instant::now();
+        let (n, sum, b) = (
+            live.finished.load(Ordering::Relaxed),
+            live.latency_sum_us.load(Ordering::Relaxed),
+            live.bytes.load(Ordering::Relaxed),
+        );
+        let el = now.duration_since(t0).as_secs_f64();
+        let dt = now.duration_since(last_t).as_secs_f64().max(1e-9);
+        let pct = match (planned, cfg.test_time) {
+            (Some(p), _) if p > 0 => 100.0 * n as f64 / p as f64,
+            (_, Some(t)) => 100.0 * el / t as f64,
+            _ => 0.0,
+        };
+        let cur_lat = if n > last_n { (sum - last_sum) as f64 / (n - last_n) as f64 / 1000.0 } else { 0.0 };
+        let avg_lat = if n > 0 { sum as f64 / n as f64 / 1000.0 } else { 0.0 };
+        eprint!(
+            "[RUN #1 {:.0}%, {:>3} secs] {:>2} threads {:>2} conns: {:>11} ops, {:>7} (avg: {:>7}) ops/sec, {}/sec (avg: {}/sec), {:>5.2} (avg: {:>5.2}) msec latency\r",
+            pct.min(100.0),
+            el as u64,
+            cfg.threads,
+            conns,
+            n,
+            ((n - last_n) as f64 / dt) as u64,
+            (n as f64 / el.max(1e-9)) as u64,
+            rate_text((b - last_b) as f64 / dt),
+            rate_text(b as f64 / el.max(1e-9)),
+            cur_lat,
+            avg_lat,
+        );
+        (last_n, last_sum, last_b, last_t) = (n, sum, b, now);
+    }
+    eprintln!();
 }
 
 #[cfg(test)]
