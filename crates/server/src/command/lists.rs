@@ -104,7 +104,7 @@ fn lrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         None => encode::array_len(ctx.out, 0),
         Some((l, (s, e))) => {
             encode::array_len(ctx.out, e - s + 1);
-            for item in l.iter().skip(s).take(e - s + 1) {
+            for item in l.iter_from(s).take(e - s + 1) {
                 encode::bulk(ctx.out, item);
             }
         }

@@ -120,15 +120,36 @@ impl List {
         (s <= e && s < len).then(|| (s as usize, e as usize))
     }
 
-    /// (chunk, index within it) of a position.
-    fn locate(&self, mut pos: usize) -> Option<(usize, usize)> {
-        for (ci, c) in self.chunks.iter().enumerate() {
-            if pos < c.len() {
-                return Some((ci, pos));
+    /// (chunk, index within it) of a position, walking chunk counts from the nearer end.
+    fn locate(&self, pos: usize) -> Option<(usize, usize)> {
+        if pos >= self.len {
+            return None;
+        }
+        if pos < self.len / 2 {
+            let mut pos = pos;
+            for (ci, c) in self.chunks.iter().enumerate() {
+                if pos < c.len() {
+                    return Some((ci, pos));
+                }
+                pos -= c.len();
             }
-            pos -= c.len();
+        } else {
+            let mut from_end = self.len - 1 - pos;
+            for (ci, c) in self.chunks.iter().enumerate().rev() {
+                if from_end < c.len() {
+                    return Some((ci, c.len() - 1 - from_end));
+                }
+                from_end -= c.len();
+            }
         }
         None
+    }
+
+    /// Elements from position `start` on, in order (starts at the right chunk rather
+    /// than walking the elements before it).
+    pub fn iter_from(&self, start: usize) -> impl Iterator<Item = &[u8]> {
+        let (ci, i) = self.locate(start).unwrap_or((self.chunks.len(), 0));
+        self.chunks.range(ci..).enumerate().flat_map(move |(k, c)| c.items().skip(if k == 0 { i } else { 0 }))
     }
 
     /// The element at a position.
@@ -249,8 +270,9 @@ mod tests {
             assert_eq!(l.len(), model.len());
         }
         assert!(l.iter().eq(model.iter().map(Vec::as_slice)));
-        for p in [0, model.len() / 2, model.len().saturating_sub(1)] {
+        for p in [0, 1, model.len() / 2, model.len().saturating_sub(2), model.len().saturating_sub(1)] {
             assert_eq!(l.get(p), model.get(p).map(Vec::as_slice));
+            assert!(l.iter_from(p).eq(model.iter().skip(p).map(Vec::as_slice)), "iter_from({p})");
         }
         l.retain(|i, _| i % 2 == 0);
         let kept: Vec<&[u8]> = model.iter().enumerate().filter(|(i, _)| i % 2 == 0).map(|(_, v)| v.as_slice()).collect();
