@@ -213,6 +213,8 @@ fn check_memtier(port: u16) {
         for f in ["p50.000", "p99.000", "p99.900"] {
             assert!(p[f].is_f64(), "{t} {f}");
         }
+        let c = p["Histogram log format"]["Compressed Histogram"].as_str().expect("compressed histogram");
+        assert!(c.starts_with("HISTF"), "{t} {c}");
         assert!(k["Time-Serie"].is_object(), "{t}");
     }
     let ts = all["Totals"]["Time-Serie"].as_object().expect("time-serie");

@@ -227,6 +227,9 @@ impl MemtierResult {
                 json!(stats::value_at_percentile(&k.hist, p) as f64 / 1000.0),
             );
         }
+        let mut hlog = Map::new();
+        hlog.insert("Compressed Histogram".into(), json!(compressed_histogram(&k.hist)));
+        pct.insert("Histogram log format".into(), Value::Object(hlog));
         let mut ts = Map::new();
         for (i, sec) in timeline.unwrap_or(&[]).iter().enumerate() {
             ts.insert(i.to_string(), second_json(sec));
@@ -325,6 +328,35 @@ fn second_json(s: &Second) -> Value {
     })
 }
 
+/// Standard base64 with padding.
+pub fn base64(data: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for c in data.chunks(3) {
+        let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
+        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The histogram (µs) in HdrHistogram's V2 compressed encoding, base64 (`HISTF...`), as
+/// memtier writes it under "Histogram log format"; empty when encoding fails.
+pub fn compressed_histogram(h: &hdrhistogram::Histogram<u64>) -> String {
+    use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+    let mut buf = Vec::new();
+    match V2DeflateSerializer::new().serialize(h, &mut buf) {
+        Ok(_) => base64(&buf),
+        Err(_) => String::new(),
+    }
+}
+
 /// Latency distribution as memtier prints it: a percentile iterator with 10 ticks per
 /// half-distance, one (ms, percentile tick) line per tick, ending with the 100% line.
 pub fn distribution(h: &hdrhistogram::Histogram<u64>) -> Vec<(f64, f64)> {
@@ -384,6 +416,39 @@ Waits           0.00          ---          ---             ---             ---  
 Totals     199818.06      1263.83    180372.45         0.99947         0.96700         1.79900         3.95100      8529.28 \n"
         );
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn base64_and_histogram_round_trip() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+        let mut h = stats::new_histogram(3);
+        for i in 0..100 {
+            stats::record(&mut h, 50 + i * 7, 1);
+        }
+        let s = compressed_histogram(&h);
+        assert!(s.starts_with("HISTF"), "{s}");
+        // Decode our base64 back and deserialize: same counts.
+        let mut bytes = Vec::new();
+        let val = |c: u8| match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            _ => 63,
+        };
+        for q in s.as_bytes().chunks(4) {
+            let n = q.iter().take_while(|&&c| c != b'=').fold(0u32, |a, &c| a << 6 | val(c) as u32)
+                << (6 * q.iter().filter(|&&c| c == b'=').count());
+            let keep = 3 - q.iter().filter(|&&c| c == b'=').count();
+            bytes.extend_from_slice(&n.to_be_bytes()[1..1 + keep]);
+        }
+        let back: hdrhistogram::Histogram<u64> =
+            hdrhistogram::serialization::Deserializer::new().deserialize(&mut bytes.as_slice()).expect("decode");
+        assert_eq!(back.len(), 100);
+        assert_eq!(back.max(), h.max());
     }
 
     #[test]
