@@ -257,6 +257,9 @@ pub struct MemtierArgs {
     /// Percentiles to print.
     #[arg(long = "print-percentiles", default_value = "50,99,99.9")]
     pub print_percentiles: String,
+    /// With --run-count > 1, also print each run's results.
+    #[arg(long = "print-all-runs")]
+    pub print_all_runs: bool,
     /// Do not print the latency histogram.
     #[arg(long = "hide-histogram")]
     pub hide_histogram: bool,

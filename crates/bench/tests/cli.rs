@@ -262,3 +262,21 @@ fn memtier_test_time_and_rejections() {
     assert_eq!(code, 1);
     assert!(err.contains("mutually exclusive"), "{err}");
 }
+
+#[test]
+fn memtier_run_count_blocks() {
+    let Some((_s, port)) = redis() else { return };
+    let dir = tempfile::tempdir().expect("tmp");
+    let jf = dir.path().join("runs.json");
+    let (code, out, err) = bench(&["memtier", "-s", "127.0.0.1", "-p", &port.to_string(), "-c", "2", "-t", "1", "-n", "100",
+        "-x", "2", "--hide-histogram", "--json-out-file", jf.to_str().expect("utf8")]);
+    assert_eq!(code, 0, "{err}");
+    for t in ["BEST RUN RESULTS", "WORST RUN RESULTS", "AGGREGATED AVERAGE RESULTS (2 runs)"] {
+        assert!(out.lines().any(|l| l == t), "{t} in {out}");
+    }
+    assert!(!out.contains("ALL STATS"));
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&jf).expect("json")).expect("valid JSON");
+    assert_eq!(doc["AGGREGATED AVERAGE RESULTS (2 runs)"]["Totals"]["Count"].as_u64(), Some(400));
+    assert_eq!(doc["BEST RUN RESULTS"]["Totals"]["Count"].as_u64(), Some(200));
+    assert_eq!(doc["run information"]["Format version"].as_u64(), Some(2));
+}

@@ -5,7 +5,7 @@
 
 use crate::cli::MemtierArgs;
 use crate::driver::{self, conn, LoadMode, Live, RunSpec};
-use crate::report::memtier::{parse_percentiles, MemtierResult};
+use crate::report::memtier::{aggregate, best_worst, json_blocks, parse_percentiles, MemtierResult};
 use crate::stats::cpu;
 use crate::workload::memtier::{kind_name, parse_command, CmdKind, MemtierSpec, Pattern};
 use crate::workload::Generator;
@@ -75,8 +75,8 @@ impl MemtierConfig {
         if a.pipeline == 0 {
             return Err("Invalid --pipeline: must be at least 1".into());
         }
-        if a.run_count != 1 {
-            return Err("--run-count other than 1 is not supported by basalt-bench yet".into());
+        if a.run_count == 0 {
+            return Err("Invalid --run-count: must be at least 1".into());
         }
         let resp3 = match a.protocol.as_str() {
             "redis" | "resp2" => false,
@@ -269,26 +269,62 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
             return Ok(1);
         }
     };
-    let result = match run(&cfg, a.pipeline, a.rate, a.stall_timeout, std::io::stderr().is_terminal()) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(1);
+    let mut runs = Vec::new();
+    for _ in 0..a.run_count {
+        let result = match run(&cfg, a.pipeline, a.rate, a.stall_timeout, std::io::stderr().is_terminal()) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("{e}");
+                return Ok(1);
+            }
+        };
+        let stop = result.interrupted;
+        runs.push(result);
+        if stop {
+            break;
         }
-    };
+    }
     let mut code = 0;
-    if result.stats.errors.total() > 0 {
-        eprintln!(
-            "ERROR: {} error replies (not counted as completed): {}",
-            result.stats.errors.total(),
-            result.stats.errors.summary()
-        );
-        code = 1;
+    for result in &runs {
+        if result.stats.errors.total() > 0 {
+            eprintln!(
+                "ERROR: {} error replies (not counted as completed): {}",
+                result.stats.errors.total(),
+                result.stats.errors.summary()
+            );
+            code = 1;
+        }
+        for w in cpu::saturation_warnings(&result.stats.cpu) {
+            eprintln!("{w}");
+        }
     }
-    for w in cpu::saturation_warnings(&result.stats.cpu) {
-        eprintln!("{w}");
+    let Some(result) = runs.first() else { return Ok(1) };
+    // One run: "ALL STATS". Several: BEST, WORST and AGGREGATED AVERAGE blocks (and each run
+    // with --print-all-runs), as memtier.
+    let aggregated = aggregate(&runs);
+    let mut blocks: Vec<(String, &MemtierResult)> = Vec::new();
+    if runs.len() == 1 {
+        blocks.push(("ALL STATS".into(), result));
+    } else {
+        if a.print_all_runs {
+            for (i, r) in runs.iter().enumerate() {
+                blocks.push((format!("RUN #{} RESULTS", i + 1), r));
+            }
+        }
+        let (best, worst) = best_worst(&runs);
+        blocks.push(("BEST RUN RESULTS".into(), &runs[best]));
+        blocks.push(("WORST RUN RESULTS".into(), &runs[worst]));
+        if let Some(ag) = &aggregated {
+            blocks.push((format!("AGGREGATED AVERAGE RESULTS ({} runs)", runs.len()), ag));
+        }
     }
-    let text = result.text(a.hide_histogram);
+    let mut text = result.header_text();
+    for (i, (title, r)) in blocks.iter().enumerate() {
+        if i > 0 {
+            text.push_str("\n\n");
+        }
+        text.push_str(&r.block_text(title, a.hide_histogram));
+    }
     match &a.out_file {
         Some(p) => std::fs::write(p, &text).map_err(|e| anyhow::anyhow!("Could not write {}: {e}", p.display()))?,
         None => {
@@ -298,10 +334,11 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         }
     }
     if let Some(p) = &a.json_out_file {
-        let doc = result.json(config_json(&a, &cfg), a.hide_histogram);
+        let doc = json_blocks(config_json(&a, &cfg), &blocks, a.hide_histogram);
         let s = serde_json::to_string_pretty(&doc)?;
         std::fs::write(p, s + "\n").map_err(|e| anyhow::anyhow!("Could not write {}: {e}", p.display()))?;
     }
+    let result = runs.last().unwrap_or(result);
     if result.interrupted {
         code = 130;
     }

@@ -186,6 +186,13 @@ impl MemtierResult {
 
     /// The whole text report: header lines, ALL STATS, and (unless hidden) the distribution.
     pub fn text(&self, hide_histogram: bool) -> String {
+        let mut s = self.header_text();
+        s.push_str(&self.block_text("ALL STATS", hide_histogram));
+        s
+    }
+
+    /// `Threads` / `Connections per thread` / `Requests per client` | `Seconds`, two blank lines.
+    pub fn header_text(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "{:<10}Threads", self.threads);
         let _ = writeln!(s, "{:<10}Connections per thread", self.clients);
@@ -198,7 +205,12 @@ impl MemtierResult {
             }
         }
         s.push_str("\n\n");
-        s.push_str(&table("ALL STATS", &self.rows(), &self.percentiles));
+        s
+    }
+
+    /// One results block: the table under `title` and (unless hidden) the distribution.
+    pub fn block_text(&self, title: &str, hide_histogram: bool) -> String {
+        let mut s = table(title, &self.rows(), &self.percentiles);
         if !hide_histogram {
             s.push_str("\n\nRequest Latency Distribution\n");
             let _ = writeln!(s, "{:<8} {:>7} {:>15}", "Type", "<= msec", "Percent");
@@ -258,6 +270,24 @@ impl MemtierResult {
 
     /// The JSON document ("Format version" 2). `config` is the "configuration" object.
     pub fn json(&self, config: Value, hide_histogram: bool) -> Value {
+        json_blocks(config, &[("ALL STATS".to_string(), self)], hide_histogram)
+    }
+
+    /// The "run information" object.
+    pub fn run_information(&self) -> Value {
+        let mut run = Map::new();
+        run.insert("Threads".into(), json!(self.threads));
+        run.insert("Connections per thread".into(), json!(self.clients));
+        match self.requests {
+            Some(n) => run.insert("Requests per client".into(), json!(n)),
+            None => run.insert("Seconds".into(), json!(self.test_time.unwrap_or(0))),
+        };
+        run.insert("Format version".into(), json!(2));
+        Value::Object(run)
+    }
+
+    /// One results block ("ALL STATS", "BEST RUN RESULTS", ...).
+    pub fn block_json(&self, hide_histogram: bool) -> Value {
         let finish = self.start_ms + (self.elapsed_s * 1000.0) as u128;
         let mut all = Map::new();
         all.insert(
@@ -295,20 +325,62 @@ impl MemtierResult {
                 all.insert(name.clone(), Value::Array(lines));
             }
         }
-        let mut run = Map::new();
-        run.insert("Threads".into(), json!(self.threads));
-        run.insert("Connections per thread".into(), json!(self.clients));
-        match self.requests {
-            Some(n) => run.insert("Requests per client".into(), json!(n)),
-            None => run.insert("Seconds".into(), json!(self.test_time.unwrap_or(0))),
-        };
-        run.insert("Format version".into(), json!(2));
-        json!({
-            "configuration": config,
-            "run information": Value::Object(run),
-            "ALL STATS": Value::Object(all),
-        })
+        Value::Object(all)
     }
+}
+
+/// The JSON document with one object per results block (title, result).
+pub fn json_blocks(config: Value, blocks: &[(String, &MemtierResult)], hide_histogram: bool) -> Value {
+    let mut doc = Map::new();
+    doc.insert("configuration".into(), config);
+    if let Some((_, first)) = blocks.first() {
+        doc.insert("run information".into(), first.run_information());
+    }
+    for (title, r) in blocks {
+        doc.insert(title.clone(), r.block_json(hide_histogram));
+    }
+    Value::Object(doc)
+}
+
+/// Indexes of the best and worst runs (highest and lowest Totals ops/sec).
+pub fn best_worst(runs: &[MemtierResult]) -> (usize, usize) {
+    let ops = |r: &MemtierResult| per_sec(r.totals().hist.len(), r.elapsed_s);
+    let mut best = 0;
+    let mut worst = 0;
+    for (i, r) in runs.iter().enumerate() {
+        if ops(r) > ops(&runs[best]) {
+            best = i;
+        }
+        if ops(r) < ops(&runs[worst]) {
+            worst = i;
+        }
+    }
+    (best, worst)
+}
+
+/// Every run merged: histograms and counts added, durations summed, so each rate is the
+/// average over the runs weighted by their durations. None for no runs.
+pub fn aggregate(runs: &[MemtierResult]) -> Option<MemtierResult> {
+    let first = runs.first()?;
+    let mut stats = first.stats.clone();
+    for r in &runs[1..] {
+        stats.merge(&r.stats);
+    }
+    Some(MemtierResult {
+        threads: first.threads,
+        clients: first.clients,
+        requests: first.requests,
+        test_time: first.test_time,
+        names: first.names.clone(),
+        hist_names: first.hist_names.clone(),
+        hits_misses: first.hits_misses,
+        stats,
+        elapsed_s: runs.iter().map(|r| r.elapsed_s).sum(),
+        start_ms: first.start_ms,
+        interrupted: runs.iter().any(|r| r.interrupted),
+        percentiles: first.percentiles.clone(),
+        sigfig: first.sigfig,
+    })
 }
 
 fn second_json(s: &Second) -> Value {
