@@ -270,8 +270,9 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         }
     };
     let mut runs = Vec::new();
-    for _ in 0..a.run_count {
-        let result = match run(&cfg, a.pipeline, a.rate, a.stall_timeout, std::io::stderr().is_terminal()) {
+    for i in 0..a.run_count {
+        let progress = std::io::stderr().is_terminal().then_some(i + 1);
+        let result = match run(&cfg, a.pipeline, a.rate, a.stall_timeout, progress) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("{e}");
@@ -346,7 +347,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
 }
 
 /// Runs the load and returns the result (no printing).
-pub fn run(cfg: &MemtierConfig, pipeline: usize, rate: Option<f64>, stall_timeout: f64, progress: bool) -> Result<MemtierResult, driver::DriverError> {
+pub fn run(cfg: &MemtierConfig, pipeline: usize, rate: Option<f64>, stall_timeout: f64, progress: Option<usize>) -> Result<MemtierResult, driver::DriverError> {
     let total = cfg.clients * cfg.threads;
     let generators: Vec<Generator> = (0..total)
         .map(|i| {
@@ -377,8 +378,8 @@ pub fn run(cfg: &MemtierConfig, pipeline: usize, rate: Option<f64>, stall_timeou
     let live = Arc::new(Live::default());
     let live2 = live.clone();
     let handle = std::thread::spawn(move || driver::run(spec, live2));
-    if progress {
-        progress_loop(&handle, &live, cfg, total);
+    if let Some(run_no) = progress {
+        progress_loop(&handle, &live, cfg, total, run_no);
     }
     let out = match handle.join() {
         Ok(r) => r?,
@@ -415,6 +416,7 @@ fn progress_loop(
     live: &Live,
     cfg: &MemtierConfig,
     conns: usize,
+    run_no: usize,
 ) {
     let t0 = std::time::Instant::now();
     let (mut last_n, mut last_sum, mut last_b, mut last_t) = (0u64, 0u64, 0u64, t0);
@@ -443,7 +445,8 @@ fn progress_loop(
         let cur_lat = if n > last_n { (sum - last_sum) as f64 / (n - last_n) as f64 / 1000.0 } else { 0.0 };
         let avg_lat = if n > 0 { sum as f64 / n as f64 / 1000.0 } else { 0.0 };
         eprint!(
-            "[RUN #1 {:.0}%, {:>3} secs] {:>2} threads {:>2} conns: {:>11} ops, {:>7} (avg: {:>7}) ops/sec, {}/sec (avg: {}/sec), {:>5.2} (avg: {:>5.2}) msec latency\r",
+            "[RUN #{} {:.0}%, {:>3} secs] {:>2} threads {:>2} conns: {:>11} ops, {:>7} (avg: {:>7}) ops/sec, {}/sec (avg: {}/sec), {:>5.2} (avg: {:>5.2}) msec latency\r",
+            run_no,
             pct.min(100.0),
             el as u64,
             cfg.threads,
