@@ -275,6 +275,12 @@ impl EventLoop {
         for t in killed {
             self.close(t);
         }
+        self.drain_mail();
+    }
+
+    /// Applies the mail posted to this loop (pub/sub messages, blocked clients' replies).
+    /// Called on wake-up and on every tick, so mail never waits on a wake-up alone.
+    fn drain_mail(&mut self) {
         let now_ms = self.shared.keyspace.now_ms();
         for mail in super::take_mail(&self.shared, self.index) {
             let Some(&t) = self.by_id.get(&mail.client_id) else { continue };
@@ -295,6 +301,7 @@ impl EventLoop {
 
     /// Periodic work: active expiry of this loop's shards, idle client timeout.
     fn cron(&mut self, now_ms: i64) {
+        self.drain_mail();
         let live = self.conns.iter().enumerate().filter_map(|(i, s)| Some((i, &s.as_ref()?.conn)));
         let idle = tick(&self.shared, self.index, now_ms, live);
         for t in idle {

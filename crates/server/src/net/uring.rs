@@ -367,6 +367,13 @@ impl EventLoop {
                 break;
             }
             if Instant::now() >= next_tick {
+                self.drain_mail();
+                for t in std::mem::take(&mut self.dirty) {
+                    if let Err(e) = self.start_send(t) {
+                        crate::log::warning(&format!("queueing send: {e}"));
+                        self.begin_close(t);
+                    }
+                }
                 let live = self.slots.iter().enumerate().filter_map(|(i, s)| {
                     s.as_ref().filter(|s| !s.closing).map(|s| (i, &s.conn))
                 });
@@ -518,6 +525,12 @@ impl EventLoop {
         for t in killed {
             self.begin_close(t);
         }
+        self.drain_mail();
+    }
+
+    /// Applies the mail posted to this loop (pub/sub messages, blocked clients' replies).
+    /// Called on wake-up and on every tick, so mail never waits on a wake-up alone.
+    fn drain_mail(&mut self) {
         let now_ms = self.shared.keyspace.now_ms();
         for mail in super::take_mail(&self.shared, self.index) {
             let Some(&t) = self.by_id.get(&mail.client_id) else { continue };
