@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use crate::assert_bytes;
 use crate::harness::*;
 
-const WRONGTYPE: &[u8] = b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
 const NOT_FLOAT: &[u8] = b"-ERR timeout is not a float or out of range\r\n";
 const NEGATIVE: &[u8] = b"-ERR timeout is negative\r\n";
 

@@ -905,3 +905,23 @@ fn env_args() -> Vec<String> {
         .map(|v| v.split_whitespace().map(str::to_string).collect())
         .unwrap_or_default()
 }
+
+// Replies many modules compare against.
+
+pub const WRONGTYPE: &[u8] = b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
+pub const SYNTAX: &[u8] = b"-ERR syntax error\r\n";
+pub const NOT_INT: &[u8] = b"-ERR value is not an integer or out of range\r\n";
+
+/// The wrong-arity error for a command (lower-case full name, e.g. "config|get").
+pub fn arity(cmd: &str) -> Vec<u8> {
+    format!("-ERR wrong number of arguments for '{cmd}' command\r\n").into_bytes()
+}
+
+/// A RESP2 array of bulk strings.
+pub fn arr(items: &[&str]) -> Vec<u8> {
+    let mut out = format!("*{}\r\n", items.len()).into_bytes();
+    for i in items {
+        out.extend_from_slice(format!("${}\r\n{}\r\n", i.len(), i).as_bytes());
+    }
+    out
+}

@@ -6,8 +6,6 @@ use std::collections::{BTreeSet, HashSet};
 use crate::assert_bytes;
 use crate::harness::*;
 
-const SYNTAX: &[u8] = b"-ERR syntax error\r\n";
-const NOT_INT: &[u8] = b"-ERR value is not an integer or out of range\r\n";
 
 fn int(c: &mut RawConn, args: &[&str]) -> i64 {
     parse(&c.cmd(args)).int()

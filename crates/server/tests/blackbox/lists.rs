@@ -3,22 +3,8 @@
 use crate::assert_bytes;
 use crate::harness::*;
 
-const WRONGTYPE: &[u8] = b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
-const SYNTAX: &[u8] = b"-ERR syntax error\r\n";
-const NOT_INT: &[u8] = b"-ERR value is not an integer or out of range\r\n";
 
-fn arity(cmd: &str) -> Vec<u8> {
-    format!("-ERR wrong number of arguments for '{cmd}' command\r\n").into_bytes()
-}
 
-/// RESP2 array of bulk strings.
-fn arr(items: &[&str]) -> Vec<u8> {
-    let mut out = format!("*{}\r\n", items.len()).into_bytes();
-    for i in items {
-        out.extend_from_slice(format!("${}\r\n{}\r\n", i.len(), i).as_bytes());
-    }
-    out
-}
 
 fn lrange_all(c: &mut RawConn, k: &str) -> Vec<String> {
     parse(&c.cmd(&["LRANGE", k, "0", "-1"]))

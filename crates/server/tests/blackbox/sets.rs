@@ -5,13 +5,7 @@ use std::collections::BTreeSet;
 use crate::assert_bytes;
 use crate::harness::*;
 
-const WRONGTYPE: &[u8] = b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
-const SYNTAX: &[u8] = b"-ERR syntax error\r\n";
-const NOT_INT: &[u8] = b"-ERR value is not an integer or out of range\r\n";
 
-fn arity(cmd: &str) -> Vec<u8> {
-    format!("-ERR wrong number of arguments for '{cmd}' command\r\n").into_bytes()
-}
 
 fn texts(r: &Resp) -> Vec<String> {
     r.items().iter().map(|x| x.text()).collect()

@@ -9,27 +9,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::assert_bytes;
 use crate::harness::*;
 
-const WRONGTYPE: &[u8] = b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
-const SYNTAX: &[u8] = b"-ERR syntax error\r\n";
-const NOT_INT: &[u8] = b"-ERR value is not an integer or out of range\r\n";
 const NOT_FLOAT: &[u8] = b"-ERR value is not a valid float\r\n";
 const NAN: &[u8] = b"-ERR resulting score is not a number (NaN)\r\n";
 const MINMAX_FLOAT: &[u8] = b"-ERR min or max is not a float\r\n";
 const MINMAX_LEX: &[u8] = b"-ERR min or max not valid string range item\r\n";
 const POSITIVE: &[u8] = b"-ERR value is out of range, must be positive\r\n";
 
-fn arity(cmd: &str) -> Vec<u8> {
-    format!("-ERR wrong number of arguments for '{cmd}' command\r\n").into_bytes()
-}
 
-/// RESP2 array of bulk strings.
-fn arr(items: &[&str]) -> Vec<u8> {
-    let mut out = format!("*{}\r\n", items.len()).into_bytes();
-    for i in items {
-        out.extend_from_slice(format!("${}\r\n{}\r\n", i.len(), i).as_bytes());
-    }
-    out
-}
 
 fn bulk(s: &str) -> Vec<u8> {
     format!("${}\r\n{}\r\n", s.len(), s).into_bytes()

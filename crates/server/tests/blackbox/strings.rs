@@ -3,8 +3,6 @@
 use crate::assert_bytes;
 use crate::harness::*;
 
-const SYNTAX: &[u8] = b"-ERR syntax error\r\n";
-const NOT_INT: &[u8] = b"-ERR value is not an integer or out of range\r\n";
 const NOT_FLOAT: &[u8] = b"-ERR value is not a valid float\r\n";
 const OVERFLOW: &[u8] = b"-ERR increment or decrement would overflow\r\n";
 

@@ -5,7 +5,6 @@ use std::time::Duration;
 use crate::assert_bytes;
 use crate::harness::*;
 
-const WRONGTYPE: &[u8] = b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
 const EXECABORT: &[u8] = b"-EXECABORT Transaction discarded because of previous errors.\r\n";
 
 #[test]

@@ -4,7 +4,6 @@
 use crate::assert_bytes;
 use crate::harness::*;
 
-const WRONGTYPE: &[u8] = b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
 
 fn make_list(c: &mut RawConn, k: &str) {
     let _ = c.cmd(&["DEL", k]);
