@@ -18,6 +18,27 @@ pub enum IoEngine {
     Auto,
 }
 
+/// When the append-only file is flushed to the disk (`appendfsync`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppendFsync {
+    /// fsync before any reply that reveals a write leaves (group commit).
+    Always,
+    /// fsync once a second; a write is acknowledged once it is handed to the kernel.
+    Everysec,
+    /// Never fsync; a write is acknowledged once it is handed to the kernel.
+    No,
+}
+
+impl AppendFsync {
+    pub fn name(self) -> &'static str {
+        match self {
+            AppendFsync::Always => "always",
+            AppendFsync::Everysec => "everysec",
+            AppendFsync::No => "no",
+        }
+    }
+}
+
 /// Log verbosity, as Redis's `loglevel`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum LogLevel {
@@ -56,6 +77,19 @@ pub struct Config {
     pub pidfile: String,
     pub save: String,
     pub appendonly: bool,
+    pub appendfsync: AppendFsync,
+    /// Folder of the multi-part append-only file, inside `dir`.
+    pub appenddirname: String,
+    /// Base name of the append-only files (`<name>.<seq>.incr.aof`, `<name>.manifest`).
+    pub appendfilename: String,
+    /// Accept an append-only file whose last command was cut short (cut it back).
+    pub aof_load_truncated: bool,
+    /// Recorded: base files are written in AOF format until RDB support exists.
+    pub aof_use_rdb_preamble: bool,
+    /// Recorded: automatic log compaction is not built yet.
+    pub auto_aof_rewrite_percentage: u64,
+    pub auto_aof_rewrite_min_size: u64,
+    pub no_appendfsync_on_rewrite: bool,
     pub dbfilename: String,
     pub lazyfree_lazy_user_flush: bool,
     pub hash_max_listpack_entries: u64,
@@ -101,6 +135,14 @@ impl Default for Config {
             pidfile: String::new(),
             save: String::new(),
             appendonly: false,
+            appendfsync: AppendFsync::Everysec,
+            appenddirname: "appendonlydir".to_string(),
+            appendfilename: "appendonly.aof".to_string(),
+            aof_load_truncated: true,
+            aof_use_rdb_preamble: true,
+            auto_aof_rewrite_percentage: 100,
+            auto_aof_rewrite_min_size: 64 * 1024 * 1024,
+            no_appendfsync_on_rewrite: false,
             dbfilename: "dump.rdb".to_string(),
             lazyfree_lazy_user_flush: false,
             io_uring_min_wait_us: 0,
@@ -148,6 +190,7 @@ const POLICIES: &[&str] = &[
 ];
 const DEBUG_MODES: &[&str] = &["no", "yes", "local"];
 const ENGINES: &[&str] = &["auto", "epoll", "uring"];
+const FSYNC_POLICIES: &[&str] = &["always", "everysec", "no"];
 
 fn yes_no(b: bool) -> String {
     if b { "yes" } else { "no" }.to_string()
@@ -210,8 +253,27 @@ pub static PARAMS: &[Param] = &[
         get: |c| c.pidfile.clone(), set: |c, v| c.pidfile = v.to_string() },
     Param { name: "save", kind: Kind::Str, mutable: true,
         get: |c| c.save.clone(), set: |c, v| c.save = v.to_string() },
-    Param { name: "appendonly", kind: Kind::Bool, mutable: true,
+    // Switching the log on or off at run time needs log compaction (issue 5, not built
+    // yet): for now only the config file and the command line set it.
+    Param { name: "appendonly", kind: Kind::Bool, mutable: false,
         get: |c| yes_no(c.appendonly), set: |c, v| c.appendonly = v == "yes" },
+    Param { name: "appendfsync", kind: Kind::Enum(FSYNC_POLICIES), mutable: true,
+        get: |c| c.appendfsync.name().to_string(),
+        set: |c, v| c.appendfsync = match v { "always" => AppendFsync::Always, "no" => AppendFsync::No, _ => AppendFsync::Everysec } },
+    Param { name: "appenddirname", kind: Kind::Str, mutable: false,
+        get: |c| c.appenddirname.clone(), set: |c, v| c.appenddirname = v.to_string() },
+    Param { name: "appendfilename", kind: Kind::Str, mutable: false,
+        get: |c| c.appendfilename.clone(), set: |c, v| c.appendfilename = v.to_string() },
+    Param { name: "aof-load-truncated", kind: Kind::Bool, mutable: true,
+        get: |c| yes_no(c.aof_load_truncated), set: |c, v| c.aof_load_truncated = v == "yes" },
+    Param { name: "aof-use-rdb-preamble", kind: Kind::Bool, mutable: true,
+        get: |c| yes_no(c.aof_use_rdb_preamble), set: |c, v| c.aof_use_rdb_preamble = v == "yes" },
+    Param { name: "auto-aof-rewrite-percentage", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, mutable: true,
+        get: |c| c.auto_aof_rewrite_percentage.to_string(), set: |c, v| c.auto_aof_rewrite_percentage = v.parse().unwrap_or(c.auto_aof_rewrite_percentage) },
+    Param { name: "auto-aof-rewrite-min-size", kind: Kind::Memory, mutable: true,
+        get: |c| c.auto_aof_rewrite_min_size.to_string(), set: |c, v| c.auto_aof_rewrite_min_size = parse_memory(v).unwrap_or(c.auto_aof_rewrite_min_size) },
+    Param { name: "no-appendfsync-on-rewrite", kind: Kind::Bool, mutable: true,
+        get: |c| yes_no(c.no_appendfsync_on_rewrite), set: |c, v| c.no_appendfsync_on_rewrite = v == "yes" },
     Param { name: "dbfilename", kind: Kind::Str, mutable: true,
         get: |c| c.dbfilename.clone(), set: |c, v| c.dbfilename = v.to_string() },
     Param { name: "lazyfree-lazy-user-flush", kind: Kind::Bool, mutable: true,

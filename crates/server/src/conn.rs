@@ -6,6 +6,7 @@
 //! Arguments are slices of the read buffer (no copy, no allocation per command for up
 //! to 16 arguments); the buffers are reused for the life of the connection.
 
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -43,6 +44,13 @@ pub struct Conn {
     pub out: Vec<u8>,
     /// Bytes of `out` already written.
     pub opos: usize,
+    /// Replies that may not leave yet because they reveal writes not yet on disk (see
+    /// `aof`): (position in `out` where the held replies start, log offset they wait
+    /// for), in output order with non-decreasing offsets. Everything from the first
+    /// hold's position on waits.
+    pub holds: VecDeque<(usize, u64)>,
+    /// The owning loop lists this connection among those with holds.
+    pub held_listed: bool,
 }
 
 /// Per-thread things a request needs besides the connection.
@@ -69,6 +77,8 @@ impl Conn {
             parser: RequestParser::new(limits),
             out: Vec::with_capacity(READ_CHUNK),
             opos: 0,
+            holds: VecDeque::new(),
+            held_listed: false,
         }
     }
 
@@ -88,16 +98,59 @@ impl Conn {
         self.rbuf.len() - self.rpos
     }
 
-    /// True while output is waiting to be written.
+    /// True while output may be written now.
     pub fn has_output(&self) -> bool {
-        self.opos < self.out.len()
+        self.opos < self.sendable_end()
     }
 
-    /// Hands the pending output to the engine in exchange for `spare` (an empty buffer),
-    /// for engines that keep a buffer stable while the kernel sends it.
+    /// True once every byte of output, held or not, has been written.
+    pub fn all_written(&self) -> bool {
+        self.opos >= self.out.len()
+    }
+
+    /// Notes that the owning loop must watch this connection's holds; true the first
+    /// time (the caller adds it to its list).
+    pub fn needs_listing(&mut self) -> bool {
+        if self.holds.is_empty() || self.held_listed {
+            return false;
+        }
+        self.held_listed = true;
+        true
+    }
+
+    /// The end of the part of `out` that may be written now (the rest is held).
+    pub fn sendable_end(&self) -> usize {
+        self.holds.front().map_or(self.out.len(), |h| h.0)
+    }
+
+    /// Holds the replies from `start` on until the log reaches `need`.
+    pub fn hold(&mut self, start: usize, need: u64) {
+        self.holds.push_back((start, need));
+    }
+
+    /// Releases the holds whose offset the log has reached. Returns the offset the
+    /// first remaining hold waits for, if any.
+    pub fn release_holds(&mut self, reached: u64) -> Option<u64> {
+        while self.holds.front().is_some_and(|h| h.1 <= reached) {
+            self.holds.pop_front();
+        }
+        self.holds.front().map(|h| h.1)
+    }
+
+    /// Hands the output that may leave to the engine in exchange for `spare` (an empty
+    /// buffer), for engines that keep a buffer stable while the kernel sends it.
     pub fn swap_output(&mut self, spare: &mut Vec<u8>) {
         debug_assert!(spare.is_empty() && self.opos == 0);
-        std::mem::swap(&mut self.out, spare);
+        let end = self.sendable_end();
+        if end == self.out.len() {
+            std::mem::swap(&mut self.out, spare);
+        } else {
+            spare.extend_from_slice(&self.out[..end]);
+            self.out.drain(..end);
+            for h in self.holds.iter_mut() {
+                h.0 -= end;
+            }
+        }
     }
 
     /// Marks `n` bytes of output written; resets the buffer when all is out.
@@ -117,7 +170,8 @@ impl Conn {
     pub fn process(&mut self, w: &mut Worker<'_>) -> Flow {
         let auth_required = w.shared.auth_required.load(Ordering::Relaxed);
         let query_limit = w.shared.query_buffer_limit.load(Ordering::Relaxed);
-        let Conn { client, rbuf, rpos, parser, out, .. } = self;
+        let batch_start = self.out.len();
+        let Conn { client, rbuf, rpos, parser, out, holds, .. } = self;
         let client_owner = client.info.owner.min(w.shared.gates.len() - 1);
         let shared: &Shared = w.shared;
         // This loop's gate, held while the batch runs (see below).
@@ -180,6 +234,15 @@ impl Conn {
             }
         }
         drop(gate);
+        if client.need > 0 {
+            // These replies reveal writes: they leave once the log has them on disk.
+            if let Some(aof) = shared.aof.as_ref() {
+                if client.need > aof.reached() {
+                    holds.push_back((batch_start, client.need));
+                }
+            }
+            client.need = 0;
+        }
         // Compact: drop consumed bytes so a partial request starts at 0.
         if *rpos == rbuf.len() {
             rbuf.clear();

@@ -6,6 +6,7 @@
 //! families), `shared.rs` (state shared by the loops), `config.rs`, `info.rs`,
 //! `expire.rs` (active expiry), `log.rs`.
 
+pub mod aof;
 pub mod command;
 pub mod config;
 pub mod conn;

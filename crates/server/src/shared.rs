@@ -235,12 +235,14 @@ pub struct Mail {
     pub bytes: Arc<[u8]>,
     /// The client was blocked and these bytes are its reply: unblock it.
     pub unblock: bool,
+    /// Log offset the bytes may not leave before (they reveal a write); 0 = none.
+    pub need: u64,
 }
 
 impl Shared {
     /// Posts bytes to a client's loop and wakes it.
     pub fn post(&self, to: Subscriber, bytes: Arc<[u8]>) {
-        self.post_mail(to.owner, Mail { client_id: to.id, bytes, unblock: false });
+        self.post_mail(to.owner, Mail { client_id: to.id, bytes, unblock: false, need: 0 });
     }
 
     /// Posts a mail to loop `owner` and wakes it.
@@ -354,6 +356,8 @@ pub struct Shared {
     /// Number of blocked clients; writes skip the registry when it is 0.
     pub blocked_count: AtomicUsize,
     pub stat_expired_stale_perc: AtomicU64,
+    /// The append-only log, when `appendonly` is yes.
+    pub aof: Option<crate::aof::Aof>,
 }
 
 impl Shared {
@@ -362,6 +366,7 @@ impl Shared {
         let auth = config.requirepass.is_some();
         let hz = config.hz;
         let query_buffer_limit = config.client_query_buffer_limit;
+        let aof = config.appendonly.then(|| crate::aof::Aof::new(threads, config.appendfsync));
         let shared = Shared {
             keyspace,
             config: RwLock::new(config),
@@ -390,6 +395,7 @@ impl Shared {
             blocked: Mutex::new(Default::default()),
             blocked_count: AtomicUsize::new(0),
             stat_expired_stale_perc: AtomicU64::new(0),
+            aof,
         };
         // Derive every lock-free copy of configuration values from the config.
         shared.config_changed();
@@ -428,6 +434,9 @@ impl Shared {
         t.set_intset.store(c.set_max_intset_entries as usize, Ordering::Relaxed);
         t.zset_entries.store(c.zset_max_listpack_entries as usize, Ordering::Relaxed);
         t.zset_value.store(c.zset_max_listpack_value as usize, Ordering::Relaxed);
+        if let Some(aof) = self.aof.as_ref() {
+            aof.set_policy(c.appendfsync);
+        }
     }
 
     /// Sum of one counter over all threads.

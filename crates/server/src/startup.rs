@@ -23,6 +23,8 @@ pub enum StartError {
     BadBind(String),
     #[error("Failed to start event loop: {0}")]
     Loop(std::io::Error),
+    #[error("{0}")]
+    Aof(#[from] crate::aof::load::LoadError),
 }
 
 fn bind_addrs(config: &Config) -> Result<Vec<(IpAddr, bool)>, StartError> {
@@ -151,7 +153,17 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     let keyspace = store::Keyspace::new(config.databases, shards, store::Clock::System);
     let commands = crate::command::table().entries.len();
     let port = config.port;
+    let dir = config.dir.clone();
     let shared = Arc::new(Shared::new(config, keyspace, threads, commands));
+
+    // The append-only log: replay it before any client is served, then start its writer.
+    let aof_writer = match shared.aof.as_ref() {
+        Some(_) => {
+            let target = crate::aof::load::open_and_replay(&shared, &dir)?;
+            Some(crate::aof::writer::spawn(shared.clone(), target).map_err(StartError::Loop)?)
+        }
+        None => None,
+    };
 
     let signal_shared = shared.clone();
     let mut signals =
@@ -183,6 +195,11 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     }
     for h in handles {
         let _ = h.join();
+    }
+    if let (Some(aof), Some(writer)) = (shared.aof.as_ref(), aof_writer) {
+        // Everything the loops appended is written and synced before the exit.
+        aof.stop();
+        let _ = writer.join();
     }
     signal_handle.close();
     crate::log::notice("Basalt is now ready to exit, bye bye...");

@@ -85,9 +85,56 @@ impl Registry {
     }
 }
 
-/// Tries the pop now: Ok(Some(reply)) when served, Ok(None) when no key has data.
-fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op) -> Result<Option<Vec<u8>>, CommandError> {
+/// True for the commands that order and log themselves (see [`try_serve`]): the
+/// dispatcher must not take their ordering stripes, which come after the registry lock.
+pub fn logs_itself(name: &str) -> bool {
+    matches!(name, "blpop" | "brpop" | "blmove" | "brpoplpush" | "blmpop" | "bzpopmin" | "bzpopmax" | "bzmpop")
+}
+
+/// The non-blocking command that has the effect of a served pop (for the log).
+fn effect(op: &Op, key: &[u8], popped: usize) -> Vec<Vec<u8>> {
+    let word = |s: &str| s.as_bytes().to_vec();
+    let side = |e: End| word(if e == End::Head { "LEFT" } else { "RIGHT" });
+    match op {
+        Op::Pop { end, count, .. } => {
+            let mut v = vec![word(if *end == End::Head { "LPOP" } else { "RPOP" }), key.to_vec()];
+            if count.is_some() {
+                v.push(popped.to_string().into_bytes());
+            }
+            v
+        }
+        Op::Move { src, dst, from, to } => vec![word("LMOVE"), src.clone(), dst.clone(), side(*from), side(*to)],
+        Op::ZPop { max, count, .. } => {
+            let mut v = vec![word(if *max { "ZPOPMAX" } else { "ZPOPMIN" }), key.to_vec()];
+            if count.is_some() {
+                v.push(popped.to_string().into_bytes());
+            }
+            v
+        }
+    }
+}
+
+/// Tries the pop now: Ok(Some((reply, need))) when served, Ok(None) when no key has
+/// data. With the log on, the pop holds its keys' ordering stripes and logs its effect
+/// as the plain pop it amounts to; `need` is the offset its reply must wait for.
+fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op, log: bool) -> Result<Option<(Vec<u8>, u64)>, CommandError> {
     let ks = &shared.keyspace;
+    let aof = shared.aof.as_ref().filter(|_| log);
+    let ordered = aof.map(|a| match op {
+        Op::Move { src, dst, .. } => a.order_keys(ks, [src, dst]),
+        Op::Pop { keys, .. } | Op::ZPop { keys, .. } => a.order_keys(ks, keys.iter()),
+    });
+    let served = pop_now(ks, db, now_ms, proto, op)?;
+    let end = match (&served, aof) {
+        (Some((_, key, popped)), Some(aof)) => Some(aof.append_one(db, now_ms, &effect(op, key, *popped))),
+        _ => None,
+    };
+    let need = ordered.map_or(0, |o| o.finish(end));
+    Ok(served.map(|(reply, _, _)| (reply, need)))
+}
+
+/// The pop itself: (reply, key popped from, elements popped).
+fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) -> Result<Option<(Vec<u8>, Vec<u8>, usize)>, CommandError> {
     let lru = store::clock::lru_clock(now_ms);
     let mut out = Vec::new();
     match op {
@@ -106,7 +153,7 @@ fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op) -> 
                 for item in &items {
                     encode::bulk(&mut out, item);
                 }
-                return Ok(Some(out));
+                return Ok(Some((out, key.clone(), items.len())));
             }
             Ok(None)
         }
@@ -127,7 +174,7 @@ fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op) -> 
             let list: &mut List = coll::get_or_create(d, dh, dst, now_ms, lru)?;
             list.push(*to, &item);
             encode::bulk(&mut out, &item);
-            Ok(Some(out))
+            Ok(Some((out, src.clone(), 1)))
         }
         Op::ZPop { keys, max, count } => {
             for key in keys {
@@ -160,7 +207,7 @@ fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op) -> 
                         }
                     }
                 }
-                return Ok(Some(out));
+                return Ok(Some((out, key.clone(), items.len())));
             }
             Ok(None)
         }
@@ -173,10 +220,13 @@ fn block(ctx: &mut Ctx<'_>, op: Op, timeout_ms: Option<i64>, null_in_multi: fn(&
     let shared = ctx.shared;
     let db = ctx.client.db;
     let proto = ctx.client.proto;
+    // Logged by try_serve, never by the dispatcher.
+    ctx.client.log_override = Some(Vec::new());
     let mut reg = shared.blocked.lock();
-    if let Some(reply) = try_serve(shared, db, ctx.now_ms, proto, &op)? {
+    if let Some((reply, need)) = try_serve(shared, db, ctx.now_ms, proto, &op, !ctx.client.loading)? {
         drop(reg);
         ctx.out.extend_from_slice(&reply);
+        ctx.client.need = ctx.client.need.max(need);
         return Ok(());
     }
     if ctx.client.in_exec {
@@ -204,11 +254,11 @@ pub fn serve(shared: &Shared, now_ms: i64) {
     for qk in keys {
         while let Some(&id) = reg.queues.get(&qk).and_then(VecDeque::front) {
             let Some(w) = reg.waiters.get(&id) else { break };
-            match try_serve(shared, w.db, now_ms, w.proto, &w.op) {
-                Ok(Some(reply)) => {
+            match try_serve(shared, w.db, now_ms, w.proto, &w.op, true) {
+                Ok(Some((reply, need))) => {
                     if let Some(w) = reg.remove(id) {
                         shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
-                        shared.post_mail(w.owner, Mail { client_id: id, bytes: Arc::from(reply), unblock: true });
+                        shared.post_mail(w.owner, Mail { client_id: id, bytes: Arc::from(reply), unblock: true, need });
                     }
                 }
                 _ => break,
@@ -234,7 +284,7 @@ pub fn expire(shared: &Shared, owner: usize, now_ms: i64) {
             shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
             let mut out = Vec::new();
             encode::null_array(&mut out, w.proto);
-            shared.post_mail(owner, Mail { client_id: id, bytes: Arc::from(out), unblock: true });
+            shared.post_mail(owner, Mail { client_id: id, bytes: Arc::from(out), unblock: true, need: 0 });
         }
     }
 }

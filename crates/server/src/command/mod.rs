@@ -137,6 +137,14 @@ pub struct Client {
     pub blocked: bool,
     /// Running the queue of an EXEC (blocking commands do not block there).
     pub in_exec: bool,
+    /// Replaying the append-only log at start: writes are not logged again.
+    pub loading: bool,
+    /// Log offset that the replies produced since the last batch end may not leave
+    /// before (they reveal a write not yet on disk); 0 = none. See `aof`.
+    pub need: u64,
+    /// What the log records for the running command instead of its arguments (SPOP
+    /// logs the SREM of what it popped); `Some(empty)` logs nothing.
+    pub log_override: Option<Vec<Vec<Vec<u8>>>>,
 }
 
 impl Client {
@@ -152,6 +160,9 @@ impl Client {
             subs: pubsub::Subscriptions::default(),
             blocked: false,
             in_exec: false,
+            loading: false,
+            need: 0,
+            log_override: None,
         }
     }
 }
@@ -412,7 +423,26 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     info.last_cmd.store(idx, Ordering::Relaxed);
     info.last_interaction_ms.store(ctx.now_ms, Ordering::Relaxed);
 
-    let targets = (spec.flags & flags::WRITE != 0 && ctx.shared.watch_count.load(Ordering::Relaxed) > 0)
+    let is_write = spec.flags & flags::WRITE != 0;
+    let aof = ctx.shared.aof.as_ref().filter(|_| !ctx.client.loading);
+    if let (Some(aof), true) = (aof, is_write) {
+        if !aof.write_ok.load(Ordering::Acquire) {
+            bump(&stats.rejected_calls, 1);
+            let text = format!("MISCONF Errors writing to the AOF file: {}", aof.write_error.lock());
+            ctx.stats.count_error(&text);
+            write_error(ctx.out, &text);
+            return;
+        }
+    }
+    // Writes hold their keys' ordering stripes until their record is in the log
+    // (blocking pops order and log themselves, under the waiters' registry lock).
+    let ordered = match aof {
+        Some(aof) if is_write && !blocking::logs_itself(spec.name) => Some(aof_order(aof, ctx, spec, args)),
+        _ => None,
+    };
+    let db_before = ctx.client.db;
+    ctx.client.log_override = None;
+    let targets = (is_write && ctx.shared.watch_count.load(Ordering::Relaxed) > 0)
         .then(|| transactions::before_write(ctx, spec, args));
     let start = Instant::now();
     let result = (spec.handler)(ctx, args);
@@ -424,6 +454,24 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     bump(&ctx.stats.total_commands, 1);
     if let (Some(targets), true) = (targets, result.is_ok()) {
         transactions::after_write(ctx, targets);
+    }
+    if let Some(aof) = aof {
+        let need = match ordered {
+            Some(ordered) => {
+                let end = match (result.is_ok(), ctx.client.log_override.take()) {
+                    (false, _) => None,
+                    (true, None) => Some(aof.append_one(db_before, ctx.now_ms, args)),
+                    (true, Some(records)) if records.is_empty() => None,
+                    (true, Some(records)) => {
+                        let recs: Vec<&[Vec<u8>]> = records.iter().map(Vec::as_slice).collect();
+                        Some(aof.append(db_before, ctx.now_ms, &recs))
+                    }
+                };
+                ordered.finish(end)
+            }
+            None => read_need(aof, ctx, spec, args),
+        };
+        ctx.client.need = ctx.client.need.max(need);
     }
     if result.is_ok() && spec.flags & flags::WRITE != 0 && !ctx.client.in_exec {
         // Waiters on keys this write filled are served now, in FIFO order.
@@ -443,6 +491,36 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     if threshold >= 0 && us as i64 >= threshold && spec.flags & flags::SKIP_SLOWLOG == 0 {
         let name = ctx.client.info.name.lock().clone();
         ctx.shared.slowlog_push(us, args, &ctx.client.info.addr, &name);
+    }
+}
+
+/// Takes the ordering stripes a write command needs: those of its keys, or all of them
+/// for keyless writes and for commands whose keys the spec does not locate (numkeys).
+fn aof_order<'a>(aof: &'a crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> crate::aof::Ordered<'a> {
+    let keys = key_positions(spec, args.len());
+    let complete = !keys.is_empty() && !matches!(spec.name, "zunionstore" | "zinterstore" | "zdiffstore");
+    if complete {
+        aof.order_keys(ctx.ks(), keys.iter().map(|&i| args[i]))
+    } else if matches!(spec.name, "flushall" | "flushdb" | "swapdb") {
+        aof.order_all()
+    } else {
+        // numkeys commands (LMPOP, ZMPOP, Z*STORE): every argument, a superset of the keys.
+        aof.order_keys(ctx.ks(), args[1..].iter())
+    }
+}
+
+/// The log offset a read's reply must wait for: the newest write to the keys it read,
+/// or to any key for commands that read the keyspace as a whole. Commands that reveal
+/// nothing of the keyspace (PING, CLIENT ...) wait for nothing.
+fn read_need(aof: &crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> u64 {
+    let data = matches!(spec.group, "string" | "list" | "set" | "sorted_set" | "hash" | "generic" | "bitmap");
+    let keys = key_positions(spec, args.len());
+    if data && !keys.is_empty() {
+        aof.need_for_keys(ctx.ks(), keys.iter().map(|&i| args[i]))
+    } else if data || matches!(spec.name, "dbsize" | "info" | "debug" | "memory" | "object" | "exec") {
+        aof.need_for_all()
+    } else {
+        0
     }
 }
 

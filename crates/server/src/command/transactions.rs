@@ -145,9 +145,16 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     unwatch_all(ctx.shared, ctx.client);
     encode::array_len(ctx.out, m.queue.len());
     ctx.client.in_exec = true;
+    let aof = ctx.shared.aof.as_ref().filter(|_| !ctx.client.loading);
+    if let Some(aof) = aof {
+        aof.begin_exec();
+    }
     for cmd in &m.queue {
         let args: Vec<&[u8]> = cmd.iter().map(Vec::as_slice).collect();
         execute(ctx, &args);
+    }
+    if let Some(end) = aof.and_then(|a| a.end_exec()) {
+        ctx.client.need = ctx.client.need.max(end);
     }
     ctx.client.in_exec = false;
     // Blocked clients are served after the whole transaction, as in Redis (a push

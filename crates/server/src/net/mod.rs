@@ -166,6 +166,9 @@ pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::co
     if mail.unblock {
         conn.client.blocked = false;
         crate::command::publish_client_state(&conn.client);
+        if mail.need > 0 && w.shared.aof.as_ref().is_some_and(|a| mail.need > a.reached()) {
+            conn.hold(conn.out.len(), mail.need);
+        }
         conn.out.extend_from_slice(&mail.bytes);
         return conn.process(w);
     }
@@ -188,6 +191,18 @@ pub fn append_mail(conn: &mut Conn, bytes: &[u8]) -> bool {
     }
     conn.out.extend_from_slice(bytes);
     true
+}
+
+/// After a pass over a loop's connections with held replies: tells the log writer the
+/// smallest offset still awaited (0: none), so that it wakes this loop when it gets
+/// there. True when the writer got there meanwhile and the pass must run again.
+pub fn await_log(aof: &crate::aof::Aof, owner: usize, still_held: bool, smallest: u64) -> bool {
+    if !still_held {
+        aof.set_waiting(owner, 0);
+        return false;
+    }
+    aof.set_waiting(owner, smallest);
+    aof.reached() >= smallest
 }
 
 /// The tick period for the configured `hz`.

@@ -175,6 +175,8 @@ pub struct EventLoop {
     last_batch: usize,
     /// Client id -> slot, for messages posted to this loop.
     by_id: hashbrown::HashMap<u64, usize>,
+    /// Slots whose replies wait for the append-only log (see `aof`).
+    held: Vec<usize>,
     rng: fastrand::Rng,
 }
 
@@ -233,6 +235,7 @@ impl EventLoop {
             min_wait_us,
             last_batch: 0,
             by_id: hashbrown::HashMap::new(),
+            held: Vec::new(),
             rng: fastrand::Rng::new(),
         };
         for i in 0..ev.listeners.len() {
@@ -291,7 +294,7 @@ impl EventLoop {
         }
         if slot.sent >= slot.sending.len() {
             if !slot.conn.has_output() {
-                if slot.close_after_send {
+                if slot.close_after_send && slot.conn.all_written() {
                     self.begin_close(t);
                 }
                 return Ok(());
@@ -349,6 +352,7 @@ impl EventLoop {
             if returned_buffers {
                 self.bufs.publish();
             }
+            self.release_held();
             for t in std::mem::take(&mut self.rearm) {
                 if let Err(e) = self.arm_recv(t) {
                     crate::log::warning(&format!("re-arming receive: {e}"));
@@ -489,8 +493,37 @@ impl EventLoop {
         if !more && !slot.close_after_send {
             self.rearm.push(t);
         }
+        if slot.conn.needs_listing() {
+            self.held.push(t);
+        }
         self.dirty.push(t);
         true
+    }
+
+    /// Sends what the append-only log now allows of the held connections' replies.
+    fn release_held(&mut self) {
+        let Some(aof) = self.shared.aof.as_ref() else { return };
+        while !self.held.is_empty() {
+            let reached = aof.reached();
+            let mut smallest = u64::MAX;
+            for t in std::mem::take(&mut self.held) {
+                let Some(Some(slot)) = self.slots.get_mut(t) else { continue };
+                let before = slot.conn.holds.len();
+                match slot.conn.release_holds(reached) {
+                    Some(n) => {
+                        smallest = smallest.min(n);
+                        self.held.push(t);
+                    }
+                    None => slot.conn.held_listed = false,
+                }
+                if slot.conn.holds.len() != before {
+                    self.dirty.push(t);
+                }
+            }
+            if !super::await_log(aof, self.index, !self.held.is_empty(), smallest) {
+                break;
+            }
+        }
     }
 
     fn on_send(&mut self, t: usize, res: i32) {
@@ -541,7 +574,11 @@ impl EventLoop {
             let shared = &*self.shared;
             let stats = &*shared.thread_stats[self.index];
             let mut w = Worker { shared, stats, rng: &mut self.rng, now_ms };
-            match super::apply_mail(&mut slot.conn, &mail, &mut w) {
+            let flow = super::apply_mail(&mut slot.conn, &mail, &mut w);
+            if slot.conn.needs_listing() {
+                self.held.push(t);
+            }
+            match flow {
                 Flow::CloseNow => self.begin_close(t),
                 Flow::CloseAfterWrite => {
                     slot.close_after_send = true;
@@ -584,8 +621,9 @@ impl EventLoop {
             let _ = self.start_send(t);
         }
         while Instant::now() < deadline
-            && self.slots.iter().flatten().any(|s| s.send_inflight || s.conn.has_output())
+            && self.slots.iter().flatten().any(|s| s.send_inflight || !s.conn.all_written())
         {
+            self.release_held();
             let _ = self.ring.submit_and_wait(1);
             let done: Vec<(u64, i32)> =
                 self.ring.completion().map(|c| (c.user_data(), c.result())).collect();

@@ -1,0 +1,301 @@
+//! Start-up with `appendonly yes`: open (or create) the multi-part log, replay it into
+//! the keyspace, and hand the last incremental file to the writer.
+//!
+//! Replay runs every command through the normal dispatcher as a loading client (whose
+//! writes are not logged again), each at the time its `#MS:` annotation gives, so
+//! expiry decisions and relative TTLs come out as they did the first time. Before the
+//! first annotation (files written by Redis, which logs absolute times and explicit
+//! DELs) no key expires during replay, as in Redis; keys whose time has passed expire
+//! once the server runs.
+//!
+//! Damage, as Redis 7 handles it: a command cut short at the very end of the last file
+//! (or a MULTI without its EXEC there) is cut off the file with a warning that names the
+//! file and offset, when `aof-load-truncated` is yes; anywhere else, or with the option
+//! off, and for bytes that are not RESP, the start fails with a message naming the file
+//! and offset. A missing file, an unknown command, or an RDB base file (not supported
+//! yet) also stop the start.
+
+use std::fs::{File, OpenOptions};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use resp::{Limits, RequestParser};
+
+use super::manifest::{self, Manifest};
+use super::writer::Target;
+use crate::command::{self, table, Client, Ctx};
+use crate::shared::{ClientInfo, Shared};
+
+/// Why the log could not be opened or replayed; the text is logged and the start fails.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct LoadError(pub String);
+
+fn io_err(what: &str, path: &Path, e: std::io::Error) -> LoadError {
+    LoadError(format!("{what} {}: {e}", path.display()))
+}
+
+/// Opens or creates the log under `dir`, replays it, and returns the file the writer
+/// appends to.
+pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadError> {
+    let (dirname, filename, load_truncated) = {
+        let c = shared.config.read();
+        (c.appenddirname.clone(), c.appendfilename.clone(), c.aof_load_truncated)
+    };
+    let aof_dir = dir.join(&dirname);
+    let manifest_name = format!("{filename}.manifest");
+    let manifest_path = aof_dir.join(&manifest_name);
+    if !manifest_path.exists() {
+        return create(&aof_dir, &filename, &manifest_name);
+    }
+    let text = std::fs::read_to_string(&manifest_path).map_err(|e| io_err("Can't read the AOF manifest", &manifest_path, e))?;
+    let m = Manifest::parse(&text).map_err(|e| LoadError(format!("{e} in the AOF manifest {}", manifest_path.display())))?;
+    let mut files: Vec<(&str, bool)> = Vec::new();
+    if let Some(b) = &m.base {
+        files.push((b.name.as_str(), true));
+    }
+    files.extend(m.incrs.iter().map(|i| (i.name.as_str(), false)));
+    for (name, _) in &files {
+        let p = aof_dir.join(name);
+        if !p.exists() {
+            return Err(LoadError(format!("The AOF file {name} doesn't exist")));
+        }
+    }
+    let started = Instant::now();
+    let mut loader = Loader::new(shared);
+    let last = files.len() - 1;
+    for (i, (name, is_base)) in files.iter().enumerate() {
+        let path = aof_dir.join(name);
+        if *is_base && name.ends_with(".rdb") {
+            let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            if len > 0 {
+                return Err(LoadError(format!(
+                    "The AOF base file {name} is an RDB file: Basalt cannot load RDB files yet (issue 5)"
+                )));
+            }
+            continue;
+        }
+        loader.replay(&path, name, i == last, load_truncated)?;
+        crate::log::notice(&format!(
+            "DB loaded from {} file {name}: {:.3} seconds",
+            if *is_base { "base" } else { "incr" },
+            started.elapsed().as_secs_f64()
+        ));
+    }
+    crate::log::notice(&format!(
+        "DB loaded from append only file: {:.3} seconds",
+        started.elapsed().as_secs_f64()
+    ));
+    let total: u64 = files.iter().map(|(n, _)| std::fs::metadata(aof_dir.join(n)).map(|m| m.len()).unwrap_or(0)).sum();
+    if let Some(aof) = shared.aof.as_ref() {
+        let base = m.base.as_ref().map_or(0, |b| std::fs::metadata(aof_dir.join(&b.name)).map(|m| m.len()).unwrap_or(0));
+        aof.base_size.store(base, std::sync::atomic::Ordering::Relaxed);
+        aof.start_size.store(total, std::sync::atomic::Ordering::Relaxed);
+    }
+    // New records go at the end of the last incremental file, as in Redis 7.
+    let last_incr = match m.incrs.last() {
+        Some(i) => i.name.clone(),
+        None => {
+            // A manifest with only a base: start the first incremental file.
+            let mut m2 = m.clone();
+            let seq = 1;
+            let name = format!("{filename}.{seq}.incr.aof");
+            File::create(aof_dir.join(&name)).map_err(|e| io_err("Can't create", &aof_dir.join(&name), e))?;
+            m2.incrs.push(manifest::FileEntry { name: name.clone(), seq, kind: manifest::Kind::Incr });
+            manifest::persist(&aof_dir, &manifest_name, &m2).map_err(|e| io_err("Can't write the AOF manifest", &manifest_path, e))?;
+            name
+        }
+    };
+    open_target(&aof_dir.join(&last_incr), &last_incr)
+}
+
+/// First start with the log on: an empty base, the first incremental file, the manifest.
+fn create(aof_dir: &Path, filename: &str, manifest_name: &str) -> Result<Target, LoadError> {
+    std::fs::create_dir_all(aof_dir).map_err(|e| io_err("Can't create the append-only folder", aof_dir, e))?;
+    let m = Manifest::first(filename);
+    for entry in m.base.iter().chain(&m.incrs) {
+        let p = aof_dir.join(&entry.name);
+        let f = File::create(&p).map_err(|e| io_err("Can't create", &p, e))?;
+        f.sync_all().map_err(|e| io_err("Can't sync", &p, e))?;
+    }
+    manifest::persist(aof_dir, manifest_name, &m)
+        .map_err(|e| io_err("Can't write the AOF manifest", &aof_dir.join(manifest_name), e))?;
+    crate::log::notice(&format!("Creating AOF incr file {} on server start", m.incrs[0].name));
+    let name = m.incrs[0].name.clone();
+    open_target(&aof_dir.join(&name), &name)
+}
+
+fn open_target(path: &PathBuf, name: &str) -> Result<Target, LoadError> {
+    let file = OpenOptions::new().write(true).open(path).map_err(|e| io_err("Can't open the append-only file", path, e))?;
+    let len = file.metadata().map_err(|e| io_err("Can't stat", path, e))?.len();
+    Ok(Target { file, name: name.to_string(), len })
+}
+
+/// Replays files into the keyspace as a loading client.
+struct Loader<'a> {
+    shared: &'a Arc<Shared>,
+    client: Client,
+    rng: fastrand::Rng,
+    scratch: Vec<u8>,
+    /// The time of the records being replayed (0 before the first annotation: nothing
+    /// expires then).
+    now_ms: i64,
+}
+
+impl<'a> Loader<'a> {
+    fn new(shared: &'a Arc<Shared>) -> Loader<'a> {
+        let info = Arc::new(ClientInfo::new(0, "aof-loader".into(), String::new(), -1, 0, 0));
+        let mut client = Client::new(info, true);
+        client.loading = true;
+        Loader { shared, client, rng: fastrand::Rng::with_seed(0), scratch: Vec::new(), now_ms: 0 }
+    }
+
+    fn replay(&mut self, path: &Path, name: &str, is_last: bool, load_truncated: bool) -> Result<(), LoadError> {
+        let mut file = File::open(path).map_err(|e| io_err("Can't open the append-only file", path, e))?;
+        let max_bulk = self.shared.config.read().proto_max_bulk_len;
+        let mut parser = RequestParser::new(Limits { max_bulk_len: max_bulk, ..Limits::default() });
+        let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
+        let mut pos = 0usize;
+        // File offset of buf[0].
+        let mut base = 0u64;
+        let mut eof = false;
+        // Offset after the last command applied outside a transaction, and where the
+        // open MULTI began.
+        let mut valid_up_to = 0u64;
+        let mut multi_start: Option<u64> = None;
+        let mut at_boundary = true;
+        loop {
+            let input = &buf[pos..];
+            if at_boundary && !input.is_empty() {
+                if input[0] == b'#' {
+                    match memchr::memchr(b'\n', input) {
+                        Some(nl) => {
+                            self.annotation(&input[..nl]);
+                            pos += nl + 1;
+                            if multi_start.is_none() {
+                                valid_up_to = base + pos as u64;
+                            }
+                            continue;
+                        }
+                        None if !eof => {}
+                        None => break,
+                    }
+                } else if input[0] != b'*' {
+                    return Err(bad_format(name, base + pos as u64));
+                }
+            }
+            let parsed = if input.is_empty() { Ok(None) } else { parser.parse(input) };
+            match parsed {
+                Ok(Some(n)) => {
+                    at_boundary = true;
+                    let argc = parser.argc();
+                    let offset = base + pos as u64;
+                    if argc > 0 {
+                        let args: Vec<&[u8]> = (0..argc).map(|i| parser.arg(input, i)).collect();
+                        if table().lookup(args[0]).is_none() {
+                            return Err(LoadError(format!(
+                                "Unknown command '{}' reading the append only file {name}",
+                                String::from_utf8_lossy(&args[0][..args[0].len().min(128)])
+                            )));
+                        }
+                        if args[0].eq_ignore_ascii_case(b"multi") {
+                            multi_start = Some(offset);
+                        }
+                        let is_exec = args[0].eq_ignore_ascii_case(b"exec");
+                        self.execute(&args);
+                        if is_exec {
+                            multi_start = None;
+                        }
+                    }
+                    pos += n;
+                    if multi_start.is_none() {
+                        valid_up_to = base + pos as u64;
+                    }
+                }
+                Ok(None) => {
+                    at_boundary = input.is_empty();
+                    if eof {
+                        break;
+                    }
+                    // Keep the unconsumed bytes at the start of the buffer and read more.
+                    if pos > 0 {
+                        buf.drain(..pos);
+                        base += pos as u64;
+                        pos = 0;
+                    }
+                    let len = buf.len();
+                    buf.resize(len + (1 << 20), 0);
+                    let n = file.read(&mut buf[len..]).map_err(|e| io_err("Error reading", path, e))?;
+                    buf.truncate(len + n);
+                    eof = n == 0;
+                }
+                Err(_) => return Err(bad_format(name, base + pos as u64)),
+            }
+        }
+        let file_len = base + buf.len() as u64;
+        if valid_up_to == file_len {
+            return Ok(());
+        }
+        // The file ends inside a command or inside a MULTI without EXEC.
+        if multi_start.is_some() {
+            crate::log::warning(&format!("Revert incomplete MULTI/EXEC transaction in AOF file {name}"));
+            self.client.multi = None;
+        }
+        if !is_last {
+            return Err(LoadError(format!(
+                "Fatal error: the truncated file is not the last file: {name} ends inside a command at offset {valid_up_to}"
+            )));
+        }
+        if !load_truncated {
+            return Err(LoadError(format!(
+                "Unexpected end of file reading the append only file {name} at offset {valid_up_to}. Make a backup of the file, or set 'aof-load-truncated' to yes and restart the server."
+            )));
+        }
+        crate::log::warning(&format!("!!! Warning: short read while loading the AOF file {name}!!!"));
+        crate::log::warning(&format!("!!! Truncating the AOF {name} at offset {valid_up_to} !!!"));
+        let f = OpenOptions::new().write(true).open(path).map_err(|e| io_err("Can't open", path, e))?;
+        f.set_len(valid_up_to).map_err(|e| io_err("Error truncating the AOF file", path, e))?;
+        f.sync_all().map_err(|e| io_err("Can't sync", path, e))?;
+        crate::log::warning(&format!("AOF {name} loaded anyway because aof-load-truncated is enabled"));
+        Ok(())
+    }
+
+    /// `#MS:<unix ms>` sets the replay time; other annotations (Redis's `#TS:`) are
+    /// skipped as Redis skips them.
+    fn annotation(&mut self, line: &[u8]) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if let Some(ms) = line.strip_prefix(b"#MS:") {
+            if let Some(ms) = std::str::from_utf8(ms).ok().and_then(|s| s.parse::<i64>().ok()) {
+                self.now_ms = ms;
+            }
+        }
+    }
+
+    fn execute(&mut self, args: &[&[u8]]) {
+        let stats = self.shared.thread_stats[0].clone();
+        let mut ctx = Ctx {
+            shared: self.shared,
+            client: &mut self.client,
+            out: &mut self.scratch,
+            now_ms: self.now_ms,
+            stats: &stats,
+            rng: &mut self.rng,
+        };
+        command::execute(&mut ctx, args);
+        self.scratch.clear();
+        if self.client.blocked {
+            // A blocking command whose data is not there: nothing to wait for in a
+            // replay (Basalt logs only pops that happened).
+            command::blocking::forget(self.shared, self.client.info.id);
+            self.client.blocked = false;
+        }
+    }
+}
+
+fn bad_format(name: &str, offset: u64) -> LoadError {
+    LoadError(format!(
+        "Bad file format reading the append only file {name} at offset {offset}: make a backup of your AOF file, then repair it (redis-check-aof --fix <filename.manifest>)"
+    ))
+}

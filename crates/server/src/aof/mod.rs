@@ -1,0 +1,387 @@
+//! The append-only log (AOF): what every write adds to the log, in what order, and when
+//! its reply may leave.
+//!
+//! - **Order.** Every write command runs while holding the *ordering stripes* of its
+//!   keys (a stripe is a small mutex chosen by the key's hash; several are taken in
+//!   ascending order, all of them for keyless writes such as FLUSHALL). Its record is
+//!   appended to the in-memory log before the stripes are released, so two writes that
+//!   touch a common key are logged in the order they ran, without a global lock around
+//!   execution. Stripes are taken before any shard lock and never while one is held.
+//! - **Records.** A record is the command as RESP, the same bytes Redis writes. Commands
+//!   whose effect is random or deferred are logged as their effect (SPOP as SREM, a
+//!   blocked pop served later as LPOP/LMOVE/ZPOPMIN...). A `SELECT` is written when the
+//!   database changes, and an annotation `#MS:<unix ms>` when the time changes: replay
+//!   runs each command at the time it first ran, so lazy expiry and relative TTLs
+//!   (EXPIRE 10, SET EX) replay exactly and no DEL needs to be logged for an expired
+//!   key. Redis 7 skips lines that start with `#`, so the file stays loadable by Redis.
+//! - **Durability.** The writer thread (`writer.rs`) takes what was appended, writes it,
+//!   and fsyncs per `appendfsync`; the event loops never touch the file. A reply that
+//!   reveals a write waits until the log is `written` (everysec, no) or `durable`
+//!   (always) up to that write: each stripe remembers the log offset of the last write
+//!   to its keys, so a read waits only when a key it read has a write not yet on disk,
+//!   and reads of other keys flow while a disk is slow. A write in flight marks its
+//!   stripes `PENDING` before it changes anything; a reader that sees the mark takes
+//!   the stripe's lock, which waits for that write's record.
+//! - **Files.** Redis 7's multi-part layout (`manifest.rs`): `appenddirname/` holds a
+//!   base file, incremental files and a manifest; `load.rs` replays them at start.
+//!
+//! Not built yet (issue 5): log compaction (BGREWRITEAOF, automatic rewrites, turning
+//! the log on at run time) and RDB base files.
+
+pub mod load;
+pub mod manifest;
+pub mod writer;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+
+use parking_lot::{Condvar, Mutex, MutexGuard};
+use smallvec::SmallVec;
+
+use crate::config::AppendFsync;
+
+/// Ordering stripes. A power of two; more stripes mean fewer false waits for reads
+/// while the disk is slow, at the cost of a longer scan for keyless reads.
+const STRIPES: usize = 1024;
+
+/// The mark of a stripe whose write is in flight (its record not yet appended).
+const PENDING: u64 = u64::MAX;
+
+/// One ordering stripe, on its own cache line (every write on any loop touches one).
+#[repr(align(64))]
+struct Stripe {
+    lock: Mutex<()>,
+    /// Log offset of the end of the last record of a write to this stripe's keys, or
+    /// PENDING while such a write runs.
+    last_write: AtomicU64,
+}
+
+/// The in-memory tail of the log, not yet taken by the writer.
+struct Tail {
+    bytes: Vec<u8>,
+    /// Log offset of the end of `bytes` (bytes appended since the log was opened).
+    end: u64,
+    /// Database of the last record (usize::MAX: none yet, write a SELECT).
+    db: usize,
+    /// Time annotation of the last record.
+    ts_ms: i64,
+    /// A transaction is being logged: MULTI is written before its first record.
+    multi: MultiState,
+    /// Stripes written inside the transaction being logged: they point at its EXEC
+    /// record once it ends (replay drops a transaction without EXEC).
+    multi_stripes: Vec<u16>,
+    /// The writer is waiting for bytes (notify it on append).
+    writer_idle: bool,
+    stop: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MultiState {
+    None,
+    /// EXEC started; no record yet.
+    Open,
+    /// MULTI written; EXEC must close it.
+    Written,
+}
+
+/// The log's shared state: the tail, the offsets reached on disk, the stripes, and the
+/// status INFO and MISCONF report.
+pub struct Aof {
+    tail: Mutex<Tail>,
+    wake_writer: Condvar,
+    /// Log offset handed to the kernel with write(2).
+    written: AtomicU64,
+    /// Log offset made durable with fdatasync.
+    durable: AtomicU64,
+    policy: AtomicU8,
+    stripes: Box<[Stripe]>,
+    /// Per event loop: the smallest offset one of its held connections waits for
+    /// (0 = none), so that the writer wakes only loops that have something to send.
+    waiting: Box<[AtomicU64]>,
+    /// An EXEC is being logged (see `Tail::multi_stripes`).
+    in_exec: AtomicBool,
+    /// False after a write or fsync error, until a write succeeds again.
+    pub write_ok: AtomicBool,
+    /// The last write error, as strerror would print it.
+    pub write_error: Mutex<String>,
+    pub delayed_fsync: AtomicU64,
+    /// DEBUG AOF-FLUSH-SLEEP: the writer sleeps this long before each write (tests of
+    /// a slow disk).
+    pub debug_flush_sleep_us: AtomicU64,
+    /// Size in bytes of the files named in the manifest, at start plus what was
+    /// written since (INFO aof_current_size / aof_base_size).
+    pub base_size: AtomicU64,
+    pub start_size: AtomicU64,
+}
+
+fn policy_code(p: AppendFsync) -> u8 {
+    match p {
+        AppendFsync::Always => 0,
+        AppendFsync::Everysec => 1,
+        AppendFsync::No => 2,
+    }
+}
+
+impl Aof {
+    pub fn new(loops: usize, policy: AppendFsync) -> Aof {
+        Aof {
+            tail: Mutex::new(Tail {
+                bytes: Vec::with_capacity(64 * 1024),
+                end: 0,
+                db: usize::MAX,
+                ts_ms: i64::MIN,
+                multi: MultiState::None,
+                multi_stripes: Vec::new(),
+                writer_idle: false,
+                stop: false,
+            }),
+            wake_writer: Condvar::new(),
+            written: AtomicU64::new(0),
+            durable: AtomicU64::new(0),
+            policy: AtomicU8::new(policy_code(policy)),
+            stripes: (0..STRIPES).map(|_| Stripe { lock: Mutex::new(()), last_write: AtomicU64::new(0) }).collect(),
+            waiting: (0..loops.max(1)).map(|_| AtomicU64::new(0)).collect(),
+            in_exec: AtomicBool::new(false),
+            write_ok: AtomicBool::new(true),
+            write_error: Mutex::new(String::new()),
+            delayed_fsync: AtomicU64::new(0),
+            debug_flush_sleep_us: AtomicU64::new(0),
+            base_size: AtomicU64::new(0),
+            start_size: AtomicU64::new(0),
+        }
+    }
+
+    pub fn policy(&self) -> AppendFsync {
+        match self.policy.load(Ordering::Relaxed) {
+            0 => AppendFsync::Always,
+            1 => AppendFsync::Everysec,
+            _ => AppendFsync::No,
+        }
+    }
+
+    /// CONFIG SET appendfsync.
+    pub fn set_policy(&self, p: AppendFsync) {
+        self.policy.store(policy_code(p), Ordering::Relaxed);
+        // A change to `no` or `everysec` may release replies waiting for an fsync.
+        self.nudge_writer();
+    }
+
+    /// The offset up to which replies may leave under the current policy.
+    pub fn reached(&self) -> u64 {
+        match self.policy() {
+            AppendFsync::Always => self.durable.load(Ordering::Acquire),
+            _ => self.written.load(Ordering::Acquire),
+        }
+    }
+
+    pub fn written(&self) -> u64 {
+        self.written.load(Ordering::Acquire)
+    }
+
+    /// Bytes appended but not yet taken by the writer (INFO aof_buffer_length).
+    pub fn buffered(&self) -> usize {
+        self.tail.lock().bytes.len()
+    }
+
+    fn stripe_of(&self, key: &[u8], ks: &store::Keyspace) -> usize {
+        // Bits of the key hash that neither the shard index (40..) nor the table's
+        // buckets (low bits) use for the same purpose; any fixed choice is correct.
+        ((ks.hash(key) >> 24) as usize) & (STRIPES - 1)
+    }
+
+    /// Takes the stripes of `keys` (ascending, deduplicated) and marks them PENDING.
+    pub fn order_keys<'a, K: AsRef<[u8]>>(
+        &'a self,
+        ks: &store::Keyspace,
+        keys: impl IntoIterator<Item = K>,
+    ) -> Ordered<'a> {
+        let mut idx: SmallVec<[u16; 8]> = keys.into_iter().map(|k| self.stripe_of(k.as_ref(), ks) as u16).collect();
+        idx.sort_unstable();
+        idx.dedup();
+        self.order(idx)
+    }
+
+    /// Takes every stripe (FLUSHALL, FLUSHDB, SWAPDB and other keyless writes).
+    pub fn order_all(&self) -> Ordered<'_> {
+        self.order((0..STRIPES as u16).collect())
+    }
+
+    fn order(&self, idx: SmallVec<[u16; 8]>) -> Ordered<'_> {
+        let mut guards = SmallVec::with_capacity(idx.len());
+        let mut prev = SmallVec::with_capacity(idx.len());
+        for &i in &idx {
+            let s = &self.stripes[i as usize];
+            guards.push(s.lock.lock());
+            prev.push(s.last_write.swap(PENDING, Ordering::AcqRel));
+        }
+        Ordered { aof: self, idx, prev, _guards: guards }
+    }
+
+    /// The offset a reply must wait for after reading `keys`: the newest write to any
+    /// of their stripes, waiting out a write still in flight on one of them.
+    pub fn need_for_keys<K: AsRef<[u8]>>(&self, ks: &store::Keyspace, keys: impl IntoIterator<Item = K>) -> u64 {
+        keys.into_iter().map(|k| self.settled(self.stripe_of(k.as_ref(), ks))).max().unwrap_or(0)
+    }
+
+    /// The offset a reply must wait for after reading the whole keyspace (DBSIZE,
+    /// KEYS, SCAN, INFO ...): every stripe's newest write.
+    pub fn need_for_all(&self) -> u64 {
+        (0..STRIPES).map(|i| self.settled(i)).max().unwrap_or(0)
+    }
+
+    fn settled(&self, i: usize) -> u64 {
+        let s = &self.stripes[i];
+        let v = s.last_write.load(Ordering::Acquire);
+        if v != PENDING {
+            return v;
+        }
+        // A write is between its change and its record: its lock is held until the
+        // record is appended, so waiting for the lock waits for exactly that.
+        drop(s.lock.lock());
+        s.last_write.load(Ordering::Acquire)
+    }
+
+    /// Appends records, each a command's arguments, for database `db` at time `now_ms`.
+    /// Returns the log offset of the end of the last record.
+    pub fn append<A: AsRef<[u8]>>(&self, db: usize, now_ms: i64, records: &[&[A]]) -> u64 {
+        let mut t = self.tail.lock();
+        for rec in records {
+            t.write_record(db, now_ms, rec);
+        }
+        self.after_append(t)
+    }
+
+    /// Appends one record (the common case).
+    pub fn append_one<A: AsRef<[u8]>>(&self, db: usize, now_ms: i64, args: &[A]) -> u64 {
+        let mut t = self.tail.lock();
+        t.write_record(db, now_ms, args);
+        self.after_append(t)
+    }
+
+    fn after_append(&self, t: MutexGuard<'_, Tail>) -> u64 {
+        let end = t.end;
+        let idle = t.writer_idle;
+        drop(t);
+        if idle {
+            self.wake_writer.notify_one();
+        }
+        end
+    }
+
+    /// An EXEC is starting (every loop's gate is held, so nothing else appends until it
+    /// ends): its records are bracketed by MULTI and EXEC, written only if it has any.
+    pub fn begin_exec(&self) {
+        self.tail.lock().multi = MultiState::Open;
+        self.in_exec.store(true, Ordering::Release);
+    }
+
+    /// The EXEC ended; returns the offset of its EXEC record, if one was written.
+    pub fn end_exec(&self) -> Option<u64> {
+        self.in_exec.store(false, Ordering::Release);
+        let mut t = self.tail.lock();
+        let written = t.multi == MultiState::Written;
+        t.multi = MultiState::None;
+        let stripes = std::mem::take(&mut t.multi_stripes);
+        if !written {
+            return None;
+        }
+        t.put_command(&[b"EXEC"]);
+        let end = t.end;
+        for i in stripes {
+            self.stripes[i as usize].last_write.store(end, Ordering::Release);
+        }
+        Some(self.after_append(t))
+    }
+
+    /// Wakes the writer whatever it is waiting for (policy change, shutdown).
+    pub fn nudge_writer(&self) {
+        let _t = self.tail.lock();
+        self.wake_writer.notify_one();
+    }
+
+    /// Asks the writer to write and sync what is buffered, then stop.
+    pub fn stop(&self) {
+        self.tail.lock().stop = true;
+        self.wake_writer.notify_one();
+    }
+
+    /// Event loop `owner` has connections waiting for `need` (0 = none any more).
+    pub fn set_waiting(&self, owner: usize, need: u64) {
+        if let Some(w) = self.waiting.get(owner) {
+            w.store(need, Ordering::Release);
+        }
+    }
+}
+
+impl Tail {
+    fn write_record<A: AsRef<[u8]>>(&mut self, db: usize, now_ms: i64, args: &[A]) {
+        if self.multi == MultiState::Open {
+            self.multi = MultiState::Written;
+            self.put_command(&[b"MULTI"]);
+        }
+        if now_ms != self.ts_ms {
+            self.ts_ms = now_ms;
+            let before = self.bytes.len();
+            self.bytes.extend_from_slice(b"#MS:");
+            self.bytes.extend_from_slice(itoa::Buffer::new().format(now_ms).as_bytes());
+            self.bytes.extend_from_slice(b"\r\n");
+            self.end += (self.bytes.len() - before) as u64;
+        }
+        if db != self.db {
+            self.db = db;
+            let mut n = itoa::Buffer::new();
+            self.put_command(&[&b"SELECT"[..], n.format(db).as_bytes()]);
+        }
+        self.put_command(args);
+    }
+
+    fn put_command<A: AsRef<[u8]>>(&mut self, args: &[A]) {
+        let before = self.bytes.len();
+        resp::encode::array_len(&mut self.bytes, args.len());
+        for a in args {
+            resp::encode::bulk(&mut self.bytes, a.as_ref());
+        }
+        self.end += (self.bytes.len() - before) as u64;
+    }
+}
+
+/// Stripes held by a write while it runs; `finish` records where its record ended.
+pub struct Ordered<'a> {
+    aof: &'a Aof,
+    idx: SmallVec<[u16; 8]>,
+    prev: SmallVec<[u64; 8]>,
+    _guards: SmallVec<[MutexGuard<'a, ()>; 8]>,
+}
+
+impl Ordered<'_> {
+    /// Releases the stripes: each now points at `end` (the write's record) or, when
+    /// nothing was logged, back at what it held before. Returns the offset a reply of
+    /// this command must wait for.
+    pub fn finish(self, end: Option<u64>) -> u64 {
+        if end.is_some() && self.aof.in_exec.load(Ordering::Acquire) {
+            let mut t = self.aof.tail.lock();
+            if t.multi != MultiState::None {
+                t.multi_stripes.extend_from_slice(&self.idx);
+            }
+        }
+        let mut need = 0;
+        for (&i, &p) in self.idx.iter().zip(&self.prev) {
+            let v = end.unwrap_or(p);
+            need = need.max(v);
+            self.aof.stripes[i as usize].last_write.store(v, Ordering::Release);
+        }
+        need
+    }
+}
+
+impl Drop for Ordered<'_> {
+    fn drop(&mut self) {
+        // A write that unwinds before `finish` must not leave its stripes PENDING
+        // forever: put back what they held.
+        for (&i, &p) in self.idx.iter().zip(&self.prev) {
+            let s = &self.aof.stripes[i as usize];
+            if s.last_write.load(Ordering::Relaxed) == PENDING {
+                s.last_write.store(p, Ordering::Release);
+            }
+        }
+    }
+}

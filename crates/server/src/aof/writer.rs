@@ -1,0 +1,211 @@
+//! The log writer thread: takes what the event loops appended, writes it at the end of
+//! the current incremental file, fsyncs per `appendfsync`, publishes the offsets it
+//! reached, and wakes the loops whose held replies may now leave.
+//!
+//! Group commit falls out of the loop: while one write+fsync runs, new records gather
+//! in the tail, and the next round takes them all. `always` fsyncs every round;
+//! `everysec` fsyncs when a second has passed since the last fsync (also when no new
+//! record arrives); `no` never fsyncs.
+//!
+//! Faults: a failed or short write cuts the file back to where the round started and
+//! retries the whole round; a failed fsync under `always` rewrites the bytes written
+//! since the last good fsync before trying again (after an fsync error the kernel may
+//! have dropped those pages). Until a round succeeds the log reports
+//! `aof_last_write_status:err` and write commands get `-MISCONF`; replies already
+//! waiting stay held (never an OK for a write that is not on disk), and everything
+//! resumes by itself when the disk does.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::Aof;
+use crate::config::AppendFsync;
+use crate::shared::Shared;
+
+/// How long to wait before retrying after a disk error.
+const RETRY: Duration = Duration::from_millis(200);
+
+/// The file the writer appends to.
+pub struct Target {
+    pub file: File,
+    /// Its name, for messages.
+    pub name: String,
+    /// Its length when the writer starts.
+    pub len: u64,
+}
+
+/// Starts the writer thread.
+pub fn spawn(shared: Arc<Shared>, target: Target) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new().name("aof-writer".into()).spawn(move || run(&shared, target))
+}
+
+fn strerror(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+fn run(shared: &Shared, mut target: Target) {
+    let Some(aof) = shared.aof.as_ref() else { return };
+    let mut chunk: Vec<u8> = Vec::with_capacity(64 * 1024);
+    // Bytes written since the last good fsync, kept under `always` so that a failed
+    // fsync can be answered by writing them again.
+    let mut unsynced: Vec<u8> = Vec::new();
+    let mut synced_len = target.len;
+    let mut last_fsync = Instant::now();
+    loop {
+        let policy = aof.policy();
+        let (end, stop) = {
+            let mut t = aof.tail.lock();
+            while t.bytes.is_empty() && !t.stop {
+                let fsync_due = policy == AppendFsync::Everysec && synced_len < target.len;
+                t.writer_idle = true;
+                if fsync_due {
+                    let left = Duration::from_secs(1).saturating_sub(last_fsync.elapsed());
+                    if left.is_zero() {
+                        break;
+                    }
+                    aof.wake_writer.wait_for(&mut t, left);
+                } else {
+                    aof.wake_writer.wait_for(&mut t, Duration::from_secs(1));
+                }
+                t.writer_idle = false;
+                if aof.policy() != policy {
+                    break;
+                }
+            }
+            t.writer_idle = false;
+            std::mem::swap(&mut t.bytes, &mut chunk);
+            (t.end, t.stop)
+        };
+        if !chunk.is_empty() {
+            write_round(aof, &mut target, &chunk, stop);
+            if policy == AppendFsync::Always {
+                unsynced.extend_from_slice(&chunk);
+            }
+            chunk.clear();
+            if chunk.capacity() > 16 * 1024 * 1024 {
+                chunk.shrink_to(64 * 1024);
+            }
+            aof.written.store(end, Ordering::Release);
+        }
+        let fsync_now = match policy {
+            AppendFsync::Always => synced_len < target.len,
+            AppendFsync::Everysec => synced_len < target.len && last_fsync.elapsed() >= Duration::from_secs(1),
+            AppendFsync::No => false,
+        } || (stop && synced_len < target.len);
+        if fsync_now {
+            sync_round(aof, &mut target, &mut unsynced, synced_len, stop);
+            synced_len = target.len;
+            last_fsync = Instant::now();
+            unsynced.clear();
+            aof.durable.store(aof.written(), Ordering::Release);
+        } else if policy == AppendFsync::No {
+            // Nothing waits for an fsync under `no`.
+            aof.durable.store(aof.written(), Ordering::Release);
+        }
+        wake_released(shared, aof);
+        if stop && aof.buffered() == 0 {
+            return;
+        }
+    }
+}
+
+/// Writes `chunk` at the end of the file, retrying until it succeeds (or, when
+/// stopping, until a bounded number of attempts failed).
+fn write_round(aof: &Aof, target: &mut Target, chunk: &[u8], stop: bool) {
+    let mut attempts = 0;
+    loop {
+        let sleep_us = aof_debug_sleep_us(aof);
+        if sleep_us > 0 {
+            std::thread::sleep(Duration::from_micros(sleep_us));
+        }
+        match target.file.write_all_at(chunk, target.len) {
+            Ok(()) => {
+                target.len += chunk.len() as u64;
+                recovered(aof);
+                return;
+            }
+            Err(e) => {
+                failed(aof, &format!("Error writing to the AOF file {}", target.name), &e);
+                // Cut a partial record back, so the file never holds half a round.
+                if let Err(t) = target.file.set_len(target.len) {
+                    crate::log::warning(&format!(
+                        "Could not remove the partial write from the AOF file {} ({}); Basalt may refuse to load it",
+                        target.name,
+                        strerror(&t)
+                    ));
+                }
+            }
+        }
+        attempts += 1;
+        if stop && attempts >= 25 {
+            crate::log::warning("Giving up writing the AOF at shutdown: the disk keeps failing");
+            return;
+        }
+        std::thread::sleep(RETRY);
+    }
+}
+
+/// fdatasync, retrying until it succeeds. After a failure the bytes written since the
+/// last good fsync are written again (`unsynced`, kept under `always`).
+fn sync_round(aof: &Aof, target: &mut Target, unsynced: &mut [u8], synced_len: u64, stop: bool) {
+    let mut attempts = 0;
+    loop {
+        match target.file.sync_data() {
+            Ok(()) => {
+                recovered(aof);
+                return;
+            }
+            Err(e) => {
+                failed(aof, &format!("Error syncing the AOF file {}", target.name), &e);
+                attempts += 1;
+                if stop && attempts >= 25 {
+                    crate::log::warning("Giving up syncing the AOF at shutdown: the disk keeps failing");
+                    return;
+                }
+                std::thread::sleep(RETRY);
+                if !unsynced.is_empty() {
+                    if let Err(e) = target.file.write_all_at(unsynced, synced_len) {
+                        failed(aof, &format!("Error writing to the AOF file {}", target.name), &e);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn aof_debug_sleep_us(aof: &Aof) -> u64 {
+    aof.debug_flush_sleep_us.load(Ordering::Relaxed)
+}
+
+fn failed(aof: &Aof, what: &str, e: &std::io::Error) {
+    let text = strerror(e);
+    if aof.write_ok.swap(false, Ordering::AcqRel) {
+        crate::log::warning(&format!("{what}: {text}"));
+    }
+    *aof.write_error.lock() = text;
+}
+
+fn recovered(aof: &Aof) {
+    if !aof.write_ok.load(Ordering::Acquire) {
+        aof.write_ok.store(true, Ordering::Release);
+        crate::log::warning("AOF write error looks solved, Basalt can write again.");
+    }
+}
+
+/// Wakes every loop with a held connection whose wait is over.
+fn wake_released(shared: &Shared, aof: &Aof) {
+    let reached = aof.reached();
+    for (i, w) in aof.waiting.iter().enumerate() {
+        let need = w.load(Ordering::Acquire);
+        if need != 0 && need <= reached {
+            shared.wake(i);
+        }
+    }
+}
