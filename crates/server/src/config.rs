@@ -254,8 +254,8 @@ pub static PARAMS: &[Param] = &[
     Param { name: "save", kind: Kind::Str, mutable: true,
         get: |c| c.save.clone(), set: |c, v| c.save = v.to_string() },
     // Switching the log on or off at run time needs log compaction (issue 5, not built
-    // yet): for now only the config file and the command line set it.
-    Param { name: "appendonly", kind: Kind::Bool, mutable: false,
+    // yet): CONFIG SET refuses a change (command/server.rs).
+    Param { name: "appendonly", kind: Kind::Bool, mutable: true,
         get: |c| yes_no(c.appendonly), set: |c, v| c.appendonly = v == "yes" },
     Param { name: "appendfsync", kind: Kind::Enum(FSYNC_POLICIES), mutable: true,
         get: |c| c.appendfsync.name().to_string(),

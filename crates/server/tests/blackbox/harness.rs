@@ -19,14 +19,20 @@
 //! tests spawn their own server, killed by PID when the test ends. Every
 //! spawned server is also watched by a small `sh` watchdog that kills it if
 //! the test process dies without cleaning up.
+//!
+//! Persistence tests start servers in a directory they own, which outlives
+//! each process ([`ServerProcess::spawn_in`], one log file per start,
+//! [`ServerProcess::kill9`]), and servers expected not to start
+//! ([`start_expect_exit`]: exit code and log, bounded wait).
 
 #![allow(dead_code)]
 
 use std::cell::Cell;
 use std::io::{ErrorKind, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
@@ -85,7 +91,11 @@ pub struct ServerProcess {
     watchdog: Option<Child>,
     pub addr: String,
     pub port: u16,
-    dir: tempfile::TempDir,
+    /// The temp dir owned by this process ([`ServerProcess::spawn`]); None
+    /// when the caller owns the directory ([`ServerProcess::spawn_in`]).
+    dir: Option<tempfile::TempDir>,
+    dir_path: PathBuf,
+    log_path: PathBuf,
 }
 
 fn free_port() -> u16 {
@@ -93,10 +103,105 @@ fn free_port() -> u16 {
     l.local_addr().expect("local_addr").port()
 }
 
+/// A fresh log file name for a server started in a caller-owned directory,
+/// so that each start of a server in the same directory has its own log.
+fn next_log_path(dir: &Path) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!("server-{}-{n}.log", std::process::id()))
+}
+
+/// The standard flags plus `extra`, for a server on `port` with data in `dir`.
+fn server_command(
+    bin: &Path,
+    port: u16,
+    dir: &Path,
+    extra: &[&str],
+    log_path: &Path,
+) -> Result<Command, String> {
+    let log = std::fs::File::create(log_path).map_err(|e| format!("log file: {e}"))?;
+    let log2 = log.try_clone().map_err(|e| format!("log file: {e}"))?;
+    let mut cmd = Command::new(bin);
+    cmd.arg("--port")
+        .arg(port.to_string())
+        .arg("--bind")
+        .arg("127.0.0.1")
+        .arg("--dir")
+        .arg(dir)
+        .arg("--enable-debug-command")
+        .arg("yes")
+        .arg("--save")
+        .arg("")
+        .args(env_args())
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(log))
+        .stderr(Stdio::from(log2));
+    Ok(cmd)
+}
+
+/// How a start that was expected to fail ended ([`start_expect_exit`]).
+#[derive(Debug)]
+pub struct FailedStart {
+    /// Exit code; None if it was still running at the deadline (then killed)
+    /// or was ended by a signal.
+    pub code: Option<i32>,
+    /// Whether the server answered PING before the deadline (it started).
+    pub answered: bool,
+    /// Everything it wrote to stdout and stderr.
+    pub log: String,
+}
+
+/// Starts `bin` with its data in `dir` (standard flags plus `extra`) when it
+/// is expected NOT to start, e.g. on a corrupt AOF. Waits at most `timeout`
+/// for it to exit; a server still running then is killed by PID.
+pub fn start_expect_exit(bin: &Path, dir: &Path, extra: &[&str], timeout: Duration) -> FailedStart {
+    let port = free_port();
+    let log_path = next_log_path(dir);
+    let mut cmd = server_command(bin, port, dir, extra, &log_path).expect("server command");
+    let mut child = cmd.spawn().expect("spawn server");
+    let mut watchdog = spawn_watchdog(child.id());
+    let addr = format!("127.0.0.1:{port}");
+    let deadline = Instant::now() + timeout;
+    let mut answered = false;
+    let exited = loop {
+        if let Ok(Some(_)) = child.try_wait() {
+            break true;
+        }
+        if Instant::now() >= deadline {
+            break false;
+        }
+        if !answered && ping_ready(&addr) {
+            answered = true;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    };
+    if !exited {
+        // Child::kill sends SIGKILL to this child's PID.
+        let _ = child.kill();
+    }
+    let status = child.wait().ok();
+    let code = if exited {
+        status.and_then(|s| s.code())
+    } else {
+        None
+    };
+    if let Some(mut w) = watchdog.take() {
+        let _ = w.kill();
+        let _ = w.wait();
+    }
+    let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+    FailedStart {
+        code,
+        answered,
+        log,
+    }
+}
+
 impl ServerProcess {
     /// Spawns `bin` with the standard flags plus `extra`, waits until it
     /// answers PING (or NOAUTH when a password is set).
-    pub fn spawn(bin: &PathBuf, extra: &[&str]) -> ServerProcess {
+    pub fn spawn(bin: &Path, extra: &[&str]) -> ServerProcess {
         let mut last_err = String::new();
         for _attempt in 0..3 {
             match Self::try_spawn(bin, extra) {
@@ -107,28 +212,43 @@ impl ServerProcess {
         panic!("could not start server {}: {}", bin.display(), last_err);
     }
 
-    fn try_spawn(bin: &PathBuf, extra: &[&str]) -> Result<ServerProcess, String> {
+    /// Spawns `bin` with its data in `dir`, which the caller owns and which
+    /// outlives the process (so that a later server can be started in the
+    /// same directory, e.g. to test persistence across a restart). Each
+    /// start writes its own log file in `dir` ([`ServerProcess::log`]).
+    pub fn spawn_in(bin: &Path, dir: &Path, extra: &[&str]) -> ServerProcess {
+        let mut last_err = String::new();
+        for _attempt in 0..3 {
+            let log_path = next_log_path(dir);
+            match Self::try_spawn_at(bin, dir.to_path_buf(), None, log_path, extra) {
+                Ok(p) => return p,
+                Err(e) => last_err = e,
+            }
+        }
+        panic!(
+            "could not start server {} in {}: {}",
+            bin.display(),
+            dir.display(),
+            last_err
+        );
+    }
+
+    fn try_spawn(bin: &Path, extra: &[&str]) -> Result<ServerProcess, String> {
         let dir = tempfile::tempdir().map_err(|e| format!("tempdir: {e}"))?;
-        let port = free_port();
+        let dir_path = dir.path().to_path_buf();
         let log_path = dir.path().join("server.log");
-        let log = std::fs::File::create(&log_path).map_err(|e| format!("log file: {e}"))?;
-        let log2 = log.try_clone().map_err(|e| format!("log file: {e}"))?;
-        let mut cmd = Command::new(bin);
-        cmd.arg("--port")
-            .arg(port.to_string())
-            .arg("--bind")
-            .arg("127.0.0.1")
-            .arg("--dir")
-            .arg(dir.path())
-            .arg("--enable-debug-command")
-            .arg("yes")
-            .arg("--save")
-            .arg("")
-            .args(env_args())
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(log))
-            .stderr(Stdio::from(log2));
+        Self::try_spawn_at(bin, dir_path, Some(dir), log_path, extra)
+    }
+
+    fn try_spawn_at(
+        bin: &Path,
+        dir_path: PathBuf,
+        dir: Option<tempfile::TempDir>,
+        log_path: PathBuf,
+        extra: &[&str],
+    ) -> Result<ServerProcess, String> {
+        let port = free_port();
+        let mut cmd = server_command(bin, port, &dir_path, extra, &log_path)?;
         let child = cmd.spawn().map_err(|e| format!("spawn: {e}"))?;
         let watchdog = spawn_watchdog(child.id());
         let addr = format!("127.0.0.1:{port}");
@@ -138,18 +258,20 @@ impl ServerProcess {
             addr,
             port,
             dir,
+            dir_path,
+            log_path,
         };
         let deadline = Instant::now() + SPAWN_TIMEOUT;
         loop {
             if let Ok(Some(status)) = proc.child.try_wait() {
-                let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+                let log = proc.log();
                 return Err(format!("server exited early ({status}); log:\n{log}"));
             }
             if ping_ready(&proc.addr) {
                 return Ok(proc);
             }
             if Instant::now() > deadline {
-                let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+                let log = proc.log();
                 // `proc` is dropped on return, which kills the process.
                 return Err(format!(
                     "server did not answer PING within {SPAWN_TIMEOUT:?}; log:\n{log}"
@@ -157,6 +279,27 @@ impl ServerProcess {
             }
             std::thread::sleep(Duration::from_millis(25));
         }
+    }
+
+    /// The server's data directory (`--dir`).
+    pub fn dir(&self) -> &Path {
+        &self.dir_path
+    }
+
+    /// What the server wrote to stdout and stderr so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log_path).unwrap_or_default()
+    }
+
+    /// Sends SIGKILL to the server by its PID and waits (bounded) until it is
+    /// gone; panics if it is still there after 10 s.
+    pub fn kill9(&mut self) {
+        self.signal("KILL");
+        assert!(
+            self.wait_exit(Duration::from_secs(10)).is_some(),
+            "server {} did not die on SIGKILL",
+            self.child.id()
+        );
     }
 
     pub fn pid(&self) -> u32 {

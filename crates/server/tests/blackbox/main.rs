@@ -20,6 +20,7 @@ mod garbage;
 mod hashes;
 mod keys;
 mod lists;
+mod persistence;
 mod protocol;
 mod pubsub;
 mod resp3;
