@@ -299,3 +299,113 @@ fn bad_format(name: &str, offset: u64) -> LoadError {
         "Bad file format reading the append only file {name} at offset {offset}: make a backup of your AOF file, then repair it (redis-check-aof --fix <filename.manifest>)"
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::testing::Harness;
+    use crate::config::Config;
+
+    fn harness() -> Harness {
+        Harness::with_config(Config { appendonly: true, ..Config::default() })
+    }
+
+    fn cmd(args: &[&str]) -> Vec<u8> {
+        let mut out = Vec::new();
+        resp::encode::array_len(&mut out, args.len());
+        for a in args {
+            resp::encode::bulk(&mut out, a.as_bytes());
+        }
+        out
+    }
+
+    /// Replays `bytes` as the last file of a log; returns the result and the file's
+    /// length afterwards.
+    fn replay(h: &Harness, bytes: &[u8], is_last: bool) -> (Result<(), LoadError>, u64) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("appendonly.aof.1.incr.aof");
+        std::fs::write(&path, bytes).expect("write");
+        let r = Loader::new(&h.shared).replay(&path, "appendonly.aof.1.incr.aof", is_last, true);
+        let len = std::fs::metadata(&path).expect("stat").len();
+        (r, len)
+    }
+
+    #[test]
+    fn records_replay_at_the_time_they_first_ran() {
+        // SET k 5 PX 300 at t=1000, INCR k at t=1500: the key had expired, so INCR
+        // made a fresh 1 without a TTL. Replayed at their own times, the same happens.
+        let mut h = harness();
+        let mut f = b"#MS:1000\r\n".to_vec();
+        f.extend(cmd(&["SET", "k", "5", "PX", "300"]));
+        f.extend(b"#MS:1500\r\n");
+        f.extend(cmd(&["INCR", "k"]));
+        // Before the time passes, the relative TTL is kept as it was first computed.
+        f.extend(cmd(&["SET", "t", "v", "EX", "2000000000"]));
+        let (r, _) = replay(&h, &f, true);
+        r.expect("replay");
+        assert_eq!(h.text("GET k"), "1");
+        assert_eq!(h.text("PTTL k"), "-1");
+        assert_eq!(h.text("PEXPIRETIME t"), "2000000001500");
+    }
+
+    #[test]
+    fn without_time_annotations_nothing_expires_during_replay() {
+        // Redis's own files: absolute times, explicit DELs; keys expire after load.
+        let mut h = harness();
+        let mut f = cmd(&["SET", "k", "5", "PXAT", "1000"]);
+        f.extend(cmd(&["INCR", "k"]));
+        let (r, _) = replay(&h, &f, true);
+        r.expect("replay");
+        assert_eq!(h.text("PEXPIRETIME k"), "-2", "expired by the harness clock after load");
+    }
+
+    #[test]
+    fn torn_tail_is_cut_back_to_the_last_whole_command() {
+        let mut h = harness();
+        let good = cmd(&["SET", "a", "1"]);
+        let mut f = good.clone();
+        f.extend(b"*3\r\n$3\r\nSET\r\n$1\r\nb");
+        let (r, len) = replay(&h, &f, true);
+        r.expect("loaded anyway");
+        assert_eq!(len, good.len() as u64);
+        assert_eq!(h.text("GET a"), "1");
+        assert_eq!(h.text("EXISTS b"), "0");
+    }
+
+    #[test]
+    fn a_multi_without_exec_at_the_end_is_dropped() {
+        let mut h = harness();
+        let good = cmd(&["SET", "a", "1"]);
+        let mut f = good.clone();
+        f.extend(cmd(&["MULTI"]));
+        f.extend(cmd(&["SET", "b", "2"]));
+        let (r, len) = replay(&h, &f, true);
+        r.expect("loaded anyway");
+        assert_eq!(len, good.len() as u64);
+        assert_eq!(h.text("EXISTS b"), "0");
+        // A whole transaction is applied.
+        let mut f2 = cmd(&["MULTI"]);
+        f2.extend(cmd(&["SET", "c", "3"]));
+        f2.extend(cmd(&["EXEC"]));
+        replay(&h, &f2, true).0.expect("replay");
+        assert_eq!(h.text("GET c"), "3");
+    }
+
+    #[test]
+    fn damage_that_is_not_a_torn_tail_stops_the_start() {
+        let h = harness();
+        let mut f = cmd(&["SET", "a", "1"]);
+        f.extend(b"xyz\r\n");
+        f.extend(cmd(&["SET", "b", "2"]));
+        let err = replay(&h, &f, true).0.expect_err("bad format").to_string();
+        assert!(err.contains("Bad file format reading the append only file appendonly.aof.1.incr.aof at offset 27"), "{err}");
+
+        let err = replay(&h, &cmd(&["NOSUCHCMD", "x"]), true).0.expect_err("unknown").to_string();
+        assert!(err.contains("Unknown command 'NOSUCHCMD'"), "{err}");
+
+        let mut torn = cmd(&["SET", "a", "1"]);
+        torn.extend(b"*3\r\n$3\r\nSET");
+        let err = replay(&h, &torn, false).0.expect_err("not last").to_string();
+        assert!(err.contains("the truncated file is not the last file"), "{err}");
+    }
+}

@@ -385,3 +385,69 @@ impl Drop for Ordered<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn take(aof: &Aof) -> String {
+        String::from_utf8(std::mem::take(&mut aof.tail.lock().bytes)).expect("utf8")
+    }
+
+    #[test]
+    fn records_carry_select_and_time_only_when_they_change() {
+        let aof = Aof::new(1, AppendFsync::Always);
+        let e1 = aof.append_one(0, 1000, &["SET", "a", "1"]);
+        let e2 = aof.append_one(0, 1000, &["INCR", "a"]);
+        let e3 = aof.append_one(3, 1001, &["DEL", "b"]);
+        let text = take(&aof);
+        assert_eq!(
+            text,
+            "#MS:1000\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n\
+             *2\r\n$4\r\nINCR\r\n$1\r\na\r\n\
+             #MS:1001\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n*2\r\n$3\r\nDEL\r\n$1\r\nb\r\n"
+        );
+        assert_eq!(e3, text.len() as u64);
+        assert!(e1 < e2 && e2 < e3);
+    }
+
+    #[test]
+    fn a_transaction_is_bracketed_only_when_it_logged_something() {
+        let aof = Aof::new(1, AppendFsync::Always);
+        aof.begin_exec();
+        assert_eq!(aof.end_exec(), None);
+        assert_eq!(take(&aof), "");
+        aof.begin_exec();
+        aof.append_one(0, 5, &["SET", "a", "1"]);
+        let end = aof.end_exec().expect("EXEC written");
+        let text = take(&aof);
+        assert!(text.starts_with("*1\r\n$5\r\nMULTI\r\n#MS:5\r\n"), "{text}");
+        assert!(text.ends_with("*1\r\n$4\r\nEXEC\r\n"), "{text}");
+        assert_eq!(end, text.len() as u64);
+    }
+
+    #[test]
+    fn stripes_remember_the_last_write_and_make_readers_wait_for_one_in_flight() {
+        let ks = store::Keyspace::new(1, 4, store::Clock::manual(0));
+        let aof = std::sync::Arc::new(Aof::new(1, AppendFsync::Always));
+        assert_eq!(aof.need_for_keys(&ks, ["k"]), 0);
+        let o = aof.order_keys(&ks, ["k", "k"]);
+        let end = aof.append_one(0, 1, &["SET", "k", "v"]);
+        assert_eq!(o.finish(Some(end)), end);
+        assert_eq!(aof.need_for_keys(&ks, ["k"]), end);
+        assert_eq!(aof.need_for_all(), end);
+        // A write that logs nothing leaves the stripe as it was.
+        assert_eq!(aof.order_keys(&ks, ["k"]).finish(None), end);
+        assert_eq!(aof.need_for_keys(&ks, ["k"]), end);
+
+        // A reader that finds a write in flight waits for its record.
+        let ks = std::sync::Arc::new(ks);
+        let o = aof.order_keys(&ks, ["k"]);
+        let (aof2, ks2) = (aof.clone(), ks.clone());
+        let reader = std::thread::spawn(move || aof2.need_for_keys(&ks2, ["k"]));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let end2 = aof.append_one(0, 1, &["SET", "k", "w"]);
+        o.finish(Some(end2));
+        assert_eq!(reader.join().expect("reader"), end2);
+    }
+}

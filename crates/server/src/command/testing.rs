@@ -25,9 +25,14 @@ impl Default for Harness {
 
 impl Harness {
     pub fn new() -> Harness {
+        Harness::with_config(Config::default())
+    }
+
+    /// A harness whose server runs with `config` (e.g. `appendonly` on).
+    pub fn with_config(config: Config) -> Harness {
         let clock = store::Clock::manual(1_700_000_000_000);
         let keyspace = store::Keyspace::new(16, 4, clock.clone());
-        let shared = Arc::new(Shared::new(Config::default(), keyspace, 1, table().entries.len()));
+        let shared = Arc::new(Shared::new(config, keyspace, 1, table().entries.len()));
         let info = Arc::new(ClientInfo::new(1, "127.0.0.1:1".into(), "127.0.0.1:6379".into(), -1, 0, 0));
         shared.clients.lock().insert(1, info.clone());
         let client = Client::new(info, true);
