@@ -30,6 +30,7 @@
 
 pub mod load;
 pub mod manifest;
+mod prealloc;
 pub mod writer;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};

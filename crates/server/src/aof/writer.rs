@@ -21,6 +21,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::prealloc::Prealloc;
 use super::Aof;
 use crate::config::AppendFsync;
 use crate::shared::Shared;
@@ -31,6 +32,7 @@ const RETRY: Duration = Duration::from_millis(200);
 /// The file the writer appends to.
 pub struct Target {
     pub file: File,
+    pub path: std::path::PathBuf,
     /// Its name, for messages.
     pub name: String,
     /// Its length when the writer starts.
@@ -58,6 +60,13 @@ fn run(shared: &Shared, mut target: Target) {
     let mut unsynced: Vec<u8> = Vec::new();
     let mut synced_len = target.len;
     let mut last_fsync = Instant::now();
+    let prealloc = match Prealloc::start(target.path.clone(), target.len) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            crate::log::warning(&format!("Can't start the AOF preallocation thread: {e}"));
+            None
+        }
+    };
     loop {
         let policy = aof.policy();
         let (end, stop) = {
@@ -84,6 +93,9 @@ fn run(shared: &Shared, mut target: Target) {
             (t.end, t.stop)
         };
         if !chunk.is_empty() {
+            if let Some((p, _)) = &prealloc {
+                p.claim(target.len + chunk.len() as u64);
+            }
             write_round(aof, &mut target, &chunk, stop);
             if policy == AppendFsync::Always {
                 unsynced.extend_from_slice(&chunk);
@@ -111,8 +123,21 @@ fn run(shared: &Shared, mut target: Target) {
         }
         wake_released(shared, aof);
         if stop && aof.buffered() == 0 {
+            finish(target, prealloc);
             return;
         }
+    }
+}
+
+/// At a clean stop: ends the preallocation and cuts its zeros off, so that the file
+/// ends with its last record (as Redis writes it, and can read it).
+fn finish(target: Target, prealloc: Option<(std::sync::Arc<Prealloc>, std::thread::JoinHandle<()>)>) {
+    if let Some((p, handle)) = prealloc {
+        p.stop();
+        let _ = handle.join();
+    }
+    if let Err(e) = target.file.set_len(target.len).and_then(|()| target.file.sync_all()) {
+        crate::log::warning(&format!("Can't trim the preallocated end of {}: {}", target.name, strerror(&e)));
     }
 }
 
