@@ -293,7 +293,9 @@ fn file_name(path: &Path) -> String {
 }
 
 /// Start offsets of the whole RESP commands in an AOF (lines starting with
-/// `#`, annotations, are skipped). Panics on anything else.
+/// `#`, annotations, are skipped; NUL bytes between commands are space Basalt
+/// zero-fills ahead of its writer, and a run of them at the end is not part of
+/// the log). Panics on anything else.
 fn command_offsets(data: &[u8]) -> Vec<usize> {
     fn line(data: &[u8], at: usize) -> (usize, usize) {
         let end = data[at..]
@@ -313,6 +315,8 @@ fn command_offsets(data: &[u8]) -> Vec<usize> {
     let mut at = 0;
     while at < data.len() {
         match data[at] {
+            0 if data[at..].iter().all(|&b| b == 0) => return out,
+            0 => at += 1,
             b'#' => at = line(data, at).1,
             b'*' => {
                 out.push(at);
