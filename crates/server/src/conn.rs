@@ -204,10 +204,11 @@ impl Conn {
                             stats: w.stats,
                             rng: &mut *w.rng,
                         };
-                        // Every command but EXEC runs under this loop's gate, taken once
-                        // per batch; EXEC takes all gates itself, so ours is released
-                        // first (see command::transactions).
-                        if args[0].eq_ignore_ascii_case(b"exec") {
+                        // Every command but EXEC and DEBUG runs under this loop's gate,
+                        // taken once per batch; EXEC (and DEBUG LOADAOF) take all gates
+                        // themselves, so ours is released first (see
+                        // command::transactions).
+                        if args[0].eq_ignore_ascii_case(b"exec") || args[0].eq_ignore_ascii_case(b"debug") {
                             gate = None;
                             command::execute(&mut ctx, &args);
                         } else {

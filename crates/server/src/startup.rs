@@ -156,6 +156,11 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     let dir = config.dir.clone();
     let shared = Arc::new(Shared::new(config, keyspace, threads, commands));
 
+    // A write past RLIMIT_FSIZE must fail with EFBIG (reported, retried, -MISCONF for
+    // writes) instead of killing the process with SIGXFSZ.
+    // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+
     // The append-only log: replay it before any client is served, then start its writer.
     let aof_writer = match shared.aof.as_ref() {
         Some(_) => {

@@ -77,7 +77,12 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadE
             }
             continue;
         }
-        loader.replay(&path, name, i == last, load_truncated)?;
+        let damage = match (i == last, load_truncated) {
+            (false, _) => Damage::NotLast,
+            (true, true) => Damage::Cut,
+            (true, false) => Damage::NoTruncate,
+        };
+        loader.replay(&path, name, damage)?;
         crate::log::notice(&format!(
             "DB loaded from {} file {name}: {:.3} seconds",
             if *is_base { "base" } else { "incr" },
@@ -111,6 +116,25 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadE
     open_target(&aof_dir.join(&last_incr), &last_incr)
 }
 
+/// DEBUG LOADAOF: replays the log named in the manifest into the (emptied) keyspace,
+/// while the caller holds every loop's gate. Unlike start-up it changes no file: the
+/// writer keeps appending to the last one, whose zero-filled end is skipped.
+pub fn reload(shared: &Shared, dir: &Path) -> Result<(), LoadError> {
+    let (dirname, filename) = {
+        let c = shared.config.read();
+        (c.appenddirname.clone(), c.appendfilename.clone())
+    };
+    let aof_dir = dir.join(&dirname);
+    let manifest_path = aof_dir.join(format!("{filename}.manifest"));
+    let text = std::fs::read_to_string(&manifest_path).map_err(|e| io_err("Can't read the AOF manifest", &manifest_path, e))?;
+    let m = Manifest::parse(&text).map_err(|e| LoadError(format!("{e} in the AOF manifest {}", manifest_path.display())))?;
+    let mut loader = Loader::new(shared);
+    for entry in m.base.iter().filter(|b| !b.name.ends_with(".rdb")).chain(&m.incrs) {
+        loader.replay(&aof_dir.join(&entry.name), &entry.name, Damage::Refuse)?;
+    }
+    Ok(())
+}
+
 /// First start with the log on: an empty base, the first incremental file, the manifest.
 fn create(aof_dir: &Path, filename: &str, manifest_name: &str) -> Result<Target, LoadError> {
     std::fs::create_dir_all(aof_dir).map_err(|e| io_err("Can't create the append-only folder", aof_dir, e))?;
@@ -133,9 +157,23 @@ fn open_target(path: &PathBuf, name: &str) -> Result<Target, LoadError> {
     Ok(Target { file, path: path.clone(), name: name.to_string(), len })
 }
 
+/// What replay does with a file that does not end with a whole command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Damage {
+    /// The last file, `aof-load-truncated yes`: cut it back to its last whole command
+    /// (also cuts off zero-filled space after it).
+    Cut,
+    /// Not the last file: a torn command there stops the start.
+    NotLast,
+    /// `aof-load-truncated no`: a torn command stops the start.
+    NoTruncate,
+    /// DEBUG LOADAOF on the live log: change no file; a torn command is an error.
+    Refuse,
+}
+
 /// Replays files into the keyspace as a loading client.
 struct Loader<'a> {
-    shared: &'a Arc<Shared>,
+    shared: &'a Shared,
     client: Client,
     rng: fastrand::Rng,
     scratch: Vec<u8>,
@@ -145,14 +183,14 @@ struct Loader<'a> {
 }
 
 impl<'a> Loader<'a> {
-    fn new(shared: &'a Arc<Shared>) -> Loader<'a> {
+    fn new(shared: &'a Shared) -> Loader<'a> {
         let info = Arc::new(ClientInfo::new(0, "aof-loader".into(), String::new(), -1, 0, 0));
         let mut client = Client::new(info, true);
         client.loading = true;
         Loader { shared, client, rng: fastrand::Rng::with_seed(0), scratch: Vec::new(), now_ms: 0 }
     }
 
-    fn replay(&mut self, path: &Path, name: &str, is_last: bool, load_truncated: bool) -> Result<(), LoadError> {
+    fn replay(&mut self, path: &Path, name: &str, damage: Damage) -> Result<(), LoadError> {
         let mut file = File::open(path).map_err(|e| io_err("Can't open the append-only file", path, e))?;
         let max_bulk = self.shared.config.read().proto_max_bulk_len;
         let mut parser = RequestParser::new(Limits { max_bulk_len: max_bulk, ..Limits::default() });
@@ -249,7 +287,11 @@ impl<'a> Loader<'a> {
         }
         if at_boundary && multi_start.is_none() {
             // Only zeros after the last command: preallocated space of a run that
-            // ended without a clean stop. Cut it off so the file ends with a record.
+            // ended without a clean stop (or of the live writer, for DEBUG LOADAOF).
+            // At start-up it is cut off so that the file ends with a record.
+            if damage != Damage::Cut {
+                return Ok(());
+            }
             let f = OpenOptions::new().write(true).open(path).map_err(|e| io_err("Can't open", path, e))?;
             f.set_len(valid_up_to).map_err(|e| io_err("Error truncating the AOF file", path, e))?;
             f.sync_all().map_err(|e| io_err("Can't sync", path, e))?;
@@ -264,15 +306,21 @@ impl<'a> Loader<'a> {
             crate::log::warning(&format!("Revert incomplete MULTI/EXEC transaction in AOF file {name}"));
             self.client.multi = None;
         }
-        if !is_last {
-            return Err(LoadError(format!(
-                "Fatal error: the truncated file is not the last file: {name} ends inside a command at offset {valid_up_to}"
-            )));
-        }
-        if !load_truncated {
-            return Err(LoadError(format!(
-                "Unexpected end of file reading the append only file {name} at offset {valid_up_to}. Make a backup of the file, or set 'aof-load-truncated' to yes and restart the server."
-            )));
+        match damage {
+            Damage::Cut => {}
+            Damage::NotLast => {
+                return Err(LoadError(format!(
+                    "Fatal error: the truncated file is not the last file: {name} ends inside a command at offset {valid_up_to}"
+                )))
+            }
+            Damage::NoTruncate => {
+                return Err(LoadError(format!(
+                    "Unexpected end of file reading the append only file {name} at offset {valid_up_to}. Make a backup of the file, or set 'aof-load-truncated' to yes and restart the server."
+                )))
+            }
+            Damage::Refuse => {
+                return Err(LoadError(format!("The append only file {name} ends inside a command at offset {valid_up_to}")))
+            }
         }
         crate::log::warning(&format!("!!! Warning: short read while loading the AOF file {name}!!!"));
         crate::log::warning(&format!("!!! Truncating the AOF {name} at offset {valid_up_to} !!!"));
@@ -346,7 +394,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("appendonly.aof.1.incr.aof");
         std::fs::write(&path, bytes).expect("write");
-        let r = Loader::new(&h.shared).replay(&path, "appendonly.aof.1.incr.aof", is_last, true);
+        let damage = if is_last { Damage::Cut } else { Damage::NotLast };
+        let r = Loader::new(&h.shared).replay(&path, "appendonly.aof.1.incr.aof", damage);
         let len = std::fs::metadata(&path).expect("stat").len();
         (r, len)
     }

@@ -293,6 +293,21 @@ impl Aof {
         Some(self.after_append(t))
     }
 
+    /// Waits (bounded) until everything appended so far is written to the file.
+    /// False on timeout.
+    pub fn wait_written(&self, timeout: std::time::Duration) -> bool {
+        let end = self.tail.lock().end;
+        let deadline = std::time::Instant::now() + timeout;
+        while self.written() < end {
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            self.nudge_writer();
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        true
+    }
+
     /// Wakes the writer whatever it is waiting for (policy change, shutdown).
     pub fn nudge_writer(&self) {
         let _t = self.tail.lock();

@@ -40,6 +40,30 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         let on = args::int(a[2]).unwrap_or(0) != 0;
         ctx.shared.active_expire_enabled.store(on, Ordering::Relaxed);
         ctx.ok();
+    } else if is(sub, "aof-flush-sleep") && a.len() == 3 {
+        // Redis reads it with atoi: anything unparsable is 0 (no sleep).
+        let us = u64::try_from(args::int(a[2]).unwrap_or(0)).unwrap_or(0);
+        if let Some(aof) = ctx.shared.aof.as_ref() {
+            aof.debug_flush_sleep_us.store(us, Ordering::Relaxed);
+        }
+        ctx.ok();
+    } else if is(sub, "loadaof") && a.len() == 2 {
+        let Some(aof) = ctx.shared.aof.as_ref() else {
+            return Err(CommandError::msg("ERR the append-only log is off (appendonly no): nothing to load"));
+        };
+        // Exclusive, as EXEC: no command runs on any loop while the keyspace is
+        // emptied and replayed (dispatch released this loop's gate for DEBUG).
+        let _gates: Vec<_> = ctx.shared.gates.iter().map(|g| g.write()).collect();
+        if !aof.wait_written(std::time::Duration::from_secs(10)) {
+            return Err(CommandError::msg("ERR the append-only log could not be written out in 10 s (disk errors?)"));
+        }
+        let ks = ctx.ks();
+        for db in 0..ks.databases() {
+            drop(ks.flush_db(db));
+        }
+        let dir = ctx.shared.config.read().dir.clone();
+        crate::aof::load::reload(ctx.shared, &dir).map_err(|e| CommandError::Owned(format!("ERR Error reloading the append-only log: {e}")))?;
+        ctx.ok();
     } else if is(sub, "populate") && (3..=5).contains(&a.len()) {
         populate(ctx, a)?;
     } else if is(sub, "object") && a.len() == 3 {
@@ -65,6 +89,10 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             ctx,
             "DEBUG",
             &[
+                "AOF-FLUSH-SLEEP <microsec>",
+                "    Server will sleep before flushing the AOF, this is used for testing.",
+                "LOADAOF",
+                "    Flush the AOF buffers on disk and reload the AOF in memory.",
                 "OBJECT <key>",
                 "    Show low level info about the key and associated value.",
                 "POPULATE <count> [<prefix>] [<size>]",

@@ -511,13 +511,15 @@ fn aof_order<'a>(aof: &'a crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, ar
 
 /// The log offset a read's reply must wait for: the newest write to the keys it read,
 /// or to any key for commands that read the keyspace as a whole. Commands that reveal
-/// nothing of the keyspace (PING, CLIENT ...) wait for nothing.
+/// nothing of the keyspace (PING, CLIENT ...) wait for nothing, and neither does INFO:
+/// its key counts are diagnostics, and an operator must be able to read
+/// `aof_last_write_status` while the disk fails.
 fn read_need(aof: &crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> u64 {
     let data = matches!(spec.group, "string" | "list" | "set" | "sorted_set" | "hash" | "generic" | "bitmap");
     let keys = key_positions(spec, args.len());
     if data && !keys.is_empty() {
         aof.need_for_keys(ctx.ks(), keys.iter().map(|&i| args[i]))
-    } else if data || matches!(spec.name, "dbsize" | "info" | "debug" | "memory" | "object" | "exec") {
+    } else if data || matches!(spec.name, "dbsize" | "debug" | "memory" | "object" | "exec") {
         aof.need_for_all()
     } else {
         0

@@ -128,7 +128,12 @@ pub fn tick<'a>(
     conns: impl Iterator<Item = (usize, &'a Conn)>,
 ) -> Vec<usize> {
     // Safety net: serve waiters whose keys hold data even if no wake-up reached them.
-    crate::command::blocking::serve(shared, now_ms);
+    // Under the loop's gate: a served pop is a write, and must not land in the middle
+    // of an EXEC (or of its MULTI/EXEC block in the append-only log).
+    {
+        let _gate = shared.gates[owner.min(shared.gates.len() - 1)].read();
+        crate::command::blocking::serve(shared, now_ms);
+    }
     crate::command::blocking::expire(shared, owner, now_ms);
     if shared.active_expire_enabled.load(Ordering::Relaxed) {
         // Under the loop's gate, so that no key expires in the middle of an EXEC.

@@ -994,3 +994,132 @@ fn appendonly_no_keeps_nothing_across_a_crash() {
     assert_bytes!(c.cmd(&["DBSIZE"]), b":0\r\n");
     assert_bytes!(c.cmd(&["GET", "k"]), b"$-1\r\n");
 }
+
+// ---------------------------------------------------------------------------
+// Basalt's stricter guarantees (Redis 7.0.15 behaves otherwise: noted per test)
+// ---------------------------------------------------------------------------
+
+/// True when the server under test is Basalt (INFO server has basalt_version).
+fn is_basalt(c: &mut RawConn) -> bool {
+    let info = r(c, &["INFO", "server"]);
+    String::from_utf8_lossy(&bytes(&info)).contains("basalt_version:")
+}
+
+fn prlimit_fsize(pid: u32, limit: &str) {
+    let status = std::process::Command::new("prlimit")
+        .arg("--pid")
+        .arg(pid.to_string())
+        // The soft limit only, so that raising it back needs no privilege.
+        .arg(format!("--fsize={limit}:"))
+        .status()
+        .expect("run prlimit");
+    assert!(status.success(), "prlimit --fsize={limit} failed");
+}
+
+#[test]
+fn debug_loadaof_reloads_what_was_logged() {
+    let Some(p) = Persisted::start(AOF_ALWAYS) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["SET", "a", "1"]);
+    int(&mut c, &["RPUSH", "l", "x", "y"]);
+    ok(&mut c, &["SET", "t", "v", "EX", "1000"]);
+    select(&mut c, 2);
+    ok(&mut c, &["SET", "b", "2"]);
+    ok(&mut c, &["DEBUG", "LOADAOF"]);
+    assert_eq!(bytes(&r(&mut c, &["GET", "b"])), b"2");
+    select(&mut c, 0);
+    assert_eq!(bytes(&r(&mut c, &["GET", "a"])), b"1");
+    assert_eq!(flat(&r(&mut c, &["LRANGE", "l", "0", "-1"])), vec![b"x".to_vec(), b"y".to_vec()]);
+    let ttl = int(&mut c, &["TTL", "t"]);
+    assert!((990..=1000).contains(&ttl), "ttl {ttl}");
+    assert_eq!(int(&mut c, &["DBSIZE"]), 3);
+}
+
+/// Redis 7.0.15 dies of SIGXFSZ when a write passes RLIMIT_FSIZE (and exits on any
+/// write error under `always`); Basalt refuses writes with -MISCONF, keeps serving
+/// reads, and recovers by itself once the disk takes writes again.
+#[test]
+fn a_failing_disk_refuses_writes_keeps_reads_and_recovers() {
+    let Some(mut p) = Persisted::start(AOF_ALWAYS) else {
+        return;
+    };
+    let mut c = p.conn();
+    if !is_basalt(&mut c) {
+        eprintln!("skipped: Basalt-only behaviour (Redis dies of SIGXFSZ)");
+        return;
+    }
+    ok(&mut c, &["SET", "before", "1"]);
+    let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+    let size = info_field(&info, "aof_current_size").expect("aof_current_size");
+    let pid = p.server().pid();
+    prlimit_fsize(pid, &size);
+
+    // The write that hits the limit is never acknowledged while the disk fails...
+    let mut w = p.conn();
+    w.send(&encode(&["SET", "during", "1"]));
+    assert!(
+        w.try_read_reply(Duration::from_millis(700)).is_err(),
+        "a write was acknowledged although the log could not be written"
+    );
+    // ... later writes are refused with Redis's MISCONF error, reads keep working.
+    assert!(wait_until(Duration::from_secs(5), || {
+        let reply = c.cmd(&["SET", "x", "1"]);
+        reply.starts_with(b"-MISCONF Errors writing to the AOF file: File too large")
+    }));
+    assert_eq!(bytes(&r(&mut c, &["GET", "before"])), b"1");
+    let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+    assert_eq!(info_field(&info, "aof_last_write_status").as_deref(), Some("err"));
+
+    // The disk recovers: the held write is acknowledged, new writes succeed.
+    prlimit_fsize(pid, "unlimited");
+    assert_bytes!(w.read_reply(), b"+OK\r\n");
+    assert!(wait_until(Duration::from_secs(5), || c.cmd(&["SET", "after", "1"]) == b"+OK\r\n"));
+    let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+    assert_eq!(info_field(&info, "aof_last_write_status").as_deref(), Some("ok"));
+
+    // And all of it survives a crash.
+    p.crash_and_restart();
+    let mut c = p.conn();
+    for k in ["before", "during", "after"] {
+        assert_eq!(int(&mut c, &["EXISTS", k]), 1, "{k} lost");
+    }
+    assert_eq!(int(&mut c, &["EXISTS", "x"]), 0, "a refused write was applied");
+}
+
+/// Redis 7.0.15 stalls every client while its AOF write waits (the event loop does the
+/// write); Basalt's loops never wait on the disk: a read of a key with no pending write
+/// is answered at once while writes wait for a slow disk.
+#[test]
+fn a_slow_disk_delays_writes_but_not_reads() {
+    let Some(p) = Persisted::start(AOF_ALWAYS) else {
+        return;
+    };
+    let mut c = p.conn();
+    if !is_basalt(&mut c) {
+        eprintln!("skipped: Basalt-only behaviour");
+        return;
+    }
+    ok(&mut c, &["SET", "cold", "1"]);
+    // Every write round now takes 1.5 s.
+    ok(&mut c, &["DEBUG", "AOF-FLUSH-SLEEP", "1500000"]);
+    let mut w = p.conn();
+    w.send(&encode(&["SET", "hot", "2"]));
+    std::thread::sleep(Duration::from_millis(100));
+    let start = Instant::now();
+    assert_eq!(bytes(&r(&mut c, &["GET", "cold"])), b"1");
+    assert_eq!(int(&mut c, &["EXISTS", "nothing"]), 0);
+    assert!(
+        start.elapsed() < Duration::from_millis(700),
+        "reads of untouched keys waited for the slow disk: {:?}",
+        start.elapsed()
+    );
+    // A read that would reveal the pending write waits for it.
+    let mut r2 = p.conn();
+    r2.send(&encode(&["GET", "hot"]));
+    assert!(r2.try_read_reply(Duration::from_millis(300)).is_err(), "a read revealed a write not yet on disk");
+    ok(&mut c, &["DEBUG", "AOF-FLUSH-SLEEP", "0"]);
+    assert_bytes!(w.read_reply(), b"+OK\r\n");
+    assert_bytes!(r2.read_reply(), b"$1\r\n2\r\n");
+}
