@@ -22,5 +22,9 @@ echo "== black-box suite against Redis $(redis-server --version | sed 's/.*v=\([
 BASALT_TEST_SERVER="$(command -v redis-server)" cargo test --quiet -p basalt-server --test blackbox \
   -- --include-ignored --skip _7_2 2>&1
 
+echo "== crash test: SIGKILL under concurrent writers with appendfsync always, no acknowledged write lost"
+# A short run for CI; the 200-cycle run of issue 5 is: python3 scripts/crash-test.py --cycles 200
+python3 scripts/crash-test.py --server-bin "$repo/target/debug/basalt-server" --cycles 8 --max-seconds 120 2>&1 | tail -3
+
 echo "== redis-py smoke suite against Basalt"
 BASALT_SERVER_BIN="$repo/target/debug/basalt-server" python3 -m pytest -q tests/py 2>&1

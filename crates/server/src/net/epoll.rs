@@ -30,6 +30,8 @@ pub struct EventLoop {
     free: Vec<usize>,
     /// Client id -> slot, for messages posted to this loop.
     by_id: hashbrown::HashMap<u64, usize>,
+    /// Slots whose replies wait for the append-only log (see `aof`).
+    held: Vec<usize>,
     rng: fastrand::Rng,
 }
 
@@ -62,6 +64,7 @@ impl EventLoop {
                 conns: Vec::new(),
                 free: Vec::new(),
                 by_id: hashbrown::HashMap::new(),
+                held: Vec::new(),
                 rng: fastrand::Rng::new(),
             },
             waker,
@@ -95,6 +98,7 @@ impl EventLoop {
                     }
                 }
             }
+            self.release_held();
             if self.shared.shutdown.load(Ordering::SeqCst) {
                 break;
             }
@@ -203,6 +207,9 @@ impl EventLoop {
             }
         }
         bump(&stats.net_input_bytes, read_total);
+        if slot.conn.needs_listing() {
+            self.held.push(t);
+        }
         if flow == Flow::CloseNow || closed {
             self.close(t);
             return;
@@ -228,7 +235,8 @@ impl EventLoop {
         let mut written = 0u64;
         let mut failed = false;
         while slot.conn.has_output() {
-            match slot.stream.write(&slot.conn.out[slot.conn.opos..]) {
+            let end = slot.conn.sendable_end();
+            match slot.stream.write(&slot.conn.out[slot.conn.opos..end]) {
                 Ok(0) => {
                     failed = true;
                     break;
@@ -253,7 +261,7 @@ impl EventLoop {
 
     fn close_when_flushed(&mut self, t: usize) {
         if let Some(Some(slot)) = self.conns.get(t) {
-            if !slot.conn.has_output() {
+            if slot.conn.all_written() {
                 self.close(t);
             }
         }
@@ -288,13 +296,55 @@ impl EventLoop {
             let shared = &*self.shared;
             let stats = &*shared.thread_stats[self.index];
             let mut w = Worker { shared, stats, rng: &mut self.rng, now_ms };
-            match super::apply_mail(&mut slot.conn, &mail, &mut w) {
+            let flow = super::apply_mail(&mut slot.conn, &mail, &mut w);
+            if slot.conn.needs_listing() {
+                self.held.push(t);
+            }
+            match flow {
                 Flow::CloseNow => self.close(t),
                 Flow::CloseAfterWrite => {
                     self.flush(t);
                     self.close_when_flushed(t);
                 }
                 Flow::Continue => self.flush(t),
+            }
+        }
+    }
+
+    /// Writes what the append-only log now allows of the held connections' replies.
+    fn release_held(&mut self) {
+        if self.held.is_empty() {
+            return;
+        }
+        let shared = self.shared.clone();
+        let Some(aof) = shared.aof.as_ref() else { return };
+        while !self.held.is_empty() {
+            let reached = aof.reached();
+            let mut smallest = u64::MAX;
+            let mut released = Vec::new();
+            for t in std::mem::take(&mut self.held) {
+                let Some(Some(slot)) = self.conns.get_mut(t) else { continue };
+                let before = slot.conn.holds.len();
+                match slot.conn.release_holds(reached) {
+                    Some(n) => {
+                        smallest = smallest.min(n);
+                        self.held.push(t);
+                    }
+                    None => slot.conn.held_listed = false,
+                }
+                if slot.conn.holds.len() != before {
+                    released.push(t);
+                }
+            }
+            for t in released {
+                let closing = matches!(self.conns.get(t), Some(Some(s)) if s.conn.client.close_after_reply);
+                self.flush(t);
+                if closing {
+                    self.close_when_flushed(t);
+                }
+            }
+            if !super::await_log(aof, self.index, !self.held.is_empty(), smallest) {
+                break;
             }
         }
     }
@@ -318,10 +368,11 @@ impl EventLoop {
         let deadline = Instant::now() + Duration::from_millis(500);
         for t in 0..self.conns.len() {
             while Instant::now() < deadline {
-                let pending = matches!(self.conns.get(t), Some(Some(s)) if s.conn.has_output());
+                let pending = matches!(self.conns.get(t), Some(Some(s)) if !s.conn.all_written());
                 if !pending {
                     break;
                 }
+                self.release_held();
                 self.flush(t);
                 std::thread::sleep(Duration::from_millis(1));
             }
