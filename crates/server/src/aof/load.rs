@@ -204,6 +204,7 @@ impl<'a> Loader<'a> {
         let mut valid_up_to = 0u64;
         let mut multi_start: Option<u64> = None;
         let mut at_boundary = true;
+        let mut need_more = false;
         loop {
             let input = &buf[pos..];
             if at_boundary && !input.is_empty() {
@@ -223,7 +224,10 @@ impl<'a> Loader<'a> {
                             }
                             continue;
                         }
-                        None if !eof => {}
+                        // The rest of the line is in the next read (never hand it to
+                        // the command parser, which would take it for an inline
+                        // command).
+                        None if !eof => need_more = true,
                         None => {
                             at_boundary = false;
                             break;
@@ -233,7 +237,8 @@ impl<'a> Loader<'a> {
                     return Err(bad_format(name, base + pos as u64));
                 }
             }
-            let parsed = if input.is_empty() { Ok(None) } else { parser.parse(input) };
+            let parsed = if input.is_empty() || need_more { Ok(None) } else { parser.parse(input) };
+            need_more = false;
             match parsed {
                 Ok(Some(n)) => {
                     at_boundary = true;
@@ -262,7 +267,7 @@ impl<'a> Loader<'a> {
                     }
                 }
                 Ok(None) => {
-                    at_boundary = input.is_empty();
+                    at_boundary = input.is_empty() || input[0] == b'#';
                     if eof {
                         break;
                     }
@@ -498,5 +503,31 @@ mod tests {
         r.expect("loaded anyway");
         assert_eq!(h.text("GET b"), "2");
         assert_eq!(len, (good.len() + 100 + cmd(&["SET", "b", "2"]).len()) as u64);
+    }
+
+    #[test]
+    fn an_annotation_split_across_reads_is_still_an_annotation() {
+        // The loader reads 1 MiB at a time: put "#MS:..." across that boundary (a bug
+        // the crash test found: the tail of the line was parsed as an inline command).
+        let mut h = harness();
+        let mut f = Vec::new();
+        let filler = cmd(&["SET", "pad", &"x".repeat(1000)]);
+        while f.len() + filler.len() < (1 << 20) - 5 {
+            f.extend(&filler);
+        }
+        let pad = (1 << 20) - 5 - f.len();
+        f.extend(cmd(&["SET", "p2", &"y".repeat(pad.saturating_sub(30).max(1))]));
+        for shift in 0..40 {
+            let mut g = f.clone();
+            g.extend(std::iter::repeat(b'#').take(0));
+            g.truncate(f.len());
+            let mut tail = cmd(&["SET", "s", &"z".repeat(shift)]);
+            tail.extend(b"#MS:1795437765471\r\n");
+            tail.extend(cmd(&["SET", "after", "1"]));
+            g.extend(tail);
+            let (r, _) = replay(&h, &g, true);
+            r.unwrap_or_else(|e| panic!("shift {shift}: {e}"));
+            assert_eq!(h.text("GET after"), "1");
+        }
     }
 }
