@@ -204,11 +204,11 @@ impl Conn {
                             stats: w.stats,
                             rng: &mut *w.rng,
                         };
-                        // Every command but EXEC and DEBUG runs under this loop's gate,
-                        // taken once per batch; EXEC (and DEBUG LOADAOF) take all gates
-                        // themselves, so ours is released first (see
+                        // Every command runs under this loop's gate, taken once per
+                        // batch, but those that take all gates themselves (EXEC, SAVE,
+                        // SHUTDOWN, DEBUG LOADAOF/RELOAD): ours is released first (see
                         // command::transactions).
-                        if args[0].eq_ignore_ascii_case(b"exec") || args[0].eq_ignore_ascii_case(b"debug") {
+                        if command::takes_all_gates(args[0]) {
                             gate = None;
                             command::execute(&mut ctx, &args);
                         } else {

@@ -227,6 +227,23 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
             );
         }
         "persistence" => {
+            let snap = &shared.snapshots;
+            let changes = shared.sum(|t| &t.writes).saturating_sub(snap.writes_at_save.load(Ordering::Relaxed));
+            let rdb_status = if snap.last_ok.load(Ordering::Relaxed) { "ok" } else { "err" };
+            let saves = snap.saves.load(Ordering::Relaxed);
+            let in_bg = snap.bg_in_progress.load(Ordering::Relaxed);
+            let bg = u8::from(in_bg);
+            let bg_last = snap.bg_last_time_s.load(Ordering::Relaxed);
+            let bg_current = if in_bg {
+                (store::Clock::System.now_ms() - snap.bg_started_ms.load(Ordering::Relaxed)) / 1000
+            } else {
+                -1
+            };
+            // Bytes held for shards that commands reached before the snapshot thread
+            // (Basalt's counterpart of the copy-on-write pages of a fork).
+            let cow = if in_bg { shared.keyspace.capture_pending_bytes() } else { 0 };
+            let loaded = snap.loaded_keys.load(Ordering::Relaxed);
+            let loaded_expired = snap.loaded_expired.load(Ordering::Relaxed);
             let aof = shared.aof.as_ref();
             let (aof_enabled, write_status) = match aof {
                 Some(a) if !a.write_ok.load(Ordering::Relaxed) => (1, "err"),
@@ -235,8 +252,8 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
             };
             let _ = write!(
                 o,
-                "# Persistence\r\nloading:0\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\ncurrent_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\nrdb_changes_since_last_save:0\r\nrdb_bgsave_in_progress:0\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:ok\r\nrdb_last_bgsave_time_sec:-1\r\nrdb_current_bgsave_time_sec:-1\r\nrdb_saves:0\r\nrdb_last_cow_size:0\r\nrdb_last_load_keys_expired:0\r\nrdb_last_load_keys_loaded:0\r\naof_enabled:{aof_enabled}\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\naof_last_rewrite_time_sec:-1\r\naof_current_rewrite_time_sec:-1\r\naof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\naof_rewrites_consecutive_failures:0\r\naof_last_write_status:{write_status}\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
-                shared.started_unix_ms / 1000
+                "# Persistence\r\nloading:0\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:{cow}\r\ncurrent_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\nrdb_changes_since_last_save:{changes}\r\nrdb_bgsave_in_progress:{bg}\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:{rdb_status}\r\nrdb_last_bgsave_time_sec:{bg_last}\r\nrdb_current_bgsave_time_sec:{bg_current}\r\nrdb_saves:{saves}\r\nrdb_last_cow_size:0\r\nrdb_last_load_keys_expired:{loaded_expired}\r\nrdb_last_load_keys_loaded:{loaded}\r\naof_enabled:{aof_enabled}\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\naof_last_rewrite_time_sec:-1\r\naof_current_rewrite_time_sec:-1\r\naof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\naof_rewrites_consecutive_failures:0\r\naof_last_write_status:{write_status}\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
+                snap.last_save_s.load(Ordering::Relaxed)
             );
             if let Some(a) = aof {
                 // Redis adds these while the log is on.

@@ -16,6 +16,7 @@ pub mod info;
 pub mod log;
 pub mod net;
 pub mod shared;
+pub mod snapshot;
 pub mod startup;
 
 /// Basalt's own version.

@@ -32,6 +32,8 @@ pub struct ThreadStats {
     pub keyspace_misses: AtomicU64,
     pub total_commands: AtomicU64,
     pub total_error_replies: AtomicU64,
+    /// Write commands that succeeded (rdb_changes_since_last_save).
+    pub writes: AtomicU64,
     /// Error replies by code, indexed like [`ERROR_CODES`].
     pub errors: Box<[AtomicU64]>,
 }
@@ -68,6 +70,7 @@ impl ThreadStats {
             keyspace_misses: AtomicU64::new(0),
             total_commands: AtomicU64::new(0),
             total_error_replies: AtomicU64::new(0),
+            writes: AtomicU64::new(0),
             errors: ERROR_CODES.iter().map(|_| AtomicU64::new(0)).collect(),
         }
     }
@@ -358,6 +361,10 @@ pub struct Shared {
     pub stat_expired_stale_perc: AtomicU64,
     /// The append-only log, when `appendonly` is yes.
     pub aof: Option<crate::aof::Aof>,
+    /// Snapshot bookkeeping (LASTSAVE, INFO persistence).
+    pub snapshots: crate::snapshot::SnapshotStats,
+    /// SHUTDOWN already saved (or was told NOSAVE): the exit path must not save again.
+    pub final_save_done: AtomicBool,
 }
 
 impl Shared {
@@ -396,6 +403,8 @@ impl Shared {
             blocked_count: AtomicUsize::new(0),
             stat_expired_stale_perc: AtomicU64::new(0),
             aof,
+            snapshots: crate::snapshot::SnapshotStats::new(store::Clock::System.now_ms() / 1000),
+            final_save_done: AtomicBool::new(false),
         };
         // Derive every lock-free copy of configuration values from the config.
         shared.config_changed();

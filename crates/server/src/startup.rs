@@ -25,6 +25,8 @@ pub enum StartError {
     Loop(std::io::Error),
     #[error("{0}")]
     Aof(#[from] crate::aof::load::LoadError),
+    #[error("{0}")]
+    Snapshot(String),
 }
 
 fn bind_addrs(config: &Config) -> Result<Vec<(IpAddr, bool)>, StartError> {
@@ -161,13 +163,17 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
 
-    // The append-only log: replay it before any client is served, then start its writer.
+    // The data: the append-only log when it is on (Redis ignores dump.rdb then), else
+    // dump.rdb if there is one. Loaded before any client is served.
     let aof_writer = match shared.aof.as_ref() {
         Some(_) => {
             let target = crate::aof::load::open_and_replay(&shared, &dir)?;
             Some(crate::aof::writer::spawn(shared.clone(), target).map_err(StartError::Loop)?)
         }
-        None => None,
+        None => {
+            crate::snapshot::load_at_start(&shared).map_err(StartError::Snapshot)?;
+            None
+        }
     };
 
     let signal_shared = shared.clone();
@@ -186,6 +192,13 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
         })
         .map_err(StartError::Loop)?;
 
+    let saver = {
+        let s = shared.clone();
+        std::thread::Builder::new()
+            .name("snapshot".into())
+            .spawn(move || crate::snapshot::run_saver(s))
+            .map_err(StartError::Loop)?
+    };
     let handles = start_loops(engine, &shared, per_loop)?;
 
     crate::log::notice(&format!(
@@ -200,6 +213,15 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     }
     for h in handles {
         let _ = h.join();
+    }
+    crate::snapshot::stop_saver(&shared);
+    let _ = saver.join();
+    // SIGTERM/SIGINT: save when save rules exist, as Redis (SHUTDOWN saved already).
+    if !shared.final_save_done.load(Ordering::Relaxed) && crate::snapshot::has_save_rules(&shared) {
+        crate::log::notice("Saving the final RDB snapshot before exiting.");
+        if crate::snapshot::save(&shared).is_err() {
+            crate::log::warning("Error trying to save the DB before exiting.");
+        }
     }
     if let (Some(aof), Some(writer)) = (shared.aof.as_ref(), aof_writer) {
         // Everything the loops appended is written and synced before the exit.

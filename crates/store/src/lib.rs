@@ -11,6 +11,7 @@ pub mod clock;
 pub mod db;
 pub mod entry;
 pub mod glob;
+pub mod rdb;
 pub mod shard;
 pub mod types;
 pub mod value;

@@ -519,8 +519,6 @@ mod tests {
         f.extend(cmd(&["SET", "p2", &"y".repeat(pad.saturating_sub(30).max(1))]));
         for shift in 0..40 {
             let mut g = f.clone();
-            g.extend(std::iter::repeat(b'#').take(0));
-            g.truncate(f.len());
             let mut tail = cmd(&["SET", "s", &"z".repeat(shift)]);
             tail.extend(b"#MS:1795437765471\r\n");
             tail.extend(cmd(&["SET", "after", "1"]));

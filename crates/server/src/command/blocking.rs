@@ -133,8 +133,11 @@ fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op, log
     Ok(served.map(|(reply, _, _)| (reply, need)))
 }
 
-/// The pop itself: (reply, key popped from, elements popped).
-fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) -> Result<Option<(Vec<u8>, Vec<u8>, usize)>, CommandError> {
+/// A served pop: (reply, key popped from, elements popped).
+type Served = (Vec<u8>, Vec<u8>, usize);
+
+/// The pop itself.
+fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) -> Result<Option<Served>, CommandError> {
     let lru = store::clock::lru_clock(now_ms);
     let mut out = Vec::new();
     match op {

@@ -64,6 +64,14 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         let dir = ctx.shared.config.read().dir.clone();
         crate::aof::load::reload(ctx.shared, &dir).map_err(|e| CommandError::Owned(format!("ERR Error reloading the append-only log: {e}")))?;
         ctx.ok();
+    } else if is(sub, "reload") && a.len() == 2 {
+        if ctx.shared.snapshots.bg_in_progress.load(Ordering::Acquire) {
+            return Err(CommandError::msg("ERR Background save already in progress"));
+        }
+        // Save, empty the keyspace, load the file back: a round trip through RDB.
+        let _gates: Vec<_> = ctx.shared.gates.iter().map(|g| g.write()).collect();
+        crate::snapshot::save_and_reload(ctx.shared).map_err(|e| CommandError::Owned(format!("ERR Error trying to load the RDB dump: {e}")))?;
+        ctx.ok();
     } else if is(sub, "populate") && (3..=5).contains(&a.len()) {
         populate(ctx, a)?;
     } else if is(sub, "object") && a.len() == 3 {
@@ -93,6 +101,8 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
                 "    Server will sleep before flushing the AOF, this is used for testing.",
                 "LOADAOF",
                 "    Flush the AOF buffers on disk and reload the AOF in memory.",
+                "RELOAD",
+                "    Save the RDB on disk and reload it back to memory.",
                 "OBJECT <key>",
                 "    Show low level info about the key and associated value.",
                 "POPULATE <count> [<prefix>] [<size>]",

@@ -455,6 +455,9 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     if let (Some(targets), true) = (targets, result.is_ok()) {
         transactions::after_write(ctx, targets);
     }
+    if is_write && result.is_ok() {
+        bump(&ctx.stats.writes, 1);
+    }
     if let Some(aof) = aof {
         let need = match ordered {
             Some(ordered) => {
@@ -492,6 +495,12 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
         let name = ctx.client.info.name.lock().clone();
         ctx.shared.slowlog_push(us, args, &ctx.client.info.addr, &name);
     }
+}
+
+/// Commands that take every event loop's gate themselves (run the keyspace alone):
+/// dispatch must release the caller's own gate before them.
+pub fn takes_all_gates(name: &[u8]) -> bool {
+    ["exec", "debug", "save", "bgsave", "shutdown"].iter().any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
 }
 
 /// Takes the ordering stripes a write command needs: those of its keys, or all of them

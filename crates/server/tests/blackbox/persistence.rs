@@ -1123,3 +1123,204 @@ fn a_slow_disk_delays_writes_but_not_reads() {
     assert_bytes!(w.read_reply(), b"+OK\r\n");
     assert_bytes!(r2.read_reply(), b"$1\r\n2\r\n");
 }
+
+// ---------------------------------------------------------------------------
+// RDB snapshots (SAVE, dump.rdb at start, SHUTDOWN, DEBUG RELOAD, interop)
+// ---------------------------------------------------------------------------
+
+const NO_AOF: &[&str] = &["--appendonly", "no"];
+
+#[test]
+fn save_then_restart_restores_every_type() {
+    let Some(mut p) = Persisted::start(NO_AOF) else {
+        return;
+    };
+    let mut c = p.conn();
+    fill_all_types(&mut c);
+    let before = snapshot(&mut c, 0..15);
+    let last = int(&mut c, &["LASTSAVE"]);
+    ok(&mut c, &["SAVE"]);
+    assert!(int(&mut c, &["LASTSAVE"]) >= last);
+    let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+    assert_eq!(info_field(&info, "rdb_changes_since_last_save").as_deref(), Some("0"));
+    assert_eq!(info_field(&info, "rdb_last_bgsave_status").as_deref(), Some("ok"));
+    assert!(p.dir.path().join("dump.rdb").exists());
+    // Writes after the SAVE are not in the file.
+    ok(&mut c, &["SET", "after-save", "1"]);
+    let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+    assert_eq!(info_field(&info, "rdb_changes_since_last_save").as_deref(), Some("1"));
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_same(&before, &snapshot(&mut c, 0..15));
+    assert_eq!(int(&mut c, &["EXISTS", "after-save"]), 0);
+}
+
+#[test]
+fn shutdown_saves_when_told_or_when_save_rules_exist() {
+    // SHUTDOWN SAVE writes dump.rdb even without save rules.
+    let Some(mut p) = Persisted::start(NO_AOF) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["SET", "k", "v"]);
+    c.send(&encode(&["SHUTDOWN", "SAVE"]));
+    let mut s = p.server.take().expect("server");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), Some(0));
+    drop(s);
+    p.restart();
+    let mut c = p.conn();
+    assert_eq!(bytes(&r(&mut c, &["GET", "k"])), b"v");
+
+    // With save rules, SIGTERM saves; SHUTDOWN NOSAVE does not.
+    let Some(mut p) = Persisted::start(&["--appendonly", "no", "--save", "3600 1"]) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["SET", "k", "1"]);
+    let mut s = p.server.take().expect("server");
+    s.signal("TERM");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), Some(0));
+    drop(s);
+    p.restart();
+    let mut c = p.conn();
+    assert_eq!(bytes(&r(&mut c, &["GET", "k"])), b"1");
+    ok(&mut c, &["SET", "k", "2"]);
+    c.send(&encode(&["SHUTDOWN", "NOSAVE"]));
+    let mut s = p.server.take().expect("server");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), Some(0));
+    drop(s);
+    p.restart();
+    let mut c = p.conn();
+    assert_eq!(bytes(&r(&mut c, &["GET", "k"])), b"1", "NOSAVE saved");
+}
+
+#[test]
+fn debug_reload_round_trips_through_rdb() {
+    let Some(p) = Persisted::start(NO_AOF) else {
+        return;
+    };
+    let mut c = p.conn();
+    fill_all_types(&mut c);
+    let before = snapshot(&mut c, 0..15);
+    ok(&mut c, &["DEBUG", "RELOAD"]);
+    assert_same(&before, &snapshot(&mut c, 0..15));
+}
+
+#[test]
+fn a_corrupt_dump_refuses_to_start() {
+    let Some(mut p) = Persisted::start(NO_AOF) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["SET", "key", "a value long enough to flip a byte in"]);
+    ok(&mut c, &["SAVE"]);
+    p.kill();
+    let path = p.dir.path().join("dump.rdb");
+    let mut data = std::fs::read(&path).expect("read dump");
+    let i = data
+        .windows(5)
+        .position(|w| w == b"value")
+        .expect("value in the file");
+    data[i] ^= 0x20;
+    std::fs::write(&path, &data).expect("write dump");
+    let out = p.start_expecting_failure();
+    assert!(!out.answered, "started on a corrupt dump.rdb; log:\n{}", out.log);
+    assert!(
+        out.log.contains("Wrong RDB checksum"),
+        "log lacks the checksum error:\n{}",
+        out.log
+    );
+}
+
+/// A dump.rdb written by Redis 7.0.15 loads into Basalt with the same contents, and
+/// Basalt's loads into Redis 7.0.15. Runs when testing Basalt with redis-server installed.
+#[test]
+fn dump_files_move_between_redis_and_basalt() {
+    let Some(mut p) = Persisted::start(NO_AOF) else {
+        return;
+    };
+    let mut c = p.conn();
+    let redis = Path::new("/usr/bin/redis-server");
+    if !is_basalt(&mut c) || !redis.exists() {
+        eprintln!("skipped: needs Basalt under test and /usr/bin/redis-server");
+        return;
+    }
+    // Redis -> Basalt.
+    let rdir = tempfile::tempdir().expect("tempdir");
+    let mut rs = ServerProcess::spawn_in(redis, rdir.path(), NO_AOF);
+    let mut rc = RawConn::connect(&rs.addr);
+    fill_all_types(&mut rc);
+    let from_redis = snapshot(&mut rc, 0..15);
+    ok(&mut rc, &["SAVE"]);
+    rs.kill9();
+    drop(p.server.take());
+    std::fs::copy(rdir.path().join("dump.rdb"), p.dir.path().join("dump.rdb")).expect("copy");
+    p.restart();
+    let mut c = p.conn();
+    assert_same(&from_redis, &snapshot(&mut c, 0..15));
+
+    // Basalt -> Redis.
+    ok(&mut c, &["SET", "written-by", "basalt"]);
+    let from_basalt = snapshot(&mut c, 0..15);
+    ok(&mut c, &["SAVE"]);
+    let rdir2 = tempfile::tempdir().expect("tempdir");
+    std::fs::copy(p.dir.path().join("dump.rdb"), rdir2.path().join("dump.rdb")).expect("copy");
+    let rs2 = ServerProcess::spawn_in(redis, rdir2.path(), NO_AOF);
+    let mut rc2 = RawConn::connect(&rs2.addr);
+    assert_same(&from_basalt, &snapshot(&mut rc2, 0..15));
+}
+
+fn wait_no_bgsave(c: &mut RawConn) {
+    let done = wait_until(Duration::from_secs(20), || {
+        let info = String::from_utf8_lossy(&bytes(&r(c, &["INFO", "persistence"]))).into_owned();
+        info_field(&info, "rdb_bgsave_in_progress").as_deref() == Some("0")
+    });
+    assert!(done, "background save still running after 20 s");
+}
+
+#[test]
+fn bgsave_is_a_point_in_time_while_writes_go_on() {
+    let Some(mut p) = Persisted::start(NO_AOF) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["DEBUG", "POPULATE", "50000"]);
+    int(&mut c, &["RPUSH", "list", "a", "b", "c"]);
+    assert_bytes!(c.cmd(&["BGSAVE"]), b"+Background saving started\r\n");
+    // Everything from here on is after the snapshot's point in time.
+    for i in (0..50000).step_by(7) {
+        c.send(&encode(&["SET", &format!("key:{i}"), "changed"]));
+    }
+    for _ in (0..50000).step_by(7) {
+        assert_bytes!(c.read_reply(), b"+OK\r\n");
+    }
+    ok(&mut c, &["FLUSHDB"]);
+    int(&mut c, &["RPUSH", "list", "d"]);
+    wait_no_bgsave(&mut c);
+    let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+    assert_eq!(info_field(&info, "rdb_last_bgsave_status").as_deref(), Some("ok"));
+
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_eq!(int(&mut c, &["DBSIZE"]), 50001);
+    for i in [0, 7, 49994, 1, 12345] {
+        assert_eq!(bytes(&r(&mut c, &["GET", &format!("key:{i}")])), format!("value:{i}").into_bytes());
+    }
+    assert_eq!(flat(&r(&mut c, &["LRANGE", "list", "0", "-1"])), vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
+}
+
+#[test]
+fn save_rules_start_background_saves() {
+    let Some(p) = Persisted::start(&["--appendonly", "no", "--save", "1 1"]) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["SET", "k", "v"]);
+    let saved = wait_until(Duration::from_secs(10), || {
+        let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+        info_field(&info, "rdb_changes_since_last_save").as_deref() == Some("0")
+            && info_field(&info, "rdb_bgsave_in_progress").as_deref() == Some("0")
+    });
+    assert!(saved, "no background save within 10 s of a change under 'save 1 1'");
+    assert!(p.dir.path().join("dump.rdb").exists());
+}

@@ -323,6 +323,20 @@ impl ZSet {
         }
     }
 
+    /// (score, member) pairs in ascending order, without copying them (snapshots).
+    pub fn iter(&self) -> Box<dyn Iterator<Item = (f64, &[u8])> + '_> {
+        match self {
+            ZSet::Packed(p) => {
+                let mut it = p.items();
+                Box::new(std::iter::from_fn(move || {
+                    let member = it.next()?;
+                    Some((decode_score(it.next()?), member))
+                }))
+            }
+            ZSet::Large(l) => Box::new(l.order.chunks.iter().flatten().map(|(s, m)| (*s, &**m))),
+        }
+    }
+
     /// Items with ascending ranks in [start, end] (inclusive).
     pub fn range(&self, start: usize, end: usize) -> Vec<(f64, Vec<u8>)> {
         match self {

@@ -1,0 +1,393 @@
+//! RDB snapshots, server side: SAVE (and the save at SHUTDOWN), loading `dump.rdb` at
+//! start, and the bookkeeping INFO persistence and LASTSAVE report. The file format
+//! itself lives in `store::rdb`.
+//!
+//! SAVE is point in time because its caller holds every event loop's gate (as EXEC
+//! does): no command runs anywhere while the keyspace is written out, which is what
+//! Redis's SAVE promises too (it blocks the server). The file is written to
+//! `temp-<pid>.rdb` in `dir`, fsynced, renamed over `dbfilename`, and the folder fsynced,
+//! so a crash leaves the old file or the new one, never half of one.
+//!
+//! BGSAVE (and the `save <seconds> <changes>` rules) take a point-in-time capture
+//! without fork: under every loop's gate (an instant), `Keyspace::begin_capture` marks
+//! all shards; a command that reaches an uncaptured shard first encodes that shard as it
+//! was, and the snapshot thread (`run_saver`) writes the shards out in order. No memory
+//! doubling from copy-on-write pages and no fork pause; the extra memory is the shards
+//! that commands reached before the snapshot thread did (see `store::db`).
+//!
+//! Not built yet (issue 5): an RDB base for the append-only log (BGREWRITEAOF).
+
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::shared::Shared;
+
+/// What INFO persistence and LASTSAVE report about snapshots.
+#[derive(Default)]
+pub struct SnapshotStats {
+    /// Unix seconds of the last successful save (start time before the first).
+    pub last_save_s: AtomicI64,
+    pub saves: AtomicU64,
+    /// False after a failed save, until one succeeds.
+    pub last_ok: AtomicBool,
+    /// Write commands counted at the last save (rdb_changes_since_last_save).
+    pub writes_at_save: AtomicU64,
+    /// Write commands counted when the running background save began.
+    pub writes_at_bg: AtomicU64,
+    /// Keys loaded from / expired while loading the file at start.
+    pub loaded_keys: AtomicU64,
+    pub loaded_expired: AtomicU64,
+    /// A background save is running (its capture has begun).
+    pub bg_in_progress: AtomicBool,
+    /// Unix ms when the running background save began.
+    pub bg_started_ms: AtomicI64,
+    /// Seconds the last background save took (-1 before the first).
+    pub bg_last_time_s: AtomicI64,
+    /// Unix ms of the last failed background save (rules retry after 5 s, as Redis).
+    pub bg_failed_ms: AtomicI64,
+    /// Per database (keys, keys with an expiry) when the running capture began.
+    bg_counts: Mutex<Vec<(usize, usize)>>,
+    /// Wakes the snapshot thread (a capture to write out, or shutdown).
+    wake: Condvar,
+    state: Mutex<SaverState>,
+}
+
+#[derive(Default)]
+struct SaverState {
+    /// A capture has begun and waits for the snapshot thread to write it.
+    pending: bool,
+    stop: bool,
+}
+
+impl SnapshotStats {
+    pub fn new(start_s: i64) -> SnapshotStats {
+        SnapshotStats {
+            last_save_s: AtomicI64::new(start_s),
+            last_ok: AtomicBool::new(true),
+            bg_last_time_s: AtomicI64::new(-1),
+            ..Default::default()
+        }
+    }
+}
+
+fn dump_path(shared: &Shared) -> PathBuf {
+    let c = shared.config.read();
+    c.dir.join(&c.dbfilename)
+}
+
+fn limits(shared: &Shared) -> store::rdb::Limits {
+    let t = &shared.type_limits;
+    store::rdb::Limits { hash: t.hash(), zset: t.zset(), set_intset: t.intset() }
+}
+
+/// Writes the whole keyspace to `dbfilename`. The caller must hold every loop's gate
+/// (or run before/after the loops) so that the file is one point in time.
+pub fn save(shared: &Shared) -> Result<(), String> {
+    let started = Instant::now();
+    let path = dump_path(shared);
+    let result = write_file(shared, &path);
+    match &result {
+        Ok(keys) => {
+            let now_s = store::Clock::System.now_ms() / 1000;
+            shared.snapshots.last_save_s.store(now_s, Ordering::Relaxed);
+            shared.snapshots.saves.fetch_add(1, Ordering::Relaxed);
+            shared.snapshots.last_ok.store(true, Ordering::Relaxed);
+            shared.snapshots.writes_at_save.store(shared.sum(|t| &t.writes), Ordering::Relaxed);
+            crate::log::notice(&format!(
+                "DB saved on disk: {keys} keys in {:.3} seconds",
+                started.elapsed().as_secs_f64()
+            ));
+        }
+        Err(e) => {
+            shared.snapshots.last_ok.store(false, Ordering::Relaxed);
+            crate::log::warning(&format!("Failed saving the DB: {e}"));
+        }
+    }
+    result.map(|_| ())
+}
+
+fn write_file(shared: &Shared, path: &Path) -> Result<u64, String> {
+    let ks = &shared.keyspace;
+    let now_ms = ks.now_ms();
+    write_atomically(shared, path, now_ms, |w| {
+        let mut keys = 0u64;
+        for db in 0..ks.databases() {
+            let (n, volatile) = ks.db_counts(db);
+            if n == 0 {
+                continue;
+            }
+            w.select_db(db, n, volatile)?;
+            for s in 0..ks.shards_per_db() {
+                let shard = ks.lock(db, s);
+                let mut err = None;
+                shard.for_each_live(now_ms, |e| {
+                    if err.is_none() {
+                        match w.entry(e) {
+                            Ok(()) => keys += 1,
+                            Err(x) => err = Some(x),
+                        }
+                    }
+                });
+                if let Some(e) = err {
+                    return Err(e);
+                }
+            }
+        }
+        Ok(keys)
+    })
+}
+
+type FileWriter = store::rdb::RdbWriter<BufWriter<std::fs::File>>;
+
+/// Writes an RDB file as `temp-<pid>.rdb` with `body` between the header and the
+/// trailer, fsyncs it, renames it over `path` and fsyncs the folder.
+fn write_atomically(
+    shared: &Shared,
+    path: &Path,
+    now_ms: i64,
+    body: impl FnOnce(&mut FileWriter) -> std::io::Result<u64>,
+) -> Result<u64, String> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let tmp = dir.join(format!("temp-{}.rdb", std::process::id()));
+    let (compress, checksum) = {
+        let c = shared.config.read();
+        (c.rdbcompression, c.rdbchecksum)
+    };
+    let fail = |what: &str, e: std::io::Error| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("{what} {}: {e}", tmp.display())
+    };
+    let file = std::fs::File::create(&tmp).map_err(|e| fail("Failed opening the temp RDB file", e))?;
+    let ctime = (now_ms / 1000).to_string();
+    let used = crate::info::allocated_bytes().to_string();
+    let aux: [(&str, &[u8]); 5] = [
+        ("redis-ver", crate::command::connection::REDIS_VERSION.as_bytes()),
+        ("redis-bits", b"64"),
+        ("ctime", ctime.as_bytes()),
+        ("used-mem", used.as_bytes()),
+        ("aof-base", b"0"),
+    ];
+    let mut w = store::rdb::RdbWriter::new(BufWriter::with_capacity(1 << 20, file), &aux, compress, checksum)
+        .map_err(|e| fail("Failed writing", e))?;
+    let keys = body(&mut w).map_err(|e| fail("Failed writing", e))?;
+    let buf = w.finish().map_err(|e| fail("Failed writing", e))?;
+    let file = buf.into_inner().map_err(|e| fail("Failed writing", e.into_error()))?;
+    file.sync_all().map_err(|e| fail("Failed syncing", e))?;
+    drop(file);
+    std::fs::rename(&tmp, path).map_err(|e| fail("Failed renaming", e))?;
+    std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| format!("Failed syncing {}: {e}", dir.display()))?;
+    Ok(keys)
+}
+
+/// At start with `appendonly no`: loads `dbfilename` if it exists. Keys whose time has
+/// passed are dropped, as a Redis master does.
+pub fn load_at_start(shared: &Shared) -> Result<(), String> {
+    let path = dump_path(shared);
+    let file = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("Can't open the RDB file {}: {e}", path.display())),
+    };
+    let started = Instant::now();
+    let (loaded, expired) = load_into(shared, std::io::BufReader::with_capacity(1 << 20, file))
+        .map_err(|e| format!("Can't load the RDB file {}: {e}", path.display()))?;
+    shared.snapshots.loaded_keys.store(loaded, Ordering::Relaxed);
+    shared.snapshots.loaded_expired.store(expired, Ordering::Relaxed);
+    crate::log::notice(&format!(
+        "Done loading RDB, keys loaded: {loaded}, keys expired: {expired}."
+    ));
+    crate::log::notice(&format!("DB loaded from disk: {:.3} seconds", started.elapsed().as_secs_f64()));
+    Ok(())
+}
+
+/// Loads an RDB stream into the keyspace (which the caller has emptied or just made).
+/// Returns (keys loaded, keys dropped because expired).
+pub fn load_into(shared: &Shared, r: impl std::io::Read) -> Result<(u64, u64), store::rdb::RdbError> {
+    let ks = &shared.keyspace;
+    let now_ms = ks.now_ms();
+    let dbs = ks.databases();
+    let (mut loaded, mut expired) = (0u64, 0u64);
+    let lru = store::clock::lru_clock(now_ms);
+    store::rdb::load(r, &limits(shared), |db, mut entry| {
+        entry.set_lru(lru);
+        if db >= dbs {
+            return Err(store::rdb::RdbError::Other(format!(
+                "the file uses database {db}, but this server has {dbs} (raise 'databases')"
+            )));
+        }
+        if entry.is_expired(now_ms) {
+            expired += 1;
+            return Ok(());
+        }
+        let (h, mut shard) = ks.lock_key(db, entry.key());
+        shard.insert(h, entry);
+        loaded += 1;
+        Ok(())
+    })?;
+    Ok((loaded, expired))
+}
+
+/// Empties the keyspace and loads the file just saved (DEBUG RELOAD). The caller holds
+/// every loop's gate.
+pub fn save_and_reload(shared: &Shared) -> Result<(), String> {
+    save(shared)?;
+    let path = dump_path(shared);
+    let ks = &shared.keyspace;
+    for db in 0..ks.databases() {
+        drop(ks.flush_db(db));
+    }
+    let file = std::fs::File::open(&path).map_err(|e| format!("Can't open {}: {e}", path.display()))?;
+    load_into(shared, std::io::BufReader::new(file)).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Encodes a shard's entries live at `at_ms` in RDB form (the capture's encoder).
+fn encode_shard(shard: &store::Shard, at_ms: i64, out: &mut Vec<u8>) {
+    // Compression settings are read per capture by the writer; fragments use the
+    // defaults Redis writes with (LZF on): a fragment is only ever spliced into a file.
+    let mut w = store::rdb::RdbWriter::fragment(out, true);
+    shard.for_each_live(at_ms, |e| {
+        // Writing into a Vec cannot fail.
+        let _ = w.entry(e);
+    });
+    let _ = w.finish_fragment();
+}
+
+/// Begins a background save: takes every loop's gate for an instant (the caller must
+/// not hold its own) and starts the capture. Err with Redis's text if one runs.
+pub fn begin_bgsave(shared: &Shared) -> Result<(), &'static str> {
+    let snap = &shared.snapshots;
+    if snap.bg_in_progress.swap(true, Ordering::AcqRel) {
+        return Err("ERR Background save already in progress");
+    }
+    {
+        let _gates: Vec<_> = shared.gates.iter().map(|g| g.write()).collect();
+        let ks = &shared.keyspace;
+        let now_ms = ks.now_ms();
+        *snap.bg_counts.lock() = (0..ks.databases()).map(|db| ks.db_counts(db)).collect();
+        snap.bg_started_ms.store(now_ms, Ordering::Relaxed);
+        snap.writes_at_bg.store(shared.sum(|t| &t.writes), Ordering::Relaxed);
+        ks.begin_capture(now_ms, encode_shard);
+    }
+    crate::log::notice("Background saving started (without fork)");
+    let mut st = snap.state.lock();
+    st.pending = true;
+    snap.wake.notify_all();
+    Ok(())
+}
+
+/// The snapshot thread: writes out captures that BGSAVE (or a due save rule) began.
+pub fn run_saver(shared: Arc<Shared>) {
+    let snap = &shared.snapshots;
+    loop {
+        {
+            let mut st = snap.state.lock();
+            if !st.pending && !st.stop {
+                snap.wake.wait_for(&mut st, Duration::from_millis(100));
+            }
+            if st.stop {
+                return;
+            }
+            if !st.pending {
+                drop(st);
+                if rule_due(&shared) {
+                    let _ = begin_bgsave(&shared);
+                }
+                continue;
+            }
+            st.pending = false;
+        }
+        write_capture(&shared);
+    }
+}
+
+/// Asks the snapshot thread to stop (after the save it is writing, if any).
+pub fn stop_saver(shared: &Shared) {
+    let mut st = shared.snapshots.state.lock();
+    st.stop = true;
+    shared.snapshots.wake.notify_all();
+}
+
+/// True when a `save <seconds> <changes>` rule is due.
+fn rule_due(shared: &Shared) -> bool {
+    let snap = &shared.snapshots;
+    if snap.bg_in_progress.load(Ordering::Acquire) {
+        return false;
+    }
+    let rules = shared.config.read().save.clone();
+    let words: Vec<&str> = rules.split_whitespace().collect();
+    if words.is_empty() {
+        return false;
+    }
+    let now_ms = store::Clock::System.now_ms();
+    if !snap.last_ok.load(Ordering::Relaxed) && now_ms - snap.bg_failed_ms.load(Ordering::Relaxed) < 5000 {
+        return false;
+    }
+    let changes = shared.sum(|t| &t.writes).saturating_sub(snap.writes_at_save.load(Ordering::Relaxed));
+    let since_s = now_ms / 1000 - snap.last_save_s.load(Ordering::Relaxed);
+    words.chunks(2).any(|pair| match (pair.first().and_then(|s| s.parse::<i64>().ok()), pair.get(1).and_then(|c| c.parse::<u64>().ok())) {
+        (Some(secs), Some(min_changes)) => changes >= min_changes && min_changes > 0 && since_s >= secs,
+        _ => false,
+    })
+}
+
+fn write_capture(shared: &Shared) {
+    let snap = &shared.snapshots;
+    let started = Instant::now();
+    let path = dump_path(shared);
+    let result = write_captured_file(shared, &path);
+    shared.keyspace.end_capture();
+    snap.bg_last_time_s.store(started.elapsed().as_secs() as i64, Ordering::Relaxed);
+    match result {
+        Ok(keys) => {
+            snap.last_save_s.store(snap.bg_started_ms.load(Ordering::Relaxed) / 1000, Ordering::Relaxed);
+            snap.saves.fetch_add(1, Ordering::Relaxed);
+            snap.last_ok.store(true, Ordering::Relaxed);
+            snap.writes_at_save.store(snap.writes_at_bg.load(Ordering::Relaxed), Ordering::Relaxed);
+            crate::log::notice(&format!(
+                "Background saving terminated with success: {keys} keys in {:.3} seconds",
+                started.elapsed().as_secs_f64()
+            ));
+        }
+        Err(e) => {
+            snap.last_ok.store(false, Ordering::Relaxed);
+            snap.bg_failed_ms.store(store::Clock::System.now_ms(), Ordering::Relaxed);
+            crate::log::warning(&format!("Background saving error: {e}"));
+        }
+    }
+    snap.bg_in_progress.store(false, Ordering::Release);
+}
+
+/// Writes the running capture: the shards in order, each as it was at the capture.
+fn write_captured_file(shared: &Shared, path: &Path) -> Result<u64, String> {
+    let counts = shared.snapshots.bg_counts.lock().clone();
+    let at_ms = shared.snapshots.bg_started_ms.load(Ordering::Relaxed);
+    let ks = &shared.keyspace;
+    let mut shard_bytes = Vec::new();
+    write_atomically(shared, path, at_ms, |w| {
+        let mut keys = 0u64;
+        for (db, &(n, volatile)) in counts.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            w.select_db(db, n, volatile)?;
+            for s in 0..ks.shards_per_db() {
+                shard_bytes.clear();
+                ks.capture_shard(db, s, &mut shard_bytes);
+                w.raw(&shard_bytes)?;
+            }
+            keys += n as u64;
+        }
+        Ok(keys)
+    })
+}
+
+/// True when `save` rules are configured (SHUTDOWN without an argument then saves).
+pub fn has_save_rules(shared: &Shared) -> bool {
+    !shared.config.read().save.trim().is_empty()
+}

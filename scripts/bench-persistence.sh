@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Durable-write throughput, Basalt against Redis 7.0.15 in the same run (issue 5):
+# redis-benchmark -t set -c 50 -d 128 against each server with no persistence,
+# appendfsync always and appendfsync everysec, ROUNDS rounds, servers interleaved
+# round by round, median requests/s and the ratios that issue 5 asks for.
+# Usage: ROUNDS=5 N=200000 THREADS=1 scripts/bench-persistence.sh
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+rounds="${ROUNDS:-5}"
+n="${N:-200000}"
+threads="${THREADS:-1}"
+. "$repo/scripts/lib/ensure-tools.sh"
+ensure_rust
+ensure_redis_tools
+cargo build --release --quiet --manifest-path "$repo/Cargo.toml" -p basalt-server
+work="$(mktemp -d)"
+pids=()
+cleanup() { for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+declare -A port
+names=(redis-none redis-always redis-everysec basalt-none basalt-always basalt-everysec)
+next=$((21000 + RANDOM % 20000))
+for name in "${names[@]}"; do
+  p=$next; next=$((next + 1)); port[$name]=$p
+  mkdir -p "$work/$name"
+  case "$name" in
+    redis-none) args=(--appendonly no) ;;
+    *-always) args=(--appendonly yes --appendfsync always) ;;
+    *-everysec) args=(--appendonly yes --appendfsync everysec) ;;
+    basalt-none) args=(--appendonly no) ;;
+  esac
+  if [[ $name == redis-* ]]; then
+    redis-server --port "$p" --bind 127.0.0.1 --save '' --dir "$work/$name" "${args[@]}" >"$work/$name.log" 2>&1 &
+  else
+    "$repo/target/release/basalt-server" --port "$p" --bind 127.0.0.1 --save '' --dir "$work/$name" --threads "$threads" "${args[@]}" >"$work/$name.log" 2>&1 &
+  fi
+  pids+=($!)
+done
+for name in "${names[@]}"; do
+  for _ in $(seq 50); do redis-cli -p "${port[$name]}" ping >/dev/null 2>&1 && break; sleep 0.1; done
+done
+
+declare -A runs
+for r in $(seq "$rounds"); do
+  # Rotate the order each round so no server always runs first.
+  order=("${names[@]:$((r % ${#names[@]}))}" "${names[@]:0:$((r % ${#names[@]}))}")
+  for name in "${order[@]}"; do
+    rps=$(redis-benchmark -p "${port[$name]}" -c 50 -d 128 -t set -n "$n" -r 100000 -q 2>/dev/null \
+      | tr '\r' '\n' | sed -n 's/^SET: \([0-9.]*\) requests per second.*/\1/p' | tail -1)
+    runs[$name]="${runs[$name]:-} $rps"
+  done
+done
+
+median() { printf '%s\n' $1 | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+declare -A med
+echo "redis-benchmark -t set -c 50 -d 128 -n $n -r 100000, $rounds rounds interleaved, basalt --threads $threads, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "| server | persistence | median SET/s | rounds |"
+echo "|---|---|---:|---|"
+for name in "${names[@]}"; do
+  med[$name]=$(median "${runs[$name]}")
+  echo "| ${name%%-*} | ${name#*-} | ${med[$name]} |${runs[$name]} |"
+done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+echo
+echo "- basalt always / basalt none: $(ratio "${med[basalt-always]}" "${med[basalt-none]}") (issue 5 target >= 0.9; redis always / redis none: $(ratio "${med[redis-always]}" "${med[redis-none]}"))"
+echo "- basalt always / redis always: $(ratio "${med[basalt-always]}" "${med[redis-always]}") (target >= 1.5)"
+echo "- basalt everysec / redis everysec: $(ratio "${med[basalt-everysec]}" "${med[redis-everysec]}")"
