@@ -245,6 +245,18 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
             let loaded = snap.loaded_keys.load(Ordering::Relaxed);
             let loaded_expired = snap.loaded_expired.load(Ordering::Relaxed);
             let aof = shared.aof.as_ref();
+            let rw = aof.map(|a| &a.rewrite);
+            let rw_in_progress = rw.is_some_and(|r| r.in_progress.load(Ordering::Relaxed));
+            let rw_in = u8::from(rw_in_progress);
+            let rw_sched = u8::from(rw.is_some_and(|r| r.scheduled.load(Ordering::Relaxed)));
+            let rw_last = rw.map_or(-1, |r| r.last_time_s.load(Ordering::Relaxed));
+            let rw_current = match rw {
+                Some(r) if rw_in_progress => (store::Clock::System.now_ms() - r.started_ms.load(Ordering::Relaxed)) / 1000,
+                _ => -1,
+            };
+            let rw_status = if rw.is_none_or(|r| r.last_ok.load(Ordering::Relaxed)) { "ok" } else { "err" };
+            let rw_count = rw.map_or(0, |r| r.rewrites.load(Ordering::Relaxed));
+            let rw_fail = rw.map_or(0, |r| r.consecutive_failures.load(Ordering::Relaxed));
             let (aof_enabled, write_status) = match aof {
                 Some(a) if !a.write_ok.load(Ordering::Relaxed) => (1, "err"),
                 Some(_) => (1, "ok"),
@@ -252,12 +264,12 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
             };
             let _ = write!(
                 o,
-                "# Persistence\r\nloading:0\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:{cow}\r\ncurrent_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\nrdb_changes_since_last_save:{changes}\r\nrdb_bgsave_in_progress:{bg}\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:{rdb_status}\r\nrdb_last_bgsave_time_sec:{bg_last}\r\nrdb_current_bgsave_time_sec:{bg_current}\r\nrdb_saves:{saves}\r\nrdb_last_cow_size:0\r\nrdb_last_load_keys_expired:{loaded_expired}\r\nrdb_last_load_keys_loaded:{loaded}\r\naof_enabled:{aof_enabled}\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\naof_last_rewrite_time_sec:-1\r\naof_current_rewrite_time_sec:-1\r\naof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\naof_rewrites_consecutive_failures:0\r\naof_last_write_status:{write_status}\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
+                "# Persistence\r\nloading:0\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:{cow}\r\ncurrent_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\nrdb_changes_since_last_save:{changes}\r\nrdb_bgsave_in_progress:{bg}\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:{rdb_status}\r\nrdb_last_bgsave_time_sec:{bg_last}\r\nrdb_current_bgsave_time_sec:{bg_current}\r\nrdb_saves:{saves}\r\nrdb_last_cow_size:0\r\nrdb_last_load_keys_expired:{loaded_expired}\r\nrdb_last_load_keys_loaded:{loaded}\r\naof_enabled:{aof_enabled}\r\naof_rewrite_in_progress:{rw_in}\r\naof_rewrite_scheduled:{rw_sched}\r\naof_last_rewrite_time_sec:{rw_last}\r\naof_current_rewrite_time_sec:{rw_current}\r\naof_last_bgrewrite_status:{rw_status}\r\naof_rewrites:{rw_count}\r\naof_rewrites_consecutive_failures:{rw_fail}\r\naof_last_write_status:{write_status}\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
                 snap.last_save_s.load(Ordering::Relaxed)
             );
             if let Some(a) = aof {
                 // Redis adds these while the log is on.
-                let current = a.start_size.load(Ordering::Relaxed) + a.written();
+                let current = a.current_size();
                 let _ = write!(
                     o,
                     "aof_current_size:{current}\r\naof_base_size:{}\r\naof_pending_rewrite:0\r\naof_buffer_length:{}\r\naof_pending_bio_fsync:0\r\naof_delayed_fsync:{}\r\n",

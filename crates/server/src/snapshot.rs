@@ -60,8 +60,16 @@ pub struct SnapshotStats {
 #[derive(Default)]
 struct SaverState {
     /// A capture has begun and waits for the snapshot thread to write it.
-    pending: bool,
+    pending: Option<Job>,
     stop: bool,
+}
+
+/// What a capture is for.
+pub enum Job {
+    /// BGSAVE or a save rule: `dbfilename`.
+    Dump,
+    /// BGREWRITEAOF: the append-only log's new base.
+    AofBase(crate::aof::rewrite::Job),
 }
 
 impl SnapshotStats {
@@ -92,7 +100,7 @@ pub fn save(shared: &Shared) -> Result<(), String> {
     let path = dump_path(shared);
     let result = write_file(shared, &path);
     match &result {
-        Ok(keys) => {
+        Ok((keys, _)) => {
             let now_s = store::Clock::System.now_ms() / 1000;
             shared.snapshots.last_save_s.store(now_s, Ordering::Relaxed);
             shared.snapshots.saves.fetch_add(1, Ordering::Relaxed);
@@ -111,10 +119,10 @@ pub fn save(shared: &Shared) -> Result<(), String> {
     result.map(|_| ())
 }
 
-fn write_file(shared: &Shared, path: &Path) -> Result<u64, String> {
+fn write_file(shared: &Shared, path: &Path) -> Result<(u64, u64), String> {
     let ks = &shared.keyspace;
     let now_ms = ks.now_ms();
-    write_atomically(shared, path, now_ms, |w| {
+    write_atomically(shared, path, now_ms, false, |w| {
         let mut keys = 0u64;
         for db in 0..ks.databases() {
             let (n, volatile) = ks.db_counts(db);
@@ -145,13 +153,15 @@ fn write_file(shared: &Shared, path: &Path) -> Result<u64, String> {
 type FileWriter = store::rdb::RdbWriter<BufWriter<std::fs::File>>;
 
 /// Writes an RDB file as `temp-<pid>.rdb` with `body` between the header and the
-/// trailer, fsyncs it, renames it over `path` and fsyncs the folder.
+/// trailer, fsyncs it, renames it over `path` and fsyncs the folder. Returns (what
+/// `body` returned, the file's size).
 fn write_atomically(
     shared: &Shared,
     path: &Path,
     now_ms: i64,
+    aof_base: bool,
     body: impl FnOnce(&mut FileWriter) -> std::io::Result<u64>,
-) -> Result<u64, String> {
+) -> Result<(u64, u64), String> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let tmp = dir.join(format!("temp-{}.rdb", std::process::id()));
     let (compress, checksum) = {
@@ -170,7 +180,7 @@ fn write_atomically(
         ("redis-bits", b"64"),
         ("ctime", ctime.as_bytes()),
         ("used-mem", used.as_bytes()),
-        ("aof-base", b"0"),
+        ("aof-base", if aof_base { b"1" } else { b"0" }),
     ];
     let mut w = store::rdb::RdbWriter::new(BufWriter::with_capacity(1 << 20, file), &aux, compress, checksum)
         .map_err(|e| fail("Failed writing", e))?;
@@ -178,10 +188,11 @@ fn write_atomically(
     let buf = w.finish().map_err(|e| fail("Failed writing", e))?;
     let file = buf.into_inner().map_err(|e| fail("Failed writing", e.into_error()))?;
     file.sync_all().map_err(|e| fail("Failed syncing", e))?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     drop(file);
     std::fs::rename(&tmp, path).map_err(|e| fail("Failed renaming", e))?;
     std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| format!("Failed syncing {}: {e}", dir.display()))?;
-    Ok(keys)
+    Ok((keys, size))
 }
 
 /// At start with `appendonly no`: loads `dbfilename` if it exists. Keys whose time has
@@ -261,48 +272,59 @@ fn encode_shard(shard: &store::Shard, at_ms: i64, out: &mut Vec<u8>) {
 /// Begins a background save: takes every loop's gate for an instant (the caller must
 /// not hold its own) and starts the capture. Err with Redis's text if one runs.
 pub fn begin_bgsave(shared: &Shared) -> Result<(), &'static str> {
-    let snap = &shared.snapshots;
-    if snap.bg_in_progress.swap(true, Ordering::AcqRel) {
+    if shared.snapshots.bg_in_progress.swap(true, Ordering::AcqRel) {
         return Err("ERR Background save already in progress");
     }
     {
         let _gates: Vec<_> = shared.gates.iter().map(|g| g.write()).collect();
-        let ks = &shared.keyspace;
-        let now_ms = ks.now_ms();
-        *snap.bg_counts.lock() = (0..ks.databases()).map(|db| ks.db_counts(db)).collect();
-        snap.bg_started_ms.store(now_ms, Ordering::Relaxed);
-        snap.writes_at_bg.store(shared.sum(|t| &t.writes), Ordering::Relaxed);
-        ks.begin_capture(now_ms, encode_shard);
+        begin_capture_locked(shared, Job::Dump);
     }
     crate::log::notice("Background saving started (without fork)");
-    let mut st = snap.state.lock();
-    st.pending = true;
-    snap.wake.notify_all();
     Ok(())
 }
 
-/// The snapshot thread: writes out captures that BGSAVE (or a due save rule) began.
+/// Starts the capture for `job`. The caller holds every loop's gate and has set
+/// `bg_in_progress` (one capture at a time).
+pub fn begin_capture_locked(shared: &Shared, job: Job) {
+    let snap = &shared.snapshots;
+    let ks = &shared.keyspace;
+    let now_ms = ks.now_ms();
+    *snap.bg_counts.lock() = (0..ks.databases()).map(|db| ks.db_counts(db)).collect();
+    snap.bg_started_ms.store(now_ms, Ordering::Relaxed);
+    snap.writes_at_bg.store(shared.sum(|t| &t.writes), Ordering::Relaxed);
+    ks.begin_capture(now_ms, encode_shard);
+    let mut st = snap.state.lock();
+    st.pending = Some(job);
+    snap.wake.notify_all();
+}
+
+/// The snapshot thread: writes out captures that BGSAVE, BGREWRITEAOF, a due save rule
+/// or a due automatic log rewrite began.
 pub fn run_saver(shared: Arc<Shared>) {
     let snap = &shared.snapshots;
     loop {
-        {
+        let job = {
             let mut st = snap.state.lock();
-            if !st.pending && !st.stop {
+            if st.pending.is_none() && !st.stop {
                 snap.wake.wait_for(&mut st, Duration::from_millis(100));
             }
             if st.stop {
                 return;
             }
-            if !st.pending {
-                drop(st);
-                if rule_due(&shared) {
+            st.pending.take()
+        };
+        match job {
+            Some(job) => write_capture(&shared, job),
+            None => {
+                if crate::aof::rewrite::auto_due(&shared) {
+                    if let Err(e) = crate::aof::rewrite::begin(&shared) {
+                        crate::log::warning(&e);
+                    }
+                } else if rule_due(&shared) {
                     let _ = begin_bgsave(&shared);
                 }
-                continue;
             }
-            st.pending = false;
         }
-        write_capture(&shared);
     }
 }
 
@@ -336,40 +358,58 @@ fn rule_due(shared: &Shared) -> bool {
     })
 }
 
-fn write_capture(shared: &Shared) {
+fn write_capture(shared: &Shared, job: Job) {
     let snap = &shared.snapshots;
     let started = Instant::now();
-    let path = dump_path(shared);
-    let result = write_captured_file(shared, &path);
-    shared.keyspace.end_capture();
-    snap.bg_last_time_s.store(started.elapsed().as_secs() as i64, Ordering::Relaxed);
-    match result {
-        Ok(keys) => {
-            snap.last_save_s.store(snap.bg_started_ms.load(Ordering::Relaxed) / 1000, Ordering::Relaxed);
-            snap.saves.fetch_add(1, Ordering::Relaxed);
-            snap.last_ok.store(true, Ordering::Relaxed);
-            snap.writes_at_save.store(snap.writes_at_bg.load(Ordering::Relaxed), Ordering::Relaxed);
-            crate::log::notice(&format!(
-                "Background saving terminated with success: {keys} keys in {:.3} seconds",
-                started.elapsed().as_secs_f64()
-            ));
+    match job {
+        Job::Dump => {
+            let result = write_captured_file(shared, &dump_path(shared), false);
+            shared.keyspace.end_capture();
+            snap.bg_last_time_s.store(started.elapsed().as_secs() as i64, Ordering::Relaxed);
+            match result {
+                Ok((keys, _)) => {
+                    snap.last_save_s.store(snap.bg_started_ms.load(Ordering::Relaxed) / 1000, Ordering::Relaxed);
+                    snap.saves.fetch_add(1, Ordering::Relaxed);
+                    snap.last_ok.store(true, Ordering::Relaxed);
+                    snap.writes_at_save.store(snap.writes_at_bg.load(Ordering::Relaxed), Ordering::Relaxed);
+                    crate::log::notice(&format!(
+                        "Background saving terminated with success: {keys} keys in {:.3} seconds",
+                        started.elapsed().as_secs_f64()
+                    ));
+                }
+                Err(e) => {
+                    snap.last_ok.store(false, Ordering::Relaxed);
+                    snap.bg_failed_ms.store(store::Clock::System.now_ms(), Ordering::Relaxed);
+                    crate::log::warning(&format!("Background saving error: {e}"));
+                }
+            }
         }
-        Err(e) => {
-            snap.last_ok.store(false, Ordering::Relaxed);
-            snap.bg_failed_ms.store(store::Clock::System.now_ms(), Ordering::Relaxed);
-            crate::log::warning(&format!("Background saving error: {e}"));
+        Job::AofBase(job) => {
+            let Some(aof) = shared.aof.as_ref() else { return };
+            let dir = aof.files.lock().as_ref().map(|f| f.dir.clone());
+            let result = match dir {
+                Some(dir) => write_captured_file(shared, &dir.join(&job.base.name), true),
+                None => Err("the log's files are not open".to_string()),
+            };
+            shared.keyspace.end_capture();
+            match result.and_then(|(_, size)| crate::aof::rewrite::finish(shared, &job, size)) {
+                Ok(()) => {}
+                Err(e) => crate::aof::rewrite::failed(aof, &e),
+            }
+            crate::aof::rewrite::ended(aof, started.elapsed().as_secs() as i64);
         }
     }
     snap.bg_in_progress.store(false, Ordering::Release);
 }
 
 /// Writes the running capture: the shards in order, each as it was at the capture.
-fn write_captured_file(shared: &Shared, path: &Path) -> Result<u64, String> {
+/// Returns (keys, file size).
+fn write_captured_file(shared: &Shared, path: &Path, aof_base: bool) -> Result<(u64, u64), String> {
     let counts = shared.snapshots.bg_counts.lock().clone();
     let at_ms = shared.snapshots.bg_started_ms.load(Ordering::Relaxed);
     let ks = &shared.keyspace;
     let mut shard_bytes = Vec::new();
-    write_atomically(shared, path, at_ms, |w| {
+    write_atomically(shared, path, at_ms, aof_base, |w| {
         let mut keys = 0u64;
         for (db, &(n, volatile)) in counts.iter().enumerate() {
             if n == 0 {

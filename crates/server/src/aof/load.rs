@@ -48,7 +48,9 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadE
     let manifest_name = format!("{filename}.manifest");
     let manifest_path = aof_dir.join(&manifest_name);
     if !manifest_path.exists() {
-        return create(&aof_dir, &filename, &manifest_name);
+        let target = create(&aof_dir, &filename, &manifest_name)?;
+        remember(shared, &aof_dir, &filename, Manifest::first(&filename));
+        return Ok(target);
     }
     let text = std::fs::read_to_string(&manifest_path).map_err(|e| io_err("Can't read the AOF manifest", &manifest_path, e))?;
     let m = Manifest::parse(&text).map_err(|e| LoadError(format!("{e} in the AOF manifest {}", manifest_path.display())))?;
@@ -69,12 +71,8 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadE
     for (i, (name, is_base)) in files.iter().enumerate() {
         let path = aof_dir.join(name);
         if *is_base && name.ends_with(".rdb") {
-            let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-            if len > 0 {
-                return Err(LoadError(format!(
-                    "The AOF base file {name} is an RDB file: Basalt cannot load RDB files yet (issue 5)"
-                )));
-            }
+            load_rdb_base(shared, &path, name)?;
+            crate::log::notice(&format!("DB loaded from base file {name}: {:.3} seconds", started.elapsed().as_secs_f64()));
             continue;
         }
         let damage = match (i == last, load_truncated) {
@@ -99,6 +97,7 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadE
         aof.base_size.store(base, std::sync::atomic::Ordering::Relaxed);
         aof.start_size.store(total, std::sync::atomic::Ordering::Relaxed);
     }
+    remember(shared, &aof_dir, &filename, m.clone());
     // New records go at the end of the last incremental file, as in Redis 7.
     let last_incr = match m.incrs.last() {
         Some(i) => i.name.clone(),
@@ -110,10 +109,27 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadE
             File::create(aof_dir.join(&name)).map_err(|e| io_err("Can't create", &aof_dir.join(&name), e))?;
             m2.incrs.push(manifest::FileEntry { name: name.clone(), seq, kind: manifest::Kind::Incr });
             manifest::persist(&aof_dir, &manifest_name, &m2).map_err(|e| io_err("Can't write the AOF manifest", &manifest_path, e))?;
+            remember(shared, &aof_dir, &filename, m2);
             name
         }
     };
     open_target(&aof_dir.join(&last_incr), &last_incr)
+}
+
+/// Keeps what the manifest on disk says, for log rewrites.
+fn remember(shared: &Shared, dir: &Path, name: &str, m: Manifest) {
+    if let Some(aof) = shared.aof.as_ref() {
+        *aof.files.lock() = Some(super::rewrite::Files { dir: dir.to_path_buf(), name: name.to_string(), manifest: m });
+    }
+}
+
+/// A base file in RDB format (what BGREWRITEAOF writes, and Redis 7 with
+/// `aof-use-rdb-preamble yes`).
+fn load_rdb_base(shared: &Shared, path: &Path, name: &str) -> Result<(), LoadError> {
+    let file = File::open(path).map_err(|e| io_err("Can't open the AOF base file", path, e))?;
+    crate::snapshot::load_into(shared, std::io::BufReader::with_capacity(1 << 20, file))
+        .map(|_| ())
+        .map_err(|e| LoadError(format!("Error loading the AOF base file {name}: {e}")))
 }
 
 /// DEBUG LOADAOF: replays the log named in the manifest into the (emptied) keyspace,
@@ -128,6 +144,9 @@ pub fn reload(shared: &Shared, dir: &Path) -> Result<(), LoadError> {
     let manifest_path = aof_dir.join(format!("{filename}.manifest"));
     let text = std::fs::read_to_string(&manifest_path).map_err(|e| io_err("Can't read the AOF manifest", &manifest_path, e))?;
     let m = Manifest::parse(&text).map_err(|e| LoadError(format!("{e} in the AOF manifest {}", manifest_path.display())))?;
+    if let Some(b) = m.base.iter().find(|b| b.name.ends_with(".rdb")) {
+        load_rdb_base(shared, &aof_dir.join(&b.name), &b.name)?;
+    }
     let mut loader = Loader::new(shared);
     for entry in m.base.iter().filter(|b| !b.name.ends_with(".rdb")).chain(&m.incrs) {
         loader.replay(&aof_dir.join(&entry.name), &entry.name, Damage::Refuse)?;

@@ -31,6 +31,7 @@
 pub mod load;
 pub mod manifest;
 mod prealloc;
+pub mod rewrite;
 pub mod writer;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
@@ -108,10 +109,18 @@ pub struct Aof {
     /// DEBUG AOF-FLUSH-SLEEP: the writer sleeps this long before each write (tests of
     /// a slow disk).
     pub debug_flush_sleep_us: AtomicU64,
+    /// A log rewrite asked the writer to continue in a new file from this offset on.
+    switch: Mutex<Option<writer::Switch>>,
+    /// The manifest as last persisted, the folder and the base name (rewrite.rs).
+    pub files: Mutex<Option<rewrite::Files>>,
+    pub rewrite: rewrite::RewriteStats,
     /// Size in bytes of the files named in the manifest, at start plus what was
     /// written since (INFO aof_current_size / aof_base_size).
     pub base_size: AtomicU64,
     pub start_size: AtomicU64,
+    /// The log offset at which the files counted in `start_size` end (the start of the
+    /// newest incremental file after a rewrite).
+    pub size_offset: AtomicU64,
 }
 
 fn policy_code(p: AppendFsync) -> u8 {
@@ -146,8 +155,12 @@ impl Aof {
             write_error: Mutex::new(String::new()),
             delayed_fsync: AtomicU64::new(0),
             debug_flush_sleep_us: AtomicU64::new(0),
+            switch: Mutex::new(None),
+            files: Mutex::new(None),
+            rewrite: rewrite::RewriteStats::default(),
             base_size: AtomicU64::new(0),
             start_size: AtomicU64::new(0),
+            size_offset: AtomicU64::new(0),
         }
     }
 
@@ -176,6 +189,12 @@ impl Aof {
 
     pub fn written(&self) -> u64 {
         self.written.load(Ordering::Acquire)
+    }
+
+    /// Bytes in the files the manifest names (INFO aof_current_size).
+    pub fn current_size(&self) -> u64 {
+        let offset = self.size_offset.load(Ordering::Relaxed);
+        self.start_size.load(Ordering::Relaxed) + self.written().saturating_sub(offset)
     }
 
     /// Bytes appended but not yet taken by the writer (INFO aof_buffer_length).
@@ -306,6 +325,18 @@ impl Aof {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         true
+    }
+
+    /// The end of what has been appended (under every gate: the rewrite's cut point).
+    pub fn end(&self) -> u64 {
+        self.tail.lock().end
+    }
+
+    /// From offset `at` on, the writer appends to `target` (a log rewrite's new
+    /// incremental file); everything before stays in the current file.
+    pub fn switch_to(&self, at: u64, target: writer::Target) {
+        *self.switch.lock() = Some(writer::Switch { at, target });
+        self.nudge_writer();
     }
 
     /// Wakes the writer whatever it is waiting for (policy change, shutdown).

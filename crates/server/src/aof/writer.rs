@@ -39,6 +39,12 @@ pub struct Target {
     pub len: u64,
 }
 
+/// A pending switch to a new file (see `Aof::switch_to`).
+pub struct Switch {
+    pub at: u64,
+    pub target: Target,
+}
+
 /// Starts the writer thread.
 pub fn spawn(shared: Arc<Shared>, target: Target) -> std::io::Result<std::thread::JoinHandle<()>> {
     std::thread::Builder::new().name("aof-writer".into()).spawn(move || run(&shared, target))
@@ -52,30 +58,80 @@ fn strerror(e: &std::io::Error) -> String {
     }
 }
 
-fn run(shared: &Shared, mut target: Target) {
+/// The file being appended to, with its preallocation and fsync state.
+struct Current {
+    target: Target,
+    prealloc: Option<(std::sync::Arc<Prealloc>, std::thread::JoinHandle<()>)>,
+    synced_len: u64,
+    /// Bytes written since the last good fsync, kept under `always` so that a failed
+    /// fsync can be answered by writing them again.
+    unsynced: Vec<u8>,
+    last_fsync: Instant,
+}
+
+impl Current {
+    fn open(target: Target) -> Current {
+        let prealloc = match Prealloc::start(target.path.clone(), target.len) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                crate::log::warning(&format!("Can't start the AOF preallocation thread: {e}"));
+                None
+            }
+        };
+        Current { synced_len: target.len, target, prealloc, unsynced: Vec::new(), last_fsync: Instant::now() }
+    }
+
+    fn write(&mut self, aof: &Aof, bytes: &[u8], policy: AppendFsync, stop: bool) {
+        if bytes.is_empty() {
+            return;
+        }
+        if let Some((p, _)) = &self.prealloc {
+            p.claim(self.target.len + bytes.len() as u64);
+        }
+        write_round(aof, &mut self.target, bytes, stop);
+        if policy == AppendFsync::Always {
+            self.unsynced.extend_from_slice(bytes);
+        }
+    }
+
+    fn needs_sync(&self) -> bool {
+        self.synced_len < self.target.len
+    }
+
+    fn sync(&mut self, aof: &Aof, stop: bool) {
+        sync_round(aof, &mut self.target, &mut self.unsynced, self.synced_len, stop);
+        self.synced_len = self.target.len;
+        self.last_fsync = Instant::now();
+        self.unsynced.clear();
+    }
+
+    /// Ends the preallocation and cuts its zeros off, so that the file ends with its
+    /// last record (as Redis writes it, and can read it).
+    fn close(self) {
+        if let Some((p, handle)) = self.prealloc {
+            p.stop();
+            let _ = handle.join();
+        }
+        let t = &self.target;
+        if let Err(e) = t.file.set_len(t.len).and_then(|()| t.file.sync_all()) {
+            crate::log::warning(&format!("Can't trim the preallocated end of {}: {}", t.name, strerror(&e)));
+        }
+    }
+}
+
+fn run(shared: &Shared, target: Target) {
     let Some(aof) = shared.aof.as_ref() else { return };
     let mut chunk: Vec<u8> = Vec::with_capacity(64 * 1024);
-    // Bytes written since the last good fsync, kept under `always` so that a failed
-    // fsync can be answered by writing them again.
-    let mut unsynced: Vec<u8> = Vec::new();
-    let mut synced_len = target.len;
-    let mut last_fsync = Instant::now();
-    let prealloc = match Prealloc::start(target.path.clone(), target.len) {
-        Ok(p) => Some(p),
-        Err(e) => {
-            crate::log::warning(&format!("Can't start the AOF preallocation thread: {e}"));
-            None
-        }
-    };
+    let mut cur = Current::open(target);
     loop {
         let policy = aof.policy();
         let (end, stop) = {
             let mut t = aof.tail.lock();
-            while t.bytes.is_empty() && !t.stop {
-                let fsync_due = policy == AppendFsync::Everysec && synced_len < target.len;
+            while t.bytes.is_empty() && !t.stop && aof.switch.lock().is_none() {
+                let fsync_due = policy == AppendFsync::Everysec && cur.needs_sync();
                 t.writer_idle = true;
                 if fsync_due {
-                    let left = Duration::from_secs(1).saturating_sub(last_fsync.elapsed());
+                    let left = Duration::from_secs(1).saturating_sub(cur.last_fsync.elapsed());
                     if left.is_zero() {
                         break;
                     }
@@ -92,14 +148,25 @@ fn run(shared: &Shared, mut target: Target) {
             std::mem::swap(&mut t.bytes, &mut chunk);
             (t.end, t.stop)
         };
+        // A log rewrite switched files at offset `at`: what came before goes to the
+        // old file, made durable before it is closed; the rest to the new one.
+        let mut from = 0;
+        let pending = aof.switch.lock().as_ref().map(|s| s.at);
+        if let Some(at) = pending.filter(|&at| at <= end) {
+            let start = end - chunk.len() as u64;
+            let split = usize::try_from(at.saturating_sub(start)).unwrap_or(0).min(chunk.len());
+            cur.write(aof, &chunk[..split], policy, stop);
+            if cur.needs_sync() {
+                cur.sync(aof, stop);
+            }
+            if let Some(sw) = aof.switch.lock().take() {
+                let old = std::mem::replace(&mut cur, Current::open(sw.target));
+                old.close();
+            }
+            from = split;
+        }
+        cur.write(aof, &chunk[from..], policy, stop);
         if !chunk.is_empty() {
-            if let Some((p, _)) = &prealloc {
-                p.claim(target.len + chunk.len() as u64);
-            }
-            write_round(aof, &mut target, &chunk, stop);
-            if policy == AppendFsync::Always {
-                unsynced.extend_from_slice(&chunk);
-            }
             chunk.clear();
             if chunk.capacity() > 16 * 1024 * 1024 {
                 chunk.shrink_to(64 * 1024);
@@ -107,15 +174,12 @@ fn run(shared: &Shared, mut target: Target) {
             aof.written.store(end, Ordering::Release);
         }
         let fsync_now = match policy {
-            AppendFsync::Always => synced_len < target.len,
-            AppendFsync::Everysec => synced_len < target.len && last_fsync.elapsed() >= Duration::from_secs(1),
+            AppendFsync::Always => cur.needs_sync(),
+            AppendFsync::Everysec => cur.needs_sync() && cur.last_fsync.elapsed() >= Duration::from_secs(1),
             AppendFsync::No => false,
-        } || (stop && synced_len < target.len);
+        } || (stop && cur.needs_sync());
         if fsync_now {
-            sync_round(aof, &mut target, &mut unsynced, synced_len, stop);
-            synced_len = target.len;
-            last_fsync = Instant::now();
-            unsynced.clear();
+            cur.sync(aof, stop);
             aof.durable.store(aof.written(), Ordering::Release);
         } else if policy == AppendFsync::No {
             // Nothing waits for an fsync under `no`.
@@ -123,21 +187,9 @@ fn run(shared: &Shared, mut target: Target) {
         }
         wake_released(shared, aof);
         if stop && aof.buffered() == 0 {
-            finish(target, prealloc);
+            cur.close();
             return;
         }
-    }
-}
-
-/// At a clean stop: ends the preallocation and cuts its zeros off, so that the file
-/// ends with its last record (as Redis writes it, and can read it).
-fn finish(target: Target, prealloc: Option<(std::sync::Arc<Prealloc>, std::thread::JoinHandle<()>)>) {
-    if let Some((p, handle)) = prealloc {
-        p.stop();
-        let _ = handle.join();
-    }
-    if let Err(e) = target.file.set_len(target.len).and_then(|()| target.file.sync_all()) {
-        crate::log::warning(&format!("Can't trim the preallocated end of {}: {}", target.name, strerror(&e)));
     }
 }
 

@@ -500,7 +500,7 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
 /// Commands that take every event loop's gate themselves (run the keyspace alone):
 /// dispatch must release the caller's own gate before them.
 pub fn takes_all_gates(name: &[u8]) -> bool {
-    ["exec", "debug", "save", "bgsave", "shutdown"].iter().any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
+    ["exec", "debug", "save", "bgsave", "bgrewriteaof", "shutdown"].iter().any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
 }
 
 /// Takes the ordering stripes a write command needs: those of its keys, or all of them

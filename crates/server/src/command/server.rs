@@ -316,6 +316,7 @@ static SINCE: &[(&str, &str)] = &[
     ("command|getkeys", "2.8.13"), ("command|help", "5.0.0"), ("time", "2.6.0"), ("slowlog", "2.2.12"),
     ("slowlog|get", "2.2.12"), ("slowlog|len", "2.2.12"), ("slowlog|reset", "2.2.12"),
     ("slowlog|help", "6.2.0"), ("shutdown", "1.0.0"), ("debug", "1.0.0"),
+    ("save", "1.0.0"), ("bgsave", "1.0.0"), ("bgrewriteaof", "1.0.0"), ("lastsave", "1.0.0"),
     ("hset", "2.0.0"), ("hmset", "2.0.0"), ("hsetnx", "2.0.0"), ("hget", "2.0.0"), ("hmget", "2.0.0"),
     ("hgetall", "2.0.0"), ("hkeys", "2.0.0"), ("hvals", "2.0.0"), ("hdel", "2.0.0"), ("hlen", "2.0.0"),
     ("hstrlen", "3.2.0"), ("hexists", "2.0.0"), ("hincrby", "2.0.0"), ("hincrbyfloat", "2.6.0"),
@@ -603,6 +604,17 @@ fn bgsave(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// BGREWRITEAOF — compacts the append-only log in the background (see aof::rewrite).
+fn bgrewriteaof(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    match crate::aof::rewrite::begin(ctx.shared).map_err(CommandError::Owned)? {
+        crate::aof::rewrite::Started::Now => encode::simple(ctx.out, b"Background append only file rewriting started"),
+        crate::aof::rewrite::Started::Scheduled => {
+            encode::simple(ctx.out, b"Background append only file rewriting scheduled")
+        }
+    }
+    Ok(())
+}
+
 /// LASTSAVE — Unix time of the last successful save.
 fn lastsave(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     encode::integer(ctx.out, ctx.shared.snapshots.last_save_s.load(Ordering::Relaxed));
@@ -696,6 +708,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     container("memory", "server", "A container for memory diagnostics commands.", MEMORY_SUBCOMMANDS),
     spec("save", 1, ADMIN | NOSCRIPT | NO_MULTI, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk.", save),
     spec("bgsave", -1, ADMIN | NOSCRIPT, (0, 0, 0), SERVER, "server", "Asynchronously saves the database(s) to disk.", bgsave),
+    spec("bgrewriteaof", 1, ADMIN | NOSCRIPT, (0, 0, 0), SERVER, "server", "Asynchronously rewrites the append-only file to disk.", bgrewriteaof),
     spec("lastsave", 1, LOADING | STALE | FAST, (0, 0, 0), SERVER, "server", "Returns the Unix timestamp of the last successful save to disk.", lastsave),
     spec("shutdown", -1, ADMIN | NOSCRIPT | LOADING | STALE | NO_MULTI | SENTINEL | ALLOW_BUSY, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk and shuts down the Redis server.", shutdown),
 ];

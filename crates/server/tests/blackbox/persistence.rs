@@ -1324,3 +1324,97 @@ fn save_rules_start_background_saves() {
     assert!(saved, "no background save within 10 s of a change under 'save 1 1'");
     assert!(p.dir.path().join("dump.rdb").exists());
 }
+
+// ---------------------------------------------------------------------------
+// Log compaction (BGREWRITEAOF, auto-aof-rewrite-*)
+// ---------------------------------------------------------------------------
+
+fn wait_no_rewrite(c: &mut RawConn) -> String {
+    let mut last = String::new();
+    let done = wait_until(Duration::from_secs(20), || {
+        last = String::from_utf8_lossy(&bytes(&r(c, &["INFO", "persistence"]))).into_owned();
+        info_field(&last, "aof_rewrite_in_progress").as_deref() == Some("0")
+            && info_field(&last, "aof_rewrite_scheduled").as_deref() == Some("0")
+    });
+    assert!(done, "AOF rewrite still running after 20 s:\n{last}");
+    last
+}
+
+#[test]
+fn bgrewriteaof_compacts_the_log_and_loses_nothing() {
+    let Some(mut p) = Persisted::start(AOF_ALWAYS) else {
+        return;
+    };
+    let mut c = p.conn();
+    fill_all_types(&mut c);
+    for i in 0..300 {
+        ok(&mut c, &["SET", "counter", &i.to_string()]);
+    }
+    assert_bytes!(c.cmd(&["BGREWRITEAOF"]), b"+Background append only file rewriting started\r\n");
+    // Writes during the rewrite go to the new incremental file.
+    for i in 0..200 {
+        int(&mut c, &["RPUSH", "during", &i.to_string()]);
+    }
+    ok(&mut c, &["SET", "counter", "final"]);
+    let info = wait_no_rewrite(&mut c);
+    assert_eq!(info_field(&info, "aof_last_bgrewrite_status").as_deref(), Some("ok"));
+    assert_eq!(info_field(&info, "aof_rewrites").as_deref(), Some("1"));
+    let before = snapshot(&mut c, 0..15);
+
+    let entries = read_manifest(&p.aof_dir());
+    let bases: Vec<_> = entries.iter().filter(|e| e.kind == "b").collect();
+    let incrs: Vec<_> = entries.iter().filter(|e| e.kind == "i").collect();
+    assert_eq!(bases.len(), 1, "{entries:?}");
+    assert!(bases[0].name.ends_with(".base.rdb") && bases[0].seq == 2, "{entries:?}");
+    assert_eq!(incrs.len(), 1, "{entries:?}");
+    assert_eq!(incrs[0].seq, 2, "{entries:?}");
+    // The files the manifest no longer names are gone.
+    let old_incr = p.aof_dir().join("appendonly.aof.1.incr.aof");
+    assert!(
+        wait_until(Duration::from_secs(5), || !old_incr.exists()),
+        "the old incr file is still there"
+    );
+
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_same(&before, &snapshot(&mut c, 0..15));
+    assert_eq!(bytes(&r(&mut c, &["GET", "counter"])), b"final");
+    assert_eq!(int(&mut c, &["LLEN", "during"]), 200);
+    // And the compacted log keeps working across another rewrite and crash.
+    ok(&mut c, &["SET", "after", "1"]);
+    assert_bytes!(c.cmd(&["BGREWRITEAOF"]), b"+Background append only file rewriting started\r\n");
+    wait_no_rewrite(&mut c);
+    ok(&mut c, &["SET", "after2", "2"]);
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_eq!(int(&mut c, &["EXISTS", "after", "after2", "during"]), 3);
+}
+
+#[test]
+fn the_log_rewrites_itself_when_it_grows() {
+    let Some(p) = Persisted::start(&[
+        "--appendonly",
+        "yes",
+        "--auto-aof-rewrite-min-size",
+        "1mb",
+        "--auto-aof-rewrite-percentage",
+        "100",
+    ]) else {
+        return;
+    };
+    let mut c = p.conn();
+    let value = "x".repeat(1000);
+    for i in 0..1500 {
+        c.send(&encode(&["SET", &format!("k{}", i % 50), &value]));
+    }
+    for _ in 0..1500 {
+        assert_bytes!(c.read_reply(), b"+OK\r\n");
+    }
+    let rewritten = wait_until(Duration::from_secs(15), || {
+        let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+        info_field(&info, "aof_rewrites").is_some_and(|n| n != "0")
+            && info_field(&info, "aof_rewrite_in_progress").as_deref() == Some("0")
+    });
+    assert!(rewritten, "no automatic rewrite after 1.5 MB of log with min-size 1mb");
+    assert_eq!(int(&mut c, &["DBSIZE"]), 50);
+}
