@@ -131,9 +131,14 @@ fn server_command(
         .arg("--enable-debug-command")
         .arg("yes")
         .arg("--save")
-        .arg("")
-        .args(env_args())
-        .args(extra)
+        .arg("");
+    // BASALT_TEST_ARGS are Basalt's flags (e.g. --io-engine): never for a real Redis
+    // that a test starts beside Basalt.
+    let is_redis = bin.file_name().is_some_and(|n| n.to_string_lossy().starts_with("redis-server"));
+    if !is_redis {
+        cmd.args(env_args());
+    }
+    cmd.args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::from(log))
         .stderr(Stdio::from(log2));
