@@ -111,6 +111,9 @@ pub struct Aof {
     pub debug_flush_sleep_us: AtomicU64,
     /// A log rewrite asked the writer to continue in a new file from this offset on.
     switch: Mutex<Option<writer::Switch>>,
+    /// The file being appended to: the writer thread's, which an event loop may borrow
+    /// (try_lock only) to write its batch's records itself under everysec/no.
+    current: Mutex<Option<writer::Current>>,
     /// The manifest as last persisted, the folder and the base name (rewrite.rs).
     pub files: Mutex<Option<rewrite::Files>>,
     pub rewrite: rewrite::RewriteStats,
@@ -156,6 +159,7 @@ impl Aof {
             delayed_fsync: AtomicU64::new(0),
             debug_flush_sleep_us: AtomicU64::new(0),
             switch: Mutex::new(None),
+            current: Mutex::new(None),
             files: Mutex::new(None),
             rewrite: rewrite::RewriteStats::default(),
             base_size: AtomicU64::new(0),
@@ -279,12 +283,63 @@ impl Aof {
 
     fn after_append(&self, t: MutexGuard<'_, Tail>) -> u64 {
         let end = t.end;
-        let idle = t.writer_idle;
+        // Under everysec/no the event loop writes its records itself at the end of its
+        // batch (`write_inline`): waking the writer for each would only cost a switch.
+        let wake = t.writer_idle && self.policy() == AppendFsync::Always;
         drop(t);
-        if idle {
+        if wake {
             self.wake_writer.notify_one();
         }
         end
+    }
+
+    /// Under everysec and no, an event loop hands its batch's records to the kernel
+    /// itself, as Redis does before it replies, instead of waiting for the writer
+    /// thread: one write(2), no thread hop. Only when the file is free (never while the
+    /// writer thread writes or fsyncs, so a slow fsync never stalls a loop), the log is
+    /// healthy and no rewrite switch is pending; otherwise the writer thread does it.
+    pub fn write_inline(&self, shared: &crate::shared::Shared) {
+        let policy = self.policy();
+        if policy == AppendFsync::Always || !self.write_ok.load(Ordering::Acquire) || self.switch.lock().is_some() {
+            return;
+        }
+        let Some(mut guard) = self.current.try_lock() else { return };
+        let Some(cur) = guard.as_mut() else { return };
+        let (bytes, end) = {
+            let mut t = self.tail.lock();
+            if t.bytes.is_empty() {
+                return;
+            }
+            (std::mem::take(&mut t.bytes), t.end)
+        };
+        match cur.write_once(&bytes) {
+            Ok(()) => {
+                self.written.store(end, Ordering::Release);
+                if policy == AppendFsync::No {
+                    self.durable.store(end, Ordering::Release);
+                }
+                let mut t = self.tail.lock();
+                if t.bytes.is_empty() {
+                    // Give the buffer back for reuse.
+                    let mut b = bytes;
+                    b.clear();
+                    t.bytes = b;
+                }
+            }
+            Err(_) => {
+                // Put the bytes back in front; the writer thread retries (and reports).
+                let mut t = self.tail.lock();
+                let mut b = bytes;
+                b.extend_from_slice(&t.bytes);
+                t.bytes = b;
+                drop(t);
+                drop(guard);
+                self.nudge_writer();
+                return;
+            }
+        }
+        drop(guard);
+        writer::wake_released(shared, self);
     }
 
     /// An EXEC is starting (every loop's gate is held, so nothing else appends until it

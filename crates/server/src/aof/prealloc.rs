@@ -78,6 +78,21 @@ impl Prealloc {
         }
     }
 
+    /// `claim` for an event loop: never waits; false when the helper is filling that
+    /// region (the writer thread then writes it).
+    pub fn try_claim(&self, end: u64) -> bool {
+        self.writer_at.store(end, Ordering::SeqCst);
+        if end > self.filling.load(Ordering::SeqCst) {
+            return false;
+        }
+        if self.alloc_end.load(Ordering::Acquire) < end + LOW_WATER {
+            if let Some(_g) = self.lock.try_lock() {
+                self.wake.notify_all();
+            }
+        }
+        true
+    }
+
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Release);
         let _g = self.lock.lock();

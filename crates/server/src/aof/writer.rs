@@ -59,7 +59,7 @@ fn strerror(e: &std::io::Error) -> String {
 }
 
 /// The file being appended to, with its preallocation and fsync state.
-struct Current {
+pub struct Current {
     target: Target,
     prealloc: Option<(std::sync::Arc<Prealloc>, std::thread::JoinHandle<()>)>,
     synced_len: u64,
@@ -94,6 +94,26 @@ impl Current {
         }
     }
 
+    /// One write attempt, for an event loop writing inline: no retry, no sleep.
+    pub(super) fn write_once(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        if let Some((p, _)) = &self.prealloc {
+            if !p.try_claim(self.target.len + bytes.len() as u64) {
+                return Err(std::io::Error::new(std::io::ErrorKind::WouldBlock, "the preallocation is filling that region"));
+            }
+        }
+        match self.target.file.write_all_at(bytes, self.target.len) {
+            Ok(()) => {
+                self.target.len += bytes.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                // Cut a partial record back (the writer thread retries the bytes).
+                let _ = self.target.file.set_len(self.target.len);
+                Err(e)
+            }
+        }
+    }
+
     fn needs_sync(&self) -> bool {
         self.synced_len < self.target.len
     }
@@ -122,16 +142,18 @@ impl Current {
 fn run(shared: &Shared, target: Target) {
     let Some(aof) = shared.aof.as_ref() else { return };
     let mut chunk: Vec<u8> = Vec::with_capacity(64 * 1024);
-    let mut cur = Current::open(target);
+    *aof.current.lock() = Some(Current::open(target));
     loop {
         let policy = aof.policy();
-        let (end, stop) = {
+        let (needs_sync, last_fsync) =
+            aof.current.lock().as_ref().map_or((false, Instant::now()), |c| (c.needs_sync(), c.last_fsync));
+        {
             let mut t = aof.tail.lock();
             while t.bytes.is_empty() && !t.stop && aof.switch.lock().is_none() {
-                let fsync_due = policy == AppendFsync::Everysec && cur.needs_sync();
+                let fsync_due = policy == AppendFsync::Everysec && needs_sync;
                 t.writer_idle = true;
                 if fsync_due {
-                    let left = Duration::from_secs(1).saturating_sub(cur.last_fsync.elapsed());
+                    let left = Duration::from_secs(1).saturating_sub(last_fsync.elapsed());
                     if left.is_zero() {
                         break;
                     }
@@ -145,6 +167,13 @@ fn run(shared: &Shared, target: Target) {
                 }
             }
             t.writer_idle = false;
+        }
+        // The round runs under the file's lock, which an event loop writing inline
+        // (`Aof::write_inline`) only ever tries: the two never interleave.
+        let mut guard = aof.current.lock();
+        let Some(cur) = guard.as_mut() else { return };
+        let (end, stop) = {
+            let mut t = aof.tail.lock();
             std::mem::swap(&mut t.bytes, &mut chunk);
             (t.end, t.stop)
         };
@@ -160,7 +189,7 @@ fn run(shared: &Shared, target: Target) {
                 cur.sync(aof, stop);
             }
             if let Some(sw) = aof.switch.lock().take() {
-                let old = std::mem::replace(&mut cur, Current::open(sw.target));
+                let old = std::mem::replace(cur, Current::open(sw.target));
                 old.close();
             }
             from = split;
@@ -185,9 +214,15 @@ fn run(shared: &Shared, target: Target) {
             // Nothing waits for an fsync under `no`.
             aof.durable.store(aof.written(), Ordering::Release);
         }
+        let finished = stop && aof.buffered() == 0;
+        if finished {
+            if let Some(cur) = guard.take() {
+                cur.close();
+            }
+        }
+        drop(guard);
         wake_released(shared, aof);
-        if stop && aof.buffered() == 0 {
-            cur.close();
+        if finished {
             return;
         }
     }
@@ -277,7 +312,7 @@ fn recovered(aof: &Aof) {
 }
 
 /// Wakes every loop with a held connection whose wait is over.
-fn wake_released(shared: &Shared, aof: &Aof) {
+pub(super) fn wake_released(shared: &Shared, aof: &Aof) {
     let reached = aof.reached();
     for (i, w) in aof.waiting.iter().enumerate() {
         let need = w.load(Ordering::Acquire);

@@ -318,6 +318,7 @@ impl EventLoop {
         }
         let shared = self.shared.clone();
         let Some(aof) = shared.aof.as_ref() else { return };
+        aof.write_inline(&shared);
         while !self.held.is_empty() {
             let reached = aof.reached();
             let mut smallest = u64::MAX;

@@ -503,6 +503,10 @@ impl EventLoop {
     /// Sends what the append-only log now allows of the held connections' replies.
     fn release_held(&mut self) {
         let Some(aof) = self.shared.aof.as_ref() else { return };
+        if self.held.is_empty() {
+            return;
+        }
+        aof.write_inline(&self.shared);
         while !self.held.is_empty() {
             let reached = aof.reached();
             let mut smallest = u64::MAX;
