@@ -49,7 +49,8 @@ start() { # name port -> pid
   fi
   local pid=$!
   pids+=("$pid")
-  for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  # PONG, not LOADING: the dataset is in.
+  for _ in $(seq 300); do [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && break; sleep 0.1; done
   echo "$pid"
 }
 
