@@ -316,36 +316,12 @@ impl EventLoop {
         if self.held.is_empty() {
             return;
         }
-        let shared = self.shared.clone();
-        let Some(aof) = shared.aof.as_ref() else { return };
-        aof.write_inline(&shared);
-        while !self.held.is_empty() {
-            let reached = aof.reached();
-            let mut smallest = u64::MAX;
-            let mut released = Vec::new();
-            for t in std::mem::take(&mut self.held) {
-                let Some(Some(slot)) = self.conns.get_mut(t) else { continue };
-                let before = slot.conn.holds.len();
-                match slot.conn.release_holds(reached) {
-                    Some(n) => {
-                        smallest = smallest.min(n);
-                        self.held.push(t);
-                    }
-                    None => slot.conn.held_listed = false,
-                }
-                if slot.conn.holds.len() != before {
-                    released.push(t);
-                }
-            }
-            for t in released {
-                let closing = matches!(self.conns.get(t), Some(Some(s)) if s.conn.client.close_after_reply);
-                self.flush(t);
-                if closing {
-                    self.close_when_flushed(t);
-                }
-            }
-            if !super::await_log(aof, self.index, !self.held.is_empty(), smallest) {
-                break;
+        let released = super::release_held(&self.shared, self.index, &mut self.held, &mut self.conns, |s| &mut s.conn);
+        for t in released {
+            let closing = matches!(self.conns.get(t), Some(Some(s)) if s.conn.client.close_after_reply);
+            self.flush(t);
+            if closing {
+                self.close_when_flushed(t);
             }
         }
     }

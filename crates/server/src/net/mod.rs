@@ -198,16 +198,52 @@ pub fn append_mail(conn: &mut Conn, bytes: &[u8]) -> bool {
     true
 }
 
-/// After a pass over a loop's connections with held replies: tells the log writer the
-/// smallest offset still awaited (0: none), so that it wakes this loop when it gets
-/// there. True when the writer got there meanwhile and the pass must run again.
-pub fn await_log(aof: &crate::aof::Aof, owner: usize, still_held: bool, smallest: u64) -> bool {
-    if !still_held {
-        aof.set_waiting(owner, 0);
-        return false;
+/// Releases what the append-only log now allows of the replies held on a loop's
+/// connections (`held`: their slots; `conn` finds a slot's connection). Returns the
+/// slots whose output may now be sent, and tells the log writer the smallest offset
+/// still awaited, so that it wakes this loop when it gets there.
+pub fn release_held<S>(
+    shared: &Shared,
+    owner: usize,
+    held: &mut Vec<usize>,
+    slots: &mut [Option<S>],
+    conn: impl Fn(&mut S) -> &mut Conn,
+) -> Vec<usize> {
+    let mut released = Vec::new();
+    let Some(aof) = shared.aof.as_ref() else { return released };
+    if held.is_empty() {
+        return released;
     }
-    aof.set_waiting(owner, smallest);
-    aof.reached() >= smallest
+    aof.write_inline(shared);
+    while !held.is_empty() {
+        let reached = aof.reached();
+        let mut smallest = u64::MAX;
+        for t in std::mem::take(held) {
+            let Some(Some(slot)) = slots.get_mut(t) else { continue };
+            let c = conn(slot);
+            let before = c.holds.len();
+            match c.release_holds(reached) {
+                Some(n) => {
+                    smallest = smallest.min(n);
+                    held.push(t);
+                }
+                None => c.held_listed = false,
+            }
+            if c.holds.len() != before {
+                released.push(t);
+            }
+        }
+        if held.is_empty() {
+            aof.set_waiting(owner, 0);
+            break;
+        }
+        aof.set_waiting(owner, smallest);
+        // The writer may have got there between our reading and our telling it.
+        if aof.reached() < smallest {
+            break;
+        }
+    }
+    released
 }
 
 /// The tick period for the configured `hz`.

@@ -502,32 +502,8 @@ impl EventLoop {
 
     /// Sends what the append-only log now allows of the held connections' replies.
     fn release_held(&mut self) {
-        let Some(aof) = self.shared.aof.as_ref() else { return };
-        if self.held.is_empty() {
-            return;
-        }
-        aof.write_inline(&self.shared);
-        while !self.held.is_empty() {
-            let reached = aof.reached();
-            let mut smallest = u64::MAX;
-            for t in std::mem::take(&mut self.held) {
-                let Some(Some(slot)) = self.slots.get_mut(t) else { continue };
-                let before = slot.conn.holds.len();
-                match slot.conn.release_holds(reached) {
-                    Some(n) => {
-                        smallest = smallest.min(n);
-                        self.held.push(t);
-                    }
-                    None => slot.conn.held_listed = false,
-                }
-                if slot.conn.holds.len() != before {
-                    self.dirty.push(t);
-                }
-            }
-            if !super::await_log(aof, self.index, !self.held.is_empty(), smallest) {
-                break;
-            }
-        }
+        let released = super::release_held(&self.shared, self.index, &mut self.held, &mut self.slots, |s| &mut s.conn);
+        self.dirty.extend(released);
     }
 
     fn on_send(&mut self, t: usize, res: i32) {
