@@ -365,6 +365,8 @@ pub struct Shared {
     pub snapshots: crate::snapshot::SnapshotStats,
     /// SHUTDOWN already saved (or was told NOSAVE): the exit path must not save again.
     pub final_save_done: AtomicBool,
+    /// The I/O engine the loops run on (INFO basalt_io_engine), set at start.
+    pub io_engine: std::sync::OnceLock<&'static str>,
 }
 
 impl Shared {
@@ -405,6 +407,7 @@ impl Shared {
             aof,
             snapshots: crate::snapshot::SnapshotStats::new(store::Clock::System.now_ms() / 1000),
             final_save_done: AtomicBool::new(false),
+            io_engine: std::sync::OnceLock::new(),
         };
         // Derive every lock-free copy of configuration values from the config.
         shared.config_changed();

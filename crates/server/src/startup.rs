@@ -157,6 +157,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     let port = config.port;
     let dir = config.dir.clone();
     let shared = Arc::new(Shared::new(config, keyspace, threads, commands));
+    let _ = shared.io_engine.set(engine.name());
 
     // A write past RLIMIT_FSIZE must fail with EFBIG (reported, retried, -MISCONF for
     // writes) instead of killing the process with SIGXFSZ.
