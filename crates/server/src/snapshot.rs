@@ -44,6 +44,8 @@ pub struct SnapshotStats {
     pub loaded_expired: AtomicU64,
     /// A background save is running (its capture has begun).
     pub bg_in_progress: AtomicBool,
+    /// BGSAVE SCHEDULE during a log rewrite: starts when the capture is free.
+    pub bg_scheduled: AtomicBool,
     /// Unix ms when the running background save began.
     pub bg_started_ms: AtomicI64,
     /// Seconds the last background save took (-1 before the first).
@@ -316,7 +318,10 @@ pub fn run_saver(shared: Arc<Shared>) {
         match job {
             Some(job) => write_capture(&shared, job),
             None => {
-                if crate::aof::rewrite::auto_due(&shared) {
+                let free = !snap.bg_in_progress.load(Ordering::Acquire);
+                if free && snap.bg_scheduled.swap(false, Ordering::AcqRel) {
+                    let _ = begin_bgsave(&shared);
+                } else if crate::aof::rewrite::auto_due(&shared) {
                     if let Err(e) = crate::aof::rewrite::begin(&shared) {
                         crate::log::warning(&e);
                     }

@@ -599,6 +599,17 @@ fn bgsave(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if a.len() > 2 || (a.len() == 2 && !is(a[1], "schedule")) {
         return Err(CommandError::Syntax);
     }
+    let schedule = a.len() == 2;
+    let rewriting = ctx.shared.aof.as_ref().is_some_and(|x| x.rewrite.in_progress.load(Ordering::Acquire));
+    if rewriting {
+        // As Redis: one snapshot at a time; SCHEDULE runs it once the rewrite is done.
+        if !schedule {
+            return Err(CommandError::msg("ERR An AOF log rewriting in progress: can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible."));
+        }
+        ctx.shared.snapshots.bg_scheduled.store(true, Ordering::Release);
+        encode::simple(ctx.out, b"Background saving scheduled");
+        return Ok(());
+    }
     crate::snapshot::begin_bgsave(ctx.shared).map_err(CommandError::msg)?;
     encode::simple(ctx.out, b"Background saving started");
     Ok(())
