@@ -22,6 +22,11 @@ pub fn active_cycle(shared: &Shared, worker: usize, now_ms: i64) {
     let start = Instant::now();
     for db in 0..ks.databases() {
         for s in (worker..ks.shards_per_db()).step_by(workers) {
+            // Checked without `lock`, which would make a running capture encode every
+            // shard this cycle passes over.
+            if ks.shard_volatile(db, s) == 0 {
+                continue;
+            }
             let mut shard = ks.lock(db, s);
             if shard.volatile() == 0 {
                 continue;

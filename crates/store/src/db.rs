@@ -211,6 +211,12 @@ impl Keyspace {
         self.lock_set(&mut wanted)
     }
 
+    /// Keys with an expiry in one shard. Reads only, so a running capture is not
+    /// triggered (the active expiry cycle asks this of every shard on every tick).
+    pub fn shard_volatile(&self, db: usize, shard: usize) -> usize {
+        self.dbs[db].shards[shard].lock().volatile()
+    }
+
     /// Number of keys in `db` (expired ones not yet removed included, as Redis).
     pub fn dbsize(&self, db: usize) -> usize {
         self.dbs[db].shards.iter().map(|s| s.lock().len()).sum()
