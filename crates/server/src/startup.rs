@@ -149,8 +149,9 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
         }
     }
 
-    // Several shards per loop keep lock contention low; at least 16, and at most
-    // MAX_SHARDS because a SCAN cursor carries the shard index in 12 bits.
+    // Several shards per loop keep lock contention low; at least 256, so that a
+    // background save's first touch of a shard (which encodes it, see store::db) stays
+    // short; at most MAX_SHARDS because a SCAN cursor carries the shard index in 12 bits.
     let shards = (threads * 16).next_power_of_two().clamp(256, crate::command::keys::MAX_SHARDS);
     let keyspace = store::Keyspace::new(config.databases, shards, store::Clock::System);
     let commands = crate::command::table().entries.len();
