@@ -298,7 +298,7 @@ impl Aof {
     /// thread: one write(2), no thread hop. Only when the file is free (never while the
     /// writer thread writes or fsyncs, so a slow fsync never stalls a loop), the log is
     /// healthy and no rewrite switch is pending; otherwise the writer thread does it.
-    pub fn write_inline(&self, shared: &crate::shared::Shared) {
+    pub fn write_inline(&self, shared: &crate::shared::Shared, owner: usize) {
         let policy = self.policy();
         if policy == AppendFsync::Always || !self.write_ok.load(Ordering::Acquire) || self.switch.lock().is_some() {
             return;
@@ -339,7 +339,8 @@ impl Aof {
             }
         }
         drop(guard);
-        writer::wake_released(shared, self);
+        // Other loops waiting for these bytes; the caller releases its own next.
+        writer::wake_released_except(shared, self, Some(owner));
     }
 
     /// An EXEC is starting (every loop's gate is held, so nothing else appends until it

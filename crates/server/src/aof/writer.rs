@@ -312,11 +312,16 @@ fn recovered(aof: &Aof) {
 }
 
 /// Wakes every loop with a held connection whose wait is over.
-pub(super) fn wake_released(shared: &Shared, aof: &Aof) {
+fn wake_released(shared: &Shared, aof: &Aof) {
+    wake_released_except(shared, aof, None);
+}
+
+/// The same, leaving out loop `except` (the caller, which releases its own).
+pub(super) fn wake_released_except(shared: &Shared, aof: &Aof, except: Option<usize>) {
     let reached = aof.reached();
     for (i, w) in aof.waiting.iter().enumerate() {
         let need = w.load(Ordering::Acquire);
-        if need != 0 && need <= reached {
+        if need != 0 && need <= reached && Some(i) != except {
             shared.wake(i);
         }
     }

@@ -214,7 +214,7 @@ pub fn release_held<S>(
     if held.is_empty() {
         return released;
     }
-    aof.write_inline(shared);
+    aof.write_inline(shared, owner);
     while !held.is_empty() {
         let reached = aof.reached();
         let mut smallest = u64::MAX;
