@@ -28,6 +28,13 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         return Err(CommandError::msg("ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."));
     }
     let sub = a[1];
+    // Dispatch releases the loop's gate before DEBUG so that LOADAOF and RELOAD can
+    // take every gate; the other subcommands take their own back (POPULATE writes, and
+    // must not land in the middle of another loop's EXEC).
+    let _gate = (!is(sub, "loadaof") && !is(sub, "reload")).then(|| {
+        let owner = ctx.client.info.owner.min(ctx.shared.gates.len() - 1);
+        ctx.shared.gates[owner].read()
+    });
     if is(sub, "sleep") && a.len() == 3 {
         // Redis reads the number with atof: anything unparsable is 0.
         let secs = args::float(a[2]).unwrap_or(0.0);
