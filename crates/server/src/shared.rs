@@ -414,6 +414,16 @@ impl Shared {
         shared
     }
 
+    /// Every event loop's gate, taken for writing in index order: the keyspace to the
+    /// caller alone (EXEC, SAVE, DEBUG RELOAD, the start of a capture). Empty when
+    /// `already_held` (a command running inside EXEC, which holds them all).
+    pub fn all_gates(&self, already_held: bool) -> Vec<parking_lot::RwLockWriteGuard<'_, ()>> {
+        if already_held {
+            return Vec::new();
+        }
+        self.gates.iter().map(|g| g.write()).collect()
+    }
+
     /// Asks every event loop to stop (SIGTERM, SIGINT, SHUTDOWN).
     pub fn request_shutdown(&self) {
         self.shutdown.store(true, Ordering::SeqCst);

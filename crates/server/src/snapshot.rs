@@ -273,12 +273,12 @@ fn encode_shard(shard: &store::Shard, at_ms: i64, out: &mut Vec<u8>) {
 
 /// Begins a background save: takes every loop's gate for an instant (the caller must
 /// not hold its own) and starts the capture. Err with Redis's text if one runs.
-pub fn begin_bgsave(shared: &Shared) -> Result<(), &'static str> {
+pub fn begin_bgsave(shared: &Shared, gates_held: bool) -> Result<(), &'static str> {
     if shared.snapshots.bg_in_progress.swap(true, Ordering::AcqRel) {
         return Err("ERR Background save already in progress");
     }
     {
-        let _gates: Vec<_> = shared.gates.iter().map(|g| g.write()).collect();
+        let _gates = shared.all_gates(gates_held);
         begin_capture_locked(shared, Job::Dump);
     }
     crate::log::notice("Background saving started (without fork)");
@@ -320,13 +320,13 @@ pub fn run_saver(shared: Arc<Shared>) {
             None => {
                 let free = !snap.bg_in_progress.load(Ordering::Acquire);
                 if free && snap.bg_scheduled.swap(false, Ordering::AcqRel) {
-                    let _ = begin_bgsave(&shared);
+                    let _ = begin_bgsave(&shared, false);
                 } else if crate::aof::rewrite::auto_due(&shared) {
-                    if let Err(e) = crate::aof::rewrite::begin(&shared) {
+                    if let Err(e) = crate::aof::rewrite::begin(&shared, false) {
                         crate::log::warning(&e);
                     }
                 } else if rule_due(&shared) {
-                    let _ = begin_bgsave(&shared);
+                    let _ = begin_bgsave(&shared, false);
                 }
             }
         }

@@ -79,7 +79,7 @@ pub struct Job {
 /// Starts a rewrite: takes every loop's gate for an instant (the caller must not hold
 /// its own), opens the next incremental file, names it in the manifest, switches the
 /// writer to it at the current end of the log, and begins the capture.
-pub fn begin(shared: &Shared) -> Result<Started, String> {
+pub fn begin(shared: &Shared, gates_held: bool) -> Result<Started, String> {
     let Some(aof) = shared.aof.as_ref() else {
         return Err("ERR the append-only log is off (appendonly no)".into());
     };
@@ -90,7 +90,7 @@ pub fn begin(shared: &Shared) -> Result<Started, String> {
         aof.rewrite.scheduled.store(true, Ordering::Release);
         return Ok(Started::Scheduled);
     }
-    let _gates: Vec<_> = shared.gates.iter().map(|g| g.write()).collect();
+    let _gates = shared.all_gates(gates_held);
     // Checked again under the gates: the snapshot thread may have begun a capture.
     if shared.snapshots.bg_in_progress.swap(true, Ordering::AcqRel) {
         aof.rewrite.scheduled.store(true, Ordering::Release);

@@ -31,7 +31,7 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     // Dispatch releases the loop's gate before DEBUG so that LOADAOF and RELOAD can
     // take every gate; the other subcommands take their own back (POPULATE writes, and
     // must not land in the middle of another loop's EXEC).
-    let _gate = (!is(sub, "loadaof") && !is(sub, "reload")).then(|| {
+    let _gate = (!is(sub, "loadaof") && !is(sub, "reload") && !ctx.client.in_exec).then(|| {
         let owner = ctx.client.info.owner.min(ctx.shared.gates.len() - 1);
         ctx.shared.gates[owner].read()
     });
@@ -60,7 +60,7 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         };
         // Exclusive, as EXEC: no command runs on any loop while the keyspace is
         // emptied and replayed (dispatch released this loop's gate for DEBUG).
-        let _gates: Vec<_> = ctx.shared.gates.iter().map(|g| g.write()).collect();
+        let _gates = ctx.shared.all_gates(ctx.client.in_exec);
         if !aof.wait_written(std::time::Duration::from_secs(10)) {
             return Err(CommandError::msg("ERR the append-only log could not be written out in 10 s (disk errors?)"));
         }
@@ -76,7 +76,7 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             return Err(CommandError::msg("ERR Background save already in progress"));
         }
         // Save, empty the keyspace, load the file back: a round trip through RDB.
-        let _gates: Vec<_> = ctx.shared.gates.iter().map(|g| g.write()).collect();
+        let _gates = ctx.shared.all_gates(ctx.client.in_exec);
         crate::snapshot::save_and_reload(ctx.shared).map_err(|e| CommandError::Owned(format!("ERR Error trying to load the RDB dump: {e}")))?;
         ctx.ok();
     } else if is(sub, "populate") && (3..=5).contains(&a.len()) {

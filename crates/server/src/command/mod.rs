@@ -415,6 +415,17 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
         write_error(ctx.out, &text);
         return;
     }
+    if ctx.client.multi.is_some() && spec.flags & flags::NO_MULTI != 0 && !transactions::runs_inside_multi(spec) {
+        // As Redis: refused, and the transaction is flagged (EXEC answers EXECABORT).
+        bump(&stats.rejected_calls, 1);
+        if let Some(m) = ctx.client.multi.as_mut() {
+            m.aborted = true;
+        }
+        const TEXT: &str = "ERR Command not allowed inside a transaction";
+        ctx.stats.count_error(TEXT);
+        write_error(ctx.out, TEXT);
+        return;
+    }
     if ctx.client.multi.is_some() && !transactions::runs_inside_multi(spec) {
         transactions::queue(ctx, args);
         return;

@@ -569,7 +569,7 @@ fn shutdown(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     // decide. Every loop's gate is held meanwhile (dispatch released ours).
     if !nosave && (save || crate::snapshot::has_save_rules(ctx.shared)) {
         crate::log::notice("Saving the final RDB snapshot before exiting.");
-        let _gates: Vec<_> = ctx.shared.gates.iter().map(|g| g.write()).collect();
+        let _gates = ctx.shared.all_gates(ctx.client.in_exec);
         if crate::snapshot::save(ctx.shared).is_err() {
             crate::log::warning("Error trying to save the DB, can't exit.");
             return Err(CommandError::msg("ERR Errors trying to SHUTDOWN. Check logs."));
@@ -587,7 +587,7 @@ fn save(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     if ctx.shared.snapshots.bg_in_progress.load(Ordering::Acquire) {
         return Err(CommandError::msg("ERR Background save already in progress"));
     }
-    let _gates: Vec<_> = ctx.shared.gates.iter().map(|g| g.write()).collect();
+    let _gates = ctx.shared.all_gates(ctx.client.in_exec);
     crate::snapshot::save(ctx.shared).map_err(|_| CommandError::msg("ERR"))?;
     ctx.ok();
     Ok(())
@@ -601,6 +601,12 @@ fn bgsave(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     let schedule = a.len() == 2;
     let rewriting = ctx.shared.aof.as_ref().is_some_and(|x| x.rewrite.in_progress.load(Ordering::Acquire));
+    if ctx.client.in_exec && !ctx.shared.snapshots.bg_in_progress.load(Ordering::Acquire) {
+        // As Redis: inside EXEC the save is scheduled, to start right after it.
+        ctx.shared.snapshots.bg_scheduled.store(true, Ordering::Release);
+        encode::simple(ctx.out, b"Background saving scheduled");
+        return Ok(());
+    }
     if rewriting {
         // As Redis: one snapshot at a time; SCHEDULE runs it once the rewrite is done.
         if !schedule {
@@ -610,14 +616,22 @@ fn bgsave(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         encode::simple(ctx.out, b"Background saving scheduled");
         return Ok(());
     }
-    crate::snapshot::begin_bgsave(ctx.shared).map_err(CommandError::msg)?;
+    crate::snapshot::begin_bgsave(ctx.shared, ctx.client.in_exec).map_err(CommandError::msg)?;
     encode::simple(ctx.out, b"Background saving started");
     Ok(())
 }
 
 /// BGREWRITEAOF — compacts the append-only log in the background (see aof::rewrite).
 fn bgrewriteaof(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    match crate::aof::rewrite::begin(ctx.shared).map_err(CommandError::Owned)? {
+    if let (true, Some(aof)) = (ctx.client.in_exec, ctx.shared.aof.as_ref()) {
+        if !aof.rewrite.in_progress.load(Ordering::Acquire) {
+            // As Redis: inside EXEC the rewrite is scheduled, to start right after it.
+            aof.rewrite.scheduled.store(true, Ordering::Release);
+            encode::simple(ctx.out, b"Background append only file rewriting scheduled");
+            return Ok(());
+        }
+    }
+    match crate::aof::rewrite::begin(ctx.shared, ctx.client.in_exec).map_err(CommandError::Owned)? {
         crate::aof::rewrite::Started::Now => encode::simple(ctx.out, b"Background append only file rewriting started"),
         crate::aof::rewrite::Started::Scheduled => {
             encode::simple(ctx.out, b"Background append only file rewriting scheduled")

@@ -137,11 +137,7 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     }
     // Exclusive: no command runs on any loop until the queue is done. (A replay of
     // the log runs alone already, and DEBUG LOADAOF holds the gates itself.)
-    let _gates: Vec<_> = if ctx.client.loading {
-        Vec::new()
-    } else {
-        ctx.shared.gates.iter().map(|g| g.write()).collect()
-    };
+    let _gates = ctx.shared.all_gates(ctx.client.loading);
     if watch_broken(ctx) {
         unwatch_all(ctx.shared, ctx.client);
         encode::null_array(ctx.out, ctx.client.proto);

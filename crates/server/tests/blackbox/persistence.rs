@@ -1418,3 +1418,45 @@ fn the_log_rewrites_itself_when_it_grows() {
     assert!(rewritten, "no automatic rewrite after 1.5 MB of log with min-size 1mb");
     assert_eq!(int(&mut c, &["DBSIZE"]), 50);
 }
+
+#[test]
+fn snapshot_commands_inside_transactions() {
+    let Some(p) = Persisted::start(AOF_ALWAYS) else {
+        return;
+    };
+    let mut c = p.conn();
+    // SAVE may not be queued: the transaction is discarded.
+    ok(&mut c, &["MULTI"]);
+    assert_bytes!(c.cmd(&["SAVE"]), b"-ERR Command not allowed inside a transaction\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"-EXECABORT Transaction discarded because of previous errors.\r\n");
+    // Inside EXEC (which holds the keyspace) BGSAVE and BGREWRITEAOF are scheduled
+    // to start after it, and DEBUG RELOAD runs.
+    ok(&mut c, &["MULTI"]);
+    assert_bytes!(c.cmd(&["SET", "a", "1"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["BGSAVE"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*2\r\n+OK\r\n+Background saving scheduled\r\n");
+    let saved = wait_until(Duration::from_secs(10), || {
+        let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+        info_field(&info, "rdb_saves").is_some_and(|n| n != "0")
+    });
+    assert!(saved, "the scheduled BGSAVE never ran");
+    wait_no_bgsave(&mut c);
+    ok(&mut c, &["MULTI"]);
+    assert_bytes!(c.cmd(&["SET", "b", "2"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["DEBUG", "RELOAD"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*2\r\n+OK\r\n+OK\r\n");
+    ok(&mut c, &["MULTI"]);
+    assert_bytes!(c.cmd(&["SET", "c", "3"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["BGREWRITEAOF"]), b"+QUEUED\r\n");
+    assert_bytes!(
+        c.cmd(&["EXEC"]),
+        b"*2\r\n+OK\r\n+Background append only file rewriting scheduled\r\n"
+    );
+    let rewritten = wait_until(Duration::from_secs(10), || {
+        let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+        info_field(&info, "aof_rewrites").is_some_and(|n| n != "0")
+    });
+    assert!(rewritten, "the scheduled rewrite never ran");
+    wait_no_rewrite(&mut c);
+    assert_eq!(int(&mut c, &["EXISTS", "a", "b", "c"]), 3);
+}
