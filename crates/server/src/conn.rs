@@ -180,6 +180,15 @@ impl Conn {
             if client.close_after_reply || client.blocked {
                 break;
             }
+            // Backpressure from a slow disk: a client whose replies already wait for the
+            // log gets no more of its input executed while the log's unwritten tail is
+            // over its limit; the loop resumes it when its replies leave.
+            // (Only with holds from earlier batches: the loop lists such a connection and
+            // so is sure to come back to it.)
+            if !holds.is_empty() && shared.aof.as_ref().is_some_and(|a| a.tail_over_limit()) {
+                client.paused_for_log = true;
+                break;
+            }
             parser.limits_mut().unauthenticated = auth_required && !client.authenticated;
             let input = &rbuf[*rpos..];
             match parser.parse(input) {

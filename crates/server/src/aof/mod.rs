@@ -48,6 +48,11 @@ const STRIPES: usize = 1024;
 /// The mark of a stripe whose write is in flight (its record not yet appended).
 const PENDING: u64 = u64::MAX;
 
+/// Bytes appended but not yet written past which a connection whose replies wait for
+/// the log stops having its input executed (a slow disk must not let clients that
+/// pipeline writes grow the log's memory without bound); it resumes when its replies go.
+pub const TAIL_LIMIT: u64 = 64 * 1024 * 1024;
+
 /// One ordering stripe, on its own cache line (every write on any loop touches one).
 #[repr(align(64))]
 struct Stripe {
@@ -92,6 +97,9 @@ pub struct Aof {
     wake_writer: Condvar,
     /// Log offset handed to the kernel with write(2).
     written: AtomicU64,
+    /// Log offset of the end of what was appended (the tail's `end`, readable without
+    /// its lock).
+    appended: AtomicU64,
     /// Log offset made durable with fdatasync.
     durable: AtomicU64,
     policy: AtomicU8,
@@ -149,6 +157,7 @@ impl Aof {
             }),
             wake_writer: Condvar::new(),
             written: AtomicU64::new(0),
+            appended: AtomicU64::new(0),
             durable: AtomicU64::new(0),
             policy: AtomicU8::new(policy_code(policy)),
             stripes: (0..STRIPES).map(|_| Stripe { lock: Mutex::new(()), last_write: AtomicU64::new(0) }).collect(),
@@ -199,6 +208,11 @@ impl Aof {
     pub fn current_size(&self) -> u64 {
         let offset = self.size_offset.load(Ordering::Relaxed);
         self.start_size.load(Ordering::Relaxed) + self.written().saturating_sub(offset)
+    }
+
+    /// True while more than [`TAIL_LIMIT`] bytes wait to be written.
+    pub fn tail_over_limit(&self) -> bool {
+        self.appended.load(Ordering::Acquire).saturating_sub(self.written()) > TAIL_LIMIT
     }
 
     /// Bytes appended but not yet taken by the writer (INFO aof_buffer_length).
@@ -283,6 +297,7 @@ impl Aof {
 
     fn after_append(&self, t: MutexGuard<'_, Tail>) -> u64 {
         let end = t.end;
+        self.appended.store(end, Ordering::Release);
         // Under everysec/no the event loop writes its records itself at the end of its
         // batch (`write_inline`): waking the writer for each would only cost a switch.
         let wake = t.writer_idle && self.policy() == AppendFsync::Always;

@@ -145,6 +145,9 @@ pub struct Client {
     /// What the log records for the running command instead of its arguments (SPOP
     /// logs the SREM of what it popped); `Some(empty)` logs nothing.
     pub log_override: Option<Vec<Vec<Vec<u8>>>>,
+    /// Input is not executed until this client's held replies leave: the log's tail
+    /// was over its limit (`aof::TAIL_LIMIT`). The owning loop resumes it.
+    pub paused_for_log: bool,
 }
 
 impl Client {
@@ -163,6 +166,7 @@ impl Client {
             loading: false,
             need: 0,
             log_override: None,
+            paused_for_log: false,
         }
     }
 }

@@ -317,7 +317,21 @@ impl EventLoop {
             return;
         }
         let released = super::release_held(&self.shared, self.index, &mut self.held, &mut self.conns, |s| &mut s.conn);
+        let now_ms = self.shared.keyspace.now_ms();
         for t in released {
+            if let Some(Some(slot)) = self.conns.get_mut(t) {
+                let shared = &*self.shared;
+                let stats = &*shared.thread_stats[self.index];
+                let mut w = Worker { shared, stats, rng: &mut self.rng, now_ms };
+                let flow = super::resume_paused(&mut slot.conn, &mut w);
+                if slot.conn.needs_listing() {
+                    self.held.push(t);
+                }
+                if flow == Some(Flow::CloseNow) {
+                    self.close(t);
+                    continue;
+                }
+            }
             let closing = matches!(self.conns.get(t), Some(Some(s)) if s.conn.client.close_after_reply);
             self.flush(t);
             if closing {

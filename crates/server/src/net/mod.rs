@@ -200,7 +200,8 @@ pub fn append_mail(conn: &mut Conn, bytes: &[u8]) -> bool {
 
 /// Releases what the append-only log now allows of the replies held on a loop's
 /// connections (`held`: their slots; `conn` finds a slot's connection). Returns the
-/// slots whose output may now be sent, and tells the log writer the smallest offset
+/// slots whose output may now be sent (the engine also resumes the input of those
+/// paused for the log: [`resume_paused`]), and tells the log writer the smallest offset
 /// still awaited, so that it wakes this loop when it gets there.
 pub fn release_held<S>(
     shared: &Shared,
@@ -244,6 +245,16 @@ pub fn release_held<S>(
         }
     }
     released
+}
+
+/// Executes the pending input of a connection that was paused because the log's tail
+/// was over its limit, once its held replies have left. None when it was not paused.
+pub fn resume_paused(conn: &mut Conn, w: &mut crate::conn::Worker<'_>) -> Option<crate::conn::Flow> {
+    if !conn.client.paused_for_log || !conn.holds.is_empty() {
+        return None;
+    }
+    conn.client.paused_for_log = false;
+    Some(conn.process(w))
 }
 
 /// The tick period for the configured `hz`.

@@ -503,7 +503,29 @@ impl EventLoop {
     /// Sends what the append-only log now allows of the held connections' replies.
     fn release_held(&mut self) {
         let released = super::release_held(&self.shared, self.index, &mut self.held, &mut self.slots, |s| &mut s.conn);
-        self.dirty.extend(released);
+        if released.is_empty() {
+            return;
+        }
+        let now_ms = self.shared.keyspace.now_ms();
+        for t in released {
+            self.dirty.push(t);
+            let Some(Some(slot)) = self.slots.get_mut(t) else { continue };
+            if slot.closing {
+                continue;
+            }
+            let shared = &*self.shared;
+            let stats = &*shared.thread_stats[self.index];
+            let mut w = Worker { shared, stats, rng: &mut self.rng, now_ms };
+            let flow = super::resume_paused(&mut slot.conn, &mut w);
+            if slot.conn.needs_listing() {
+                self.held.push(t);
+            }
+            match flow {
+                None | Some(Flow::Continue) => {}
+                Some(Flow::CloseAfterWrite) => slot.close_after_send = true,
+                Some(Flow::CloseNow) => self.begin_close(t),
+            }
+        }
     }
 
     fn on_send(&mut self, t: usize, res: i32) {

@@ -1460,3 +1460,48 @@ fn snapshot_commands_inside_transactions() {
     wait_no_rewrite(&mut c);
     assert_eq!(int(&mut c, &["EXISTS", "a", "b", "c"]), 3);
 }
+
+/// Redis 7.0.15 blocks its event loop on the disk, so clients cannot outrun it; Basalt's
+/// loops never wait, so a client that pipelines writes faster than a slow disk takes
+/// them has its input paused (not executed) while the log's unwritten tail is over its
+/// limit (64 MiB), and resumed when its replies leave.
+#[test]
+fn a_slow_disk_pauses_clients_that_outrun_it() {
+    let Some(p) = Persisted::start(AOF_ALWAYS) else {
+        return;
+    };
+    let mut c = p.conn();
+    if !is_basalt(&mut c) {
+        eprintln!("skipped: Basalt-only behaviour");
+        return;
+    }
+    // Each write round of the log now takes 2 s: the client outruns it.
+    ok(&mut c, &["DEBUG", "AOF-FLUSH-SLEEP", "2000000"]);
+    let value = "v".repeat(1 << 20);
+    let mut w = p.conn();
+    let writer = std::thread::spawn(move || {
+        for i in 0..120 {
+            w.send(&encode(&["SET", &format!("big:{i}"), &value]));
+        }
+        w
+    });
+    let mut most = 0u64;
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < deadline {
+        let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+        let tail: u64 = info_field(&info, "aof_buffer_length").and_then(|v| v.parse().ok()).unwrap_or(0);
+        most = most.max(tail);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(most > 0, "the tail never held anything: the test did not load the log");
+    assert!(
+        most <= 66 << 20,
+        "the log's unwritten tail reached {most} bytes (limit 64 MiB + one command)"
+    );
+    ok(&mut c, &["DEBUG", "AOF-FLUSH-SLEEP", "0"]);
+    let mut w = writer.join().expect("writer thread");
+    for _ in 0..120 {
+        assert_bytes!(w.read_reply(), b"+OK\r\n");
+    }
+    assert_eq!(int(&mut c, &["DBSIZE"]), 120);
+}
