@@ -92,7 +92,11 @@ fn dump_path(shared: &Shared) -> PathBuf {
 
 fn limits(shared: &Shared) -> store::rdb::Limits {
     let t = &shared.type_limits;
-    store::rdb::Limits { hash: t.hash(), zset: t.zset(), set_intset: t.intset() }
+    store::rdb::Limits {
+        hash: t.hash(),
+        zset: t.zset(),
+        set_intset: t.intset(),
+    }
 }
 
 /// Writes the whole keyspace to `dbfilename`. The caller must hold every loop's gate
@@ -107,7 +111,10 @@ pub fn save(shared: &Shared) -> Result<(), String> {
             shared.snapshots.last_save_s.store(now_s, Ordering::Relaxed);
             shared.snapshots.saves.fetch_add(1, Ordering::Relaxed);
             shared.snapshots.last_ok.store(true, Ordering::Relaxed);
-            shared.snapshots.writes_at_save.store(shared.sum(|t| &t.writes), Ordering::Relaxed);
+            shared
+                .snapshots
+                .writes_at_save
+                .store(shared.sum(|t| &t.writes), Ordering::Relaxed);
             crate::log::notice(&format!(
                 "DB saved on disk: {keys} keys in {:.3} seconds",
                 started.elapsed().as_secs_f64()
@@ -164,7 +171,10 @@ fn write_atomically(
     aof_base: bool,
     body: impl FnOnce(&mut FileWriter) -> std::io::Result<u64>,
 ) -> Result<(u64, u64), String> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let tmp = dir.join(format!("temp-{}.rdb", std::process::id()));
     let (compress, checksum) = {
         let c = shared.config.read();
@@ -174,26 +184,39 @@ fn write_atomically(
         let _ = std::fs::remove_file(&tmp);
         format!("{what} {}: {e}", tmp.display())
     };
-    let file = std::fs::File::create(&tmp).map_err(|e| fail("Failed opening the temp RDB file", e))?;
+    let file =
+        std::fs::File::create(&tmp).map_err(|e| fail("Failed opening the temp RDB file", e))?;
     let ctime = (now_ms / 1000).to_string();
     let used = crate::info::allocated_bytes().to_string();
     let aux: [(&str, &[u8]); 5] = [
-        ("redis-ver", crate::command::connection::REDIS_VERSION.as_bytes()),
+        (
+            "redis-ver",
+            crate::command::connection::REDIS_VERSION.as_bytes(),
+        ),
         ("redis-bits", b"64"),
         ("ctime", ctime.as_bytes()),
         ("used-mem", used.as_bytes()),
         ("aof-base", if aof_base { b"1" } else { b"0" }),
     ];
-    let mut w = store::rdb::RdbWriter::new(BufWriter::with_capacity(1 << 20, file), &aux, compress, checksum)
-        .map_err(|e| fail("Failed writing", e))?;
+    let mut w = store::rdb::RdbWriter::new(
+        BufWriter::with_capacity(1 << 20, file),
+        &aux,
+        compress,
+        checksum,
+    )
+    .map_err(|e| fail("Failed writing", e))?;
     let keys = body(&mut w).map_err(|e| fail("Failed writing", e))?;
     let buf = w.finish().map_err(|e| fail("Failed writing", e))?;
-    let file = buf.into_inner().map_err(|e| fail("Failed writing", e.into_error()))?;
+    let file = buf
+        .into_inner()
+        .map_err(|e| fail("Failed writing", e.into_error()))?;
     file.sync_all().map_err(|e| fail("Failed syncing", e))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     drop(file);
     std::fs::rename(&tmp, path).map_err(|e| fail("Failed renaming", e))?;
-    std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| format!("Failed syncing {}: {e}", dir.display()))?;
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| format!("Failed syncing {}: {e}", dir.display()))?;
     Ok((keys, size))
 }
 
@@ -209,18 +232,30 @@ pub fn load_at_start(shared: &Shared) -> Result<(), String> {
     let started = Instant::now();
     let (loaded, expired) = load_into(shared, std::io::BufReader::with_capacity(1 << 20, file))
         .map_err(|e| format!("Can't load the RDB file {}: {e}", path.display()))?;
-    shared.snapshots.loaded_keys.store(loaded, Ordering::Relaxed);
-    shared.snapshots.loaded_expired.store(expired, Ordering::Relaxed);
+    shared
+        .snapshots
+        .loaded_keys
+        .store(loaded, Ordering::Relaxed);
+    shared
+        .snapshots
+        .loaded_expired
+        .store(expired, Ordering::Relaxed);
     crate::log::notice(&format!(
         "Done loading RDB, keys loaded: {loaded}, keys expired: {expired}."
     ));
-    crate::log::notice(&format!("DB loaded from disk: {:.3} seconds", started.elapsed().as_secs_f64()));
+    crate::log::notice(&format!(
+        "DB loaded from disk: {:.3} seconds",
+        started.elapsed().as_secs_f64()
+    ));
     Ok(())
 }
 
 /// Loads an RDB stream into the keyspace (which the caller has emptied or just made).
 /// Returns (keys loaded, keys dropped because expired).
-pub fn load_into(shared: &Shared, r: impl std::io::Read) -> Result<(u64, u64), store::rdb::RdbError> {
+pub fn load_into(
+    shared: &Shared,
+    r: impl std::io::Read,
+) -> Result<(u64, u64), store::rdb::RdbError> {
     let ks = &shared.keyspace;
     let now_ms = ks.now_ms();
     let dbs = ks.databases();
@@ -254,7 +289,8 @@ pub fn save_and_reload(shared: &Shared) -> Result<(), String> {
     for db in 0..ks.databases() {
         drop(ks.flush_db(db));
     }
-    let file = std::fs::File::open(&path).map_err(|e| format!("Can't open {}: {e}", path.display()))?;
+    let file =
+        std::fs::File::open(&path).map_err(|e| format!("Can't open {}: {e}", path.display()))?;
     load_into(shared, std::io::BufReader::new(file)).map_err(|e| e.to_string())?;
     Ok(())
 }
@@ -293,7 +329,8 @@ pub fn begin_capture_locked(shared: &Shared, job: Job) {
     let now_ms = ks.now_ms();
     *snap.bg_counts.lock() = (0..ks.databases()).map(|db| ks.db_counts(db)).collect();
     snap.bg_started_ms.store(now_ms, Ordering::Relaxed);
-    snap.writes_at_bg.store(shared.sum(|t| &t.writes), Ordering::Relaxed);
+    snap.writes_at_bg
+        .store(shared.sum(|t| &t.writes), Ordering::Relaxed);
     ks.begin_capture(now_ms, encode_shard);
     let mut st = snap.state.lock();
     st.pending = Some(job);
@@ -352,14 +389,25 @@ fn rule_due(shared: &Shared) -> bool {
         return false;
     }
     let now_ms = store::Clock::System.now_ms();
-    if !snap.last_ok.load(Ordering::Relaxed) && now_ms - snap.bg_failed_ms.load(Ordering::Relaxed) < 5000 {
+    if !snap.last_ok.load(Ordering::Relaxed)
+        && now_ms - snap.bg_failed_ms.load(Ordering::Relaxed) < 5000
+    {
         return false;
     }
-    let changes = shared.sum(|t| &t.writes).saturating_sub(snap.writes_at_save.load(Ordering::Relaxed));
+    let changes = shared
+        .sum(|t| &t.writes)
+        .saturating_sub(snap.writes_at_save.load(Ordering::Relaxed));
     let since_s = now_ms / 1000 - snap.last_save_s.load(Ordering::Relaxed);
-    words.chunks(2).any(|pair| match (pair.first().and_then(|s| s.parse::<i64>().ok()), pair.get(1).and_then(|c| c.parse::<u64>().ok())) {
-        (Some(secs), Some(min_changes)) => changes >= min_changes && min_changes > 0 && since_s >= secs,
-        _ => false,
+    words.chunks(2).any(|pair| {
+        match (
+            pair.first().and_then(|s| s.parse::<i64>().ok()),
+            pair.get(1).and_then(|c| c.parse::<u64>().ok()),
+        ) {
+            (Some(secs), Some(min_changes)) => {
+                changes >= min_changes && min_changes > 0 && since_s >= secs
+            }
+            _ => false,
+        }
     })
 }
 
@@ -370,13 +418,18 @@ fn write_capture(shared: &Shared, job: Job) {
         Job::Dump => {
             let result = write_captured_file(shared, &dump_path(shared), false);
             shared.keyspace.end_capture();
-            snap.bg_last_time_s.store(started.elapsed().as_secs() as i64, Ordering::Relaxed);
+            snap.bg_last_time_s
+                .store(started.elapsed().as_secs() as i64, Ordering::Relaxed);
             match result {
                 Ok((keys, _)) => {
-                    snap.last_save_s.store(snap.bg_started_ms.load(Ordering::Relaxed) / 1000, Ordering::Relaxed);
+                    snap.last_save_s.store(
+                        snap.bg_started_ms.load(Ordering::Relaxed) / 1000,
+                        Ordering::Relaxed,
+                    );
                     snap.saves.fetch_add(1, Ordering::Relaxed);
                     snap.last_ok.store(true, Ordering::Relaxed);
-                    snap.writes_at_save.store(snap.writes_at_bg.load(Ordering::Relaxed), Ordering::Relaxed);
+                    snap.writes_at_save
+                        .store(snap.writes_at_bg.load(Ordering::Relaxed), Ordering::Relaxed);
                     crate::log::notice(&format!(
                         "Background saving terminated with success: {keys} keys in {:.3} seconds",
                         started.elapsed().as_secs_f64()
@@ -384,13 +437,16 @@ fn write_capture(shared: &Shared, job: Job) {
                 }
                 Err(e) => {
                     snap.last_ok.store(false, Ordering::Relaxed);
-                    snap.bg_failed_ms.store(store::Clock::System.now_ms(), Ordering::Relaxed);
+                    snap.bg_failed_ms
+                        .store(store::Clock::System.now_ms(), Ordering::Relaxed);
                     crate::log::warning(&format!("Background saving error: {e}"));
                 }
             }
         }
         Job::AofBase(job) => {
-            let Some(aof) = shared.aof.as_ref() else { return };
+            let Some(aof) = shared.aof.as_ref() else {
+                return;
+            };
             let dir = aof.files.lock().as_ref().map(|f| f.dir.clone());
             let result = match dir {
                 Some(dir) => write_captured_file(shared, &dir.join(&job.base.name), true),

@@ -42,7 +42,11 @@ fn io_err(what: &str, path: &Path, e: std::io::Error) -> LoadError {
 pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadError> {
     let (dirname, filename, load_truncated) = {
         let c = shared.config.read();
-        (c.appenddirname.clone(), c.appendfilename.clone(), c.aof_load_truncated)
+        (
+            c.appenddirname.clone(),
+            c.appendfilename.clone(),
+            c.aof_load_truncated,
+        )
     };
     let aof_dir = dir.join(&dirname);
     let manifest_name = format!("{filename}.manifest");
@@ -52,8 +56,14 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadE
         remember(shared, &aof_dir, &filename, Manifest::first(&filename));
         return Ok(target);
     }
-    let text = std::fs::read_to_string(&manifest_path).map_err(|e| io_err("Can't read the AOF manifest", &manifest_path, e))?;
-    let m = Manifest::parse(&text).map_err(|e| LoadError(format!("{e} in the AOF manifest {}", manifest_path.display())))?;
+    let text = std::fs::read_to_string(&manifest_path)
+        .map_err(|e| io_err("Can't read the AOF manifest", &manifest_path, e))?;
+    let m = Manifest::parse(&text).map_err(|e| {
+        LoadError(format!(
+            "{e} in the AOF manifest {}",
+            manifest_path.display()
+        ))
+    })?;
     let mut files: Vec<(&str, bool)> = Vec::new();
     if let Some(b) = &m.base {
         files.push((b.name.as_str(), true));
@@ -72,7 +82,10 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadE
         let path = aof_dir.join(name);
         if *is_base && name.ends_with(".rdb") {
             load_rdb_base(shared, &path, name)?;
-            crate::log::notice(&format!("DB loaded from base file {name}: {:.3} seconds", started.elapsed().as_secs_f64()));
+            crate::log::notice(&format!(
+                "DB loaded from base file {name}: {:.3} seconds",
+                started.elapsed().as_secs_f64()
+            ));
             continue;
         }
         let damage = match (i == last, load_truncated) {
@@ -91,11 +104,24 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadE
         "DB loaded from append only file: {:.3} seconds",
         started.elapsed().as_secs_f64()
     ));
-    let total: u64 = files.iter().map(|(n, _)| std::fs::metadata(aof_dir.join(n)).map(|m| m.len()).unwrap_or(0)).sum();
+    let total: u64 = files
+        .iter()
+        .map(|(n, _)| {
+            std::fs::metadata(aof_dir.join(n))
+                .map(|m| m.len())
+                .unwrap_or(0)
+        })
+        .sum();
     if let Some(aof) = shared.aof.as_ref() {
-        let base = m.base.as_ref().map_or(0, |b| std::fs::metadata(aof_dir.join(&b.name)).map(|m| m.len()).unwrap_or(0));
-        aof.base_size.store(base, std::sync::atomic::Ordering::Relaxed);
-        aof.start_size.store(total, std::sync::atomic::Ordering::Relaxed);
+        let base = m.base.as_ref().map_or(0, |b| {
+            std::fs::metadata(aof_dir.join(&b.name))
+                .map(|m| m.len())
+                .unwrap_or(0)
+        });
+        aof.base_size
+            .store(base, std::sync::atomic::Ordering::Relaxed);
+        aof.start_size
+            .store(total, std::sync::atomic::Ordering::Relaxed);
     }
     remember(shared, &aof_dir, &filename, m.clone());
     // New records go at the end of the last incremental file, as in Redis 7.
@@ -106,9 +132,15 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadE
             let mut m2 = m.clone();
             let seq = 1;
             let name = format!("{filename}.{seq}.incr.aof");
-            File::create(aof_dir.join(&name)).map_err(|e| io_err("Can't create", &aof_dir.join(&name), e))?;
-            m2.incrs.push(manifest::FileEntry { name: name.clone(), seq, kind: manifest::Kind::Incr });
-            manifest::persist(&aof_dir, &manifest_name, &m2).map_err(|e| io_err("Can't write the AOF manifest", &manifest_path, e))?;
+            File::create(aof_dir.join(&name))
+                .map_err(|e| io_err("Can't create", &aof_dir.join(&name), e))?;
+            m2.incrs.push(manifest::FileEntry {
+                name: name.clone(),
+                seq,
+                kind: manifest::Kind::Incr,
+            });
+            manifest::persist(&aof_dir, &manifest_name, &m2)
+                .map_err(|e| io_err("Can't write the AOF manifest", &manifest_path, e))?;
             remember(shared, &aof_dir, &filename, m2);
             name
         }
@@ -119,7 +151,11 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadE
 /// Keeps what the manifest on disk says, for log rewrites.
 fn remember(shared: &Shared, dir: &Path, name: &str, m: Manifest) {
     if let Some(aof) = shared.aof.as_ref() {
-        *aof.files.lock() = Some(super::rewrite::Files { dir: dir.to_path_buf(), name: name.to_string(), manifest: m });
+        *aof.files.lock() = Some(super::rewrite::Files {
+            dir: dir.to_path_buf(),
+            name: name.to_string(),
+            manifest: m,
+        });
     }
 }
 
@@ -142,13 +178,24 @@ pub fn reload(shared: &Shared, dir: &Path) -> Result<(), LoadError> {
     };
     let aof_dir = dir.join(&dirname);
     let manifest_path = aof_dir.join(format!("{filename}.manifest"));
-    let text = std::fs::read_to_string(&manifest_path).map_err(|e| io_err("Can't read the AOF manifest", &manifest_path, e))?;
-    let m = Manifest::parse(&text).map_err(|e| LoadError(format!("{e} in the AOF manifest {}", manifest_path.display())))?;
+    let text = std::fs::read_to_string(&manifest_path)
+        .map_err(|e| io_err("Can't read the AOF manifest", &manifest_path, e))?;
+    let m = Manifest::parse(&text).map_err(|e| {
+        LoadError(format!(
+            "{e} in the AOF manifest {}",
+            manifest_path.display()
+        ))
+    })?;
     if let Some(b) = m.base.iter().find(|b| b.name.ends_with(".rdb")) {
         load_rdb_base(shared, &aof_dir.join(&b.name), &b.name)?;
     }
     let mut loader = Loader::new(shared);
-    for entry in m.base.iter().filter(|b| !b.name.ends_with(".rdb")).chain(&m.incrs) {
+    for entry in m
+        .base
+        .iter()
+        .filter(|b| !b.name.ends_with(".rdb"))
+        .chain(&m.incrs)
+    {
         loader.replay(&aof_dir.join(&entry.name), &entry.name, Damage::Refuse)?;
     }
     Ok(())
@@ -156,24 +203,44 @@ pub fn reload(shared: &Shared, dir: &Path) -> Result<(), LoadError> {
 
 /// First start with the log on: an empty base, the first incremental file, the manifest.
 fn create(aof_dir: &Path, filename: &str, manifest_name: &str) -> Result<Target, LoadError> {
-    std::fs::create_dir_all(aof_dir).map_err(|e| io_err("Can't create the append-only folder", aof_dir, e))?;
+    std::fs::create_dir_all(aof_dir)
+        .map_err(|e| io_err("Can't create the append-only folder", aof_dir, e))?;
     let m = Manifest::first(filename);
     for entry in m.base.iter().chain(&m.incrs) {
         let p = aof_dir.join(&entry.name);
         let f = File::create(&p).map_err(|e| io_err("Can't create", &p, e))?;
         f.sync_all().map_err(|e| io_err("Can't sync", &p, e))?;
     }
-    manifest::persist(aof_dir, manifest_name, &m)
-        .map_err(|e| io_err("Can't write the AOF manifest", &aof_dir.join(manifest_name), e))?;
-    crate::log::notice(&format!("Creating AOF incr file {} on server start", m.incrs[0].name));
+    manifest::persist(aof_dir, manifest_name, &m).map_err(|e| {
+        io_err(
+            "Can't write the AOF manifest",
+            &aof_dir.join(manifest_name),
+            e,
+        )
+    })?;
+    crate::log::notice(&format!(
+        "Creating AOF incr file {} on server start",
+        m.incrs[0].name
+    ));
     let name = m.incrs[0].name.clone();
     open_target(&aof_dir.join(&name), &name)
 }
 
 fn open_target(path: &PathBuf, name: &str) -> Result<Target, LoadError> {
-    let file = OpenOptions::new().write(true).open(path).map_err(|e| io_err("Can't open the append-only file", path, e))?;
-    let len = file.metadata().map_err(|e| io_err("Can't stat", path, e))?.len();
-    Ok(Target { file, path: path.clone(), name: name.to_string(), len })
+    let file = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| io_err("Can't open the append-only file", path, e))?;
+    let len = file
+        .metadata()
+        .map_err(|e| io_err("Can't stat", path, e))?
+        .len();
+    Ok(Target {
+        file,
+        path: path.clone(),
+        name: name.to_string(),
+        len,
+    })
 }
 
 /// What replay does with a file that does not end with a whole command.
@@ -203,16 +270,33 @@ struct Loader<'a> {
 
 impl<'a> Loader<'a> {
     fn new(shared: &'a Shared) -> Loader<'a> {
-        let info = Arc::new(ClientInfo::new(0, "aof-loader".into(), String::new(), -1, 0, 0));
+        let info = Arc::new(ClientInfo::new(
+            0,
+            "aof-loader".into(),
+            String::new(),
+            -1,
+            0,
+            0,
+        ));
         let mut client = Client::new(info, true);
         client.loading = true;
-        Loader { shared, client, rng: fastrand::Rng::with_seed(0), scratch: Vec::new(), now_ms: 0 }
+        Loader {
+            shared,
+            client,
+            rng: fastrand::Rng::with_seed(0),
+            scratch: Vec::new(),
+            now_ms: 0,
+        }
     }
 
     fn replay(&mut self, path: &Path, name: &str, damage: Damage) -> Result<(), LoadError> {
-        let mut file = File::open(path).map_err(|e| io_err("Can't open the append-only file", path, e))?;
+        let mut file =
+            File::open(path).map_err(|e| io_err("Can't open the append-only file", path, e))?;
         let max_bulk = self.shared.config.read().proto_max_bulk_len;
-        let mut parser = RequestParser::new(Limits { max_bulk_len: max_bulk, ..Limits::default() });
+        let mut parser = RequestParser::new(Limits {
+            max_bulk_len: max_bulk,
+            ..Limits::default()
+        });
         let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
         let mut pos = 0usize;
         // File offset of buf[0].
@@ -256,7 +340,11 @@ impl<'a> Loader<'a> {
                     return Err(bad_format(name, base + pos as u64));
                 }
             }
-            let parsed = if input.is_empty() || need_more { Ok(None) } else { parser.parse(input) };
+            let parsed = if input.is_empty() || need_more {
+                Ok(None)
+            } else {
+                parser.parse(input)
+            };
             need_more = false;
             match parsed {
                 Ok(Some(n)) => {
@@ -298,7 +386,9 @@ impl<'a> Loader<'a> {
                     }
                     let len = buf.len();
                     buf.resize(len + (1 << 20), 0);
-                    let n = file.read(&mut buf[len..]).map_err(|e| io_err("Error reading", path, e))?;
+                    let n = file
+                        .read(&mut buf[len..])
+                        .map_err(|e| io_err("Error reading", path, e))?;
                     buf.truncate(len + n);
                     eof = n == 0;
                 }
@@ -316,8 +406,12 @@ impl<'a> Loader<'a> {
             if damage != Damage::Cut {
                 return Ok(());
             }
-            let f = OpenOptions::new().write(true).open(path).map_err(|e| io_err("Can't open", path, e))?;
-            f.set_len(valid_up_to).map_err(|e| io_err("Error truncating the AOF file", path, e))?;
+            let f = OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| io_err("Can't open", path, e))?;
+            f.set_len(valid_up_to)
+                .map_err(|e| io_err("Error truncating the AOF file", path, e))?;
             f.sync_all().map_err(|e| io_err("Can't sync", path, e))?;
             crate::log::notice(&format!(
                 "Removed {} bytes of preallocated space after the last command of {name}",
@@ -327,7 +421,9 @@ impl<'a> Loader<'a> {
         }
         // The file ends inside a command or inside a MULTI without EXEC.
         if multi_start.is_some() {
-            crate::log::warning(&format!("Revert incomplete MULTI/EXEC transaction in AOF file {name}"));
+            crate::log::warning(&format!(
+                "Revert incomplete MULTI/EXEC transaction in AOF file {name}"
+            ));
             self.client.multi = None;
         }
         match damage {
@@ -346,12 +442,22 @@ impl<'a> Loader<'a> {
                 return Err(LoadError(format!("The append only file {name} ends inside a command at offset {valid_up_to}")))
             }
         }
-        crate::log::warning(&format!("!!! Warning: short read while loading the AOF file {name}!!!"));
-        crate::log::warning(&format!("!!! Truncating the AOF {name} at offset {valid_up_to} !!!"));
-        let f = OpenOptions::new().write(true).open(path).map_err(|e| io_err("Can't open", path, e))?;
-        f.set_len(valid_up_to).map_err(|e| io_err("Error truncating the AOF file", path, e))?;
+        crate::log::warning(&format!(
+            "!!! Warning: short read while loading the AOF file {name}!!!"
+        ));
+        crate::log::warning(&format!(
+            "!!! Truncating the AOF {name} at offset {valid_up_to} !!!"
+        ));
+        let f = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| io_err("Can't open", path, e))?;
+        f.set_len(valid_up_to)
+            .map_err(|e| io_err("Error truncating the AOF file", path, e))?;
         f.sync_all().map_err(|e| io_err("Can't sync", path, e))?;
-        crate::log::warning(&format!("AOF {name} loaded anyway because aof-load-truncated is enabled"));
+        crate::log::warning(&format!(
+            "AOF {name} loaded anyway because aof-load-truncated is enabled"
+        ));
         Ok(())
     }
 
@@ -360,7 +466,10 @@ impl<'a> Loader<'a> {
     fn annotation(&mut self, line: &[u8]) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if let Some(ms) = line.strip_prefix(b"#MS:") {
-            if let Some(ms) = std::str::from_utf8(ms).ok().and_then(|s| s.parse::<i64>().ok()) {
+            if let Some(ms) = std::str::from_utf8(ms)
+                .ok()
+                .and_then(|s| s.parse::<i64>().ok())
+            {
                 self.now_ms = ms;
             }
         }
@@ -400,7 +509,10 @@ mod tests {
     use crate::config::Config;
 
     fn harness() -> Harness {
-        Harness::with_config(Config { appendonly: true, ..Config::default() })
+        Harness::with_config(Config {
+            appendonly: true,
+            ..Config::default()
+        })
     }
 
     fn cmd(args: &[&str]) -> Vec<u8> {
@@ -418,7 +530,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("appendonly.aof.1.incr.aof");
         std::fs::write(&path, bytes).expect("write");
-        let damage = if is_last { Damage::Cut } else { Damage::NotLast };
+        let damage = if is_last {
+            Damage::Cut
+        } else {
+            Damage::NotLast
+        };
         let r = Loader::new(&h.shared).replay(&path, "appendonly.aof.1.incr.aof", damage);
         let len = std::fs::metadata(&path).expect("stat").len();
         (r, len)
@@ -450,7 +566,11 @@ mod tests {
         f.extend(cmd(&["INCR", "k"]));
         let (r, _) = replay(&h, &f, true);
         r.expect("replay");
-        assert_eq!(h.text("PEXPIRETIME k"), "-2", "expired by the harness clock after load");
+        assert_eq!(
+            h.text("PEXPIRETIME k"),
+            "-2",
+            "expired by the harness clock after load"
+        );
     }
 
     #[test]
@@ -494,13 +614,22 @@ mod tests {
         let err = replay(&h, &f, true).0.expect_err("bad format").to_string();
         assert!(err.contains("Bad file format reading the append only file appendonly.aof.1.incr.aof at offset 27"), "{err}");
 
-        let err = replay(&h, &cmd(&["NOSUCHCMD", "x"]), true).0.expect_err("unknown").to_string();
+        let err = replay(&h, &cmd(&["NOSUCHCMD", "x"]), true)
+            .0
+            .expect_err("unknown")
+            .to_string();
         assert!(err.contains("Unknown command 'NOSUCHCMD'"), "{err}");
 
         let mut torn = cmd(&["SET", "a", "1"]);
         torn.extend(b"*3\r\n$3\r\nSET");
-        let err = replay(&h, &torn, false).0.expect_err("not last").to_string();
-        assert!(err.contains("the truncated file is not the last file"), "{err}");
+        let err = replay(&h, &torn, false)
+            .0
+            .expect_err("not last")
+            .to_string();
+        assert!(
+            err.contains("the truncated file is not the last file"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -521,7 +650,10 @@ mod tests {
         let (r, len) = replay(&h, &f, true);
         r.expect("loaded anyway");
         assert_eq!(h.text("GET b"), "2");
-        assert_eq!(len, (good.len() + 100 + cmd(&["SET", "b", "2"]).len()) as u64);
+        assert_eq!(
+            len,
+            (good.len() + 100 + cmd(&["SET", "b", "2"]).len()) as u64
+        );
     }
 
     #[test]
@@ -535,7 +667,11 @@ mod tests {
             f.extend(&filler);
         }
         let pad = (1 << 20) - 5 - f.len();
-        f.extend(cmd(&["SET", "p2", &"y".repeat(pad.saturating_sub(30).max(1))]));
+        f.extend(cmd(&[
+            "SET",
+            "p2",
+            &"y".repeat(pad.saturating_sub(30).max(1)),
+        ]));
         for shift in 0..40 {
             let mut g = f.clone();
             let mut tail = cmd(&["SET", "s", &"z".repeat(shift)]);

@@ -43,8 +43,12 @@ impl Manifest {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let words = crate::config::split_args(line)
-                .ok_or_else(|| format!("Invalid AOF manifest file format (line {}: unbalanced quotes)", n + 1))?;
+            let words = crate::config::split_args(line).ok_or_else(|| {
+                format!(
+                    "Invalid AOF manifest file format (line {}: unbalanced quotes)",
+                    n + 1
+                )
+            })?;
             if words.len() % 2 != 0 {
                 return Err(format!("Invalid AOF manifest file format (line {})", n + 1));
             }
@@ -69,7 +73,9 @@ impl Manifest {
                 return Err(format!("Invalid AOF manifest file format (line {})", n + 1));
             };
             if name.contains('/') {
-                return Err(format!("Invalid AOF manifest file format: file name '{name}' contains a '/'"));
+                return Err(format!(
+                    "Invalid AOF manifest file format: file name '{name}' contains a '/'"
+                ));
             }
             let entry = FileEntry { name, seq, kind };
             match kind {
@@ -115,8 +121,16 @@ impl Manifest {
     /// A fresh layout for `name`: an empty base and the first incremental file.
     pub fn first(name: &str) -> Manifest {
         Manifest {
-            base: Some(FileEntry { name: format!("{name}.1.base.aof"), seq: 1, kind: Kind::Base }),
-            incrs: vec![FileEntry { name: format!("{name}.1.incr.aof"), seq: 1, kind: Kind::Incr }],
+            base: Some(FileEntry {
+                name: format!("{name}.1.base.aof"),
+                seq: 1,
+                kind: Kind::Base,
+            }),
+            incrs: vec![FileEntry {
+                name: format!("{name}.1.incr.aof"),
+                seq: 1,
+                kind: Kind::Incr,
+            }],
             history: Vec::new(),
         }
     }
@@ -136,7 +150,10 @@ mod tests {
     fn parses_and_renders_redis_manifests() {
         let text = "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\nfile appendonly.aof.2.incr.aof seq 2 type i\n";
         let m = Manifest::parse(text).expect("valid");
-        assert_eq!(m.base.as_ref().map(|b| b.name.as_str()), Some("appendonly.aof.1.base.rdb"));
+        assert_eq!(
+            m.base.as_ref().map(|b| b.name.as_str()),
+            Some("appendonly.aof.1.base.rdb")
+        );
         assert_eq!(m.incrs.len(), 2);
         assert_eq!(m.render(), text);
     }
@@ -144,9 +161,11 @@ mod tests {
     #[test]
     fn rejects_what_redis_rejects() {
         assert!(Manifest::parse("").is_err());
-        assert!(Manifest::parse("file a seq 2 type i\nfile b seq 1 type i\n")
-            .expect_err("order")
-            .contains("non-monotonic"));
+        assert!(
+            Manifest::parse("file a seq 2 type i\nfile b seq 1 type i\n")
+                .expect_err("order")
+                .contains("non-monotonic")
+        );
         assert!(Manifest::parse("file a seq 1 type b\nfile b seq 2 type b\n").is_err());
         assert!(Manifest::parse("file a seq x type i\n").is_err());
         assert!(Manifest::parse("file ../etc/passwd seq 1 type i\n").is_err());

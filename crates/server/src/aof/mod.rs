@@ -160,7 +160,12 @@ impl Aof {
             appended: AtomicU64::new(0),
             durable: AtomicU64::new(0),
             policy: AtomicU8::new(policy_code(policy)),
-            stripes: (0..STRIPES).map(|_| Stripe { lock: Mutex::new(()), last_write: AtomicU64::new(0) }).collect(),
+            stripes: (0..STRIPES)
+                .map(|_| Stripe {
+                    lock: Mutex::new(()),
+                    last_write: AtomicU64::new(0),
+                })
+                .collect(),
             waiting: (0..loops.max(1)).map(|_| AtomicU64::new(0)).collect(),
             in_exec: AtomicBool::new(false),
             write_ok: AtomicBool::new(true),
@@ -212,7 +217,10 @@ impl Aof {
 
     /// True while more than [`TAIL_LIMIT`] bytes wait to be written.
     pub fn tail_over_limit(&self) -> bool {
-        self.appended.load(Ordering::Acquire).saturating_sub(self.written()) > TAIL_LIMIT
+        self.appended
+            .load(Ordering::Acquire)
+            .saturating_sub(self.written())
+            > TAIL_LIMIT
     }
 
     /// Bytes appended but not yet taken by the writer (INFO aof_buffer_length).
@@ -232,7 +240,10 @@ impl Aof {
         ks: &store::Keyspace,
         keys: impl IntoIterator<Item = K>,
     ) -> Ordered<'a> {
-        let mut idx: SmallVec<[u16; 8]> = keys.into_iter().map(|k| self.stripe_of(k.as_ref(), ks) as u16).collect();
+        let mut idx: SmallVec<[u16; 8]> = keys
+            .into_iter()
+            .map(|k| self.stripe_of(k.as_ref(), ks) as u16)
+            .collect();
         idx.sort_unstable();
         idx.dedup();
         self.order(idx)
@@ -251,13 +262,25 @@ impl Aof {
             guards.push(s.lock.lock());
             prev.push(s.last_write.swap(PENDING, Ordering::AcqRel));
         }
-        Ordered { aof: self, idx, prev, _guards: guards }
+        Ordered {
+            aof: self,
+            idx,
+            prev,
+            _guards: guards,
+        }
     }
 
     /// The offset a reply must wait for after reading `keys`: the newest write to any
     /// of their stripes, waiting out a write still in flight on one of them.
-    pub fn need_for_keys<K: AsRef<[u8]>>(&self, ks: &store::Keyspace, keys: impl IntoIterator<Item = K>) -> u64 {
-        keys.into_iter().map(|k| self.settled(self.stripe_of(k.as_ref(), ks))).max().unwrap_or(0)
+    pub fn need_for_keys<K: AsRef<[u8]>>(
+        &self,
+        ks: &store::Keyspace,
+        keys: impl IntoIterator<Item = K>,
+    ) -> u64 {
+        keys.into_iter()
+            .map(|k| self.settled(self.stripe_of(k.as_ref(), ks)))
+            .max()
+            .unwrap_or(0)
     }
 
     /// The offset a reply must wait for after reading the whole keyspace (DBSIZE,
@@ -315,10 +338,15 @@ impl Aof {
     /// healthy and no rewrite switch is pending; otherwise the writer thread does it.
     pub fn write_inline(&self, shared: &crate::shared::Shared, owner: usize) {
         let policy = self.policy();
-        if policy == AppendFsync::Always || !self.write_ok.load(Ordering::Acquire) || self.switch.lock().is_some() {
+        if policy == AppendFsync::Always
+            || !self.write_ok.load(Ordering::Acquire)
+            || self.switch.lock().is_some()
+        {
             return;
         }
-        let Some(mut guard) = self.current.try_lock() else { return };
+        let Some(mut guard) = self.current.try_lock() else {
+            return;
+        };
         let Some(cur) = guard.as_mut() else { return };
         let (bytes, end) = {
             let mut t = self.tail.lock();
@@ -378,7 +406,9 @@ impl Aof {
         t.put_command(&[b"EXEC"]);
         let end = t.end;
         for i in stripes {
-            self.stripes[i as usize].last_write.store(end, Ordering::Release);
+            self.stripes[i as usize]
+                .last_write
+                .store(end, Ordering::Release);
         }
         Some(self.after_append(t))
     }
@@ -440,7 +470,8 @@ impl Tail {
             self.ts_ms = now_ms;
             let before = self.bytes.len();
             self.bytes.extend_from_slice(b"#MS:");
-            self.bytes.extend_from_slice(itoa::Buffer::new().format(now_ms).as_bytes());
+            self.bytes
+                .extend_from_slice(itoa::Buffer::new().format(now_ms).as_bytes());
             self.bytes.extend_from_slice(b"\r\n");
             self.end += (self.bytes.len() - before) as u64;
         }
@@ -485,7 +516,9 @@ impl Ordered<'_> {
         for (&i, &p) in self.idx.iter().zip(&self.prev) {
             let v = end.unwrap_or(p);
             need = need.max(v);
-            self.aof.stripes[i as usize].last_write.store(v, Ordering::Release);
+            self.aof.stripes[i as usize]
+                .last_write
+                .store(v, Ordering::Release);
         }
         need
     }

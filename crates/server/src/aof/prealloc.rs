@@ -48,7 +48,10 @@ pub struct Prealloc {
 
 impl Prealloc {
     /// Starts the helper for the file at `path`, whose current length is `len`.
-    pub fn start(path: PathBuf, len: u64) -> std::io::Result<(Arc<Prealloc>, std::thread::JoinHandle<()>)> {
+    pub fn start(
+        path: PathBuf,
+        len: u64,
+    ) -> std::io::Result<(Arc<Prealloc>, std::thread::JoinHandle<()>)> {
         let p = Arc::new(Prealloc {
             alloc_end: AtomicU64::new(len),
             writer_at: AtomicU64::new(len),
@@ -58,7 +61,9 @@ impl Prealloc {
             wake: Condvar::new(),
         });
         let p2 = p.clone();
-        let handle = std::thread::Builder::new().name("aof-prealloc".into()).spawn(move || p2.run(&path))?;
+        let handle = std::thread::Builder::new()
+            .name("aof-prealloc".into())
+            .spawn(move || p2.run(&path))?;
         Ok((p, handle))
     }
 
@@ -108,15 +113,21 @@ impl Prealloc {
             .open(path)
             .or_else(|_| OpenOptions::new().write(true).open(path));
         let Ok(file) = file else {
-            crate::log::warning(&format!("Can't open {} to preallocate it; the AOF grows without", path.display()));
+            crate::log::warning(&format!(
+                "Can't open {} to preallocate it; the AOF grows without",
+                path.display()
+            ));
             return;
         };
-        let Some(zeros) = AlignedZeros::new() else { return };
+        let Some(zeros) = AlignedZeros::new() else {
+            return;
+        };
         loop {
             {
                 let mut g = self.lock.lock();
                 while !self.stop.load(Ordering::Acquire)
-                    && self.alloc_end.load(Ordering::Acquire) >= self.writer_at.load(Ordering::Acquire) + LOW_WATER
+                    && self.alloc_end.load(Ordering::Acquire)
+                        >= self.writer_at.load(Ordering::Acquire) + LOW_WATER
                 {
                     self.wake.wait_for(&mut g, Duration::from_secs(1));
                 }
@@ -126,7 +137,8 @@ impl Prealloc {
             }
             // A margin past the writer, so that it never has to wait for a fill that
             // starts right where it writes next.
-            let at = (self.writer_at.load(Ordering::SeqCst) + MARGIN).max(self.alloc_end.load(Ordering::Acquire));
+            let at = (self.writer_at.load(Ordering::SeqCst) + MARGIN)
+                .max(self.alloc_end.load(Ordering::Acquire));
             let from = at.div_ceil(ALIGN as u64) * ALIGN as u64;
             self.filling.store(from, Ordering::SeqCst);
             if self.writer_at.load(Ordering::SeqCst) > from {
@@ -147,18 +159,26 @@ impl Prealloc {
                 Ok(true) => {}
                 Ok(false) => return,
                 Err(e) => {
-                    crate::log::warning(&format!("Preallocating the AOF {} failed: {e}", path.display()));
+                    crate::log::warning(&format!(
+                        "Preallocating the AOF {} failed: {e}",
+                        path.display()
+                    ));
                     // Try again later; the writer appends meanwhile.
                     std::thread::sleep(Duration::from_secs(1));
                 }
             }
         }
     }
-
 }
 
 /// Writes `len` zero bytes at `from` and makes them durable. False if stopped.
-fn fill(file: &File, zeros: &AlignedZeros, from: u64, len: u64, stop: &AtomicBool) -> std::io::Result<bool> {
+fn fill(
+    file: &File,
+    zeros: &AlignedZeros,
+    from: u64,
+    len: u64,
+    stop: &AtomicBool,
+) -> std::io::Result<bool> {
     let mut off = 0;
     while off < len {
         if stop.load(Ordering::Acquire) {

@@ -100,15 +100,22 @@ pub fn begin(shared: &Shared, gates_held: bool) -> Result<Started, String> {
         Ok(job) => {
             aof.rewrite.in_progress.store(true, Ordering::Release);
             aof.rewrite.scheduled.store(false, Ordering::Release);
-            aof.rewrite.started_ms.store(store::Clock::System.now_ms(), Ordering::Relaxed);
+            aof.rewrite
+                .started_ms
+                .store(store::Clock::System.now_ms(), Ordering::Relaxed);
             crate::snapshot::begin_capture_locked(shared, crate::snapshot::Job::AofBase(job));
             crate::log::notice("Background append only file rewriting started (without fork)");
             Ok(Started::Now)
         }
         Err(e) => {
-            shared.snapshots.bg_in_progress.store(false, Ordering::Release);
+            shared
+                .snapshots
+                .bg_in_progress
+                .store(false, Ordering::Release);
             failed(aof, &e);
-            Err(format!("ERR Background append only file rewriting failed: {e}"))
+            Err(format!(
+                "ERR Background append only file rewriting failed: {e}"
+            ))
         }
     }
 }
@@ -120,8 +127,16 @@ fn open_next(shared: &Shared, aof: &super::Aof) -> Result<Job, String> {
     let files = guard.as_mut().ok_or("the log's files are not open")?;
     let next_incr = files.manifest.incrs.last().map_or(1, |i| i.seq + 1);
     let next_base = files.manifest.base.as_ref().map_or(1, |b| b.seq + 1);
-    let incr = FileEntry { name: format!("{}.{next_incr}.incr.aof", files.name), seq: next_incr, kind: Kind::Incr };
-    let base = FileEntry { name: format!("{}.{next_base}.base.rdb", files.name), seq: next_base, kind: Kind::Base };
+    let incr = FileEntry {
+        name: format!("{}.{next_incr}.incr.aof", files.name),
+        seq: next_incr,
+        kind: Kind::Incr,
+    };
+    let base = FileEntry {
+        name: format!("{}.{next_base}.base.rdb", files.name),
+        seq: next_base,
+        kind: Kind::Base,
+    };
     let path = files.dir.join(&incr.name);
     let file = std::fs::OpenOptions::new()
         .write(true)
@@ -131,10 +146,19 @@ fn open_next(shared: &Shared, aof: &super::Aof) -> Result<Job, String> {
         .map_err(|e| format!("Can't create {}: {e}", path.display()))?;
     let mut m = files.manifest.clone();
     m.incrs.push(incr.clone());
-    manifest::persist(&files.dir, &files.manifest_name(), &m).map_err(|e| format!("Can't write the manifest: {e}"))?;
+    manifest::persist(&files.dir, &files.manifest_name(), &m)
+        .map_err(|e| format!("Can't write the manifest: {e}"))?;
     files.manifest = m;
     let at = aof.end();
-    aof.switch_to(at, Target { file, path, name: incr.name.clone(), len: 0 });
+    aof.switch_to(
+        at,
+        Target {
+            file,
+            path,
+            name: incr.name.clone(),
+            len: 0,
+        },
+    );
     let _ = shared;
     Ok(Job { base, incr, at })
 }
@@ -142,12 +166,19 @@ fn open_next(shared: &Shared, aof: &super::Aof) -> Result<Job, String> {
 /// The base is written and durable: the manifest now names the new base and the new
 /// incremental file only, and the files before them go.
 pub fn finish(shared: &Shared, job: &Job, base_size: u64) -> Result<(), String> {
-    let Some(aof) = shared.aof.as_ref() else { return Ok(()) };
+    let Some(aof) = shared.aof.as_ref() else {
+        return Ok(());
+    };
     let old = {
         let mut guard = aof.files.lock();
         let files = guard.as_mut().ok_or("the log's files are not open")?;
-        let m = Manifest { base: Some(job.base.clone()), incrs: vec![job.incr.clone()], history: Vec::new() };
-        manifest::persist(&files.dir, &files.manifest_name(), &m).map_err(|e| format!("Can't write the manifest: {e}"))?;
+        let m = Manifest {
+            base: Some(job.base.clone()),
+            incrs: vec![job.incr.clone()],
+            history: Vec::new(),
+        };
+        manifest::persist(&files.dir, &files.manifest_name(), &m)
+            .map_err(|e| format!("Can't write the manifest: {e}"))?;
         let old: Vec<PathBuf> = files
             .manifest
             .base
@@ -162,7 +193,10 @@ pub fn finish(shared: &Shared, job: &Job, base_size: u64) -> Result<(), String> 
     };
     for path in old {
         if let Err(e) = std::fs::remove_file(&path) {
-            crate::log::warning(&format!("Can't remove the old AOF file {}: {e}", path.display()));
+            crate::log::warning(&format!(
+                "Can't remove the old AOF file {}: {e}",
+                path.display()
+            ));
         }
     }
     let r = &aof.rewrite;
@@ -173,7 +207,8 @@ pub fn finish(shared: &Shared, job: &Job, base_size: u64) -> Result<(), String> 
     // aof_current_size counts from the new base: it plus what the new file holds.
     aof.start_size.store(base_size, Ordering::Relaxed);
     aof.size_offset.store(job.at, Ordering::Relaxed);
-    r.size_at_rewrite.store(aof.current_size(), Ordering::Relaxed);
+    r.size_at_rewrite
+        .store(aof.current_size(), Ordering::Relaxed);
     crate::log::notice("Background AOF rewrite finished successfully");
     Ok(())
 }
@@ -196,8 +231,12 @@ pub fn ended(aof: &super::Aof, elapsed_s: i64) {
 /// True when `auto-aof-rewrite-percentage` and `auto-aof-rewrite-min-size` call for a
 /// rewrite now.
 pub fn auto_due(shared: &Shared) -> bool {
-    let Some(aof) = shared.aof.as_ref() else { return false };
-    if aof.rewrite.in_progress.load(Ordering::Acquire) || shared.snapshots.bg_in_progress.load(Ordering::Acquire) {
+    let Some(aof) = shared.aof.as_ref() else {
+        return false;
+    };
+    if aof.rewrite.in_progress.load(Ordering::Acquire)
+        || shared.snapshots.bg_in_progress.load(Ordering::Acquire)
+    {
         return false;
     }
     if aof.rewrite.scheduled.load(Ordering::Acquire) {

@@ -47,7 +47,9 @@ pub struct Switch {
 
 /// Starts the writer thread.
 pub fn spawn(shared: Arc<Shared>, target: Target) -> std::io::Result<std::thread::JoinHandle<()>> {
-    std::thread::Builder::new().name("aof-writer".into()).spawn(move || run(&shared, target))
+    std::thread::Builder::new()
+        .name("aof-writer".into())
+        .spawn(move || run(&shared, target))
 }
 
 fn strerror(e: &std::io::Error) -> String {
@@ -78,7 +80,13 @@ impl Current {
                 None
             }
         };
-        Current { synced_len: target.len, target, prealloc, unsynced: Vec::new(), last_fsync: Instant::now() }
+        Current {
+            synced_len: target.len,
+            target,
+            prealloc,
+            unsynced: Vec::new(),
+            last_fsync: Instant::now(),
+        }
     }
 
     fn write(&mut self, aof: &Aof, bytes: &[u8], policy: AppendFsync, stop: bool) {
@@ -98,7 +106,10 @@ impl Current {
     pub(super) fn write_once(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         if let Some((p, _)) = &self.prealloc {
             if !p.try_claim(self.target.len + bytes.len() as u64) {
-                return Err(std::io::Error::new(std::io::ErrorKind::WouldBlock, "the preallocation is filling that region"));
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::WouldBlock,
+                    "the preallocation is filling that region",
+                ));
             }
         }
         match self.target.file.write_all_at(bytes, self.target.len) {
@@ -119,7 +130,13 @@ impl Current {
     }
 
     fn sync(&mut self, aof: &Aof, stop: bool) {
-        sync_round(aof, &mut self.target, &mut self.unsynced, self.synced_len, stop);
+        sync_round(
+            aof,
+            &mut self.target,
+            &mut self.unsynced,
+            self.synced_len,
+            stop,
+        );
         self.synced_len = self.target.len;
         self.last_fsync = Instant::now();
         self.unsynced.clear();
@@ -134,19 +151,28 @@ impl Current {
         }
         let t = &self.target;
         if let Err(e) = t.file.set_len(t.len).and_then(|()| t.file.sync_all()) {
-            crate::log::warning(&format!("Can't trim the preallocated end of {}: {}", t.name, strerror(&e)));
+            crate::log::warning(&format!(
+                "Can't trim the preallocated end of {}: {}",
+                t.name,
+                strerror(&e)
+            ));
         }
     }
 }
 
 fn run(shared: &Shared, target: Target) {
-    let Some(aof) = shared.aof.as_ref() else { return };
+    let Some(aof) = shared.aof.as_ref() else {
+        return;
+    };
     let mut chunk: Vec<u8> = Vec::with_capacity(64 * 1024);
     *aof.current.lock() = Some(Current::open(target));
     loop {
         let policy = aof.policy();
-        let (needs_sync, last_fsync) =
-            aof.current.lock().as_ref().map_or((false, Instant::now()), |c| (c.needs_sync(), c.last_fsync));
+        let (needs_sync, last_fsync) = aof
+            .current
+            .lock()
+            .as_ref()
+            .map_or((false, Instant::now()), |c| (c.needs_sync(), c.last_fsync));
         {
             let mut t = aof.tail.lock();
             while t.bytes.is_empty() && !t.stop && aof.switch.lock().is_none() {
@@ -183,7 +209,9 @@ fn run(shared: &Shared, target: Target) {
         let pending = aof.switch.lock().as_ref().map(|s| s.at);
         if let Some(at) = pending.filter(|&at| at <= end) {
             let start = end - chunk.len() as u64;
-            let split = usize::try_from(at.saturating_sub(start)).unwrap_or(0).min(chunk.len());
+            let split = usize::try_from(at.saturating_sub(start))
+                .unwrap_or(0)
+                .min(chunk.len());
             cur.write(aof, &chunk[..split], policy, stop);
             if cur.needs_sync() {
                 cur.sync(aof, stop);
@@ -204,7 +232,9 @@ fn run(shared: &Shared, target: Target) {
         }
         let fsync_now = match policy {
             AppendFsync::Always => cur.needs_sync(),
-            AppendFsync::Everysec => cur.needs_sync() && cur.last_fsync.elapsed() >= Duration::from_secs(1),
+            AppendFsync::Everysec => {
+                cur.needs_sync() && cur.last_fsync.elapsed() >= Duration::from_secs(1)
+            }
             AppendFsync::No => false,
         } || (stop && cur.needs_sync());
         if fsync_now {
@@ -244,7 +274,11 @@ fn write_round(aof: &Aof, target: &mut Target, chunk: &[u8], stop: bool) {
                 return;
             }
             Err(e) => {
-                failed(aof, &format!("Error writing to the AOF file {}", target.name), &e);
+                failed(
+                    aof,
+                    &format!("Error writing to the AOF file {}", target.name),
+                    &e,
+                );
                 // Cut a partial record back, so the file never holds half a round.
                 if let Err(t) = target.file.set_len(target.len) {
                     crate::log::warning(&format!(
@@ -275,16 +309,26 @@ fn sync_round(aof: &Aof, target: &mut Target, unsynced: &mut [u8], synced_len: u
                 return;
             }
             Err(e) => {
-                failed(aof, &format!("Error syncing the AOF file {}", target.name), &e);
+                failed(
+                    aof,
+                    &format!("Error syncing the AOF file {}", target.name),
+                    &e,
+                );
                 attempts += 1;
                 if stop && attempts >= 25 {
-                    crate::log::warning("Giving up syncing the AOF at shutdown: the disk keeps failing");
+                    crate::log::warning(
+                        "Giving up syncing the AOF at shutdown: the disk keeps failing",
+                    );
                     return;
                 }
                 std::thread::sleep(RETRY);
                 if !unsynced.is_empty() {
                     if let Err(e) = target.file.write_all_at(unsynced, synced_len) {
-                        failed(aof, &format!("Error writing to the AOF file {}", target.name), &e);
+                        failed(
+                            aof,
+                            &format!("Error writing to the AOF file {}", target.name),
+                            &e,
+                        );
                     }
                 }
             }
