@@ -1,0 +1,344 @@
+//! RDB snapshots and log compaction, black-box: SAVE and dump.rdb at start, SHUTDOWN
+//! and SIGTERM saves, DEBUG RELOAD, a corrupt dump refused, dump files moving between
+//! Redis 7.0.15 and Basalt, BGSAVE as a point in time, save rules, BGREWRITEAOF and
+//! automatic rewrites, and these commands inside transactions. Helpers (a server whose
+//! directory survives restarts, keyspace snapshots) come from the parent module.
+
+use super::*;
+
+// ---------------------------------------------------------------------------
+// RDB snapshots (SAVE, dump.rdb at start, SHUTDOWN, DEBUG RELOAD, interop)
+// ---------------------------------------------------------------------------
+
+const NO_AOF: &[&str] = &["--appendonly", "no"];
+
+#[test]
+fn save_then_restart_restores_every_type() {
+    let Some(mut p) = Persisted::start(NO_AOF) else {
+        return;
+    };
+    let mut c = p.conn();
+    fill_all_types(&mut c);
+    let before = snapshot(&mut c, 0..15);
+    let last = int(&mut c, &["LASTSAVE"]);
+    ok(&mut c, &["SAVE"]);
+    assert!(int(&mut c, &["LASTSAVE"]) >= last);
+    let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+    assert_eq!(info_field(&info, "rdb_changes_since_last_save").as_deref(), Some("0"));
+    assert_eq!(info_field(&info, "rdb_last_bgsave_status").as_deref(), Some("ok"));
+    assert!(p.dir.path().join("dump.rdb").exists());
+    // Writes after the SAVE are not in the file.
+    ok(&mut c, &["SET", "after-save", "1"]);
+    let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+    assert_eq!(info_field(&info, "rdb_changes_since_last_save").as_deref(), Some("1"));
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_same(&before, &snapshot(&mut c, 0..15));
+    assert_eq!(int(&mut c, &["EXISTS", "after-save"]), 0);
+}
+
+#[test]
+fn shutdown_saves_when_told_or_when_save_rules_exist() {
+    // SHUTDOWN SAVE writes dump.rdb even without save rules.
+    let Some(mut p) = Persisted::start(NO_AOF) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["SET", "k", "v"]);
+    c.send(&encode(&["SHUTDOWN", "SAVE"]));
+    let mut s = p.server.take().expect("server");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), Some(0));
+    drop(s);
+    p.restart();
+    let mut c = p.conn();
+    assert_eq!(bytes(&r(&mut c, &["GET", "k"])), b"v");
+
+    // With save rules, SIGTERM saves; SHUTDOWN NOSAVE does not.
+    let Some(mut p) = Persisted::start(&["--appendonly", "no", "--save", "3600 1"]) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["SET", "k", "1"]);
+    let mut s = p.server.take().expect("server");
+    s.signal("TERM");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), Some(0));
+    drop(s);
+    p.restart();
+    let mut c = p.conn();
+    assert_eq!(bytes(&r(&mut c, &["GET", "k"])), b"1");
+    ok(&mut c, &["SET", "k", "2"]);
+    c.send(&encode(&["SHUTDOWN", "NOSAVE"]));
+    let mut s = p.server.take().expect("server");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), Some(0));
+    drop(s);
+    p.restart();
+    let mut c = p.conn();
+    assert_eq!(bytes(&r(&mut c, &["GET", "k"])), b"1", "NOSAVE saved");
+}
+
+#[test]
+fn debug_reload_round_trips_through_rdb() {
+    let Some(p) = Persisted::start(NO_AOF) else {
+        return;
+    };
+    let mut c = p.conn();
+    fill_all_types(&mut c);
+    let before = snapshot(&mut c, 0..15);
+    ok(&mut c, &["DEBUG", "RELOAD"]);
+    assert_same(&before, &snapshot(&mut c, 0..15));
+}
+
+#[test]
+fn a_corrupt_dump_refuses_to_start() {
+    let Some(mut p) = Persisted::start(NO_AOF) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["SET", "key", "a value long enough to flip a byte in"]);
+    ok(&mut c, &["SAVE"]);
+    p.kill();
+    let path = p.dir.path().join("dump.rdb");
+    let mut data = std::fs::read(&path).expect("read dump");
+    let i = data
+        .windows(5)
+        .position(|w| w == b"value")
+        .expect("value in the file");
+    data[i] ^= 0x20;
+    std::fs::write(&path, &data).expect("write dump");
+    let out = p.start_expecting_failure();
+    assert!(!out.answered, "started on a corrupt dump.rdb; log:\n{}", out.log);
+    assert!(
+        out.log.contains("Wrong RDB checksum"),
+        "log lacks the checksum error:\n{}",
+        out.log
+    );
+}
+
+/// A dump.rdb written by Redis 7.0.15 loads into Basalt with the same contents, and
+/// Basalt's loads into Redis 7.0.15. Runs when testing Basalt with redis-server installed.
+#[test]
+fn dump_files_move_between_redis_and_basalt() {
+    let Some(mut p) = Persisted::start(NO_AOF) else {
+        return;
+    };
+    let mut c = p.conn();
+    let redis = Path::new("/usr/bin/redis-server");
+    if !is_basalt(&mut c) || !redis.exists() {
+        eprintln!("skipped: needs Basalt under test and /usr/bin/redis-server");
+        return;
+    }
+    // Redis -> Basalt.
+    let rdir = tempfile::tempdir().expect("tempdir");
+    let mut rs = ServerProcess::spawn_in(redis, rdir.path(), NO_AOF);
+    let mut rc = RawConn::connect(&rs.addr);
+    fill_all_types(&mut rc);
+    let from_redis = snapshot(&mut rc, 0..15);
+    ok(&mut rc, &["SAVE"]);
+    rs.kill9();
+    drop(p.server.take());
+    std::fs::copy(rdir.path().join("dump.rdb"), p.dir.path().join("dump.rdb")).expect("copy");
+    p.restart();
+    let mut c = p.conn();
+    assert_same(&from_redis, &snapshot(&mut c, 0..15));
+
+    // Basalt -> Redis.
+    ok(&mut c, &["SET", "written-by", "basalt"]);
+    let from_basalt = snapshot(&mut c, 0..15);
+    ok(&mut c, &["SAVE"]);
+    let rdir2 = tempfile::tempdir().expect("tempdir");
+    std::fs::copy(p.dir.path().join("dump.rdb"), rdir2.path().join("dump.rdb")).expect("copy");
+    let rs2 = ServerProcess::spawn_in(redis, rdir2.path(), NO_AOF);
+    let mut rc2 = RawConn::connect(&rs2.addr);
+    assert_same(&from_basalt, &snapshot(&mut rc2, 0..15));
+}
+
+fn wait_no_bgsave(c: &mut RawConn) {
+    let done = wait_until(Duration::from_secs(20), || {
+        let info = String::from_utf8_lossy(&bytes(&r(c, &["INFO", "persistence"]))).into_owned();
+        info_field(&info, "rdb_bgsave_in_progress").as_deref() == Some("0")
+    });
+    assert!(done, "background save still running after 20 s");
+}
+
+#[test]
+fn bgsave_is_a_point_in_time_while_writes_go_on() {
+    let Some(mut p) = Persisted::start(NO_AOF) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["DEBUG", "POPULATE", "50000"]);
+    int(&mut c, &["RPUSH", "list", "a", "b", "c"]);
+    assert_bytes!(c.cmd(&["BGSAVE"]), b"+Background saving started\r\n");
+    // Everything from here on is after the snapshot's point in time.
+    for i in (0..50000).step_by(7) {
+        c.send(&encode(&["SET", &format!("key:{i}"), "changed"]));
+    }
+    for _ in (0..50000).step_by(7) {
+        assert_bytes!(c.read_reply(), b"+OK\r\n");
+    }
+    ok(&mut c, &["FLUSHDB"]);
+    int(&mut c, &["RPUSH", "list", "d"]);
+    wait_no_bgsave(&mut c);
+    let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+    assert_eq!(info_field(&info, "rdb_last_bgsave_status").as_deref(), Some("ok"));
+
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_eq!(int(&mut c, &["DBSIZE"]), 50001);
+    for i in [0, 7, 49994, 1, 12345] {
+        assert_eq!(bytes(&r(&mut c, &["GET", &format!("key:{i}")])), format!("value:{i}").into_bytes());
+    }
+    assert_eq!(flat(&r(&mut c, &["LRANGE", "list", "0", "-1"])), vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
+}
+
+#[test]
+fn save_rules_start_background_saves() {
+    let Some(p) = Persisted::start(&["--appendonly", "no", "--save", "1 1"]) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["SET", "k", "v"]);
+    let saved = wait_until(Duration::from_secs(10), || {
+        let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+        info_field(&info, "rdb_changes_since_last_save").as_deref() == Some("0")
+            && info_field(&info, "rdb_bgsave_in_progress").as_deref() == Some("0")
+    });
+    assert!(saved, "no background save within 10 s of a change under 'save 1 1'");
+    assert!(p.dir.path().join("dump.rdb").exists());
+}
+
+// ---------------------------------------------------------------------------
+// Log compaction (BGREWRITEAOF, auto-aof-rewrite-*)
+// ---------------------------------------------------------------------------
+
+fn wait_no_rewrite(c: &mut RawConn) -> String {
+    let mut last = String::new();
+    let done = wait_until(Duration::from_secs(20), || {
+        last = String::from_utf8_lossy(&bytes(&r(c, &["INFO", "persistence"]))).into_owned();
+        info_field(&last, "aof_rewrite_in_progress").as_deref() == Some("0")
+            && info_field(&last, "aof_rewrite_scheduled").as_deref() == Some("0")
+    });
+    assert!(done, "AOF rewrite still running after 20 s:\n{last}");
+    last
+}
+
+#[test]
+fn bgrewriteaof_compacts_the_log_and_loses_nothing() {
+    let Some(mut p) = Persisted::start(AOF_ALWAYS) else {
+        return;
+    };
+    let mut c = p.conn();
+    fill_all_types(&mut c);
+    for i in 0..300 {
+        ok(&mut c, &["SET", "counter", &i.to_string()]);
+    }
+    assert_bytes!(c.cmd(&["BGREWRITEAOF"]), b"+Background append only file rewriting started\r\n");
+    // Writes during the rewrite go to the new incremental file.
+    for i in 0..200 {
+        int(&mut c, &["RPUSH", "during", &i.to_string()]);
+    }
+    ok(&mut c, &["SET", "counter", "final"]);
+    let info = wait_no_rewrite(&mut c);
+    assert_eq!(info_field(&info, "aof_last_bgrewrite_status").as_deref(), Some("ok"));
+    assert_eq!(info_field(&info, "aof_rewrites").as_deref(), Some("1"));
+    let before = snapshot(&mut c, 0..15);
+
+    let entries = read_manifest(&p.aof_dir());
+    let bases: Vec<_> = entries.iter().filter(|e| e.kind == "b").collect();
+    let incrs: Vec<_> = entries.iter().filter(|e| e.kind == "i").collect();
+    assert_eq!(bases.len(), 1, "{entries:?}");
+    assert!(bases[0].name.ends_with(".base.rdb") && bases[0].seq == 2, "{entries:?}");
+    assert_eq!(incrs.len(), 1, "{entries:?}");
+    assert_eq!(incrs[0].seq, 2, "{entries:?}");
+    // The files the manifest no longer names are gone.
+    let old_incr = p.aof_dir().join("appendonly.aof.1.incr.aof");
+    assert!(
+        wait_until(Duration::from_secs(5), || !old_incr.exists()),
+        "the old incr file is still there"
+    );
+
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_same(&before, &snapshot(&mut c, 0..15));
+    assert_eq!(bytes(&r(&mut c, &["GET", "counter"])), b"final");
+    assert_eq!(int(&mut c, &["LLEN", "during"]), 200);
+    // And the compacted log keeps working across another rewrite and crash.
+    ok(&mut c, &["SET", "after", "1"]);
+    assert_bytes!(c.cmd(&["BGREWRITEAOF"]), b"+Background append only file rewriting started\r\n");
+    wait_no_rewrite(&mut c);
+    ok(&mut c, &["SET", "after2", "2"]);
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_eq!(int(&mut c, &["EXISTS", "after", "after2", "during"]), 3);
+}
+
+#[test]
+fn the_log_rewrites_itself_when_it_grows() {
+    let Some(p) = Persisted::start(&[
+        "--appendonly",
+        "yes",
+        "--auto-aof-rewrite-min-size",
+        "1mb",
+        "--auto-aof-rewrite-percentage",
+        "100",
+    ]) else {
+        return;
+    };
+    let mut c = p.conn();
+    let value = "x".repeat(1000);
+    for i in 0..1500 {
+        c.send(&encode(&["SET", &format!("k{}", i % 50), &value]));
+    }
+    for _ in 0..1500 {
+        assert_bytes!(c.read_reply(), b"+OK\r\n");
+    }
+    let rewritten = wait_until(Duration::from_secs(15), || {
+        let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+        info_field(&info, "aof_rewrites").is_some_and(|n| n != "0")
+            && info_field(&info, "aof_rewrite_in_progress").as_deref() == Some("0")
+    });
+    assert!(rewritten, "no automatic rewrite after 1.5 MB of log with min-size 1mb");
+    assert_eq!(int(&mut c, &["DBSIZE"]), 50);
+}
+
+#[test]
+fn snapshot_commands_inside_transactions() {
+    let Some(p) = Persisted::start(AOF_ALWAYS) else {
+        return;
+    };
+    let mut c = p.conn();
+    // SAVE may not be queued: the transaction is discarded.
+    ok(&mut c, &["MULTI"]);
+    assert_bytes!(c.cmd(&["SAVE"]), b"-ERR Command not allowed inside a transaction\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"-EXECABORT Transaction discarded because of previous errors.\r\n");
+    // Inside EXEC (which holds the keyspace) BGSAVE and BGREWRITEAOF are scheduled
+    // to start after it, and DEBUG RELOAD runs.
+    ok(&mut c, &["MULTI"]);
+    assert_bytes!(c.cmd(&["SET", "a", "1"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["BGSAVE"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*2\r\n+OK\r\n+Background saving scheduled\r\n");
+    let saved = wait_until(Duration::from_secs(10), || {
+        let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+        info_field(&info, "rdb_saves").is_some_and(|n| n != "0")
+    });
+    assert!(saved, "the scheduled BGSAVE never ran");
+    wait_no_bgsave(&mut c);
+    ok(&mut c, &["MULTI"]);
+    assert_bytes!(c.cmd(&["SET", "b", "2"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["DEBUG", "RELOAD"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*2\r\n+OK\r\n+OK\r\n");
+    ok(&mut c, &["MULTI"]);
+    assert_bytes!(c.cmd(&["SET", "c", "3"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["BGREWRITEAOF"]), b"+QUEUED\r\n");
+    assert_bytes!(
+        c.cmd(&["EXEC"]),
+        b"*2\r\n+OK\r\n+Background append only file rewriting scheduled\r\n"
+    );
+    let rewritten = wait_until(Duration::from_secs(10), || {
+        let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+        info_field(&info, "aof_rewrites").is_some_and(|n| n != "0")
+    });
+    assert!(rewritten, "the scheduled rewrite never ran");
+    wait_no_rewrite(&mut c);
+    assert_eq!(int(&mut c, &["EXISTS", "a", "b", "c"]), 3);
+}
