@@ -239,9 +239,13 @@ fn run(shared: &Shared, target: Target) {
         } || (stop && cur.needs_sync());
         if fsync_now {
             cur.sync(aof, stop);
-            aof.durable.store(aof.written(), Ordering::Release);
-        } else if policy == AppendFsync::No {
-            // Nothing waits for an fsync under `no`.
+        }
+        // Whenever the current file holds nothing unsynced, everything written is
+        // durable: a file the writer left for a rewrite's new one was synced first. (Set
+        // only after an fsync of the current file, this missed the round in which a
+        // switch took the last bytes: replies then waited for the next write.) Nothing
+        // waits for an fsync under `no`.
+        if !cur.needs_sync() || policy == AppendFsync::No {
             aof.durable.store(aof.written(), Ordering::Release);
         }
         let finished = stop && aof.buffered() == 0;
