@@ -406,13 +406,7 @@ impl<'a> Loader<'a> {
             if damage != Damage::Cut {
                 return Ok(());
             }
-            let f = OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map_err(|e| io_err("Can't open", path, e))?;
-            f.set_len(valid_up_to)
-                .map_err(|e| io_err("Error truncating the AOF file", path, e))?;
-            f.sync_all().map_err(|e| io_err("Can't sync", path, e))?;
+            cut(path, valid_up_to)?;
             crate::log::notice(&format!(
                 "Removed {} bytes of preallocated space after the last command of {name}",
                 file_len - valid_up_to
@@ -448,13 +442,7 @@ impl<'a> Loader<'a> {
         crate::log::warning(&format!(
             "!!! Truncating the AOF {name} at offset {valid_up_to} !!!"
         ));
-        let f = OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map_err(|e| io_err("Can't open", path, e))?;
-        f.set_len(valid_up_to)
-            .map_err(|e| io_err("Error truncating the AOF file", path, e))?;
-        f.sync_all().map_err(|e| io_err("Can't sync", path, e))?;
+        cut(path, valid_up_to)?;
         crate::log::warning(&format!(
             "AOF {name} loaded anyway because aof-load-truncated is enabled"
         ));
@@ -494,6 +482,17 @@ impl<'a> Loader<'a> {
             self.client.blocked = false;
         }
     }
+}
+
+/// Cuts a log file back to `len` bytes and makes that durable.
+fn cut(path: &Path, len: u64) -> Result<(), LoadError> {
+    let f = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| io_err("Can't open", path, e))?;
+    f.set_len(len)
+        .map_err(|e| io_err("Error truncating the AOF file", path, e))?;
+    f.sync_all().map_err(|e| io_err("Can't sync", path, e))
 }
 
 fn bad_format(name: &str, offset: u64) -> LoadError {

@@ -339,6 +339,11 @@ fn command_offsets(data: &[u8]) -> Vec<usize> {
     out
 }
 
+/// The text of INFO persistence.
+fn info_persistence(c: &mut RawConn) -> String {
+    String::from_utf8_lossy(&bytes(&r(c, &["INFO", "persistence"]))).into_owned()
+}
+
 /// A field of an INFO reply, e.g. `aof_enabled`.
 fn info_field(info: &str, name: &str) -> Option<String> {
     info.lines()
@@ -1053,7 +1058,7 @@ fn a_failing_disk_refuses_writes_keeps_reads_and_recovers() {
         return;
     }
     ok(&mut c, &["SET", "before", "1"]);
-    let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+    let info = info_persistence(&mut c);
     let size = info_field(&info, "aof_current_size").expect("aof_current_size");
     let pid = p.server().pid();
     prlimit_fsize(pid, &size);
@@ -1071,14 +1076,14 @@ fn a_failing_disk_refuses_writes_keeps_reads_and_recovers() {
         reply.starts_with(b"-MISCONF Errors writing to the AOF file: File too large")
     }));
     assert_eq!(bytes(&r(&mut c, &["GET", "before"])), b"1");
-    let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+    let info = info_persistence(&mut c);
     assert_eq!(info_field(&info, "aof_last_write_status").as_deref(), Some("err"));
 
     // The disk recovers: the held write is acknowledged, new writes succeed.
     prlimit_fsize(pid, "unlimited");
     assert_bytes!(w.read_reply(), b"+OK\r\n");
     assert!(wait_until(Duration::from_secs(5), || c.cmd(&["SET", "after", "1"]) == b"+OK\r\n"));
-    let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+    let info = info_persistence(&mut c);
     assert_eq!(info_field(&info, "aof_last_write_status").as_deref(), Some("ok"));
 
     // And all of it survives a crash.
@@ -1156,7 +1161,7 @@ fn a_slow_disk_pauses_clients_that_outrun_it() {
     let mut most = 0u64;
     let deadline = Instant::now() + Duration::from_secs(3);
     while Instant::now() < deadline {
-        let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+        let info = info_persistence(&mut c);
         let tail: u64 = info_field(&info, "aof_buffer_length").and_then(|v| v.parse().ok()).unwrap_or(0);
         most = most.max(tail);
         std::thread::sleep(Duration::from_millis(20));

@@ -23,13 +23,13 @@ fn save_then_restart_restores_every_type() {
     let last = int(&mut c, &["LASTSAVE"]);
     ok(&mut c, &["SAVE"]);
     assert!(int(&mut c, &["LASTSAVE"]) >= last);
-    let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+    let info = info_persistence(&mut c);
     assert_eq!(info_field(&info, "rdb_changes_since_last_save").as_deref(), Some("0"));
     assert_eq!(info_field(&info, "rdb_last_bgsave_status").as_deref(), Some("ok"));
     assert!(p.dir.path().join("dump.rdb").exists());
     // Writes after the SAVE are not in the file.
     ok(&mut c, &["SET", "after-save", "1"]);
-    let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+    let info = info_persistence(&mut c);
     assert_eq!(info_field(&info, "rdb_changes_since_last_save").as_deref(), Some("1"));
     p.crash_and_restart();
     let mut c = p.conn();
@@ -154,7 +154,7 @@ fn dump_files_move_between_redis_and_basalt() {
 
 fn wait_no_bgsave(c: &mut RawConn) {
     let done = wait_until(Duration::from_secs(20), || {
-        let info = String::from_utf8_lossy(&bytes(&r(c, &["INFO", "persistence"]))).into_owned();
+        let info = info_persistence(c);
         info_field(&info, "rdb_bgsave_in_progress").as_deref() == Some("0")
     });
     assert!(done, "background save still running after 20 s");
@@ -179,7 +179,7 @@ fn bgsave_is_a_point_in_time_while_writes_go_on() {
     ok(&mut c, &["FLUSHDB"]);
     int(&mut c, &["RPUSH", "list", "d"]);
     wait_no_bgsave(&mut c);
-    let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+    let info = info_persistence(&mut c);
     assert_eq!(info_field(&info, "rdb_last_bgsave_status").as_deref(), Some("ok"));
 
     p.crash_and_restart();
@@ -199,7 +199,7 @@ fn save_rules_start_background_saves() {
     let mut c = p.conn();
     ok(&mut c, &["SET", "k", "v"]);
     let saved = wait_until(Duration::from_secs(10), || {
-        let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+        let info = info_persistence(&mut c);
         info_field(&info, "rdb_changes_since_last_save").as_deref() == Some("0")
             && info_field(&info, "rdb_bgsave_in_progress").as_deref() == Some("0")
     });
@@ -214,7 +214,7 @@ fn save_rules_start_background_saves() {
 fn wait_no_rewrite(c: &mut RawConn) -> String {
     let mut last = String::new();
     let done = wait_until(Duration::from_secs(20), || {
-        last = String::from_utf8_lossy(&bytes(&r(c, &["INFO", "persistence"]))).into_owned();
+        last = info_persistence(c);
         info_field(&last, "aof_rewrite_in_progress").as_deref() == Some("0")
             && info_field(&last, "aof_rewrite_scheduled").as_deref() == Some("0")
     });
@@ -293,7 +293,7 @@ fn the_log_rewrites_itself_when_it_grows() {
         assert_bytes!(c.read_reply(), b"+OK\r\n");
     }
     let rewritten = wait_until(Duration::from_secs(15), || {
-        let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+        let info = info_persistence(&mut c);
         info_field(&info, "aof_rewrites").is_some_and(|n| n != "0")
             && info_field(&info, "aof_rewrite_in_progress").as_deref() == Some("0")
     });
@@ -318,7 +318,7 @@ fn snapshot_commands_inside_transactions() {
     assert_bytes!(c.cmd(&["BGSAVE"]), b"+QUEUED\r\n");
     assert_bytes!(c.cmd(&["EXEC"]), b"*2\r\n+OK\r\n+Background saving scheduled\r\n");
     let saved = wait_until(Duration::from_secs(10), || {
-        let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+        let info = info_persistence(&mut c);
         info_field(&info, "rdb_saves").is_some_and(|n| n != "0")
     });
     assert!(saved, "the scheduled BGSAVE never ran");
@@ -335,7 +335,7 @@ fn snapshot_commands_inside_transactions() {
         b"*2\r\n+OK\r\n+Background append only file rewriting scheduled\r\n"
     );
     let rewritten = wait_until(Duration::from_secs(10), || {
-        let info = String::from_utf8_lossy(&bytes(&r(&mut c, &["INFO", "persistence"]))).into_owned();
+        let info = info_persistence(&mut c);
         info_field(&info, "aof_rewrites").is_some_and(|n| n != "0")
     });
     assert!(rewritten, "the scheduled rewrite never ran");
