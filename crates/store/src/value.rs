@@ -107,7 +107,8 @@ impl ValueType {
             ValueType::Hash,
             ValueType::Stream,
         ];
-        all.into_iter().find(|t| t.name().as_bytes().eq_ignore_ascii_case(name))
+        all.into_iter()
+            .find(|t| t.name().as_bytes().eq_ignore_ascii_case(name))
     }
 }
 
@@ -120,4 +121,3 @@ impl crate::entry::ValueRef<'_> {
         }
     }
 }
-

@@ -30,7 +30,9 @@ pub fn parse(s: &[u8]) -> Option<Decimal> {
     while let Some(&c) = rest.first() {
         match c {
             b'0'..=b'9' => {
-                mantissa = mantissa.checked_mul(10)?.checked_add(i128::from(c - b'0'))?;
+                mantissa = mantissa
+                    .checked_mul(10)?
+                    .checked_add(i128::from(c - b'0'))?;
                 digits += 1;
                 if seen_dot {
                     frac_digits += 1;
@@ -61,7 +63,10 @@ pub fn parse(s: &[u8]) -> Option<Decimal> {
         let v: i32 = std::str::from_utf8(edigits).ok()?.parse().ok()?;
         exp = if eneg { -v } else { v };
     }
-    Some(Decimal { mantissa: if neg { -mantissa } else { mantissa }, exp: exp - frac_digits })
+    Some(Decimal {
+        mantissa: if neg { -mantissa } else { mantissa },
+        exp: exp - frac_digits,
+    })
 }
 
 fn pow10(n: u32) -> Option<i128> {
@@ -71,8 +76,14 @@ fn pow10(n: u32) -> Option<i128> {
 /// The exact sum, or None when it does not fit.
 pub fn add(a: Decimal, b: Decimal) -> Option<Decimal> {
     let exp = a.exp.min(b.exp);
-    let scale = |d: Decimal| d.mantissa.checked_mul(pow10(u32::try_from(d.exp - exp).ok()?)?);
-    Some(Decimal { mantissa: scale(a)?.checked_add(scale(b)?)?, exp })
+    let scale = |d: Decimal| {
+        d.mantissa
+            .checked_mul(pow10(u32::try_from(d.exp - exp).ok()?)?)
+    };
+    Some(Decimal {
+        mantissa: scale(a)?.checked_add(scale(b)?)?,
+        exp,
+    })
 }
 
 /// Formats as `%.17Lf` with trailing zeros (and a trailing '.') removed. None when the
@@ -149,7 +160,11 @@ mod tests {
             ("0", "5e-17", "0.00000000000000005"),
             ("123456789", "0.000000001", "123456789.000000001"),
         ] {
-            assert_eq!(add_text(a.as_bytes(), b.as_bytes()).as_deref(), Some(want), "{a} + {b}");
+            assert_eq!(
+                add_text(a.as_bytes(), b.as_bytes()).as_deref(),
+                Some(want),
+                "{a} + {b}"
+            );
         }
     }
 
@@ -160,6 +175,12 @@ mod tests {
         assert_eq!(parse(b"1e"), None);
         assert_eq!(parse(b"."), None);
         assert_eq!(add_text(b"1e300", b"1e-300"), None);
-        assert_eq!(parse(b"1.5e2"), Some(Decimal { mantissa: 15, exp: 1 }));
+        assert_eq!(
+            parse(b"1.5e2"),
+            Some(Decimal {
+                mantissa: 15,
+                exp: 1
+            })
+        );
     }
 }

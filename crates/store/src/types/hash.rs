@@ -16,7 +16,10 @@ pub struct HashLimits {
 
 impl Default for HashLimits {
     fn default() -> HashLimits {
-        HashLimits { max_listpack_entries: 512, max_listpack_value: 64 }
+        HashLimits {
+            max_listpack_entries: 512,
+            max_listpack_value: 64,
+        }
     }
 }
 
@@ -108,7 +111,8 @@ impl Hash {
     /// Sets a field; true when the field is new.
     pub fn set(&mut self, field: &[u8], value: &[u8], limits: HashLimits) -> bool {
         if let Hash::Packed(p) = self {
-            let fits = field.len() <= limits.max_listpack_value && value.len() <= limits.max_listpack_value;
+            let fits = field.len() <= limits.max_listpack_value
+                && value.len() <= limits.max_listpack_value;
             if fits {
                 if let Some(at) = Self::packed_find(p, field) {
                     if let Some((vat, _)) = p.next_after(at) {
@@ -173,7 +177,10 @@ mod tests {
 
     #[test]
     fn packed_until_a_limit_then_table() {
-        let limits = HashLimits { max_listpack_entries: 3, max_listpack_value: 8 };
+        let limits = HashLimits {
+            max_listpack_entries: 3,
+            max_listpack_value: 8,
+        };
         let mut h = Hash::new();
         assert!(h.set(b"a", b"1", limits));
         assert!(h.set(b"b", b"2", limits));

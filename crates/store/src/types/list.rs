@@ -149,7 +149,10 @@ impl List {
     /// than walking the elements before it).
     pub fn iter_from(&self, start: usize) -> impl Iterator<Item = &[u8]> {
         let (ci, i) = self.locate(start).unwrap_or((self.chunks.len(), 0));
-        self.chunks.range(ci..).enumerate().flat_map(move |(k, c)| c.items().skip(if k == 0 { i } else { 0 }))
+        self.chunks
+            .range(ci..)
+            .enumerate()
+            .flat_map(move |(k, c)| c.items().skip(if k == 0 { i } else { 0 }))
     }
 
     /// The element at a position.
@@ -160,8 +163,12 @@ impl List {
 
     /// Replaces the element at a position; false when out of range.
     pub fn set(&mut self, pos: usize, item: &[u8]) -> bool {
-        let Some((ci, i)) = self.locate(pos) else { return false };
-        let Some((at, _)) = self.chunks[ci].iter().nth(i) else { return false };
+        let Some((ci, i)) = self.locate(pos) else {
+            return false;
+        };
+        let Some((at, _)) = self.chunks[ci].iter().nth(i) else {
+            return false;
+        };
         self.chunks[ci].replace_at(at, item);
         true
     }
@@ -172,7 +179,9 @@ impl List {
             self.push(End::Tail, item);
             return;
         }
-        let Some((ci, i)) = self.locate(pos) else { return };
+        let Some((ci, i)) = self.locate(pos) else {
+            return;
+        };
         let c = &mut self.chunks[ci];
         let at = c.iter().nth(i).map_or(c.byte_len(), |(at, _)| at);
         c.insert_at(at, item);
@@ -184,7 +193,11 @@ impl List {
             let mut first = Packed::new();
             let mut second = Packed::new();
             for (k, it) in items.iter().enumerate() {
-                if k < half { first.push(it) } else { second.push(it) }
+                if k < half {
+                    first.push(it)
+                } else {
+                    second.push(it)
+                }
             }
             self.chunks[ci] = first;
             self.chunks.insert(ci + 1, second);
@@ -198,8 +211,12 @@ impl List {
 
     /// Keeps only the elements for which `keep` is true (LREM, LTRIM), in order.
     pub fn retain(&mut self, mut keep: impl FnMut(usize, &[u8]) -> bool) {
-        let kept: Vec<Vec<u8>> =
-            self.iter().enumerate().filter(|(i, it)| keep(*i, it)).map(|(_, it)| it.to_vec()).collect();
+        let kept: Vec<Vec<u8>> = self
+            .iter()
+            .enumerate()
+            .filter(|(i, it)| keep(*i, it))
+            .map(|(_, it)| it.to_vec())
+            .collect();
         *self = List::from_items(kept.iter().map(Vec::as_slice));
     }
 
@@ -270,12 +287,26 @@ mod tests {
             assert_eq!(l.len(), model.len());
         }
         assert!(l.iter().eq(model.iter().map(Vec::as_slice)));
-        for p in [0, 1, model.len() / 2, model.len().saturating_sub(2), model.len().saturating_sub(1)] {
+        for p in [
+            0,
+            1,
+            model.len() / 2,
+            model.len().saturating_sub(2),
+            model.len().saturating_sub(1),
+        ] {
             assert_eq!(l.get(p), model.get(p).map(Vec::as_slice));
-            assert!(l.iter_from(p).eq(model.iter().skip(p).map(Vec::as_slice)), "iter_from({p})");
+            assert!(
+                l.iter_from(p).eq(model.iter().skip(p).map(Vec::as_slice)),
+                "iter_from({p})"
+            );
         }
         l.retain(|i, _| i % 2 == 0);
-        let kept: Vec<&[u8]> = model.iter().enumerate().filter(|(i, _)| i % 2 == 0).map(|(_, v)| v.as_slice()).collect();
+        let kept: Vec<&[u8]> = model
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 0)
+            .map(|(_, v)| v.as_slice())
+            .collect();
         assert!(l.iter().eq(kept.into_iter()));
     }
 }

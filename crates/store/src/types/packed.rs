@@ -82,7 +82,10 @@ impl Packed {
 
     /// Items in order, each with its byte offset (for `remove_at` / `replace_at`).
     pub fn iter(&self) -> Iter<'_> {
-        Iter { buf: &self.buf, at: 0 }
+        Iter {
+            buf: &self.buf,
+            at: 0,
+        }
     }
 
     /// Items in order.
@@ -127,7 +130,8 @@ impl Packed {
         let mut encoded = Vec::with_capacity(varint_len(item.len()) + item.len());
         put_varint(&mut encoded, item.len());
         encoded.extend_from_slice(item);
-        self.buf.reserve_exact(encoded.len().saturating_sub(next - at));
+        self.buf
+            .reserve_exact(encoded.len().saturating_sub(next - at));
         self.buf.splice(at..next, encoded);
     }
 
@@ -165,7 +169,10 @@ mod tests {
         let (at, _) = p.iter().nth(2).expect("third");
         p.replace_at(at, b"short");
         let (at, _) = p.iter().nth(0).expect("first");
-        assert_eq!(p.next_after(at).map(|(_, i)| i.to_vec()), Some(b"".to_vec()));
+        assert_eq!(
+            p.next_after(at).map(|(_, i)| i.to_vec()),
+            Some(b"".to_vec())
+        );
         p.remove_at(at);
         let items: Vec<&[u8]> = p.items().collect();
         assert_eq!(items, vec![&b""[..], b"short", b"bc"]);

@@ -110,7 +110,10 @@ impl Set {
     /// All members as owned byte strings (ints formatted), in the set's order.
     pub fn members(&self) -> Vec<Vec<u8>> {
         match self {
-            Set::Ints(v) => v.iter().map(|n| itoa::Buffer::new().format(*n).as_bytes().to_vec()).collect(),
+            Set::Ints(v) => v
+                .iter()
+                .map(|n| itoa::Buffer::new().format(*n).as_bytes().to_vec())
+                .collect(),
             Set::Table(t) => t.iter().map(|m| m.to_vec()).collect(),
         }
     }
@@ -118,7 +121,9 @@ impl Set {
     /// The member at position `i` of the set's iteration order (random picks).
     pub fn nth(&self, i: usize) -> Option<Vec<u8>> {
         match self {
-            Set::Ints(v) => v.get(i).map(|n| itoa::Buffer::new().format(*n).as_bytes().to_vec()),
+            Set::Ints(v) => v
+                .get(i)
+                .map(|n| itoa::Buffer::new().format(*n).as_bytes().to_vec()),
             Set::Table(t) => t.iter().nth(i).map(|m| m.to_vec()),
         }
     }

@@ -23,7 +23,10 @@ pub struct ZLimits {
 
 impl Default for ZLimits {
     fn default() -> ZLimits {
-        ZLimits { max_listpack_entries: 128, max_listpack_value: 64 }
+        ZLimits {
+            max_listpack_entries: 128,
+            max_listpack_value: 64,
+        }
     }
 }
 
@@ -32,7 +35,9 @@ const CHUNK: usize = 256;
 type Item = (f64, Box<[u8]>);
 
 fn cmp(a: (f64, &[u8]), b: (f64, &[u8])) -> Ordering {
-    a.0.partial_cmp(&b.0).unwrap_or(Ordering::Equal).then_with(|| a.1.cmp(b.1))
+    a.0.partial_cmp(&b.0)
+        .unwrap_or(Ordering::Equal)
+        .then_with(|| a.1.cmp(b.1))
 }
 
 /// (score, member) pairs in order, in chunks.
@@ -46,7 +51,8 @@ impl Chunks {
     /// Chunk index for `key`: the first chunk whose last item is >= key (or the last).
     fn chunk_for(&self, key: (f64, &[u8])) -> usize {
         let i = self.chunks.partition_point(|c| {
-            c.last().is_some_and(|(s, m)| cmp((*s, m), key) == Ordering::Less)
+            c.last()
+                .is_some_and(|(s, m)| cmp((*s, m), key) == Ordering::Less)
         });
         i.min(self.chunks.len().saturating_sub(1))
     }
@@ -109,7 +115,11 @@ impl Chunks {
 
     /// Items with ranks in [start, end] (inclusive), ascending.
     fn range(&self, start: usize, end: usize) -> impl Iterator<Item = &Item> {
-        self.chunks.iter().flatten().skip(start).take((end + 1).saturating_sub(start))
+        self.chunks
+            .iter()
+            .flatten()
+            .skip(start)
+            .take((end + 1).saturating_sub(start))
     }
 }
 
@@ -162,7 +172,8 @@ pub enum LexBound {
 fn encode_score(s: f64) -> Vec<u8> {
     // Integral scores in +/-2^53 are stored exactly as integers; -0.0 keeps its sign by
     // taking the float form.
-    if s.fract() == 0.0 && s.abs() < 9_007_199_254_740_992.0 && !(s == 0.0 && s.is_sign_negative()) {
+    if s.fract() == 0.0 && s.abs() < 9_007_199_254_740_992.0 && !(s == 0.0 && s.is_sign_negative())
+    {
         let n = s as i64;
         let mut z = ((n << 1) ^ (n >> 63)) as u64;
         let mut out = vec![0u8];
@@ -232,7 +243,10 @@ impl ZSet {
 
     pub fn score(&self, member: &[u8]) -> Option<f64> {
         match self {
-            ZSet::Packed(p) => packed_items(p).into_iter().find(|(_, m, _)| *m == member).map(|(s, _, _)| s),
+            ZSet::Packed(p) => packed_items(p)
+                .into_iter()
+                .find(|(_, m, _)| *m == member)
+                .map(|(s, _, _)| s),
             ZSet::Large(l) => l.scores.get(member).copied(),
         }
     }
@@ -262,7 +276,8 @@ impl ZSet {
             self.remove(member);
         }
         if let ZSet::Packed(p) = self {
-            let too_big = p.len() / 2 + 1 > limits.max_listpack_entries || member.len() > limits.max_listpack_value;
+            let too_big = p.len() / 2 + 1 > limits.max_listpack_entries
+                || member.len() > limits.max_listpack_value;
             if !too_big {
                 let at = packed_items(p)
                     .into_iter()
@@ -286,7 +301,11 @@ impl ZSet {
     pub fn remove(&mut self, member: &[u8]) -> bool {
         match self {
             ZSet::Packed(p) => {
-                let Some(at) = packed_items(p).into_iter().find(|(_, m, _)| *m == member).map(|(_, _, at)| at) else {
+                let Some(at) = packed_items(p)
+                    .into_iter()
+                    .find(|(_, m, _)| *m == member)
+                    .map(|(_, _, at)| at)
+                else {
                     return false;
                 };
                 p.remove_at(at);
@@ -294,7 +313,9 @@ impl ZSet {
                 true
             }
             ZSet::Large(l) => {
-                let Some(score) = l.scores.remove(member) else { return false };
+                let Some(score) = l.scores.remove(member) else {
+                    return false;
+                };
                 l.order.remove(score, member);
                 true
             }
@@ -346,14 +367,30 @@ impl ZSet {
                 .take((end + 1).saturating_sub(start))
                 .map(|(s, m, _)| (s, m.to_vec()))
                 .collect(),
-            ZSet::Large(l) => l.order.range(start, end).map(|(s, m)| (*s, m.to_vec())).collect(),
+            ZSet::Large(l) => l
+                .order
+                .range(start, end)
+                .map(|(s, m)| (*s, m.to_vec()))
+                .collect(),
         }
     }
 
     /// Ascending ranks [first, last) of members whose scores lie within the bounds.
     pub fn score_ranks(&self, min: ScoreBound, max: ScoreBound) -> (usize, usize) {
-        let first = self.partition_point(|s, _| if min.exclusive { s <= min.value } else { s < min.value });
-        let last = self.partition_point(|s, _| if max.exclusive { s < max.value } else { s <= max.value });
+        let first = self.partition_point(|s, _| {
+            if min.exclusive {
+                s <= min.value
+            } else {
+                s < min.value
+            }
+        });
+        let last = self.partition_point(|s, _| {
+            if max.exclusive {
+                s < max.value
+            } else {
+                s <= max.value
+            }
+        });
         (first, last.max(first))
     }
 
@@ -379,8 +416,18 @@ impl ZSet {
         match self {
             ZSet::Packed(p) => p.heap_size(),
             ZSet::Large(l) => {
-                let items = l.order.chunks.iter().map(|c| c.capacity() * 24).sum::<usize>()
-                    + l.order.chunks.iter().flatten().map(|(_, m)| m.len()).sum::<usize>();
+                let items = l
+                    .order
+                    .chunks
+                    .iter()
+                    .map(|c| c.capacity() * 24)
+                    .sum::<usize>()
+                    + l.order
+                        .chunks
+                        .iter()
+                        .flatten()
+                        .map(|(_, m)| m.len())
+                        .sum::<usize>();
                 items + l.scores.capacity() * 33
             }
         }
@@ -399,12 +446,30 @@ mod tests {
         assert!(z.insert(b"a", 1.0, l));
         assert!(z.insert(b"c", 2.0, l));
         assert!(!z.insert(b"a", 3.0, l));
-        assert_eq!(z.range(0, 10).into_iter().map(|(_, m)| m).collect::<Vec<_>>(), vec![b"b".to_vec(), b"c".to_vec(), b"a".to_vec()]);
+        assert_eq!(
+            z.range(0, 10)
+                .into_iter()
+                .map(|(_, m)| m)
+                .collect::<Vec<_>>(),
+            vec![b"b".to_vec(), b"c".to_vec(), b"a".to_vec()]
+        );
         assert_eq!(z.rank(b"a"), Some(2));
         assert_eq!(z.score(b"c"), Some(2.0));
-        let incl = |v| ScoreBound { value: v, exclusive: false };
+        let incl = |v| ScoreBound {
+            value: v,
+            exclusive: false,
+        };
         assert_eq!(z.score_ranks(incl(2.0), incl(2.0)), (0, 2));
-        assert_eq!(z.score_ranks(ScoreBound { value: 2.0, exclusive: true }, incl(f64::INFINITY)), (2, 3));
+        assert_eq!(
+            z.score_ranks(
+                ScoreBound {
+                    value: 2.0,
+                    exclusive: true
+                },
+                incl(f64::INFINITY)
+            ),
+            (2, 3)
+        );
         assert!(z.remove(b"b"));
         assert_eq!(z.len(), 2);
         assert_eq!(z.encoding(), "listpack");
@@ -416,13 +481,17 @@ mod tests {
         let l = ZLimits::default();
         let mut rng = 12345u64;
         for i in 0..5000u64 {
-            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             z.insert(format!("m{i}").as_bytes(), (rng >> 40) as f64, l);
         }
         assert_eq!(z.encoding(), "skiplist");
         assert_eq!(z.len(), 5000);
         let all = z.range(0, 4999);
-        assert!(all.windows(2).all(|w| cmp((w[0].0, &w[0].1), (w[1].0, &w[1].1)) == Ordering::Less));
+        assert!(all
+            .windows(2)
+            .all(|w| cmp((w[0].0, &w[0].1), (w[1].0, &w[1].1)) == Ordering::Less));
         for r in [0, 1, 255, 256, 2500, 4999] {
             let (_, m) = z.at(r).expect("rank exists");
             let m = m.to_vec();
@@ -437,7 +506,19 @@ mod tests {
 
     #[test]
     fn packed_scores_round_trip() {
-        for s in [0.0, -0.0, 1.0, -1.0, 1e6, 1.5, -2.25, 9.0e15, 1e300, f64::INFINITY, f64::NEG_INFINITY] {
+        for s in [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            1e6,
+            1.5,
+            -2.25,
+            9.0e15,
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
             let d = decode_score(&encode_score(s));
             assert_eq!(d, s);
             assert_eq!(d.is_sign_negative(), s.is_sign_negative(), "{s}");
@@ -451,8 +532,17 @@ mod tests {
         for m in [b"a", b"b", b"c", b"d"] {
             z.insert(m, 0.0, ZLimits::default());
         }
-        assert_eq!(z.lex_ranks(&LexBound::Inclusive(b"b".to_vec()), &LexBound::Exclusive(b"d".to_vec())), (1, 3));
+        assert_eq!(
+            z.lex_ranks(
+                &LexBound::Inclusive(b"b".to_vec()),
+                &LexBound::Exclusive(b"d".to_vec())
+            ),
+            (1, 3)
+        );
         assert_eq!(z.lex_ranks(&LexBound::Min, &LexBound::Max), (0, 4));
-        assert_eq!(z.lex_ranks(&LexBound::Exclusive(b"d".to_vec()), &LexBound::Max), (4, 4));
+        assert_eq!(
+            z.lex_ranks(&LexBound::Exclusive(b"d".to_vec()), &LexBound::Max),
+            (4, 4)
+        );
     }
 }
