@@ -9,13 +9,12 @@
 //! so a crash leaves the old file or the new one, never half of one.
 //!
 //! BGSAVE (and the `save <seconds> <changes>` rules) take a point-in-time capture
-//! without fork: under every loop's gate (an instant), `Keyspace::begin_capture` marks
-//! all shards; a command that reaches an uncaptured shard first encodes that shard as it
-//! was, and the snapshot thread (`run_saver`) writes the shards out in order. No memory
-//! doubling from copy-on-write pages and no fork pause; the extra memory is the shards
-//! that commands reached before the snapshot thread did (see `store::db`).
-//!
-//! Not built yet (issue 5): an RDB base for the append-only log (BGREWRITEAOF).
+//! without fork: under every loop's gate (an instant), `Keyspace::begin_capture` starts
+//! it in every shard; a command about to change an entry the capture does not have yet
+//! first encodes that one entry as it was, and the snapshot thread (`run_saver`) walks
+//! the shards in order, a few entries per lock hold. No memory doubling from
+//! copy-on-write pages and no fork pause; the extra memory is the entries changed ahead
+//! of the walk (see `store::capture`). The log rewrite's RDB base is the same capture.
 
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -295,18 +294,6 @@ pub fn save_and_reload(shared: &Shared) -> Result<(), String> {
     Ok(())
 }
 
-/// Encodes a shard's entries live at `at_ms` in RDB form (the capture's encoder).
-fn encode_shard(shard: &store::Shard, at_ms: i64, out: &mut Vec<u8>) {
-    // Compression settings are read per capture by the writer; fragments use the
-    // defaults Redis writes with (LZF on): a fragment is only ever spliced into a file.
-    let mut w = store::rdb::RdbWriter::fragment(out, true);
-    shard.for_each_live(at_ms, |e| {
-        // Writing into a Vec cannot fail.
-        let _ = w.entry(e);
-    });
-    let _ = w.finish_fragment();
-}
-
 /// Begins a background save: takes every loop's gate for an instant (the caller must
 /// not hold its own) and starts the capture. Err with Redis's text if one runs.
 pub fn begin_bgsave(shared: &Shared, gates_held: bool) -> Result<(), &'static str> {
@@ -331,7 +318,7 @@ pub fn begin_capture_locked(shared: &Shared, job: Job) {
     snap.bg_started_ms.store(now_ms, Ordering::Relaxed);
     snap.writes_at_bg
         .store(shared.sum(|t| &t.writes), Ordering::Relaxed);
-    ks.begin_capture(now_ms, encode_shard);
+    ks.begin_capture(now_ms, shared.config.read().rdbcompression);
     let mut st = snap.state.lock();
     st.pending = Some(job);
     snap.wake.notify_all();

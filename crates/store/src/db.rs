@@ -11,22 +11,18 @@
 //! makes deadlock impossible; no lock is held across I/O. [`LockedShards`] enforces the
 //! order.
 //!
-//! Point-in-time capture (BGSAVE without fork): [`Keyspace::begin_capture`] marks every
-//! shard untouched; from then on, the first time anyone locks an untouched shard, its
-//! live entries are encoded (as they were when the capture began, since nothing could
-//! change them before that lock) into a side buffer before the caller gets the guard.
-//! The snapshot thread takes shards in order with [`Keyspace::capture_shard`], encoding
-//! untouched ones itself. Every shard is encoded exactly once, in its state at the
-//! start. Cost when no capture runs: one relaxed atomic load per lock. Extra memory
-//! during a capture: the encoded shards that commands reached before the snapshot
-//! thread did (at worst the whole dataset in RDB form, under writes spread over all
-//! shards).
+//! Point-in-time capture (BGSAVE without fork): [`Keyspace::begin_capture`] starts one
+//! in every shard, [`Keyspace::capture_shard`] is the snapshot thread's walk of one
+//! shard, [`Keyspace::end_capture`] ends it; the scheme (entry grain: a write keeps the
+//! old state of the one entry it changes) is in `capture.rs` and `shard.rs`.
 
 use std::hash::BuildHasher;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use parking_lot::{Mutex, MutexGuard};
 
+use crate::capture::{CaptureSpec, WALK_BUDGET};
 use crate::clock::Clock;
 use crate::shard::{KeyHasher, Shard, ShardStats};
 
@@ -44,18 +40,10 @@ pub struct Keyspace {
     capture: Capture,
 }
 
-/// Encodes a shard's entries that are live at a time into a buffer (the RDB encoder).
-pub type ShardEncoder = fn(&Shard, i64, &mut Vec<u8>);
-
-/// The state of a point-in-time capture (see the module header).
+/// The running point-in-time capture, if any (see the module header).
 struct Capture {
     active: AtomicBool,
-    /// Per shard (db * shards + shard): not yet encoded by this capture.
-    untouched: Box<[AtomicBool]>,
-    /// Shards encoded because a command reached them first.
-    early: Mutex<Vec<Option<Vec<u8>>>>,
-    at_ms: AtomicI64,
-    encoder: Mutex<Option<ShardEncoder>>,
+    spec: Mutex<Option<Arc<CaptureSpec>>>,
 }
 
 impl Keyspace {
@@ -65,17 +53,23 @@ impl Keyspace {
         let shards = shards.max(1).next_power_of_two();
         let hasher = KeyHasher::default();
         let dbs: Box<[Db]> = (0..databases.max(1))
-            .map(|_| Db { shards: (0..shards).map(|_| Mutex::new(Shard::new(hasher))).collect() })
+            .map(|_| Db {
+                shards: (0..shards)
+                    .map(|_| Mutex::new(Shard::new(hasher)))
+                    .collect(),
+            })
             .collect();
-        let total = dbs.len() * shards;
         let capture = Capture {
             active: AtomicBool::new(false),
-            untouched: (0..total).map(|_| AtomicBool::new(false)).collect(),
-            early: Mutex::new(vec![None; total]),
-            at_ms: AtomicI64::new(0),
-            encoder: Mutex::new(None),
+            spec: Mutex::new(None),
         };
-        Keyspace { dbs, hasher, shard_mask: shards as u64 - 1, clock, capture }
+        Keyspace {
+            dbs,
+            hasher,
+            shard_mask: shards as u64 - 1,
+            clock,
+            capture,
+        }
     }
 
     pub fn clock(&self) -> &Clock {
@@ -106,75 +100,65 @@ impl Keyspace {
         ((hash >> 40) & self.shard_mask) as usize
     }
 
-    /// Locks one shard of one database. During a capture, the first lock of a shard
-    /// encodes it for the capture before the caller can change it.
+    /// Locks one shard of one database.
     pub fn lock(&self, db: usize, shard: usize) -> MutexGuard<'_, Shard> {
-        let guard = self.dbs[db].shards[shard].lock();
-        if self.capture.active.load(Ordering::Acquire) {
-            self.capture_early(db, shard, &guard);
-        }
-        guard
-    }
-
-    fn capture_early(&self, db: usize, shard: usize, s: &Shard) {
-        let i = db * self.shards_per_db() + shard;
-        if !self.capture.untouched[i].swap(false, Ordering::AcqRel) {
-            return;
-        }
-        let Some(encode) = *self.capture.encoder.lock() else { return };
-        let mut buf = Vec::new();
-        encode(s, self.capture.at_ms.load(Ordering::Acquire), &mut buf);
-        self.capture.early.lock()[i] = Some(buf);
+        self.dbs[db].shards[shard].lock()
     }
 
     /// Starts a point-in-time capture of every shard as of now (`at_ms` decides which
-    /// keys are live). The caller must make sure no command changes the keyspace while
-    /// this runs (the server holds every event loop's gate), and must end the capture
-    /// with [`end_capture`](Self::end_capture). Returns false if one is running.
-    pub fn begin_capture(&self, at_ms: i64, encoder: ShardEncoder) -> bool {
-        if self.capture.active.load(Ordering::Acquire) {
+    /// keys are live; `compress` is `rdbcompression`). The caller must make sure no
+    /// command changes the keyspace while this runs (the server holds every event
+    /// loop's gate), and must end the capture with [`end_capture`](Self::end_capture).
+    /// Returns false if one is running.
+    pub fn begin_capture(&self, at_ms: i64, compress: bool) -> bool {
+        if self.capture.active.swap(true, Ordering::AcqRel) {
             return false;
         }
-        *self.capture.encoder.lock() = Some(encoder);
-        self.capture.at_ms.store(at_ms, Ordering::Release);
-        for u in self.capture.untouched.iter() {
-            u.store(true, Ordering::Release);
+        let spec = CaptureSpec::new(at_ms, compress);
+        *self.capture.spec.lock() = Some(spec.clone());
+        for db in self.dbs.iter() {
+            for s in db.shards.iter() {
+                s.lock().capture_begin(spec.clone());
+            }
         }
-        self.capture.active.store(true, Ordering::Release);
         true
     }
 
-    /// The captured state of one shard, appended to `out`: encoded now if no command
-    /// reached it yet, else the bytes encoded then (and freed here).
+    /// The snapshot thread's part for one shard: walks it a few bucket positions per
+    /// lock hold, appending to `out` its entries as they were when the capture began.
     pub fn capture_shard(&self, db: usize, shard: usize, out: &mut Vec<u8>) {
-        let i = db * self.shards_per_db() + shard;
-        let guard = self.dbs[db].shards[shard].lock();
-        if self.capture.untouched[i].swap(false, Ordering::AcqRel) {
-            if let Some(encode) = *self.capture.encoder.lock() {
-                encode(&guard, self.capture.at_ms.load(Ordering::Acquire), out);
+        loop {
+            let mut guard = self.lock(db, shard);
+            if guard.capture_step(WALK_BUDGET, out) {
+                return;
             }
-            return;
-        }
-        drop(guard);
-        if let Some(bytes) = self.capture.early.lock()[i].take() {
-            out.extend_from_slice(&bytes);
+            // Fair: a command waiting for this shard gets it before the next step.
+            MutexGuard::unlock_fair(guard);
         }
     }
 
-    /// Bytes held for shards encoded early and not yet taken (INFO current_cow_size).
+    /// Bytes held as before-images of entries changed ahead of the snapshot thread
+    /// (INFO's current_cow_size).
     pub fn capture_pending_bytes(&self) -> usize {
-        self.capture.early.lock().iter().flatten().map(Vec::len).sum()
+        self.capture
+            .spec
+            .lock()
+            .as_ref()
+            .map_or(0, |s| s.pending_bytes())
     }
 
     /// Ends the capture (completed or abandoned) and frees what it still held.
     pub fn end_capture(&self) {
+        if !self.capture.active.load(Ordering::Acquire) {
+            return;
+        }
+        for db in self.dbs.iter() {
+            for s in db.shards.iter() {
+                s.lock().capture_abandon();
+            }
+        }
+        *self.capture.spec.lock() = None;
         self.capture.active.store(false, Ordering::Release);
-        for u in self.capture.untouched.iter() {
-            u.store(false, Ordering::Release);
-        }
-        for b in self.capture.early.lock().iter_mut() {
-            *b = None;
-        }
     }
 
     /// Hashes `key` and locks its shard in `db`. Returns the hash with the guard.
@@ -189,8 +173,10 @@ impl Keyspace {
         db: usize,
         keys: impl IntoIterator<Item = K>,
     ) -> LockedShards<'_> {
-        let mut wanted: Vec<(usize, usize)> =
-            keys.into_iter().map(|k| (db, self.shard_index(self.hash(k.as_ref())))).collect();
+        let mut wanted: Vec<(usize, usize)> = keys
+            .into_iter()
+            .map(|k| (db, self.shard_index(self.hash(k.as_ref()))))
+            .collect();
         self.lock_set(&mut wanted)
     }
 
@@ -198,8 +184,14 @@ impl Keyspace {
     pub fn lock_set(&self, wanted: &mut Vec<(usize, usize)>) -> LockedShards<'_> {
         wanted.sort_unstable();
         wanted.dedup();
-        let guards = wanted.iter().map(|&(db, s)| ((db, s), self.lock(db, s))).collect();
-        LockedShards { keyspace: self, guards }
+        let guards = wanted
+            .iter()
+            .map(|&(db, s)| ((db, s), self.lock(db, s)))
+            .collect();
+        LockedShards {
+            keyspace: self,
+            guards,
+        }
     }
 
     /// Locks every shard of the given databases, in ascending order.
@@ -211,8 +203,8 @@ impl Keyspace {
         self.lock_set(&mut wanted)
     }
 
-    /// Keys with an expiry in one shard. Reads only, so a running capture is not
-    /// triggered (the active expiry cycle asks this of every shard on every tick).
+    /// Keys with an expiry in one shard (the active expiry cycle asks this of every
+    /// shard on every tick).
     pub fn shard_volatile(&self, db: usize, shard: usize) -> usize {
         self.dbs[db].shards[shard].lock().volatile()
     }
@@ -244,8 +236,10 @@ impl Keyspace {
     /// Removes every key of `db`. Returns the removed tables so that the caller decides
     /// where to free them (inline for SYNC, another thread for ASYNC).
     pub fn flush_db(&self, db: usize) -> Vec<hashbrown::raw::RawTable<crate::entry::Entry>> {
-        // Through `lock`, so that a running capture keeps what is flushed.
-        (0..self.shards_per_db()).map(|s| self.lock(db, s).take_all()).collect()
+        // A running capture keeps what is flushed (`Shard::take_all`).
+        (0..self.shards_per_db())
+            .map(|s| self.lock(db, s).take_all())
+            .collect()
     }
 
     /// Swaps the contents of two databases atomically with respect to every command.
@@ -293,8 +287,14 @@ impl LockedShards<'_> {
 
     /// Two distinct locked shards at once.
     fn pair_mut(&mut self, a: (usize, usize), b: (usize, usize)) -> (&mut Shard, &mut Shard) {
-        let ia = self.guards.binary_search_by(|(k, _)| k.cmp(&a)).unwrap_or_else(|_| panic!("{a:?} not locked"));
-        let ib = self.guards.binary_search_by(|(k, _)| k.cmp(&b)).unwrap_or_else(|_| panic!("{b:?} not locked"));
+        let ia = self
+            .guards
+            .binary_search_by(|(k, _)| k.cmp(&a))
+            .unwrap_or_else(|_| panic!("{a:?} not locked"));
+        let ib = self
+            .guards
+            .binary_search_by(|(k, _)| k.cmp(&b))
+            .unwrap_or_else(|_| panic!("{b:?} not locked"));
         assert_ne!(ia, ib, "pair_mut needs two distinct shards");
         if ia < ib {
             let (lo, hi) = self.guards.split_at_mut(ib);

@@ -13,7 +13,8 @@
 //!
 //! Format (in-memory entry blob, alignment 1):
 //! ```text
-//! [flags: u8]                       bits 0-1 kind (0 inline string, 1 int, 2 object), bit 2 has-expire
+//! [flags: u8]                       bits 0-1 kind (0 inline string, 1 int, 2 object), bit 2 has-expire,
+//!                                   bit 3 capture mark (owned by the shard, kept by every rewrite)
 //! [expire_at_ms: i64 LE]            only when has-expire
 //! [lru: u32 LE]                     last access, seconds (for OBJECT IDLETIME)
 //! [key_len: LEB128][key bytes]
@@ -35,6 +36,10 @@ const KIND_INLINE: u8 = 0;
 const KIND_INT: u8 = 1;
 const KIND_OBJECT: u8 = 2;
 const HAS_EXPIRE: u8 = 1 << 2;
+/// The capture mark: the shard compares it with its own parity to know whether a running
+/// point-in-time capture has this entry yet (see `shard.rs`). Every method that rebuilds
+/// the blob carries it over.
+const MARK: u8 = 1 << 3;
 
 /// A borrowed view of a string value: either bytes or an integer stored as i64.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,7 +202,12 @@ impl Entry {
             Kind::Int(_) => KIND_INT,
             Kind::Object(_) => KIND_OBJECT,
         };
-        buf[0] = kind_bits | if expire_at_ms.is_some() { HAS_EXPIRE } else { 0 };
+        buf[0] = kind_bits
+            | if expire_at_ms.is_some() {
+                HAS_EXPIRE
+            } else {
+                0
+            };
         at += 1;
         if let Some(t) = expire_at_ms {
             buf[at..at + 8].copy_from_slice(&t.to_le_bytes());
@@ -230,7 +240,12 @@ impl Entry {
     /// Replaces the value and expiry in place, without allocating, when the new blob
     /// has exactly the old one's size and neither holds a boxed object (the common SET
     /// over an existing key). Returns false, changing nothing, otherwise.
-    pub(crate) fn overwrite_string(&mut self, value: &[u8], expire_at_ms: Option<i64>, lru: u32) -> bool {
+    pub(crate) fn overwrite_string(
+        &mut self,
+        value: &[u8],
+        expire_at_ms: Option<i64>,
+        lru: u32,
+    ) -> bool {
         let parts = self.parts();
         if parts.flags & KIND_MASK == KIND_OBJECT {
             return false;
@@ -245,6 +260,7 @@ impl Entry {
         if bytes.len() != parts.total {
             return false;
         }
+        bytes[0] |= parts.flags & MARK;
         // SAFETY: the blob is exactly bytes.len() long and uniquely borrowed; the old
         // value owns no heap memory (not an object), so nothing leaks.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr(), bytes.len()) };
@@ -262,7 +278,10 @@ impl Entry {
                 handle_alloc_error(layout);
             }
             // An invariant of the platform (see the type's doc), not of any input.
-            assert!((p as usize) < ADDRESS_LIMIT, "allocator returned an address above 2^48");
+            assert!(
+                (p as usize) < ADDRESS_LIMIT,
+                "allocator returned an address above 2^48"
+            );
             std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
             let mut packed = [0u8; 6];
             packed.copy_from_slice(&(p as usize as u64).to_le_bytes()[..6]);
@@ -295,7 +314,14 @@ impl Entry {
                 }
                 _ => 8,
             };
-            Parts { flags, lru_at, key_at, key_len, payload_at, total: payload_at + payload_len }
+            Parts {
+                flags,
+                lru_at,
+                key_at,
+                key_len,
+                payload_at,
+                total: payload_at + payload_len,
+            }
         }
     }
 
@@ -331,6 +357,23 @@ impl Entry {
         matches!(self.expire_at_ms(), Some(t) if t <= now_ms)
     }
 
+    /// The capture mark (see [`MARK`]).
+    #[inline]
+    pub(crate) fn mark(&self) -> bool {
+        // SAFETY: every blob starts with its flags byte.
+        unsafe { *self.ptr() & MARK != 0 }
+    }
+
+    /// Sets the capture mark; nothing else changes.
+    #[inline]
+    pub(crate) fn set_mark(&mut self, on: bool) {
+        // SAFETY: the flags byte, uniquely borrowed through &mut self.
+        unsafe {
+            let p = self.ptr();
+            *p = if on { *p | MARK } else { *p & !MARK };
+        }
+    }
+
     /// Last access time in seconds (the server's LRU clock).
     pub fn lru(&self) -> u32 {
         let at = self.parts().lru_at;
@@ -344,9 +387,7 @@ impl Entry {
     pub fn set_lru(&mut self, lru: u32) {
         let at = self.parts().lru_at;
         // SAFETY: 4 lru bytes at lru_at inside the blob, uniquely borrowed.
-        unsafe {
-            std::ptr::copy_nonoverlapping(lru.to_le_bytes().as_ptr(), self.ptr().add(at), 4)
-        };
+        unsafe { std::ptr::copy_nonoverlapping(lru.to_le_bytes().as_ptr(), self.ptr().add(at), 4) };
     }
 
     fn object_ptr(&self, parts: &Parts) -> *mut Object {
@@ -376,7 +417,9 @@ impl Entry {
             KIND_INT => {
                 let mut b = [0u8; 8];
                 // SAFETY: int payload is 8 bytes.
-                unsafe { std::ptr::copy_nonoverlapping(p.add(parts.payload_at), b.as_mut_ptr(), 8) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping(p.add(parts.payload_at), b.as_mut_ptr(), 8)
+                };
                 ValueRef::Str(StrRef::Int(i64::from_le_bytes(b)))
             }
             _ => {
@@ -441,7 +484,8 @@ impl Entry {
 
     /// Replaces the value, keeping key, expiry and lru.
     pub fn set_value(&mut self, payload: Payload<'_>) {
-        let fresh = Entry::new(self.key(), payload, self.expire_at_ms(), self.lru());
+        let mut fresh = Entry::new(self.key(), payload, self.expire_at_ms(), self.lru());
+        fresh.set_mark(self.mark());
         *self = fresh;
     }
 
@@ -463,7 +507,8 @@ impl Entry {
     }
 
     fn replace_payload(&mut self, kind: Kind<'_>) {
-        let fresh = Entry::build(self.key(), kind, self.expire_at_ms(), self.lru());
+        let mut fresh = Entry::build(self.key(), kind, self.expire_at_ms(), self.lru());
+        fresh.set_mark(self.mark());
         *self = fresh; // drops the old entry and its old object, if any
     }
 
@@ -486,9 +531,10 @@ impl Entry {
                 // dropping its object, which the new blob now owns.
                 let old = self.bytes();
                 let rest = &old[1 + if has { 8 } else { 0 }..];
-                let mut blob = vec_on_stack_or_heap(1 + if new.is_some() { 8 } else { 0 } + rest.len());
+                let mut blob =
+                    vec_on_stack_or_heap(1 + if new.is_some() { 8 } else { 0 } + rest.len());
                 let buf = blob.as_mut_slice();
-                buf[0] = (old[0] & KIND_MASK) | if new.is_some() { HAS_EXPIRE } else { 0 };
+                buf[0] = (old[0] & (KIND_MASK | MARK)) | if new.is_some() { HAS_EXPIRE } else { 0 };
                 let mut at = 1;
                 if let Some(t) = new {
                     buf[1..9].copy_from_slice(&t.to_le_bytes());
@@ -506,7 +552,9 @@ impl Entry {
     /// boxed object is cloned.
     pub fn clone_with_key(&self, key: &[u8]) -> Entry {
         let payload = match self.value() {
-            ValueRef::Str(StrRef::Int(n)) if self.parts().flags & KIND_MASK == KIND_INT => Payload::Int(n),
+            ValueRef::Str(StrRef::Int(n)) if self.parts().flags & KIND_MASK == KIND_INT => {
+                Payload::Int(n)
+            }
             ValueRef::Str(StrRef::Bytes(b)) if self.parts().flags & KIND_MASK == KIND_INLINE => {
                 Payload::Str(b)
             }
@@ -524,7 +572,8 @@ impl Entry {
         let old = self.bytes();
         let head = &old[..parts.lru_at + 4];
         let payload = &old[parts.payload_at..parts.total];
-        let mut blob = vec_on_stack_or_heap(head.len() + varint_len(key.len()) + key.len() + payload.len());
+        let mut blob =
+            vec_on_stack_or_heap(head.len() + varint_len(key.len()) + key.len() + payload.len());
         let buf = blob.as_mut_slice();
         buf[..head.len()].copy_from_slice(head);
         let mut at = head.len();
@@ -704,7 +753,10 @@ mod tests {
         assert_eq!(e.lru(), 2);
         assert!(!e.overwrite_string(b"longer value", None, 2));
         assert_eq!(string_of(&e), b"xyz");
-        assert!(!e.overwrite_string(b"xyz", Some(5), 2), "expiry changes the layout");
+        assert!(
+            !e.overwrite_string(b"xyz", Some(5), 2),
+            "expiry changes the layout"
+        );
         let mut n = Entry::new(b"k", Payload::Str(b"12345678"), None, 1);
         assert!(n.overwrite_string(b"87654321", None, 1));
         assert_eq!(string_of(&n), b"87654321");

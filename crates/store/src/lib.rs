@@ -5,8 +5,10 @@
 //! Where to look: `db.rs` (databases, shard choice, lock ordering), `shard.rs` (hash
 //! table, lazy and active expiry, SCAN positions), `entry.rs` (memory layout of a key),
 //! `value.rs` (boxed values and type names), `types/` (per-type algorithms), `glob.rs`
-//! (pattern matching), `clock.rs` (time).
+//! (pattern matching), `clock.rs` (time), `capture.rs` (point-in-time snapshots without
+//! fork), `rdb/` (the RDB file format).
 
+pub mod capture;
 pub mod clock;
 pub mod db;
 pub mod entry;

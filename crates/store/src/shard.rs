@@ -13,15 +13,22 @@
 //! shard from position 0. That can return an element twice, which Redis allows, but
 //! never skips one.
 //!
+//! A running point-in-time capture (BGSAVE, the log rewrite's base) is served here at
+//! entry grain: every method that changes or removes an entry first lets the capture
+//! keep the entry's old state if it does not have it yet (`capture.rs` explains the
+//! scheme); [`Shard::capture_step`] is the snapshot thread's walk.
+//!
 //! Known limit (to be lifted in issue 3 by a table with Redis's reverse-binary cursor over
 //! home buckets): a shard that keeps doubling faster than a SCAN walks it restarts that
 //! walk each time, so termination needs the scan to outpace growth of the shard it is in
 //! (with COUNT 10 that means fewer than ~10 inserts into one shard per SCAN call).
 
 use std::hash::BuildHasher;
+use std::sync::Arc;
 
-use hashbrown::raw::RawTable;
+use hashbrown::raw::{Bucket, RawTable};
 
+use crate::capture::{CaptureSpec, ShardCapture, MAX_RESTARTS};
 use crate::entry::{Entry, Payload};
 
 /// The hasher every shard of a keyspace shares, so that a key's hash is computed once
@@ -46,6 +53,24 @@ pub struct Shard {
     /// Next bucket position for the active expiry cycle.
     expire_cursor: usize,
     pub stats: ShardStats,
+    /// Capture parity: while a capture runs, an entry whose mark differs is pending
+    /// (not yet captured); between captures every entry's mark equals it.
+    parity: bool,
+    /// This shard's part of the running capture, if any.
+    capture: Option<Box<ShardCapture>>,
+}
+
+/// Before a pending entry changes or goes, the running capture keeps its state.
+/// (A function of the two fields rather than a method, so that the table can stay
+/// borrowed.)
+#[inline]
+fn keep(capture: &mut Option<Box<ShardCapture>>, parity: bool, e: &mut Entry) {
+    if let Some(c) = capture {
+        if e.mark() != parity {
+            c.keep_before_image(e);
+            e.set_mark(parity);
+        }
+    }
 }
 
 /// What a step of the active expiry cycle did.
@@ -64,6 +89,8 @@ impl Shard {
             epoch: 0,
             expire_cursor: 0,
             stats: ShardStats::default(),
+            parity: false,
+            capture: None,
         }
     }
 
@@ -81,36 +108,71 @@ impl Shard {
         self.volatile
     }
 
-    /// Looks a key up, removing it first if it has expired.
+    /// Looks a key up for any use, removing it first if it has expired. The caller may
+    /// change the entry, so a running capture keeps its old state first.
     pub fn get(&mut self, hash: u64, key: &[u8], now_ms: i64) -> Option<&mut Entry> {
+        let bucket = self.find_live(hash, key, now_ms)?;
+        // SAFETY: a full bucket of this table; we hold &mut self for the returned lifetime.
+        let e = unsafe { bucket.as_mut() };
+        keep(&mut self.capture, self.parity, e);
+        Some(e)
+    }
+
+    /// Looks a key up to read it, removing it first if it has expired, and records the
+    /// access time `touch` when given. Unlike [`get`](Self::get) the value cannot
+    /// change, so a running capture need not keep a copy.
+    pub fn read(
+        &mut self,
+        hash: u64,
+        key: &[u8],
+        now_ms: i64,
+        touch: Option<u32>,
+    ) -> Option<&Entry> {
+        let bucket = self.find_live(hash, key, now_ms)?;
+        // SAFETY: a full bucket of this table; we hold &mut self for the returned lifetime.
+        let e = unsafe { bucket.as_mut() };
+        if let Some(lru) = touch {
+            e.set_lru(lru);
+        }
+        Some(e)
+    }
+
+    /// The bucket of a key unless it has expired (then it is removed, after the running
+    /// capture kept it).
+    fn find_live(&mut self, hash: u64, key: &[u8], now_ms: i64) -> Option<Bucket<Entry>> {
         let bucket = self.table.find(hash, |e| e.key() == key)?;
         // SAFETY: the bucket was just returned by find on this table and nothing has
         // modified the table since.
-        let expired = unsafe { bucket.as_ref() }.is_expired(now_ms);
-        if expired {
-            // SAFETY: same bucket, still full.
+        let e = unsafe { bucket.as_mut() };
+        if e.is_expired(now_ms) {
+            keep(&mut self.capture, self.parity, e);
+            // SAFETY: same bucket, still full; `e` is not used after this.
             unsafe { self.table.erase(bucket) };
             self.volatile -= 1;
             self.stats.expired_keys += 1;
             return None;
         }
-        // SAFETY: the bucket is full and we hold &mut self for the returned lifetime.
-        Some(unsafe { bucket.as_mut() })
+        Some(bucket)
     }
 
     /// Looks a key up without expiring it or touching anything (for OBJECT-style
     /// introspection that must not change state). Expired keys are reported absent.
     pub fn peek(&self, hash: u64, key: &[u8], now_ms: i64) -> Option<&Entry> {
-        self.table.get(hash, |e| e.key() == key).filter(|e| !e.is_expired(now_ms))
+        self.table
+            .get(hash, |e| e.key() == key)
+            .filter(|e| !e.is_expired(now_ms))
     }
 
     /// Inserts an entry, replacing and returning any entry with the same key (expired
     /// or not).
-    pub fn insert(&mut self, hash: u64, entry: Entry) -> Option<Entry> {
+    pub fn insert(&mut self, hash: u64, mut entry: Entry) -> Option<Entry> {
+        // New to the table: a running capture must not take it.
+        entry.set_mark(self.parity);
         if entry.expire_at_ms().is_some() {
             self.volatile += 1;
         }
         if let Some(slot) = self.table.get_mut(hash, |e| e.key() == entry.key()) {
+            keep(&mut self.capture, self.parity, slot);
             let old = std::mem::replace(slot, entry);
             if old.expire_at_ms().is_some() {
                 self.volatile -= 1;
@@ -128,11 +190,20 @@ impl Shard {
 
     /// Sets `key` to a string value with an expiry (SET and friends), rewriting the
     /// existing entry in place when it can, so that an overwrite does not allocate.
-    pub fn set_string(&mut self, hash: u64, key: &[u8], value: &[u8], expire_at_ms: Option<i64>, lru: u32) {
+    pub fn set_string(
+        &mut self,
+        hash: u64,
+        key: &[u8],
+        value: &[u8],
+        expire_at_ms: Option<i64>,
+        lru: u32,
+    ) {
         if let Some(e) = self.table.get_mut(hash, |e| e.key() == key) {
+            keep(&mut self.capture, self.parity, e);
             let had = e.expire_at_ms().is_some();
             if !e.overwrite_string(value, expire_at_ms, lru) {
                 *e = Entry::new(key, Payload::Str(value), expire_at_ms, lru);
+                e.set_mark(self.parity);
             }
             match (had, expire_at_ms.is_some()) {
                 (false, true) => self.volatile += 1,
@@ -141,12 +212,16 @@ impl Shard {
             }
             return;
         }
-        self.insert(hash, Entry::new(key, Payload::Str(value), expire_at_ms, lru));
+        self.insert(
+            hash,
+            Entry::new(key, Payload::Str(value), expire_at_ms, lru),
+        );
     }
 
     /// Removes a key and returns its entry if it was present and not expired.
     pub fn remove(&mut self, hash: u64, key: &[u8], now_ms: i64) -> Option<Entry> {
-        let entry = self.table.remove_entry(hash, |e| e.key() == key)?;
+        let mut entry = self.table.remove_entry(hash, |e| e.key() == key)?;
+        keep(&mut self.capture, self.parity, &mut entry);
         if entry.expire_at_ms().is_some() {
             self.volatile -= 1;
         }
@@ -159,8 +234,16 @@ impl Shard {
     }
 
     /// Sets or clears a live key's expiry. Returns false if the key is absent.
-    pub fn set_expire(&mut self, hash: u64, key: &[u8], expire_at_ms: Option<i64>, now_ms: i64) -> bool {
-        let Some(entry) = self.get(hash, key, now_ms) else { return false };
+    pub fn set_expire(
+        &mut self,
+        hash: u64,
+        key: &[u8],
+        expire_at_ms: Option<i64>,
+        now_ms: i64,
+    ) -> bool {
+        let Some(entry) = self.get(hash, key, now_ms) else {
+            return false;
+        };
         let had = entry.expire_at_ms().is_some();
         entry.set_expire_at_ms(expire_at_ms);
         match (had, expire_at_ms.is_some()) {
@@ -174,6 +257,7 @@ impl Shard {
     /// Removes every entry and returns the old table, so that the caller can drop it
     /// outside the lock (or on another thread, for FLUSHALL ASYNC).
     pub fn take_all(&mut self) -> RawTable<Entry> {
+        self.keep_all();
         self.volatile = 0;
         self.expire_cursor = 0;
         self.epoch = self.epoch.wrapping_add(1);
@@ -182,6 +266,10 @@ impl Shard {
 
     /// Swaps contents with another shard (SWAPDB). Both epochs change.
     pub fn swap_contents(&mut self, other: &mut Shard) {
+        // Entries change databases: each capture keeps what it has not got yet first,
+        // which leaves every entry of both tables marked (all shards share the parity).
+        self.keep_all();
+        other.keep_all();
         std::mem::swap(&mut self.table, &mut other.table);
         std::mem::swap(&mut self.volatile, &mut other.volatile);
         self.epoch = self.epoch.wrapping_add(1);
@@ -216,6 +304,7 @@ impl Shard {
         unsafe {
             for bucket in self.table.iter() {
                 if bucket.as_ref().is_expired(now_ms) {
+                    keep(&mut self.capture, self.parity, bucket.as_mut());
                     self.table.erase(bucket);
                     removed += 1;
                 }
@@ -246,7 +335,11 @@ impl Shard {
         now_ms: i64,
         mut f: impl FnMut(&Entry),
     ) -> Option<usize> {
-        let buckets = if self.table.is_empty() { 0 } else { self.table.buckets() };
+        let buckets = if self.table.is_empty() {
+            0
+        } else {
+            self.table.buckets()
+        };
         let mut pos = from;
         let mut seen = 0;
         while pos < buckets {
@@ -292,6 +385,8 @@ impl Shard {
             // SAFETY: as above.
             if unsafe { bucket.as_ref() }.is_expired(now_ms) {
                 // SAFETY: as above.
+                keep(&mut self.capture, self.parity, unsafe { bucket.as_mut() });
+                // SAFETY: as above.
                 unsafe { self.table.erase(bucket) };
                 self.volatile -= 1;
                 self.stats.expired_keys += 1;
@@ -324,6 +419,7 @@ impl Shard {
                     if e.expire_at_ms().is_some() {
                         step.sampled += 1;
                         if e.is_expired(now_ms) {
+                            keep(&mut self.capture, self.parity, bucket.as_mut());
                             self.table.erase(bucket);
                             self.volatile -= 1;
                             step.expired += 1;
@@ -338,13 +434,107 @@ impl Shard {
         step
     }
 
+    /// Lets the running capture keep every entry it does not have yet (before the whole
+    /// table goes or changes database).
+    fn keep_all(&mut self) {
+        if self.capture.is_none() {
+            return;
+        }
+        // SAFETY: the iterator does not outlive this block and the table's structure is
+        // not modified while it runs (only entries' contents, through their buckets).
+        unsafe {
+            for bucket in self.table.iter() {
+                keep(&mut self.capture, self.parity, bucket.as_mut());
+            }
+        }
+    }
+
+    /// Starts this shard's part of a capture: every entry becomes pending. The caller
+    /// makes sure that no command runs until every shard has begun.
+    pub fn capture_begin(&mut self, spec: Arc<CaptureSpec>) {
+        // Never expected (the keyspace ends every capture), but a leftover part must not
+        // leave entries with the wrong mark under the new parity.
+        self.capture_abandon();
+        self.parity = !self.parity;
+        self.capture = Some(Box::new(ShardCapture::new(spec, self.epoch)));
+    }
+
+    /// One step of the snapshot thread's walk: encodes the pending entries among the
+    /// next `budget` bucket positions into `out`. Returns true when the shard is done:
+    /// its before-images were appended to `out` and its part of the capture is over.
+    pub fn capture_step(&mut self, budget: usize, out: &mut Vec<u8>) -> bool {
+        let parity = self.parity;
+        let epoch = self.epoch;
+        let Some(c) = self.capture.as_mut() else {
+            return true;
+        };
+        if c.walk_epoch != epoch {
+            // Entries moved: walk again from the start (what is marked is skipped).
+            c.walk_epoch = epoch;
+            c.walk_at = 0;
+            c.restarts += 1;
+        }
+        let budget = if c.restarts >= MAX_RESTARTS {
+            usize::MAX
+        } else {
+            budget
+        };
+        let buckets = if self.table.is_empty() {
+            0
+        } else {
+            self.table.buckets()
+        };
+        let end = c.walk_at.saturating_add(budget).min(buckets);
+        for pos in c.walk_at..end {
+            // SAFETY: pos < buckets(), and is_bucket_full is checked before bucket(); the
+            // entry is only read and re-marked.
+            unsafe {
+                if self.table.is_bucket_full(pos) {
+                    let e = self.table.bucket(pos).as_mut();
+                    if e.mark() != parity {
+                        c.encode(e, out);
+                        e.set_mark(parity);
+                    }
+                }
+            }
+        }
+        c.walk_at = end;
+        if end < buckets {
+            return false;
+        }
+        if let Some(c) = self.capture.take() {
+            c.finish(out);
+        }
+        true
+    }
+
+    /// Ends this shard's part of a capture that will not be written: pending entries
+    /// are marked without being encoded, and the before-images are freed.
+    pub fn capture_abandon(&mut self) {
+        if self.capture.take().is_none() {
+            return;
+        }
+        // SAFETY: as in keep_all.
+        unsafe {
+            for bucket in self.table.iter() {
+                bucket.as_mut().set_mark(self.parity);
+            }
+        }
+    }
+
+    /// True while this shard has a part in a running capture.
+    pub fn capturing(&self) -> bool {
+        self.capture.is_some()
+    }
+
     /// Gives memory back when the table is mostly empty, as Redis shrinks its dicts
     /// below 10% fill.
     fn maybe_shrink(&mut self) {
         let buckets = self.table.buckets();
         if buckets > 64 && self.table.len() * 10 < buckets {
             let hasher = self.hasher;
-            self.table.shrink_to(self.table.len() * 2, |e| hasher.hash_one(e.key()));
+            self.table
+                .shrink_to(self.table.len() * 2, |e| hasher.hash_one(e.key()));
             self.epoch = self.epoch.wrapping_add(1);
             self.expire_cursor = 0;
         }
@@ -397,7 +587,12 @@ mod tests {
         let (mut s, h) = shard();
         for i in 0..1000 {
             let key = format!("k{i}");
-            put(&mut s, &h, key.as_bytes(), if i % 2 == 0 { Some(10) } else { None });
+            put(
+                &mut s,
+                &h,
+                key.as_bytes(),
+                if i % 2 == 0 { Some(10) } else { None },
+            );
         }
         let mut expired = 0;
         for _ in 0..1000 {
@@ -440,7 +635,10 @@ mod tests {
             assert!(added < 100_000, "scan did not terminate");
         }
         for i in 0..100 {
-            assert!(seen.contains(format!("stable{i}").as_bytes()), "missed stable{i}");
+            assert!(
+                seen.contains(format!("stable{i}").as_bytes()),
+                "missed stable{i}"
+            );
         }
     }
 
@@ -451,7 +649,10 @@ mod tests {
         put(&mut s, &h, b"live", None);
         let mut rng = fastrand::Rng::with_seed(1);
         for _ in 0..20 {
-            assert_eq!(s.random_live(5, &mut rng).map(|e| e.key().to_vec()), Some(b"live".to_vec()));
+            assert_eq!(
+                s.random_live(5, &mut rng).map(|e| e.key().to_vec()),
+                Some(b"live".to_vec())
+            );
         }
     }
 }

@@ -46,10 +46,7 @@ fn count_live(ctx: &mut Ctx<'_>, a: &[&[u8]], touch: bool) -> Result<(), Command
     let mut n = 0;
     for key in &a[1..] {
         let (h, shard) = locked.shard_for(db, key);
-        if let Some(e) = shard.get(h, key, ctx.now_ms) {
-            if touch {
-                e.set_lru(lru);
-            }
+        if shard.read(h, key, ctx.now_ms, touch.then_some(lru)).is_some() {
             n += 1;
         }
     }
@@ -61,7 +58,7 @@ fn count_live(ctx: &mut Ctx<'_>, a: &[&[u8]], touch: bool) -> Result<(), Command
 fn type_(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
-    let name = shard.get(h, a[1], ctx.now_ms).map_or("none", |e| e.value().value_type().name());
+    let name = shard.read(h, a[1], ctx.now_ms, None).map_or("none", |e| e.value().value_type().name());
     encode::simple(ctx.out, name.as_bytes());
     Ok(())
 }

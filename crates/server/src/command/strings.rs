@@ -24,14 +24,9 @@ fn read_str<'s>(
     ctx: &Ctx<'_>,
 ) -> Result<Option<StrRef<'s>>, CommandError> {
     let touch = !ctx.client.info.no_touch.load(std::sync::atomic::Ordering::Relaxed);
-    let lru = ctx.lru();
-    match shard.get(hash, key, ctx.now_ms) {
+    match shard.read(hash, key, ctx.now_ms, touch.then(|| ctx.lru())) {
         None => Ok(None),
         Some(e) => {
-            if touch {
-                e.set_lru(lru);
-            }
-            let e: &'s Entry = e;
             match e.value() {
                 ValueRef::Str(s) => Ok(Some(s)),
                 ValueRef::Obj(_) => Err(CommandError::WrongType),

@@ -52,7 +52,7 @@ mod tests;
 
 pub use crc64::crc64;
 pub use load::load;
-pub use write::RdbWriter;
+pub use write::{encode_entry, RdbWriter};
 
 /// The RDB version Basalt writes, and the newest it reads (Redis 7.0's).
 pub const RDB_VERSION: u32 = 10;

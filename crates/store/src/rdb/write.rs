@@ -155,6 +155,39 @@ impl<'a> RdbWriter<&'a mut Vec<u8>> {
     }
 }
 
+/// Encodes one entry (EXPIRETIME_MS, type, key, value) and appends it to `dst`, for a
+/// point-in-time capture (`store::capture`): a before-image kept for an entry about to
+/// change, or an entry the snapshot thread's walk reached. The LZF table and listpack
+/// scratch live per thread, so encoding one entry allocates nothing in steady state.
+pub fn encode_entry(e: &Entry, compress: bool, dst: &mut Vec<u8>) {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<RdbWriter<Vec<u8>>> = std::cell::RefCell::new(RdbWriter {
+            out: Vec::new(),
+            buf: Vec::new(),
+            crc: 0,
+            checksum: false,
+            compress: true,
+            lzf: lzf::Compressor::default(),
+            lp: listpack::Builder::default(),
+            scratch: Vec::new(),
+        });
+    }
+    SCRATCH.with(|w| {
+        let mut w = w.borrow_mut();
+        w.compress = compress;
+        // The writer's output is `dst` for the duration of this entry.
+        std::mem::swap(&mut w.out, dst);
+        // Writing into a Vec cannot fail.
+        let _ = w.entry(e);
+        let _ = w.flush_buf();
+        std::mem::swap(&mut w.out, dst);
+        // A huge value leaves a huge scratch buffer behind: give it back.
+        if w.buf.capacity() > 4 * FLUSH_AT {
+            w.buf = Vec::new();
+        }
+    });
+}
+
 impl<W: Write> RdbWriter<W> {
     /// Writes "REDIS0010" and the AUX fields given (name, value), e.g. redis-ver,
     /// redis-bits, ctime, used-mem, aof-base. `compress` turns on LZF for long strings,
