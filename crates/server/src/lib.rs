@@ -18,6 +18,7 @@ pub mod net;
 pub mod shared;
 pub mod snapshot;
 pub mod startup;
+pub mod walk;
 
 /// Basalt's own version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -363,6 +363,8 @@ pub struct Shared {
     pub aof: Option<crate::aof::Aof>,
     /// Snapshot bookkeeping (LASTSAVE, INFO persistence).
     pub snapshots: crate::snapshot::SnapshotStats,
+    /// The running capture's walk, shared by the event loops and the snapshot thread.
+    pub walk: crate::walk::Walk,
     /// SHUTDOWN already saved (or was told NOSAVE): the exit path must not save again.
     pub final_save_done: AtomicBool,
     /// The I/O engine the loops run on (INFO basalt_io_engine), set at start.
@@ -406,6 +408,7 @@ impl Shared {
             stat_expired_stale_perc: AtomicU64::new(0),
             aof,
             snapshots: crate::snapshot::SnapshotStats::new(store::Clock::System.now_ms() / 1000),
+            walk: crate::walk::Walk::default(),
             final_save_done: AtomicBool::new(false),
             io_engine: std::sync::OnceLock::new(),
         };

@@ -319,9 +319,20 @@ pub fn begin_capture_locked(shared: &Shared, job: Job) {
     snap.writes_at_bg
         .store(shared.sum(|t| &t.writes), Ordering::Relaxed);
     ks.begin_capture(now_ms, shared.config.read().rdbcompression);
+    let dbs = snap.bg_counts.lock().iter().enumerate().filter(|(_, c)| c.0 > 0).map(|(db, _)| db).collect();
+    shared.walk.begin(dbs, ks.shards_per_db(), shared.thread_stats.len());
     let mut st = snap.state.lock();
     st.pending = Some(job);
     snap.wake.notify_all();
+    drop(st);
+    // The loops do the walk: wake those sleeping.
+    shared.wake_all();
+}
+
+/// Ends the running capture, written out or abandoned.
+fn end_capture(shared: &Shared) {
+    shared.walk.end();
+    shared.keyspace.end_capture();
 }
 
 /// The snapshot thread: writes out captures that BGSAVE, BGREWRITEAOF, a due save rule
@@ -404,7 +415,7 @@ fn write_capture(shared: &Shared, job: Job) {
     match job {
         Job::Dump => {
             let result = write_captured_file(shared, &dump_path(shared), false);
-            shared.keyspace.end_capture();
+            end_capture(shared);
             snap.bg_last_time_s
                 .store(started.elapsed().as_secs() as i64, Ordering::Relaxed);
             match result {
@@ -439,7 +450,7 @@ fn write_capture(shared: &Shared, job: Job) {
                 Some(dir) => write_captured_file(shared, &dir.join(&job.base.name), true),
                 None => Err("the log's files are not open".to_string()),
             };
-            shared.keyspace.end_capture();
+            end_capture(shared);
             match result.and_then(|(_, size)| crate::aof::rewrite::finish(shared, &job, size)) {
                 Ok(()) => {}
                 Err(e) => crate::aof::rewrite::failed(aof, &e),
@@ -450,26 +461,23 @@ fn write_capture(shared: &Shared, job: Job) {
     snap.bg_in_progress.store(false, Ordering::Release);
 }
 
-/// Writes the running capture: the shards in order, each as it was at the capture.
-/// Returns (keys, file size).
+/// Writes the running capture: the shards in order as the event loops finish them
+/// (`walk.rs`), each as it was at the capture. Returns (keys, file size).
 fn write_captured_file(shared: &Shared, path: &Path, aof_base: bool) -> Result<(u64, u64), String> {
     let counts = shared.snapshots.bg_counts.lock().clone();
     let at_ms = shared.snapshots.bg_started_ms.load(Ordering::Relaxed);
-    let ks = &shared.keyspace;
-    let mut shard_bytes = Vec::new();
     write_atomically(shared, path, at_ms, aof_base, |w| {
         let mut keys = 0u64;
-        for (db, &(n, volatile)) in counts.iter().enumerate() {
-            if n == 0 {
-                continue;
+        let mut db_now = None;
+        let shutting_down = || shared.shutdown.load(Ordering::Acquire);
+        while let Some((db, bytes)) = shared.walk.next_shard(shutting_down).map_err(std::io::Error::other)? {
+            if db_now != Some(db) {
+                let (n, volatile) = counts[db];
+                w.select_db(db, n, volatile)?;
+                keys += n as u64;
+                db_now = Some(db);
             }
-            w.select_db(db, n, volatile)?;
-            for s in 0..ks.shards_per_db() {
-                shard_bytes.clear();
-                ks.capture_shard(db, s, &mut shard_bytes);
-                w.raw(&shard_bytes)?;
-            }
-            keys += n as u64;
+            w.raw(&bytes)?;
         }
         Ok(keys)
     })

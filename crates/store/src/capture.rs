@@ -10,8 +10,9 @@
 //! - the shard itself, just before anything changes or removes a pending entry (a write,
 //!   an overwrite, a deletion, lazy or active expiry, FLUSHDB, SWAPDB): the entry is
 //!   encoded as it is into the capture's *before-images* and marked;
-//! - the snapshot thread's walk ([`crate::Shard::capture_step`]), a few bucket positions
-//!   at a time, encoding the pending entries it meets and marking them.
+//! - the walk ([`crate::Shard::capture_step`]), a few bucket positions at a time,
+//!   encoding the pending entries it meets and marking them (the server's event loops
+//!   walk the shards, see its `walk.rs`).
 //!
 //! Entries created during the capture are marked at birth (they did not exist at the
 //! point in time). When the walk of a shard ends, its before-images are appended to the
@@ -20,19 +21,14 @@
 //! encoding it ([`crate::Shard::capture_abandon`]).
 //!
 //! Cost: with no capture running, one branch per change. During a capture, a command
-//! that changes a pending entry encodes that one entry (not its shard): event loops
-//! never stall on a snapshot. Extra memory: the before-images of entries changed ahead
-//! of the walk (at worst the data set in RDB form), plus the walk's output for one shard.
-//! The walk holds a shard's lock for [`WALK_BUDGET`] bucket positions at a time.
+//! that changes a pending entry encodes that one entry (not its shard). Extra memory:
+//! the before-images of entries changed ahead of the walk (at worst the data set in RDB
+//! form), plus the walk's output until it is written.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::entry::Entry;
-
-/// Bucket positions the walk visits per lock hold (about half of them hold an entry):
-/// a few microseconds of encoding, so a command waiting for the shard waits no longer.
-pub const WALK_BUDGET: usize = 64;
 
 /// After this many restarts of a shard's walk (its table moved entries each time), the
 /// rest of the shard is taken in one lock hold, so that a walk always ends.
@@ -168,7 +164,7 @@ mod tests {
             for s in 0..SHARDS {
                 let mut out = Vec::new();
                 loop {
-                    let done = ks.lock(db, s).capture_step(super::WALK_BUDGET, &mut out);
+                    let done = ks.lock(db, s).capture_step(64, &mut out);
                     if done {
                         break;
                     }

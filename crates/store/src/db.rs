@@ -12,9 +12,9 @@
 //! order.
 //!
 //! Point-in-time capture (BGSAVE without fork): [`Keyspace::begin_capture`] starts one
-//! in every shard, [`Keyspace::capture_shard`] is the snapshot thread's walk of one
-//! shard, [`Keyspace::end_capture`] ends it; the scheme (entry grain: a write keeps the
-//! old state of the one entry it changes) is in `capture.rs` and `shard.rs`.
+//! in every shard, `Shard::capture_step` walks a shard (the server's event loops call
+//! it, see its `walk.rs`), [`Keyspace::end_capture`] ends it; the scheme (entry grain: a
+//! write keeps the old state of the one entry it changes) is in `capture.rs`.
 
 use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, MutexGuard};
 
-use crate::capture::{CaptureSpec, WALK_BUDGET};
+use crate::capture::CaptureSpec;
 use crate::clock::Clock;
 use crate::shard::{KeyHasher, Shard, ShardStats};
 
@@ -122,19 +122,6 @@ impl Keyspace {
             }
         }
         true
-    }
-
-    /// The snapshot thread's part for one shard: walks it a few bucket positions per
-    /// lock hold, appending to `out` its entries as they were when the capture began.
-    pub fn capture_shard(&self, db: usize, shard: usize, out: &mut Vec<u8>) {
-        loop {
-            let mut guard = self.lock(db, shard);
-            if guard.capture_step(WALK_BUDGET, out) {
-                return;
-            }
-            // Fair: a command waiting for this shard gets it before the next step.
-            MutexGuard::unlock_fair(guard);
-        }
     }
 
     /// Bytes held as before-images of entries changed ahead of the snapshot thread

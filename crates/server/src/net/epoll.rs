@@ -33,6 +33,9 @@ pub struct EventLoop {
     /// Slots whose replies wait for the append-only log (see `aof`).
     held: Vec<usize>,
     rng: fastrand::Rng,
+    /// This loop's part of a running capture's walk (`walk.rs`), and what it left.
+    walk: crate::walk::LoopWalk,
+    walk_progress: crate::walk::Progress,
 }
 
 struct Slot {
@@ -66,6 +69,8 @@ impl EventLoop {
                 by_id: hashbrown::HashMap::new(),
                 held: Vec::new(),
                 rng: fastrand::Rng::new(),
+                walk: Default::default(),
+                walk_progress: crate::walk::Progress::Idle,
             },
             waker,
         ))
@@ -78,6 +83,7 @@ impl EventLoop {
         loop {
             let period = tick_period(&self.shared);
             let timeout = next_cron.saturating_duration_since(Instant::now());
+            let timeout = crate::walk::wait(self.walk_progress, timeout);
             if let Err(e) = self.poll.poll(&mut events, Some(timeout)) {
                 if e.kind() != ErrorKind::Interrupted {
                     crate::log::warning(&format!("event loop {}: poll failed: {e}", self.index));
@@ -99,6 +105,7 @@ impl EventLoop {
                 }
             }
             self.release_held();
+            self.walk_progress = crate::walk::step(&self.shared, self.index, &mut self.walk);
             if self.shared.shutdown.load(Ordering::SeqCst) {
                 break;
             }

@@ -178,6 +178,9 @@ pub struct EventLoop {
     /// Slots whose replies wait for the append-only log (see `aof`).
     held: Vec<usize>,
     rng: fastrand::Rng,
+    /// This loop's part of a running capture's walk (`walk.rs`), and what it left.
+    walk: crate::walk::LoopWalk,
+    walk_progress: crate::walk::Progress,
 }
 
 /// Creates the eventfd that wakes a uring loop.
@@ -237,6 +240,8 @@ impl EventLoop {
             by_id: hashbrown::HashMap::new(),
             held: Vec::new(),
             rng: fastrand::Rng::new(),
+            walk: Default::default(),
+            walk_progress: crate::walk::Progress::Idle,
         };
         for i in 0..ev.listeners.len() {
             ev.arm_accept(i)?;
@@ -317,11 +322,15 @@ impl EventLoop {
         let mut next_tick = Instant::now();
         loop {
             let wait = next_tick.saturating_duration_since(Instant::now()).max(Duration::from_micros(1));
+            let wait = crate::walk::wait(self.walk_progress, wait);
             let ts = types::Timespec::from(wait);
             // Under load, let the kernel gather a few completions (for at most
             // min_wait_us) before waking us: fewer wake-ups per request. At low load the
             // loop still wakes on the first completion.
-            let (want, min_wait) = if self.min_wait_us > 0 && self.last_batch >= BATCH_LOAD {
+            let (want, min_wait) = if self.walk_progress == crate::walk::Progress::Busy {
+                // A capture's walk goes on: look for completions without sleeping.
+                (0, 0)
+            } else if self.min_wait_us > 0 && self.last_batch >= BATCH_LOAD {
                 (BATCH_WANT, self.min_wait_us)
             } else {
                 (1, 0)
@@ -367,6 +376,7 @@ impl EventLoop {
             }
             self.dirty = dirty;
             self.dirty.clear();
+            self.walk_progress = crate::walk::step(&self.shared, self.index, &mut self.walk);
             if self.shared.shutdown.load(Ordering::SeqCst) {
                 break;
             }

@@ -1,0 +1,201 @@
+//! The walk of a running capture (BGSAVE, the log rewrite's RDB base), done by the event
+//! loops themselves, as Dragonfly's shard threads serialize their own shards.
+//!
+//! Why the loops and not the snapshot thread: a snapshot thread that walks shards holds
+//! one shard lock or another most of the time, and on a machine with fewer cores than
+//! busy threads it is regularly preempted while holding one; an event loop that needs
+//! that shard then sleeps until the scheduler runs the snapshot thread again
+//! (milliseconds). Walked by its own loop, a shard is never locked by a thread that can
+//! be descheduled mid-step by this work, and the cost of a save shows up as a bounded
+//! slice per loop iteration ([`SLICE`]) instead of as lock waits.
+//!
+//! Who walks what: the shards of the databases that held keys when the capture began are
+//! numbered in file order (database, then shard); loop `w` walks the positions whose
+//! shard index is `w` modulo the number of loops (the same split as active expiry), in
+//! increasing order, a few bucket positions per lock hold (`store::Shard::capture_step`).
+//! A finished shard's bytes are handed to the snapshot thread, which writes positions in
+//! order ([`Walk::next_shard`]) and does all the disk I/O. Memory: a loop starts a new
+//! shard only while less than [`AHEAD_BYTES`] of finished shards wait for the writer, or
+//! when its shard is the very next one the writer needs (so the walk never deadlocks: the
+//! owner of the writer's next position always has it as its own next position).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::shared::Shared;
+
+/// Longest a loop walks per iteration, between two rounds of network I/O.
+pub const SLICE: Duration = Duration::from_micros(20);
+
+/// Bucket positions per shard lock hold.
+const STEP: usize = 64;
+
+/// Finished shards waiting for the writer beyond which loops stop starting new ones.
+const AHEAD_BYTES: usize = 32 << 20;
+
+/// The running walk, shared by the loops and the snapshot thread.
+#[derive(Default)]
+pub struct Walk {
+    /// A capture's walk is running (loops read this once per iteration).
+    active: AtomicBool,
+    /// Changes at every capture, so that a loop drops what it held of an older one.
+    generation: AtomicU64,
+    state: Mutex<WalkState>,
+    /// Signalled when a shard is finished (the writer waits for its next one).
+    finished: Condvar,
+}
+
+#[derive(Default)]
+struct WalkState {
+    /// Databases captured, in file order.
+    dbs: Vec<usize>,
+    shards_per_db: usize,
+    loops: usize,
+    /// Finished shards not yet taken by the writer, by position.
+    ready: BTreeMap<usize, Vec<u8>>,
+    ready_bytes: usize,
+    /// The next position the writer takes.
+    next_write: usize,
+}
+
+impl WalkState {
+    fn total(&self) -> usize {
+        self.dbs.len() * self.shards_per_db
+    }
+
+    fn owner(&self, position: usize) -> usize {
+        (position % self.shards_per_db) % self.loops
+    }
+}
+
+/// What a loop's slice of the walk left to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// No walk, or this loop's part is done: sleep as usual.
+    Idle,
+    /// More to walk now: poll for I/O without sleeping, then walk again.
+    Busy,
+    /// Waiting for the writer to take finished shards: sleep briefly.
+    Throttled,
+}
+
+/// How long a loop may sleep waiting for I/O, given what its last slice left and the
+/// time until its next tick.
+pub fn wait(progress: Progress, until_tick: Duration) -> Duration {
+    match progress {
+        Progress::Idle => until_tick,
+        Progress::Busy => Duration::ZERO,
+        Progress::Throttled => until_tick.min(Duration::from_millis(1)),
+    }
+}
+
+/// One event loop's part of the running walk.
+#[derive(Default)]
+pub struct LoopWalk {
+    generation: u64,
+    /// The position this loop walks next, or is walking when `current` is set.
+    next: usize,
+    /// (database, shard) of the position being walked.
+    current: Option<(usize, usize)>,
+    out: Vec<u8>,
+}
+
+impl Walk {
+    /// Starts the walk of a capture that has just begun in the keyspace (the caller holds
+    /// every loop's gate): `dbs` are the databases to write, in order.
+    pub fn begin(&self, dbs: Vec<usize>, shards_per_db: usize, loops: usize) {
+        let mut st = self.state.lock();
+        *st = WalkState { dbs, shards_per_db, loops: loops.max(1), ..WalkState::default() };
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.active.store(true, Ordering::Release);
+    }
+
+    /// Ends the walk (written out or abandoned); loops drop what they hold of it.
+    pub fn end(&self) {
+        self.active.store(false, Ordering::Release);
+        let mut st = self.state.lock();
+        st.ready.clear();
+        st.ready_bytes = 0;
+    }
+
+    /// For the writer: the next shard in file order, as (database, bytes), waiting for
+    /// its loop to finish it; None when every shard was taken. Err when `give_up` says
+    /// so while waiting (shutdown).
+    pub fn next_shard(&self, give_up: impl Fn() -> bool) -> Result<Option<(usize, Vec<u8>)>, String> {
+        let mut st = self.state.lock();
+        let p = st.next_write;
+        if p >= st.total() {
+            return Ok(None);
+        }
+        loop {
+            if let Some(bytes) = st.ready.remove(&p) {
+                st.ready_bytes -= bytes.len();
+                st.next_write += 1;
+                let db = st.dbs[p / st.shards_per_db];
+                return Ok(Some((db, bytes)));
+            }
+            if give_up() {
+                return Err("the server is shutting down".to_string());
+            }
+            self.finished.wait_for(&mut st, Duration::from_millis(100));
+        }
+    }
+}
+
+/// Walks for up to [`SLICE`] on behalf of loop `owner`.
+pub fn step(shared: &Shared, owner: usize, lw: &mut LoopWalk) -> Progress {
+    let walk = &shared.walk;
+    if !walk.active.load(Ordering::Acquire) {
+        if lw.current.is_some() || lw.out.capacity() > 0 {
+            *lw = LoopWalk { generation: lw.generation, ..LoopWalk::default() };
+        }
+        return Progress::Idle;
+    }
+    // Under the loop's gate: a capture begins only with every gate held, so none ends
+    // and begins again in the middle of this slice (which would mix two captures' bytes).
+    let _gate = shared.gates[owner.min(shared.gates.len() - 1)].read();
+    let generation = walk.generation.load(Ordering::Acquire);
+    if lw.generation != generation {
+        // A new capture: start from this loop's first position.
+        *lw = LoopWalk { generation, next: owner, ..LoopWalk::default() };
+    }
+    let deadline = Instant::now() + SLICE;
+    loop {
+        let (db, shard) = match lw.current {
+            Some(at) => at,
+            None => {
+                let st = walk.state.lock();
+                while lw.next < st.total() && st.owner(lw.next) != owner {
+                    lw.next += 1;
+                }
+                if lw.next >= st.total() {
+                    return Progress::Idle;
+                }
+                if st.ready_bytes >= AHEAD_BYTES && lw.next != st.next_write {
+                    return Progress::Throttled;
+                }
+                let at = (st.dbs[lw.next / st.shards_per_db], lw.next % st.shards_per_db);
+                lw.current = Some(at);
+                at
+            }
+        };
+        if shared.keyspace.lock(db, shard).capture_step(STEP, &mut lw.out) {
+            let mut st = walk.state.lock();
+            // Not if the capture was abandoned meanwhile (its bytes are of no use).
+            if walk.active.load(Ordering::Acquire) {
+                st.ready_bytes += lw.out.len();
+                st.ready.insert(lw.next, std::mem::take(&mut lw.out));
+                walk.finished.notify_all();
+            }
+            lw.out.clear();
+            lw.current = None;
+            lw.next += 1;
+        }
+        if Instant::now() >= deadline {
+            return Progress::Busy;
+        }
+    }
+}
