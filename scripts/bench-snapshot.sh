@@ -34,7 +34,7 @@ pss() {
 field() { redis-cli -p "$1" info persistence | tr -d '\r' | sed -n "s/^$2://p"; }
 p99_get() {
   redis-benchmark -p "$1" -t get -c 10 -n "$2" -r "$keys" --csv 2>/dev/null \
-    | awk -F'","' '/^"GET"/ {gsub(/"/, "", $6); print $6}'
+    | awk -F'","' '/^"GET"/ {gsub(/"/, "", $7); print $7}'
 }
 
 start() { # name port -> pid

@@ -328,8 +328,10 @@ impl EventLoop {
             // min_wait_us) before waking us: fewer wake-ups per request. At low load the
             // loop still wakes on the first completion.
             let (want, min_wait) = if self.walk_progress == crate::walk::Progress::Busy {
-                // A capture's walk goes on: look for completions without sleeping.
-                (0, 0)
+                // A capture's walk goes on: look for completions without sleeping (the
+                // timeout is zero). Asking for one completion, not zero, matters: with
+                // DEFER_TASKRUN only a waiting enter runs the task work that posts them.
+                (1, 0)
             } else if self.min_wait_us > 0 && self.last_batch >= BATCH_LOAD {
                 (BATCH_WANT, self.min_wait_us)
             } else {
