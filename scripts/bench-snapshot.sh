@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # Snapshot cost, Basalt against Redis 7.0.15 in the same run (issue 5):
-#  1. BGSAVE of KEYS keys (DEBUG POPULATE, SIZE-byte values) while a client writes:
-#     memory before and at its peak during the save (PSS of the server and, for Redis,
-#     of its fork child, from /proc/PID/smaps_rollup, sampled every 20 ms), and the p99
-#     of concurrent GETs during the save against the p99 without a save.
+#  1. BGSAVE of KEYS keys (DEBUG POPULATE, SIZE-byte values) while a client writes, ROUNDS
+#     times, the servers interleaved round by round: memory before and at its peak during
+#     the save (PSS of the server and, for Redis, of its fork child, from
+#     /proc/PID/smaps_rollup, sampled every 20 ms), and the p99 of GETS concurrent GETs
+#     (redis-benchmark -c 10) started as the save starts, against the p99 of the same GETs
+#     just before it. GETS is small enough that the GETs end before the save does (the
+#     "in save" column counts the rounds where they did), so that every sample is taken
+#     during the save. Medians over the rounds.
 #  2. Start-up: the time each server takes to load the same dump.rdb (written by Redis),
 #     from its own log line "DB loaded from disk: X seconds".
-# Usage: KEYS=1000000 SIZE=64 THREADS=1 scripts/bench-snapshot.sh
+# Usage: KEYS=1000000 SIZE=64 THREADS=1 ROUNDS=5 GETS=10000 scripts/bench-snapshot.sh
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 keys="${KEYS:-1000000}"
 size="${SIZE:-64}"
 threads="${THREADS:-1}"
+rounds="${ROUNDS:-5}"
+gets="${GETS:-10000}"
 . "$repo/scripts/lib/ensure-tools.sh"
 ensure_rust
 ensure_redis_tools
@@ -54,46 +60,75 @@ start() { # name port -> pid
   echo "$pid"
 }
 
-declare -A r
-port=$((22000 + RANDOM % 20000))
-echo "BGSAVE of $keys keys ($size-byte values) while a client writes; $(date -u '+%Y-%m-%d %H:%M UTC'), basalt --threads $threads"
-for name in redis basalt; do
-  port=$((port + 1))
-  pid=$(start "$name" "$port")
-  redis-cli -p "$port" debug populate "$keys" key "$size" >/dev/null
-  sleep 1
-  base_pss=$(pss "$pid")
-  p99_idle=$(p99_get "$port" 200000)
-  # A writer over the same key range while the save runs (bounded: it stops by itself).
-  redis-benchmark -p "$port" -t set -c 10 -n 3000000 -r "$keys" -d "$size" -q >/dev/null 2>&1 &
-  writer=$!
-  pids+=("$writer")
-  sleep 1
-  redis-cli -p "$port" bgsave >/dev/null
-  t0=$(date +%s.%N)
-  ( p99_get "$port" 200000 >"$work/p99-$name" ) &
-  getter=$!
-  peak=$base_pss
-  while [ "$(field "$port" rdb_bgsave_in_progress)" = 1 ]; do
-    now=$(pss "$pid")
+# Peak PSS of $1 (and children) until the file $2.stop appears; written to $2.
+sample_peak() {
+  local peak=0 now
+  while [ ! -e "$2.stop" ]; do
+    now=$(pss "$1")
     [ "$now" -gt "$peak" ] && peak=$now
     sleep 0.02
   done
-  t1=$(date +%s.%N)
-  wait "$getter" || true
-  kill "$writer" 2>/dev/null || true
-  wait "$writer" 2>/dev/null || true
-  status=$(field "$port" rdb_last_bgsave_status)
-  r[$name]="$base_pss $peak $p99_idle $(cat "$work/p99-$name") $(echo "$t1 - $t0" | bc) $status"
-  redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
-  wait "$pid" 2>/dev/null || true
-done
-echo "| server | PSS before (MiB) | peak PSS during BGSAVE (MiB) | peak / before | GET p99 idle (ms) | GET p99 during save (ms) | ratio | save time (s) | status |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+  echo "$peak" >"$2"
+}
+median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+declare -A port_of pid_of
+port=$((22000 + RANDOM % 20000))
+echo "BGSAVE of $keys keys ($size-byte values) while a client writes; $rounds rounds, $gets GETs per measurement; $(date -u '+%Y-%m-%d %H:%M UTC'), basalt --threads $threads"
 for name in redis basalt; do
-  read -r b p i s t st <<<"${r[$name]}"
-  awk -v n="$name" -v b="$b" -v p="$p" -v i="$i" -v s="$s" -v t="$t" -v st="$st" \
-    'BEGIN {printf "| %s | %.1f | %.1f | %.2f | %s | %s | %.2f | %.2f | %s |\n", n, b/1024, p/1024, p/b, i, s, s/i, t, st}'
+  port=$((port + 1))
+  port_of[$name]=$port
+  pid_of[$name]=$(start "$name" "$port")
+  pids+=("${pid_of[$name]}")
+  redis-cli -p "$port" debug populate "$keys" key "$size" >/dev/null
+done
+for round in $(seq "$rounds"); do
+  for name in redis basalt; do
+    port=${port_of[$name]}
+    pid=${pid_of[$name]}
+    base_pss=$(pss "$pid")
+    # A writer over the same key range (bounded: stopped below, and by -n).
+    redis-benchmark -p "$port" -t set -c 10 -n 100000000 -r "$keys" -d "$size" -q >/dev/null 2>&1 &
+    writer=$!
+    pids+=("$writer")
+    sleep 0.5
+    idle=$(p99_get "$port" "$gets")
+    rm -f "$work/peak" "$work/peak.stop"
+    sample_peak "$pid" "$work/peak" &
+    sampler=$!
+    t0=$(date +%s.%N)
+    redis-cli -p "$port" bgsave >/dev/null
+    during=$(p99_get "$port" "$gets")
+    in_save=$(field "$port" rdb_bgsave_in_progress)
+    while [ "$(field "$port" rdb_bgsave_in_progress)" = 1 ]; do sleep 0.02; done
+    t1=$(date +%s.%N)
+    touch "$work/peak.stop"
+    wait "$sampler"
+    kill "$writer" 2>/dev/null || true
+    wait "$writer" 2>/dev/null || true
+    echo "$base_pss $(cat "$work/peak") $idle $during $(echo "$t1 - $t0" | bc) $in_save $(field "$port" rdb_last_bgsave_status)" >>"$work/rounds-$name"
+  done
+done
+echo "| server | PSS before (MiB) | peak PSS during BGSAVE (MiB) | peak / before (max) | GET p99 before (ms) | GET p99 during save (ms) | ratio | rounds in save | save time (s) | status |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+for name in redis basalt; do
+  f="$work/rounds-$name"
+  b=$(awk '{print $1}' "$f" | median)
+  p=$(awk '{print $2}' "$f" | sort -n | tail -1)
+  ratio=$(awk '{printf "%.3f\n", $2 / $1}' "$f" | sort -n | tail -1)
+  i=$(awk '{print $3}' "$f" | median)
+  d=$(awk '{print $4}' "$f" | median)
+  t=$(awk '{print $5}' "$f" | median)
+  n=$(awk '$6 == 1' "$f" | wc -l)
+  st=$(awk '{print $7}' "$f" | sort -u | tr '\n' ' ')
+  awk -v n="$name" -v b="$b" -v p="$p" -v r="$ratio" -v i="$i" -v d="$d" -v t="$t" -v k="$n/$rounds" -v st="$st" \
+    'BEGIN {printf "| %s | %.1f | %.1f | %.2f | %s | %s | %.2f | %s | %.2f | %s|\n", n, b/1024, p/1024, r, i, d, d/i, k, t, st}'
+done
+echo "Per round (PSS before KiB, peak KiB, p99 before, p99 during, save s, in save, status):"
+for name in redis basalt; do sed "s/^/$name /" "$work/rounds-$name"; done
+for name in redis basalt; do
+  redis-cli -p "${port_of[$name]}" shutdown nosave >/dev/null 2>&1 || true
+  wait "${pid_of[$name]}" 2>/dev/null || true
 done
 
 echo

@@ -183,6 +183,9 @@ pub struct EventLoop {
     walk_progress: crate::walk::Progress,
 }
 
+/// io_uring_enter's flag to reap completions (and run deferred task work).
+const IORING_ENTER_GETEVENTS: u32 = 1;
+
 /// Creates the eventfd that wakes a uring loop.
 pub fn new_waker_fd() -> io::Result<OwnedFd> {
     // SAFETY: plain syscall; the result is checked.
@@ -327,18 +330,24 @@ impl EventLoop {
             // Under load, let the kernel gather a few completions (for at most
             // min_wait_us) before waking us: fewer wake-ups per request. At low load the
             // loop still wakes on the first completion.
-            let (want, min_wait) = if self.walk_progress == crate::walk::Progress::Busy {
-                // A capture's walk goes on: look for completions without sleeping (the
-                // timeout is zero). Asking for one completion, not zero, matters: with
-                // DEFER_TASKRUN only a waiting enter runs the task work that posts them.
-                (1, 0)
-            } else if self.min_wait_us > 0 && self.last_batch >= BATCH_LOAD {
+            let (want, min_wait) = if self.min_wait_us > 0 && self.last_batch >= BATCH_LOAD {
                 (BATCH_WANT, self.min_wait_us)
             } else {
                 (1, 0)
             };
             let args = types::SubmitArgs::new().timespec(&ts).min_wait_usec(min_wait);
-            if let Err(e) = self.ring.submitter().submit_with_args(want, &args) {
+            let entered = if self.walk_progress == crate::walk::Progress::Busy {
+                // A capture's walk goes on: submit and collect completions without
+                // sleeping. GETEVENTS with no minimum: with DEFER_TASKRUN only an enter
+                // carrying it runs the task work that posts completions, and without a
+                // timeout the kernel arms no timer.
+                let pending = self.ring.submission().len() as u32;
+                // SAFETY: a plain io_uring_enter on our own ring, no argument struct.
+                unsafe { self.ring.submitter().enter::<libc::sigset_t>(pending, 0, IORING_ENTER_GETEVENTS, None) }
+            } else {
+                self.ring.submitter().submit_with_args(want, &args)
+            };
+            if let Err(e) = entered {
                 match e.raw_os_error() {
                     Some(libc::ETIME) | Some(libc::EINTR) | Some(libc::EBUSY) => {}
                     _ => crate::log::warning(&format!("event loop {}: io_uring_enter: {e}", self.index)),

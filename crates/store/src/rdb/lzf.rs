@@ -90,19 +90,12 @@ pub fn decompress(input: &[u8], out_len: usize) -> Result<Vec<u8>, &'static str>
 
 /// A compressor that keeps its hash table between calls (one zeroed table per string
 /// would cost more than compressing a short one). Stale positions left from an earlier
-/// input are harmless: every candidate match is checked byte by byte.
+/// input are harmless: every candidate match is checked byte by byte. The table is
+/// allocated on first use, so that a default (moved-out) compressor costs nothing.
+#[derive(Default)]
 pub struct Compressor {
     table: Vec<u32>,
     out: Vec<u8>,
-}
-
-impl Default for Compressor {
-    fn default() -> Compressor {
-        Compressor {
-            table: vec![0; 1 << HASH_BITS],
-            out: Vec::new(),
-        }
-    }
 }
 
 fn hash3(a: u8, b: u8, c: u8) -> usize {
@@ -113,6 +106,9 @@ fn hash3(a: u8, b: u8, c: u8) -> usize {
 impl Compressor {
     /// Compresses `input`; None when the result would be longer than `max_out` bytes.
     pub fn compress(&mut self, input: &[u8], max_out: usize) -> Option<&[u8]> {
+        if self.table.is_empty() {
+            self.table = vec![0; 1 << HASH_BITS];
+        }
         let out = &mut self.out;
         out.clear();
         let mut literal_from = 0;
