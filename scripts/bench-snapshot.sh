@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Snapshot cost, Basalt against Redis 7.0.15 in the same run (issue 5):
-#  1. BGSAVE of KEYS keys (DEBUG POPULATE, SIZE-byte values) while a client writes, ROUNDS
-#     times, the servers interleaved round by round: memory before and at its peak during
-#     the save (PSS of the server and, for Redis, of its fork child, from
-#     /proc/PID/smaps_rollup, sampled every 20 ms), and the p99 of GETS concurrent GETs
-#     (redis-benchmark -c 10) started as the save starts, against the p99 of the same GETs
-#     just before it. GETS is small enough that the GETs end before the save does (the
-#     "in save" column counts the rounds where they did), so that every sample is taken
-#     during the save. Medians over the rounds.
+#  1. BGSAVE of KEYS keys (DEBUG POPULATE: key:0 .. key:KEYS-1, SIZE-byte values) while a
+#     client overwrites random keys among them at WRITE_RATE SETs/s (basalt-bench memtier,
+#     10 connections, open loop), ROUNDS times, the servers interleaved round by round:
+#     memory before and at its peak during the save (PSS of the server and, for Redis, of
+#     its fork child, from /proc/PID/smaps_rollup, sampled every 20 ms), and the p99 of
+#     GETS GETs of random existing keys (basalt-bench memtier, 10 connections, closed
+#     loop) started as the save starts, against the p99 of the same GETs just before it.
+#     GETS is small enough that the GETs end before the save does (the "in save" column
+#     counts the rounds where they did), so that every sample is taken during the save.
+#     Medians over the rounds.
 #  2. Start-up: the time each server takes to load the same dump.rdb (written by Redis),
 #     from its own log line "DB loaded from disk: X seconds".
-# Usage: KEYS=1000000 SIZE=64 THREADS=1 ROUNDS=5 GETS=10000 scripts/bench-snapshot.sh
+# Usage: KEYS=1000000 SIZE=64 THREADS=1 ROUNDS=5 GETS=10000 WRITE_RATE=20000 scripts/bench-snapshot.sh
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 keys="${KEYS:-1000000}"
@@ -18,10 +20,12 @@ size="${SIZE:-64}"
 threads="${THREADS:-1}"
 rounds="${ROUNDS:-5}"
 gets="${GETS:-10000}"
+write_rate="${WRITE_RATE:-20000}"
 . "$repo/scripts/lib/ensure-tools.sh"
 ensure_rust
 ensure_redis_tools
-cargo build --release --quiet --manifest-path "$repo/Cargo.toml" -p basalt-server
+cargo build --release --quiet --manifest-path "$repo/Cargo.toml" -p basalt-server -p bench
+bench="$repo/target/release/basalt-bench"
 work="$(mktemp -d)"
 pids=()
 cleanup() { for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
@@ -38,9 +42,15 @@ pss() {
   echo "$total"
 }
 field() { redis-cli -p "$1" info persistence | tr -d '\r' | sed -n "s/^$2://p"; }
-p99_get() {
-  redis-benchmark -p "$1" -t get -c 10 -n "$2" -r "$keys" --csv 2>/dev/null \
-    | awk -F'","' '/^"GET"/ {gsub(/"/, "", $7); print $7}'
+memtier() { # port, then memtier options
+  local port=$1
+  shift
+  "$bench" memtier --server 127.0.0.1 --port "$port" --clients 10 --threads 1 --key-prefix key: \
+    --key-minimum 0 --key-maximum $((keys - 1)) --key-pattern R:R --data-size "$size" --hide-histogram "$@"
+}
+p99_get() { # port, number of GETs -> p99 in ms
+  memtier "$1" --ratio 0:1 --requests $(($2 / 10)) --json-out-file "$work/gets.json" >/dev/null 2>&1
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["ALL STATS"]["Gets"]["Percentile Latencies"]["p99.00"])' "$work/gets.json"
 }
 
 start() { # name port -> pid
@@ -74,7 +84,7 @@ median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
 declare -A port_of pid_of
 port=$((22000 + RANDOM % 20000))
-echo "BGSAVE of $keys keys ($size-byte values) while a client writes; $rounds rounds, $gets GETs per measurement; $(date -u '+%Y-%m-%d %H:%M UTC'), basalt --threads $threads"
+echo "BGSAVE of $keys keys ($size-byte values) while a client overwrites $write_rate keys/s; $rounds rounds, $gets GETs per measurement; $(date -u '+%Y-%m-%d %H:%M UTC'), basalt --threads $threads"
 for name in redis basalt; do
   port=$((port + 1))
   port_of[$name]=$port
@@ -88,7 +98,7 @@ for round in $(seq "$rounds"); do
     pid=${pid_of[$name]}
     base_pss=$(pss "$pid")
     # A writer over the same key range (bounded: stopped below, and by -n).
-    redis-benchmark -p "$port" -t set -c 10 -n 100000000 -r "$keys" -d "$size" -q >/dev/null 2>&1 &
+    memtier "$port" --ratio 1:0 --rate "$write_rate" --test-time 120 >/dev/null 2>&1 &
     writer=$!
     pids+=("$writer")
     sleep 0.5

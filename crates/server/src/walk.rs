@@ -7,7 +7,11 @@
 //! that shard then sleeps until the scheduler runs the snapshot thread again
 //! (milliseconds). Walked by its own loop, a shard is never locked by a thread that can
 //! be descheduled mid-step by this work, and the cost of a save shows up as a bounded
-//! slice per loop iteration ([`SLICE`]) instead of as lock waits.
+//! slice per loop iteration instead of as lock waits. The slice adapts to load: a loop
+//! that just served requests walks for half the time they took (between [`SLICE_MIN`]
+//! and [`SLICE_MAX`]), so the walk takes at most about a third of a busy loop and
+//! queueing delay stays small; a loop with nothing to serve walks for [`SLICE_IDLE`]
+//! between two looks at its sockets.
 //!
 //! Who walks what: the shards of the databases that held keys when the capture began are
 //! numbered in file order (database, then shard); loop `w` walks the positions whose
@@ -27,8 +31,11 @@ use parking_lot::{Condvar, Mutex};
 
 use crate::shared::Shared;
 
-/// Longest a loop walks per iteration, between two rounds of network I/O.
-pub const SLICE: Duration = Duration::from_micros(20);
+/// Walk time per iteration of a loop that served requests in it: bounds.
+pub const SLICE_MIN: Duration = Duration::from_micros(5);
+pub const SLICE_MAX: Duration = Duration::from_micros(20);
+/// Walk time per iteration of a loop that had nothing to serve.
+pub const SLICE_IDLE: Duration = Duration::from_micros(50);
 
 /// Bucket positions per shard lock hold.
 const STEP: usize = 64;
@@ -113,6 +120,11 @@ impl Walk {
         self.active.store(true, Ordering::Release);
     }
 
+    /// True while a capture's walk runs (one relaxed load: the loops ask every iteration).
+    pub fn running(&self) -> bool {
+        self.active.load(Ordering::Relaxed)
+    }
+
     /// Ends the walk (written out or abandoned); loops drop what they hold of it.
     pub fn end(&self) {
         self.active.store(false, Ordering::Release);
@@ -145,8 +157,9 @@ impl Walk {
     }
 }
 
-/// Walks for up to [`SLICE`] on behalf of loop `owner`.
-pub fn step(shared: &Shared, owner: usize, lw: &mut LoopWalk) -> Progress {
+/// Walks for a slice on behalf of loop `owner`, which spent `served` on requests in this
+/// iteration (zero when it had none).
+pub fn step(shared: &Shared, owner: usize, lw: &mut LoopWalk, served: Duration) -> Progress {
     let walk = &shared.walk;
     if !walk.active.load(Ordering::Acquire) {
         if lw.current.is_some() || lw.out.capacity() > 0 {
@@ -162,7 +175,8 @@ pub fn step(shared: &Shared, owner: usize, lw: &mut LoopWalk) -> Progress {
         // A new capture: start from this loop's first position.
         *lw = LoopWalk { generation, next: owner, ..LoopWalk::default() };
     }
-    let deadline = Instant::now() + SLICE;
+    let slice = if served.is_zero() { SLICE_IDLE } else { (served / 2).clamp(SLICE_MIN, SLICE_MAX) };
+    let deadline = Instant::now() + slice;
     loop {
         let (db, shard) = match lw.current {
             Some(at) => at,

@@ -89,6 +89,7 @@ impl EventLoop {
                     crate::log::warning(&format!("event loop {}: poll failed: {e}", self.index));
                 }
             }
+            let woke = Instant::now();
             let now_ms = self.shared.keyspace.now_ms();
             for ev in events.iter() {
                 match ev.token() {
@@ -105,7 +106,10 @@ impl EventLoop {
                 }
             }
             self.release_held();
-            self.walk_progress = crate::walk::step(&self.shared, self.index, &mut self.walk);
+            if self.walk_progress != crate::walk::Progress::Idle || self.shared.walk.running() {
+                let served = if events.is_empty() { Duration::ZERO } else { woke.elapsed() };
+                self.walk_progress = crate::walk::step(&self.shared, self.index, &mut self.walk, served);
+            }
             if self.shared.shutdown.load(Ordering::SeqCst) {
                 break;
             }

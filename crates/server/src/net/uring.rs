@@ -353,6 +353,7 @@ impl EventLoop {
                     _ => crate::log::warning(&format!("event loop {}: io_uring_enter: {e}", self.index)),
                 }
             }
+            let woke = Instant::now();
             let now_ms = self.shared.keyspace.now_ms();
             let mut returned_buffers = false;
             self.last_batch = 0;
@@ -387,7 +388,10 @@ impl EventLoop {
             }
             self.dirty = dirty;
             self.dirty.clear();
-            self.walk_progress = crate::walk::step(&self.shared, self.index, &mut self.walk);
+            if self.walk_progress != crate::walk::Progress::Idle || self.shared.walk.running() {
+                let served = if self.last_batch == 0 { Duration::ZERO } else { woke.elapsed() };
+                self.walk_progress = crate::walk::step(&self.shared, self.index, &mut self.walk, served);
+            }
             if self.shared.shutdown.load(Ordering::SeqCst) {
                 break;
             }
