@@ -339,6 +339,14 @@ fn end_capture(shared: &Shared) {
 /// or a due automatic log rewrite began.
 pub fn run_saver(shared: Arc<Shared>) {
     let snap = &shared.snapshots;
+    // This thread only copies finished shards to the file (the event loops encode them):
+    // on a machine with no idle core it should yield to the loops, not take turns with
+    // them. Linux applies nice per thread. Best effort: an error changes nothing else.
+    // SAFETY: plain syscalls on the calling thread.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+    }
     loop {
         let job = {
             let mut st = snap.state.lock();
