@@ -121,6 +121,9 @@ for round in $(seq "$rounds"); do
     kill "$writer" 2>/dev/null || true
     wait "$writer" 2>/dev/null || true
     echo "$base_pss $(cat "$work/peak") $idle $during $(echo "$t1 - $t0" | bc) $in_save $(field "$port" rdb_last_bgsave_status)" >>"$work/rounds-$name"
+    # Let the kernel write the new file back before the next measurement starts.
+    sync
+    sleep 1
   done
 done
 echo "| server | PSS before (MiB) | peak PSS during BGSAVE (MiB) | peak / before (max) | GET p99 before (ms) | GET p99 during save (ms) | ratio | rounds in save | save time (s) | status |"

@@ -183,9 +183,6 @@ pub struct EventLoop {
     walk_progress: crate::walk::Progress,
 }
 
-/// io_uring_enter's flag to reap completions (and run deferred task work).
-const IORING_ENTER_GETEVENTS: u32 = 1;
-
 /// Creates the eventfd that wakes a uring loop.
 pub fn new_waker_fd() -> io::Result<OwnedFd> {
     // SAFETY: plain syscall; the result is checked.
@@ -336,17 +333,7 @@ impl EventLoop {
                 (1, 0)
             };
             let args = types::SubmitArgs::new().timespec(&ts).min_wait_usec(min_wait);
-            let entered = if self.walk_progress == crate::walk::Progress::Busy {
-                // A capture's walk goes on: submit and collect completions without
-                // sleeping. GETEVENTS with no minimum: with DEFER_TASKRUN only an enter
-                // carrying it runs the task work that posts completions, and without a
-                // timeout the kernel arms no timer.
-                let pending = self.ring.submission().len() as u32;
-                // SAFETY: a plain io_uring_enter on our own ring, no argument struct.
-                unsafe { self.ring.submitter().enter::<libc::sigset_t>(pending, 0, IORING_ENTER_GETEVENTS, None) }
-            } else {
-                self.ring.submitter().submit_with_args(want, &args)
-            };
+            let entered = self.ring.submitter().submit_with_args(want, &args);
             if let Err(e) = entered {
                 match e.raw_os_error() {
                     Some(libc::ETIME) | Some(libc::EINTR) | Some(libc::EBUSY) => {}
