@@ -4,7 +4,9 @@
 #     client overwrites random keys among them as fast as it can (basalt-bench memtier,
 #     WRITE_CLIENTS connections, closed loop), ROUNDS times, the servers interleaved round by round:
 #     memory before and at its peak during the save (PSS of the server and, for Redis, of
-#     its fork child, from /proc/PID/smaps_rollup, sampled every 20 ms), and the p99 of
+#     its fork child, from /proc/PID/smaps_rollup, sampled every 100 ms: reading it walks
+#     the page tables under the process's memory lock, so sampling faster perturbs the
+#     latency being measured), and the p99 of
 #     GETS GETs of random existing keys (basalt-bench memtier, READ_CLIENTS connections,
 #     closed loop) started as the save starts, against the p99 of the same GETs just before it.
 #     GETS is small enough that the GETs end before the save does (the "in save" column
@@ -80,7 +82,7 @@ sample_peak() {
   while [ ! -e "$2.stop" ]; do
     now=$(pss "$1")
     [ "$now" -gt "$peak" ] && peak=$now
-    sleep 0.02
+    sleep 0.1
   done
   echo "$peak" >"$2"
 }
@@ -114,7 +116,7 @@ for round in $(seq "$rounds"); do
     redis-cli -p "$port" bgsave >/dev/null
     during=$(p99_get "$port" "$gets")
     in_save=$(field "$port" rdb_bgsave_in_progress)
-    while [ "$(field "$port" rdb_bgsave_in_progress)" = 1 ]; do sleep 0.02; done
+    while [ "$(field "$port" rdb_bgsave_in_progress)" = 1 ]; do sleep 0.05; done
     t1=$(date +%s.%N)
     touch "$work/peak.stop"
     wait "$sampler"
