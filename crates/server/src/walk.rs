@@ -121,7 +121,12 @@ impl Walk {
     /// every loop's gate): `dbs` are the databases to write, in order.
     pub fn begin(&self, dbs: Vec<usize>, shards_per_db: usize, loops: usize) {
         let mut st = self.state.lock();
-        *st = WalkState { dbs, shards_per_db, loops: loops.max(1), ..WalkState::default() };
+        *st = WalkState {
+            dbs,
+            shards_per_db,
+            loops: loops.max(1),
+            ..WalkState::default()
+        };
         self.generation.fetch_add(1, Ordering::AcqRel);
         self.active.store(true, Ordering::Release);
     }
@@ -142,7 +147,10 @@ impl Walk {
     /// For the writer: the next shard in file order, as (database, bytes), waiting for
     /// its loop to finish it; None when every shard was taken. Err when `give_up` says
     /// so while waiting (shutdown).
-    pub fn next_shard(&self, give_up: impl Fn() -> bool) -> Result<Option<(usize, Vec<u8>)>, String> {
+    pub fn next_shard(
+        &self,
+        give_up: impl Fn() -> bool,
+    ) -> Result<Option<(usize, Vec<u8>)>, String> {
         let mut st = self.state.lock();
         let p = st.next_write;
         if p >= st.total() {
@@ -169,7 +177,10 @@ pub fn step(shared: &Shared, owner: usize, lw: &mut LoopWalk, served: Duration) 
     let walk = &shared.walk;
     if !walk.active.load(Ordering::Acquire) {
         if lw.current.is_some() || lw.out.capacity() > 0 {
-            *lw = LoopWalk { generation: lw.generation, ..LoopWalk::default() };
+            *lw = LoopWalk {
+                generation: lw.generation,
+                ..LoopWalk::default()
+            };
         }
         return Progress::Idle;
     }
@@ -179,9 +190,17 @@ pub fn step(shared: &Shared, owner: usize, lw: &mut LoopWalk, served: Duration) 
     let generation = walk.generation.load(Ordering::Acquire);
     if lw.generation != generation {
         // A new capture: start from this loop's first position.
-        *lw = LoopWalk { generation, next: owner, ..LoopWalk::default() };
+        *lw = LoopWalk {
+            generation,
+            next: owner,
+            ..LoopWalk::default()
+        };
     }
-    let slice = if served.is_zero() { SLICE_IDLE } else { (served / 2).clamp(SLICE_MIN, SLICE_MAX) };
+    let slice = if served.is_zero() {
+        SLICE_IDLE
+    } else {
+        (served / 2).clamp(SLICE_MIN, SLICE_MAX)
+    };
     let deadline = Instant::now() + slice;
     loop {
         let (db, shard) = match lw.current {
@@ -197,12 +216,19 @@ pub fn step(shared: &Shared, owner: usize, lw: &mut LoopWalk, served: Duration) 
                 if st.ready_bytes >= AHEAD_BYTES && lw.next != st.next_write {
                     return Progress::Throttled;
                 }
-                let at = (st.dbs[lw.next / st.shards_per_db], lw.next % st.shards_per_db);
+                let at = (
+                    st.dbs[lw.next / st.shards_per_db],
+                    lw.next % st.shards_per_db,
+                );
                 lw.current = Some(at);
                 at
             }
         };
-        if shared.keyspace.lock(db, shard).capture_step(STEP, &mut lw.out) {
+        if shared
+            .keyspace
+            .lock(db, shard)
+            .capture_step(STEP, &mut lw.out)
+        {
             let mut st = walk.state.lock();
             // Not if the capture was abandoned meanwhile (its bytes are of no use).
             if walk.active.load(Ordering::Acquire) {
