@@ -34,10 +34,11 @@ use crate::shared::Shared;
 /// Walk time per iteration of a loop that served requests in it: bounds.
 pub const SLICE_MIN: Duration = Duration::from_micros(5);
 pub const SLICE_MAX: Duration = Duration::from_micros(20);
-/// Longest a loop with walking left waits for I/O before it walks again (any completion
-/// wakes it at once). A loop that never sleeps during a save loses the scheduler's
-/// wake-up preference to the clients' threads on a machine with no idle core, and its
-/// requests then wait behind them; napping keeps it a sleeper.
+/// Longest a loop with walking left waits for I/O before it walks again, after an
+/// iteration that served requests (any completion wakes it at once; an idle loop does
+/// not nap). A loop that never sleeps during a save loses the scheduler's wake-up
+/// preference to the clients' threads on a machine with no idle core, and its requests
+/// then wait behind them; napping keeps it a sleeper.
 const BUSY_NAP: Duration = Duration::from_micros(50);
 
 /// Walk time per iteration of a loop that had nothing to serve.
