@@ -586,6 +586,11 @@ impl Entry {
         fresh
     }
 
+    /// The boxed object, if the value is one (raw strings included), for reading.
+    pub fn object(&self) -> Option<&Object> {
+        self.object_ref()
+    }
+
     fn object_ref(&self) -> Option<&Object> {
         let parts = self.parts();
         // SAFETY: owned pointer from Box::into_raw, read-only behind &self.

@@ -13,6 +13,7 @@ use super::CommandError;
 /// A collection type stored in an [`Object`].
 pub trait Collection: Sized + Default {
     fn of(obj: &mut Object) -> Option<&mut Self>;
+    fn of_ref(obj: &Object) -> Option<&Self>;
     fn wrap(self) -> Object;
 }
 
@@ -20,6 +21,12 @@ macro_rules! collection {
     ($t:ty, $variant:ident) => {
         impl Collection for $t {
             fn of(obj: &mut Object) -> Option<&mut Self> {
+                match obj {
+                    Object::$variant(x) => Some(x),
+                    _ => None,
+                }
+            }
+            fn of_ref(obj: &Object) -> Option<&Self> {
                 match obj {
                     Object::$variant(x) => Some(x),
                     _ => None,
@@ -47,6 +54,20 @@ pub fn get<'s, T: Collection>(
     match shard.get(hash, key, now_ms) {
         None => Ok(None),
         Some(e) => e.object_mut().and_then(T::of).map(Some).ok_or(CommandError::WrongType),
+    }
+}
+
+/// The collection at `key` for reading: Ok(None) when absent, WRONGTYPE when another
+/// type. Unlike [`get`], a running snapshot need not copy it first (`Shard::read`).
+pub fn read<'s, T: Collection>(
+    shard: &'s mut Shard,
+    hash: u64,
+    key: &[u8],
+    now_ms: i64,
+) -> Result<Option<&'s T>, CommandError> {
+    match shard.read(hash, key, now_ms, None) {
+        None => Ok(None),
+        Some(e) => e.object().and_then(T::of_ref).map(Some).ok_or(CommandError::WrongType),
     }
 }
 

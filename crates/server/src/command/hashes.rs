@@ -53,7 +53,7 @@ fn hsetnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// HGET key field — the value or nil.
 fn hget(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let v = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|hash| hash.get(a[2]));
+    let v = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|hash| hash.get(a[2]));
     ctx.hit(v.is_some());
     match v {
         Some(v) => encode::bulk(ctx.out, v),
@@ -65,7 +65,7 @@ fn hget(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// HMGET key field [field ...] — values or nils.
 fn hmget(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let hash = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)?;
+    let hash = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?;
     encode::array_len(ctx.out, a.len() - 2);
     for f in &a[2..] {
         match hash.as_ref().and_then(|hash| hash.get(f)) {
@@ -88,7 +88,7 @@ fn dump(ctx: &mut Ctx<'_>, key: &[u8], part: Part) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, key);
     let proto = ctx.client.proto;
     let out = &mut *ctx.out;
-    let Some(hash) = coll::get::<Hash>(&mut shard, h, key, ctx.now_ms)? else {
+    let Some(hash) = coll::read::<Hash>(&mut shard, h, key, ctx.now_ms)? else {
         match part {
             Part::Both => encode::map_len(out, 0, proto),
             _ => encode::array_len(out, 0),
@@ -144,7 +144,7 @@ fn hdel(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// HLEN key — number of fields.
 fn hlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |hash| hash.len());
+    let n = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |hash| hash.len());
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -152,7 +152,7 @@ fn hlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// HSTRLEN key field — length of the value, 0 when absent.
 fn hstrlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|hash| hash.get(a[2])).map_or(0, |v| v.len());
+    let n = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|hash| hash.get(a[2])).map_or(0, |v| v.len());
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -160,7 +160,7 @@ fn hstrlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// HEXISTS key field — 1 or 0.
 fn hexists(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let found = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.is_some_and(|hash| hash.get(a[2]).is_some());
+    let found = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.is_some_and(|hash| hash.get(a[2]).is_some());
     encode::integer(ctx.out, i64::from(found));
     Ok(())
 }
@@ -235,7 +235,7 @@ fn hrandfield(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     check_random_count(count, with_values)?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let proto = ctx.client.proto;
-    let hash = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)?;
+    let hash = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?;
     let pairs: Vec<(Vec<u8>, Vec<u8>)> =
         hash.map(|hash| hash.iter().map(|(f, v)| (f.to_vec(), v.to_vec())).collect()).unwrap_or_default();
     drop(shard);
@@ -355,7 +355,7 @@ fn hscan(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut body = Vec::new();
     let mut n = 0;
-    if let Some(hash) = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)? {
+    if let Some(hash) = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)? {
         for (f, v) in hash.iter() {
             if pattern.is_none_or(|p| store::glob::glob_match(p, f, false)) {
                 encode::bulk(&mut body, f);

@@ -89,7 +89,7 @@ fn rpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// LLEN key — the length.
 fn llen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |l| l.len());
+    let n = coll::read::<List>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |l| l.len());
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -99,7 +99,7 @@ fn lrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let start = args::int(a[2])?;
     let stop = args::int(a[3])?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let list = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)?;
+    let list = coll::read::<List>(&mut shard, h, a[1], ctx.now_ms)?;
     match list.and_then(|l| l.range(start, stop).map(|r| (l, r))) {
         None => encode::array_len(ctx.out, 0),
         Some((l, (s, e))) => {
@@ -232,7 +232,7 @@ fn lpos(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut found = Vec::new();
-    if let Some(list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? {
+    if let Some(list) = coll::read::<List>(&mut shard, h, a[1], ctx.now_ms)? {
         let want = match count {
             Some(0) => usize::MAX,
             Some(n) => n,

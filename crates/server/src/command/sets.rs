@@ -50,13 +50,13 @@ fn write_set(ctx: &mut Ctx<'_>, members: &[Vec<u8>]) {
 
 fn members_of(ctx: &Ctx<'_>, key: &[u8]) -> Result<Option<Vec<Vec<u8>>>, CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, key);
-    Ok(coll::get::<Set>(&mut shard, h, key, ctx.now_ms)?.map(|s| s.members()))
+    Ok(coll::read::<Set>(&mut shard, h, key, ctx.now_ms)?.map(|s| s.members()))
 }
 
 /// SISMEMBER key member — 1 or 0.
 fn sismember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let found = coll::get::<Set>(&mut shard, h, a[1], ctx.now_ms)?.is_some_and(|s| s.contains(a[2]));
+    let found = coll::read::<Set>(&mut shard, h, a[1], ctx.now_ms)?.is_some_and(|s| s.contains(a[2]));
     encode::integer(ctx.out, i64::from(found));
     Ok(())
 }
@@ -64,7 +64,7 @@ fn sismember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// SMISMEMBER key member [member ...] — 1 or 0 for each.
 fn smismember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let set = coll::get::<Set>(&mut shard, h, a[1], ctx.now_ms)?;
+    let set = coll::read::<Set>(&mut shard, h, a[1], ctx.now_ms)?;
     encode::array_len(ctx.out, a.len() - 2);
     for m in &a[2..] {
         encode::integer(ctx.out, i64::from(set.as_ref().is_some_and(|s| s.contains(m))));
@@ -75,7 +75,7 @@ fn smismember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// SCARD key — number of members.
 fn scard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::get::<Set>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |s| s.len());
+    let n = coll::read::<Set>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |s| s.len());
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -158,7 +158,7 @@ fn smove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let db = ctx.client.db;
     let mut locked = ctx.ks().lock_keys(db, &a[1..3]);
     let (sh, s) = locked.shard_for(db, a[1]);
-    let src_has = match coll::get::<Set>(s, sh, a[1], ctx.now_ms)? {
+    let src_has = match coll::read::<Set>(s, sh, a[1], ctx.now_ms)? {
         Some(set) => set.contains(a[3]),
         None => false,
     };
@@ -198,7 +198,7 @@ fn compute(ctx: &Ctx<'_>, keys: &[&[u8]], op: Op, limit: usize) -> Result<Vec<Ve
     let mut sets: Vec<Option<Set>> = Vec::with_capacity(keys.len());
     for key in keys {
         let (h, shard) = locked.shard_for(db, key);
-        sets.push(coll::get::<Set>(shard, h, key, ctx.now_ms)?.map(|s| s.clone()));
+        sets.push(coll::read::<Set>(shard, h, key, ctx.now_ms)?.map(|s| s.clone()));
     }
     drop(locked);
     let out = match op {

@@ -175,7 +175,7 @@ fn zrem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// ZCARD key — number of members.
 fn zcard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |z| z.len());
+    let n = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |z| z.len());
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -183,7 +183,7 @@ fn zcard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// ZSCORE key member — the score or nil.
 fn zscore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let s = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|z| z.score(a[2]));
+    let s = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|z| z.score(a[2]));
     match s {
         Some(s) => write_score(ctx.out, s, ctx.client.proto),
         None => ctx.null(),
@@ -194,7 +194,7 @@ fn zscore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// ZMSCORE key member [member ...] — scores or nils.
 fn zmscore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let z = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?;
+    let z = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?;
     let proto = ctx.client.proto;
     encode::array_len(ctx.out, a.len() - 2);
     for m in &a[2..] {
@@ -208,7 +208,7 @@ fn zmscore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 fn rank_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], rev: bool) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let r = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?
+    let r = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?
         .and_then(|z| z.rank(a[2]).map(|r| if rev { z.len() - 1 - r } else { r }));
     match r {
         Some(r) => encode::integer(ctx.out, r as i64),
@@ -353,7 +353,7 @@ fn parse_zrange(a: &[&[u8]], allow_withscores: bool) -> Result<(RangeQuery, bool
 
 fn run_range(ctx: &mut Ctx<'_>, key: &[u8], q: &RangeQuery, withscores: bool) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, key);
-    let items = coll::get::<ZSet>(&mut shard, h, key, ctx.now_ms)?.map(|z| select(z, q)).unwrap_or_default();
+    let items = coll::read::<ZSet>(&mut shard, h, key, ctx.now_ms)?.map(|z| select(z, q)).unwrap_or_default();
     drop(shard);
     write_scored(ctx.out, ctx.client.proto, &items, withscores);
     Ok(())
@@ -372,7 +372,7 @@ fn zrangestore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let db = ctx.client.db;
     let mut locked = ctx.ks().lock_keys(db, &a[1..3]);
     let (sh, s) = locked.shard_for(db, a[2]);
-    let items = coll::get::<ZSet>(s, sh, a[2], ctx.now_ms)?.map(|z| select(z, &q)).unwrap_or_default();
+    let items = coll::read::<ZSet>(s, sh, a[2], ctx.now_ms)?.map(|z| select(z, &q)).unwrap_or_default();
     let mut out = ZSet::new();
     for (score, m) in &items {
         out.insert(m, *score, limits);
@@ -432,7 +432,7 @@ fn zrevrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn zcount(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (min, max) = (score_bound(a[2])?, score_bound(a[3])?);
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |z| {
+    let n = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |z| {
         let (f, l) = z.score_ranks(min, max);
         l - f
     });
@@ -444,7 +444,7 @@ fn zcount(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn zlexcount(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (min, max) = (lex_bound(a[2])?, lex_bound(a[3])?);
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |z| {
+    let n = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |z| {
         let (f, l) = z.lex_ranks(&min, &max);
         l - f
     });
@@ -578,7 +578,7 @@ fn zrandmember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     };
     check_random_count(count, withscores)?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let items = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?
+    let items = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?
         .map(|z| z.range(0, z.len().saturating_sub(1)))
         .unwrap_or_default();
     drop(shard);
@@ -614,10 +614,10 @@ enum Aggregate {
 /// Reads a key as a sorted set, or a plain set with scores 1 (Redis accepts both as
 /// inputs of the algebra).
 fn scored_members(shard: &mut store::Shard, h: u64, key: &[u8], now: i64) -> Result<Option<Vec<(f64, Vec<u8>)>>, CommandError> {
-    match coll::get::<ZSet>(shard, h, key, now) {
+    match coll::read::<ZSet>(shard, h, key, now) {
         Ok(Some(z)) => Ok(Some(z.range(0, z.len().saturating_sub(1)))),
         Ok(None) => Ok(None),
-        Err(_) => match coll::get::<Set>(shard, h, key, now)? {
+        Err(_) => match coll::read::<Set>(shard, h, key, now)? {
             Some(s) => Ok(Some(s.members().into_iter().map(|m| (1.0, m)).collect())),
             None => Ok(None),
         },
@@ -812,7 +812,7 @@ fn zintercard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn zscan(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let pattern = parse_scan_args(a)?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let items = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?
+    let items = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?
         .map(|z| z.range(0, z.len().saturating_sub(1)))
         .unwrap_or_default();
     drop(shard);
