@@ -296,6 +296,26 @@ mod tests {
     }
 
     #[test]
+    fn reads_take_no_copy_and_changes_take_one_per_entry() {
+        let ks = Keyspace::new(1, 1, Clock::manual(0));
+        let (h, mut s) = ks.lock_key(0, b"k");
+        s.insert(h, Entry::new(b"k", Payload::Str(b"value"), None, 0));
+        drop(s);
+        assert!(ks.begin_capture(0, false));
+        let (h, mut s) = ks.lock_key(0, b"k");
+        assert!(s.read(h, b"k", 0, Some(5)).is_some());
+        assert_eq!(ks.capture_pending_bytes(), 0, "a read kept a before-image");
+        s.set_string(h, b"k", b"other", None, 0);
+        let once = ks.capture_pending_bytes();
+        assert!(once > 0, "a change kept no before-image");
+        s.set_string(h, b"k", b"third", None, 0);
+        assert_eq!(ks.capture_pending_bytes(), once, "a second change copied again");
+        drop(s);
+        ks.end_capture();
+        assert_eq!(ks.capture_pending_bytes(), 0);
+    }
+
+    #[test]
     fn a_walk_ends_while_its_shard_keeps_growing() {
         let ks = Keyspace::new(1, 1, Clock::manual(0));
         let mut rng = fastrand::Rng::with_seed(7);
