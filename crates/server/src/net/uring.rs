@@ -642,12 +642,18 @@ impl EventLoop {
             && self.slots.iter().flatten().any(|s| s.send_inflight || !s.conn.all_written())
         {
             self.release_held();
-            let _ = self.ring.submit_and_wait(1);
-            let done: Vec<(u64, i32)> =
-                self.ring.completion().map(|c| (c.user_data(), c.result())).collect();
-            for (ud, res) in done {
-                if ud & 7 == OP_SEND {
-                    self.on_send((ud >> 3) as usize, res);
+            // Bounded: replies held for the append-only log arrive by a wake-up, not by a
+            // completion of ours, and the deadline must hold even if none comes.
+            let ts = types::Timespec::from(Duration::from_millis(5));
+            let _ = self.ring.submitter().submit_with_args(1, &types::SubmitArgs::new().timespec(&ts));
+            let done: Vec<(u64, i32, u32)> =
+                self.ring.completion().map(|c| (c.user_data(), c.result(), c.flags())).collect();
+            for (ud, res, flags) in done {
+                match ud & 7 {
+                    OP_SEND => self.on_send((ud >> 3) as usize, res),
+                    // Re-arms the waker read: the log writer's wake-ups must keep coming.
+                    OP_WAKE => self.on_wake(flags),
+                    _ => {}
                 }
             }
             for t in std::mem::take(&mut self.dirty) {

@@ -11,6 +11,7 @@
 //! Skipped against an external server (`BASALT_TEST_ADDR`): they need to spawn.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -604,6 +605,64 @@ fn every_type_survives_sigkill() {
     let after = snapshot(&mut c, 0..15);
     assert_same(&before, &after);
     assert_bytes!(c.cmd(&["GET", "after:restart"]), b"$1\r\n1\r\n");
+}
+
+/// SIGTERM while clients keep writing under `appendfsync always`: the server exits
+/// promptly (it once waited forever for replies held for the log: the shutdown's wait
+/// for sends dropped the log writer's wake-ups), and every acknowledged write is there
+/// after the restart.
+#[test]
+fn sigterm_under_durable_writes_exits_and_keeps_acknowledged_writes() {
+    let Some(mut p) = Persisted::start(AOF_ALWAYS) else {
+        return;
+    };
+    let addr = p.server().addr.clone();
+    let writers: Vec<_> = (0..8)
+        .map(|w| {
+            let addr = addr.clone();
+            std::thread::spawn(move || {
+                // Pipelined INCRs, 16 in flight, until the connection ends; returns how
+                // many were acknowledged and how many were sent.
+                let mut c = RawConn::connect(&addr);
+                let key = format!("counter:{w}");
+                let req = encode(&["INCR", &key]);
+                let (mut acked, mut sent) = (0i64, 0i64);
+                let deadline = Instant::now() + Duration::from_secs(20);
+                for _ in 0..16 {
+                    c.send(&req);
+                    sent += 1;
+                }
+                while Instant::now() < deadline {
+                    // Longer than the server gets to exit below, so that a server that
+                    // only exits once its clients give up fails the test.
+                    match c.try_read_reply(Duration::from_secs(15)) {
+                        Ok(reply) => {
+                            assert!(reply.starts_with(b":"), "{}", show(&reply));
+                            acked += 1;
+                            if c.stream.write_all(&req).is_ok() {
+                                sent += 1;
+                            }
+                        }
+                        Err(_) => break,
+                    }
+                }
+                (key, acked, sent)
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    p.server().signal("TERM");
+    let mut server = p.server.take().expect("server running");
+    assert_eq!(server.wait_exit(Duration::from_secs(5)), Some(0), "no clean exit after SIGTERM under load");
+    let results: Vec<(String, i64, i64)> = writers.into_iter().map(|t| t.join().expect("writer")).collect();
+    drop(server);
+    p.restart();
+    let mut c = p.conn();
+    for (key, acked, sent) in results {
+        assert!(acked > 0, "{key}: no write was acknowledged before the SIGTERM");
+        let value: i64 = r(&mut c, &["GET", &key]).text().parse().expect("a counter");
+        assert!(value >= acked && value <= sent, "{key}: {acked} acknowledged, {sent} sent, {value} after restart");
+    }
 }
 
 #[test]
