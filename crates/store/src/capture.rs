@@ -155,7 +155,7 @@ mod tests {
         m
     }
 
-    /// Runs the snapshot thread's part, with `between` called between walk steps of
+    /// Runs the walk (the server's loops' part), with `between` called between steps of
     /// every shard, and decodes what it produced.
     fn capture(ks: &Keyspace, mut between: impl FnMut(&Keyspace)) -> Model {
         let mut file = RdbWriter::new(Vec::new(), &[], false, true).unwrap();

@@ -124,7 +124,7 @@ impl Keyspace {
         true
     }
 
-    /// Bytes held as before-images of entries changed ahead of the snapshot thread
+    /// Bytes held as before-images of entries changed ahead of the walk
     /// (INFO's current_cow_size).
     pub fn capture_pending_bytes(&self) -> usize {
         self.capture

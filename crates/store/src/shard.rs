@@ -16,7 +16,7 @@
 //! A running point-in-time capture (BGSAVE, the log rewrite's base) is served here at
 //! entry grain: every method that changes or removes an entry first lets the capture
 //! keep the entry's old state if it does not have it yet (`capture.rs` explains the
-//! scheme); [`Shard::capture_step`] is the snapshot thread's walk.
+//! scheme); [`Shard::capture_step`] is the walk (the server's event loops call it).
 //!
 //! Known limit (to be lifted in issue 3 by a table with Redis's reverse-binary cursor over
 //! home buckets): a shard that keeps doubling faster than a SCAN walks it restarts that
@@ -459,7 +459,7 @@ impl Shard {
         self.capture = Some(Box::new(ShardCapture::new(spec, self.epoch)));
     }
 
-    /// One step of the snapshot thread's walk: encodes the pending entries among the
+    /// One step of the walk (each event loop walks its own shards): encodes the pending entries among the
     /// next `budget` bucket positions into `out`. Returns true when the shard is done:
     /// its before-images were appended to `out` and its part of the capture is over.
     pub fn capture_step(&mut self, budget: usize, out: &mut Vec<u8>) -> bool {

@@ -137,27 +137,9 @@ fn push_score(lp: &mut listpack::Builder, s: f64) {
     }
 }
 
-impl<'a> RdbWriter<&'a mut Vec<u8>> {
-    /// A writer of entries only (no header, no trailer, no checksum) into `out`, to be
-    /// spliced into a file later with [`RdbWriter::raw`]: what a background save keeps
-    /// of a shard that a command reached before the snapshot thread did.
-    pub fn fragment(out: &'a mut Vec<u8>, compress: bool) -> RdbWriter<&'a mut Vec<u8>> {
-        RdbWriter {
-            out,
-            buf: Vec::new(),
-            crc: 0,
-            checksum: false,
-            compress,
-            lzf: lzf::Compressor::default(),
-            lp: listpack::Builder::default(),
-            scratch: Vec::new(),
-        }
-    }
-}
-
 /// Encodes one entry (EXPIRETIME_MS, type, key, value) and appends it to `dst`, for a
 /// point-in-time capture (`store::capture`): a before-image kept for an entry about to
-/// change, or an entry the snapshot thread's walk reached. The LZF table and listpack
+/// change, or an entry the walk reached. The LZF table and listpack
 /// scratch live per thread, so encoding one entry allocates nothing in steady state.
 pub fn encode_entry(e: &Entry, compress: bool, dst: &mut Vec<u8>) {
     thread_local! {
@@ -257,8 +239,8 @@ impl<W: Write> RdbWriter<W> {
         self.maybe_flush()
     }
 
-    /// Entries already encoded by a fragment writer (a shard captured early by a
-    /// background save), spliced in as they are.
+    /// Entries already encoded by [`encode_entry`] (a background save's shard), spliced
+    /// in as they are.
     pub fn raw(&mut self, encoded: &[u8]) -> io::Result<()> {
         self.flush_buf()?;
         if self.checksum {
@@ -276,12 +258,6 @@ impl<W: Write> RdbWriter<W> {
         self.out.write_all(&sum.to_le_bytes())?;
         self.out.flush()?;
         Ok(self.out)
-    }
-
-    /// Ends a fragment: its encoded entries are in the buffer it was made with.
-    pub fn finish_fragment(mut self) -> io::Result<()> {
-        self.flush_buf()?;
-        self.out.flush()
     }
 
     fn flush_buf(&mut self) -> io::Result<()> {
