@@ -7,6 +7,7 @@
 //! completed its reply. redis-benchmark instead records the first-byte time of a batch P times.
 
 pub mod conn;
+mod timer;
 
 use crate::stats::{self, cpu, RunStats};
 use crate::workload::Generator;
@@ -367,6 +368,11 @@ fn event_loop(
             c.next_intended = start + c.interval.mul_f64(i as f64 / n as f64);
         }
     }
+    // Open loop: a precise timer for the next intended send (see timer.rs).
+    let timer = match spec.mode {
+        LoadMode::Rate(_) => Some(timer::Timer::new(poll.registry(), TIMER).map_err(|e| io_err(spec, e))?),
+        _ => None,
+    };
     let mut events = Events::with_capacity(1024);
     let mut last_progress = Instant::now();
     let mut end = start;
@@ -383,11 +389,17 @@ fn event_loop(
         }
         let now = Instant::now();
         let mut timeout = Duration::from_millis(100);
-        if let LoadMode::Rate(_) = spec.mode {
+        if let Some(timer) = &timer {
+            let mut next_send = timeout;
             for c in conns.iter() {
                 if !c.done && c.pending.len() < spec.depth {
-                    timeout = timeout.min(c.next_intended.saturating_duration_since(now));
+                    next_send = next_send.min(c.next_intended.saturating_duration_since(now));
                 }
+            }
+            if next_send.is_zero() {
+                timeout = Duration::ZERO;
+            } else if next_send < timeout {
+                timer.arm(next_send).map_err(|e| io_err(spec, e))?;
             }
         }
         if let Some(d) = spec.duration {
@@ -401,6 +413,12 @@ fn event_loop(
         let now = Instant::now();
         let mut progressed = false;
         for ev in events.iter() {
+            if ev.token() == TIMER {
+                if let Some(timer) = &timer {
+                    timer.clear();
+                }
+                continue;
+            }
             let Some(c) = conns.get_mut(ev.token().0) else { continue };
             if pump(spec, shared, c, stats, start, now, ev.is_readable())? {
                 progressed = true;
@@ -432,6 +450,9 @@ fn event_loop(
         }
     }
 }
+
+/// The poll token of the open-loop timer (connections use their index).
+const TIMER: Token = Token(usize::MAX);
 
 fn io_err(spec: &RunSpec, e: std::io::Error) -> DriverError {
     DriverError::Io { target: spec.target.to_string(), reason: e.to_string() }
