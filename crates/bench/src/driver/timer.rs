@@ -23,7 +23,10 @@ impl Timer {
     pub fn new(registry: &Registry, token: Token) -> io::Result<Timer> {
         // SAFETY: plain syscall; the result is checked.
         let fd = unsafe {
-            libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC)
+            libc::timerfd_create(
+                libc::CLOCK_MONOTONIC,
+                libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
+            )
         };
         if fd < 0 {
             return Err(io::Error::last_os_error());
@@ -38,7 +41,10 @@ impl Timer {
     pub fn arm(&self, after: Duration) -> io::Result<()> {
         let after = after.max(Duration::from_nanos(1));
         let spec = libc::itimerspec {
-            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+            it_interval: libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            },
             it_value: libc::timespec {
                 tv_sec: after.as_secs() as libc::time_t,
                 tv_nsec: after.subsec_nanos() as libc::c_long,
@@ -77,9 +83,13 @@ mod tests {
             timer.arm(Duration::from_millis(2)).unwrap();
             let mut fired = false;
             while !fired {
-                poll.poll(&mut events, Some(Duration::from_secs(5))).unwrap();
+                poll.poll(&mut events, Some(Duration::from_secs(5)))
+                    .unwrap();
                 fired = events.iter().any(|e| e.token() == Token(7));
-                assert!(start.elapsed() < Duration::from_secs(5), "the timer never fired");
+                assert!(
+                    start.elapsed() < Duration::from_secs(5),
+                    "the timer never fired"
+                );
             }
             // Never early (an upper bound would be the scheduler's, not asserted).
             assert!(start.elapsed() >= Duration::from_millis(2));
