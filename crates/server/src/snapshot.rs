@@ -43,6 +43,10 @@ pub struct SnapshotStats {
     pub loaded_expired: AtomicU64,
     /// A background save is running (its capture has begun).
     pub bg_in_progress: AtomicBool,
+    /// The running capture is a save of `dbfilename` (not a log rewrite's base).
+    dump_running: AtomicBool,
+    /// FLUSHALL asked the running save of `dbfilename` to stop (see `abort_dump`).
+    dump_abort: AtomicBool,
     /// BGSAVE SCHEDULE during a log rewrite: starts when the capture is free.
     pub bg_scheduled: AtomicBool,
     /// Unix ms when the running background save began.
@@ -101,9 +105,22 @@ fn limits(shared: &Shared) -> store::rdb::Limits {
 /// Writes the whole keyspace to `dbfilename`. The caller must hold every loop's gate
 /// (or run before/after the loops) so that the file is one point in time.
 pub fn save(shared: &Shared) -> Result<(), String> {
+    save_from(shared, &mut |db, s, f| f(&shared.keyspace.lock(db, s)))
+}
+
+/// As [`save`], from shards the caller has locked (all of them): FLUSHALL's save, which
+/// holds every shard instead of every gate.
+pub fn save_locked(shared: &Shared, locked: &mut store::LockedShards<'_>) -> Result<(), String> {
+    save_from(shared, &mut |db, s, f| f(locked.get_mut((db, s))))
+}
+
+/// Calls its last argument with shard (database, index); how depends on the caller's locks.
+type ShardVisitor<'v> = dyn FnMut(usize, usize, &mut dyn FnMut(&store::Shard)) + 'v;
+
+fn save_from(shared: &Shared, visit: &mut ShardVisitor<'_>) -> Result<(), String> {
     let started = Instant::now();
     let path = dump_path(shared);
-    let result = write_file(shared, &path);
+    let result = write_file(shared, &path, visit);
     match &result {
         Ok((keys, _)) => {
             let now_s = store::Clock::System.now_ms() / 1000;
@@ -127,27 +144,34 @@ pub fn save(shared: &Shared) -> Result<(), String> {
     result.map(|_| ())
 }
 
-fn write_file(shared: &Shared, path: &Path) -> Result<(u64, u64), String> {
+fn write_file(shared: &Shared, path: &Path, visit: &mut ShardVisitor<'_>) -> Result<(u64, u64), String> {
     let ks = &shared.keyspace;
     let now_ms = ks.now_ms();
     write_atomically(shared, path, now_ms, false, |w| {
         let mut keys = 0u64;
         for db in 0..ks.databases() {
-            let (n, volatile) = ks.db_counts(db);
+            let (mut n, mut volatile) = (0, 0);
+            for s in 0..ks.shards_per_db() {
+                visit(db, s, &mut |shard| {
+                    n += shard.len();
+                    volatile += shard.volatile();
+                });
+            }
             if n == 0 {
                 continue;
             }
             w.select_db(db, n, volatile)?;
             for s in 0..ks.shards_per_db() {
-                let shard = ks.lock(db, s);
                 let mut err = None;
-                shard.for_each_live(now_ms, |e| {
-                    if err.is_none() {
-                        match w.entry(e) {
-                            Ok(()) => keys += 1,
-                            Err(x) => err = Some(x),
+                visit(db, s, &mut |shard| {
+                    shard.for_each_live(now_ms, |e| {
+                        if err.is_none() {
+                            match w.entry(e) {
+                                Ok(()) => keys += 1,
+                                Err(x) => err = Some(x),
+                            }
                         }
-                    }
+                    })
                 });
                 if let Some(e) = err {
                     return Err(e);
@@ -318,6 +342,8 @@ pub fn begin_capture_locked(shared: &Shared, job: Job) {
     snap.bg_started_ms.store(now_ms, Ordering::Relaxed);
     snap.writes_at_bg
         .store(shared.sum(|t| &t.writes), Ordering::Relaxed);
+    snap.dump_abort.store(false, Ordering::Release);
+    snap.dump_running.store(matches!(job, Job::Dump), Ordering::Release);
     ks.begin_capture(now_ms, shared.config.read().rdbcompression);
     let dbs = snap.bg_counts.lock().iter().enumerate().filter(|(_, c)| c.0 > 0).map(|(db, _)| db).collect();
     shared.walk.begin(dbs, ks.shards_per_db(), shared.thread_stats.len());
@@ -327,6 +353,23 @@ pub fn begin_capture_locked(shared: &Shared, job: Job) {
     drop(st);
     // The loops do the walk: wake those sleeping.
     shared.wake_all();
+}
+
+/// FLUSHALL's part, as Redis's killing of its RDB child: a running background save of
+/// `dbfilename` is abandoned (written after the flush, it would bring the flushed keys
+/// back at the next start). Returns once the snapshot thread has let go of it (bounded).
+/// A log rewrite's capture is left alone, as in Redis.
+pub fn abort_dump(shared: &Shared) {
+    let snap = &shared.snapshots;
+    if !snap.dump_running.load(Ordering::Acquire) {
+        return;
+    }
+    snap.dump_abort.store(true, Ordering::Release);
+    shared.walk.wake_writer();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while snap.dump_running.load(Ordering::Acquire) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 /// Ends the running capture, written out or abandoned.
@@ -424,9 +467,13 @@ fn write_capture(shared: &Shared, job: Job) {
         Job::Dump => {
             let result = write_captured_file(shared, &dump_path(shared), false);
             end_capture(shared);
+            let aborted = snap.dump_abort.swap(false, Ordering::AcqRel);
+            snap.dump_running.store(false, Ordering::Release);
             snap.bg_last_time_s
                 .store(started.elapsed().as_secs() as i64, Ordering::Relaxed);
             match result {
+                // Stopped by FLUSHALL, as Redis's killed child: not a failed save.
+                Err(_) if aborted => crate::log::notice("Background saving stopped by FLUSHALL"),
                 Ok((keys, _)) => {
                     snap.last_save_s.store(
                         snap.bg_started_ms.load(Ordering::Relaxed) / 1000,
@@ -477,8 +524,11 @@ fn write_captured_file(shared: &Shared, path: &Path, aof_base: bool) -> Result<(
     write_atomically(shared, path, at_ms, aof_base, |w| {
         let mut keys = 0u64;
         let mut db_now = None;
-        let shutting_down = || shared.shutdown.load(Ordering::Acquire);
-        while let Some((db, bytes)) = shared.walk.next_shard(shutting_down).map_err(std::io::Error::other)? {
+        let give_up = || {
+            shared.shutdown.load(Ordering::Acquire)
+                || (!aof_base && shared.snapshots.dump_abort.load(Ordering::Acquire))
+        };
+        while let Some((db, bytes)) = shared.walk.next_shard(give_up).map_err(std::io::Error::other)? {
             if db_now != Some(db) {
                 let (n, volatile) = counts[db];
                 w.select_db(db, n, volatile)?;

@@ -145,6 +145,12 @@ impl Walk {
         st.ready_bytes = 0;
     }
 
+    /// Wakes the writer if it waits for a shard (it then asks its `give_up` again).
+    pub fn wake_writer(&self) {
+        let _st = self.state.lock();
+        self.finished.notify_all();
+    }
+
     /// For the writer: the next shard in file order, as (database, bytes), waiting for
     /// its loop to finish it; None when every shard was taken. Err when `give_up` says
     /// so while waiting (shutdown).

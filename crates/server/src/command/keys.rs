@@ -472,15 +472,24 @@ fn flushdb(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
-/// FLUSHALL [ASYNC|SYNC] — OK.
+/// FLUSHALL [ASYNC|SYNC] — OK. As Redis: a running BGSAVE is abandoned (its file would
+/// bring the flushed keys back), and with save rules an empty `dbfilename` is written
+/// before the reply (errors are logged, not returned, as Redis's rdbSave there).
 fn flushall(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let asynchronous = flush_mode(ctx, a)?;
+    crate::snapshot::abort_dump(ctx.shared);
     let ks = ctx.ks();
     let mut tables = Vec::new();
     for db in 0..ks.databases() {
         tables.extend(ks.flush_db(db));
     }
     free_tables(tables, asynchronous);
+    if crate::snapshot::has_save_rules(ctx.shared) {
+        // Every shard held instead of every gate: the file is one point in time.
+        let dbs: Vec<usize> = (0..ks.databases()).collect();
+        let mut locked = ks.lock_dbs(&dbs);
+        let _ = crate::snapshot::save_locked(ctx.shared, &mut locked);
+    }
     ctx.ok();
     Ok(())
 }

@@ -342,3 +342,39 @@ fn snapshot_commands_inside_transactions() {
     wait_no_rewrite(&mut c);
     assert_eq!(int(&mut c, &["EXISTS", "a", "b", "c"]), 3);
 }
+
+/// FLUSHALL with save rules writes an empty dump before it answers (as Redis 7.0's
+/// flushAllDataAndResetRDB): a crash right after must not bring the keys back.
+#[test]
+fn flushall_with_save_rules_leaves_an_empty_dump() {
+    let Some(mut p) = Persisted::start(&["--appendonly", "no", "--save", "3600 1"]) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["SET", "k", "v"]);
+    ok(&mut c, &["SAVE"]);
+    ok(&mut c, &["FLUSHALL"]);
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_eq!(int(&mut c, &["DBSIZE"]), 0, "FLUSHALL's keys came back after a crash");
+}
+
+/// FLUSHALL during a BGSAVE abandons the save (as Redis kills its RDB child): a save
+/// finished after the flush would bring the flushed keys back at the next start.
+#[test]
+fn flushall_during_bgsave_does_not_resurrect_keys() {
+    let Some(mut p) = Persisted::start(&["--appendonly", "no", "--save", ""]) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["DEBUG", "POPULATE", "300000"]);
+    assert_bytes!(c.cmd(&["BGSAVE"]), b"+Background saving started\r\n");
+    ok(&mut c, &["FLUSHALL"]);
+    ok(&mut c, &["SET", "after", "1"]);
+    wait_no_bgsave(&mut c);
+    let info = info_persistence(&mut c);
+    assert_eq!(info_field(&info, "rdb_last_bgsave_status").as_deref(), Some("ok"), "{info}");
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_eq!(int(&mut c, &["DBSIZE"]), 0, "flushed keys came back from a save finished after FLUSHALL");
+}
