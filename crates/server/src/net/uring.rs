@@ -337,8 +337,7 @@ impl EventLoop {
                 (1, 0)
             };
             let args = types::SubmitArgs::new().timespec(&ts).min_wait_usec(min_wait);
-            let entered = self.ring.submitter().submit_with_args(want, &args);
-            if let Err(e) = entered {
+            if let Err(e) = self.ring.submitter().submit_with_args(want, &args) {
                 match e.raw_os_error() {
                     Some(libc::ETIME) | Some(libc::EINTR) | Some(libc::EBUSY) => {}
                     _ => crate::log::warning(&format!("event loop {}: io_uring_enter: {e}", self.index)),
