@@ -11,10 +11,12 @@
 //! BGSAVE (and the `save <seconds> <changes>` rules) take a point-in-time capture
 //! without fork: under every loop's gate (an instant), `Keyspace::begin_capture` starts
 //! it in every shard; a command about to change an entry the capture does not have yet
-//! first encodes that one entry as it was, and the snapshot thread (`run_saver`) walks
-//! the shards in order, a few entries per lock hold. No memory doubling from
-//! copy-on-write pages and no fork pause; the extra memory is the entries changed ahead
-//! of the walk (see `store::capture`). The log rewrite's RDB base is the same capture.
+//! first encodes that one entry as it was; the event loops walk the shards a slice at a
+//! time (`walk.rs`) and the snapshot thread (`run_saver`) writes the finished shards in
+//! order. No memory doubling from copy-on-write pages and no fork pause; the extra memory
+//! is the entries changed ahead of the walk (see `store::capture`). The log rewrite's RDB
+//! base is the same capture. FLUSHALL abandons a running save of `dbfilename`
+//! (`abort_dump`), as Redis kills its RDB child.
 
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
