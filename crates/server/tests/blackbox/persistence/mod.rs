@@ -147,6 +147,11 @@ struct Snapshot {
 type KeyState = (String, Vec<Vec<u8>>, bool);
 
 fn snapshot(c: &mut RawConn, dbs: std::ops::Range<i64>) -> Snapshot {
+    snapshot_matching(c, dbs, "*")
+}
+
+/// As [`snapshot`], for the keys that match a KEYS pattern (DBSIZE still counts all).
+fn snapshot_matching(c: &mut RawConn, dbs: std::ops::Range<i64>, pattern: &str) -> Snapshot {
     let mut snap = Snapshot {
         dbsize: Vec::new(),
         keys: BTreeMap::new(),
@@ -154,7 +159,7 @@ fn snapshot(c: &mut RawConn, dbs: std::ops::Range<i64>) -> Snapshot {
     for db in dbs {
         select(c, db);
         snap.dbsize.push((db, int(c, &["DBSIZE"])));
-        for key in flat(&r(c, &["KEYS", "*"])) {
+        for key in flat(&r(c, &["KEYS", pattern])) {
             let ty = r(c, &[b"TYPE".as_slice(), key.as_slice()]).text();
             let contents = match ty.as_str() {
                 "string" => vec![bytes(&r(c, &[b"GET".as_slice(), key.as_slice()]))],
