@@ -2,18 +2,19 @@
 # Snapshot cost, Basalt against Redis 7.0.15 in the same run (issue 5):
 #  1. BGSAVE of KEYS keys (DEBUG POPULATE: key:0 .. key:KEYS-1, SIZE-byte values) while a
 #     client overwrites random keys among them as fast as it can (basalt-bench memtier,
-#     WRITE_CLIENTS connections, closed loop), ROUNDS times, the servers interleaved round by round:
-#     memory before and at its peak during the save (PSS of the server and, for Redis, of
-#     its fork child, from /proc/PID/smaps_rollup, sampled every 100 ms: reading it walks
-#     the page tables under the process's memory lock, so sampling faster perturbs the
-#     latency being measured), and the p99 of
-#     GETS GETs of random existing keys (basalt-bench memtier, READ_CLIENTS connections,
-#     closed loop) started as the save starts, against the p99 of the same GETs just before it.
-#     GETS is small enough that the GETs end before the save does (the "in save" column
-#     counts the rounds where they did), so that every sample is taken during the save.
-#     Medians over the rounds. (Few connections are worse, not better, here: on this
-#     2-vCPU VM a process that sleeps between requests wakes with a tail of milliseconds,
-#     so -c 4 measures the hypervisor; -c 10 keeps the CPUs busy.)
+#     WRITE_CLIENTS connections, closed loop). ROUNDS rounds, servers interleaved, two saves
+#     per round and server:
+#     - latency: the p99 of GETS GETs of random existing keys (basalt-bench memtier,
+#       READ_CLIENTS connections, closed loop) started as the save starts, against the p99
+#       of the same GETs just before it. GETS is small enough that the GETs end before the
+#       save does (the "in save" column counts the rounds where they did). Few connections
+#       are worse, not better, here: on this 2-vCPU VM a process that sleeps between
+#       requests wakes with a tail of milliseconds, so -c 4 measures the hypervisor.
+#     - memory and duration: PSS of the server and, for Redis, of its fork child
+#       (/proc/PID/smaps_rollup) before and at its peak during the save, sampled every
+#       100 ms; not during the latency save, since reading smaps_rollup walks the page
+#       tables under the process's memory lock and would perturb what is measured.
+#     Medians over the rounds (peak: the highest round).
 #  2. Start-up: the time each server takes to load the same dump.rdb (written by Redis),
 #     from its own log line "DB loaded from disk: X seconds".
 # Usage: KEYS=1000000 SIZE=64 THREADS=1 ROUNDS=5 GETS=10000 WRITE_CLIENTS=5 READ_CLIENTS=10 \
@@ -102,20 +103,26 @@ for round in $(seq "$rounds"); do
   for name in redis basalt; do
     port=${port_of[$name]}
     pid=${pid_of[$name]}
-    base_pss=$(pss "$pid")
-    # A writer over the same key range (bounded: stopped below, and by -n).
+    # A writer over the same key range (bounded: stopped below, and by --test-time).
     (memtier "$port" --clients "$write_clients" --ratio 1:0 --test-time 120 >/dev/null 2>&1) &
     writer=$!
     pids+=("$writer")
     sleep 0.5
+    # First save: latency only (nothing else sampling the server meanwhile).
     idle=$(p99_get "$port" "$gets")
+    redis-cli -p "$port" bgsave >/dev/null
+    during=$(p99_get "$port" "$gets")
+    in_save=$(field "$port" rdb_bgsave_in_progress)
+    while [ "$(field "$port" rdb_bgsave_in_progress)" = 1 ]; do sleep 0.05; done
+    sync
+    sleep 0.5
+    # Second save: memory and duration.
+    base_pss=$(pss "$pid")
     rm -f "$work/peak" "$work/peak.stop"
     sample_peak "$pid" "$work/peak" &
     sampler=$!
     t0=$(date +%s.%N)
     redis-cli -p "$port" bgsave >/dev/null
-    during=$(p99_get "$port" "$gets")
-    in_save=$(field "$port" rdb_bgsave_in_progress)
     while [ "$(field "$port" rdb_bgsave_in_progress)" = 1 ]; do sleep 0.05; done
     t1=$(date +%s.%N)
     touch "$work/peak.stop"
