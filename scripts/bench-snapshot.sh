@@ -135,8 +135,8 @@ for round in $(seq "$rounds"); do
     sleep 1
   done
 done
-echo "| server | PSS before (MiB) | peak PSS during BGSAVE (MiB) | peak / before (max) | GET p99 before (ms) | GET p99 during save (ms) | ratio | rounds in save | save time (s) | status |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+echo "| server | PSS before (MiB) | peak PSS during BGSAVE (MiB) | peak / before (max) | GET p99 before (ms) | GET p99 during save (ms) | ratio of medians | median of round ratios | rounds in save | save time (s) | status |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 for name in redis basalt; do
   f="$work/rounds-$name"
   b=$(awk '{print $1}' "$f" | median)
@@ -144,11 +144,12 @@ for name in redis basalt; do
   ratio=$(awk '{printf "%.3f\n", $2 / $1}' "$f" | sort -n | tail -1)
   i=$(awk '{print $3}' "$f" | median)
   d=$(awk '{print $4}' "$f" | median)
+  rr=$(awk '{printf "%.3f\n", $4 / $3}' "$f" | median)
   t=$(awk '{print $5}' "$f" | median)
   n=$(awk '$6 == 1' "$f" | wc -l)
   st=$(awk '{print $7}' "$f" | sort -u | tr '\n' ' ')
-  awk -v n="$name" -v b="$b" -v p="$p" -v r="$ratio" -v i="$i" -v d="$d" -v t="$t" -v k="$n/$rounds" -v st="$st" \
-    'BEGIN {printf "| %s | %.1f | %.1f | %.2f | %s | %s | %.2f | %s | %.2f | %s|\n", n, b/1024, p/1024, r, i, d, d/i, k, t, st}'
+  awk -v n="$name" -v b="$b" -v p="$p" -v r="$ratio" -v i="$i" -v d="$d" -v rr="$rr" -v t="$t" -v k="$n/$rounds" -v st="$st" \
+    'BEGIN {printf "| %s | %.1f | %.1f | %.2f | %s | %s | %.2f | %.2f | %s | %.2f | %s|\n", n, b/1024, p/1024, r, i, d, d/i, rr, k, t, st}'
 done
 echo "Per round (PSS before KiB, peak KiB, p99 before, p99 during, save s, in save, status):"
 for name in redis basalt; do sed "s/^/$name /" "$work/rounds-$name"; done
