@@ -47,8 +47,9 @@ pub const SLICE_IDLE: Duration = Duration::from_micros(50);
 /// Bucket positions per shard lock hold.
 const STEP: usize = 64;
 
-/// Finished shards waiting for the writer beyond which loops stop starting new ones.
-const AHEAD_BYTES: usize = 32 << 20;
+/// Finished shards waiting for the writer beyond which loops stop starting new ones
+/// (small in unit tests, so that they reach it with a small keyspace).
+const AHEAD_BYTES: usize = if cfg!(test) { 64 << 10 } else { 32 << 20 };
 
 /// The running walk, shared by the loops and the snapshot thread.
 #[derive(Default)]
@@ -250,5 +251,130 @@ pub fn step(shared: &Shared, owner: usize, lw: &mut LoopWalk, served: Duration) 
         if Instant::now() >= deadline {
             return Progress::Busy;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::testing::Harness;
+    use std::collections::BTreeMap;
+    use store::{Entry, Payload};
+
+    fn value(i: usize) -> Vec<u8> {
+        // Not compressible, so that the encoded size is known to be large.
+        let mut rng = fastrand::Rng::with_seed(i as u64);
+        (0..100).map(|_| rng.alphanumeric() as u8).collect()
+    }
+
+    /// Two loops walk a capture while the writer lags behind: they stop at the byte bound
+    /// (except for the writer's next shard), go on when it takes shards, and the file is
+    /// exactly the keyspace at the start, in database order, although keys change meanwhile.
+    #[test]
+    fn loops_walk_in_order_within_the_bound_and_the_file_is_the_start() {
+        let h = Harness::new();
+        let shared = &h.shared;
+        let ks = &shared.keyspace;
+        let mut expected = BTreeMap::new();
+        for (db, n) in [(0usize, 3000usize), (3, 200)] {
+            for i in 0..n {
+                let key = format!("k{db}:{i}");
+                let (hash, mut shard) = ks.lock_key(db, key.as_bytes());
+                shard.insert(
+                    hash,
+                    Entry::new(key.as_bytes(), Payload::Str(&value(i)), None, 0),
+                );
+                expected.insert((db, key.into_bytes()), value(i));
+            }
+        }
+        assert!(ks.begin_capture(ks.now_ms(), false));
+        shared.walk.begin(vec![0, 3], ks.shards_per_db(), 2);
+        let mut loops = [LoopWalk::default(), LoopWalk::default()];
+        // Without the writer, both loops soon stop: the bound holds them.
+        let mut idle_rounds = 0;
+        while idle_rounds < 3 {
+            let progress: Vec<Progress> = (0..2)
+                .map(|w| step(shared, w, &mut loops[w], Duration::ZERO))
+                .collect();
+            assert!(
+                progress.iter().all(|p| *p != Progress::Idle),
+                "a loop finished without the writer"
+            );
+            idle_rounds = if progress.iter().all(|p| *p == Progress::Throttled) {
+                idle_rounds + 1
+            } else {
+                0
+            };
+        }
+        {
+            let st = shared.walk.state.lock();
+            assert!(
+                st.ready_bytes >= AHEAD_BYTES,
+                "throttled below the bound: {}",
+                st.ready_bytes
+            );
+            assert!(
+                st.ready.contains_key(&0),
+                "the writer's next shard is not ready"
+            );
+        }
+        // Writes after the start must not reach the file.
+        for i in (0..3000).step_by(7) {
+            let key = format!("k0:{i}");
+            let (hash, mut shard) = ks.lock_key(0, key.as_bytes());
+            shard.set_string(hash, key.as_bytes(), b"changed", None, 0);
+        }
+        // The writer takes shards in order while the loops go on.
+        let mut file = store::rdb::RdbWriter::new(Vec::new(), &[], false, true).unwrap();
+        let mut last_db = None;
+        loop {
+            for (w, lw) in loops.iter_mut().enumerate() {
+                step(shared, w, lw, Duration::ZERO);
+            }
+            let next = {
+                let st = shared.walk.state.lock();
+                (st.next_write >= st.total() || st.ready.contains_key(&st.next_write)).then_some(())
+            };
+            if next.is_none() {
+                continue;
+            }
+            match shared.walk.next_shard(|| false).unwrap() {
+                Some((db, bytes)) => {
+                    assert!(last_db.is_none_or(|d| d <= db), "databases out of order");
+                    if last_db != Some(db) {
+                        file.select_db(db, 0, 0).unwrap();
+                        last_db = Some(db);
+                    }
+                    file.raw(&bytes).unwrap();
+                }
+                None => break,
+            }
+        }
+        shared.walk.end();
+        ks.end_capture();
+        let bytes = file.finish().unwrap();
+        let mut got = BTreeMap::new();
+        store::rdb::load(
+            &bytes[..],
+            &store::rdb::Limits::redis_defaults(),
+            |db, e| {
+                let v = match e.value() {
+                    store::ValueRef::Str(s) => s.to_vec(),
+                    store::ValueRef::Obj(_) => panic!("a string was written"),
+                };
+                assert!(
+                    got.insert((db, e.key().to_vec()), v).is_none(),
+                    "a key written twice"
+                );
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert!(
+            got == expected,
+            "the file is not the keyspace at the start ({} keys, {} expected)",
+            got.len(),
+            expected.len()
+        );
     }
 }
