@@ -56,14 +56,7 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadE
         remember(shared, &aof_dir, &filename, Manifest::first(&filename));
         return Ok(target);
     }
-    let text = std::fs::read_to_string(&manifest_path)
-        .map_err(|e| io_err("Can't read the AOF manifest", &manifest_path, e))?;
-    let m = Manifest::parse(&text).map_err(|e| {
-        LoadError(format!(
-            "{e} in the AOF manifest {}",
-            manifest_path.display()
-        ))
-    })?;
+    let m = read_manifest(&manifest_path)?;
     let mut files: Vec<(&str, bool)> = Vec::new();
     if let Some(b) = &m.base {
         files.push((b.name.as_str(), true));
@@ -149,6 +142,14 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadE
 }
 
 /// Keeps what the manifest on disk says, for log rewrites.
+/// Reads and parses a manifest; errors name the file.
+fn read_manifest(path: &Path) -> Result<Manifest, LoadError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| io_err("Can't read the AOF manifest", path, e))?;
+    Manifest::parse(&text)
+        .map_err(|e| LoadError(format!("{e} in the AOF manifest {}", path.display())))
+}
+
 fn remember(shared: &Shared, dir: &Path, name: &str, m: Manifest) {
     if let Some(aof) = shared.aof.as_ref() {
         *aof.files.lock() = Some(super::rewrite::Files {
@@ -178,14 +179,7 @@ pub fn reload(shared: &Shared, dir: &Path) -> Result<(), LoadError> {
     };
     let aof_dir = dir.join(&dirname);
     let manifest_path = aof_dir.join(format!("{filename}.manifest"));
-    let text = std::fs::read_to_string(&manifest_path)
-        .map_err(|e| io_err("Can't read the AOF manifest", &manifest_path, e))?;
-    let m = Manifest::parse(&text).map_err(|e| {
-        LoadError(format!(
-            "{e} in the AOF manifest {}",
-            manifest_path.display()
-        ))
-    })?;
+    let m = read_manifest(&manifest_path)?;
     if let Some(b) = m.base.iter().find(|b| b.name.ends_with(".rdb")) {
         load_rdb_base(shared, &aof_dir.join(&b.name), &b.name)?;
     }
