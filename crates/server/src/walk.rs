@@ -98,11 +98,13 @@ pub enum Progress {
 }
 
 /// How long a loop may sleep waiting for I/O, given what its last slice left and the
-/// time until its next tick.
-pub fn wait(progress: Progress, until_tick: Duration) -> Duration {
+/// time until its next tick. `nap`: the loop served requests last time and its engine
+/// can wait for microseconds (epoll's timeouts are whole milliseconds: it polls).
+pub fn wait(progress: Progress, until_tick: Duration, nap: bool) -> Duration {
     match progress {
         Progress::Idle => until_tick,
-        Progress::Busy => until_tick.min(BUSY_NAP),
+        Progress::Busy if nap => until_tick.min(BUSY_NAP),
+        Progress::Busy => Duration::ZERO,
         Progress::Throttled => until_tick.min(Duration::from_millis(1)),
     }
 }

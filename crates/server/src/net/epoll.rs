@@ -83,12 +83,7 @@ impl EventLoop {
         loop {
             let period = tick_period(&self.shared);
             let timeout = next_cron.saturating_duration_since(Instant::now());
-            // With a capture's walk left, poll: epoll's timeouts are whole milliseconds,
-            // too coarse for the uring engine's 50 us nap between slices.
-            let timeout = match self.walk_progress {
-                crate::walk::Progress::Busy => Duration::ZERO,
-                progress => crate::walk::wait(progress, timeout),
-            };
+            let timeout = crate::walk::wait(self.walk_progress, timeout, false);
             if let Err(e) = self.poll.poll(&mut events, Some(timeout)) {
                 if e.kind() != ErrorKind::Interrupted {
                     crate::log::warning(&format!("event loop {}: poll failed: {e}", self.index));

@@ -322,11 +322,7 @@ impl EventLoop {
         let mut next_tick = Instant::now();
         loop {
             let wait = next_tick.saturating_duration_since(Instant::now()).max(Duration::from_micros(1));
-            let wait = match self.walk_progress {
-                // Nothing was served last time: nobody waits on this loop, walk on.
-                crate::walk::Progress::Busy if self.last_batch == 0 => Duration::ZERO,
-                progress => crate::walk::wait(progress, wait),
-            };
+            let wait = crate::walk::wait(self.walk_progress, wait, self.last_batch > 0);
             let ts = types::Timespec::from(wait);
             // Under load, let the kernel gather a few completions (for at most
             // min_wait_us) before waking us: fewer wake-ups per request. At low load the
