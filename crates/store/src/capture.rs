@@ -57,6 +57,13 @@ impl CaptureSpec {
     pub fn pending_bytes(&self) -> usize {
         self.pending_bytes.load(Ordering::Relaxed)
     }
+
+    /// Encodes a pending entry into `out` if it was live at the point in time.
+    pub(crate) fn encode(&self, e: &Entry, out: &mut Vec<u8>) {
+        if !e.is_expired(self.at_ms) {
+            crate::rdb::encode_entry(e, self.compress, out);
+        }
+    }
 }
 
 /// One shard's part of a running capture.
@@ -82,22 +89,13 @@ impl ShardCapture {
         }
     }
 
-    /// Encodes a pending entry into `out` if it was live at the point in time.
-    pub fn encode(&self, e: &Entry, out: &mut Vec<u8>) {
-        if !e.is_expired(self.spec.at_ms) {
-            crate::rdb::encode_entry(e, self.spec.compress, out);
-        }
-    }
-
     /// Keeps a pending entry's current (point-in-time) state before it changes.
     pub fn keep_before_image(&mut self, e: &Entry) {
         let len = self.before.len();
-        let mut before = std::mem::take(&mut self.before);
-        self.encode(e, &mut before);
+        self.spec.encode(e, &mut self.before);
         self.spec
             .pending_bytes
-            .fetch_add(before.len() - len, Ordering::Relaxed);
-        self.before = before;
+            .fetch_add(self.before.len() - len, Ordering::Relaxed);
     }
 
     /// Ends this shard's capture: its before-images go to `out`.

@@ -492,7 +492,7 @@ impl Shard {
                 if self.table.is_bucket_full(pos) {
                     let e = self.table.bucket(pos).as_mut();
                     if e.mark() != parity {
-                        c.encode(e, out);
+                        c.spec.encode(e, out);
                         e.set_mark(parity);
                     }
                 }
