@@ -13,10 +13,7 @@ threads="${THREADS:-1}"
 ensure_rust
 ensure_redis_tools
 cargo build --release --quiet --manifest-path "$repo/Cargo.toml" -p basalt-server
-work="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+. "$repo/scripts/lib/scratch.sh"
 
 declare -A port
 names=(redis-none redis-always redis-everysec basalt-none basalt-always basalt-everysec)

@@ -33,10 +33,7 @@ ensure_rust
 ensure_redis_tools
 cargo build --release --quiet --manifest-path "$repo/Cargo.toml" -p basalt-server -p bench
 bench="$repo/target/release/basalt-bench"
-work="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+. "$repo/scripts/lib/scratch.sh"
 
 # PSS in KiB of a process and its children (Redis's fork child shows up as a child).
 pss() {

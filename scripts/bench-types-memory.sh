@@ -10,10 +10,7 @@ n="${1:-200000}"
 ensure_rust
 ensure_redis_tools
 cargo build --release --quiet --manifest-path "$repo/Cargo.toml" -p basalt-server
-work="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+. "$repo/scripts/lib/scratch.sh"
 python3 - "$n" "$work" <<'PY'
 import random, sys
 n, work = int(sys.argv[1]), sys.argv[2]
