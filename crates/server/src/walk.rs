@@ -117,6 +117,8 @@ pub struct LoopWalk {
     next: usize,
     /// (database, shard) of the position being walked.
     current: Option<(usize, usize)>,
+    /// This loop's part of the walk is done (it need not ask the shared state again).
+    done: bool,
     out: Vec<u8>,
 }
 
@@ -206,6 +208,9 @@ pub fn step(shared: &Shared, owner: usize, lw: &mut LoopWalk, served: Duration) 
             ..LoopWalk::default()
         };
     }
+    if lw.done {
+        return Progress::Idle;
+    }
     let slice = if served.is_zero() {
         SLICE_IDLE
     } else {
@@ -221,6 +226,7 @@ pub fn step(shared: &Shared, owner: usize, lw: &mut LoopWalk, served: Duration) 
                     lw.next += 1;
                 }
                 if lw.next >= st.total() {
+                    lw.done = true;
                     return Progress::Idle;
                 }
                 if st.ready_bytes >= AHEAD_BYTES && lw.next != st.next_write {
