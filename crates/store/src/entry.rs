@@ -3,9 +3,18 @@
 //! Memory per key is a headline figure of Basalt, so a table slot is 8 bytes (a thin
 //! pointer) and the key, its metadata and a small value share one allocation: for
 //! `key:123456 -> value:123456` that is a 32-byte allocator size class, against Redis's
-//! dictEntry + robj + two sds strings. Values too large or too mutable to live inline
-//! (strings over [`INLINE_MAX`] bytes, strings that APPEND/SETRANGE/SETBIT touched, and
-//! every collection type) live in a boxed [`Object`] that the blob points to.
+//! dictEntry + robj + two sds strings. Small hashes and sorted sets (their packed,
+//! "listpack" form, up to [`INLINE_PACKED_MAX`] bytes) are stored inline too, in the
+//! compact form of `types/packed.rs` (keys' common prefix stored once): one allocation
+//! per key where the boxed form took three. Values too large or too mutable to live
+//! inline (strings over [`INLINE_MAX`] bytes, strings that APPEND/SETRANGE/SETBIT
+//! touched, lists, sets and large collections) live in a boxed [`Object`] that the blob
+//! points to.
+//!
+//! Commands reach an inline collection through [`ObjMut`] / [`ObjView`]: the compact
+//! form is decoded into an ordinary [`Object`] (buffer from a per-thread pool), and
+//! `ObjMut` writes the result back when dropped, boxing it if it has outgrown the inline
+//! form (converted to a table, or above the size limit).
 //!
 //! This module owns the blob layout and all of its `unsafe`; everything above it (the
 //! shard, the commands) sees only the safe methods. It must not know about tables,
@@ -13,7 +22,8 @@
 //!
 //! Format (in-memory entry blob, alignment 1):
 //! ```text
-//! [flags: u8]                       bits 0-1 kind (0 inline string, 1 int, 2 object), bit 2 has-expire,
+//! [flags: u8]                       bits 0-1 kind (0 inline string, 1 int, 2 object,
+//!                                   3 inline collection), bit 2 has-expire,
 //!                                   bit 3 capture mark (owned by the shard, kept by every rewrite)
 //! [expire_at_ms: i64 LE]            only when has-expire
 //! [lru: u32 LE]                     last access, seconds (for OBJECT IDLETIME)
@@ -21,20 +31,28 @@
 //! payload: inline string -> [len: LEB128][bytes]
 //!          int           -> [i64 LE]
 //!          object        -> [*mut Object, 8 bytes LE]
+//!          collection    -> [type: u8 (InlineType)][len: LEB128][compact form, len bytes]
 //! ```
 
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 
-use crate::value::Object;
+use crate::types::packed::{self, CompactLayout, Packed};
+use crate::value::{InlineType, Object};
 
 /// Strings up to this length are stored inline (Redis's embstr limit, which also makes
 /// OBJECT ENCODING report "embstr" for the same values Redis does).
 pub const INLINE_MAX: usize = 44;
 
+/// Compact forms of small collections up to this many bytes are stored inline. Every
+/// command on an inline collection decodes and (for writes) re-encodes it, a linear copy:
+/// this bound keeps that copy to about a microsecond; larger packed collections are boxed.
+pub const INLINE_PACKED_MAX: usize = 1024;
+
 const KIND_MASK: u8 = 0b11;
 const KIND_INLINE: u8 = 0;
 const KIND_INT: u8 = 1;
 const KIND_OBJECT: u8 = 2;
+const KIND_PACKED: u8 = 3;
 const HAS_EXPIRE: u8 = 1 << 2;
 /// The capture mark: the shard compares it with its own parity to know whether a running
 /// point-in-time capture has this entry yet (see `shard.rs`). Every method that rebuilds
@@ -78,7 +96,129 @@ impl StrRef<'_> {
 #[derive(Clone, Copy, Debug)]
 pub enum ValueRef<'a> {
     Str(StrRef<'a>),
-    Obj(&'a Object),
+    Obj(ObjRef<'a>),
+}
+
+/// A collection value as the entry holds it: boxed, or inline in its compact form.
+#[derive(Clone, Copy, Debug)]
+pub enum ObjRef<'a> {
+    Boxed(&'a Object),
+    Inline(InlineRef<'a>),
+}
+
+/// An inline collection: its type and compact form.
+#[derive(Clone, Copy, Debug)]
+pub struct InlineRef<'a> {
+    ty: InlineType,
+    compact: &'a [u8],
+}
+
+impl<'a> ObjRef<'a> {
+    /// The value's type.
+    pub fn value_type(&self) -> crate::ValueType {
+        match self {
+            ObjRef::Boxed(o) => o.value_type(),
+            ObjRef::Inline(i) => i.ty.value_type(),
+        }
+    }
+
+    /// OBJECT ENCODING's name.
+    pub fn encoding(&self) -> &'static str {
+        match self {
+            ObjRef::Boxed(o) => o.encoding(),
+            ObjRef::Inline(_) => "listpack",
+        }
+    }
+
+    /// Number of elements (0 for a string).
+    pub fn len(&self) -> usize {
+        match self {
+            ObjRef::Boxed(o) => o.len(),
+            ObjRef::Inline(i) => Packed::compact_count(i.compact) / 2,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value as an [`Object`]: borrowed when boxed, decoded when inline.
+    pub fn view(self) -> ObjView<'a> {
+        match self {
+            ObjRef::Boxed(o) => ObjView::Borrowed(o),
+            ObjRef::Inline(i) => ObjView::Decoded(Some(i.decode())),
+        }
+    }
+}
+
+impl InlineRef<'_> {
+    fn decode(&self) -> Object {
+        Object::from_inline(self.ty, Packed::read_compact(self.compact, packed::take_buffer()))
+    }
+}
+
+/// An entry's collection for reading (see [`ObjRef::view`]).
+pub enum ObjView<'a> {
+    Borrowed(&'a Object),
+    /// Always Some until dropped.
+    Decoded(Option<Object>),
+}
+
+impl std::ops::Deref for ObjView<'_> {
+    type Target = Object;
+    fn deref(&self) -> &Object {
+        match self {
+            ObjView::Borrowed(o) => o,
+            ObjView::Decoded(o) => o.as_ref().expect("present until dropped"),
+        }
+    }
+}
+
+impl Drop for ObjView<'_> {
+    fn drop(&mut self) {
+        if let ObjView::Decoded(o) = self {
+            if let Some(o) = o.take() {
+                o.recycle();
+            }
+        }
+    }
+}
+
+/// An entry's collection for changing: the boxed object itself, or an inline one
+/// decoded, which is written back into the entry when this is dropped.
+pub enum ObjMut<'a> {
+    Boxed(&'a mut Object),
+    /// The object is always Some until dropped.
+    Decoded(&'a mut Entry, Option<Object>),
+}
+
+impl std::ops::Deref for ObjMut<'_> {
+    type Target = Object;
+    fn deref(&self) -> &Object {
+        match self {
+            ObjMut::Boxed(o) => o,
+            ObjMut::Decoded(_, o) => o.as_ref().expect("present until dropped"),
+        }
+    }
+}
+
+impl std::ops::DerefMut for ObjMut<'_> {
+    fn deref_mut(&mut self) -> &mut Object {
+        match self {
+            ObjMut::Boxed(o) => o,
+            ObjMut::Decoded(_, o) => o.as_mut().expect("present until dropped"),
+        }
+    }
+}
+
+impl Drop for ObjMut<'_> {
+    fn drop(&mut self) {
+        if let ObjMut::Decoded(entry, obj) = self {
+            if let Some(obj) = obj.take() {
+                entry.put_back(obj);
+            }
+        }
+    }
 }
 
 /// What a new entry's value is built from.
@@ -175,32 +315,37 @@ impl Entry {
                 }
             }
             Payload::Int(n) => Self::build(key, Kind::Int(n), expire_at_ms, lru),
-            Payload::Object(obj) => {
-                Self::build(key, Kind::Object(Box::into_raw(obj)), expire_at_ms, lru)
-            }
+            Payload::Object(obj) => match inline_layout(&obj) {
+                Some((ty, p, layout)) => {
+                    let entry = Self::build(key, Kind::Packed(ty, p, layout), expire_at_ms, lru);
+                    (*obj).recycle();
+                    entry
+                }
+                None => Self::build(key, Kind::Object(Box::into_raw(obj)), expire_at_ms, lru),
+            },
         }
     }
 
     fn build(key: &[u8], kind: Kind<'_>, expire_at_ms: Option<i64>, lru: u32) -> Entry {
-        let mut blob = Self::encode(key, kind, expire_at_ms, lru);
-        Self::from_bytes(blob.as_mut_slice())
+        let total = Self::encoded_len(key, &kind, expire_at_ms);
+        Self::alloc_with(total, |buf| Self::encode(buf, key, kind, expire_at_ms, lru))
     }
 
-    /// Lays out a blob (see the module's Format) in a scratch buffer.
-    fn encode(key: &[u8], kind: Kind<'_>, expire_at_ms: Option<i64>, lru: u32) -> Scratch {
+    /// Size of the blob that [`Entry::encode`] lays out.
+    fn encoded_len(key: &[u8], kind: &Kind<'_>, expire_at_ms: Option<i64>) -> usize {
         let header = 1 + if expire_at_ms.is_some() { 8 } else { 0 } + 4;
-        let payload_len = match kind {
-            Kind::Inline(s) => varint_len(s.len()) + s.len(),
-            Kind::Int(_) | Kind::Object(_) => 8,
-        };
-        let total = header + varint_len(key.len()) + key.len() + payload_len;
-        let mut blob = vec_on_stack_or_heap(total);
-        let buf = blob.as_mut_slice();
+        header + varint_len(key.len()) + key.len() + kind.payload_len()
+    }
+
+    /// Lays out a blob (see the module's Format) in `buf`, which is exactly
+    /// [`Entry::encoded_len`] bytes.
+    fn encode(buf: &mut [u8], key: &[u8], kind: Kind<'_>, expire_at_ms: Option<i64>, lru: u32) {
         let mut at = 0;
         let kind_bits = match kind {
             Kind::Inline(_) => KIND_INLINE,
             Kind::Int(_) => KIND_INT,
             Kind::Object(_) => KIND_OBJECT,
+            Kind::Packed(..) => KIND_PACKED,
         };
         buf[0] = kind_bits
             | if expire_at_ms.is_some() {
@@ -232,9 +377,9 @@ impl Entry {
                 buf[at..at + 8].copy_from_slice(&(p as usize as u64).to_le_bytes());
                 at += 8;
             }
+            Kind::Packed(ty, p, layout) => at += write_packed_payload(&mut buf[at..], ty, p, layout),
         }
-        debug_assert_eq!(at, total);
-        blob
+        debug_assert_eq!(at, buf.len());
     }
 
     /// Replaces the value and expiry in place, without allocating, when the new blob
@@ -255,11 +400,15 @@ impl Entry {
             None if value.len() <= INLINE_MAX => Kind::Inline(value),
             None => return false,
         };
-        let mut blob = Self::encode(self.key(), kind, expire_at_ms, lru);
-        let bytes = blob.as_mut_slice();
-        if bytes.len() != parts.total {
+        let key = self.key();
+        let total = Self::encoded_len(key, &kind, expire_at_ms);
+        if total != parts.total {
             return false;
         }
+        // The key is read from this very blob, so the new one is laid out aside first.
+        let mut blob = vec_on_stack_or_heap(total);
+        let bytes = blob.as_mut_slice();
+        Self::encode(bytes, key, kind, expire_at_ms, lru);
         bytes[0] |= parts.flags & MARK;
         // SAFETY: the blob is exactly bytes.len() long and uniquely borrowed; the old
         // value owns no heap memory (not an object), so nothing leaks.
@@ -267,11 +416,12 @@ impl Entry {
         true
     }
 
-    /// Copies a fully formatted blob into a fresh allocation.
-    fn from_bytes(bytes: &[u8]) -> Entry {
-        let layout = blob_layout(bytes.len());
+    /// Allocates a blob of `total` bytes and has `fill` write all of it.
+    fn alloc_with(total: usize, fill: impl FnOnce(&mut [u8])) -> Entry {
+        let layout = blob_layout(total);
         // SAFETY: layout has non-zero size (every blob has at least a flags byte, lru
-        // and a key length); we copy exactly `bytes.len()` bytes into the new block.
+        // and a key length); the block is zeroed before `fill` sees it as a slice, and
+        // it becomes the entry only after `fill` returned.
         unsafe {
             let p = alloc(layout);
             if p.is_null() {
@@ -282,7 +432,8 @@ impl Entry {
                 (p as usize) < ADDRESS_LIMIT,
                 "allocator returned an address above 2^48"
             );
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+            std::ptr::write_bytes(p, 0, total);
+            fill(std::slice::from_raw_parts_mut(p, total));
             let mut packed = [0u8; 6];
             packed.copy_from_slice(&(p as usize as u64).to_le_bytes()[..6]);
             Entry(packed)
@@ -311,6 +462,10 @@ impl Entry {
                 KIND_INLINE => {
                     let (len, n) = read_varint(p.add(payload_at));
                     n + len
+                }
+                KIND_PACKED => {
+                    let (len, n) = read_varint(p.add(payload_at + 1));
+                    1 + n + len
                 }
                 _ => 8,
             };
@@ -422,25 +577,74 @@ impl Entry {
                 };
                 ValueRef::Str(StrRef::Int(i64::from_le_bytes(b)))
             }
+            KIND_PACKED => ValueRef::Obj(ObjRef::Inline(self.inline_ref(&parts))),
             _ => {
                 // SAFETY: the pointer came from Box::into_raw and is owned by this entry.
                 let obj = unsafe { &*self.object_ptr(&parts) };
                 match obj {
                     Object::Str(v) => ValueRef::Str(StrRef::Bytes(v)),
-                    _ => ValueRef::Obj(obj),
+                    _ => ValueRef::Obj(ObjRef::Boxed(obj)),
                 }
             }
         }
     }
 
-    /// The boxed object, if the value is one (raw strings included).
-    pub fn object_mut(&mut self) -> Option<&mut Object> {
-        let parts = self.parts();
-        if parts.flags & KIND_MASK != KIND_OBJECT {
-            return None;
+    fn inline_ref(&self, parts: &Parts) -> InlineRef<'_> {
+        // SAFETY: a packed payload is a type byte, a varint length and that many bytes,
+        // inside the blob, immutable behind &self.
+        unsafe {
+            let p = self.ptr().add(parts.payload_at);
+            let (len, n) = read_varint(p.add(1));
+            InlineRef {
+                ty: InlineType::from_tag(*p),
+                compact: std::slice::from_raw_parts(p.add(1 + n), len),
+            }
         }
-        // SAFETY: owned pointer from Box::into_raw; &mut self gives unique access.
-        Some(unsafe { &mut *self.object_ptr(&parts) })
+    }
+
+    /// The value as an object to change, if it is one (raw strings included); an inline
+    /// collection is written back when the returned guard drops.
+    pub fn object_mut(&mut self) -> Option<ObjMut<'_>> {
+        let parts = self.parts();
+        match parts.flags & KIND_MASK {
+            // SAFETY: owned pointer from Box::into_raw; &mut self gives unique access.
+            KIND_OBJECT => Some(ObjMut::Boxed(unsafe { &mut *self.object_ptr(&parts) })),
+            KIND_PACKED => {
+                let obj = self.inline_ref(&parts).decode();
+                Some(ObjMut::Decoded(self, Some(obj)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Stores a collection decoded from this entry's inline form back: inline when its
+    /// packed form still fits, boxed otherwise. Key, expiry, lru and mark are kept.
+    fn put_back(&mut self, obj: Object) {
+        let Some((ty, p, layout)) = inline_layout(&obj) else {
+            self.replace_payload(Kind::Object(Box::into_raw(Box::new(obj))));
+            return;
+        };
+        let parts = self.parts();
+        let payload_len = Kind::Packed(ty, p, layout).payload_len();
+        if parts.flags & KIND_MASK == KIND_PACKED && parts.payload_at + payload_len == parts.total {
+            // SAFETY: the payload region lies inside the blob, uniquely borrowed, and
+            // holds no pointer (the old value was inline too).
+            let payload = unsafe {
+                std::slice::from_raw_parts_mut(self.ptr().add(parts.payload_at), payload_len)
+            };
+            write_packed_payload(payload, ty, p, layout);
+        } else {
+            let old = self.bytes();
+            let head = &old[..parts.payload_at];
+            let fresh = Entry::alloc_with(parts.payload_at + payload_len, |buf| {
+                buf[..head.len()].copy_from_slice(head);
+                buf[0] = (buf[0] & !KIND_MASK) | KIND_PACKED;
+                write_packed_payload(&mut buf[head.len()..], ty, p, layout);
+            });
+            // The old value, if boxed, is dropped with the old entry.
+            *self = fresh;
+        }
+        obj.recycle();
     }
 
     /// OBJECT ENCODING's name for any value, as Redis 7.0 reports it.
@@ -448,8 +652,15 @@ impl Entry {
         match self.parts().flags & KIND_MASK {
             KIND_INT => "int",
             KIND_INLINE => "embstr",
+            KIND_PACKED => "listpack",
             _ => self.object_ref().map_or("raw", Object::encoding),
         }
+    }
+
+    /// True when the value is a collection with no elements (which must not stay in the
+    /// keyspace).
+    pub fn is_empty_collection(&self) -> bool {
+        matches!(self.value(), ValueRef::Obj(o) if o.is_empty())
     }
 
     /// OBJECT ENCODING for a string value: "int", "embstr" or "raw"; None for objects
@@ -476,8 +687,11 @@ impl Entry {
             };
             self.replace_payload(Kind::Object(Box::into_raw(Box::new(Object::Str(bytes)))));
         }
-        match self.object_mut() {
-            Some(Object::Str(v)) => Some(v),
+        let parts = self.parts();
+        // SAFETY: the payload is now a boxed object's owned pointer (from Box::into_raw);
+        // &mut self gives unique access.
+        match unsafe { &mut *self.object_ptr(&parts) } {
+            Object::Str(v) => Some(v),
             _ => None,
         }
     }
@@ -531,17 +745,17 @@ impl Entry {
                 // dropping its object, which the new blob now owns.
                 let old = self.bytes();
                 let rest = &old[1 + if has { 8 } else { 0 }..];
-                let mut blob =
-                    vec_on_stack_or_heap(1 + if new.is_some() { 8 } else { 0 } + rest.len());
-                let buf = blob.as_mut_slice();
-                buf[0] = (old[0] & (KIND_MASK | MARK)) | if new.is_some() { HAS_EXPIRE } else { 0 };
-                let mut at = 1;
-                if let Some(t) = new {
-                    buf[1..9].copy_from_slice(&t.to_le_bytes());
-                    at = 9;
-                }
-                buf[at..].copy_from_slice(rest);
-                let fresh = Entry::from_bytes(buf);
+                let total = 1 + if new.is_some() { 8 } else { 0 } + rest.len();
+                let fresh = Entry::alloc_with(total, |buf| {
+                    buf[0] = (old[0] & (KIND_MASK | MARK))
+                        | if new.is_some() { HAS_EXPIRE } else { 0 };
+                    let mut at = 1;
+                    if let Some(t) = new {
+                        buf[1..9].copy_from_slice(&t.to_le_bytes());
+                        at = 9;
+                    }
+                    buf[at..].copy_from_slice(rest);
+                });
                 let old_entry = std::mem::replace(self, fresh);
                 old_entry.free_blob_only();
             }
@@ -551,44 +765,52 @@ impl Entry {
     /// A copy of this entry under another key (COPY): same value, expiry and lru; a
     /// boxed object is cloned.
     pub fn clone_with_key(&self, key: &[u8]) -> Entry {
-        let payload = match self.value() {
-            ValueRef::Str(StrRef::Int(n)) if self.parts().flags & KIND_MASK == KIND_INT => {
-                Payload::Int(n)
-            }
-            ValueRef::Str(StrRef::Bytes(b)) if self.parts().flags & KIND_MASK == KIND_INLINE => {
-                Payload::Str(b)
-            }
-            _ => match self.object_ref() {
-                Some(obj) => Payload::Object(Box::new(obj.clone())),
-                None => Payload::Str(b""),
-            },
-        };
-        Entry::new(key, payload, self.expire_at_ms(), self.lru())
+        match self.object_ref() {
+            Some(obj) => Entry::new(
+                key,
+                Payload::Object(Box::new(obj.clone())),
+                self.expire_at_ms(),
+                self.lru(),
+            ),
+            // Nothing outside the blob: a byte copy under the new key is a full copy.
+            None => self.blob_with_key(key),
+        }
     }
 
     /// This entry under another key (RENAME, MOVE): the value moves, it is not copied.
     pub fn with_key(self, key: &[u8]) -> Entry {
-        let parts = self.parts();
-        let old = self.bytes();
-        let head = &old[..parts.lru_at + 4];
-        let payload = &old[parts.payload_at..parts.total];
-        let mut blob =
-            vec_on_stack_or_heap(head.len() + varint_len(key.len()) + key.len() + payload.len());
-        let buf = blob.as_mut_slice();
-        buf[..head.len()].copy_from_slice(head);
-        let mut at = head.len();
-        at += write_varint(&mut buf[at..], key.len());
-        buf[at..at + key.len()].copy_from_slice(key);
-        at += key.len();
-        buf[at..].copy_from_slice(payload);
-        let fresh = Entry::from_bytes(buf);
+        let fresh = self.blob_with_key(key);
         self.free_blob_only();
         fresh
     }
 
-    /// The boxed object, if the value is one (raw strings included), for reading.
-    pub fn object(&self) -> Option<&Object> {
-        self.object_ref()
+    /// A new blob with this one's header and payload bytes and another key. The payload
+    /// is copied verbatim: a boxed object's pointer then has two owners, and the caller
+    /// must free one blob without its object.
+    fn blob_with_key(&self, key: &[u8]) -> Entry {
+        let parts = self.parts();
+        let old = self.bytes();
+        let head = &old[..parts.lru_at + 4];
+        let payload = &old[parts.payload_at..parts.total];
+        let total = head.len() + varint_len(key.len()) + key.len() + payload.len();
+        Entry::alloc_with(total, |buf| {
+            buf[..head.len()].copy_from_slice(head);
+            let mut at = head.len();
+            at += write_varint(&mut buf[at..], key.len());
+            buf[at..at + key.len()].copy_from_slice(key);
+            at += key.len();
+            buf[at..].copy_from_slice(payload);
+        })
+    }
+
+    /// The value as an object to read, if it is one (raw strings included); an inline
+    /// collection is decoded.
+    pub fn object(&self) -> Option<ObjView<'_>> {
+        let parts = self.parts();
+        match parts.flags & KIND_MASK {
+            KIND_PACKED => Some(ObjView::Decoded(Some(self.inline_ref(&parts).decode()))),
+            _ => self.object_ref().map(ObjView::Borrowed),
+        }
     }
 
     fn object_ref(&self) -> Option<&Object> {
@@ -602,7 +824,7 @@ impl Entry {
         let total = self.parts().total;
         let p = self.ptr();
         std::mem::forget(self);
-        // SAFETY: p was allocated by from_bytes with blob_layout(total).
+        // SAFETY: p was allocated by alloc_with with blob_layout(total).
         unsafe { dealloc(p, blob_layout(total)) };
     }
 
@@ -626,7 +848,7 @@ impl Drop for Entry {
             // SAFETY: the pointer came from Box::into_raw and this entry owns it.
             drop(unsafe { Box::from_raw(self.object_ptr(&parts)) });
         }
-        // SAFETY: allocated by from_bytes with blob_layout(total).
+        // SAFETY: allocated by alloc_with with blob_layout(total).
         unsafe { dealloc(self.ptr(), blob_layout(parts.total)) };
     }
 }
@@ -645,6 +867,32 @@ enum Kind<'a> {
     Inline(&'a [u8]),
     Int(i64),
     Object(*mut Object),
+    Packed(InlineType, &'a Packed, CompactLayout),
+}
+
+impl Kind<'_> {
+    fn payload_len(&self) -> usize {
+        match self {
+            Kind::Inline(s) => varint_len(s.len()) + s.len(),
+            Kind::Int(_) | Kind::Object(_) => 8,
+            Kind::Packed(_, _, layout) => 1 + varint_len(layout.size) + layout.size,
+        }
+    }
+}
+
+/// The inline form of `obj` when it has one that fits [`INLINE_PACKED_MAX`].
+fn inline_layout(obj: &Object) -> Option<(InlineType, &Packed, CompactLayout)> {
+    let (ty, p) = obj.inline_form()?;
+    let layout = p.compact_layout();
+    (layout.size <= INLINE_PACKED_MAX).then_some((ty, p, layout))
+}
+
+/// Writes a collection payload (type, length, compact form) into `out`, exactly its size.
+fn write_packed_payload(out: &mut [u8], ty: InlineType, p: &Packed, layout: CompactLayout) -> usize {
+    out[0] = ty as u8;
+    let n = write_varint(&mut out[1..], layout.size);
+    p.write_compact(layout, &mut out[1 + n..1 + n + layout.size]);
+    1 + n + layout.size
 }
 
 fn blob_layout(size: usize) -> Layout {

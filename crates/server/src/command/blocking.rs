@@ -144,9 +144,10 @@ fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) 
         Op::Pop { keys, end, count } => {
             for key in keys {
                 let (h, mut shard) = ks.lock_key(db, key);
-                let Some(list) = coll::get::<List>(&mut shard, h, key, now_ms)? else { continue };
+                let Some(mut list) = coll::get::<List>(&mut shard, h, key, now_ms)? else { continue };
                 let n = count.unwrap_or(1).min(list.len());
                 let items: Vec<Box<[u8]>> = (0..n).filter_map(|_| list.pop(*end)).collect();
+                drop(list);
                 coll::drop_if_empty(&mut shard, h, key, now_ms);
                 encode::array_len(&mut out, 2);
                 encode::bulk(&mut out, key);
@@ -169,12 +170,12 @@ fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) 
             let (dh, d) = locked.shard_for(db, dst);
             coll::check::<List>(d, dh, dst, now_ms)?;
             let (sh, s) = locked.shard_for(db, src);
-            let Some(item) = coll::get::<List>(s, sh, src, now_ms)?.and_then(|l| l.pop(*from)) else {
+            let Some(item) = coll::get::<List>(s, sh, src, now_ms)?.and_then(|mut l| l.pop(*from)) else {
                 return Ok(None);
             };
             coll::drop_if_empty(s, sh, src, now_ms);
             let (dh, d) = locked.shard_for(db, dst);
-            let list: &mut List = coll::get_or_create(d, dh, dst, now_ms, lru)?;
+            let mut list = coll::get_or_create::<List>(d, dh, dst, now_ms, lru)?;
             list.push(*to, &item);
             encode::bulk(&mut out, &item);
             Ok(Some((out, src.clone(), 1)))
@@ -182,7 +183,7 @@ fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) 
         Op::ZPop { keys, max, count } => {
             for key in keys {
                 let (h, mut shard) = ks.lock_key(db, key);
-                let Some(z) = coll::get::<ZSet>(&mut shard, h, key, now_ms)? else { continue };
+                let Some(mut z) = coll::get::<ZSet>(&mut shard, h, key, now_ms)? else { continue };
                 let mut items = Vec::new();
                 for _ in 0..count.unwrap_or(1) {
                     let len = z.len();
@@ -190,6 +191,7 @@ fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) 
                     z.remove(&m);
                     items.push((s, m));
                 }
+                drop(z);
                 coll::drop_if_empty(&mut shard, h, key, now_ms);
                 match count {
                     None => {

@@ -2,16 +2,23 @@
 //! list, set or sorted set (absent -> None, another type -> WRONGTYPE), create it on
 //! first write, and remove it when a command empties it (Redis never keeps an empty
 //! collection).
+//!
+//! A small hash or sorted set may live inline in its entry (`store::entry`): then the
+//! guards returned here hold it decoded, and [`CollMut`] writes it back when dropped.
 
-use store::entry::{Entry, Payload};
+use std::marker::PhantomData;
+use std::ops::{Deref, DerefMut};
+
+use store::entry::{Entry, ObjMut, ObjView, Payload};
 use store::shard::Shard;
 use store::types::{hash::Hash, list::List, set::Set, zset::ZSet};
-use store::Object;
+use store::{Object, ValueType};
 
 use super::CommandError;
 
 /// A collection type stored in an [`Object`].
 pub trait Collection: Sized + Default {
+    const TYPE: ValueType;
     fn of(obj: &mut Object) -> Option<&mut Self>;
     fn of_ref(obj: &Object) -> Option<&Self>;
     fn wrap(self) -> Object;
@@ -20,6 +27,7 @@ pub trait Collection: Sized + Default {
 macro_rules! collection {
     ($t:ty, $variant:ident) => {
         impl Collection for $t {
+            const TYPE: ValueType = ValueType::$variant;
             fn of(obj: &mut Object) -> Option<&mut Self> {
                 match obj {
                     Object::$variant(x) => Some(x),
@@ -44,17 +52,61 @@ collection!(List, List);
 collection!(Set, Set);
 collection!(ZSet, ZSet);
 
+/// A collection of type T borrowed for changing (see the module header).
+pub struct CollMut<'s, T> {
+    obj: ObjMut<'s>,
+    _type: PhantomData<T>,
+}
+
+impl<T: Collection> Deref for CollMut<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        T::of_ref(&self.obj).expect("type checked when borrowed")
+    }
+}
+
+impl<T: Collection> DerefMut for CollMut<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        T::of(&mut self.obj).expect("type checked when borrowed")
+    }
+}
+
+/// A collection of type T borrowed for reading.
+pub struct CollRef<'s, T> {
+    obj: ObjView<'s>,
+    _type: PhantomData<T>,
+}
+
+impl<T: Collection> Deref for CollRef<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        T::of_ref(&self.obj).expect("type checked when borrowed")
+    }
+}
+
 /// The collection at `key`: Ok(None) when absent, WRONGTYPE when another type.
 pub fn get<'s, T: Collection>(
     shard: &'s mut Shard,
     hash: u64,
     key: &[u8],
     now_ms: i64,
-) -> Result<Option<&'s mut T>, CommandError> {
-    match shard.get(hash, key, now_ms) {
-        None => Ok(None),
-        Some(e) => e.object_mut().and_then(T::of).map(Some).ok_or(CommandError::WrongType),
+) -> Result<Option<CollMut<'s, T>>, CommandError> {
+    let Some(e) = shard.get(hash, key, now_ms) else {
+        return Ok(None);
+    };
+    // Type check on the entry first, so that a WRONGTYPE decodes nothing.
+    if !is_a::<T>(e) {
+        return Err(CommandError::WrongType);
     }
+    let obj = e.object_mut().ok_or(CommandError::WrongType)?;
+    Ok(Some(CollMut {
+        obj,
+        _type: PhantomData,
+    }))
+}
+
+fn is_a<T: Collection>(e: &Entry) -> bool {
+    matches!(e.value(), store::ValueRef::Obj(o) if o.value_type() == T::TYPE)
 }
 
 /// The collection at `key` for reading: Ok(None) when absent, WRONGTYPE when another
@@ -64,11 +116,18 @@ pub fn read<'s, T: Collection>(
     hash: u64,
     key: &[u8],
     now_ms: i64,
-) -> Result<Option<&'s T>, CommandError> {
-    match shard.read(hash, key, now_ms, None) {
-        None => Ok(None),
-        Some(e) => e.object().and_then(T::of_ref).map(Some).ok_or(CommandError::WrongType),
+) -> Result<Option<CollRef<'s, T>>, CommandError> {
+    let Some(e) = shard.read(hash, key, now_ms, None) else {
+        return Ok(None);
+    };
+    if !is_a::<T>(e) {
+        return Err(CommandError::WrongType);
     }
+    let obj = e.object().ok_or(CommandError::WrongType)?;
+    Ok(Some(CollRef {
+        obj,
+        _type: PhantomData,
+    }))
 }
 
 /// The collection at `key`, created empty when absent; WRONGTYPE when another type.
@@ -79,7 +138,7 @@ pub fn get_or_create<'s, T: Collection>(
     key: &[u8],
     now_ms: i64,
     lru: u32,
-) -> Result<&'s mut T, CommandError> {
+) -> Result<CollMut<'s, T>, CommandError> {
     if shard.get(hash, key, now_ms).is_none() {
         shard.insert(hash, Entry::new(key, Payload::Object(Box::new(T::default().wrap())), None, lru));
     }
@@ -96,8 +155,7 @@ pub fn check<T: Collection>(shard: &mut Shard, hash: u64, key: &[u8], now_ms: i6
 pub fn drop_if_empty(shard: &mut Shard, hash: u64, key: &[u8], now_ms: i64) {
     let empty = shard
         .get(hash, key, now_ms)
-        .and_then(|e| e.object_mut().map(|o| o.is_empty_collection()))
-        .unwrap_or(false);
+        .is_some_and(|e| e.is_empty_collection());
     if empty {
         shard.remove(hash, key, now_ms);
     }

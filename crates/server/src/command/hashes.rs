@@ -30,7 +30,7 @@ fn hset_pairs(ctx: &mut Ctx<'_>, a: &[&[u8]], name: &str) -> Result<i64, Command
     }
     let limits = ctx.shared.type_limits.hash();
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let hash: &mut Hash = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut hash = coll::get_or_create::<Hash>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
     let mut added = 0;
     for pair in a[2..].chunks_exact(2) {
         if hash.set(pair[0], pair[1], limits) {
@@ -44,7 +44,7 @@ fn hset_pairs(ctx: &mut Ctx<'_>, a: &[&[u8]], name: &str) -> Result<i64, Command
 fn hsetnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let limits = ctx.shared.type_limits.hash();
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let hash: &mut Hash = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut hash = coll::get_or_create::<Hash>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
     let set = hash.get(a[2]).is_none() && hash.set(a[2], a[3], limits);
     encode::integer(ctx.out, i64::from(set));
     Ok(())
@@ -53,7 +53,8 @@ fn hsetnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// HGET key field — the value or nil.
 fn hget(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let v = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|hash| hash.get(a[2]));
+    let hash = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?;
+    let v = hash.as_ref().and_then(|hash| hash.get(a[2]));
     ctx.hit(v.is_some());
     match v {
         Some(v) => encode::bulk(ctx.out, v),
@@ -129,7 +130,7 @@ fn hvals(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn hdel(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut removed = 0;
-    if let Some(hash) = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)? {
+    if let Some(mut hash) = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)? {
         for f in &a[2..] {
             if hash.remove(f) {
                 removed += 1;
@@ -152,7 +153,7 @@ fn hlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// HSTRLEN key field — length of the value, 0 when absent.
 fn hstrlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|hash| hash.get(a[2])).map_or(0, |v| v.len());
+    let n = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|hash| hash.get(a[2]).map(<[u8]>::len)).unwrap_or(0);
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -170,7 +171,7 @@ fn hincrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let delta = args::int(a[3])?;
     let limits = ctx.shared.type_limits.hash();
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let hash: &mut Hash = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut hash = coll::get_or_create::<Hash>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
     let current = match hash.get(a[2]) {
         None => 0,
         Some(v) => algo::parse_i64(v).ok_or(CommandError::msg("ERR hash value is not an integer"))?,
@@ -179,6 +180,7 @@ fn hincrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let new = match new {
         Ok(n) => n,
         Err(e) => {
+            drop(hash);
             coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
             return Err(e);
         }
@@ -196,7 +198,7 @@ fn hincrbyfloat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     let limits = ctx.shared.type_limits.hash();
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let hash: &mut Hash = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut hash = coll::get_or_create::<Hash>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
     let current_text = hash.get(a[2]).map_or(b"0".to_vec(), <[u8]>::to_vec);
     let result = algo::parse_incrbyfloat_operand(&current_text)
         .ok_or(CommandError::msg("ERR hash value is not a float"))
@@ -207,6 +209,7 @@ fn hincrbyfloat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let new = match result {
         Ok(n) => n,
         Err(e) => {
+            drop(hash);
             coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
             return Err(e);
         }

@@ -17,7 +17,7 @@ fn push(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End, only_existing: bool) -> Result
         encode::integer(ctx.out, 0);
         return Ok(());
     }
-    let list: &mut List = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut list = coll::get_or_create::<List>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
     for item in &a[2..] {
         list.push(end, item);
     }
@@ -53,7 +53,7 @@ fn pop(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End) -> Result<(), CommandError> {
     };
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let proto = ctx.client.proto;
-    let Some(list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? else {
+    let Some(mut list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? else {
         match count {
             None => encode::null(ctx.out, proto),
             Some(_) => encode::null_array(ctx.out, proto),
@@ -75,6 +75,7 @@ fn pop(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End) -> Result<(), CommandError> {
             }
         }
     }
+    drop(list);
     coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
     Ok(())
 }
@@ -117,7 +118,7 @@ fn lindex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let i = args::int(a[2])?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let list = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)?;
-    match list.and_then(|l| l.index(i).and_then(|p| l.get(p))) {
+    match list.as_ref().and_then(|l| l.index(i).and_then(|p| l.get(p))) {
         Some(item) => encode::bulk(ctx.out, item),
         None => encode::null(ctx.out, ctx.client.proto),
     }
@@ -128,7 +129,7 @@ fn lindex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn lset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let i = args::int(a[2])?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let list = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)?.ok_or(CommandError::NoSuchKey)?;
+    let mut list = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)?.ok_or(CommandError::NoSuchKey)?;
     let p = list.index(i).ok_or(CommandError::msg("ERR index out of range"))?;
     list.set(p, a[3]);
     ctx.ok();
@@ -146,7 +147,7 @@ fn linsert(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         return Err(CommandError::Syntax);
     };
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let Some(list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? else {
+    let Some(mut list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? else {
         encode::integer(ctx.out, 0);
         return Ok(());
     };
@@ -165,7 +166,7 @@ fn lrem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let count = args::int(a[2])?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut removed = 0u64;
-    if let Some(list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? {
+    if let Some(mut list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? {
         let limit = if count == 0 { u64::MAX } else { count.unsigned_abs() };
         // Positions of the matches to remove: the first `limit` from the head (count
         // >= 0) or from the tail (count < 0).
@@ -190,7 +191,7 @@ fn ltrim(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let start = args::int(a[2])?;
     let stop = args::int(a[3])?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    if let Some(list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? {
+    if let Some(mut list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? {
         match list.range(start, stop) {
             Some((s, e)) => list.retain(|i, _| (s..=e).contains(&i)),
             None => list.retain(|_, _| false),
@@ -285,11 +286,12 @@ fn move_element(ctx: &Ctx<'_>, src: &[u8], dst: &[u8], from: End, to: End) -> Re
     let (dh, d) = locked.shard_for(db, dst);
     coll::check::<List>(d, dh, dst, ctx.now_ms)?;
     let (sh, s) = locked.shard_for(db, src);
-    let Some(list) = coll::get::<List>(s, sh, src, ctx.now_ms)? else { return Ok(None) };
+    let Some(mut list) = coll::get::<List>(s, sh, src, ctx.now_ms)? else { return Ok(None) };
     let Some(item) = list.pop(from) else { return Ok(None) };
+    drop(list);
     coll::drop_if_empty(s, sh, src, ctx.now_ms);
     let (dh, d) = locked.shard_for(db, dst);
-    let list: &mut List = coll::get_or_create(d, dh, dst, ctx.now_ms, store::clock::lru_clock(ctx.now_ms))?;
+    let mut list = coll::get_or_create::<List>(d, dh, dst, ctx.now_ms, store::clock::lru_clock(ctx.now_ms))?;
     list.push(to, &item);
     Ok(Some(item))
 }
@@ -325,7 +327,7 @@ fn lmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut locked = ctx.ks().lock_keys(db, keys);
     for key in keys {
         let (h, shard) = locked.shard_for(db, key);
-        let Some(list) = coll::get::<List>(shard, h, key, ctx.now_ms)? else { continue };
+        let Some(mut list) = coll::get::<List>(shard, h, key, ctx.now_ms)? else { continue };
         let n = count.min(list.len());
         encode::array_len(ctx.out, 2);
         encode::bulk(ctx.out, key);
@@ -335,6 +337,7 @@ fn lmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
                 encode::bulk(ctx.out, &item);
             }
         }
+        drop(list);
         coll::drop_if_empty(shard, h, key, ctx.now_ms);
         return Ok(());
     }

@@ -16,7 +16,7 @@ use super::{spec, CommandError, CommandSpec, Ctx};
 fn sadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let max = ctx.shared.type_limits.intset();
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let set: &mut Set = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut set = coll::get_or_create::<Set>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
     let added = a[2..].iter().filter(|m| set.add(m, max)).count();
     encode::integer(ctx.out, added as i64);
     Ok(())
@@ -26,7 +26,7 @@ fn sadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn srem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let removed = match coll::get::<Set>(&mut shard, h, a[1], ctx.now_ms)? {
-        Some(set) => a[2..].iter().filter(|m| set.remove(m)).count(),
+        Some(mut set) => a[2..].iter().filter(|m| set.remove(m)).count(),
         None => 0,
     };
     coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
@@ -50,7 +50,8 @@ fn write_set(ctx: &mut Ctx<'_>, members: &[Vec<u8>]) {
 
 fn members_of(ctx: &Ctx<'_>, key: &[u8]) -> Result<Option<Vec<Vec<u8>>>, CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, key);
-    Ok(coll::read::<Set>(&mut shard, h, key, ctx.now_ms)?.map(|s| s.members()))
+    let members = coll::read::<Set>(&mut shard, h, key, ctx.now_ms)?.map(|s| s.members());
+    Ok(members)
 }
 
 /// SISMEMBER key member — 1 or 0.
@@ -91,7 +92,7 @@ fn spop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let proto = ctx.client.proto;
-    let Some(set) = coll::get::<Set>(&mut shard, h, a[1], ctx.now_ms)? else {
+    let Some(mut set) = coll::get::<Set>(&mut shard, h, a[1], ctx.now_ms)? else {
         match count {
             None => encode::null(ctx.out, proto),
             Some(_) => encode::set_len(ctx.out, 0, proto),
@@ -107,6 +108,7 @@ fn spop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             popped.push(m);
         }
     }
+    drop(set);
     coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
     drop(shard);
     // Random: the log records what was popped, as Redis does.
@@ -170,12 +172,12 @@ fn smove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     if a[1] != a[2] {
         let (sh, s) = locked.shard_for(db, a[1]);
-        if let Some(set) = coll::get::<Set>(s, sh, a[1], ctx.now_ms)? {
+        if let Some(mut set) = coll::get::<Set>(s, sh, a[1], ctx.now_ms)? {
             set.remove(a[3]);
         }
         coll::drop_if_empty(s, sh, a[1], ctx.now_ms);
         let (dh, d) = locked.shard_for(db, a[2]);
-        let set: &mut Set = coll::get_or_create(d, dh, a[2], ctx.now_ms, ctx.lru())?;
+        let mut set = coll::get_or_create::<Set>(d, dh, a[2], ctx.now_ms, ctx.lru())?;
         set.add(a[3], max);
     }
     encode::integer(ctx.out, 1);

@@ -101,7 +101,7 @@ fn zadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
         return Ok(());
     }
-    let z: &mut ZSet = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut z = coll::get_or_create::<ZSet>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
     let (mut added, mut changed) = (0i64, 0i64);
     let mut incr_result: Option<f64> = None;
     for (score, member) in parsed {
@@ -112,6 +112,7 @@ fn zadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         let new = if incr {
             let s = current.unwrap_or(0.0) + score;
             if s.is_nan() {
+                drop(z);
                 coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
                 return Err(CommandError::msg(NAN_SCORE));
             }
@@ -132,6 +133,7 @@ fn zadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         z.insert(member, new, limits);
         incr_result = Some(new);
     }
+    drop(z);
     coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
     if incr {
         match incr_result {
@@ -149,9 +151,10 @@ fn zincrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let delta = score_arg(a[2])?;
     let limits = ctx.shared.type_limits.zset();
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let z: &mut ZSet = coll::get_or_create(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut z = coll::get_or_create::<ZSet>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
     let new = z.score(a[3]).unwrap_or(0.0) + delta;
     if new.is_nan() {
+        drop(z);
         coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
         return Err(CommandError::msg(NAN_SCORE));
     }
@@ -164,7 +167,7 @@ fn zincrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn zrem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let removed = match coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
-        Some(z) => a[2..].iter().filter(|m| z.remove(m)).count(),
+        Some(mut z) => a[2..].iter().filter(|m| z.remove(m)).count(),
         None => 0,
     };
     coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
@@ -353,7 +356,7 @@ fn parse_zrange(a: &[&[u8]], allow_withscores: bool) -> Result<(RangeQuery, bool
 
 fn run_range(ctx: &mut Ctx<'_>, key: &[u8], q: &RangeQuery, withscores: bool) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, key);
-    let items = coll::read::<ZSet>(&mut shard, h, key, ctx.now_ms)?.map(|z| select(z, q)).unwrap_or_default();
+    let items = coll::read::<ZSet>(&mut shard, h, key, ctx.now_ms)?.map(|z| select(&z, q)).unwrap_or_default();
     drop(shard);
     write_scored(ctx.out, ctx.client.proto, &items, withscores);
     Ok(())
@@ -372,7 +375,7 @@ fn zrangestore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let db = ctx.client.db;
     let mut locked = ctx.ks().lock_keys(db, &a[1..3]);
     let (sh, s) = locked.shard_for(db, a[2]);
-    let items = coll::read::<ZSet>(s, sh, a[2], ctx.now_ms)?.map(|z| select(z, &q)).unwrap_or_default();
+    let items = coll::read::<ZSet>(s, sh, a[2], ctx.now_ms)?.map(|z| select(&z, &q)).unwrap_or_default();
     let mut out = ZSet::new();
     for (score, m) in &items {
         out.insert(m, *score, limits);
@@ -455,8 +458,8 @@ fn zlexcount(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn remrange(ctx: &mut Ctx<'_>, a: &[&[u8]], by: By) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut removed = 0;
-    if let Some(z) = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
-        let items = select(z, &RangeQuery { by, rev: false, limit: None });
+    if let Some(mut z) = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
+        let items = select(&z, &RangeQuery { by, rev: false, limit: None });
         for (_, m) in &items {
             z.remove(m);
         }
@@ -505,7 +508,7 @@ fn zpop(ctx: &mut Ctx<'_>, a: &[&[u8]], max: bool) -> Result<(), CommandError> {
     let count = a.get(2).map(|c| args::pop_count(c)).transpose()?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let items = match coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
-        Some(z) => pop_from(z, count.unwrap_or(1), max),
+        Some(mut z) => pop_from(&mut z, count.unwrap_or(1), max),
         None => Vec::new(),
     };
     coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
@@ -551,8 +554,9 @@ fn zmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut locked = ctx.ks().lock_keys(db, keys);
     for key in keys {
         let (h, shard) = locked.shard_for(db, key);
-        let Some(z) = coll::get::<ZSet>(shard, h, key, ctx.now_ms)? else { continue };
-        let items = pop_from(z, count, max);
+        let Some(mut z) = coll::get::<ZSet>(shard, h, key, ctx.now_ms)? else { continue };
+        let items = pop_from(&mut z, count, max);
+        drop(z);
         coll::drop_if_empty(shard, h, key, ctx.now_ms);
         encode::array_len(ctx.out, 2);
         encode::bulk(ctx.out, key);
@@ -614,9 +618,10 @@ enum Aggregate {
 /// Reads a key as a sorted set, or a plain set with scores 1 (Redis accepts both as
 /// inputs of the algebra).
 fn scored_members(shard: &mut store::Shard, h: u64, key: &[u8], now: i64) -> Result<Option<Vec<(f64, Vec<u8>)>>, CommandError> {
-    match coll::read::<ZSet>(shard, h, key, now) {
-        Ok(Some(z)) => Ok(Some(z.range(0, z.len().saturating_sub(1)))),
-        Ok(None) => Ok(None),
+    // The guard is consumed here, so that the plain-set fallback may borrow the shard.
+    let as_zset = coll::read::<ZSet>(shard, h, key, now).map(|z| z.map(|z| z.range(0, z.len().saturating_sub(1))));
+    match as_zset {
+        Ok(members) => Ok(members),
         Err(_) => match coll::read::<Set>(shard, h, key, now)? {
             Some(s) => Ok(Some(s.members().into_iter().map(|m| (1.0, m)).collect())),
             None => Ok(None),

@@ -285,18 +285,18 @@ fn our_view<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> BTreeMap<Vec<u8
         let v = e.value();
         let mut contents = match v {
             ValueRef::Str(s) => vec![s.to_vec()],
-            ValueRef::Obj(Object::Str(s)) => vec![s.clone()],
-            ValueRef::Obj(Object::List(l)) => l.iter().map(<[u8]>::to_vec).collect(),
-            ValueRef::Obj(Object::Set(s)) => s.members(),
-            ValueRef::Obj(Object::Hash(h)) => {
-                h.iter().map(|(f, v)| [f, b"=", v].concat()).collect()
-            }
-            ValueRef::Obj(Object::ZSet(z)) => z
-                .iter()
-                .map(|(s, m)| [m, b"=", &score_text(s)].concat())
-                .collect(),
+            ValueRef::Obj(o) => match &*o.view() {
+                Object::Str(s) => vec![s.clone()],
+                Object::List(l) => l.iter().map(<[u8]>::to_vec).collect(),
+                Object::Set(s) => s.members(),
+                Object::Hash(h) => h.iter().map(|(f, v)| [f, b"=", v].concat()).collect(),
+                Object::ZSet(z) => z
+                    .iter()
+                    .map(|(s, m)| [m, b"=", &score_text(s)].concat())
+                    .collect(),
+            },
         };
-        if matches!(v, ValueRef::Obj(Object::Set(_) | Object::Hash(_))) {
+        if matches!(v, ValueRef::Obj(o) if matches!(o.value_type(), crate::ValueType::Set | crate::ValueType::Hash)) {
             contents.sort();
         }
         // A string's encoding after a load follows its content (a short "raw" string,

@@ -226,15 +226,17 @@ impl<W: Write> RdbWriter<W> {
                     StrRef::Bytes(b) => self.string(b)?,
                 }
             }
-            ValueRef::Obj(Object::Str(b)) => {
-                self.buf.push(T_STRING);
-                self.string(e.key())?;
-                self.string(b)?;
-            }
-            ValueRef::Obj(Object::Hash(h)) => self.hash(e.key(), h)?,
-            ValueRef::Obj(Object::List(l)) => self.list(e.key(), l)?,
-            ValueRef::Obj(Object::Set(s)) => self.set(e.key(), s)?,
-            ValueRef::Obj(Object::ZSet(z)) => self.zset(e.key(), z)?,
+            ValueRef::Obj(o) => match &*o.view() {
+                Object::Str(b) => {
+                    self.buf.push(T_STRING);
+                    self.string(e.key())?;
+                    self.string(b)?;
+                }
+                Object::Hash(h) => self.hash(e.key(), h)?,
+                Object::List(l) => self.list(e.key(), l)?,
+                Object::Set(s) => self.set(e.key(), s)?,
+                Object::ZSet(z) => self.zset(e.key(), z)?,
+            },
         }
         self.maybe_flush()
     }

@@ -5,6 +5,22 @@
 //! it to small sizes (the `*-max-listpack-*` thresholds) and convert beyond them.
 //!
 //! Format: `[len: LEB128][bytes]` repeated; `count` items.
+//!
+//! A small hash or sorted set also has a *compact form*, the bytes an entry stores inline
+//! (`entry.rs`): the items alternate key, value (field/value, member/score), and keys of
+//! one collection usually share a prefix (`field:0`, `field:1`, ... or YCSB's `field0` ...
+//! `field9`), so the compact form stores their longest common prefix once:
+//!
+//! ```text
+//! [count: LEB128][prefix_len: LEB128][prefix bytes]
+//! then each item: a key (even index) as [len - prefix_len: LEB128][bytes after the prefix],
+//!                 a value (odd index) as [len: LEB128][bytes]
+//! ```
+//!
+//! Commands never work on the compact form: a command decodes it into a `Packed` (the
+//! buffer comes from a small per-thread pool, [`take_buffer`] / [`recycle_buffer`]) and
+//! the entry encodes the result back. Both are linear copies of a few hundred bytes at
+//! most (the entry keeps only compact forms up to `entry::INLINE_PACKED_MAX` inline).
 
 /// A packed sequence of byte strings.
 #[derive(Clone, Default, Debug, PartialEq, Eq)]
@@ -30,8 +46,8 @@ fn put_varint(out: &mut Vec<u8>, mut n: usize) {
     out.push(n as u8);
 }
 
-/// Reads the item at byte offset `at`: (item, offset of the next item).
-fn read_at(buf: &[u8], at: usize) -> (&[u8], usize) {
+/// Reads a LEB128 varint at `at`: (value, offset after it).
+fn read_varint(buf: &[u8], at: usize) -> (usize, usize) {
     let mut n = 0usize;
     let mut shift = 0;
     let mut i = at;
@@ -40,10 +56,26 @@ fn read_at(buf: &[u8], at: usize) -> (&[u8], usize) {
         n |= ((b & 0x7f) as usize) << shift;
         i += 1;
         if b & 0x80 == 0 {
-            break;
+            return (n, i);
         }
         shift += 7;
     }
+}
+
+fn write_varint(out: &mut [u8], mut n: usize) -> usize {
+    let mut i = 0;
+    while n >= 0x80 {
+        out[i] = (n as u8) | 0x80;
+        n >>= 7;
+        i += 1;
+    }
+    out[i] = n as u8;
+    i + 1
+}
+
+/// Reads the item at byte offset `at`: (item, offset of the next item).
+fn read_at(buf: &[u8], at: usize) -> (&[u8], usize) {
+    let (n, i) = read_varint(buf, at);
     (&buf[i..i + n], i + n)
 }
 
@@ -150,6 +182,125 @@ impl Packed {
     pub fn shrink(&mut self) {
         self.buf.shrink_to_fit();
     }
+
+    /// The buffer, for [`recycle_buffer`].
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buf
+    }
+
+    /// Length of the longest prefix that every key (even-index item) starts with; 0 when
+    /// there is no key.
+    fn key_prefix_len(&self) -> usize {
+        let mut keys = self.items().step_by(2);
+        let Some(first) = keys.next() else { return 0 };
+        let mut len = first.len();
+        for key in keys {
+            len = first[..len]
+                .iter()
+                .zip(key)
+                .take_while(|(a, b)| a == b)
+                .count();
+            if len == 0 {
+                break;
+            }
+        }
+        len
+    }
+
+    /// The compact form's size and the key prefix it would use, for [`write_compact`]
+    /// (the module header has the format).
+    ///
+    /// [`write_compact`]: Packed::write_compact
+    pub fn compact_layout(&self) -> CompactLayout {
+        let prefix_len = self.key_prefix_len();
+        let mut size = varint_len(self.count) + varint_len(prefix_len) + prefix_len;
+        for (i, item) in self.items().enumerate() {
+            let stored = if i % 2 == 0 { item.len() - prefix_len } else { item.len() };
+            size += varint_len(stored) + stored;
+        }
+        CompactLayout { prefix_len, size }
+    }
+
+    /// Writes the compact form into `out`, which is exactly `layout.size` bytes.
+    pub fn write_compact(&self, layout: CompactLayout, out: &mut [u8]) {
+        let prefix_len = layout.prefix_len;
+        let mut at = write_varint(out, self.count);
+        at += write_varint(&mut out[at..], prefix_len);
+        if let Some(first) = self.items().next() {
+            out[at..at + prefix_len].copy_from_slice(&first[..prefix_len]);
+            at += prefix_len;
+        }
+        for (i, item) in self.items().enumerate() {
+            let stored = if i % 2 == 0 { &item[prefix_len..] } else { item };
+            at += write_varint(&mut out[at..], stored.len());
+            out[at..at + stored.len()].copy_from_slice(stored);
+            at += stored.len();
+        }
+        debug_assert_eq!(at, layout.size);
+    }
+
+    /// Number of items of a compact form, read from its header.
+    pub fn compact_count(compact: &[u8]) -> usize {
+        read_varint(compact, 0).0
+    }
+
+    /// Decodes a compact form (written by [`Packed::write_compact`]) into `buf`'s storage.
+    pub fn read_compact(compact: &[u8], mut buf: Vec<u8>) -> Packed {
+        buf.clear();
+        let (count, at) = read_varint(compact, 0);
+        let (prefix_len, mut at) = read_varint(compact, at);
+        let prefix = &compact[at..at + prefix_len];
+        at += prefix_len;
+        buf.reserve(compact.len() + (count / 2 + 1) * prefix_len);
+        for i in 0..count {
+            let (len, start) = read_varint(compact, at);
+            let stored = &compact[start..start + len];
+            at = start + len;
+            if i % 2 == 0 {
+                put_varint(&mut buf, prefix_len + len);
+                buf.extend_from_slice(prefix);
+            } else {
+                put_varint(&mut buf, len);
+            }
+            buf.extend_from_slice(stored);
+        }
+        Packed { buf, count }
+    }
+}
+
+/// What [`Packed::compact_layout`] computed: the key prefix and the size in bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct CompactLayout {
+    pub prefix_len: usize,
+    pub size: usize,
+}
+
+/// Buffers kept per thread for decoded compact forms, so that a command on an inline
+/// collection allocates nothing in steady state.
+const POOL_BUFFERS: usize = 4;
+/// A buffer that grew beyond this is freed rather than kept.
+const POOL_BUFFER_MAX: usize = 16 * 1024;
+
+thread_local! {
+    static POOL: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// An empty buffer, from this thread's pool when it has one.
+pub fn take_buffer() -> Vec<u8> {
+    POOL.with(|pool| pool.borrow_mut().pop()).unwrap_or_default()
+}
+
+/// Gives a buffer back to this thread's pool (or frees it).
+pub fn recycle_buffer(buf: Vec<u8>) {
+    if buf.capacity() == 0 || buf.capacity() > POOL_BUFFER_MAX {
+        return;
+    }
+    POOL.with(|pool| {
+        let mut pool = pool.borrow_mut();
+        if pool.len() < POOL_BUFFERS {
+            pool.push(buf);
+        }
+    });
 }
 
 #[cfg(test)]
@@ -177,5 +328,40 @@ mod tests {
         let items: Vec<&[u8]> = p.items().collect();
         assert_eq!(items, vec![&b""[..], b"short", b"bc"]);
         assert_eq!(p.len(), 3);
+    }
+
+    fn packed_of(items: &[&[u8]]) -> Packed {
+        let mut p = Packed::new();
+        for item in items {
+            p.push(item);
+        }
+        p
+    }
+
+    #[test]
+    fn compact_form_round_trips_and_shares_the_key_prefix() {
+        let long = vec![b'v'; 200];
+        let cases: Vec<Vec<&[u8]>> = vec![
+            vec![],
+            vec![b"only", b""],
+            vec![b"field:0", b"a", b"field:1", &long, b"field:10", b"c"],
+            vec![b"same", b"1", b"same-but-longer", b"2"],
+            vec![b"abc", b"x", b"", b"y", b"abd", b"z"],
+            vec![b"", b""],
+        ];
+        for items in cases {
+            let p = packed_of(&items);
+            let layout = p.compact_layout();
+            let mut out = vec![0; layout.size];
+            p.write_compact(layout, &mut out);
+            assert_eq!(Packed::compact_count(&out), items.len());
+            let back = Packed::read_compact(&out, take_buffer());
+            assert_eq!(back, p, "{items:?}");
+            recycle_buffer(back.into_buffer());
+        }
+        let p = packed_of(&[b"field:0", b"a", b"field:1", b"b"]);
+        let layout = p.compact_layout();
+        assert_eq!(layout.prefix_len, 6);
+        assert!(layout.size < p.byte_len(), "{} vs {}", layout.size, p.byte_len());
     }
 }
