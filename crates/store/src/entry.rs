@@ -151,7 +151,13 @@ impl<'a> ObjRef<'a> {
     }
 }
 
-impl InlineRef<'_> {
+impl<'a> InlineRef<'a> {
+    /// The value stored after `key` (a hash field's value, a sorted set member's score
+    /// item), read from the compact form without decoding it.
+    pub fn value_of(&self, key: &[u8]) -> Option<&'a [u8]> {
+        Packed::compact_value_of(self.compact, key)
+    }
+
     fn decode(&self) -> Object {
         Object::from_inline(self.ty, Packed::read_compact(self.compact, packed::take_buffer()))
     }
@@ -1014,6 +1020,101 @@ mod tests {
         assert!(n.overwrite_string(b"87654321", None, 1));
         assert_eq!(string_of(&n), b"87654321");
         assert_eq!(n.string_encoding(), Some("int"));
+    }
+
+    fn small_hash(fields: usize) -> Box<Object> {
+        let mut h = crate::types::hash::Hash::new();
+        for i in 0..fields {
+            h.set(format!("field:{i}").as_bytes(), format!("value-{i}").as_bytes(), Default::default());
+        }
+        Box::new(Object::Hash(h))
+    }
+
+    fn fields_of(e: &Entry) -> Vec<(Vec<u8>, Vec<u8>)> {
+        match &*e.object().expect("an object") {
+            Object::Hash(h) => h.iter().map(|(f, v)| (f.to_vec(), v.to_vec())).collect(),
+            other => panic!("not a hash: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_small_hash_lives_inline_and_survives_every_rewrite() {
+        let mut e = Entry::new(b"h", Payload::Object(small_hash(10)), None, 3);
+        assert_eq!(e.parts().flags & KIND_MASK, KIND_PACKED);
+        assert_eq!(e.encoding(), "listpack");
+        assert!(matches!(e.value(), ValueRef::Obj(o) if o.len() == 10 && o.value_type() == crate::ValueType::Hash));
+        let want = fields_of(&e);
+        assert_eq!(want.len(), 10);
+        assert_eq!(want[3], (b"field:3".to_vec(), b"value-3".to_vec()));
+        // One allocation: smaller than the boxed form's three.
+        assert!(e.heap_size() < 200, "{}", e.heap_size());
+
+        e.set_mark(true);
+        e.set_expire_at_ms(Some(77));
+        assert_eq!(fields_of(&e), want);
+        let copy = e.clone_with_key(b"copy");
+        let e = e.with_key(b"renamed");
+        for x in [&e, &copy] {
+            assert_eq!(fields_of(x), want);
+            assert_eq!(x.expire_at_ms(), Some(77));
+            assert_eq!(x.lru(), 3);
+        }
+        assert!(e.mark());
+        let mut e = e;
+        e.set_expire_at_ms(None);
+        assert_eq!(fields_of(&e), want);
+        assert!(e.mark(), "the capture mark survives every rewrite");
+    }
+
+    #[test]
+    fn changes_through_the_guard_are_written_back_and_outgrowing_boxes_it() {
+        let limits = crate::types::hash::HashLimits { max_listpack_entries: 12, max_listpack_value: 64 };
+        let mut e = Entry::new(b"h", Payload::Object(small_hash(2)), Some(5), 9);
+        e.set_mark(true);
+        for i in 2..12 {
+            let Object::Hash(h) = &mut *e.object_mut().expect("object") else { panic!() };
+            h.set(format!("field:{i}").as_bytes(), b"v", limits);
+        }
+        assert_eq!(e.parts().flags & KIND_MASK, KIND_PACKED);
+        assert_eq!(fields_of(&e).len(), 12);
+        {
+            let Object::Hash(h) = &mut *e.object_mut().expect("object") else { panic!() };
+            h.remove(b"field:0");
+            h.set(b"field:1", b"changed", limits);
+        }
+        let fields = fields_of(&e);
+        assert_eq!(fields.len(), 11);
+        assert!(fields.contains(&(b"field:1".to_vec(), b"changed".to_vec())));
+        // Past the entry limit the hash becomes a table and the entry boxes it.
+        {
+            let Object::Hash(h) = &mut *e.object_mut().expect("object") else { panic!() };
+            h.set(b"field:0", b"back", limits);
+            h.set(b"another", b"one", limits);
+        }
+        assert_eq!(e.parts().flags & KIND_MASK, KIND_OBJECT);
+        assert_eq!(e.encoding(), "hashtable");
+        assert_eq!(fields_of(&e).len(), 13);
+        assert_eq!((e.expire_at_ms(), e.lru(), e.mark(), e.key()), (Some(5), 9, true, &b"h"[..]));
+        // A packed value above the inline bound is boxed from the start.
+        let big = vec![b'x'; 60];
+        let mut h = crate::types::hash::Hash::new();
+        for i in 0..20 {
+            h.set(format!("{i}").as_bytes(), &big, Default::default());
+        }
+        let e = Entry::new(b"big", Payload::Object(Box::new(Object::Hash(h))), None, 0);
+        assert_eq!(e.parts().flags & KIND_MASK, KIND_OBJECT);
+        assert_eq!(e.encoding(), "listpack");
+    }
+
+    #[test]
+    fn an_emptied_inline_collection_reports_empty() {
+        let mut e = Entry::new(b"h", Payload::Object(small_hash(1)), None, 0);
+        assert!(!e.is_empty_collection());
+        {
+            let Object::Hash(h) = &mut *e.object_mut().expect("object") else { panic!() };
+            assert!(h.remove(b"field:0"));
+        }
+        assert!(e.is_empty_collection());
     }
 
     #[test]

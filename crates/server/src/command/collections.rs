@@ -6,13 +6,14 @@
 //! A small hash or sorted set may live inline in its entry (`store::entry`): then the
 //! guards returned here hold it decoded, and [`CollMut`] writes it back when dropped.
 
+use std::cell::OnceCell;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
-use store::entry::{Entry, ObjMut, ObjView, Payload};
+use store::entry::{Entry, ObjMut, ObjRef, ObjView, Payload};
 use store::shard::Shard;
 use store::types::{hash::Hash, list::List, set::Set, zset::ZSet};
-use store::{Object, ValueType};
+use store::{Object, ValueRef, ValueType};
 
 use super::CommandError;
 
@@ -71,16 +72,40 @@ impl<T: Collection> DerefMut for CollMut<'_, T> {
     }
 }
 
-/// A collection of type T borrowed for reading.
+/// A collection of type T borrowed for reading. An inline one is decoded on first use
+/// of the whole collection; [`CollRef::field`] and [`CollRef::member_score`] read the
+/// compact form directly.
 pub struct CollRef<'s, T> {
-    obj: ObjView<'s>,
+    value: ObjRef<'s>,
+    decoded: OnceCell<ObjView<'s>>,
     _type: PhantomData<T>,
 }
 
 impl<T: Collection> Deref for CollRef<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
-        T::of_ref(&self.obj).expect("type checked when borrowed")
+        let obj = self.decoded.get_or_init(|| self.value.view());
+        T::of_ref(obj).expect("type checked when borrowed")
+    }
+}
+
+impl CollRef<'_, Hash> {
+    /// A field's value (HGET and friends), without decoding an inline hash.
+    pub fn field(&self, field: &[u8]) -> Option<&[u8]> {
+        match self.value {
+            ObjRef::Inline(inline) => inline.value_of(field),
+            ObjRef::Boxed(_) => self.get(field),
+        }
+    }
+}
+
+impl CollRef<'_, ZSet> {
+    /// A member's score (ZSCORE, ZMSCORE), without decoding an inline sorted set.
+    pub fn member_score(&self, member: &[u8]) -> Option<f64> {
+        match self.value {
+            ObjRef::Inline(inline) => inline.value_of(member).map(store::types::zset::decode_score),
+            ObjRef::Boxed(_) => self.score(member),
+        }
     }
 }
 
@@ -106,7 +131,7 @@ pub fn get<'s, T: Collection>(
 }
 
 fn is_a<T: Collection>(e: &Entry) -> bool {
-    matches!(e.value(), store::ValueRef::Obj(o) if o.value_type() == T::TYPE)
+    matches!(e.value(), ValueRef::Obj(o) if o.value_type() == T::TYPE)
 }
 
 /// The collection at `key` for reading: Ok(None) when absent, WRONGTYPE when another
@@ -120,14 +145,14 @@ pub fn read<'s, T: Collection>(
     let Some(e) = shard.read(hash, key, now_ms, None) else {
         return Ok(None);
     };
-    if !is_a::<T>(e) {
-        return Err(CommandError::WrongType);
+    match e.value() {
+        ValueRef::Obj(value) if value.value_type() == T::TYPE => Ok(Some(CollRef {
+            value,
+            decoded: OnceCell::new(),
+            _type: PhantomData,
+        })),
+        _ => Err(CommandError::WrongType),
     }
-    let obj = e.object().ok_or(CommandError::WrongType)?;
-    Ok(Some(CollRef {
-        obj,
-        _type: PhantomData,
-    }))
 }
 
 /// The collection at `key`, created empty when absent; WRONGTYPE when another type.

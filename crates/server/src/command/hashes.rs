@@ -54,7 +54,7 @@ fn hsetnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn hget(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let hash = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?;
-    let v = hash.as_ref().and_then(|hash| hash.get(a[2]));
+    let v = hash.as_ref().and_then(|hash| hash.field(a[2]));
     ctx.hit(v.is_some());
     match v {
         Some(v) => encode::bulk(ctx.out, v),
@@ -69,7 +69,7 @@ fn hmget(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let hash = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?;
     encode::array_len(ctx.out, a.len() - 2);
     for f in &a[2..] {
-        match hash.as_ref().and_then(|hash| hash.get(f)) {
+        match hash.as_ref().and_then(|hash| hash.field(f)) {
             Some(v) => encode::bulk(ctx.out, v),
             None => encode::null(ctx.out, ctx.client.proto),
         }
@@ -153,7 +153,7 @@ fn hlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// HSTRLEN key field — length of the value, 0 when absent.
 fn hstrlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|hash| hash.get(a[2]).map(<[u8]>::len)).unwrap_or(0);
+    let n = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|hash| hash.field(a[2]).map(<[u8]>::len)).unwrap_or(0);
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -161,7 +161,7 @@ fn hstrlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// HEXISTS key field — 1 or 0.
 fn hexists(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let found = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.is_some_and(|hash| hash.get(a[2]).is_some());
+    let found = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.is_some_and(|hash| hash.field(a[2]).is_some());
     encode::integer(ctx.out, i64::from(found));
     Ok(())
 }

@@ -186,7 +186,7 @@ fn zcard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// ZSCORE key member — the score or nil.
 fn zscore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let s = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|z| z.score(a[2]));
+    let s = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|z| z.member_score(a[2]));
     match s {
         Some(s) => write_score(ctx.out, s, ctx.client.proto),
         None => ctx.null(),
@@ -201,7 +201,7 @@ fn zmscore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let proto = ctx.client.proto;
     encode::array_len(ctx.out, a.len() - 2);
     for m in &a[2..] {
-        match z.as_ref().and_then(|z| z.score(m)) {
+        match z.as_ref().and_then(|z| z.member_score(m)) {
             Some(s) => write_score(ctx.out, s, proto),
             None => encode::null(ctx.out, proto),
         }

@@ -125,6 +125,47 @@ fn hgetall_hkeys_hvals_keep_insertion_order_for_small_hashes() {
     assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
 }
 
+/// Basalt stores a small hash's fields with their common prefix once: fields that are
+/// prefixes of each other, the empty field, a field shorter than the prefix, and a new
+/// field that shrinks the prefix must all read back exactly.
+#[test]
+fn small_hash_fields_sharing_prefixes_read_back_exactly() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let k = "hash_prefix:h";
+    assert_bytes!(
+        c.cmd(&["HSET", k, "field:1", "a", "field:10", "b", "field:100", "c"]),
+        b":3\r\n"
+    );
+    assert_bytes!(c.cmd(&["HGET", k, "field:10"]), b"$1\r\nb\r\n");
+    assert_bytes!(c.cmd(&["HGET", k, "field:"]), b"$-1\r\n");
+    assert_bytes!(c.cmd(&["HGET", k, "fie"]), b"$-1\r\n");
+    assert_bytes!(c.cmd(&["HGET", k, "field:1000"]), b"$-1\r\n");
+    assert_bytes!(c.cmd(&["HEXISTS", k, "field:100"]), b":1\r\n");
+    assert_bytes!(c.cmd(&["HSTRLEN", k, "field:1"]), b":1\r\n");
+    // A field with no common prefix, then the empty field.
+    assert_bytes!(c.cmd(&["HSET", k, "other", "d", "", "e"]), b":2\r\n");
+    assert_bytes!(c.cmd(&["HGET", k, ""]), b"$1\r\ne\r\n");
+    assert_bytes!(c.cmd(&["HMGET", k, "field:100", "other", "field:1"]), b"*3\r\n$1\r\nc\r\n$1\r\nd\r\n$1\r\na\r\n");
+    assert_bytes!(c.cmd(&["HDEL", k, "other", ""]), b":2\r\n");
+    assert_bytes!(
+        c.cmd(&["HGETALL", k]),
+        b"*6\r\n$7\r\nfield:1\r\n$1\r\na\r\n$8\r\nfield:10\r\n$1\r\nb\r\n$9\r\nfield:100\r\n$1\r\nc\r\n"
+    );
+    assert_bytes!(c.cmd(&["OBJECT", "ENCODING", k]), b"$8\r\nlistpack\r\n");
+    // The same through a sorted set, whose members are stored the same way.
+    let z = "hash_prefix:z";
+    assert_bytes!(c.cmd(&["ZADD", z, "3", "member:1", "1.5", "member:12", "-2", "member:"]), b":3\r\n");
+    assert_bytes!(c.cmd(&["ZSCORE", z, "member:12"]), b"$3\r\n1.5\r\n");
+    assert_bytes!(c.cmd(&["ZSCORE", z, "member"]), b"$-1\r\n");
+    assert_bytes!(c.cmd(&["ZMSCORE", z, "member:", "member:1", "x"]), b"*3\r\n$2\r\n-2\r\n$1\r\n3\r\n$-1\r\n");
+    assert_bytes!(
+        c.cmd(&["ZRANGE", z, "0", "-1"]),
+        b"*3\r\n$7\r\nmember:\r\n$9\r\nmember:12\r\n$8\r\nmember:1\r\n"
+    );
+    assert_bytes!(c.cmd(&["DEL", k, z]), b":2\r\n");
+}
+
 #[test]
 fn hdel_counts_removed_fields_and_deletes_empty_hash() {
     let t = shared();

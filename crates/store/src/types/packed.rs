@@ -47,7 +47,11 @@ fn put_varint(out: &mut Vec<u8>, mut n: usize) {
 }
 
 /// Reads a LEB128 varint at `at`: (value, offset after it).
+#[inline]
 fn read_varint(buf: &[u8], at: usize) -> (usize, usize) {
+    if buf[at] < 0x80 {
+        return (buf[at] as usize, at + 1);
+    }
     let mut n = 0usize;
     let mut shift = 0;
     let mut i = at;
@@ -188,23 +192,21 @@ impl Packed {
         self.buf
     }
 
-    /// Length of the longest prefix that every key (even-index item) starts with; 0 when
-    /// there is no key.
-    fn key_prefix_len(&self) -> usize {
+    /// Length of the longest prefix that every key (even-index item) starts with, and
+    /// whether some key's length needs more than one varint byte; 0 when there is no key.
+    fn key_prefix(&self) -> (usize, bool) {
         let mut keys = self.items().step_by(2);
-        let Some(first) = keys.next() else { return 0 };
+        let Some(first) = keys.next() else { return (0, false) };
         let mut len = first.len();
+        let mut long = first.len() >= 0x80;
         for key in keys {
-            len = first[..len]
-                .iter()
-                .zip(key)
-                .take_while(|(a, b)| a == b)
-                .count();
-            if len == 0 {
-                break;
+            long |= key.len() >= 0x80;
+            len = len.min(key.len());
+            if first[..len] != key[..len] {
+                len = first[..len].iter().zip(key).take_while(|(a, b)| a == b).count();
             }
         }
-        len
+        (len, long)
     }
 
     /// The compact form's size and the key prefix it would use, for [`write_compact`]
@@ -212,12 +214,21 @@ impl Packed {
     ///
     /// [`write_compact`]: Packed::write_compact
     pub fn compact_layout(&self) -> CompactLayout {
-        let prefix_len = self.key_prefix_len();
-        let mut size = varint_len(self.count) + varint_len(prefix_len) + prefix_len;
-        for (i, item) in self.items().enumerate() {
-            let stored = if i % 2 == 0 { item.len() - prefix_len } else { item.len() };
-            size += varint_len(stored) + stored;
-        }
+        let (prefix_len, long_keys) = self.key_prefix();
+        let header = varint_len(self.count) + varint_len(prefix_len) + prefix_len;
+        let keys = self.count.div_ceil(2);
+        let size = if long_keys {
+            let mut size = header;
+            for (i, item) in self.items().enumerate() {
+                let stored = if i % 2 == 0 { item.len() - prefix_len } else { item.len() };
+                size += varint_len(stored) + stored;
+            }
+            size
+        } else {
+            // Every key's length is one varint byte before and after dropping the
+            // prefix: each key item just loses the prefix's bytes.
+            header + self.buf.len() - keys * prefix_len
+        };
         CompactLayout { prefix_len, size }
     }
 
@@ -226,15 +237,26 @@ impl Packed {
         let prefix_len = layout.prefix_len;
         let mut at = write_varint(out, self.count);
         at += write_varint(&mut out[at..], prefix_len);
-        if let Some(first) = self.items().next() {
-            out[at..at + prefix_len].copy_from_slice(&first[..prefix_len]);
-            at += prefix_len;
-        }
-        for (i, item) in self.items().enumerate() {
-            let stored = if i % 2 == 0 { &item[prefix_len..] } else { item };
-            at += write_varint(&mut out[at..], stored.len());
-            out[at..at + stored.len()].copy_from_slice(stored);
-            at += stored.len();
+        let mut from = 0;
+        let mut i = 0;
+        while i < self.count {
+            let (key_len, key_at) = read_varint(&self.buf, from);
+            if i == 0 {
+                out[at..at + prefix_len].copy_from_slice(&self.buf[key_at..key_at + prefix_len]);
+                at += prefix_len;
+            }
+            at += write_varint(&mut out[at..], key_len - prefix_len);
+            // The key's suffix and the value item after it are the same bytes in both forms.
+            let mut end = key_at + key_len;
+            if i + 1 < self.count {
+                let (value_len, value_at) = read_varint(&self.buf, end);
+                end = value_at + value_len;
+            }
+            let run = &self.buf[key_at + prefix_len..end];
+            out[at..at + run.len()].copy_from_slice(run);
+            at += run.len();
+            from = end;
+            i += 2;
         }
         debug_assert_eq!(at, layout.size);
     }
@@ -251,20 +273,40 @@ impl Packed {
         let (prefix_len, mut at) = read_varint(compact, at);
         let prefix = &compact[at..at + prefix_len];
         at += prefix_len;
-        buf.reserve(compact.len() + (count / 2 + 1) * prefix_len);
-        for i in 0..count {
-            let (len, start) = read_varint(compact, at);
-            let stored = &compact[start..start + len];
-            at = start + len;
-            if i % 2 == 0 {
-                put_varint(&mut buf, prefix_len + len);
-                buf.extend_from_slice(prefix);
-            } else {
-                put_varint(&mut buf, len);
+        buf.reserve(compact.len() - at + count.div_ceil(2) * (prefix_len + 2));
+        let mut i = 0;
+        while i < count {
+            let (suffix_len, suffix_at) = read_varint(compact, at);
+            put_varint(&mut buf, prefix_len + suffix_len);
+            buf.extend_from_slice(prefix);
+            let mut end = suffix_at + suffix_len;
+            if i + 1 < count {
+                let (value_len, value_at) = read_varint(compact, end);
+                end = value_at + value_len;
             }
-            buf.extend_from_slice(stored);
+            buf.extend_from_slice(&compact[suffix_at..end]);
+            at = end;
+            i += 2;
         }
         Packed { buf, count }
+    }
+
+    /// The value (odd item) after `key` in a compact form, found without decoding it.
+    pub fn compact_value_of<'a>(compact: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
+        let (count, at) = read_varint(compact, 0);
+        let (prefix_len, mut at) = read_varint(compact, at);
+        // Every key starts with the prefix, so a key that does not is in none of them.
+        let suffix = key.strip_prefix(&compact[at..at + prefix_len])?;
+        at += prefix_len;
+        for _ in 0..count / 2 {
+            let (len, item_at) = read_varint(compact, at);
+            let (value_len, value_at) = read_varint(compact, item_at + len);
+            if &compact[item_at..item_at + len] == suffix {
+                return Some(&compact[value_at..value_at + value_len]);
+            }
+            at = value_at + value_len;
+        }
+        None
     }
 }
 
@@ -348,6 +390,8 @@ mod tests {
             vec![b"same", b"1", b"same-but-longer", b"2"],
             vec![b"abc", b"x", b"", b"y", b"abd", b"z"],
             vec![b"", b""],
+            vec![&long[..], b"long key", b"short", &long[..100]],
+            vec![b"odd", b"1", b"count"],
         ];
         for items in cases {
             let p = packed_of(&items);
@@ -357,6 +401,10 @@ mod tests {
             assert_eq!(Packed::compact_count(&out), items.len());
             let back = Packed::read_compact(&out, take_buffer());
             assert_eq!(back, p, "{items:?}");
+            for pair in items.chunks(2).filter(|pair| pair.len() == 2) {
+                assert_eq!(Packed::compact_value_of(&out, pair[0]), Some(pair[1]), "{items:?}");
+            }
+            assert_eq!(Packed::compact_value_of(&out, b"not-a-key"), None);
             recycle_buffer(back.into_buffer());
         }
         let p = packed_of(&[b"field:0", b"a", b"field:1", b"b"]);

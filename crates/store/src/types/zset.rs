@@ -190,7 +190,8 @@ fn encode_score(s: f64) -> Vec<u8> {
     }
 }
 
-fn decode_score(b: &[u8]) -> f64 {
+/// A score as the packed form stores it (see [`ZSet::Packed`]).
+pub fn decode_score(b: &[u8]) -> f64 {
     match b.split_first() {
         Some((0, rest)) => {
             let mut z = 0u64;
