@@ -181,6 +181,12 @@ const COMMANDS: &[(&str, usize)] = &[
     ("ZADD", 2), ("ZSCORE", 1), ("ZREM", 1), ("ZCARD", 0), ("ZRANGE", 2),
 ];
 
+/// Hash fields and sorted set members: some are prefixes of others, one is empty and one
+/// shares no prefix, so that the inline form's shared key prefix grows and shrinks; the
+/// read and remove commands draw from the same names as the writes, so that they hit.
+const FIELDS: &[&str] = &["f1", "f10", "f100", "g", ""];
+const MEMBERS: &[&str] = &["m1", "m12", "m", "n", ""];
+
 fuzz_target!(|data: &[u8]| {
     let mut h = Harness::new();
     let mut model = Model { keys: HashMap::new() };
@@ -197,16 +203,17 @@ fuzz_target!(|data: &[u8]| {
             }
             ("ZADD", _) => {
                 cmd.push(((v % 7) as i64 - 3).to_string().into_bytes());
-                cmd.push(format!("m{}", v % 5).into_bytes());
+                cmd.push(MEMBERS[v as usize % MEMBERS.len()].as_bytes().to_vec());
             }
             ("HSET", _) => {
-                cmd.push(format!("f{}", v % 5).into_bytes());
+                cmd.push(FIELDS[v as usize % FIELDS.len()].as_bytes().to_vec());
                 cmd.push(format!("v{}", v / 5 % 3).into_bytes());
             }
-            (_, 1) => cmd.push(if name.starts_with('S') && name != "SET" {
-                format!("{}", v % 6).into_bytes() // integers exercise the intset
-            } else {
-                format!("x{}", v % 5).into_bytes()
+            (_, 1) => cmd.push(match name.as_bytes()[0] {
+                b'S' if name != "SET" => format!("{}", v % 6).into_bytes(), // integers exercise the intset
+                b'H' => FIELDS[v as usize % FIELDS.len()].as_bytes().to_vec(),
+                b'Z' => MEMBERS[v as usize % MEMBERS.len()].as_bytes().to_vec(),
+                _ => format!("x{}", v % 5).into_bytes(),
             }),
             _ => {}
         }
