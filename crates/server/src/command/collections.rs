@@ -173,7 +173,11 @@ pub fn get_or_create<'s, T: Collection>(
 /// Checks the type of `key` without keeping a borrow: Ok(true) if it holds a T,
 /// Ok(false) if absent, WRONGTYPE otherwise.
 pub fn check<T: Collection>(shard: &mut Shard, hash: u64, key: &[u8], now_ms: i64) -> Result<bool, CommandError> {
-    Ok(get::<T>(shard, hash, key, now_ms)?.is_some())
+    match shard.read(hash, key, now_ms, None) {
+        None => Ok(false),
+        Some(e) if is_a::<T>(e) => Ok(true),
+        Some(_) => Err(CommandError::WrongType),
+    }
 }
 
 /// Removes `key` if it holds an empty collection.

@@ -129,7 +129,23 @@ impl Hash {
             self.to_table();
         }
         match self {
-            Hash::Table(t) => t.insert(field.into(), value.into()).is_none(),
+            // One lookup, and no allocation for the field when it exists; a value of the
+            // same length is overwritten in place.
+            Hash::Table(t) => match t.entry_ref(field) {
+                hashbrown::hash_map::EntryRef::Occupied(mut slot) => {
+                    let old = slot.get_mut();
+                    if old.len() == value.len() {
+                        old.copy_from_slice(value);
+                    } else {
+                        *old = value.into();
+                    }
+                    false
+                }
+                hashbrown::hash_map::EntryRef::Vacant(slot) => {
+                    slot.insert(value.into());
+                    true
+                }
+            },
             Hash::Packed(_) => false,
         }
     }

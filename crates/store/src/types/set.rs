@@ -88,7 +88,12 @@ impl Set {
             self.to_table();
         }
         match self {
-            Set::Table(t) => t.insert(member.into()),
+            // One lookup, and no allocation when the member is there already.
+            Set::Table(t) => {
+                let before = t.len();
+                t.get_or_insert_with(member, |m| Box::from(m));
+                t.len() > before
+            }
             Set::Ints(_) => false,
         }
     }
