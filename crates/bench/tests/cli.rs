@@ -280,3 +280,33 @@ fn memtier_run_count_blocks() {
     assert_eq!(doc["BEST RUN RESULTS"]["Totals"]["Count"].as_u64(), Some(200));
     assert_eq!(doc["run information"]["Format version"].as_u64(), Some(2));
 }
+
+/// Open loop in memtier mode: the JSON says so, and carries the service time beside the
+/// latency from the intended send time (which can only be the larger of the two).
+#[test]
+fn memtier_open_loop_reports_service_time() {
+    let Some((_s, port)) = redis() else { return };
+    let dir = tempfile::tempdir().expect("tmp");
+    let jf = dir.path().join("rate.json");
+    let (code, _out, err) = bench(&["memtier", "-s", "127.0.0.1", "-p", &port.to_string(), "-c", "2", "-t", "1", "-n", "200",
+        "--rate", "2000", "--hide-histogram", "--json-out-file", jf.to_str().expect("utf8")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("open loop at 2000 rps: latency from intended send p50="), "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&jf).expect("json")).expect("valid JSON");
+    assert_eq!(doc["run information"]["Open loop rate"].as_f64(), Some(2000.0));
+    let totals = &doc["ALL STATS"]["Totals"];
+    assert_eq!(totals["Count"].as_u64(), Some(400));
+    let service = &totals["Service Time"];
+    let (svc_max, max) = (service["Max Latency"].as_f64().expect("service max"), totals["Max Latency"].as_f64().expect("max"));
+    assert!(svc_max > 0.0 && svc_max <= max * 1.01 + 0.001, "service {svc_max} vs intended {max}");
+    for p in ["p50.000", "p99.000", "p99.900"] {
+        assert!(service[p].as_f64().is_some(), "{p} in {service}");
+    }
+    // A closed-loop run has neither.
+    let (code, _, err) = bench(&["memtier", "-s", "127.0.0.1", "-p", &port.to_string(), "-c", "1", "-t", "1", "-n", "20",
+        "--hide-histogram", "--json-out-file", jf.to_str().expect("utf8")]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&jf).expect("json")).expect("valid JSON");
+    assert!(doc["ALL STATS"]["Totals"].get("Service Time").is_none());
+    assert!(doc["run information"].get("Open loop rate").is_none());
+}

@@ -6,7 +6,7 @@
 use crate::cli::MemtierArgs;
 use crate::driver::{self, conn, LoadMode, Live, RunSpec};
 use crate::report::memtier::{aggregate, best_worst, json_blocks, parse_percentiles, MemtierResult};
-use crate::stats::cpu;
+use crate::stats::{self, cpu};
 use crate::workload::memtier::{kind_name, parse_command, CmdKind, MemtierSpec, Pattern};
 use crate::workload::Generator;
 use clap::Parser;
@@ -298,6 +298,19 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         for w in cpu::saturation_warnings(&result.stats.cpu) {
             eprintln!("{w}");
         }
+        if let Some(rate) = result.rate {
+            let totals = result.totals();
+            let at = |h: &hdrhistogram::Histogram<u64>, p: f64| stats::value_at_percentile(h, p) as f64 / 1000.0;
+            eprintln!(
+                "open loop at {rate} rps: latency from intended send p50={:.3} p99={:.3} p99.9={:.3} ms; service time p50={:.3} p99={:.3} p99.9={:.3} ms",
+                at(&totals.hist, 50.0),
+                at(&totals.hist, 99.0),
+                at(&totals.hist, 99.9),
+                at(&totals.service, 50.0),
+                at(&totals.service, 99.0),
+                at(&totals.service, 99.9),
+            );
+        }
     }
     let Some(result) = runs.first() else { return Ok(1) };
     // One run: "ALL STATS". Several: BEST, WORST and AGGREGATED AVERAGE blocks (and each run
@@ -399,6 +412,7 @@ pub fn run(cfg: &MemtierConfig, pipeline: usize, rate: Option<f64>, stall_timeou
         stats: out.stats,
         percentiles: cfg.percentiles.clone(),
         sigfig: 3,
+        rate,
     })
 }
 

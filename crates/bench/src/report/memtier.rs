@@ -35,6 +35,9 @@ pub struct MemtierResult {
     pub percentiles: Vec<f64>,
     /// HDR significant figures of the totals.
     pub sigfig: u8,
+    /// `--rate` (open loop): latencies are then from the intended send time, and the
+    /// service time (from the actual send) is reported beside them.
+    pub rate: Option<f64>,
 }
 
 /// One row of the ALL STATS table.
@@ -265,6 +268,21 @@ impl MemtierResult {
         m.insert("KB/sec TX".into(), json!(kb(k.bytes_tx)));
         m.insert("Time-Serie".into(), Value::Object(ts));
         m.insert("Percentile Latencies".into(), Value::Object(pct));
+        if self.rate.is_some() {
+            // Ours, not memtier's (parsers that do not know it skip it): in an open loop
+            // the latencies above count from the intended send time; this is the time
+            // from the actual send, so that queueing in the tool or the network shows.
+            let svc = &k.service;
+            let ms = |v: u64| v as f64 / 1000.0;
+            let mut service = Map::new();
+            service.insert("Average Latency".into(), json!(if svc.is_empty() { 0.0 } else { svc.mean() / 1000.0 }));
+            service.insert("Min Latency".into(), json!(if svc.is_empty() { 0.0 } else { ms(svc.min()) }));
+            service.insert("Max Latency".into(), json!(if svc.is_empty() { 0.0 } else { ms(svc.max()) }));
+            for &p in &self.percentiles {
+                service.insert(format!("p{p:.3}"), json!(ms(stats::value_at_percentile(svc, p))));
+            }
+            m.insert("Service Time".into(), Value::Object(service));
+        }
         Value::Object(m)
     }
 
@@ -283,6 +301,10 @@ impl MemtierResult {
             None => run.insert("Seconds".into(), json!(self.test_time.unwrap_or(0))),
         };
         run.insert("Format version".into(), json!(2));
+        if let Some(rate) = self.rate {
+            run.insert("Open loop rate".into(), json!(rate));
+            run.insert("Latency measured from".into(), json!("intended send time"));
+        }
         Value::Object(run)
     }
 
@@ -380,6 +402,7 @@ pub fn aggregate(runs: &[MemtierResult]) -> Option<MemtierResult> {
         interrupted: runs.iter().any(|r| r.interrupted),
         percentiles: first.percentiles.clone(),
         sigfig: first.sigfig,
+        rate: first.rate,
     })
 }
 
