@@ -187,13 +187,6 @@ impl MemtierResult {
         rows
     }
 
-    /// The whole text report: header lines, ALL STATS, and (unless hidden) the distribution.
-    pub fn text(&self, hide_histogram: bool) -> String {
-        let mut s = self.header_text();
-        s.push_str(&self.block_text("ALL STATS", hide_histogram));
-        s
-    }
-
     /// `Threads` / `Connections per thread` / `Requests per client` | `Seconds`, two blank lines.
     pub fn header_text(&self) -> String {
         let mut s = String::new();
@@ -284,11 +277,6 @@ impl MemtierResult {
             m.insert("Service Time".into(), Value::Object(service));
         }
         Value::Object(m)
-    }
-
-    /// The JSON document ("Format version" 2). `config` is the "configuration" object.
-    pub fn json(&self, config: Value, hide_histogram: bool) -> Value {
-        json_blocks(config, &[("ALL STATS".to_string(), self)], hide_histogram)
     }
 
     /// The "run information" object.

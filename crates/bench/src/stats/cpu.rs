@@ -14,17 +14,6 @@ pub fn thread_cpu_seconds() -> f64 {
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
-/// CPU time of the whole process (user + system), in seconds.
-pub fn process_cpu_seconds() -> f64 {
-    // SAFETY: as above, RUSAGE_SELF.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    if rc != 0 {
-        return 0.0;
-    }
-    tv(ru.ru_utime) + tv(ru.ru_stime)
-}
-
 fn tv(t: libc::timeval) -> f64 {
     t.tv_sec as f64 + t.tv_usec as f64 / 1e6
 }

@@ -41,12 +41,6 @@ impl KeyGen {
         KeyGen { min, max, dist, next_seq: min }
     }
 
-    /// Starts the sequential pattern at `start` (clamped into the range).
-    pub fn with_start(mut self, start: u64) -> Self {
-        self.next_seq = start.clamp(self.min, self.max);
-        self
-    }
-
     /// The next key number.
     pub fn next(&mut self, rng: &mut Rng) -> u64 {
         match &self.dist {
