@@ -140,12 +140,28 @@ impl Packed {
 
     /// Inserts an item at byte offset `at` (an item boundary from `iter`, or the end).
     pub fn insert_at(&mut self, at: usize, item: &[u8]) {
-        let mut encoded = Vec::with_capacity(varint_len(item.len()) + item.len());
-        put_varint(&mut encoded, item.len());
-        encoded.extend_from_slice(item);
-        self.buf.reserve_exact(encoded.len());
-        self.buf.splice(at..at, encoded);
+        self.splice_item(at, at, item);
         self.count += 1;
+    }
+
+    /// Replaces the bytes `at..end` with the encoded `item`, moving the tail once and
+    /// allocating only when the buffer grows beyond its capacity (exactly, as a listpack).
+    fn splice_item(&mut self, at: usize, end: usize, item: &[u8]) {
+        let mut len_bytes = [0u8; 10];
+        let n = write_varint(&mut len_bytes, item.len());
+        let new_len = n + item.len();
+        let old_len = end - at;
+        let total = self.buf.len() - old_len + new_len;
+        if new_len > old_len {
+            self.buf.reserve_exact(new_len - old_len);
+            self.buf.resize(total, 0);
+            self.buf.copy_within(end..total - (new_len - old_len), at + new_len);
+        } else {
+            self.buf.copy_within(end.., at + new_len);
+            self.buf.truncate(total);
+        }
+        self.buf[at..at + n].copy_from_slice(&len_bytes[..n]);
+        self.buf[at + n..at + new_len].copy_from_slice(item);
     }
 
     /// Byte length of the encoded items (the end offset).
@@ -163,12 +179,7 @@ impl Packed {
     /// Replaces the item at byte offset `at` with `item`.
     pub fn replace_at(&mut self, at: usize, item: &[u8]) {
         let (_, next) = read_at(&self.buf, at);
-        let mut encoded = Vec::with_capacity(varint_len(item.len()) + item.len());
-        put_varint(&mut encoded, item.len());
-        encoded.extend_from_slice(item);
-        self.buf
-            .reserve_exact(encoded.len().saturating_sub(next - at));
-        self.buf.splice(at..next, encoded);
+        self.splice_item(at, next, item);
     }
 
     /// The item after the one at byte offset `at`: (its offset, the item).
@@ -370,6 +381,20 @@ mod tests {
         let items: Vec<&[u8]> = p.items().collect();
         assert_eq!(items, vec![&b""[..], b"short", b"bc"]);
         assert_eq!(p.len(), 3);
+    }
+
+    #[test]
+    fn insert_and_replace_in_the_middle_grow_and_shrink_in_place() {
+        let mut p = packed_of(&[b"a", b"bb", b"ccc"]);
+        let (at, _) = p.iter().nth(1).expect("second");
+        p.insert_at(at, &[b'x'; 200]); // a two-byte length
+        let (at, _) = p.iter().nth(2).expect("third");
+        p.replace_at(at, b"a longer bb");
+        let (at, _) = p.iter().nth(1).expect("second");
+        p.replace_at(at, b"y");
+        let items: Vec<&[u8]> = p.items().collect();
+        assert_eq!(items, vec![&b"a"[..], b"y", b"a longer bb", b"ccc"]);
+        assert_eq!(p.len(), 4);
     }
 
     fn packed_of(items: &[&[u8]]) -> Packed {
