@@ -3,13 +3,12 @@
 //! Memory per key is a headline figure of Basalt, so a table slot is 8 bytes (a thin
 //! pointer) and the key, its metadata and a small value share one allocation: for
 //! `key:123456 -> value:123456` that is a 32-byte allocator size class, against Redis's
-//! dictEntry + robj + two sds strings. Small hashes and sorted sets (their packed,
-//! "listpack" form, up to [`INLINE_PACKED_MAX`] bytes) are stored inline too, in the
-//! compact form of `types/packed.rs` (keys' common prefix stored once): one allocation
-//! per key where the boxed form took three. Values too large or too mutable to live
-//! inline (strings over [`INLINE_MAX`] bytes, strings that APPEND/SETRANGE/SETBIT
-//! touched, lists, sets and large collections) live in a boxed [`Object`] that the blob
-//! points to.
+//! dictEntry + robj + two sds strings. Small collections (packed hashes and sorted
+//! sets, one-chunk lists, intsets, up to `inline::INLINE_MAX_BYTES`) are stored inline
+//! too, in the compact forms of `inline.rs`: one allocation per key where the boxed form
+//! took three or four. Values too large or too mutable to live inline (strings over
+//! [`INLINE_MAX`] bytes, strings that APPEND/SETRANGE/SETBIT touched, large collections
+//! and hash-table sets) live in a boxed [`Object`] that the blob points to.
 //!
 //! Commands reach an inline collection through [`ObjMut`] / [`ObjView`]: the compact
 //! form is decoded into an ordinary [`Object`] (buffer from a per-thread pool), and
@@ -36,17 +35,13 @@
 
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 
-use crate::types::packed::{self, CompactLayout, Packed};
-use crate::value::{InlineType, Object};
+use crate::inline::{self, Compact, InlineType};
+use crate::types::packed::Packed;
+use crate::value::Object;
 
 /// Strings up to this length are stored inline (Redis's embstr limit, which also makes
 /// OBJECT ENCODING report "embstr" for the same values Redis does).
 pub const INLINE_MAX: usize = 44;
-
-/// Compact forms of small collections up to this many bytes are stored inline. Every
-/// command on an inline collection decodes and (for writes) re-encodes it, a linear copy:
-/// this bound keeps that copy to about a microsecond; larger packed collections are boxed.
-pub const INLINE_PACKED_MAX: usize = 1024;
 
 const KIND_MASK: u8 = 0b11;
 const KIND_INLINE: u8 = 0;
@@ -126,7 +121,7 @@ impl<'a> ObjRef<'a> {
     pub fn encoding(&self) -> &'static str {
         match self {
             ObjRef::Boxed(o) => o.encoding(),
-            ObjRef::Inline(_) => "listpack",
+            ObjRef::Inline(i) => i.ty.encoding(),
         }
     }
 
@@ -134,7 +129,7 @@ impl<'a> ObjRef<'a> {
     pub fn len(&self) -> usize {
         match self {
             ObjRef::Boxed(o) => o.len(),
-            ObjRef::Inline(i) => Packed::compact_count(i.compact) / 2,
+            ObjRef::Inline(i) => inline::len(i.ty, i.compact),
         }
     }
 
@@ -153,13 +148,15 @@ impl<'a> ObjRef<'a> {
 
 impl<'a> InlineRef<'a> {
     /// The value stored after `key` (a hash field's value, a sorted set member's score
-    /// item), read from the compact form without decoding it.
+    /// item), read from the compact form without decoding it; None for other types.
     pub fn value_of(&self, key: &[u8]) -> Option<&'a [u8]> {
-        Packed::compact_value_of(self.compact, key)
+        matches!(self.ty, InlineType::Hash | InlineType::ZSet)
+            .then(|| Packed::compact_value_of(self.compact, key))
+            .flatten()
     }
 
     fn decode(&self) -> Object {
-        Object::from_inline(self.ty, Packed::read_compact(self.compact, packed::take_buffer()))
+        inline::decode(self.ty, self.compact)
     }
 }
 
@@ -184,7 +181,7 @@ impl Drop for ObjView<'_> {
     fn drop(&mut self) {
         if let ObjView::Decoded(o) = self {
             if let Some(o) = o.take() {
-                o.recycle();
+                inline::recycle(o);
             }
         }
     }
@@ -321,10 +318,10 @@ impl Entry {
                 }
             }
             Payload::Int(n) => Self::build(key, Kind::Int(n), expire_at_ms, lru),
-            Payload::Object(obj) => match inline_layout(&obj) {
-                Some((ty, p, layout)) => {
-                    let entry = Self::build(key, Kind::Packed(ty, p, layout), expire_at_ms, lru);
-                    (*obj).recycle();
+            Payload::Object(obj) => match inline::compact(&obj) {
+                Some(compact) => {
+                    let entry = Self::build(key, Kind::Packed(compact), expire_at_ms, lru);
+                    inline::recycle(*obj);
                     entry
                 }
                 None => Self::build(key, Kind::Object(Box::into_raw(obj)), expire_at_ms, lru),
@@ -383,7 +380,7 @@ impl Entry {
                 buf[at..at + 8].copy_from_slice(&(p as usize as u64).to_le_bytes());
                 at += 8;
             }
-            Kind::Packed(ty, p, layout) => at += write_packed_payload(&mut buf[at..], ty, p, layout),
+            Kind::Packed(compact) => at += write_packed_payload(&mut buf[at..], &compact),
         }
         debug_assert_eq!(at, buf.len());
     }
@@ -626,31 +623,31 @@ impl Entry {
     /// Stores a collection decoded from this entry's inline form back: inline when its
     /// packed form still fits, boxed otherwise. Key, expiry, lru and mark are kept.
     fn put_back(&mut self, obj: Object) {
-        let Some((ty, p, layout)) = inline_layout(&obj) else {
+        let Some(compact) = inline::compact(&obj) else {
             self.replace_payload(Kind::Object(Box::into_raw(Box::new(obj))));
             return;
         };
         let parts = self.parts();
-        let payload_len = Kind::Packed(ty, p, layout).payload_len();
+        let payload_len = packed_payload_len(&compact);
         if parts.flags & KIND_MASK == KIND_PACKED && parts.payload_at + payload_len == parts.total {
             // SAFETY: the payload region lies inside the blob, uniquely borrowed, and
             // holds no pointer (the old value was inline too).
             let payload = unsafe {
                 std::slice::from_raw_parts_mut(self.ptr().add(parts.payload_at), payload_len)
             };
-            write_packed_payload(payload, ty, p, layout);
+            write_packed_payload(payload, &compact);
         } else {
             let old = self.bytes();
             let head = &old[..parts.payload_at];
             let fresh = Entry::alloc_with(parts.payload_at + payload_len, |buf| {
                 buf[..head.len()].copy_from_slice(head);
                 buf[0] = (buf[0] & !KIND_MASK) | KIND_PACKED;
-                write_packed_payload(&mut buf[head.len()..], ty, p, layout);
+                write_packed_payload(&mut buf[head.len()..], &compact);
             });
             // The old value, if boxed, is dropped with the old entry.
             *self = fresh;
         }
-        obj.recycle();
+        inline::recycle(obj);
     }
 
     /// OBJECT ENCODING's name for any value, as Redis 7.0 reports it.
@@ -658,7 +655,7 @@ impl Entry {
         match self.parts().flags & KIND_MASK {
             KIND_INT => "int",
             KIND_INLINE => "embstr",
-            KIND_PACKED => "listpack",
+            KIND_PACKED => self.inline_ref(&self.parts()).ty.encoding(),
             _ => self.object_ref().map_or("raw", Object::encoding),
         }
     }
@@ -873,7 +870,7 @@ enum Kind<'a> {
     Inline(&'a [u8]),
     Int(i64),
     Object(*mut Object),
-    Packed(InlineType, &'a Packed, CompactLayout),
+    Packed(Compact<'a>),
 }
 
 impl Kind<'_> {
@@ -881,24 +878,22 @@ impl Kind<'_> {
         match self {
             Kind::Inline(s) => varint_len(s.len()) + s.len(),
             Kind::Int(_) | Kind::Object(_) => 8,
-            Kind::Packed(_, _, layout) => 1 + varint_len(layout.size) + layout.size,
+            Kind::Packed(compact) => packed_payload_len(compact),
         }
     }
 }
 
-/// The inline form of `obj` when it has one that fits [`INLINE_PACKED_MAX`].
-fn inline_layout(obj: &Object) -> Option<(InlineType, &Packed, CompactLayout)> {
-    let (ty, p) = obj.inline_form()?;
-    let layout = p.compact_layout();
-    (layout.size <= INLINE_PACKED_MAX).then_some((ty, p, layout))
+/// Bytes of a collection payload: type, length, compact form.
+fn packed_payload_len(compact: &Compact<'_>) -> usize {
+    1 + varint_len(compact.size) + compact.size
 }
 
 /// Writes a collection payload (type, length, compact form) into `out`, exactly its size.
-fn write_packed_payload(out: &mut [u8], ty: InlineType, p: &Packed, layout: CompactLayout) -> usize {
-    out[0] = ty as u8;
-    let n = write_varint(&mut out[1..], layout.size);
-    p.write_compact(layout, &mut out[1 + n..1 + n + layout.size]);
-    1 + n + layout.size
+fn write_packed_payload(out: &mut [u8], compact: &Compact<'_>) -> usize {
+    out[0] = compact.ty as u8;
+    let n = write_varint(&mut out[1..], compact.size);
+    compact.write(&mut out[1 + n..1 + n + compact.size]);
+    1 + n + compact.size
 }
 
 fn blob_layout(size: usize) -> Layout {

@@ -4,7 +4,8 @@
 //!
 //! Where to look: `db.rs` (databases, shard choice, lock ordering), `shard.rs` (hash
 //! table, lazy and active expiry, SCAN positions), `entry.rs` (memory layout of a key),
-//! `value.rs` (boxed values and type names), `types/` (per-type algorithms), `glob.rs`
+//! `value.rs` (boxed values and type names), `inline.rs` (small collections stored in
+//! the entry), `types/` (per-type algorithms), `glob.rs`
 //! (pattern matching), `clock.rs` (time), `capture.rs` (point-in-time snapshots without
 //! fork), `rdb/` (the RDB file format).
 
@@ -13,6 +14,7 @@ pub mod clock;
 pub mod db;
 pub mod entry;
 pub mod glob;
+pub mod inline;
 pub mod rdb;
 pub mod shard;
 pub mod types;

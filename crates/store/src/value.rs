@@ -18,7 +18,6 @@ pub enum Object {
 
 use crate::types::hash::Hash;
 use crate::types::list::List;
-use crate::types::packed::Packed;
 use crate::types::set::Set;
 use crate::types::zset::ZSet;
 
@@ -71,59 +70,6 @@ impl Object {
     /// True for a collection with no elements (which must not stay in the keyspace).
     pub fn is_empty_collection(&self) -> bool {
         !matches!(self, Object::Str(_)) && self.len() == 0
-    }
-
-    /// The packed sequence of a value an entry may hold inline (a small hash or sorted
-    /// set; `entry.rs`), with the type tag that rebuilds it.
-    pub(crate) fn inline_form(&self) -> Option<(InlineType, &Packed)> {
-        match self {
-            Object::Hash(Hash::Packed(p)) => Some((InlineType::Hash, p)),
-            Object::ZSet(ZSet::Packed(p)) => Some((InlineType::ZSet, p)),
-            _ => None,
-        }
-    }
-
-    /// Rebuilds a value from its inline form.
-    pub(crate) fn from_inline(ty: InlineType, p: Packed) -> Object {
-        match ty {
-            InlineType::Hash => Object::Hash(Hash::Packed(p)),
-            InlineType::ZSet => Object::ZSet(ZSet::Packed(p)),
-        }
-    }
-
-    /// Gives the buffer of a value decoded from an inline form back to the pool, if the
-    /// value still has it.
-    pub(crate) fn recycle(self) {
-        match self {
-            Object::Hash(Hash::Packed(p)) | Object::ZSet(ZSet::Packed(p)) => {
-                crate::types::packed::recycle_buffer(p.into_buffer())
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The types whose small form an entry stores inline, as the tag byte of that payload.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum InlineType {
-    Hash = 0,
-    ZSet = 1,
-}
-
-impl InlineType {
-    pub(crate) fn from_tag(tag: u8) -> InlineType {
-        if tag == InlineType::ZSet as u8 {
-            InlineType::ZSet
-        } else {
-            InlineType::Hash
-        }
-    }
-
-    pub(crate) fn value_type(self) -> ValueType {
-        match self {
-            InlineType::Hash => ValueType::Hash,
-            InlineType::ZSet => ValueType::ZSet,
-        }
     }
 }
 

@@ -46,6 +46,34 @@ impl List {
         "quicklist"
     }
 
+    /// The only chunk of a list of at most one (an empty list gives an empty chunk): what
+    /// an entry may store inline (`inline.rs`).
+    pub(crate) fn single_chunk(&self) -> Option<&Packed> {
+        static EMPTY: Packed = Packed::new_const();
+        match self.chunks.len() {
+            0 => Some(&EMPTY),
+            1 => self.chunks.front(),
+            _ => None,
+        }
+    }
+
+    /// A list of one chunk, kept in `chunks` (an empty deque whose storage is reused).
+    pub(crate) fn from_chunk(chunk: Packed, mut chunks: VecDeque<Packed>) -> List {
+        chunks.clear();
+        let len = chunk.len();
+        if len > 0 {
+            chunks.push_back(chunk);
+        } else {
+            super::packed::recycle_buffer(chunk.into_buffer());
+        }
+        List { chunks, len }
+    }
+
+    /// The chunks, for reuse of their storage.
+    pub(crate) fn into_chunks(self) -> VecDeque<Packed> {
+        self.chunks
+    }
+
     /// Builds a list from items in order.
     pub fn from_items<'a>(items: impl IntoIterator<Item = &'a [u8]>) -> List {
         let mut l = List::new();

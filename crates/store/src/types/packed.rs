@@ -6,21 +6,22 @@
 //!
 //! Format: `[len: LEB128][bytes]` repeated; `count` items.
 //!
-//! A small hash or sorted set also has a *compact form*, the bytes an entry stores inline
-//! (`entry.rs`): the items alternate key, value (field/value, member/score), and keys of
-//! one collection usually share a prefix (`field:0`, `field:1`, ... or YCSB's `field0` ...
+//! A small hash, sorted set or list also has a *compact form*, the bytes an entry stores
+//! inline (`inline.rs`): the items alternate key, value (field/value, member/score;
+//! [`Stride::Pairs`]) or are all keys (list elements; [`Stride::Items`]), and keys of one
+//! collection usually share a prefix (`field:0`, `field:1`, ... or YCSB's `field0` ...
 //! `field9`), so the compact form stores their longest common prefix once:
 //!
 //! ```text
 //! [count: LEB128][prefix_len: LEB128][prefix bytes]
-//! then each item: a key (even index) as [len - prefix_len: LEB128][bytes after the prefix],
-//!                 a value (odd index) as [len: LEB128][bytes]
+//! then each item: a key as [len - prefix_len: LEB128][bytes after the prefix],
+//!                 a value (Pairs: odd index) as [len: LEB128][bytes]
 //! ```
 //!
 //! Commands never work on the compact form: a command decodes it into a `Packed` (the
 //! buffer comes from a small per-thread pool, [`take_buffer`] / [`recycle_buffer`]) and
 //! the entry encodes the result back. Both are linear copies of a few hundred bytes at
-//! most (the entry keeps only compact forms up to `entry::INLINE_PACKED_MAX` inline).
+//! most (the entry keeps only compact forms up to `entry::INLINE_MAX_BYTES` inline).
 
 /// A packed sequence of byte strings.
 #[derive(Clone, Default, Debug, PartialEq, Eq)]
@@ -105,6 +106,11 @@ impl<'a> Iterator for Iter<'a> {
 impl Packed {
     pub fn new() -> Packed {
         Packed::default()
+    }
+
+    /// An empty sequence, usable in a `static`.
+    pub const fn new_const() -> Packed {
+        Packed { buf: Vec::new(), count: 0 }
     }
 
     /// Number of items.
@@ -203,10 +209,10 @@ impl Packed {
         self.buf
     }
 
-    /// Length of the longest prefix that every key (even-index item) starts with, and
-    /// whether some key's length needs more than one varint byte; 0 when there is no key.
-    fn key_prefix(&self) -> (usize, bool) {
-        let mut keys = self.items().step_by(2);
+    /// Length of the longest prefix that every key (every `stride`-th item) starts with,
+    /// and whether some key's length needs more than one varint byte; 0 when there is no key.
+    fn key_prefix(&self, stride: usize) -> (usize, bool) {
+        let mut keys = self.items().step_by(stride);
         let Some(first) = keys.next() else { return (0, false) };
         let mut len = first.len();
         let mut long = first.len() >= 0x80;
@@ -224,14 +230,15 @@ impl Packed {
     /// (the module header has the format).
     ///
     /// [`write_compact`]: Packed::write_compact
-    pub fn compact_layout(&self) -> CompactLayout {
-        let (prefix_len, long_keys) = self.key_prefix();
+    pub fn compact_layout(&self, stride: Stride) -> CompactLayout {
+        let stride = stride as usize;
+        let (prefix_len, long_keys) = self.key_prefix(stride);
         let header = varint_len(self.count) + varint_len(prefix_len) + prefix_len;
-        let keys = self.count.div_ceil(2);
+        let keys = self.count.div_ceil(stride);
         let size = if long_keys {
             let mut size = header;
             for (i, item) in self.items().enumerate() {
-                let stored = if i % 2 == 0 { item.len() - prefix_len } else { item.len() };
+                let stored = if i % stride == 0 { item.len() - prefix_len } else { item.len() };
                 size += varint_len(stored) + stored;
             }
             size
@@ -240,7 +247,7 @@ impl Packed {
             // prefix: each key item just loses the prefix's bytes.
             header + self.buf.len() - keys * prefix_len
         };
-        CompactLayout { prefix_len, size }
+        CompactLayout { prefix_len, size, stride }
     }
 
     /// Writes the compact form into `out`, which is exactly `layout.size` bytes.
@@ -259,7 +266,7 @@ impl Packed {
             at += write_varint(&mut out[at..], key_len - prefix_len);
             // The key's suffix and the value item after it are the same bytes in both forms.
             let mut end = key_at + key_len;
-            if i + 1 < self.count {
+            if layout.stride == 2 && i + 1 < self.count {
                 let (value_len, value_at) = read_varint(&self.buf, end);
                 end = value_at + value_len;
             }
@@ -267,7 +274,7 @@ impl Packed {
             out[at..at + run.len()].copy_from_slice(run);
             at += run.len();
             from = end;
-            i += 2;
+            i += layout.stride;
         }
         debug_assert_eq!(at, layout.size);
     }
@@ -277,32 +284,35 @@ impl Packed {
         read_varint(compact, 0).0
     }
 
-    /// Decodes a compact form (written by [`Packed::write_compact`]) into `buf`'s storage.
-    pub fn read_compact(compact: &[u8], mut buf: Vec<u8>) -> Packed {
+    /// Decodes a compact form (written by [`Packed::write_compact`] with `stride`) into
+    /// `buf`'s storage.
+    pub fn read_compact(compact: &[u8], mut buf: Vec<u8>, stride: Stride) -> Packed {
+        let stride = stride as usize;
         buf.clear();
         let (count, at) = read_varint(compact, 0);
         let (prefix_len, mut at) = read_varint(compact, at);
         let prefix = &compact[at..at + prefix_len];
         at += prefix_len;
-        buf.reserve(compact.len() - at + count.div_ceil(2) * (prefix_len + 2));
+        buf.reserve(compact.len() - at + count.div_ceil(stride) * (prefix_len + 2));
         let mut i = 0;
         while i < count {
             let (suffix_len, suffix_at) = read_varint(compact, at);
             put_varint(&mut buf, prefix_len + suffix_len);
             buf.extend_from_slice(prefix);
             let mut end = suffix_at + suffix_len;
-            if i + 1 < count {
+            if stride == 2 && i + 1 < count {
                 let (value_len, value_at) = read_varint(compact, end);
                 end = value_at + value_len;
             }
             buf.extend_from_slice(&compact[suffix_at..end]);
             at = end;
-            i += 2;
+            i += stride;
         }
         Packed { buf, count }
     }
 
-    /// The value (odd item) after `key` in a compact form, found without decoding it.
+    /// The value (odd item) after `key` in a compact form of pairs ([`Stride::Pairs`]),
+    /// found without decoding it.
     pub fn compact_value_of<'a>(compact: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
         let (count, at) = read_varint(compact, 0);
         let (prefix_len, mut at) = read_varint(compact, at);
@@ -326,6 +336,17 @@ impl Packed {
 pub struct CompactLayout {
     pub prefix_len: usize,
     pub size: usize,
+    stride: usize,
+}
+
+/// Which items of a compact form are keys, whose common prefix is stored once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stride {
+    /// Every item (a list's elements).
+    Items = 1,
+    /// Items alternate key, value (a hash's fields and values, a sorted set's members
+    /// and scores): the keys.
+    Pairs = 2,
 }
 
 /// Buffers kept per thread for decoded compact forms, so that a command on an inline
@@ -420,20 +441,28 @@ mod tests {
         ];
         for items in cases {
             let p = packed_of(&items);
-            let layout = p.compact_layout();
-            let mut out = vec![0; layout.size];
-            p.write_compact(layout, &mut out);
-            assert_eq!(Packed::compact_count(&out), items.len());
-            let back = Packed::read_compact(&out, take_buffer());
-            assert_eq!(back, p, "{items:?}");
-            for pair in items.chunks(2).filter(|pair| pair.len() == 2) {
-                assert_eq!(Packed::compact_value_of(&out, pair[0]), Some(pair[1]), "{items:?}");
+            for stride in [Stride::Pairs, Stride::Items] {
+                let layout = p.compact_layout(stride);
+                let mut out = vec![0; layout.size];
+                p.write_compact(layout, &mut out);
+                assert_eq!(Packed::compact_count(&out), items.len());
+                let back = Packed::read_compact(&out, take_buffer(), stride);
+                assert_eq!(back, p, "{items:?} {stride:?}");
+                recycle_buffer(back.into_buffer());
+                if stride == Stride::Pairs {
+                    for pair in items.chunks(2).filter(|pair| pair.len() == 2) {
+                        assert_eq!(Packed::compact_value_of(&out, pair[0]), Some(pair[1]), "{items:?}");
+                    }
+                    assert_eq!(Packed::compact_value_of(&out, b"not-a-key"), None);
+                }
             }
-            assert_eq!(Packed::compact_value_of(&out, b"not-a-key"), None);
-            recycle_buffer(back.into_buffer());
         }
         let p = packed_of(&[b"field:0", b"a", b"field:1", b"b"]);
-        let layout = p.compact_layout();
+        assert_eq!(p.compact_layout(Stride::Items).prefix_len, 0);
+        let p = packed_of(&[b"item-1", b"item-22", b"item-333"]);
+        assert_eq!(p.compact_layout(Stride::Items).prefix_len, 5);
+        let p = packed_of(&[b"field:0", b"a", b"field:1", b"b"]);
+        let layout = p.compact_layout(Stride::Pairs);
         assert_eq!(layout.prefix_len, 6);
         assert!(layout.size < p.byte_len(), "{} vs {}", layout.size, p.byte_len());
     }
