@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Memory per key of small collections, Basalt against Redis 7.0.15, each server started
-# empty: N hashes of 10 fields (field:0..9 -> 16-byte values) and N sorted sets of 10
-# members (member:0..9, integer scores), loaded with redis-cli --pipe. Prints
-# used_memory bytes per key and the ratio. Usage: scripts/bench-types-memory.sh [N]
+# empty: N hashes of 10 fields (field:0..9 -> 16-byte values), N sorted sets of 10
+# members (member:0..9, integer scores), N lists of 10 elements (item-<random>), N sets
+# of 10 integers (intset) and N sets of 10 strings (tag-<random>), loaded with
+# redis-cli --pipe. Prints used_memory bytes per key and the ratio.
+# Usage: scripts/bench-types-memory.sh [N]
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 n="${1:-200000}"
@@ -33,11 +35,21 @@ with open(f'{work}/zsets.resp', 'wb') as f:
         for j in range(10):
             args += [str(random.randint(0, 1000000)), f'member:{j}']
         f.write(cmd(*args))
+with open(f'{work}/lists.resp', 'wb') as f:
+    for i in range(n):
+        f.write(cmd('RPUSH', f'list:{i}', *[f'item-{random.randint(0, 99999)}' for _ in range(10)]))
+with open(f'{work}/intsets.resp', 'wb') as f:
+    for i in range(n):
+        f.write(cmd('SADD', f'iset:{i}', *[str(random.randint(0, 1000000)) for _ in range(10)]))
+with open(f'{work}/sets.resp', 'wb') as f:
+    for i in range(n):
+        f.write(cmd('SADD', f'sset:{i}', *[f'tag-{random.randint(0, 999)}' for _ in range(10)]))
 PY
 port=$((20000 + RANDOM % 20000))
 used() { redis-cli -p "$port" info memory | tr -d '\r' | sed -n 's/^used_memory://p'; }
 declare -A result
-for kind in hashes zsets; do
+kinds="hashes zsets lists intsets sets"
+for kind in $kinds; do
   for srv in redis basalt; do
     if [ "$srv" = redis ]; then
       redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work" >/dev/null 2>&1 &
@@ -55,7 +67,7 @@ for kind in hashes zsets; do
 done
 echo "| $n keys | Redis B/key | Basalt B/key | ratio |"
 echo "|---|---:|---:|---:|"
-for kind in hashes zsets; do
+for kind in $kinds; do
   r=${result[$kind-redis]}; b=${result[$kind-basalt]}
   echo "| $kind (10 elements) | $r | $b | $(python3 -c "print(f'{$b/$r:.2f}')") |"
 done

@@ -542,3 +542,44 @@ fn emptied_list_disappears() {
     assert_bytes!(c.cmd(&["LLEN", d]), b":2\r\n");
     assert_bytes!(c.cmd(&["DEL", d]), b":1\r\n");
 }
+
+/// Basalt keeps a small list inline in its key's entry and boxes it once it grows past
+/// about 1 KiB (and past one chunk): growing across that bound and shrinking back, with
+/// edits in the middle, must keep every element and the order.
+#[test]
+fn a_list_growing_and_shrinking_across_the_inline_bound_keeps_its_elements() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let k = "list_bound:l";
+    let mut model: std::collections::VecDeque<String> = Default::default();
+    for i in 0..300 {
+        let v = format!("element-{i:04}");
+        if i % 3 == 0 {
+            c.cmd(&["LPUSH", k, &v]);
+            model.push_front(v);
+        } else {
+            c.cmd(&["RPUSH", k, &v]);
+            model.push_back(v);
+        }
+        if i % 50 == 0 || i == 299 {
+            assert_eq!(lrange_all(&mut c, k), Vec::from(model.clone()), "after {} pushes", i + 1);
+        }
+    }
+    assert_bytes!(c.cmd(&["LSET", k, "150", "changed"]), b"+OK\r\n");
+    model[150] = "changed".into();
+    assert_bytes!(c.cmd(&["LINSERT", k, "BEFORE", "changed", "inserted"]), b":301\r\n");
+    model.insert(150, "inserted".into());
+    assert_eq!(lrange_all(&mut c, k), Vec::from(model.clone()));
+    while model.len() > 3 {
+        c.cmd(&["RPOP", k]);
+        model.pop_back();
+        c.cmd(&["LPOP", k]);
+        model.pop_front();
+        if model.len() % 40 == 1 {
+            assert_eq!(lrange_all(&mut c, k), Vec::from(model.clone()), "at {}", model.len());
+        }
+    }
+    assert_eq!(lrange_all(&mut c, k), Vec::from(model.clone()));
+    assert_bytes!(c.cmd(&["OBJECT", "ENCODING", k]), b"$9\r\nquicklist\r\n");
+    assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
+}

@@ -541,3 +541,42 @@ fn resp3_shapes() {
     assert_bytes!(c.cmd(&["SPOP", k, "1"]), b"~1\r\n$1\r\na\r\n");
     assert_bytes!(c.cmd(&["EXISTS", k]), b":0\r\n");
 }
+
+/// Basalt keeps a small intset inline (as deltas between sorted members) and boxes it
+/// past about 1 KiB: members spread over the whole i64 range, growing across that bound
+/// and shrinking back, must all stay members, and a string member still converts it.
+#[test]
+fn an_intset_growing_and_shrinking_across_the_inline_bound_keeps_its_members() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let k = "intset_bound:s";
+    let mut model = BTreeSet::new();
+    let mut x: i64 = -9_000_000_000_000_000_000 + 17;
+    for i in 0..500 {
+        x = x.wrapping_add(36_028_797_018_963_968 + i * 7_919); // ~2^55: large deltas
+        let v = x.to_string();
+        c.cmd(&["SADD", k, &v]);
+        model.insert(v);
+    }
+    for extreme in [i64::MIN.to_string(), i64::MAX.to_string(), "0".into(), "-1".into()] {
+        c.cmd(&["SADD", k, &extreme]);
+        model.insert(extreme);
+    }
+    assert_eq!(smembers(&mut c, k), model);
+    assert_bytes!(c.cmd(&["OBJECT", "ENCODING", k]), b"$6\r\nintset\r\n");
+    let all: Vec<String> = model.iter().cloned().collect();
+    for (i, m) in all.iter().enumerate() {
+        if i % 5 != 0 {
+            assert_bytes!(c.cmd(&["SREM", k, m]), b":1\r\n");
+            model.remove(m);
+        }
+    }
+    assert_eq!(smembers(&mut c, k), model);
+    let first = model.iter().next().expect("members left").clone();
+    assert_bytes!(c.cmd(&["SISMEMBER", k, &first]), b":1\r\n");
+    assert_bytes!(c.cmd(&["SADD", k, "not-a-number"]), b":1\r\n");
+    model.insert("not-a-number".into());
+    assert_bytes!(c.cmd(&["OBJECT", "ENCODING", k]), b"$9\r\nhashtable\r\n");
+    assert_eq!(smembers(&mut c, k), model);
+    assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
+}
