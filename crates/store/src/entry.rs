@@ -38,6 +38,7 @@ use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 use crate::inline::{self, Compact, InlineType};
 use crate::types::packed::Packed;
 use crate::value::Object;
+use crate::varint;
 
 /// Strings up to this length are stored inline (Redis's embstr limit, which also makes
 /// OBJECT ENCODING report "embstr" for the same values Redis does).
@@ -251,26 +252,6 @@ unsafe impl Send for Entry {}
 // SAFETY: &Entry only allows reads of the blob; no interior mutability.
 unsafe impl Sync for Entry {}
 
-fn varint_len(mut n: usize) -> usize {
-    let mut len = 1;
-    while n >= 0x80 {
-        n >>= 7;
-        len += 1;
-    }
-    len
-}
-
-fn write_varint(dst: &mut [u8], mut n: usize) -> usize {
-    let mut i = 0;
-    while n >= 0x80 {
-        dst[i] = (n as u8) | 0x80;
-        n >>= 7;
-        i += 1;
-    }
-    dst[i] = n as u8;
-    i + 1
-}
-
 /// Reads a LEB128 varint at `p`. Returns (value, bytes read).
 ///
 /// # Safety
@@ -337,7 +318,7 @@ impl Entry {
     /// Size of the blob that [`Entry::encode`] lays out.
     fn encoded_len(key: &[u8], kind: &Kind<'_>, expire_at_ms: Option<i64>) -> usize {
         let header = 1 + if expire_at_ms.is_some() { 8 } else { 0 } + 4;
-        header + varint_len(key.len()) + key.len() + kind.payload_len()
+        header + varint::len(key.len()) + key.len() + kind.payload_len()
     }
 
     /// Lays out a blob (see the module's Format) in `buf`, which is exactly
@@ -363,12 +344,12 @@ impl Entry {
         }
         buf[at..at + 4].copy_from_slice(&lru.to_le_bytes());
         at += 4;
-        at += write_varint(&mut buf[at..], key.len());
+        at += varint::write(&mut buf[at..], key.len());
         buf[at..at + key.len()].copy_from_slice(key);
         at += key.len();
         match kind {
             Kind::Inline(s) => {
-                at += write_varint(&mut buf[at..], s.len());
+                at += varint::write(&mut buf[at..], s.len());
                 buf[at..at + s.len()].copy_from_slice(s);
                 at += s.len();
             }
@@ -795,11 +776,11 @@ impl Entry {
         let old = self.bytes();
         let head = &old[..parts.lru_at + 4];
         let payload = &old[parts.payload_at..parts.total];
-        let total = head.len() + varint_len(key.len()) + key.len() + payload.len();
+        let total = head.len() + varint::len(key.len()) + key.len() + payload.len();
         Entry::alloc_with(total, |buf| {
             buf[..head.len()].copy_from_slice(head);
             let mut at = head.len();
-            at += write_varint(&mut buf[at..], key.len());
+            at += varint::write(&mut buf[at..], key.len());
             buf[at..at + key.len()].copy_from_slice(key);
             at += key.len();
             buf[at..].copy_from_slice(payload);
@@ -876,7 +857,7 @@ enum Kind<'a> {
 impl Kind<'_> {
     fn payload_len(&self) -> usize {
         match self {
-            Kind::Inline(s) => varint_len(s.len()) + s.len(),
+            Kind::Inline(s) => varint::len(s.len()) + s.len(),
             Kind::Int(_) | Kind::Object(_) => 8,
             Kind::Packed(compact) => packed_payload_len(compact),
         }
@@ -885,13 +866,13 @@ impl Kind<'_> {
 
 /// Bytes of a collection payload: type, length, compact form.
 fn packed_payload_len(compact: &Compact<'_>) -> usize {
-    1 + varint_len(compact.size) + compact.size
+    1 + varint::len(compact.size) + compact.size
 }
 
 /// Writes a collection payload (type, length, compact form) into `out`, exactly its size.
 fn write_packed_payload(out: &mut [u8], compact: &Compact<'_>) -> usize {
     out[0] = compact.ty as u8;
-    let n = write_varint(&mut out[1..], compact.size);
+    let n = varint::write(&mut out[1..], compact.size);
     compact.write(&mut out[1 + n..1 + n + compact.size]);
     1 + n + compact.size
 }

@@ -25,6 +25,7 @@ use crate::types::packed::{self, CompactLayout, Packed, Stride};
 use crate::types::set::Set;
 use crate::types::zset::ZSet;
 use crate::value::{Object, ValueType};
+use crate::varint;
 
 /// Compact forms up to this many bytes are stored inline. Every command on an inline
 /// collection decodes and (for writes) re-encodes it, a linear copy: this bound keeps
@@ -140,7 +141,7 @@ pub(crate) fn decode(ty: InlineType, compact: &[u8]) -> Object {
 
 /// Number of elements of a compact form (fields, members, elements).
 pub(crate) fn len(ty: InlineType, compact: &[u8]) -> usize {
-    let items = read_u64(compact, 0).0 as usize;
+    let items = varint::read_u64(compact, 0).0 as usize;
     match ty {
         InlineType::Hash | InlineType::ZSet => items / 2,
         InlineType::List | InlineType::IntSet => items,
@@ -194,39 +195,6 @@ fn give<T>(pool: &'static std::thread::LocalKey<RefCell<Vec<T>>>, item: T) {
     });
 }
 
-fn u64_len(mut n: u64) -> usize {
-    let mut len = 1;
-    while n >= 0x80 {
-        n >>= 7;
-        len += 1;
-    }
-    len
-}
-
-fn write_u64(out: &mut [u8], mut n: u64) -> usize {
-    let mut i = 0;
-    while n >= 0x80 {
-        out[i] = (n as u8) | 0x80;
-        n >>= 7;
-        i += 1;
-    }
-    out[i] = n as u8;
-    i + 1
-}
-
-fn read_u64(buf: &[u8], mut at: usize) -> (u64, usize) {
-    let (mut n, mut shift) = (0u64, 0);
-    loop {
-        let b = buf[at];
-        n |= u64::from(b & 0x7f) << shift;
-        at += 1;
-        if b & 0x80 == 0 {
-            return (n, at);
-        }
-        shift += 7;
-    }
-}
-
 fn zigzag(n: i64) -> u64 {
     ((n << 1) ^ (n >> 63)) as u64
 }
@@ -246,24 +214,24 @@ fn deltas(v: &[i64]) -> impl Iterator<Item = u64> + '_ {
 }
 
 fn ints_size(v: &[i64]) -> usize {
-    u64_len(v.len() as u64) + deltas(v).map(u64_len).sum::<usize>()
+    varint::len_u64(v.len() as u64) + deltas(v).map(varint::len_u64).sum::<usize>()
 }
 
 fn write_ints(v: &[i64], out: &mut [u8]) {
-    let mut at = write_u64(out, v.len() as u64);
+    let mut at = varint::write_u64(out, v.len() as u64);
     for d in deltas(v) {
-        at += write_u64(&mut out[at..], d);
+        at += varint::write_u64(&mut out[at..], d);
     }
     debug_assert_eq!(at, out.len());
 }
 
 fn read_ints(compact: &[u8], mut v: Vec<i64>) -> Vec<i64> {
     v.clear();
-    let (count, mut at) = read_u64(compact, 0);
+    let (count, mut at) = varint::read_u64(compact, 0);
     v.reserve(count as usize);
     let mut prev = 0i64;
     for _ in 0..count {
-        let (z, next) = read_u64(compact, at);
+        let (z, next) = varint::read_u64(compact, at);
         at = next;
         prev = prev.wrapping_add(unzigzag(z));
         v.push(prev);

@@ -19,6 +19,7 @@ pub mod rdb;
 pub mod shard;
 pub mod types;
 pub mod value;
+pub mod varint;
 
 pub use clock::Clock;
 pub use db::{Keyspace, LockedShards};

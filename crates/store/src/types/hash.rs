@@ -14,6 +14,7 @@ use hashbrown::hash_map::RawEntryMut;
 use hashbrown::HashMap;
 
 use super::packed::Packed;
+use crate::varint;
 
 /// Thresholds from `hash-max-listpack-entries` and `hash-max-listpack-value`.
 #[derive(Clone, Copy, Debug)]
@@ -39,17 +40,7 @@ pub struct Pair(Box<[u8]>);
 impl Pair {
     fn new(field: &[u8], value: &[u8]) -> Pair {
         let mut len_bytes = [0u8; 10];
-        let mut n = field.len();
-        let mut used = 0;
-        loop {
-            let byte = (n & 0x7f) as u8;
-            n >>= 7;
-            len_bytes[used] = byte | if n > 0 { 0x80 } else { 0 };
-            used += 1;
-            if n == 0 {
-                break;
-            }
-        }
+        let used = varint::write(&mut len_bytes, field.len());
         let mut bytes = Vec::with_capacity(used + field.len() + value.len());
         bytes.extend_from_slice(&len_bytes[..used]);
         bytes.extend_from_slice(field);
@@ -59,16 +50,8 @@ impl Pair {
 
     /// Where the field starts and how long it is.
     fn field_span(&self) -> (usize, usize) {
-        let (mut len, mut shift, mut at) = (0usize, 0, 0);
-        loop {
-            let byte = self.0[at];
-            len |= ((byte & 0x7f) as usize) << shift;
-            at += 1;
-            if byte & 0x80 == 0 {
-                return (at, len);
-            }
-            shift += 7;
-        }
+        let (len, at) = varint::read(&self.0, 0);
+        (at, len)
     }
 
     fn field(&self) -> &[u8] {

@@ -23,6 +23,8 @@
 //! the entry encodes the result back. Both are linear copies of a few hundred bytes at
 //! most (the entry keeps only compact forms up to `entry::INLINE_MAX_BYTES` inline).
 
+use crate::varint;
+
 /// A packed sequence of byte strings.
 #[derive(Clone, Default, Debug, PartialEq, Eq)]
 pub struct Packed {
@@ -30,57 +32,9 @@ pub struct Packed {
     count: usize,
 }
 
-fn varint_len(mut n: usize) -> usize {
-    let mut len = 1;
-    while n >= 0x80 {
-        n >>= 7;
-        len += 1;
-    }
-    len
-}
-
-fn put_varint(out: &mut Vec<u8>, mut n: usize) {
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
-/// Reads a LEB128 varint at `at`: (value, offset after it).
-#[inline]
-fn read_varint(buf: &[u8], at: usize) -> (usize, usize) {
-    if buf[at] < 0x80 {
-        return (buf[at] as usize, at + 1);
-    }
-    let mut n = 0usize;
-    let mut shift = 0;
-    let mut i = at;
-    loop {
-        let b = buf[i];
-        n |= ((b & 0x7f) as usize) << shift;
-        i += 1;
-        if b & 0x80 == 0 {
-            return (n, i);
-        }
-        shift += 7;
-    }
-}
-
-fn write_varint(out: &mut [u8], mut n: usize) -> usize {
-    let mut i = 0;
-    while n >= 0x80 {
-        out[i] = (n as u8) | 0x80;
-        n >>= 7;
-        i += 1;
-    }
-    out[i] = n as u8;
-    i + 1
-}
-
 /// Reads the item at byte offset `at`: (item, offset of the next item).
 fn read_at(buf: &[u8], at: usize) -> (&[u8], usize) {
-    let (n, i) = read_varint(buf, at);
+    let (n, i) = varint::read(buf, at);
     (&buf[i..i + n], i + n)
 }
 
@@ -138,8 +92,8 @@ impl Packed {
     /// Appends an item. Capacity grows exactly (as a listpack does): these sequences are
     /// small, and the allocator resizes within a size class in place.
     pub fn push(&mut self, item: &[u8]) {
-        self.buf.reserve_exact(varint_len(item.len()) + item.len());
-        put_varint(&mut self.buf, item.len());
+        self.buf.reserve_exact(varint::len(item.len()) + item.len());
+        varint::push(&mut self.buf, item.len());
         self.buf.extend_from_slice(item);
         self.count += 1;
     }
@@ -154,7 +108,7 @@ impl Packed {
     /// allocating only when the buffer grows beyond its capacity (exactly, as a listpack).
     fn splice_item(&mut self, at: usize, end: usize, item: &[u8]) {
         let mut len_bytes = [0u8; 10];
-        let n = write_varint(&mut len_bytes, item.len());
+        let n = varint::write(&mut len_bytes, item.len());
         let new_len = n + item.len();
         let old_len = end - at;
         let total = self.buf.len() - old_len + new_len;
@@ -233,13 +187,13 @@ impl Packed {
     pub fn compact_layout(&self, stride: Stride) -> CompactLayout {
         let stride = stride as usize;
         let (prefix_len, long_keys) = self.key_prefix(stride);
-        let header = varint_len(self.count) + varint_len(prefix_len) + prefix_len;
+        let header = varint::len(self.count) + varint::len(prefix_len) + prefix_len;
         let keys = self.count.div_ceil(stride);
         let size = if long_keys {
             let mut size = header;
             for (i, item) in self.items().enumerate() {
                 let stored = if i % stride == 0 { item.len() - prefix_len } else { item.len() };
-                size += varint_len(stored) + stored;
+                size += varint::len(stored) + stored;
             }
             size
         } else {
@@ -253,21 +207,21 @@ impl Packed {
     /// Writes the compact form into `out`, which is exactly `layout.size` bytes.
     pub fn write_compact(&self, layout: CompactLayout, out: &mut [u8]) {
         let prefix_len = layout.prefix_len;
-        let mut at = write_varint(out, self.count);
-        at += write_varint(&mut out[at..], prefix_len);
+        let mut at = varint::write(out, self.count);
+        at += varint::write(&mut out[at..], prefix_len);
         let mut from = 0;
         let mut i = 0;
         while i < self.count {
-            let (key_len, key_at) = read_varint(&self.buf, from);
+            let (key_len, key_at) = varint::read(&self.buf, from);
             if i == 0 {
                 out[at..at + prefix_len].copy_from_slice(&self.buf[key_at..key_at + prefix_len]);
                 at += prefix_len;
             }
-            at += write_varint(&mut out[at..], key_len - prefix_len);
+            at += varint::write(&mut out[at..], key_len - prefix_len);
             // The key's suffix and the value item after it are the same bytes in both forms.
             let mut end = key_at + key_len;
             if layout.stride == 2 && i + 1 < self.count {
-                let (value_len, value_at) = read_varint(&self.buf, end);
+                let (value_len, value_at) = varint::read(&self.buf, end);
                 end = value_at + value_len;
             }
             let run = &self.buf[key_at + prefix_len..end];
@@ -281,7 +235,7 @@ impl Packed {
 
     /// Number of items of a compact form, read from its header.
     pub fn compact_count(compact: &[u8]) -> usize {
-        read_varint(compact, 0).0
+        varint::read(compact, 0).0
     }
 
     /// Decodes a compact form (written by [`Packed::write_compact`] with `stride`) into
@@ -289,19 +243,19 @@ impl Packed {
     pub fn read_compact(compact: &[u8], mut buf: Vec<u8>, stride: Stride) -> Packed {
         let stride = stride as usize;
         buf.clear();
-        let (count, at) = read_varint(compact, 0);
-        let (prefix_len, mut at) = read_varint(compact, at);
+        let (count, at) = varint::read(compact, 0);
+        let (prefix_len, mut at) = varint::read(compact, at);
         let prefix = &compact[at..at + prefix_len];
         at += prefix_len;
         buf.reserve(compact.len() - at + count.div_ceil(stride) * (prefix_len + 2));
         let mut i = 0;
         while i < count {
-            let (suffix_len, suffix_at) = read_varint(compact, at);
-            put_varint(&mut buf, prefix_len + suffix_len);
+            let (suffix_len, suffix_at) = varint::read(compact, at);
+            varint::push(&mut buf, prefix_len + suffix_len);
             buf.extend_from_slice(prefix);
             let mut end = suffix_at + suffix_len;
             if stride == 2 && i + 1 < count {
-                let (value_len, value_at) = read_varint(compact, end);
+                let (value_len, value_at) = varint::read(compact, end);
                 end = value_at + value_len;
             }
             buf.extend_from_slice(&compact[suffix_at..end]);
@@ -314,14 +268,14 @@ impl Packed {
     /// The value (odd item) after `key` in a compact form of pairs ([`Stride::Pairs`]),
     /// found without decoding it.
     pub fn compact_value_of<'a>(compact: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
-        let (count, at) = read_varint(compact, 0);
-        let (prefix_len, mut at) = read_varint(compact, at);
+        let (count, at) = varint::read(compact, 0);
+        let (prefix_len, mut at) = varint::read(compact, at);
         // Every key starts with the prefix, so a key that does not is in none of them.
         let suffix = key.strip_prefix(&compact[at..at + prefix_len])?;
         at += prefix_len;
         for _ in 0..count / 2 {
-            let (len, item_at) = read_varint(compact, at);
-            let (value_len, value_at) = read_varint(compact, item_at + len);
+            let (len, item_at) = varint::read(compact, at);
+            let (value_len, value_at) = varint::read(compact, item_at + len);
             if &compact[item_at..item_at + len] == suffix {
                 return Some(&compact[value_at..value_at + value_len]);
             }
