@@ -3,8 +3,9 @@
 //! first write, and remove it when a command empties it (Redis never keeps an empty
 //! collection).
 //!
-//! A small hash or sorted set may live inline in its entry (`store::entry`): then the
-//! guards returned here hold it decoded, and [`CollMut`] writes it back when dropped.
+//! A small collection may live inline in its entry (`store::inline`): then the guards
+//! returned here hold it decoded, and [`CollMut`] writes it back when dropped (so a
+//! handler drops its guard before it touches the shard again, e.g. [`drop_if_empty`]).
 
 use std::cell::OnceCell;
 use std::marker::PhantomData;
