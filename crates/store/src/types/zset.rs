@@ -209,14 +209,15 @@ pub fn decode_score(b: &[u8]) -> f64 {
     }
 }
 
-/// (score, member, byte offset of the member) of a packed set, in order.
-fn packed_items(p: &Packed) -> Vec<(f64, &[u8], usize)> {
-    let mut out = Vec::with_capacity(p.len() / 2);
+/// (score, member, byte offset of the member) of a packed set, in order, without
+/// collecting them (a command on a small sorted set allocates nothing for this).
+fn packed_items(p: &Packed) -> impl Iterator<Item = (f64, &[u8], usize)> + '_ {
     let mut it = p.iter();
-    while let (Some((at, m)), Some((_, s))) = (it.next(), it.next()) {
-        out.push((decode_score(s), m, at));
-    }
-    out
+    std::iter::from_fn(move || {
+        let (at, m) = it.next()?;
+        let (_, s) = it.next()?;
+        Some((decode_score(s), m, at))
+    })
 }
 
 impl ZSet {
@@ -245,7 +246,6 @@ impl ZSet {
     pub fn score(&self, member: &[u8]) -> Option<f64> {
         match self {
             ZSet::Packed(p) => packed_items(p)
-                .into_iter()
                 .find(|(_, m, _)| *m == member)
                 .map(|(s, _, _)| s),
             ZSet::Large(l) => l.scores.get(member).copied(),
@@ -281,7 +281,6 @@ impl ZSet {
                 || member.len() > limits.max_listpack_value;
             if !too_big {
                 let at = packed_items(p)
-                    .into_iter()
                     .find(|(s, m, _)| cmp((*s, m), (score, member)) == Ordering::Greater)
                     .map_or(p.byte_len(), |(_, _, at)| at);
                 // Score first, then the member in front of it.
@@ -303,7 +302,6 @@ impl ZSet {
         match self {
             ZSet::Packed(p) => {
                 let Some(at) = packed_items(p)
-                    .into_iter()
                     .find(|(_, m, _)| *m == member)
                     .map(|(_, _, at)| at)
                 else {
@@ -326,7 +324,9 @@ impl ZSet {
     /// Rank of the first item for which `before` is false (a prefix predicate).
     fn partition_point(&self, before: impl Fn(f64, &[u8]) -> bool) -> usize {
         match self {
-            ZSet::Packed(p) => packed_items(p).partition_point(|(s, m, _)| before(*s, m)),
+            // Members are in order and `before` is a prefix predicate: its partition
+            // point is the length of the prefix it holds for.
+            ZSet::Packed(p) => packed_items(p).take_while(|(s, m, _)| before(*s, m)).count(),
             ZSet::Large(l) => l.order.partition_point(before),
         }
     }
@@ -340,7 +340,7 @@ impl ZSet {
     /// The item at an ascending rank.
     pub fn at(&self, rank: usize) -> Option<(f64, &[u8])> {
         match self {
-            ZSet::Packed(p) => packed_items(p).get(rank).map(|(s, m, _)| (*s, *m)),
+            ZSet::Packed(p) => packed_items(p).nth(rank).map(|(s, m, _)| (s, m)),
             ZSet::Large(l) => l.order.at(rank).map(|(s, m)| (*s, &**m)),
         }
     }
@@ -363,7 +363,6 @@ impl ZSet {
     pub fn range(&self, start: usize, end: usize) -> Vec<(f64, Vec<u8>)> {
         match self {
             ZSet::Packed(p) => packed_items(p)
-                .into_iter()
                 .skip(start)
                 .take((end + 1).saturating_sub(start))
                 .map(|(s, m, _)| (s, m.to_vec()))
