@@ -210,7 +210,9 @@ fuzz_target!(|data: &[u8]| {
                 cmd.push(format!("v{}", v / 5 % 3).into_bytes());
             }
             (_, 1) => cmd.push(match name.as_bytes()[0] {
-                b'S' if name != "SET" => format!("{}", v % 6).into_bytes(), // integers exercise the intset
+                // Integers exercise the intset; strings turn it into a packed set.
+                b'S' if name != "SET" && v % 4 != 0 => format!("{}", v % 6).into_bytes(),
+                b'S' if name != "SET" => format!("s{}", v % 3).into_bytes(),
                 b'H' => FIELDS[v as usize % FIELDS.len()].as_bytes().to_vec(),
                 b'Z' => MEMBERS[v as usize % MEMBERS.len()].as_bytes().to_vec(),
                 _ => format!("x{}", v % 5).into_bytes(),

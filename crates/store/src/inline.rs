@@ -1,6 +1,6 @@
 //! Collections an entry stores inline (`entry.rs`), and their compact forms.
 //!
-//! A small hash, sorted set or list (the packed form, one chunk) or an intset lives in the
+//! A small hash, sorted set, list (one chunk) or set (intset or packed) lives in the
 //! entry's own allocation instead of a boxed [`Object`]: one allocation per key where
 //! the boxed form takes three or four. This module decides which values qualify (at
 //! most [`INLINE_MAX_BYTES`] of compact form), writes and reads the compact forms, and
@@ -9,6 +9,7 @@
 //! - hash, sorted set: the packed pairs with the keys' common prefix stored once
 //!   (`types/packed.rs`, [`Stride::Pairs`]);
 //! - list: its single chunk, the elements' common prefix stored once ([`Stride::Items`]);
+//!   a packed set of strings likewise;
 //! - intset: `[count: LEB128]` then each member as the zigzag LEB128 of its difference
 //!   from the previous one (the first from 0), wrapping, so sorted members cost a byte
 //!   or three each instead of eight.
@@ -39,6 +40,7 @@ pub(crate) enum InlineType {
     ZSet = 1,
     List = 2,
     IntSet = 3,
+    PackedSet = 4,
 }
 
 impl InlineType {
@@ -48,6 +50,7 @@ impl InlineType {
             1 => InlineType::ZSet,
             2 => InlineType::List,
             3 => InlineType::IntSet,
+            4 => InlineType::PackedSet,
             _ => InlineType::Hash,
         }
     }
@@ -57,7 +60,7 @@ impl InlineType {
             InlineType::Hash => ValueType::Hash,
             InlineType::ZSet => ValueType::ZSet,
             InlineType::List => ValueType::List,
-            InlineType::IntSet => ValueType::Set,
+            InlineType::IntSet | InlineType::PackedSet => ValueType::Set,
         }
     }
 
@@ -67,12 +70,14 @@ impl InlineType {
             InlineType::Hash | InlineType::ZSet => "listpack",
             InlineType::List => "quicklist",
             InlineType::IntSet => "intset",
+            // What Redis 7.0 reports for the same set (it has no listpack sets).
+            InlineType::PackedSet => "hashtable",
         }
     }
 
     fn stride(self) -> Stride {
         match self {
-            InlineType::List => Stride::Items,
+            InlineType::List | InlineType::PackedSet => Stride::Items,
             _ => Stride::Pairs,
         }
     }
@@ -96,6 +101,7 @@ pub(crate) fn compact(obj: &Object) -> Option<Compact<'_>> {
         Object::Hash(Hash::Packed(p)) => (InlineType::Hash, p),
         Object::ZSet(ZSet::Packed(p)) => (InlineType::ZSet, p),
         Object::List(l) => (InlineType::List, l.single_chunk()?),
+        Object::Set(Set::Packed(p)) => (InlineType::PackedSet, p),
         Object::Set(Set::Ints(v)) => {
             let size = ints_size(v);
             return (size <= INLINE_MAX_BYTES).then_some(Compact {
@@ -133,6 +139,7 @@ pub(crate) fn decode(ty: InlineType, compact: &[u8]) -> Object {
             match ty {
                 InlineType::Hash => Object::Hash(Hash::Packed(p)),
                 InlineType::ZSet => Object::ZSet(ZSet::Packed(p)),
+                InlineType::PackedSet => Object::Set(Set::Packed(p)),
                 _ => Object::List(List::from_chunk(p, take(&CHUNKS))),
             }
         }
@@ -144,7 +151,7 @@ pub(crate) fn len(ty: InlineType, compact: &[u8]) -> usize {
     let items = varint::read_u64(compact, 0).0 as usize;
     match ty {
         InlineType::Hash | InlineType::ZSet => items / 2,
-        InlineType::List | InlineType::IntSet => items,
+        InlineType::List | InlineType::IntSet | InlineType::PackedSet => items,
     }
 }
 
@@ -152,7 +159,7 @@ pub(crate) fn len(ty: InlineType, compact: &[u8]) -> usize {
 /// back to this thread's pools, when it still has the shapes they came in.
 pub(crate) fn recycle(obj: Object) {
     match obj {
-        Object::Hash(Hash::Packed(p)) | Object::ZSet(ZSet::Packed(p)) => {
+        Object::Hash(Hash::Packed(p)) | Object::ZSet(ZSet::Packed(p)) | Object::Set(Set::Packed(p)) => {
             packed::recycle_buffer(p.into_buffer())
         }
         Object::List(l) => {
@@ -261,6 +268,14 @@ mod tests {
         let small = Object::Set(Set::Ints(vec![100, 101, 150, 10_000]));
         // count, then zigzag deltas 100 (2 bytes), 1, 49 (1 byte each), 9850 (3 bytes).
         assert_eq!(compact(&small).expect("inline").size, 1 + 2 + 1 + 1 + 3, "deltas of sorted members");
+
+        let mut tags = Set::new();
+        for t in ["tag-1", "tag-22", "tag-333"] {
+            tags.add(t.as_bytes(), 512);
+        }
+        let tags = Object::Set(tags);
+        assert_eq!(round_trip(&tags), tags);
+        assert_eq!(compact(&tags).expect("inline").ty.encoding(), "hashtable");
 
         let list = Object::List(List::from_items([&b"item-1"[..], b"item-22", b"", b"item-333"]));
         assert_eq!(round_trip(&list), list);

@@ -580,3 +580,41 @@ fn an_intset_growing_and_shrinking_across_the_inline_bound_keeps_its_members() {
     assert_eq!(smembers(&mut c, k), model);
     assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
 }
+
+/// Basalt keeps a set of a few short strings packed (inline in the entry) and reports
+/// "hashtable", as Redis 7.0 does for any set of strings: members, removal, random
+/// picks and the set algebra must behave as for any set, across the packed limits.
+#[test]
+fn small_string_sets_behave_as_sets_across_the_packed_limits() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let (a, b) = ("strset:a", "strset:b");
+    sadd(&mut c, a, &["tag-1", "tag-2", "7", "tag-3"]);
+    sadd(&mut c, b, &["7", "tag-3", "other"]);
+    assert_bytes!(c.cmd(&["OBJECT", "ENCODING", a]), b"$9\r\nhashtable\r\n");
+    assert_bytes!(c.cmd(&["SADD", a, "tag-1", "tag-4"]), b":1\r\n");
+    assert_bytes!(c.cmd(&["SCARD", a]), b":5\r\n");
+    assert_bytes!(c.cmd(&["SISMEMBER", a, "7"]), b":1\r\n");
+    assert_bytes!(c.cmd(&["SISMEMBER", a, "tag"]), b":0\r\n");
+    assert_eq!(members(&c.cmd(&["SINTER", a, b])), set_of(&["7", "tag-3"]));
+    assert_bytes!(c.cmd(&["SREM", a, "tag-2", "missing"]), b":1\r\n");
+    assert_eq!(smembers(&mut c, a), set_of(&["tag-1", "7", "tag-3", "tag-4"]));
+    let picked = members(&c.cmd(&["SRANDMEMBER", a, "10"]));
+    assert_eq!(picked, set_of(&["tag-1", "7", "tag-3", "tag-4"]));
+    // Past 128 members (and for a member over 64 bytes) it is a hash table inside; the
+    // same answers.
+    let many: Vec<String> = (0..200).map(|i| format!("member-{i}")).collect();
+    let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+    sadd(&mut c, a, &refs);
+    let long = "L".repeat(100);
+    sadd(&mut c, b, &[&long]);
+    assert_bytes!(c.cmd(&["SCARD", a]), b":204\r\n");
+    assert_bytes!(c.cmd(&["SISMEMBER", b, &long]), b":1\r\n");
+    assert_eq!(members(&c.cmd(&["SINTER", a, b])), set_of(&["7", "tag-3"]));
+    assert_bytes!(c.cmd(&["OBJECT", "ENCODING", a]), b"$9\r\nhashtable\r\n");
+    // SPOP empties a small set and the key goes away.
+    assert_bytes!(c.cmd(&["SADD", "strset:c", "x", "y"]), b":2\r\n");
+    assert_eq!(members(&c.cmd(&["SPOP", "strset:c", "5"])), set_of(&["x", "y"]));
+    assert_bytes!(c.cmd(&["EXISTS", "strset:c"]), b":0\r\n");
+    assert_bytes!(c.cmd(&["DEL", a, b]), b":2\r\n");
+}

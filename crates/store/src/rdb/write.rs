@@ -370,12 +370,23 @@ impl<W: Write> RdbWriter<W> {
                 self.scratch = blob;
                 r
             }
-            Set::Table(t) => {
+            // Redis 7.0 has no listpack set: a packed set is written as a plain one.
+            Set::Packed(_) | Set::Table(_) => {
                 self.buf.push(T_SET);
                 self.string(key)?;
-                put_len(&mut self.buf, t.len() as u64);
-                for m in t.iter() {
-                    self.string(m)?;
+                put_len(&mut self.buf, s.len() as u64);
+                match s {
+                    Set::Packed(p) => {
+                        for m in p.items() {
+                            self.string(m)?;
+                        }
+                    }
+                    Set::Table(t) => {
+                        for m in t.iter() {
+                            self.string(m)?;
+                        }
+                    }
+                    Set::Ints(_) => {}
                 }
                 Ok(())
             }

@@ -1,11 +1,20 @@
 //! The set type: a sorted vector of integers while every member is a canonical integer
 //! and there are at most `set-max-intset-entries` of them (OBJECT ENCODING "intset"),
-//! a hash set otherwise ("hashtable"; Redis 7.0 has no listpack sets). Conversion is one
-//! way, as in Redis.
+//! else a packed sequence of members while there are at most [`PACKED_ENTRIES`] of at
+//! most [`PACKED_VALUE`] bytes (Redis 7.2's listpack set and its default limits), else
+//! a hash set. Conversion is one way, as in Redis. Redis 7.0 has no listpack sets, so
+//! the packed form reports "hashtable", as 7.0 does for the same set, and is written to
+//! RDB files as a plain set.
 
 use hashbrown::HashSet;
 
+use super::packed::Packed;
 use super::string::parse_i64;
+
+/// Most members of a packed set (Redis 7.2's `set-max-listpack-entries` default).
+pub const PACKED_ENTRIES: usize = 128;
+/// Longest member of a packed set (Redis 7.2's `set-max-listpack-value` default).
+pub const PACKED_VALUE: usize = 64;
 
 type Table = HashSet<Box<[u8]>, foldhash::fast::RandomState>;
 
@@ -13,6 +22,8 @@ type Table = HashSet<Box<[u8]>, foldhash::fast::RandomState>;
 #[derive(Clone, Debug)]
 pub enum Set {
     Ints(Vec<i64>),
+    /// Members in insertion order (a set of a few short strings).
+    Packed(Packed),
     Table(Table),
 }
 
@@ -36,6 +47,7 @@ impl Set {
     pub fn len(&self) -> usize {
         match self {
             Set::Ints(v) => v.len(),
+            Set::Packed(p) => p.len(),
             Set::Table(t) => t.len(),
         }
     }
@@ -47,29 +59,51 @@ impl Set {
     pub fn encoding(&self) -> &'static str {
         match self {
             Set::Ints(_) => "intset",
-            Set::Table(_) => "hashtable",
+            Set::Packed(_) | Set::Table(_) => "hashtable",
         }
     }
 
     pub fn contains(&self, member: &[u8]) -> bool {
         match self {
             Set::Ints(v) => parse_i64(member).is_some_and(|n| v.binary_search(&n).is_ok()),
+            Set::Packed(p) => p.items().any(|m| m == member),
             Set::Table(t) => t.contains(member),
         }
     }
 
     fn to_table(&mut self) {
-        let table = match self {
+        let mut t = Table::with_capacity_and_hasher(self.len() + 1, Default::default());
+        match self {
             Set::Ints(v) => {
-                let mut t = Table::with_capacity_and_hasher(v.len() + 1, Default::default());
                 for n in v.iter() {
                     t.insert(itoa::Buffer::new().format(*n).as_bytes().into());
                 }
-                t
+            }
+            Set::Packed(p) => {
+                for m in p.items() {
+                    t.insert(m.into());
+                }
             }
             Set::Table(_) => return,
-        };
-        *self = Set::Table(table);
+        }
+        *self = Set::Table(t);
+    }
+
+    /// An intset given a member that is not an integer becomes packed when all of it
+    /// fits the packed limits, a table otherwise.
+    fn ints_to_packed_or_table(&mut self, member: &[u8]) {
+        if let Set::Ints(v) = self {
+            if v.len() < PACKED_ENTRIES && member.len() <= PACKED_VALUE {
+                // Canonical i64s are at most 20 bytes: every one fits PACKED_VALUE.
+                let mut p = Packed::new();
+                for n in v.iter() {
+                    p.push(itoa::Buffer::new().format(*n).as_bytes());
+                }
+                *self = Set::Packed(p);
+                return;
+            }
+        }
+        self.to_table();
     }
 
     /// Adds a member; true when it is new. `max_intset` is set-max-intset-entries.
@@ -84,6 +118,19 @@ impl Set {
                     }
                     Err(_) => {}
                 }
+                // Past set-max-intset-entries: a table, as in Redis.
+                self.to_table();
+            } else {
+                self.ints_to_packed_or_table(member);
+            }
+        }
+        if let Set::Packed(p) = self {
+            if p.items().any(|m| m == member) {
+                return false;
+            }
+            if p.len() < PACKED_ENTRIES && member.len() <= PACKED_VALUE {
+                p.push(member);
+                return true;
             }
             self.to_table();
         }
@@ -94,7 +141,7 @@ impl Set {
                 t.get_or_insert_with(member, |m| Box::from(m));
                 t.len() > before
             }
-            Set::Ints(_) => false,
+            Set::Ints(_) | Set::Packed(_) => false,
         }
     }
 
@@ -108,6 +155,13 @@ impl Set {
                 }
                 _ => false,
             },
+            Set::Packed(p) => match p.iter().find(|(_, m)| *m == member) {
+                Some((at, _)) => {
+                    p.remove_at(at);
+                    true
+                }
+                None => false,
+            },
             Set::Table(t) => t.remove(member),
         }
     }
@@ -119,6 +173,7 @@ impl Set {
                 .iter()
                 .map(|n| itoa::Buffer::new().format(*n).as_bytes().to_vec())
                 .collect(),
+            Set::Packed(p) => p.items().map(<[u8]>::to_vec).collect(),
             Set::Table(t) => t.iter().map(|m| m.to_vec()).collect(),
         }
     }
@@ -129,6 +184,7 @@ impl Set {
             Set::Ints(v) => v
                 .get(i)
                 .map(|n| itoa::Buffer::new().format(*n).as_bytes().to_vec()),
+            Set::Packed(p) => p.items().nth(i).map(<[u8]>::to_vec),
             Set::Table(t) => t.iter().nth(i).map(|m| m.to_vec()),
         }
     }
@@ -136,6 +192,7 @@ impl Set {
     pub fn heap_size(&self) -> usize {
         match self {
             Set::Ints(v) => v.capacity() * 8,
+            Set::Packed(p) => p.heap_size(),
             Set::Table(t) => t.capacity() * 17 + t.iter().map(|m| m.len()).sum::<usize>(),
         }
     }
@@ -157,14 +214,42 @@ mod tests {
         assert!(!s.contains(b"01"));
         assert!(s.add(b"x", 4));
         assert_eq!(s.encoding(), "hashtable");
+        assert!(matches!(s, Set::Packed(_)), "a few short strings stay packed");
         assert!(s.contains(b"3") && s.contains(b"x"));
+        assert!(!s.add(b"x", 4) && !s.add(b"3", 4));
         assert!(s.remove(b"1"));
+        assert!(!s.remove(b"1"));
         assert_eq!(s.len(), 2);
         let mut t = Set::new();
         for i in 0..5 {
             t.add(i.to_string().as_bytes(), 4);
         }
         assert_eq!(t.encoding(), "hashtable");
+        assert!(matches!(t, Set::Table(_)), "past set-max-intset-entries: a table");
         assert_eq!(t.len(), 5);
+    }
+
+    #[test]
+    fn packed_until_its_limits_then_table() {
+        let mut s = Set::new();
+        for i in 0..PACKED_ENTRIES {
+            assert!(s.add(format!("tag-{i}").as_bytes(), 512));
+        }
+        assert!(matches!(s, Set::Packed(_)));
+        assert!(s.add(b"one more", 512));
+        assert!(matches!(s, Set::Table(_)));
+        assert_eq!(s.len(), PACKED_ENTRIES + 1);
+        assert!(s.contains(b"tag-7") && s.contains(b"one more"));
+        let mut long = Set::new();
+        long.add(b"short", 512);
+        long.add(&[b'x'; PACKED_VALUE + 1], 512);
+        assert!(matches!(long, Set::Table(_)));
+        assert_eq!(long.len(), 2);
+        // An intset meeting a long string goes straight to a table.
+        let mut ints = Set::new();
+        ints.add(b"1", 512);
+        ints.add(&[b'y'; PACKED_VALUE + 1], 512);
+        assert!(matches!(ints, Set::Table(_)));
+        assert_eq!(ints.members().len(), 2);
     }
 }
