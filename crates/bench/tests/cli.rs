@@ -302,11 +302,25 @@ fn memtier_open_loop_reports_service_time() {
     for p in ["p50.000", "p99.000", "p99.900"] {
         assert!(service[p].as_f64().is_some(), "{p} in {service}");
     }
+    // Each second of the timeline has its service time too, never above that second's
+    // intended-time maximum, and its counts add up to the run's.
+    let series = totals["Time-Serie"].as_object().expect("Time-Serie");
+    assert!(!series.is_empty());
+    let mut count = 0;
+    for (sec, s) in series {
+        count += s["Count"].as_u64().expect("Count");
+        let svc = &s["Service Time"];
+        let svc_max = svc["Max Latency"].as_f64().unwrap_or_else(|| panic!("second {sec}: {s}"));
+        assert!(svc_max <= s["Max Latency"].as_f64().expect("max") * 1.01 + 0.001, "second {sec}: {s}");
+        assert!(svc["p99.00"].as_f64().is_some(), "second {sec}: {s}");
+    }
+    assert_eq!(count, 400);
     // A closed-loop run has neither.
     let (code, _, err) = bench(&["memtier", "-s", "127.0.0.1", "-p", &port.to_string(), "-c", "1", "-t", "1", "-n", "20",
         "--hide-histogram", "--json-out-file", jf.to_str().expect("utf8")]);
     assert_eq!(code, 0, "{err}");
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&jf).expect("json")).expect("valid JSON");
     assert!(doc["ALL STATS"]["Totals"].get("Service Time").is_none());
+    assert!(doc["ALL STATS"]["Totals"]["Time-Serie"]["0"].get("Service Time").is_none());
     assert!(doc["run information"].get("Open loop rate").is_none());
 }

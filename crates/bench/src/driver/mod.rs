@@ -650,8 +650,9 @@ fn read_replies(
             let lat = now.saturating_duration_since(p.intended).as_micros() as u64;
             stats::record(&mut ks.hist, lat, 1);
             ks.sum_us += lat as u128;
-            if matches!(spec.mode, LoadMode::Rate(_)) {
-                let svc = now.saturating_duration_since(p.sent).as_micros() as u64;
+            let svc = matches!(spec.mode, LoadMode::Rate(_))
+                .then(|| now.saturating_duration_since(p.sent).as_micros() as u64);
+            if let Some(svc) = svc {
                 stats::record(&mut ks.service, svc, 1);
             }
             let s = stats.second(sec);
@@ -659,7 +660,13 @@ fn read_replies(
             s.sum_us += lat;
             s.bytes_tx += p.tx as u64;
             stats::record(&mut s.hist, lat, 1);
+            if let Some(svc) = svc {
+                s.record_service(svc);
+            }
             let s = stats.kind_second(ki, sec);
+            if let Some(svc) = svc {
+                s.record_service(svc);
+            }
             s.count += 1;
             s.sum_us += lat;
             s.bytes_rx += len as u64;

@@ -397,7 +397,7 @@ pub fn aggregate(runs: &[MemtierResult]) -> Option<MemtierResult> {
 fn second_json(s: &Second) -> Value {
     let n = s.count;
     let ms = |v: u64| v as f64 / 1000.0;
-    json!({
+    let mut v = json!({
         "Bytes RX": s.bytes_rx,
         "Bytes TX": s.bytes_tx,
         "Count": n,
@@ -408,7 +408,20 @@ fn second_json(s: &Second) -> Value {
         "p50.00": ms(stats::value_at_percentile(&s.hist, 50.0)),
         "p99.00": ms(stats::value_at_percentile(&s.hist, 99.0)),
         "p99.90": ms(stats::value_at_percentile(&s.hist, 99.9)),
-    })
+    });
+    if let Some(h) = &s.service {
+        // Open loop (ours, beside memtier's keys): the second's service time, from the
+        // actual send, where the keys above count from the intended send time.
+        let k = h.len();
+        v["Service Time"] = json!({
+            "Average Latency": if k > 0 { s.service_sum_us as f64 / k as f64 / 1000.0 } else { 0.0 },
+            "Max Latency": if k > 0 { ms(h.max()) } else { 0.0 },
+            "p50.00": ms(stats::value_at_percentile(h, 50.0)),
+            "p99.00": ms(stats::value_at_percentile(h, 99.0)),
+            "p99.90": ms(stats::value_at_percentile(h, 99.9)),
+        });
+    }
+    v
 }
 
 /// Standard base64 with padding.

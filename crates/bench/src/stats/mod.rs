@@ -217,12 +217,30 @@ pub struct Second {
     pub sum_us: u64,
     /// Latency of the successful replies (2 significant figures).
     pub hist: Histogram<u64>,
+    /// Open loop only: service time (from the actual send) of the successful replies,
+    /// µs, and its sum; created on the second's first such reply.
+    pub service: Option<Histogram<u64>>,
+    pub service_sum_us: u64,
 }
 
 impl Second {
     /// An empty second.
     pub fn new() -> Self {
-        Second { count: 0, errors: 0, bytes_rx: 0, bytes_tx: 0, sum_us: 0, hist: new_histogram(2) }
+        Second {
+            count: 0,
+            errors: 0,
+            bytes_rx: 0,
+            bytes_tx: 0,
+            sum_us: 0,
+            hist: new_histogram(2),
+            service: None,
+            service_sum_us: 0,
+        }
+    }
+    /// Records one service time (open loop).
+    pub fn record_service(&mut self, us: u64) {
+        record(self.service.get_or_insert_with(|| new_histogram(2)), us, 1);
+        self.service_sum_us += us;
     }
     /// Adds `other` into `self`.
     pub fn merge(&mut self, other: &Second) {
@@ -232,6 +250,10 @@ impl Second {
         self.bytes_tx += other.bytes_tx;
         self.sum_us += other.sum_us;
         let _ = self.hist.add(&other.hist);
+        if let Some(h) = &other.service {
+            let _ = self.service.get_or_insert_with(|| new_histogram(2)).add(h);
+        }
+        self.service_sum_us += other.service_sum_us;
     }
 }
 
