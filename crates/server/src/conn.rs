@@ -176,6 +176,11 @@ impl Conn {
         let shared: &Shared = w.shared;
         // This loop's gate, held while the batch runs (see below).
         let mut gate: Option<parking_lot::RwLockReadGuard<'_, ()>> = None;
+        // Consecutive commands of this batch on one shard take its lock once (see
+        // store's `shard_lock.rs`); `command::execute` releases it before any command
+        // that is not a plain data command, and it is released before any gate is
+        // taken or given back, since a gate's writer locks shards.
+        let mut coalescing = Some(store::Coalescing::begin(&shared.keyspace));
         loop {
             if client.close_after_reply || client.blocked {
                 break;
@@ -218,10 +223,12 @@ impl Conn {
                         // SHUTDOWN, DEBUG LOADAOF/RELOAD): ours is released first (see
                         // command::transactions).
                         if command::takes_all_gates(args[0]) {
+                            store::release_kept();
                             gate = None;
                             command::execute(&mut ctx, &args);
                         } else {
                             if gate.is_none() {
+                                store::release_kept();
                                 gate = Some(shared.gates[client_owner].read());
                             }
                             command::execute(&mut ctx, &args);
@@ -243,6 +250,7 @@ impl Conn {
                 }
             }
         }
+        coalescing.take();
         drop(gate);
         if client.need > 0 {
             // These replies reveal writes: they leave once the log has them on disk.

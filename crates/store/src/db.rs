@@ -9,7 +9,9 @@
 //! Locking rules (no global lock on the request path): a command locks only the shards of
 //! its keys; several shards are always locked in ascending (database, shard) order, which
 //! makes deadlock impossible; no lock is held across I/O. [`LockedShards`] enforces the
-//! order.
+//! order. Every shard lock goes through `shard_lock::acquire`, which may keep one lock
+//! across the commands of a batch (lock coalescing, see `shard_lock.rs`) but never
+//! while it waits for another.
 //!
 //! Point-in-time capture (BGSAVE without fork): [`Keyspace::begin_capture`] starts one
 //! in every shard, `Shard::capture_step` walks a shard (the server's event loops call
@@ -20,11 +22,12 @@ use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::Mutex;
 
 use crate::capture::CaptureSpec;
 use crate::clock::Clock;
 use crate::shard::{KeyHasher, Shard, ShardStats};
+use crate::shard_lock::{acquire, ShardGuard};
 
 /// A database: shards behind mutexes.
 pub struct Db {
@@ -100,9 +103,15 @@ impl Keyspace {
         ((hash >> 40) & self.shard_mask) as usize
     }
 
-    /// Locks one shard of one database.
-    pub fn lock(&self, db: usize, shard: usize) -> MutexGuard<'_, Shard> {
-        self.dbs[db].shards[shard].lock()
+    /// Locks one shard of one database (see `shard_lock.rs` for lock coalescing).
+    pub fn lock(&self, db: usize, shard: usize) -> ShardGuard<'_> {
+        acquire(self, &self.dbs[db].shards[shard])
+    }
+
+    /// The mutex of a shard, for tests of the locking itself.
+    #[cfg(test)]
+    pub(crate) fn raw_shard(&self, db: usize, shard: usize) -> &Mutex<Shard> {
+        &self.dbs[db].shards[shard]
     }
 
     /// Starts a point-in-time capture of every shard as of now (`at_ms` decides which
@@ -118,7 +127,7 @@ impl Keyspace {
         *self.capture.spec.lock() = Some(spec.clone());
         for db in self.dbs.iter() {
             for s in db.shards.iter() {
-                s.lock().capture_begin(spec.clone());
+                acquire(self, s).capture_begin(spec.clone());
             }
         }
         true
@@ -141,7 +150,7 @@ impl Keyspace {
         }
         for db in self.dbs.iter() {
             for s in db.shards.iter() {
-                s.lock().capture_abandon();
+                acquire(self, s).capture_abandon();
             }
         }
         *self.capture.spec.lock() = None;
@@ -149,7 +158,7 @@ impl Keyspace {
     }
 
     /// Hashes `key` and locks its shard in `db`. Returns the hash with the guard.
-    pub fn lock_key(&self, db: usize, key: &[u8]) -> (u64, MutexGuard<'_, Shard>) {
+    pub fn lock_key(&self, db: usize, key: &[u8]) -> (u64, ShardGuard<'_>) {
         let hash = self.hash(key);
         (hash, self.lock(db, self.shard_index(hash)))
     }
@@ -193,18 +202,18 @@ impl Keyspace {
     /// Keys with an expiry in one shard (the active expiry cycle asks this of every
     /// shard on every tick).
     pub fn shard_volatile(&self, db: usize, shard: usize) -> usize {
-        self.dbs[db].shards[shard].lock().volatile()
+        self.lock(db, shard).volatile()
     }
 
     /// Number of keys in `db` (expired ones not yet removed included, as Redis).
     pub fn dbsize(&self, db: usize) -> usize {
-        self.dbs[db].shards.iter().map(|s| s.lock().len()).sum()
+        self.dbs[db].shards.iter().map(|s| acquire(self, s).len()).sum()
     }
 
     /// (keys, keys with an expiry) of `db`, for INFO keyspace.
     pub fn db_counts(&self, db: usize) -> (usize, usize) {
         self.dbs[db].shards.iter().fold((0, 0), |(k, v), s| {
-            let s = s.lock();
+            let s = acquire(self, s);
             (k + s.len(), v + s.volatile())
         })
     }
@@ -214,7 +223,7 @@ impl Keyspace {
         let mut total = ShardStats::default();
         for db in self.dbs.iter() {
             for s in db.shards.iter() {
-                total.expired_keys += s.lock().stats.expired_keys;
+                total.expired_keys += acquire(self, s).stats.expired_keys;
             }
         }
         total
@@ -245,7 +254,7 @@ impl Keyspace {
 /// A set of locked shards, locked in ascending (database, shard) order.
 pub struct LockedShards<'a> {
     keyspace: &'a Keyspace,
-    guards: Vec<((usize, usize), MutexGuard<'a, Shard>)>,
+    guards: Vec<((usize, usize), ShardGuard<'a>)>,
 }
 
 impl LockedShards<'_> {

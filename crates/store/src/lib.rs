@@ -2,7 +2,8 @@
 //! that holds a key and its value, value types and their encodings, expiry, and the
 //! clock. It knows nothing of RESP, sockets or commands; the server crate drives it.
 //!
-//! Where to look: `db.rs` (databases, shard choice, lock ordering), `shard.rs` (hash
+//! Where to look: `db.rs` (databases, shard choice, lock ordering), `shard_lock.rs`
+//! (shard guards, lock coalescing across a batch), `shard.rs` (hash
 //! table, lazy and active expiry, SCAN positions), `entry.rs` (memory layout of a key),
 //! `value.rs` (boxed values and type names), `inline.rs` (small collections stored in
 //! the entry), `types/` (per-type algorithms), `glob.rs`
@@ -17,6 +18,7 @@ pub mod glob;
 pub mod inline;
 pub mod rdb;
 pub mod shard;
+pub mod shard_lock;
 pub mod types;
 pub mod value;
 pub mod varint;
@@ -25,4 +27,5 @@ pub use clock::Clock;
 pub use db::{Keyspace, LockedShards};
 pub use entry::{Entry, Payload, StrRef, ValueRef};
 pub use shard::{Shard, ShardStats};
+pub use shard_lock::{release_kept, Coalescing, ShardGuard};
 pub use value::{Object, ValueType};

@@ -255,6 +255,10 @@ impl Aof {
     }
 
     fn order(&self, idx: SmallVec<[u16; 8]>) -> Ordered<'_> {
+        // Stripes are taken before shard locks, so never while keeping one (lock
+        // coalescing, store's `shard_lock.rs`; the dispatcher does not coalesce with a
+        // log, this is the rule's second line).
+        store::release_kept();
         let mut guards = SmallVec::with_capacity(idx.len());
         let mut prev = SmallVec::with_capacity(idx.len());
         for &i in &idx {

@@ -219,6 +219,14 @@ fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) 
     }
 }
 
+/// The waiters' registry. Its lock is held while shards are locked (a waiter is served
+/// under it), so this thread first gives back a shard lock it keeps from lock
+/// coalescing (store's `shard_lock.rs`): it must not wait for the registry holding one.
+fn registry(shared: &Shared) -> parking_lot::MutexGuard<'_, Registry> {
+    store::release_kept();
+    shared.blocked.lock()
+}
+
 /// Runs a blocking command: serve now, answer as on timeout inside a transaction, or
 /// register the client as a waiter.
 fn block(ctx: &mut Ctx<'_>, op: Op, timeout_ms: Option<i64>, null_in_multi: fn(&mut Vec<u8>, Proto)) -> Result<(), CommandError> {
@@ -227,7 +235,7 @@ fn block(ctx: &mut Ctx<'_>, op: Op, timeout_ms: Option<i64>, null_in_multi: fn(&
     let proto = ctx.client.proto;
     // Logged by try_serve, never by the dispatcher.
     ctx.client.log_override = Some(Vec::new());
-    let mut reg = shared.blocked.lock();
+    let mut reg = registry(shared);
     if let Some((reply, need)) = try_serve(shared, db, ctx.now_ms, proto, &op, !ctx.client.loading)? {
         drop(reg);
         ctx.out.extend_from_slice(&reply);
@@ -254,7 +262,7 @@ pub fn serve(shared: &Shared, now_ms: i64) {
     if shared.blocked_count.load(Ordering::SeqCst) == 0 {
         return;
     }
-    let mut reg = shared.blocked.lock();
+    let mut reg = registry(shared);
     let keys: Vec<(usize, Vec<u8>)> = reg.queues.keys().cloned().collect();
     for qk in keys {
         while let Some(&id) = reg.queues.get(&qk).and_then(VecDeque::front) {
@@ -277,7 +285,7 @@ pub fn expire(shared: &Shared, owner: usize, now_ms: i64) {
     if shared.blocked_count.load(Ordering::SeqCst) == 0 {
         return;
     }
-    let mut reg = shared.blocked.lock();
+    let mut reg = registry(shared);
     let due: Vec<u64> = reg
         .waiters
         .iter()
@@ -299,7 +307,7 @@ pub fn forget(shared: &Shared, client_id: u64) {
     if shared.blocked_count.load(Ordering::SeqCst) == 0 {
         return;
     }
-    if shared.blocked.lock().remove(client_id).is_some() {
+    if registry(shared).remove(client_id).is_some() {
         shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
     }
 }

@@ -386,6 +386,9 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
             }
         }
     }
+    if !coalescable(ctx, spec) {
+        store::release_kept();
+    }
     let stats = &ctx.stats.commands[idx];
     if !arity_ok(spec.arity, args.len()) {
         bump(&stats.rejected_calls, 1);
@@ -510,6 +513,18 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
         let name = ctx.client.info.name.lock().clone();
         ctx.shared.slowlog_push(us, args, &ctx.client.info.addr, &name);
     }
+}
+
+/// Whether a command may run while this thread keeps a shard lock from an earlier
+/// command of its batch (lock coalescing, store's `shard_lock.rs`): plain data commands,
+/// whose only locks are shard locks (taken through the keyspace, which gives back a kept
+/// lock before it waits for another) and leaf locks. Not with the append-only log (its
+/// ordering stripes are taken before shard locks), nor inside EXEC; blocking commands
+/// give the kept lock back before they take the waiters' registry.
+fn coalescable(ctx: &Ctx<'_>, spec: &CommandSpec) -> bool {
+    ctx.shared.aof.is_none()
+        && !ctx.client.in_exec
+        && matches!(spec.group, "string" | "list" | "set" | "sorted_set" | "hash" | "generic" | "bitmap")
 }
 
 /// Commands that take every event loop's gate themselves (run the keyspace alone):

@@ -14,6 +14,7 @@
 mod harness;
 
 mod blocking;
+mod concurrency;
 mod connection;
 mod expiry;
 mod garbage;
