@@ -60,18 +60,18 @@ fn pop(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End) -> Result<(), CommandError> {
         }
         return Ok(());
     };
+    let out = &mut *ctx.out;
     match count {
-        None => match list.pop(end) {
-            Some(item) => encode::bulk(ctx.out, &item),
-            None => encode::null(ctx.out, proto),
-        },
+        None => {
+            if list.pop_with(end, |item| encode::bulk(out, item)).is_none() {
+                encode::null(out, proto);
+            }
+        }
         Some(n) => {
             let n = n.min(list.len());
-            encode::array_len(ctx.out, n);
+            encode::array_len(out, n);
             for _ in 0..n {
-                if let Some(item) = list.pop(end) {
-                    encode::bulk(ctx.out, &item);
-                }
+                list.pop_with(end, |item| encode::bulk(out, item));
             }
         }
     }

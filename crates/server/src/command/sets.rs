@@ -111,14 +111,17 @@ fn spop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     drop(set);
     coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
     drop(shard);
-    // Random: the log records what was popped, as Redis does.
-    let mut srem = Vec::with_capacity(popped.len() + 2);
-    if !popped.is_empty() {
-        srem.push(b"SREM".to_vec());
-        srem.push(a[1].to_vec());
-        srem.extend(popped.iter().map(|m| m.to_vec()));
+    // Random: the log records what was popped, as Redis does (built only when there
+    // is a log to write it to).
+    if ctx.shared.aof.is_some() && !ctx.client.loading {
+        let mut srem = Vec::with_capacity(popped.len() + 2);
+        if !popped.is_empty() {
+            srem.push(b"SREM".to_vec());
+            srem.push(a[1].to_vec());
+            srem.extend(popped.iter().map(|m| m.to_vec()));
+        }
+        ctx.client.log_override = Some(if srem.is_empty() { Vec::new() } else { vec![srem] });
     }
-    ctx.client.log_override = Some(if srem.is_empty() { Vec::new() } else { vec![srem] });
     match count {
         None => match popped.first() {
             Some(m) => encode::bulk(ctx.out, m),

@@ -106,6 +106,12 @@ impl List {
     }
 
     pub fn pop(&mut self, end: End) -> Option<Box<[u8]>> {
+        self.pop_with(end, |item| Box::from(item))
+    }
+
+    /// Removes the element at `end`, handing it to `f` before it goes (LPOP and RPOP
+    /// write it straight into the reply, without a copy of their own).
+    pub fn pop_with<R>(&mut self, end: End, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
         let chunk = match end {
             End::Head => self.chunks.front_mut()?,
             End::Tail => self.chunks.back_mut()?,
@@ -114,7 +120,7 @@ impl List {
             End::Head => chunk.iter().next()?,
             End::Tail => chunk.iter().last()?,
         };
-        let item: Box<[u8]> = item.into();
+        let item = f(item);
         chunk.remove_at(at);
         if chunk.is_empty() {
             match end {
