@@ -239,18 +239,19 @@ fn hrandfield(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let proto = ctx.client.proto;
     let hash = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?;
-    let pairs: Vec<(Vec<u8>, Vec<u8>)> =
-        hash.map(|hash| hash.iter().map(|(f, v)| (f.to_vec(), v.to_vec())).collect()).unwrap_or_default();
-    drop(shard);
     let Some(count) = count else {
-        if pairs.is_empty() {
-            encode::null(ctx.out, proto);
-        } else {
-            let i = ctx.rng.usize(..pairs.len());
-            encode::bulk(ctx.out, &pairs[i].0);
+        // One field: a constant-time pick, without copying the hash.
+        match hash.as_ref().and_then(|hash| hash.random(ctx.rng)) {
+            Some((field, _)) => encode::bulk(ctx.out, field),
+            None => encode::null(ctx.out, proto),
         }
         return Ok(());
     };
+    // With a count: O(N) in the hash's size (it is copied first; Redis is O(count) for
+    // small counts).
+    let pairs: Vec<(Vec<u8>, Vec<u8>)> =
+        hash.map(|hash| hash.iter().map(|(f, v)| (f.to_vec(), v.to_vec())).collect()).unwrap_or_default();
+    drop(shard);
     let (n, picks) = random_picks(ctx.rng, pairs.len(), count);
     write_pairs(ctx.out, proto, picks.map(|i| (&pairs[i].0[..], &pairs[i].1[..])), n, with_values);
     Ok(())

@@ -102,8 +102,7 @@ fn spop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let want = count.unwrap_or(1).min(set.len());
     let mut popped = Vec::with_capacity(want);
     for _ in 0..want {
-        let i = ctx.rng.usize(..set.len());
-        if let Some(m) = set.nth(i) {
+        if let Some(m) = set.random(ctx.rng) {
             set.remove(&m);
             popped.push(m);
         }
@@ -139,16 +138,18 @@ fn srandmember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     let count = a.get(2).map(|c| args::int(c)).transpose()?;
     check_random_count(count, false)?;
-    let members = members_of(ctx, a[1])?.unwrap_or_default();
     let Some(count) = count else {
-        if members.is_empty() {
-            ctx.null();
-        } else {
-            let i = ctx.rng.usize(..members.len());
-            encode::bulk(ctx.out, &members[i]);
+        // One member: a constant-time pick, without copying the set.
+        let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+        match coll::read::<Set>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|s| s.random(ctx.rng)) {
+            Some(m) => encode::bulk(ctx.out, &m),
+            None => encode::null(ctx.out, ctx.client.proto),
         }
         return Ok(());
     };
+    // With a count: O(N) in the set's size (it is copied first; Redis is O(count) for
+    // small counts).
+    let members = members_of(ctx, a[1])?.unwrap_or_default();
     let (n, picks) = random_picks(ctx.rng, members.len(), count);
     encode::array_len(ctx.out, n);
     for i in picks {

@@ -582,19 +582,23 @@ fn zrandmember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     };
     check_random_count(count, withscores)?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let items = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?
-        .map(|z| z.range(0, z.len().saturating_sub(1)))
-        .unwrap_or_default();
-    drop(shard);
+    let zset = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?;
     let Some(count) = count else {
-        if items.is_empty() {
-            ctx.null();
-        } else {
-            let i = ctx.rng.usize(..items.len());
-            encode::bulk(ctx.out, &items[i].1);
+        // One member: a random rank, without copying the sorted set.
+        let one = zset.filter(|z| z.len() > 0).map(|z| {
+            let i = ctx.rng.usize(..z.len());
+            z.range(i, i).pop()
+        });
+        match one.flatten() {
+            Some((_, member)) => encode::bulk(ctx.out, &member),
+            None => encode::null(ctx.out, ctx.client.proto),
         }
         return Ok(());
     };
+    // With a count: O(N) in the sorted set's size (it is copied first; Redis is
+    // O(count) for small counts).
+    let items = zset.map(|z| z.range(0, z.len().saturating_sub(1))).unwrap_or_default();
+    drop(shard);
     let (_, picks) = random_picks(ctx.rng, items.len(), count);
     let picked: Vec<(f64, Vec<u8>)> = picks.map(|i| items[i].clone()).collect();
     write_scored(ctx.out, ctx.client.proto, &picked, withscores);

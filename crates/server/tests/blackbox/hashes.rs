@@ -597,3 +597,37 @@ fn redis_rs_client_roundtrip() {
     );
     let _: i64 = q(&mut rc, &["DEL", k]);
 }
+
+/// HRANDFIELD without a count on a hash held as a table (past the packed limits): every
+/// field comes up about equally often, also after most fields were deleted.
+#[test]
+fn hrandfield_on_a_large_hash_is_uniform() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let k = "hash_random_large:h";
+    let mut args = vec!["HSET".to_string(), k.to_string()];
+    for i in 0..300 {
+        args.push(format!("field-{i}"));
+        args.push(format!("value-{i}"));
+    }
+    assert_bytes!(c.cmd(&args), b":300\r\n");
+    // Leave 150 of them: the table thins out under the picks.
+    let mut del = vec!["HDEL".to_string(), k.to_string()];
+    del.extend((150..300).map(|i| format!("field-{i}")));
+    assert_bytes!(c.cmd(&del), b":150\r\n");
+    let mut req = Vec::new();
+    for _ in 0..1000 {
+        req.extend(encode(&["HRANDFIELD", k]));
+    }
+    let mut counts = BTreeMap::<Vec<u8>, u32>::new();
+    for _ in 0..15 {
+        c.send(&req);
+        for _ in 0..1000 {
+            *counts.entry(c.read_reply()).or_default() += 1;
+        }
+    }
+    assert_eq!(counts.len(), 150, "every remaining field comes up");
+    // 100 expected each (binomial, sd 10).
+    assert!(counts.values().all(|&n| (40..180).contains(&n)), "{counts:?}");
+    assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
+}

@@ -618,3 +618,38 @@ fn small_string_sets_behave_as_sets_across_the_packed_limits() {
     assert_bytes!(c.cmd(&["EXISTS", "strset:c"]), b":0\r\n");
     assert_bytes!(c.cmd(&["DEL", a, b]), b":2\r\n");
 }
+
+/// Single random picks from a set held as a hash table (past the packed limits): every
+/// member comes up about equally often, and SPOP one at a time drains the set, each
+/// member once, through the table shrinking under it.
+#[test]
+fn random_picks_from_a_large_set_are_uniform_and_spop_drains_it() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let k = "set_random_large:s";
+    let names: Vec<String> = (0..200).map(|i| format!("member-{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    sadd(&mut c, k, &refs);
+    let mut counts = std::collections::HashMap::<String, u32>::new();
+    let rounds = 20_000;
+    let mut req = Vec::new();
+    for _ in 0..1000 {
+        req.extend(encode(&["SRANDMEMBER", k]));
+    }
+    for _ in 0..rounds / 1000 {
+        c.send(&req);
+        for _ in 0..1000 {
+            *counts.entry(parse(&c.read_reply()).text()).or_default() += 1;
+        }
+    }
+    assert_eq!(counts.len(), 200, "every member comes up");
+    // 100 expected each (binomial, sd 10): 40..180 holds for any fair pick.
+    assert!(counts.values().all(|&n| (40..180).contains(&n)), "{counts:?}");
+    let mut popped = BTreeSet::new();
+    for _ in 0..200 {
+        assert!(popped.insert(parse(&c.cmd(&["SPOP", k])).text()));
+    }
+    assert_eq!(popped, names.iter().cloned().collect::<BTreeSet<_>>());
+    assert_bytes!(c.cmd(&["EXISTS", k]), b":0\r\n");
+    assert_bytes!(c.cmd(&["SPOP", k]), b"$-1\r\n");
+}

@@ -229,7 +229,28 @@ impl Hash {
                 }
                 None => false,
             },
-            Hash::Table(t) => t.remove(field).is_some(),
+            Hash::Table(t) => {
+                let removed = t.remove(field).is_some();
+                if let Some(to) = super::random::shrink_if_sparse(t.len(), t.capacity()) {
+                    t.shrink_to(to);
+                }
+                removed
+            }
+        }
+    }
+
+    /// A uniformly random field and its value, None when empty; constant expected time
+    /// for a hash table (`random.rs`).
+    pub fn random(&self, rng: &mut fastrand::Rng) -> Option<(&[u8], &[u8])> {
+        match self {
+            Hash::Packed(p) if p.is_empty() => None,
+            Hash::Packed(_) => {
+                let i = rng.usize(..self.len());
+                self.iter().nth(i)
+            }
+            Hash::Table(t) => {
+                super::random::table_entry(t.raw_table(), rng).map(|(pair, ())| (pair.field(), pair.value()))
+            }
         }
     }
 

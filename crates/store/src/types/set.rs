@@ -162,7 +162,13 @@ impl Set {
                 }
                 None => false,
             },
-            Set::Table(t) => t.remove(member),
+            Set::Table(t) => {
+                let removed = t.remove(member);
+                if let Some(to) = super::random::shrink_if_sparse(t.len(), t.capacity()) {
+                    t.shrink_to(to);
+                }
+                removed
+            }
         }
     }
 
@@ -178,14 +184,15 @@ impl Set {
         }
     }
 
-    /// The member at position `i` of the set's iteration order (random picks).
-    pub fn nth(&self, i: usize) -> Option<Vec<u8>> {
+    /// A uniformly random member, None when empty; constant expected time for a hash
+    /// table (`random.rs`), at most a packed set's 128 steps otherwise.
+    pub fn random(&self, rng: &mut fastrand::Rng) -> Option<Vec<u8>> {
         match self {
-            Set::Ints(v) => v
-                .get(i)
-                .map(|n| itoa::Buffer::new().format(*n).as_bytes().to_vec()),
-            Set::Packed(p) => p.items().nth(i).map(<[u8]>::to_vec),
-            Set::Table(t) => t.iter().nth(i).map(|m| m.to_vec()),
+            Set::Ints(v) if v.is_empty() => None,
+            Set::Ints(v) => Some(itoa::Buffer::new().format(v[rng.usize(..v.len())]).as_bytes().to_vec()),
+            Set::Packed(p) if p.is_empty() => None,
+            Set::Packed(p) => p.items().nth(rng.usize(..p.len())).map(<[u8]>::to_vec),
+            Set::Table(t) => super::random::table_entry(t.raw_table(), rng).map(|(m, ())| m.to_vec()),
         }
     }
 

@@ -115,10 +115,17 @@ impl Chunks {
 
     /// Items with ranks in [start, end] (inclusive), ascending.
     fn range(&self, start: usize, end: usize) -> impl Iterator<Item = &Item> {
-        self.chunks
+        // Whole chunks before `start` are skipped by their lengths, not item by item:
+        // ZRANGE at a deep offset (and ZRANDMEMBER) walks len / 256 chunks at most.
+        let (mut first, mut skip) = (0, start);
+        while first < self.chunks.len() && skip >= self.chunks[first].len() {
+            skip -= self.chunks[first].len();
+            first += 1;
+        }
+        self.chunks[first..]
             .iter()
             .flatten()
-            .skip(start)
+            .skip(skip)
             .take((end + 1).saturating_sub(start))
     }
 }
@@ -496,6 +503,11 @@ mod tests {
             let (_, m) = z.at(r).expect("rank exists");
             let m = m.to_vec();
             assert_eq!(z.rank(&m), Some(r));
+        }
+        // Ranges at any offset (chunks are skipped whole) match the full order.
+        for start in [0, 1, 255, 256, 511, 512, 513, 1000, 2047, 4990, 4999, 5000, 6000] {
+            let want: Vec<_> = all.iter().skip(start).take(12).cloned().collect();
+            assert_eq!(z.range(start, start + 11), want, "range at {start}");
         }
         for i in 0..2500u64 {
             assert!(z.remove(format!("m{i}").as_bytes()));
