@@ -95,6 +95,9 @@ pub struct RedisArgs {
     /// Fail the run when no reply arrives for this many seconds.
     #[arg(long = "stall-timeout", default_value_t = 10.0)]
     pub stall_timeout: f64,
+    /// I/O engine of the load threads: uring, epoll or auto (as the server's --io-engine).
+    #[arg(long = "io-engine", default_value = "auto")]
+    pub io_engine: String,
     /// Output this help and exit.
     #[arg(long = "help")]
     pub help: bool,
@@ -147,6 +150,9 @@ pub struct CompareArgs {
     /// Open-loop rate (requests per second).
     #[arg(long)]
     pub rate: Option<f64>,
+    /// I/O engine of the load threads: uring, epoll or auto.
+    #[arg(long = "io-engine", default_value = "auto")]
+    pub io_engine: String,
 }
 
 /// memtier_benchmark's flags (`basalt-bench memtier ...`).
@@ -278,4 +284,7 @@ pub struct MemtierArgs {
     /// Fail when no reply arrives for this many seconds.
     #[arg(long = "stall-timeout", default_value_t = 10.0)]
     pub stall_timeout: f64,
+    /// I/O engine of the load threads: uring, epoll or auto.
+    #[arg(long = "io-engine", default_value = "auto")]
+    pub io_engine: String,
 }

@@ -56,6 +56,8 @@ pub struct RedisConfig {
     pub rate: Option<f64>,
     /// Stall timeout, seconds.
     pub stall_timeout: f64,
+    /// I/O engine of the load threads.
+    pub io_engine: crate::driver::IoEngine,
 }
 
 /// Parses `redis://[user[:password]@]host[:port][/db]`.
@@ -180,6 +182,7 @@ impl RedisConfig {
             command,
             rate: a.rate,
             stall_timeout: a.stall_timeout.max(0.1),
+            io_engine: crate::driver::IoEngine::parse(&a.io_engine).map_err(|e| bad(&e))?,
         })
     }
 }

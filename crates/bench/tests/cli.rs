@@ -116,6 +116,29 @@ fn exact_request_count_and_custom_command() {
     }
 }
 
+/// Both I/O engines send exactly `-n` requests and count every reply, pipelined or not.
+#[test]
+fn both_io_engines_send_and_count_exactly() {
+    let Some((_s, port)) = redis() else { return };
+    let p = port.to_string();
+    for engine in ["epoll", "uring"] {
+        for pipeline in ["1", "16"] {
+            let key = format!("eng:{engine}:{pipeline}");
+            let (code, out, err) =
+                bench(&["-p", &p, "-q", "-n", "3001", "-P", pipeline, "-c", "7", "--io-engine", engine, "rpush", &key, "x"]);
+            assert_eq!(code, 0, "{engine} -P {pipeline}: {err}");
+            assert!(out.contains(&format!("rpush {key} x: ")), "{out}");
+            let o = Command::new("redis-cli").args(["-p", &p, "llen", &key]).output();
+            if let Ok(o) = o {
+                assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "3001", "{engine} -P {pipeline}");
+            }
+        }
+    }
+    let (code, _, err) = bench(&["-p", &p, "-q", "-n", "10", "--io-engine", "kqueue"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--io-engine"), "{err}");
+}
+
 #[test]
 fn error_replies_are_counted_not_completed() {
     let Some((_s, port)) = redis() else { return };

@@ -50,6 +50,17 @@ pub enum Stream {
     Unix(mio::net::UnixStream),
 }
 
+impl Stream {
+    /// The socket's descriptor (the io_uring engine's operations name it).
+    pub fn raw_fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsRawFd;
+        match self {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+        }
+    }
+}
+
 impl Read for Blocking {
     fn read(&mut self, b: &mut [u8]) -> std::io::Result<usize> {
         match self {

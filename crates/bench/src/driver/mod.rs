@@ -1,4 +1,4 @@
-//! Event loops: one mio loop per thread, each owning its share of the connections. Closed loop
+//! Event loops: one loop per thread (mio, or io_uring in `uring.rs`), each owning its share of the connections. Closed loop
 //! (batch-synchronous like redis-benchmark, or a sliding window like memtier) with pipeline
 //! depth, or open loop on a fixed schedule (`--rate`) with latency from the intended send time.
 //!
@@ -8,6 +8,7 @@
 
 pub mod conn;
 mod timer;
+mod uring;
 
 use crate::stats::{self, cpu, RunStats};
 use crate::workload::Generator;
@@ -90,6 +91,29 @@ pub enum LoadMode {
     Rate(f64),
 }
 
+/// Which I/O engine the event loops use (`--io-engine`, as the server's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum IoEngine {
+    /// mio (epoll): nonblocking reads and writes when the socket is ready.
+    #[default]
+    Epoll,
+    /// io_uring: one receive and at most one send in flight per connection, submitted and
+    /// reaped with one system call per loop iteration.
+    Uring,
+}
+
+impl IoEngine {
+    /// `uring`, `epoll`, or `auto` (uring where the kernel has it).
+    pub fn parse(s: &str) -> Result<IoEngine, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "epoll" => Ok(IoEngine::Epoll),
+            "uring" | "io_uring" | "io-uring" => Ok(IoEngine::Uring),
+            "auto" => Ok(if uring::available() { IoEngine::Uring } else { IoEngine::Epoll }),
+            _ => Err(format!("Invalid --io-engine \"{s}\": expected uring, epoll or auto")),
+        }
+    }
+}
+
 /// Everything the driver needs for one run.
 pub struct RunSpec {
     /// Server.
@@ -120,6 +144,8 @@ pub struct RunSpec {
     pub stall_timeout: Duration,
     /// One generator per connection.
     pub generators: Vec<Generator>,
+    /// I/O engine of the event loops.
+    pub io_engine: IoEngine,
 }
 
 /// Counters the main thread reads for the live progress line.
@@ -188,6 +214,10 @@ struct Conn {
     next_intended: Instant,
     interval: Duration,
     done: bool,
+    /// io_uring engine: a send of `out[out_pos..out_len]` is in flight or queued.
+    send_busy: bool,
+    /// Index among this thread's connections.
+    slot: usize,
 }
 
 /// Runs one workload and returns the merged stats.
@@ -310,6 +340,8 @@ fn setup_conns(spec: &RunSpec, gens: Vec<(usize, Generator)>) -> Result<Vec<Conn
             next_intended: Instant::now(),
             interval,
             done: false,
+            send_busy: false,
+            slot: conns.len(),
         });
     }
     Ok(conns)
@@ -355,55 +387,40 @@ fn event_loop(
     stats: &mut RunStats,
     start: Instant,
 ) -> Result<Instant, DriverError> {
+    if spec.io_engine == IoEngine::Uring {
+        return uring::event_loop(spec, shared, conns, stats, start);
+    }
     let mut poll = Poll::new().map_err(|e| io_err(spec, e))?;
     for (i, c) in conns.iter_mut().enumerate() {
         poll.registry()
             .register(&mut c.stream, Token(i), Interest::READABLE | Interest::WRITABLE)
             .map_err(|e| io_err(spec, e))?;
     }
-    // Rate mode: the schedule starts at `start`, spread by connection index.
-    if let LoadMode::Rate(_) = spec.mode {
-        let n = conns.len().max(1);
-        for (i, c) in conns.iter_mut().enumerate() {
-            c.next_intended = start + c.interval.mul_f64(i as f64 / n as f64);
-        }
-    }
+    start_schedule(spec, conns, start);
     // Open loop: a precise timer for the next intended send (see timer.rs).
     let timer = match spec.mode {
         LoadMode::Rate(_) => Some(timer::Timer::new(poll.registry(), TIMER).map_err(|e| io_err(spec, e))?),
         _ => None,
     };
     let mut events = Events::with_capacity(1024);
-    let mut last_progress = Instant::now();
-    let mut end = start;
+    let mut progress = Progress::new(start);
     let now = Instant::now();
+    let mut flush = |c: &mut Conn| write_out(spec, c);
     for c in conns.iter_mut() {
-        pump(spec, shared, c, stats, start, now, false)?;
+        pump(spec, shared, c, stats, start, now, false, &mut flush)?;
     }
     loop {
-        if conns.iter().all(|c| c.done) {
-            return Ok(end);
-        }
-        if shared.stop.load(Ordering::Relaxed) {
-            return Ok(end);
+        if conns.iter().all(|c| c.done) || shared.stop.load(Ordering::Relaxed) {
+            return Ok(progress.end);
         }
         let now = Instant::now();
-        let mut timeout = Duration::from_millis(100);
-        if let Some(timer) = &timer {
-            let mut next_send = timeout;
-            for c in conns.iter() {
-                if !c.done && c.pending.len() < spec.depth {
-                    next_send = next_send.min(c.next_intended.saturating_duration_since(now));
-                }
-            }
-            if next_send.is_zero() {
+        let (mut timeout, next_send) = wait_bounds(spec, conns, start, now);
+        if let (Some(timer), Some(next)) = (&timer, next_send) {
+            if next.is_zero() {
                 timeout = Duration::ZERO;
-            } else if next_send < timeout {
-                timer.arm(next_send).map_err(|e| io_err(spec, e))?;
+            } else if next < timeout {
+                timer.arm(next).map_err(|e| io_err(spec, e))?;
             }
-        }
-        if let Some(d) = spec.duration {
-            timeout = timeout.min((start + d).saturating_duration_since(now).max(Duration::from_micros(100)));
         }
         match poll.poll(&mut events, Some(timeout)) {
             Ok(()) => {}
@@ -420,35 +437,91 @@ fn event_loop(
                 continue;
             }
             let Some(c) = conns.get_mut(ev.token().0) else { continue };
-            if pump(spec, shared, c, stats, start, now, ev.is_readable())? {
+            if pump(spec, shared, c, stats, start, now, ev.is_readable(), &mut flush)? {
                 progressed = true;
             }
         }
-        // Timers (rate schedule, end of --test-time, Ctrl-C) and connections that can send.
-        let stopping = INTERRUPTED.load(Ordering::Relaxed);
-        for c in conns.iter_mut() {
-            if c.done {
-                continue;
-            }
-            if stopping {
-                c.done = true;
-                continue;
-            }
-            if matches!(spec.mode, LoadMode::Rate(_)) || spec.duration.is_some() {
-                pump(spec, shared, c, stats, start, now, false)?;
-            }
-        }
-        if progressed {
-            last_progress = now;
-            end = now;
-        } else if conns.iter().any(|c| !c.pending.is_empty())
-            && now.duration_since(last_progress) > spec.stall_timeout
-        {
-            return Err(DriverError::Timeout { target: spec.target.to_string(), secs: spec.stall_timeout.as_secs_f64() });
-        } else if conns.iter().all(|c| c.pending.is_empty()) {
-            last_progress = now;
+        after_events(spec, shared, conns, stats, start, now, progressed, &mut progress, &mut flush)?;
+    }
+}
+
+/// Rate mode: the schedule starts at `start`, spread by connection index.
+fn start_schedule(spec: &RunSpec, conns: &mut [Conn], start: Instant) {
+    if let LoadMode::Rate(_) = spec.mode {
+        let n = conns.len().max(1);
+        for (i, c) in conns.iter_mut().enumerate() {
+            c.next_intended = start + c.interval.mul_f64(i as f64 / n as f64);
         }
     }
+}
+
+/// How long the loop may wait for I/O (at most 100 ms, and not past `--test-time`), and in
+/// open loop how long until the next intended send.
+fn wait_bounds(spec: &RunSpec, conns: &[Conn], start: Instant, now: Instant) -> (Duration, Option<Duration>) {
+    let mut timeout = Duration::from_millis(100);
+    let mut next_send = None;
+    if matches!(spec.mode, LoadMode::Rate(_)) {
+        let mut next = timeout;
+        for c in conns.iter() {
+            if !c.done && c.pending.len() < spec.depth {
+                next = next.min(c.next_intended.saturating_duration_since(now));
+            }
+        }
+        next_send = Some(next);
+    }
+    if let Some(d) = spec.duration {
+        timeout = timeout.min((start + d).saturating_duration_since(now).max(Duration::from_micros(100)));
+    }
+    (timeout, next_send)
+}
+
+/// When replies last arrived, for the stall timeout and the run's end time.
+struct Progress {
+    last: Instant,
+    end: Instant,
+}
+
+impl Progress {
+    fn new(start: Instant) -> Progress {
+        Progress { last: Instant::now(), end: start }
+    }
+}
+
+/// After each wait: timers (rate schedule, end of --test-time, Ctrl-C), then the stall check.
+#[allow(clippy::too_many_arguments)]
+fn after_events(
+    spec: &RunSpec,
+    shared: &Shared,
+    conns: &mut [Conn],
+    stats: &mut RunStats,
+    start: Instant,
+    now: Instant,
+    progressed: bool,
+    progress: &mut Progress,
+    flush: &mut impl FnMut(&mut Conn) -> Result<(), DriverError>,
+) -> Result<(), DriverError> {
+    let stopping = INTERRUPTED.load(Ordering::Relaxed);
+    for c in conns.iter_mut() {
+        if c.done {
+            continue;
+        }
+        if stopping {
+            c.done = true;
+            continue;
+        }
+        if matches!(spec.mode, LoadMode::Rate(_)) || spec.duration.is_some() {
+            pump(spec, shared, c, stats, start, now, false, flush)?;
+        }
+    }
+    if progressed {
+        progress.last = now;
+        progress.end = now;
+    } else if conns.iter().any(|c| !c.pending.is_empty()) && now.duration_since(progress.last) > spec.stall_timeout {
+        return Err(DriverError::Timeout { target: spec.target.to_string(), secs: spec.stall_timeout.as_secs_f64() });
+    } else if conns.iter().all(|c| c.pending.is_empty()) {
+        progress.last = now;
+    }
+    Ok(())
 }
 
 /// The poll token of the open-loop timer (connections use their index).
@@ -460,6 +533,9 @@ fn io_err(spec: &RunSpec, e: std::io::Error) -> DriverError {
 
 /// Reads what is there, records replies, then sends what the mode allows. Returns whether any
 /// reply arrived.
+/// `flush` starts writing `out[out_pos..out_len]`: mio writes what the socket takes, the
+/// io_uring engine queues a send.
+#[allow(clippy::too_many_arguments)]
 fn pump(
     spec: &RunSpec,
     shared: &Shared,
@@ -468,6 +544,7 @@ fn pump(
     start: Instant,
     now: Instant,
     readable: bool,
+    flush: &mut impl FnMut(&mut Conn) -> Result<(), DriverError>,
 ) -> Result<bool, DriverError> {
     let mut got = false;
     if readable {
@@ -476,7 +553,7 @@ fn pump(
     if c.done {
         return Ok(got);
     }
-    flush(spec, c)?;
+    flush(c)?;
     if c.out_pos < c.out_len {
         return Ok(got);
     }
@@ -485,14 +562,14 @@ fn pump(
         LoadMode::Batch => {
             if c.pending.is_empty() {
                 let k = claim(spec, shared, c, spec.depth, t, start);
-                send(spec, c, k, t, None)?;
+                send(c, k, t, None, flush)?;
             }
         }
         LoadMode::Window => {
             let free = spec.depth - c.pending.len().min(spec.depth);
             if free > 0 {
                 let k = claim(spec, shared, c, free, t, start);
-                send(spec, c, k, t, None)?;
+                send(c, k, t, None, flush)?;
             }
         }
         LoadMode::Rate(_) => {
@@ -503,7 +580,7 @@ fn pump(
                 }
                 let intended = c.next_intended;
                 c.next_intended += c.interval;
-                send(spec, c, 1, t, Some(intended))?;
+                send(c, 1, t, Some(intended), flush)?;
                 if c.out_pos < c.out_len {
                     break;
                 }
@@ -540,7 +617,13 @@ fn claim_possible(spec: &RunSpec, shared: &Shared, c: &Conn, now: Instant, start
     true
 }
 
-fn send(spec: &RunSpec, c: &mut Conn, k: usize, now: Instant, intended: Option<Instant>) -> Result<(), DriverError> {
+fn send(
+    c: &mut Conn,
+    k: usize,
+    now: Instant,
+    intended: Option<Instant>,
+    flush: &mut impl FnMut(&mut Conn) -> Result<(), DriverError>,
+) -> Result<(), DriverError> {
     if k == 0 {
         return Ok(());
     }
@@ -550,10 +633,11 @@ fn send(spec: &RunSpec, c: &mut Conn, k: usize, now: Instant, intended: Option<I
     });
     c.out_len = n;
     c.out_pos = 0;
-    flush(spec, c)
+    flush(c)
 }
 
-fn flush(spec: &RunSpec, c: &mut Conn) -> Result<(), DriverError> {
+/// Writes what the socket takes of `out[out_pos..out_len]` (mio engine).
+fn write_out(spec: &RunSpec, c: &mut Conn) -> Result<(), DriverError> {
     while c.out_pos < c.out_len {
         match c.stream.write(&c.out[c.out_pos..c.out_len]) {
             Ok(0) => return Err(DriverError::Closed { target: spec.target.to_string() }),
@@ -578,16 +662,7 @@ fn read_replies(
 ) -> Result<bool, DriverError> {
     let mut any = false;
     loop {
-        if c.in_end == c.inbuf.len() {
-            if c.in_start > 0 {
-                c.inbuf.copy_within(c.in_start..c.in_end, 0);
-                c.in_end -= c.in_start;
-                c.in_start = 0;
-            } else {
-                let n = c.inbuf.len() * 2;
-                c.inbuf.resize(n, 0);
-            }
-        }
+        make_room(c);
         let n = match c.stream.read(&mut c.inbuf[c.in_end..]) {
             Ok(0) => return Err(DriverError::Closed { target: spec.target.to_string() }),
             Ok(n) => n,
@@ -598,8 +673,38 @@ fn read_replies(
             }
             Err(e) => return Err(io_err(spec, e)),
         };
-        let now = Instant::now();
         c.in_end += n;
+        any |= consume_replies(spec, shared, c, stats, start, Instant::now())?;
+    }
+}
+
+/// Makes room after `in_end` for the next read: moves unparsed bytes to the front, or
+/// doubles the buffer when a partial reply fills it.
+fn make_room(c: &mut Conn) {
+    if c.in_end == c.inbuf.len() {
+        if c.in_start > 0 {
+            c.inbuf.copy_within(c.in_start..c.in_end, 0);
+            c.in_end -= c.in_start;
+            c.in_start = 0;
+        } else {
+            let n = c.inbuf.len() * 2;
+            c.inbuf.resize(n, 0);
+        }
+    }
+}
+
+/// Records every complete reply in `inbuf[in_start..in_end]`, read at `now`. Returns
+/// whether there was any.
+fn consume_replies(
+    spec: &RunSpec,
+    shared: &Shared,
+    c: &mut Conn,
+    stats: &mut RunStats,
+    start: Instant,
+    now: Instant,
+) -> Result<bool, DriverError> {
+    let mut any = false;
+    {
         let sec = now.saturating_duration_since(start).as_secs() as usize;
         let mut replies = 0u64;
         let mut lat_sum = 0u64;
@@ -688,4 +793,5 @@ fn read_replies(
             shared.live.latency_sum_us.fetch_add(lat_sum, Ordering::Relaxed);
         }
     }
+    Ok(any)
 }

@@ -44,6 +44,13 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         eprintln!("no known test in -t {}", a.tests);
         return Ok(1);
     }
+    let io_engine = match crate::driver::IoEngine::parse(&a.io_engine) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(1);
+        }
+    };
     let cfg = |t: Target| RedisConfig {
         target: t,
         handshake: Handshake::default(),
@@ -63,6 +70,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         command: None,
         rate: a.rate,
         stall_timeout: 10.0,
+        io_engine,
     };
     let (ca, cb) = (cfg(ta), cfg(tb));
     let mut code = 0;

@@ -47,6 +47,8 @@ pub struct MemtierConfig {
     pub seed: u64,
     /// Same seed for every client.
     pub same_seed: bool,
+    /// I/O engine of the load threads.
+    pub io_engine: driver::IoEngine,
 }
 
 fn parse_range(s: &str, what: &str) -> Result<(u64, u64), String> {
@@ -177,7 +179,9 @@ impl MemtierConfig {
                 return Err("--rate must be a positive number of requests per second".into());
             }
         }
+        let io_engine = driver::IoEngine::parse(&a.io_engine)?;
         Ok(MemtierConfig {
+            io_engine,
             target,
             handshake: conn::Handshake { auth, db: a.select_db, resp3 },
             clients: a.clients,
@@ -387,6 +391,7 @@ pub fn run(cfg: &MemtierConfig, pipeline: usize, rate: Option<f64>, stall_timeou
         same_seed: cfg.same_seed,
         stall_timeout: Duration::from_secs_f64(stall_timeout.max(0.1)),
         generators,
+        io_engine: cfg.io_engine,
     };
     let live = Arc::new(Live::default());
     let live2 = live.clone();

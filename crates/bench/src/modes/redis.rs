@@ -222,6 +222,7 @@ fn run_test(cfg: &RedisConfig, test: &Test, progress: bool, report: &mut RedisRe
         same_seed: false,
         stall_timeout: Duration::from_secs_f64(cfg.stall_timeout),
         generators,
+        io_engine: cfg.io_engine,
     };
     let live = Arc::new(Live::default());
     let live2 = live.clone();

@@ -19,10 +19,11 @@
 use std::io;
 use std::net::SocketAddr;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use bufring::BufRing;
 use io_uring::{cqueue, opcode, squeue, types, IoUring};
 
 use super::{admit, close_client, open_client, tick, tick_period, tune_socket, Admission};
@@ -47,95 +48,6 @@ const BATCH_WANT: usize = 8;
 
 fn user_data(op: u64, index: usize) -> u64 {
     ((index as u64) << 3) | op
-}
-
-/// The provided-buffer ring: BUF_COUNT buffers the kernel fills for multishot receives,
-/// returned to it once their bytes are copied into the connection's read buffer.
-struct BufRing {
-    /// Ring of buffer descriptors, shared with the kernel (page aligned, mmap'd).
-    entries: *mut types::BufRingEntry,
-    entries_len: usize,
-    /// The buffers themselves (mmap'd).
-    data: *mut u8,
-    data_len: usize,
-    tail: u16,
-}
-
-impl BufRing {
-    fn new(ring: &IoUring) -> io::Result<BufRing> {
-        let entries_len = BUF_COUNT as usize * std::mem::size_of::<types::BufRingEntry>();
-        let data_len = BUF_COUNT as usize * BUF_SIZE;
-        let map = |len: usize| -> io::Result<*mut u8> {
-            // SAFETY: anonymous private mapping; checked for MAP_FAILED.
-            let p = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    len,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                    -1,
-                    0,
-                )
-            };
-            if p == libc::MAP_FAILED {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(p.cast())
-        };
-        let entries = map(entries_len)?.cast::<types::BufRingEntry>();
-        let data = map(data_len)?;
-        let mut br = BufRing { entries, entries_len, data, data_len, tail: 0 };
-        // SAFETY: the entries mapping is page aligned, BUF_COUNT entries long, and
-        // lives until Drop, which happens after the ring (and its registration) is gone
-        // because EventLoop declares `ring` before `bufs`.
-        unsafe {
-            ring.submitter().register_buf_ring_with_flags(entries as u64, BUF_COUNT, BUF_GROUP, 0)?;
-        }
-        for bid in 0..BUF_COUNT {
-            br.give(bid);
-        }
-        br.publish();
-        Ok(br)
-    }
-
-    /// Queues buffer `bid` for the kernel (visible after `publish`).
-    fn give(&mut self, bid: u16) {
-        let idx = (self.tail & (BUF_COUNT - 1)) as usize;
-        // SAFETY: idx < BUF_COUNT; the entry is ours to write until publish.
-        let e = unsafe { &mut *self.entries.add(idx) };
-        // SAFETY: bid < BUF_COUNT so the address lies inside the data mapping.
-        e.set_addr(unsafe { self.data.add(bid as usize * BUF_SIZE) } as u64);
-        e.set_len(BUF_SIZE as u32);
-        e.set_bid(bid);
-        self.tail = self.tail.wrapping_add(1);
-    }
-
-    /// Makes given buffers visible to the kernel.
-    fn publish(&self) {
-        // SAFETY: the tail field lives inside the first entry of the ring; the kernel
-        // reads it with acquire semantics.
-        unsafe {
-            let tail = types::BufRingEntry::tail(self.entries).cast_mut();
-            (*(tail as *const AtomicU16)).store(self.tail, Ordering::Release);
-        }
-    }
-
-    /// The bytes the kernel wrote into buffer `bid`.
-    fn bytes(&self, bid: u16, len: usize) -> &[u8] {
-        // SAFETY: bid < BUF_COUNT and len <= BUF_SIZE (the kernel never writes more
-        // than the buffer length); the buffer is not handed back until after use.
-        unsafe { std::slice::from_raw_parts(self.data.add(bid as usize * BUF_SIZE), len.min(BUF_SIZE)) }
-    }
-}
-
-impl Drop for BufRing {
-    fn drop(&mut self) {
-        // SAFETY: both regions were mapped by `new` with these lengths.
-        unsafe {
-            libc::munmap(self.entries.cast(), self.entries_len);
-            libc::munmap(self.data.cast(), self.data_len);
-        }
-    }
 }
 
 /// A connection and the engine's state for it.
@@ -196,7 +108,7 @@ pub fn new_waker_fd() -> io::Result<OwnedFd> {
 
 /// True when this kernel supports the ring setup and features the engine uses.
 pub fn available() -> bool {
-    build_ring().and_then(|r| BufRing::new(&r).map(|_| ())).is_ok()
+    build_ring().and_then(|r| BufRing::new(&r, BUF_GROUP, BUF_COUNT, BUF_SIZE).map(|_| ())).is_ok()
 }
 
 fn build_ring() -> io::Result<IoUring> {
@@ -217,7 +129,7 @@ impl EventLoop {
         waker: OwnedFd,
     ) -> io::Result<EventLoop> {
         let ring = build_ring()?;
-        let bufs = BufRing::new(&ring)?;
+        let bufs = BufRing::new(&ring, BUF_GROUP, BUF_COUNT, BUF_SIZE)?;
         let min_wait_us = if ring.params().is_feature_min_timeout() {
             shared.config.read().io_uring_min_wait_us
         } else {
