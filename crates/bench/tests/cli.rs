@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_basalt-bench");
 
-struct Server(Child, tempfile::TempDir);
+/// A spawned server and its data directory (held only so that it lives as long as the server).
+struct Server(Child, #[allow(dead_code)] tempfile::TempDir);
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.0.kill();
