@@ -247,8 +247,29 @@ fn hrandfield(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
         return Ok(());
     };
-    // With a count: O(N) in the hash's size (it is copied first; Redis is O(count) for
-    // small counts).
+    // With a count, as Redis: a negative count is |count| independent picks, a small
+    // positive one (at most a third of the hash) distinct picks drawn until that many
+    // differ, both O(count); a larger one takes the copied hash, O(N).
+    if let Some(hash) = hash.as_ref() {
+        if count < 0 {
+            let n = usize::try_from(count.unsigned_abs()).unwrap_or(usize::MAX);
+            let picks = (0..n).filter_map(|_| hash.random(ctx.rng));
+            write_pairs(ctx.out, proto, picks, n, with_values);
+            return Ok(());
+        }
+        let want = count as u64;
+        if want > 0 && want.saturating_mul(3) <= hash.len() as u64 {
+            let want = want as usize;
+            let mut picked = hashbrown::HashMap::with_capacity(want);
+            while picked.len() < want {
+                if let Some((f, v)) = hash.random(ctx.rng) {
+                    picked.insert(f, v);
+                }
+            }
+            write_pairs(ctx.out, proto, picked.into_iter(), want, with_values);
+            return Ok(());
+        }
+    }
     let pairs: Vec<(Vec<u8>, Vec<u8>)> =
         hash.map(|hash| hash.iter().map(|(f, v)| (f.to_vec(), v.to_vec())).collect()).unwrap_or_default();
     drop(shard);

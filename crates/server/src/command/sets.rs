@@ -147,8 +147,38 @@ fn srandmember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
         return Ok(());
     };
-    // With a count: O(N) in the set's size (it is copied first; Redis is O(count) for
-    // small counts).
+    // With a count, as Redis: a negative count is |count| independent picks, a small
+    // positive one (at most a third of the set) distinct picks drawn until that many
+    // differ, both O(count); a larger one takes the copied set, O(N).
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    if let Some(set) = coll::read::<Set>(&mut shard, h, a[1], ctx.now_ms)? {
+        if count < 0 {
+            let n = usize::try_from(count.unsigned_abs()).unwrap_or(usize::MAX);
+            encode::array_len(ctx.out, n);
+            for _ in 0..n {
+                if let Some(m) = set.random(ctx.rng) {
+                    encode::bulk(ctx.out, &m);
+                }
+            }
+            return Ok(());
+        }
+        let want = count as u64;
+        if want > 0 && want.saturating_mul(3) <= set.len() as u64 {
+            let want = want as usize;
+            let mut picked = hashbrown::HashSet::with_capacity(want);
+            while picked.len() < want {
+                if let Some(m) = set.random(ctx.rng) {
+                    picked.insert(m);
+                }
+            }
+            encode::array_len(ctx.out, want);
+            for m in &picked {
+                encode::bulk(ctx.out, m);
+            }
+            return Ok(());
+        }
+    }
+    drop(shard);
     let members = members_of(ctx, a[1])?.unwrap_or_default();
     let (n, picks) = random_picks(ctx.rng, members.len(), count);
     encode::array_len(ctx.out, n);

@@ -77,6 +77,13 @@ fn mode() -> &'static Mode {
     })
 }
 
+/// True when the suite spawns Basalt (not another binary, not an external server): for
+/// the few checks that are tighter than Redis's own behaviour (e.g. how uniform a random
+/// pick is).
+pub fn is_basalt() -> bool {
+    matches!(mode(), Mode::Spawn(bin) if bin.as_path() == Path::new(env!("CARGO_BIN_EXE_basalt-server")))
+}
+
 /// True when the suite talks to an externally started server.
 pub fn is_external() -> bool {
     matches!(mode(), Mode::External(_))
