@@ -29,23 +29,28 @@ fn write_score(out: &mut Vec<u8>, score: f64, proto: Proto) {
 
 /// Writes members, with scores when asked: flat in RESP2, [member, score] pairs in RESP3.
 fn write_scored(out: &mut Vec<u8>, proto: Proto, items: &[(f64, Vec<u8>)], with_scores: bool) {
+    write_scored_iter(out, proto, items.len(), items.iter().map(|(s, m)| (*s, &m[..])), with_scores);
+}
+
+/// [`write_scored`] for `n` items produced one by one (never collected).
+fn write_scored_iter<'a>(out: &mut Vec<u8>, proto: Proto, n: usize, items: impl Iterator<Item = (f64, &'a [u8])>, with_scores: bool) {
     if !with_scores {
-        encode::array_len(out, items.len());
+        encode::array_len(out, n);
         for (_, m) in items {
             encode::bulk(out, m);
         }
     } else if proto == Proto::Resp3 {
-        encode::array_len(out, items.len());
+        encode::array_len(out, n);
         for (s, m) in items {
             encode::array_len(out, 2);
             encode::bulk(out, m);
-            write_score(out, *s, proto);
+            write_score(out, s, proto);
         }
     } else {
-        encode::array_len(out, items.len() * 2);
+        encode::array_len(out, n * 2);
         for (s, m) in items {
             encode::bulk(out, m);
-            write_score(out, *s, proto);
+            write_score(out, s, proto);
         }
     }
 }
@@ -583,20 +588,38 @@ fn zrandmember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     check_random_count(count, withscores)?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let zset = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?;
+    let proto = ctx.client.proto;
     let Some(count) = count else {
-        // One member: a random rank, without copying the sorted set.
-        let one = zset.filter(|z| z.len() > 0).map(|z| {
-            let i = ctx.rng.usize(..z.len());
-            z.range(i, i).pop()
-        });
-        match one.flatten() {
-            Some((_, member)) => encode::bulk(ctx.out, &member),
-            None => encode::null(ctx.out, ctx.client.proto),
+        // One member: a constant-time pick, without copying the sorted set.
+        match zset.as_ref().and_then(|z| z.random(ctx.rng)) {
+            Some((_, member)) => encode::bulk(ctx.out, member),
+            None => encode::null(ctx.out, proto),
         }
         return Ok(());
     };
-    // With a count: O(N) in the sorted set's size (it is copied first; Redis is
-    // O(count) for small counts).
+    // With a count, as Redis: a negative count is |count| independent picks, a small
+    // positive one (at most a third of the set) distinct picks drawn until that many
+    // differ, both O(count); a larger one takes the copied set, O(N).
+    if let Some(z) = zset.as_ref() {
+        if count < 0 {
+            let n = usize::try_from(count.unsigned_abs()).unwrap_or(usize::MAX);
+            let picks = (0..n).filter_map(|_| z.random(ctx.rng));
+            write_scored_iter(ctx.out, proto, n, picks, withscores);
+            return Ok(());
+        }
+        let want = count as u64;
+        if want > 0 && want.saturating_mul(3) <= z.len() as u64 {
+            let want = want as usize;
+            let mut picked = hashbrown::HashMap::with_capacity(want);
+            while picked.len() < want {
+                if let Some((s, m)) = z.random(ctx.rng) {
+                    picked.insert(m, s);
+                }
+            }
+            write_scored_iter(ctx.out, proto, want, picked.into_iter().map(|(m, s)| (s, m)), withscores);
+            return Ok(());
+        }
+    }
     let items = zset.map(|z| z.range(0, z.len().saturating_sub(1))).unwrap_or_default();
     drop(shard);
     let (_, picks) = random_picks(ctx.rng, items.len(), count);

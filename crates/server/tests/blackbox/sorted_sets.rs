@@ -1006,3 +1006,50 @@ fn wrongtype_and_arity() {
     }
     assert_bytes!(c.cmd(&["DEL", s, d]), b":2\r\n");
 }
+
+/// ZRANDMEMBER on a sorted set past the packed limits: single picks about equally often
+/// for every member, counted picks distinct (small positive count), repeating (negative),
+/// or the whole set (large positive), each member with its own score.
+#[test]
+fn zrandmember_on_a_large_sorted_set() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let k = "zset_random_large:z";
+    let mut args = vec!["ZADD".to_string(), k.to_string()];
+    for i in 0..200 {
+        args.push(i.to_string());
+        args.push(format!("m{i}"));
+    }
+    assert_bytes!(c.cmd(&args), b":200\r\n");
+    let mut req = Vec::new();
+    for _ in 0..1000 {
+        req.extend(encode(&["ZRANDMEMBER", k]));
+    }
+    let mut counts = BTreeMap::<String, u32>::new();
+    for _ in 0..20 {
+        c.send(&req);
+        for _ in 0..1000 {
+            *counts.entry(parse(&c.read_reply()).text()).or_default() += 1;
+        }
+    }
+    assert_eq!(counts.len(), 200, "every member comes up");
+    // 100 expected each: tight for Basalt's uniform pick, loose for Redis's.
+    let bounds = if is_basalt() { 40..180 } else { 15..300 };
+    assert!(counts.values().all(|n| bounds.contains(n)), "{counts:?}");
+    let pairs = |reply: &[u8]| -> Vec<(String, String)> {
+        let v = texts(&parse(reply));
+        v.chunks(2).map(|p| (p[0].clone(), p[1].clone())).collect()
+    };
+    let ten = pairs(&c.cmd(&["ZRANDMEMBER", k, "10", "WITHSCORES"]));
+    assert_eq!(ten.len(), 10);
+    assert_eq!(ten.iter().map(|p| &p.0).collect::<BTreeSet<_>>().len(), 10, "distinct");
+    assert!(ten.iter().all(|(m, s)| m[1..] == *s), "{ten:?}");
+    let many = pairs(&c.cmd(&["ZRANDMEMBER", k, "-300", "WITHSCORES"]));
+    assert_eq!(many.len(), 300);
+    assert!(many.iter().all(|(m, s)| m[1..] == *s));
+    let r = texts(&parse(&c.cmd(&["ZRANDMEMBER", k, "150"])));
+    assert_eq!(r.iter().collect::<BTreeSet<_>>().len(), 150);
+    let r = texts(&parse(&c.cmd(&["ZRANDMEMBER", k, "1000"])));
+    assert_eq!(r.len(), 200);
+    assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
+}

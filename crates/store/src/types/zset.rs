@@ -323,8 +323,21 @@ impl ZSet {
                     return false;
                 };
                 l.order.remove(score, member);
+                if let Some(to) = super::random::shrink_if_sparse(l.scores.len(), l.scores.capacity()) {
+                    l.scores.shrink_to(to);
+                }
                 true
             }
+        }
+    }
+
+    /// A uniformly random member and its score, None when empty; constant expected
+    /// time for the large form (a pick from its member table, `random.rs`).
+    pub fn random(&self, rng: &mut fastrand::Rng) -> Option<(f64, &[u8])> {
+        match self {
+            ZSet::Packed(p) if p.is_empty() => None,
+            ZSet::Packed(p) => packed_items(p).nth(rng.usize(..p.len() / 2)).map(|(s, m, _)| (s, m)),
+            ZSet::Large(l) => super::random::table_entry(l.scores.raw_table(), rng).map(|(m, s)| (*s, &m[..])),
         }
     }
 
