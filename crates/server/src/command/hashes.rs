@@ -249,8 +249,9 @@ fn hrandfield(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     };
     // With a count, as Redis: a negative count is |count| independent picks, a small
     // positive one (at most a third of the hash) distinct picks drawn until that many
-    // differ, both O(count); a larger one takes the copied hash, O(N).
-    if let Some(hash) = hash.as_ref() {
+    // differ, both O(count); a larger one, or a packed hash (whose picks walk it), takes
+    // the copied hash, O(N).
+    if let Some(hash) = hash.as_ref().filter(|h| h.random_is_constant_time()) {
         if count < 0 {
             let n = usize::try_from(count.unsigned_abs()).unwrap_or(usize::MAX);
             let picks = (0..n).filter_map(|_| hash.random(ctx.rng));

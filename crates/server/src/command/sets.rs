@@ -149,9 +149,11 @@ fn srandmember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     };
     // With a count, as Redis: a negative count is |count| independent picks, a small
     // positive one (at most a third of the set) distinct picks drawn until that many
-    // differ, both O(count); a larger one takes the copied set, O(N).
+    // differ, both O(count); a larger one, or a packed set (whose picks walk it), takes
+    // the copied set, O(N).
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    if let Some(set) = coll::read::<Set>(&mut shard, h, a[1], ctx.now_ms)? {
+    let set = coll::read::<Set>(&mut shard, h, a[1], ctx.now_ms)?;
+    if let Some(set) = set.filter(|s| s.random_is_constant_time()) {
         if count < 0 {
             let n = usize::try_from(count.unsigned_abs()).unwrap_or(usize::MAX);
             encode::array_len(ctx.out, n);

@@ -599,8 +599,9 @@ fn zrandmember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     };
     // With a count, as Redis: a negative count is |count| independent picks, a small
     // positive one (at most a third of the set) distinct picks drawn until that many
-    // differ, both O(count); a larger one takes the copied set, O(N).
-    if let Some(z) = zset.as_ref() {
+    // differ, both O(count); a larger one, or a packed sorted set (whose picks walk it),
+    // takes the copied set, O(N).
+    if let Some(z) = zset.as_ref().filter(|z| z.random_is_constant_time()) {
         if count < 0 {
             let n = usize::try_from(count.unsigned_abs()).unwrap_or(usize::MAX);
             let picks = (0..n).filter_map(|_| z.random(ctx.rng));

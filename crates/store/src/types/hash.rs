@@ -239,6 +239,12 @@ impl Hash {
         }
     }
 
+    /// Whether [`random`](Self::random) takes constant time (the packed form walks its
+    /// fields): counted random picks sample only then, and copy the hash otherwise.
+    pub fn random_is_constant_time(&self) -> bool {
+        matches!(self, Hash::Table(_))
+    }
+
     /// A uniformly random field and its value, None when empty; constant expected time
     /// for a hash table (`random.rs`).
     pub fn random(&self, rng: &mut fastrand::Rng) -> Option<(&[u8], &[u8])> {

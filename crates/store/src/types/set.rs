@@ -184,6 +184,12 @@ impl Set {
         }
     }
 
+    /// Whether [`random`](Self::random) takes constant time (the packed form walks its
+    /// members): counted random picks sample only then, and copy the set otherwise.
+    pub fn random_is_constant_time(&self) -> bool {
+        !matches!(self, Set::Packed(_))
+    }
+
     /// A uniformly random member, None when empty; constant expected time for a hash
     /// table (`random.rs`), at most a packed set's 128 steps otherwise.
     pub fn random(&self, rng: &mut fastrand::Rng) -> Option<Vec<u8>> {

@@ -331,6 +331,12 @@ impl ZSet {
         }
     }
 
+    /// Whether [`random`](Self::random) takes constant time (the packed form walks its
+    /// members): counted random picks sample only then, and copy the set otherwise.
+    pub fn random_is_constant_time(&self) -> bool {
+        matches!(self, ZSet::Large(_))
+    }
+
     /// A uniformly random member and its score, None when empty; constant expected
     /// time for the large form (a pick from its member table, `random.rs`).
     pub fn random(&self, rng: &mut fastrand::Rng) -> Option<(f64, &[u8])> {
