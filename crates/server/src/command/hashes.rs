@@ -252,22 +252,9 @@ fn hrandfield(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     // differ, both O(count); a larger one, or a packed hash (whose picks walk it), takes
     // the copied hash, O(N).
     if let Some(hash) = hash.as_ref().filter(|h| h.random_is_constant_time()) {
-        if count < 0 {
-            let n = usize::try_from(count.unsigned_abs()).unwrap_or(usize::MAX);
-            let picks = (0..n).filter_map(|_| hash.random(ctx.rng));
+        let rng = &mut *ctx.rng;
+        if let Some((n, picks)) = sample_picks(count, hash.len(), || hash.random(rng), |&(f, _)| f) {
             write_pairs(ctx.out, proto, picks, n, with_values);
-            return Ok(());
-        }
-        let want = count as u64;
-        if want > 0 && want.saturating_mul(3) <= hash.len() as u64 {
-            let want = want as usize;
-            let mut picked = hashbrown::HashMap::with_capacity(want);
-            while picked.len() < want {
-                if let Some((f, v)) = hash.random(ctx.rng) {
-                    picked.insert(f, v);
-                }
-            }
-            write_pairs(ctx.out, proto, picked.into_iter(), want, with_values);
             return Ok(());
         }
     }
@@ -297,6 +284,35 @@ pub fn check_random_count(count: Option<i64>, paired: bool) -> Result<(), Comman
         }
     }
     Ok(())
+}
+
+/// Counted random picks by sampling, as Redis does for large collections: a negative
+/// count gives |count| independent picks (streamed), a positive count of at most a third
+/// of `len` distinct picks, drawn until that many differ (by `key`); both O(count).
+/// `pick` draws one element in constant time. None when the caller must copy the
+/// collection instead (a larger positive count; zero).
+pub fn sample_picks<'p, T: 'p, K: Eq + std::hash::Hash + 'p>(
+    count: i64,
+    len: usize,
+    mut pick: impl FnMut() -> Option<T> + 'p,
+    key: impl Fn(&T) -> K,
+) -> Option<(usize, Box<dyn Iterator<Item = T> + 'p>)> {
+    if count < 0 {
+        let n = usize::try_from(count.unsigned_abs()).unwrap_or(usize::MAX);
+        return Some((n, Box::new((0..n).filter_map(move |_| pick()))));
+    }
+    let want = count as u64;
+    if want == 0 || want.saturating_mul(3) > len as u64 {
+        return None;
+    }
+    let want = want as usize;
+    let mut picked = hashbrown::HashMap::with_capacity(want);
+    while picked.len() < want {
+        if let Some(t) = pick() {
+            picked.insert(key(&t), t);
+        }
+    }
+    Some((want, Box::new(picked.into_values())))
 }
 
 /// A random pick of `count` indexes out of `len` with Redis's rule: a positive count

@@ -9,7 +9,7 @@ use store::types::set::Set;
 use super::args;
 use super::collections::{self as coll};
 use super::flags::*;
-use super::hashes::{check_random_count, parse_scan_args, random_picks};
+use super::hashes::{check_random_count, parse_scan_args, random_picks, sample_picks};
 use super::{spec, CommandError, CommandSpec, Ctx};
 
 /// SADD key member [member ...] — number added.
@@ -154,28 +154,11 @@ fn srandmember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let set = coll::read::<Set>(&mut shard, h, a[1], ctx.now_ms)?;
     if let Some(set) = set.filter(|s| s.random_is_constant_time()) {
-        if count < 0 {
-            let n = usize::try_from(count.unsigned_abs()).unwrap_or(usize::MAX);
+        let rng = &mut *ctx.rng;
+        if let Some((n, picks)) = sample_picks(count, set.len(), || set.random(rng), Vec::clone) {
             encode::array_len(ctx.out, n);
-            for _ in 0..n {
-                if let Some(m) = set.random(ctx.rng) {
-                    encode::bulk(ctx.out, &m);
-                }
-            }
-            return Ok(());
-        }
-        let want = count as u64;
-        if want > 0 && want.saturating_mul(3) <= set.len() as u64 {
-            let want = want as usize;
-            let mut picked = hashbrown::HashSet::with_capacity(want);
-            while picked.len() < want {
-                if let Some(m) = set.random(ctx.rng) {
-                    picked.insert(m);
-                }
-            }
-            encode::array_len(ctx.out, want);
-            for m in &picked {
-                encode::bulk(ctx.out, m);
+            for m in picks {
+                encode::bulk(ctx.out, &m);
             }
             return Ok(());
         }

@@ -12,7 +12,7 @@ use store::types::zset::{LexBound, ScoreBound, ZSet};
 use super::args::{self, is};
 use super::collections::{self as coll};
 use super::flags::*;
-use super::hashes::{check_random_count, parse_scan_args, random_picks};
+use super::hashes::{check_random_count, parse_scan_args, random_picks, sample_picks};
 use super::{spec, CommandError, CommandSpec, Ctx};
 
 const NOT_FLOAT: CommandError = CommandError::NotFloat;
@@ -602,22 +602,9 @@ fn zrandmember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     // differ, both O(count); a larger one, or a packed sorted set (whose picks walk it),
     // takes the copied set, O(N).
     if let Some(z) = zset.as_ref().filter(|z| z.random_is_constant_time()) {
-        if count < 0 {
-            let n = usize::try_from(count.unsigned_abs()).unwrap_or(usize::MAX);
-            let picks = (0..n).filter_map(|_| z.random(ctx.rng));
+        let rng = &mut *ctx.rng;
+        if let Some((n, picks)) = sample_picks(count, z.len(), || z.random(rng), |&(_, m)| m) {
             write_scored_iter(ctx.out, proto, n, picks, withscores);
-            return Ok(());
-        }
-        let want = count as u64;
-        if want > 0 && want.saturating_mul(3) <= z.len() as u64 {
-            let want = want as usize;
-            let mut picked = hashbrown::HashMap::with_capacity(want);
-            while picked.len() < want {
-                if let Some((s, m)) = z.random(ctx.rng) {
-                    picked.insert(m, s);
-                }
-            }
-            write_scored_iter(ctx.out, proto, want, picked.into_iter().map(|(m, s)| (s, m)), withscores);
             return Ok(());
         }
     }
