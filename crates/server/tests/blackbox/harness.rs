@@ -84,6 +84,30 @@ pub fn is_basalt() -> bool {
     matches!(mode(), Mode::Spawn(bin) if bin.as_path() == Path::new(env!("CARGO_BIN_EXE_basalt-server")))
 }
 
+/// Sends `args` `batches` x 1000 times (pipelined by the thousand) and counts the
+/// replies by their bytes: how often each element a random pick returns comes up. Checks
+/// that every one of `expect_distinct` elements came up, and that each count lies in
+/// 40..180 when 100 are expected per element for Basalt's uniform picks, or in 15..300
+/// for another server (Redis's pick samples a few buckets and is only roughly fair:
+/// 33..186 seen).
+pub fn assert_uniform_picks(c: &mut RawConn, args: &[&str], batches: usize, expect_distinct: usize) {
+    let mut req = Vec::new();
+    for _ in 0..1000 {
+        req.extend(encode(args));
+    }
+    let mut counts = std::collections::BTreeMap::<Vec<u8>, u32>::new();
+    for _ in 0..batches {
+        c.send(&req);
+        for _ in 0..1000 {
+            *counts.entry(c.read_reply()).or_default() += 1;
+        }
+    }
+    assert_eq!(counts.len(), expect_distinct, "every element comes up: {args:?}");
+    assert_eq!(batches * 1000 / expect_distinct, 100, "sized for 100 picks per element");
+    let bounds = if is_basalt() { 40..180 } else { 15..300 };
+    assert!(counts.values().all(|n| bounds.contains(n)), "{args:?}: {counts:?}");
+}
+
 /// True when the suite talks to an externally started server.
 pub fn is_external() -> bool {
     matches!(mode(), Mode::External(_))

@@ -615,22 +615,7 @@ fn hrandfield_on_a_large_hash_is_uniform() {
     let mut del = vec!["HDEL".to_string(), k.to_string()];
     del.extend((150..300).map(|i| format!("field-{i}")));
     assert_bytes!(c.cmd(&del), b":150\r\n");
-    let mut req = Vec::new();
-    for _ in 0..1000 {
-        req.extend(encode(&["HRANDFIELD", k]));
-    }
-    let mut counts = BTreeMap::<Vec<u8>, u32>::new();
-    for _ in 0..15 {
-        c.send(&req);
-        for _ in 0..1000 {
-            *counts.entry(c.read_reply()).or_default() += 1;
-        }
-    }
-    assert_eq!(counts.len(), 150, "every remaining field comes up");
-    // 100 expected each (binomial, sd 10): 40..180 for Basalt's uniform pick; Redis's
-    // is only roughly fair.
-    let bounds = if is_basalt() { 40..180 } else { 15..300 };
-    assert!(counts.values().all(|n| bounds.contains(n)), "{counts:?}");
+    assert_uniform_picks(&mut c, &["HRANDFIELD", k], 15, 150);
     // Counted picks: distinct fields with their own values for a small positive count,
     // |count| pairs for a negative one.
     let r = c.cmd(&["HRANDFIELD", k, "20", "WITHVALUES"]);

@@ -630,23 +630,7 @@ fn random_picks_from_a_large_set_are_uniform_and_spop_drains_it() {
     let names: Vec<String> = (0..200).map(|i| format!("member-{i}")).collect();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     sadd(&mut c, k, &refs);
-    let mut counts = std::collections::HashMap::<String, u32>::new();
-    let rounds = 20_000;
-    let mut req = Vec::new();
-    for _ in 0..1000 {
-        req.extend(encode(&["SRANDMEMBER", k]));
-    }
-    for _ in 0..rounds / 1000 {
-        c.send(&req);
-        for _ in 0..1000 {
-            *counts.entry(parse(&c.read_reply()).text()).or_default() += 1;
-        }
-    }
-    assert_eq!(counts.len(), 200, "every member comes up");
-    // 100 expected each (binomial, sd 10): 40..180 holds for a uniform pick, Basalt's.
-    // Redis's pick samples a few buckets and is only roughly fair (33..186 seen).
-    let bounds = if is_basalt() { 40..180 } else { 15..300 };
-    assert!(counts.values().all(|n| bounds.contains(n)), "{counts:?}");
+    assert_uniform_picks(&mut c, &["SRANDMEMBER", k], 20, 200);
     // Counted picks on the same set: a small positive count gives distinct members, a
     // negative one |count| members that may repeat, a large positive one the whole set.
     let all: BTreeSet<String> = names.iter().cloned().collect();

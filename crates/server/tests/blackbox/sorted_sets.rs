@@ -1021,21 +1021,7 @@ fn zrandmember_on_a_large_sorted_set() {
         args.push(format!("m{i}"));
     }
     assert_bytes!(c.cmd(&args), b":200\r\n");
-    let mut req = Vec::new();
-    for _ in 0..1000 {
-        req.extend(encode(&["ZRANDMEMBER", k]));
-    }
-    let mut counts = BTreeMap::<String, u32>::new();
-    for _ in 0..20 {
-        c.send(&req);
-        for _ in 0..1000 {
-            *counts.entry(parse(&c.read_reply()).text()).or_default() += 1;
-        }
-    }
-    assert_eq!(counts.len(), 200, "every member comes up");
-    // 100 expected each: tight for Basalt's uniform pick, loose for Redis's.
-    let bounds = if is_basalt() { 40..180 } else { 15..300 };
-    assert!(counts.values().all(|n| bounds.contains(n)), "{counts:?}");
+    assert_uniform_picks(&mut c, &["ZRANDMEMBER", k], 20, 200);
     let pairs = |reply: &[u8]| -> Vec<(String, String)> {
         let v = texts(&parse(reply));
         v.chunks(2).map(|p| (p[0].clone(), p[1].clone())).collect()
