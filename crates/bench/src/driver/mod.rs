@@ -1,4 +1,5 @@
-//! Event loops: one loop per thread (mio, or io_uring in `uring.rs`), each owning its share of the connections. Closed loop
+//! Event loops: one loop per thread (mio here, io_uring in `uring.rs`), each owning its
+//! share of the connections. Closed loop
 //! (batch-synchronous like redis-benchmark, or a sliding window like memtier) with pipeline
 //! depth, or open loop on a fixed schedule (`--rate`) with latency from the intended send time.
 //!
@@ -97,8 +98,8 @@ pub enum IoEngine {
     /// mio (epoll): nonblocking reads and writes when the socket is ready.
     #[default]
     Epoll,
-    /// io_uring: one receive and at most one send in flight per connection, submitted and
-    /// reaped with one system call per loop iteration.
+    /// io_uring: a multishot receive and at most one send in flight per connection,
+    /// submitted and reaped with one system call per loop iteration.
     Uring,
 }
 
@@ -683,14 +684,19 @@ fn read_replies(
 fn make_room(c: &mut Conn) {
     if c.in_end == c.inbuf.len() {
         if c.in_start > 0 {
-            c.inbuf.copy_within(c.in_start..c.in_end, 0);
-            c.in_end -= c.in_start;
-            c.in_start = 0;
+            compact_input(c);
         } else {
             let n = c.inbuf.len() * 2;
             c.inbuf.resize(n, 0);
         }
     }
+}
+
+/// Moves the unparsed bytes of the read buffer to its front.
+fn compact_input(c: &mut Conn) {
+    c.inbuf.copy_within(c.in_start..c.in_end, 0);
+    c.in_end -= c.in_start;
+    c.in_start = 0;
 }
 
 /// Records every complete reply in `inbuf[in_start..in_end]`, read at `now`. Returns

@@ -17,7 +17,7 @@ use std::time::Instant;
 use bufring::BufRing;
 use io_uring::{cqueue, opcode, types, IoUring};
 
-use super::{after_events, consume_replies, io_err, pump, start_schedule, wait_bounds, Conn, DriverError, Progress, RunSpec, Shared};
+use super::{after_events, compact_input, consume_replies, io_err, pump, start_schedule, wait_bounds, Conn, DriverError, Progress, RunSpec, Shared};
 use crate::stats::RunStats;
 
 const OP_RECV: u64 = 0;
@@ -84,9 +84,7 @@ impl Engine {
 fn append_input(c: &mut Conn, bytes: &[u8]) {
     if c.inbuf.len() - c.in_end < bytes.len() {
         if c.in_start > 0 {
-            c.inbuf.copy_within(c.in_start..c.in_end, 0);
-            c.in_end -= c.in_start;
-            c.in_start = 0;
+            compact_input(c);
         }
         if c.inbuf.len() - c.in_end < bytes.len() {
             let n = (c.in_end + bytes.len()).next_power_of_two();
