@@ -159,6 +159,11 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     let dir = config.dir.clone();
     let shared = Arc::new(Shared::new(config, keyspace, threads, commands));
     let _ = shared.io_engine.set(engine.name());
+    if let Some(aof) = shared.aof.as_ref() {
+        // io_uring loops make the log durable themselves under `always` (aof/commit.rs).
+        aof.inline_commits
+            .store(engine == crate::net::Engine::Uring, std::sync::atomic::Ordering::Release);
+    }
 
     // A write past RLIMIT_FSIZE must fail with EFBIG (reported, retried, -MISCONF for
     // writes) instead of killing the process with SIGXFSZ.

@@ -28,6 +28,7 @@
 //! Not built yet (issue 5): log compaction (BGREWRITEAOF, automatic rewrites, turning
 //! the log on at run time) and RDB base files.
 
+pub mod commit;
 pub mod load;
 pub mod manifest;
 mod prealloc;
@@ -78,6 +79,8 @@ struct Tail {
     multi_stripes: Vec<u16>,
     /// The writer is waiting for bytes (notify it on append).
     writer_idle: bool,
+    /// An event loop left work to the writer thread (see `commit.rs`).
+    writer_wanted: bool,
     stop: bool,
 }
 
@@ -122,6 +125,11 @@ pub struct Aof {
     /// The file being appended to: the writer thread's, which an event loop may borrow
     /// (try_lock only) to write its batch's records itself under everysec/no.
     current: Mutex<Option<writer::Current>>,
+    /// Under `always` with the io_uring engine the loops make the log durable themselves
+    /// (`commit.rs`); these are their commits in flight.
+    pub(crate) commits: Mutex<commit::Commits>,
+    /// The loops run io_uring and may commit inline (set at start).
+    pub inline_commits: AtomicBool,
     /// The manifest as last persisted, the folder and the base name (rewrite.rs).
     pub files: Mutex<Option<rewrite::Files>>,
     pub rewrite: rewrite::RewriteStats,
@@ -153,6 +161,7 @@ impl Aof {
                 multi: MultiState::None,
                 multi_stripes: Vec::new(),
                 writer_idle: false,
+                writer_wanted: false,
                 stop: false,
             }),
             wake_writer: Condvar::new(),
@@ -174,6 +183,8 @@ impl Aof {
             debug_flush_sleep_us: AtomicU64::new(0),
             switch: Mutex::new(None),
             current: Mutex::new(None),
+            commits: Mutex::new(commit::Commits::default()),
+            inline_commits: AtomicBool::new(false),
             files: Mutex::new(None),
             rewrite: rewrite::RewriteStats::default(),
             base_size: AtomicU64::new(0),
@@ -327,7 +338,10 @@ impl Aof {
         self.appended.store(end, Ordering::Release);
         // Under everysec/no the event loop writes its records itself at the end of its
         // batch (`write_inline`): waking the writer for each would only cost a switch.
-        let wake = t.writer_idle && self.policy() == AppendFsync::Always;
+        // Under always with inline commits the loop that ends the batch commits it.
+        let wake = t.writer_idle
+            && self.policy() == AppendFsync::Always
+            && !self.inline_commits.load(Ordering::Relaxed);
         drop(t);
         if wake {
             self.wake_writer.notify_one();

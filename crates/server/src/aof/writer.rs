@@ -69,6 +69,12 @@ pub struct Current {
     /// fsync can be answered by writing them again.
     unsynced: Vec<u8>,
     last_fsync: Instant,
+    /// The file opened for direct I/O, for the loops' inline commits (`commit.rs`);
+    /// None where the file system does not allow O_DIRECT.
+    pub(super) direct: Option<super::commit::Direct>,
+    /// The bytes of the file's last, partial direct-I/O block (a commit rewrites them
+    /// before its records: `commit.rs`). Empty without `direct`.
+    tail_block: Vec<u8>,
 }
 
 impl Current {
@@ -80,8 +86,24 @@ impl Current {
                 None
             }
         };
+        let direct = super::commit::Direct::open(&target.path);
+        let tail_block = match &direct {
+            Some(d) => {
+                let keep = (target.len % d.align as u64) as usize;
+                let mut b = vec![0u8; keep];
+                match target.file.read_exact_at(&mut b, target.len - keep as u64) {
+                    Ok(()) => b,
+                    Err(_) => Vec::new(),
+                }
+            }
+            None => Vec::new(),
+        };
+        // Without the partial block's bytes a commit cannot rewrite that block.
+        let direct = direct.filter(|d| tail_block.len() as u64 == target.len % d.align as u64);
         Current {
             synced_len: target.len,
+            direct,
+            tail_block,
             target,
             prealloc,
             unsynced: Vec::new(),
@@ -97,6 +119,7 @@ impl Current {
             p.claim(self.target.len + bytes.len() as u64);
         }
         write_round(aof, &mut self.target, bytes, stop);
+        self.note_tail_block(bytes);
         if policy == AppendFsync::Always {
             self.unsynced.extend_from_slice(bytes);
         }
@@ -115,6 +138,7 @@ impl Current {
         match self.target.file.write_all_at(bytes, self.target.len) {
             Ok(()) => {
                 self.target.len += bytes.len() as u64;
+                self.note_tail_block(bytes);
                 Ok(())
             }
             Err(e) => {
@@ -122,6 +146,70 @@ impl Current {
                 let _ = self.target.file.set_len(self.target.len);
                 Err(e)
             }
+        }
+    }
+
+    /// The file's length (where the next write goes).
+    pub(super) fn len(&self) -> u64 {
+        self.target.len
+    }
+
+    /// For an inline commit: claims the file up to `end` from the preallocation (false
+    /// when the helper is filling that region).
+    pub(super) fn claim_inline(&self, end: u64) -> bool {
+        self.prealloc.as_ref().is_none_or(|(p, _)| p.try_claim(end))
+    }
+
+    /// The bytes of the file's last partial direct-I/O block.
+    pub(super) fn tail_block(&self) -> &[u8] {
+        &self.tail_block
+    }
+
+    /// `bytes` now follow what the file held: keeps the partial block's bytes current.
+    fn note_tail_block(&mut self, bytes: &[u8]) {
+        let Some(d) = &self.direct else { return };
+        let keep = (self.target.len % d.align as u64) as usize;
+        if bytes.len() >= keep {
+            self.tail_block.clear();
+            self.tail_block.extend_from_slice(&bytes[bytes.len() - keep..]);
+        } else {
+            self.tail_block.extend_from_slice(bytes);
+            let cut = self.tail_block.len() - keep;
+            self.tail_block.drain(..cut);
+        }
+    }
+
+    /// An inline commit of `bytes` was submitted at the end of the file. It makes
+    /// itself durable (RWF_DSYNC): the writer has nothing to fsync for it.
+    pub(super) fn advance_inline(&mut self, bytes: &[u8]) {
+        self.target.len += bytes.len() as u64;
+        self.note_tail_block(bytes);
+        self.synced_len = self.target.len;
+    }
+
+    /// Writes a failed inline commit's blocks again and syncs them, retrying like the
+    /// writer's own rounds. False if it gave up (stopping and the disk keeps failing).
+    pub(super) fn rewrite_region(&mut self, aof: &Aof, off: u64, bytes: &[u8], stop: bool) -> bool {
+        let mut attempts = 0;
+        loop {
+            let result = self
+                .target
+                .file
+                .write_all_at(bytes, off)
+                .and_then(|()| self.target.file.sync_data());
+            match result {
+                Ok(()) => {
+                    recovered(aof);
+                    return true;
+                }
+                Err(e) => failed(aof, &format!("Error writing to the AOF file {}", self.target.name), &e),
+            }
+            attempts += 1;
+            if stop && attempts >= 25 {
+                crate::log::warning("Giving up writing the AOF at shutdown: the disk keeps failing");
+                return false;
+            }
+            std::thread::sleep(RETRY);
         }
     }
 
@@ -175,7 +263,11 @@ fn run(shared: &Shared, target: Target) {
             .map_or((false, Instant::now()), |c| (c.needs_sync(), c.last_fsync));
         {
             let mut t = aof.tail.lock();
-            while t.bytes.is_empty() && !t.stop && aof.switch.lock().is_none() {
+            // With inline commits the loops take the tail; the writer acts when one
+            // asks (`writer_wanted`), for a switch, at shutdown, or when the policy
+            // changes.
+            let inline = policy == AppendFsync::Always && aof.inline_commits.load(Ordering::Acquire);
+            while (t.bytes.is_empty() || inline) && !t.writer_wanted && !t.stop && aof.switch.lock().is_none() {
                 let fsync_due = policy == AppendFsync::Everysec && needs_sync;
                 t.writer_idle = true;
                 if fsync_due {
@@ -198,9 +290,16 @@ fn run(shared: &Shared, target: Target) {
         // (`Aof::write_inline`) only ever tries: the two never interleave.
         let mut guard = aof.current.lock();
         let Some(cur) = guard.as_mut() else { return };
+        let stop_now = aof.tail.lock().stop;
+        // The file is the writer's alone once the loops' commits have landed (their
+        // failures written again); none starts while the writer holds it.
+        if !aof.drain_commits(cur, stop_now) && stop_now {
+            crate::log::warning("Giving up writing the AOF at shutdown: the disk keeps failing");
+        }
         let (end, stop) = {
             let mut t = aof.tail.lock();
             std::mem::swap(&mut t.bytes, &mut chunk);
+            t.writer_wanted = false;
             (t.end, t.stop)
         };
         // A log rewrite switched files at offset `at`: what came before goes to the
@@ -228,7 +327,7 @@ fn run(shared: &Shared, target: Target) {
             if chunk.capacity() > 16 * 1024 * 1024 {
                 chunk.shrink_to(64 * 1024);
             }
-            aof.written.store(end, Ordering::Release);
+            aof.written.fetch_max(end, Ordering::AcqRel);
         }
         let fsync_now = match policy {
             AppendFsync::Always => cur.needs_sync(),
@@ -246,7 +345,7 @@ fn run(shared: &Shared, target: Target) {
         // switch took the last bytes: replies then waited for the next write.) Nothing
         // waits for an fsync under `no`.
         if !cur.needs_sync() || policy == AppendFsync::No {
-            aof.durable.store(aof.written(), Ordering::Release);
+            aof.durable.fetch_max(aof.written(), Ordering::AcqRel);
         }
         let finished = stop && aof.buffered() == 0;
         if finished {
@@ -342,6 +441,11 @@ fn sync_round(aof: &Aof, target: &mut Target, unsynced: &mut [u8], synced_len: u
 
 fn aof_debug_sleep_us(aof: &Aof) -> u64 {
     aof.debug_flush_sleep_us.load(Ordering::Relaxed)
+}
+
+/// Records a write failure (INFO, MISCONF) for `commit.rs`.
+pub(super) fn report_failure(aof: &Aof, what: &str, e: &std::io::Error) {
+    failed(aof, what, e);
 }
 
 fn failed(aof: &Aof, what: &str, e: &std::io::Error) {

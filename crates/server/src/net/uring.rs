@@ -93,6 +93,11 @@ pub struct EventLoop {
     /// This loop's part of a running capture's walk (`walk.rs`), and what it left.
     walk: crate::walk::LoopWalk,
     walk_progress: crate::walk::Progress,
+    /// A small ring for this loop's durable log writes (`commit_log`), whose completions
+    /// signal the waker; None without an append-only log.
+    commit_ring: Option<IoUring>,
+    /// The token of this loop's log write in flight.
+    commit_token: Option<u64>,
 }
 
 /// Creates the eventfd that wakes a uring loop.
@@ -154,7 +159,14 @@ impl EventLoop {
             rng: fastrand::Rng::new(),
             walk: Default::default(),
             walk_progress: crate::walk::Progress::Idle,
+            commit_ring: None,
+            commit_token: None,
         };
+        if ev.shared.aof.is_some() {
+            let ring = IoUring::builder().setup_single_issuer().build(4)?;
+            ring.submitter().register_eventfd(ev.waker.as_raw_fd())?;
+            ev.commit_ring = Some(ring);
+        }
         for i in 0..ev.listeners.len() {
             ev.arm_accept(i)?;
         }
@@ -271,6 +283,7 @@ impl EventLoop {
             if returned_buffers {
                 self.bufs.publish();
             }
+            self.commit_log();
             self.release_held();
             for t in std::mem::take(&mut self.rearm) {
                 if let Err(e) = self.arm_recv(t) {
@@ -423,6 +436,67 @@ impl EventLoop {
         true
     }
 
+    /// Under `appendfsync always`, makes the log's tail durable from this loop
+    /// (`aof/commit.rs`): one direct write on the loop's commit ring, waited for at most
+    /// `aof-commit-wait-us`; a write still in flight after that wakes the loop through
+    /// its waker when it completes. Once a commit completes, the records gathered
+    /// meanwhile (other loops' too) go out at once, without a second wait.
+    fn commit_log(&mut self) {
+        let shared = self.shared.clone();
+        let Some(aof) = shared.aof.as_ref() else { return };
+        let mut waited = false;
+        loop {
+            self.reap_commit();
+            if self.commit_token.is_some() {
+                return;
+            }
+            let Some(ring) = self.commit_ring.as_mut() else { return };
+            let Some(io) = aof.start_commit() else { return };
+            let entry = opcode::Write::new(types::Fd(io.fd), io.ptr, io.len)
+                .offset(io.offset)
+                .rw_flags(libc::RWF_DSYNC)
+                .build()
+                .user_data(io.token);
+            // SAFETY: the buffer stays valid until the commit is finished or taken over
+            // by the writer thread (CommitIo's contract); the ring is empty (one at a time).
+            if unsafe { ring.submission().push(&entry) }.is_err() {
+                aof.finish_commit(&shared, self.index, io.token, -libc::EBUSY);
+                return;
+            }
+            self.commit_token = Some(io.token);
+            let wait_us = if waited { 0 } else { shared.config.read().aof_commit_wait_us };
+            // No wake-up through the waker for a completion this loop waits for itself.
+            ring.completion().disable_eventfd();
+            let submitted = if wait_us > 0 {
+                let ts = types::Timespec::from(Duration::from_micros(wait_us.into()));
+                waited = true;
+                ring.submitter().submit_with_args(1, &types::SubmitArgs::new().timespec(&ts))
+            } else {
+                ring.submitter().submit()
+            };
+            if let Err(e) = submitted {
+                if !matches!(e.raw_os_error(), Some(libc::ETIME) | Some(libc::EINTR)) {
+                    crate::log::warning(&format!("event loop {}: log write: {e}", self.index));
+                }
+            }
+            ring.completion().enable_eventfd();
+            // A completion that arrived before the eventfd was enabled again is reaped
+            // by the next turn of this loop.
+        }
+    }
+
+    /// Finishes this loop's log commit if it completed.
+    fn reap_commit(&mut self) {
+        let Some(ring) = self.commit_ring.as_mut() else { return };
+        let done: Option<(u64, i32)> = ring.completion().next().map(|c| (c.user_data(), c.result()));
+        if let Some((token, res)) = done {
+            self.commit_token = None;
+            if let Some(aof) = self.shared.aof.as_ref() {
+                aof.finish_commit(&self.shared, self.index, token, res);
+            }
+        }
+    }
+
     /// Sends what the append-only log now allows of the held connections' replies.
     fn release_held(&mut self) {
         let released = super::release_held(&self.shared, self.index, &mut self.held, &mut self.slots, |s| &mut s.conn);
@@ -546,8 +620,10 @@ impl EventLoop {
             let _ = self.start_send(t);
         }
         while Instant::now() < deadline
-            && self.slots.iter().flatten().any(|s| s.send_inflight || !s.conn.all_written())
+            && (self.commit_token.is_some()
+                || self.slots.iter().flatten().any(|s| s.send_inflight || !s.conn.all_written()))
         {
+            self.commit_log();
             self.release_held();
             // Bounded: replies held for the append-only log arrive by a wake-up, not by a
             // completion of ours, and the deadline must hold even if none comes.
