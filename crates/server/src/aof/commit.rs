@@ -29,7 +29,9 @@
 //! the file, writes that commit's blocks again (buffered write + fdatasync, retried like
 //! its own rounds), and everything resumes when it succeeds. Every case this path does
 //! not take (a file system without O_DIRECT, a rewrite's file switch, the preallocation
-//! filling the region, DEBUG AOF-FLUSH-SLEEP, shutdown) is left to the writer thread.
+//! filling the region, shutdown) is left to the writer thread. DEBUG AOF-FLUSH-SLEEP
+//! delays a commit with a timeout linked before its write, so that tests of a slow disk
+//! run this path.
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
@@ -178,9 +180,7 @@ impl Aof {
             self.want_writer();
             None
         };
-        if !self.write_ok.load(Ordering::Acquire)
-            || self.debug_flush_sleep_us.load(Ordering::Relaxed) > 0
-            || self.switch.lock().is_some()
+        if !self.write_ok.load(Ordering::Acquire) || self.switch.lock().is_some()
         {
             return leave_to_writer();
         }

@@ -117,8 +117,8 @@ pub struct Aof {
     /// The last write error, as strerror would print it.
     pub write_error: Mutex<String>,
     pub delayed_fsync: AtomicU64,
-    /// DEBUG AOF-FLUSH-SLEEP: the writer sleeps this long before each write (tests of
-    /// a slow disk).
+    /// DEBUG AOF-FLUSH-SLEEP: each write of the log (a writer round, or a loop's commit
+    /// through a linked timeout) is delayed this long (tests of a slow disk).
     pub debug_flush_sleep_us: AtomicU64,
     /// A log rewrite asked the writer to continue in a new file from this offset on.
     switch: Mutex<Option<writer::Switch>>,

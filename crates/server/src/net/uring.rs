@@ -36,6 +36,10 @@ const OP_RECV: u64 = 2;
 const OP_SEND: u64 = 3;
 const OP_WAKE: u64 = 4;
 
+/// user_data of DEBUG AOF-FLUSH-SLEEP's timeout on the commit ring (tokens count up
+/// from 0 and never reach it).
+const DEBUG_DELAY: u64 = u64::MAX;
+
 const RING_ENTRIES: u32 = 1024;
 const BUF_GROUP: u16 = 0;
 /// Provided receive buffers per loop and their size (Redis reads 16 KiB at a time).
@@ -96,8 +100,11 @@ pub struct EventLoop {
     /// A small ring for this loop's durable log writes (`commit_log`), whose completions
     /// signal the waker; None without an append-only log.
     commit_ring: Option<IoUring>,
-    /// The token of this loop's log write in flight.
+    /// The token of this loop's log write in flight, and when it was submitted.
     commit_token: Option<u64>,
+    commit_started: Instant,
+    /// The last commit took longer than `aof-commit-wait-us`: do not wait for the next.
+    commit_slow: bool,
 }
 
 /// Creates the eventfd that wakes a uring loop.
@@ -161,6 +168,8 @@ impl EventLoop {
             walk_progress: crate::walk::Progress::Idle,
             commit_ring: None,
             commit_token: None,
+            commit_started: Instant::now(),
+            commit_slow: false,
         };
         if ev.shared.aof.is_some() {
             let ring = IoUring::builder().setup_single_issuer().build(4)?;
@@ -452,19 +461,37 @@ impl EventLoop {
             }
             let Some(ring) = self.commit_ring.as_mut() else { return };
             let Some(io) = aof.start_commit() else { return };
-            let entry = opcode::Write::new(types::Fd(io.fd), io.ptr, io.len)
+            let write = opcode::Write::new(types::Fd(io.fd), io.ptr, io.len)
                 .offset(io.offset)
                 .rw_flags(libc::RWF_DSYNC)
                 .build()
                 .user_data(io.token);
+            // DEBUG AOF-FLUSH-SLEEP: a timeout linked before the write stands for a slow
+            // disk (the kernel reads the timespec when the pair is submitted, below).
+            let sleep_us = aof.debug_flush_sleep_us.load(Ordering::Relaxed);
+            let sleep = types::Timespec::from(Duration::from_micros(sleep_us));
+            let delay = opcode::Timeout::new(&sleep)
+                .flags(types::TimeoutFlags::ETIME_SUCCESS)
+                .build()
+                .flags(squeue::Flags::IO_LINK)
+                .user_data(DEBUG_DELAY);
             // SAFETY: the buffer stays valid until the commit is finished or taken over
-            // by the writer thread (CommitIo's contract); the ring is empty (one at a time).
-            if unsafe { ring.submission().push(&entry) }.is_err() {
+            // by the writer thread (CommitIo's contract); the ring holds nothing else.
+            let pushed = unsafe {
+                let mut sq = ring.submission();
+                (sleep_us == 0 || sq.push(&delay).is_ok()) && sq.push(&write).is_ok()
+            };
+            if !pushed {
                 aof.finish_commit(&shared, self.index, io.token, -libc::EBUSY);
                 return;
             }
             self.commit_token = Some(io.token);
-            let wait_us = if waited { 0 } else { shared.config.read().aof_commit_wait_us };
+            self.commit_started = Instant::now();
+            // Wait for the write, as Redis waits for its fsync, unless this turn waited
+            // already or the disk was slow last time (then the loop only submits, and a
+            // slow disk costs it nothing until a commit is fast again).
+            let bound = shared.config.read().aof_commit_wait_us;
+            let wait_us = if waited || self.commit_slow { 0 } else { bound };
             // No wake-up through the waker for a completion this loop waits for itself.
             ring.completion().disable_eventfd();
             let submitted = if wait_us > 0 {
@@ -488,9 +515,14 @@ impl EventLoop {
     /// Finishes this loop's log commit if it completed.
     fn reap_commit(&mut self) {
         let Some(ring) = self.commit_ring.as_mut() else { return };
-        let done: Option<(u64, i32)> = ring.completion().next().map(|c| (c.user_data(), c.result()));
+        let done: Option<(u64, i32)> = ring
+            .completion()
+            .map(|c| (c.user_data(), c.result()))
+            .find(|&(token, _)| token != DEBUG_DELAY);
         if let Some((token, res)) = done {
             self.commit_token = None;
+            let bound = u128::from(self.shared.config.read().aof_commit_wait_us);
+            self.commit_slow = self.commit_started.elapsed().as_micros() > bound;
             if let Some(aof) = self.shared.aof.as_ref() {
                 aof.finish_commit(&self.shared, self.index, token, res);
             }
