@@ -168,9 +168,7 @@ impl Aof {
     /// the write that makes it durable, or None (nothing to write, a commit in flight,
     /// or a case left to the writer thread, which is then woken).
     pub fn start_commit(&self) -> Option<CommitIo> {
-        if !self.inline_commits.load(Ordering::Acquire)
-            || self.policy() != crate::config::AppendFsync::Always
-        {
+        if !self.commits_inline() {
             return None;
         }
         if self.tail.lock().bytes.is_empty() || self.commits.lock().current.is_some() {
@@ -261,6 +259,7 @@ impl Aof {
             if res >= 0 && res as usize == c.buf.len {
                 let c = commits.current.take().expect("current");
                 commits.spare = Some(c.buf);
+                self.commit_done.notify_all();
                 Some(c.log_end)
             } else {
                 c.failed = true;
@@ -280,6 +279,32 @@ impl Aof {
             }
             None => self.want_writer(),
         }
+    }
+
+    /// The loops make the log durable themselves: io_uring loops, `appendfsync always`.
+    pub fn commits_inline(&self) -> bool {
+        self.inline_commits.load(Ordering::Acquire)
+            && self.policy() == crate::config::AppendFsync::Always
+    }
+
+    /// For a loop with records to commit while another loop's commit is in flight:
+    /// waits at most `timeout` for it to finish, so that this loop's batch goes out in
+    /// the next commit as soon as possible (and its next requests gather meanwhile, as
+    /// they do in a loop that waits for its own commit). True if none is in flight now.
+    pub fn wait_other_commit(&self, timeout: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut commits = self.commits.lock();
+        while commits.current.as_ref().is_some_and(|c| !c.failed) {
+            if self.commit_done.wait_until(&mut commits, deadline).timed_out() {
+                break;
+            }
+        }
+        commits.current.is_none()
+    }
+
+    /// A commit is in flight (or failed and waiting for the writer thread).
+    pub fn commit_in_flight(&self) -> bool {
+        self.commits.lock().current.is_some()
     }
 
     /// The log is written and durable up to `end` (monotonic).
@@ -322,6 +347,7 @@ impl Aof {
                 return false;
             }
             self.commits.lock().current = None;
+            self.commit_done.notify_all();
             self.publish_durable(end);
             return true;
         }

@@ -128,6 +128,8 @@ pub struct Aof {
     /// Under `always` with the io_uring engine the loops make the log durable themselves
     /// (`commit.rs`); these are their commits in flight.
     pub(crate) commits: Mutex<commit::Commits>,
+    /// Notified when a loop's commit finishes (other loops wait for it: `commit.rs`).
+    commit_done: Condvar,
     /// The loops run io_uring and may commit inline (set at start).
     pub inline_commits: AtomicBool,
     /// The manifest as last persisted, the folder and the base name (rewrite.rs).
@@ -184,6 +186,7 @@ impl Aof {
             switch: Mutex::new(None),
             current: Mutex::new(None),
             commits: Mutex::new(commit::Commits::default()),
+            commit_done: Condvar::new(),
             inline_commits: AtomicBool::new(false),
             files: Mutex::new(None),
             rewrite: rewrite::RewriteStats::default(),
@@ -216,6 +219,16 @@ impl Aof {
         }
     }
 
+    /// The end of what was appended (records not yet written included).
+    pub fn appended(&self) -> u64 {
+        self.appended.load(Ordering::Acquire)
+    }
+
+    /// The log offset made durable.
+    pub fn durable(&self) -> u64 {
+        self.durable.load(Ordering::Acquire)
+    }
+
     pub fn written(&self) -> u64 {
         self.written.load(Ordering::Acquire)
     }
@@ -232,6 +245,11 @@ impl Aof {
             .load(Ordering::Acquire)
             .saturating_sub(self.written())
             > TAIL_LIMIT
+    }
+
+    /// Records appended and not yet taken by a commit or a writer round.
+    pub fn has_uncommitted(&self) -> bool {
+        !self.tail.lock().bytes.is_empty()
     }
 
     /// Bytes appended but not yet taken by the writer (INFO aof_buffer_length).

@@ -445,71 +445,98 @@ impl EventLoop {
         true
     }
 
-    /// Under `appendfsync always`, makes the log's tail durable from this loop
-    /// (`aof/commit.rs`): one direct write on the loop's commit ring, waited for at most
-    /// `aof-commit-wait-us`; a write still in flight after that wakes the loop through
-    /// its waker when it completes. Once a commit completes, the records gathered
-    /// meanwhile (other loops' too) go out at once, without a second wait.
+    /// Under `appendfsync always`, makes this loop's batch durable (`aof/commit.rs`):
+    /// commits the log's tail as one direct write on the loop's commit ring and waits,
+    /// at most `aof-commit-wait-us` in all, until the log is durable up to the end of
+    /// what was appended when the turn ended, as Redis waits for its fsync before it
+    /// replies. Another loop's commit in flight is waited for the same way, then the
+    /// records gathered meanwhile go in the next commit. A commit still in flight when
+    /// the wait ends wakes the loop through its waker when it completes. After a commit
+    /// slower than the bound the loop only submits, until a commit is fast again.
     fn commit_log(&mut self) {
         let shared = self.shared.clone();
         let Some(aof) = shared.aof.as_ref() else { return };
-        let mut waited = false;
-        loop {
-            self.reap_commit();
-            if self.commit_token.is_some() {
-                return;
-            }
-            let Some(ring) = self.commit_ring.as_mut() else { return };
-            let Some(io) = aof.start_commit() else { return };
-            let write = opcode::Write::new(types::Fd(io.fd), io.ptr, io.len)
-                .offset(io.offset)
-                .rw_flags(libc::RWF_DSYNC)
-                .build()
-                .user_data(io.token);
-            // DEBUG AOF-FLUSH-SLEEP: a timeout linked before the write stands for a slow
-            // disk (the kernel reads the timespec when the pair is submitted, below).
-            let sleep_us = aof.debug_flush_sleep_us.load(Ordering::Relaxed);
-            let sleep = types::Timespec::from(Duration::from_micros(sleep_us));
-            let delay = opcode::Timeout::new(&sleep)
-                .flags(types::TimeoutFlags::ETIME_SUCCESS)
-                .build()
-                .flags(squeue::Flags::IO_LINK)
-                .user_data(DEBUG_DELAY);
-            // SAFETY: the buffer stays valid until the commit is finished or taken over
-            // by the writer thread (CommitIo's contract); the ring holds nothing else.
-            let pushed = unsafe {
-                let mut sq = ring.submission();
-                (sleep_us == 0 || sq.push(&delay).is_ok()) && sq.push(&write).is_ok()
-            };
-            if !pushed {
-                aof.finish_commit(&shared, self.index, io.token, -libc::EBUSY);
-                return;
-            }
-            self.commit_token = Some(io.token);
-            self.commit_started = Instant::now();
-            // Wait for the write, as Redis waits for its fsync, unless this turn waited
-            // already or the disk was slow last time (then the loop only submits, and a
-            // slow disk costs it nothing until a commit is fast again).
-            let bound = shared.config.read().aof_commit_wait_us;
-            let wait_us = if waited || self.commit_slow { 0 } else { bound };
-            // No wake-up through the waker for a completion this loop waits for itself.
-            ring.completion().disable_eventfd();
-            let submitted = if wait_us > 0 {
-                let ts = types::Timespec::from(Duration::from_micros(wait_us.into()));
-                waited = true;
-                ring.submitter().submit_with_args(1, &types::SubmitArgs::new().timespec(&ts))
-            } else {
-                ring.submitter().submit()
-            };
-            if let Err(e) = submitted {
-                if !matches!(e.raw_os_error(), Some(libc::ETIME) | Some(libc::EINTR)) {
-                    crate::log::warning(&format!("event loop {}: log write: {e}", self.index));
-                }
-            }
-            ring.completion().enable_eventfd();
-            // A completion that arrived before the eventfd was enabled again is reaped
-            // by the next turn of this loop.
+        self.reap_commit();
+        if self.commit_ring.is_none() || !aof.commits_inline() {
+            return;
         }
+        let target = aof.appended();
+        if aof.durable() >= target {
+            return;
+        }
+        let bound = if self.commit_slow { 0 } else { shared.config.read().aof_commit_wait_us };
+        let deadline = Instant::now() + Duration::from_micros(bound.into());
+        loop {
+            if self.commit_token.is_none() {
+                self.submit_commit(aof);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if aof.durable() >= target || left.is_zero() {
+                break;
+            }
+            if self.commit_token.is_some() {
+                self.wait_own_commit(left);
+                self.reap_commit();
+            } else if !(aof.commit_in_flight() && aof.wait_other_commit(left)) {
+                // Nothing in flight that a wait would see finish (a case left to the
+                // writer thread, or the other loop's commit outlasted the bound).
+                break;
+            }
+        }
+        // Whatever gathered while waiting goes out now, without a wait.
+        if self.commit_token.is_none() {
+            self.submit_commit(aof);
+        }
+    }
+
+    /// Submits the log's tail as this loop's commit, if `start_commit` gives one.
+    fn submit_commit(&mut self, aof: &crate::aof::Aof) {
+        let Some(ring) = self.commit_ring.as_mut() else { return };
+        let Some(io) = aof.start_commit() else { return };
+        let write = opcode::Write::new(types::Fd(io.fd), io.ptr, io.len)
+            .offset(io.offset)
+            .rw_flags(libc::RWF_DSYNC)
+            .build()
+            .user_data(io.token);
+        // DEBUG AOF-FLUSH-SLEEP: a timeout linked before the write stands for a slow
+        // disk (the kernel reads the timespec when the pair is submitted, below).
+        let sleep_us = aof.debug_flush_sleep_us.load(Ordering::Relaxed);
+        let sleep = types::Timespec::from(Duration::from_micros(sleep_us));
+        let delay = opcode::Timeout::new(&sleep)
+            .flags(types::TimeoutFlags::ETIME_SUCCESS)
+            .build()
+            .flags(squeue::Flags::IO_LINK)
+            .user_data(DEBUG_DELAY);
+        // SAFETY: the buffer stays valid until the commit is finished or taken over by
+        // the writer thread (CommitIo's contract); the ring holds nothing else.
+        let pushed = unsafe {
+            let mut sq = ring.submission();
+            (sleep_us == 0 || sq.push(&delay).is_ok()) && sq.push(&write).is_ok()
+        };
+        if !pushed {
+            aof.finish_commit(&self.shared, self.index, io.token, -libc::EBUSY);
+            return;
+        }
+        if let Err(e) = ring.submitter().submit() {
+            crate::log::warning(&format!("event loop {}: log write: {e}", self.index));
+        }
+        self.commit_token = Some(io.token);
+        self.commit_started = Instant::now();
+    }
+
+    /// Waits at most `left` for this loop's commit to complete.
+    fn wait_own_commit(&mut self, left: Duration) {
+        let Some(ring) = self.commit_ring.as_mut() else { return };
+        // No wake-up through the waker for a completion this loop waits for itself; a
+        // completion that lands after the eventfd is enabled again is reaped next turn.
+        ring.completion().disable_eventfd();
+        let ts = types::Timespec::from(left);
+        if let Err(e) = ring.submitter().submit_with_args(1, &types::SubmitArgs::new().timespec(&ts)) {
+            if !matches!(e.raw_os_error(), Some(libc::ETIME) | Some(libc::EINTR)) {
+                crate::log::warning(&format!("event loop {}: waiting for a log write: {e}", self.index));
+            }
+        }
+        ring.completion().enable_eventfd();
     }
 
     /// Finishes this loop's log commit if it completed.
