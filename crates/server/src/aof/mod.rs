@@ -476,9 +476,12 @@ impl Aof {
         self.nudge_writer();
     }
 
-    /// Wakes the writer whatever it is waiting for (policy change, shutdown).
+    /// Wakes the writer whatever it is waiting for (policy change, shutdown), and has
+    /// it take the tail even while the loops commit inline: a caller waiting for the
+    /// log (`wait_written`) must not depend on a loop's next turn.
     pub fn nudge_writer(&self) {
-        let _t = self.tail.lock();
+        let mut t = self.tail.lock();
+        t.writer_wanted = true;
         self.wake_writer.notify_one();
     }
 
