@@ -15,7 +15,9 @@
 //!   (EXPIRE 10, SET EX) replay exactly and no DEL needs to be logged for an expired
 //!   key. Redis 7 skips lines that start with `#`, so the file stays loadable by Redis.
 //! - **Durability.** The writer thread (`writer.rs`) takes what was appended, writes it,
-//!   and fsyncs per `appendfsync`; the event loops never touch the file. A reply that
+//!   and fsyncs per `appendfsync`. Under `always` with the io_uring engine the loops
+//!   commit their batches themselves instead, with a bounded wait (`commit.rs`); under
+//!   everysec and no a loop hands its batch to the kernel itself (`write_inline`). A reply that
 //!   reveals a write waits until the log is `written` (everysec, no) or `durable`
 //!   (always) up to that write: each stripe remembers the log offset of the last write
 //!   to its keys, so a read waits only when a key it read has a write not yet on disk,
@@ -25,8 +27,7 @@
 //! - **Files.** Redis 7's multi-part layout (`manifest.rs`): `appenddirname/` holds a
 //!   base file, incremental files and a manifest; `load.rs` replays them at start.
 //!
-//! Not built yet (issue 5): log compaction (BGREWRITEAOF, automatic rewrites, turning
-//! the log on at run time) and RDB base files.
+//! Not built yet: turning the log on at run time (CONFIG SET appendonly).
 
 pub mod commit;
 pub mod load;
