@@ -134,6 +134,17 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     let addrs = bind_addrs(&config)?;
     let mut per_loop: Vec<Vec<std::net::TcpListener>> = (0..threads).map(|_| Vec::new()).collect();
     for (ip, optional) in addrs {
+        // SO_REUSEPORT would let this server join the listeners of another process on
+        // the same port (both then serve half the connections, each with its own data).
+        // A plain bind first fails as Redis's does when the port is taken.
+        if config.port != 0 {
+            let addr = SocketAddr::new(ip, config.port);
+            match crate::net::probe_port_free(addr) {
+                Ok(()) => {}
+                Err(_) if optional => continue,
+                Err(e) => return Err(StartError::Listen(addr.to_string(), e)),
+            }
+        }
         for (i, lists) in per_loop.iter_mut().enumerate() {
             let addr = SocketAddr::new(ip, config.port);
             match listen(addr, config.tcp_backlog) {

@@ -32,6 +32,19 @@ pub fn listen(addr: SocketAddr, backlog: u32) -> std::io::Result<std::net::TcpLi
     Ok(socket.into())
 }
 
+/// Fails with EADDRINUSE when something already listens on `addr`: a bind without
+/// SO_REUSEPORT (SO_REUSEADDR only, so connections in TIME_WAIT do not count), closed
+/// again at once.
+pub fn probe_port_free(addr: SocketAddr) -> std::io::Result<()> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_reuse_address(true)?;
+    if addr.is_ipv6() {
+        socket.set_only_v6(true)?;
+    }
+    socket.bind(&addr.into())
+}
+
 /// Wakes an event loop from another thread (CLIENT KILL, shutdown).
 pub enum LoopWaker {
     Mio(mio::Waker),

@@ -40,3 +40,19 @@ fn bad_value_names_the_line() {
     assert!(msg.contains("at line 2"), "{msg}");
     assert!(msg.contains(">>> 'port 70000'"), "{msg}");
 }
+
+/// A second server on a port that one already listens on stops with Redis's bind error
+/// (Basalt's listeners use SO_REUSEPORT, which once let a second process join the first
+/// one's port and take half of its connections).
+#[test]
+fn a_port_in_use_stops_the_start() {
+    let Some(bin) = server_binary() else {
+        return;
+    };
+    let first = crate::harness::ServerProcess::spawn(bin, &[]);
+    let port = first.port.to_string();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let failed = crate::harness::start_expect_exit(bin, dir.path(), &["--port", &port], std::time::Duration::from_secs(10));
+    assert_eq!(failed.code, Some(1), "{}", failed.log);
+    assert!(failed.log.contains("Address already in use"), "{}", failed.log);
+}
