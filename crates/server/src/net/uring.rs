@@ -454,16 +454,18 @@ impl EventLoop {
     /// the wait ends wakes the loop through its waker when it completes. After a commit
     /// slower than the bound the loop only submits, until a commit is fast again.
     fn commit_log(&mut self) {
+        // The commit ring exists only with an append-only log.
+        if self.commit_ring.is_none() {
+            return;
+        }
+        self.reap_commit();
+        let Some(aof) = self.shared.aof.as_ref() else { return };
+        if !aof.commits_inline() || aof.durable() >= aof.appended() {
+            return;
+        }
         let shared = self.shared.clone();
         let Some(aof) = shared.aof.as_ref() else { return };
-        self.reap_commit();
-        if self.commit_ring.is_none() || !aof.commits_inline() {
-            return;
-        }
         let target = aof.appended();
-        if aof.durable() >= target {
-            return;
-        }
         let bound = if self.commit_slow { 0 } else { shared.config.read().aof_commit_wait_us };
         let deadline = Instant::now() + Duration::from_micros(bound.into());
         loop {
