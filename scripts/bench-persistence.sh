@@ -4,6 +4,8 @@
 # appendfsync always and appendfsync everysec, ROUNDS rounds, servers interleaved
 # round by round, median requests/s and the ratios that issue 5 asks for.
 # Usage: ROUNDS=5 N=200000 THREADS=1 scripts/bench-persistence.sh
+# CLIENT=basalt-bench drives the servers with basalt-bench (the same flags) instead of
+# redis-benchmark, which saturates its core here and so bounds every server's figure.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 rounds="${ROUNDS:-5}"
@@ -12,7 +14,12 @@ threads="${THREADS:-1}"
 . "$repo/scripts/lib/ensure-tools.sh"
 ensure_rust
 ensure_redis_tools
-cargo build --release --quiet --manifest-path "$repo/Cargo.toml" -p basalt-server
+cargo build --release --quiet --manifest-path "$repo/Cargo.toml" -p basalt-server -p bench
+case "${CLIENT:-redis-benchmark}" in
+  redis-benchmark) client=(redis-benchmark) ;;
+  basalt-bench) client=("$repo/target/release/basalt-bench") ;;
+  *) echo "CLIENT must be redis-benchmark or basalt-bench" >&2; exit 2 ;;
+esac
 . "$repo/scripts/lib/scratch.sh"
 
 declare -A port
@@ -43,15 +50,15 @@ for r in $(seq "$rounds"); do
   # Rotate the order each round so no server always runs first.
   order=("${names[@]:$((r % ${#names[@]}))}" "${names[@]:0:$((r % ${#names[@]}))}")
   for name in "${order[@]}"; do
-    rps=$(redis-benchmark -p "${port[$name]}" -c 50 -d 128 -t set -n "$n" -r 100000 -q 2>/dev/null \
-      | tr '\r' '\n' | sed -n 's/^SET: \([0-9.]*\) requests per second.*/\1/p' | tail -1)
+    rps=$("${client[@]}" -p "${port[$name]}" -c 50 -d 128 -t set -n "$n" -r 100000 -q 2>/dev/null \
+      | tr '\r' '\n' | sed -n 's/^ *SET: \([0-9.]*\) requests per second.*/\1/p' | tail -1)
     runs[$name]="${runs[$name]:-} $rps"
   done
 done
 
 median() { printf '%s\n' $1 | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 declare -A med
-echo "redis-benchmark -t set -c 50 -d 128 -n $n -r 100000, $rounds rounds interleaved, basalt --threads $threads, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "$(basename "${client[0]}") -t set -c 50 -d 128 -n $n -r 100000, $rounds rounds interleaved, basalt --threads $threads, $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "| server | persistence | median SET/s | rounds |"
 echo "|---|---|---:|---|"
 for name in "${names[@]}"; do
