@@ -104,6 +104,9 @@ pub struct Config {
     /// io_uring engine: under load, let the kernel gather completions for up to this
     /// many microseconds before waking the loop (0 = wake on the first completion).
     pub io_uring_min_wait_us: u32,
+    /// io_uring engine: with many active connections, wake the loop once several
+    /// requests are ready or after this many microseconds (0 = wake on the first).
+    pub io_uring_batch_wait_us: u32,
     /// io_uring engine, `appendfsync always`: how long a loop waits for its batch's log
     /// write to become durable before it goes on serving (aof/commit.rs; 0 = never).
     pub aof_commit_wait_us: u32,
@@ -153,6 +156,7 @@ impl Default for Config {
             rdbchecksum: true,
             lazyfree_lazy_user_flush: false,
             io_uring_min_wait_us: 0,
+            io_uring_batch_wait_us: 50,
             aof_commit_wait_us: 2000,
             hash_max_listpack_entries: 512,
             hash_max_listpack_value: 64,
@@ -292,6 +296,8 @@ pub static PARAMS: &[Param] = &[
         get: |c| yes_no(c.lazyfree_lazy_user_flush), set: |c, v| c.lazyfree_lazy_user_flush = v == "yes" },
     Param { name: "io-uring-min-wait-us", kind: Kind::Int { min: 0, max: 10_000 }, mutable: false,
         get: |c| c.io_uring_min_wait_us.to_string(), set: |c, v| c.io_uring_min_wait_us = v.parse().unwrap_or(c.io_uring_min_wait_us) },
+    Param { name: "io-uring-batch-wait-us", kind: Kind::Int { min: 0, max: 10_000 }, mutable: false,
+        get: |c| c.io_uring_batch_wait_us.to_string(), set: |c, v| c.io_uring_batch_wait_us = v.parse().unwrap_or(c.io_uring_batch_wait_us) },
     Param { name: "aof-commit-wait-us", kind: Kind::Int { min: 0, max: 100_000 }, mutable: true,
         get: |c| c.aof_commit_wait_us.to_string(), set: |c, v| c.aof_commit_wait_us = v.parse().unwrap_or(c.aof_commit_wait_us) },
     Param { name: "hash-max-listpack-entries", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,

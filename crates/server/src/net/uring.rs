@@ -50,6 +50,58 @@ const BATCH_LOAD: usize = 4;
 /// Completions to gather per wake-up under load (within io-uring-min-wait-us).
 const BATCH_WANT: usize = 8;
 
+/// Wake-up batching under load (`io-uring-batch-wait-us`). When many connections are
+/// active, the loop asks the kernel to wake it only once enough completions are ready
+/// for the sends it just queued plus requests from half the active connections (at most
+/// `BATCH_MAX_REQUESTS`), or once the wait bound passed: one wake-up then serves many
+/// requests, as Redis's slower turns do by themselves, and the clients, which get their
+/// replies in bursts, spend less per reply too. Measured here (redis-benchmark SET
+/// -c 50, one loop): 88k -> 101k requests/s and 7.9 -> 7.1 us of server CPU per
+/// request. Load is measured in connections, not completions: a few busy clients (each
+/// waiting for its reply before it sends again) never make the loop wait for requests
+/// that cannot come (-c 4 and -c 10 unchanged).
+struct Batching {
+    /// The current millisecond and the distinct connections with a request in it.
+    ms: i64,
+    active_now: usize,
+    /// Distinct connections with a request in the previous millisecond.
+    active_prev: usize,
+    /// Sends queued this turn (their completions count toward the wake-up).
+    sends: usize,
+    /// The bound on a wait, in microseconds (0: no batching).
+    wait_us: u64,
+}
+
+/// Active connections (in the last millisecond) from which the loop batches wake-ups.
+const BATCH_MIN_ACTIVE: usize = 8;
+/// The most requests a wake-up waits for.
+const BATCH_MAX_REQUESTS: usize = 32;
+
+impl Batching {
+    fn new(wait_us: u64) -> Batching {
+        Batching { ms: 0, active_now: 0, active_prev: 0, sends: 0, wait_us }
+    }
+
+    /// A turn at `now_ms`: a new millisecond starts a new count.
+    fn roll(&mut self, now_ms: i64) {
+        if now_ms != self.ms {
+            self.active_prev = if now_ms == self.ms + 1 { self.active_now } else { 0 };
+            self.active_now = 0;
+            self.ms = now_ms;
+        }
+    }
+
+    /// How many completions to wait for, and for at most how long; None: wake on the
+    /// first one.
+    fn want(&self) -> Option<(usize, Duration)> {
+        if self.wait_us == 0 || self.active_prev < BATCH_MIN_ACTIVE {
+            return None;
+        }
+        let requests = (self.active_prev / 2).min(BATCH_MAX_REQUESTS);
+        Some((self.sends + requests, Duration::from_micros(self.wait_us)))
+    }
+}
+
 fn user_data(op: u64, index: usize) -> u64 {
     ((index as u64) << 3) | op
 }
@@ -67,6 +119,8 @@ struct Slot {
     closing: bool,
     /// Close once everything pending is written.
     close_after_send: bool,
+    /// The millisecond of this connection's last request (`Batching`).
+    active_ms: i64,
 }
 
 pub struct EventLoop {
@@ -97,6 +151,7 @@ pub struct EventLoop {
     /// This loop's part of a running capture's walk (`walk.rs`), and what it left.
     walk: crate::walk::LoopWalk,
     walk_progress: crate::walk::Progress,
+    batching: Batching,
     /// A small ring for this loop's durable log writes (`commit_log`), whose completions
     /// signal the waker; None without an append-only log.
     commit_ring: Option<IoUring>,
@@ -142,6 +197,7 @@ impl EventLoop {
     ) -> io::Result<EventLoop> {
         let ring = build_ring()?;
         let bufs = BufRing::new(&ring, BUF_GROUP, BUF_COUNT, BUF_SIZE)?;
+        let shared_batch_wait_us = u64::from(shared.config.read().io_uring_batch_wait_us);
         let min_wait_us = if ring.params().is_feature_min_timeout() {
             shared.config.read().io_uring_min_wait_us
         } else {
@@ -166,6 +222,7 @@ impl EventLoop {
             rng: fastrand::Rng::new(),
             walk: Default::default(),
             walk_progress: crate::walk::Progress::Idle,
+            batching: Batching::new(shared_batch_wait_us),
             commit_ring: None,
             commit_token: None,
             commit_started: Instant::now(),
@@ -247,6 +304,7 @@ impl EventLoop {
             .build()
             .user_data(user_data(OP_SEND, t));
         slot.send_inflight = true;
+        self.batching.sends += 1;
         self.push(e)
     }
 
@@ -265,6 +323,15 @@ impl EventLoop {
             } else {
                 (1, 0)
             };
+            let batch_ts;
+            let (want, ts) = match self.batching.want() {
+                Some((w, bound)) if min_wait == 0 && bound < wait => {
+                    batch_ts = types::Timespec::from(bound);
+                    (w, batch_ts)
+                }
+                _ => (want, ts),
+            };
+            self.batching.sends = 0;
             let args = types::SubmitArgs::new().timespec(&ts).min_wait_usec(min_wait);
             if let Err(e) = self.ring.submitter().submit_with_args(want, &args) {
                 match e.raw_os_error() {
@@ -274,6 +341,7 @@ impl EventLoop {
             }
             let woke = Instant::now();
             let now_ms = self.shared.keyspace.now_ms();
+            self.batching.roll(now_ms);
             let mut returned_buffers = false;
             self.last_batch = 0;
             loop {
@@ -381,6 +449,7 @@ impl EventLoop {
             recv_armed: false,
             closing: false,
             close_after_send: false,
+            active_ms: 0,
         });
         if let Err(e) = self.arm_recv(t) {
             crate::log::warning(&format!("arming receive: {e}"));
@@ -420,6 +489,10 @@ impl EventLoop {
             return false;
         }
         let Some(bid) = bid else { return false };
+        if slot.active_ms != now_ms {
+            slot.active_ms = now_ms;
+            self.batching.active_now += 1;
+        }
         let shared = &*self.shared;
         let stats = &*shared.thread_stats[self.index];
         bump(&stats.net_input_bytes, res as u64);
