@@ -70,16 +70,28 @@ struct Batching {
     sends: usize,
     /// The bound on a wait, in microseconds (0: no batching).
     wait_us: u64,
+    /// Commands executed by the loop (its `total_commands`) when the last turn began,
+    /// and in the last turn.
+    commands_at: u64,
+    last_turn_commands: u64,
 }
 
 /// Active connections (in the last millisecond) from which the loop batches wake-ups.
 const BATCH_MIN_ACTIVE: usize = 8;
 /// The most requests a wake-up waits for.
 const BATCH_MAX_REQUESTS: usize = 32;
+/// Commands in a turn from which the next wait is not batched.
+const BATCH_BUSY_TURN: u64 = 64;
 
 impl Batching {
     fn new(wait_us: u64) -> Batching {
-        Batching { ms: 0, active_now: 0, active_prev: 0, sends: 0, wait_us }
+        Batching { ms: 0, active_now: 0, active_prev: 0, sends: 0, wait_us, commands_at: 0, last_turn_commands: 0 }
+    }
+
+    /// A turn ends; `commands`: the loop's command count so far.
+    fn turn_done(&mut self, commands: u64) {
+        self.last_turn_commands = commands.wrapping_sub(self.commands_at);
+        self.commands_at = commands;
     }
 
     /// A turn at `now_ms`: a new millisecond starts a new count.
@@ -94,7 +106,9 @@ impl Batching {
     /// How many completions to wait for, and for at most how long; None: wake on the
     /// first one.
     fn want(&self) -> Option<(usize, Duration)> {
-        if self.wait_us == 0 || self.active_prev < BATCH_MIN_ACTIVE {
+        // A turn that already had plenty to do (pipelining clients) gains nothing from
+        // waiting, and its replies would only leave later.
+        if self.wait_us == 0 || self.active_prev < BATCH_MIN_ACTIVE || self.last_turn_commands >= BATCH_BUSY_TURN {
             return None;
         }
         let requests = (self.active_prev / 2).min(BATCH_MAX_REQUESTS);
@@ -323,6 +337,8 @@ impl EventLoop {
             } else {
                 (1, 0)
             };
+            let commands = self.shared.thread_stats[self.index].total_commands.load(Ordering::Relaxed);
+            self.batching.turn_done(commands);
             let batch_ts;
             let (want, ts) = match self.batching.want() {
                 Some((w, bound)) if min_wait == 0 && bound < wait => {
