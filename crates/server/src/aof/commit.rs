@@ -25,6 +25,11 @@
 //! which the next commit overwrites (and which the loader treats as preallocated space).
 //! The file holds exactly the log's bytes, as Redis writes them.
 //!
+//! Not covered: a commit of several blocks torn so that a middle block did not land
+//! while a later one did leaves zeros inside a record that may still parse (the
+//! writer thread's buffered path has the same exposure, page by page). Per-commit
+//! checksums in `#` annotation lines would catch it; not built.
+//!
 //! Faults: a failed or short commit stops inline commits; the writer thread, which owns
 //! the file, writes that commit's blocks again (buffered write + fdatasync, retried like
 //! its own rounds), and everything resumes when it succeeds. Every case this path does
