@@ -273,7 +273,7 @@ impl Aof {
                 } else {
                     std::io::Error::new(std::io::ErrorKind::WriteZero, "short write")
                 };
-                super::writer::report_failure(self, "Error writing to the AOF file", &e);
+                super::writer::failed(self, "Error writing to the AOF file", &e);
                 None
             }
         };
@@ -328,13 +328,13 @@ impl Aof {
 
     /// For the writer thread, holding the file (so no new commit starts): waits for
     /// the loops' commit in flight, and writes a failed one again, so that the file is
-    /// the writer's alone. Returns false if it gave up (stopping, disk failing).
-    pub(super) fn drain_commits(&self, cur: &mut super::writer::Current, stop: bool) -> bool {
+    /// the writer's alone (at shutdown it gives up on a disk that keeps failing).
+    pub(super) fn drain_commits(&self, cur: &mut super::writer::Current, stop: bool) {
         let started = std::time::Instant::now();
         loop {
             let mut commits = self.commits.lock();
             let Some(c) = commits.current.as_mut() else {
-                return true;
+                return;
             };
             if !c.failed && stop && started.elapsed() > std::time::Duration::from_secs(2) {
                 // A loop that stopped before its commit completed never reports it: write
@@ -349,12 +349,12 @@ impl Aof {
             let (off, bytes, end) = (c.file_off, c.buf.as_slice().to_vec(), c.log_end);
             drop(commits);
             if !cur.rewrite_region(self, off, &bytes, stop) {
-                return false;
+                return;
             }
             self.commits.lock().current = None;
             self.commit_done.notify_all();
             self.publish_durable(end);
-            return true;
+            return;
         }
     }
 }

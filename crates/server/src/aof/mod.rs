@@ -248,11 +248,6 @@ impl Aof {
             > TAIL_LIMIT
     }
 
-    /// Records appended and not yet taken by a commit or a writer round.
-    pub fn has_uncommitted(&self) -> bool {
-        !self.tail.lock().bytes.is_empty()
-    }
-
     /// Bytes appended but not yet taken by the writer (INFO aof_buffer_length).
     pub fn buffered(&self) -> usize {
         self.tail.lock().bytes.len()

@@ -293,9 +293,7 @@ fn run(shared: &Shared, target: Target) {
         let stop_now = aof.tail.lock().stop;
         // The file is the writer's alone once the loops' commits have landed (their
         // failures written again); none starts while the writer holds it.
-        if !aof.drain_commits(cur, stop_now) && stop_now {
-            crate::log::warning("Giving up writing the AOF at shutdown: the disk keeps failing");
-        }
+        aof.drain_commits(cur, stop_now);
         let (end, stop) = {
             let mut t = aof.tail.lock();
             std::mem::swap(&mut t.bytes, &mut chunk);
@@ -443,12 +441,8 @@ fn aof_debug_sleep_us(aof: &Aof) -> u64 {
     aof.debug_flush_sleep_us.load(Ordering::Relaxed)
 }
 
-/// Records a write failure (INFO, MISCONF) for `commit.rs`.
-pub(super) fn report_failure(aof: &Aof, what: &str, e: &std::io::Error) {
-    failed(aof, what, e);
-}
-
-fn failed(aof: &Aof, what: &str, e: &std::io::Error) {
+/// Records a write failure (INFO, MISCONF); also for `commit.rs`.
+pub(super) fn failed(aof: &Aof, what: &str, e: &std::io::Error) {
     let text = strerror(e);
     if aof.write_ok.swap(false, Ordering::AcqRel) {
         crate::log::warning(&format!("{what}: {text}"));
