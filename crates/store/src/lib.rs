@@ -19,6 +19,7 @@ pub mod inline;
 pub mod rdb;
 pub mod shard;
 pub mod shard_lock;
+pub mod size_class;
 pub mod types;
 pub mod value;
 pub mod varint;

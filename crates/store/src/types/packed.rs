@@ -23,7 +23,7 @@
 //! the entry encodes the result back. Both are linear copies of a few hundred bytes at
 //! most (the entry keeps only compact forms up to `entry::INLINE_MAX_BYTES` inline).
 
-use crate::varint;
+use crate::{size_class, varint};
 
 /// A packed sequence of byte strings.
 #[derive(Clone, Default, Debug, PartialEq, Eq)]
@@ -89,10 +89,10 @@ impl Packed {
         self.iter().map(|(_, item)| item)
     }
 
-    /// Appends an item. Capacity grows exactly (as a listpack does): these sequences are
-    /// small, and the allocator resizes within a size class in place.
+    /// Appends an item. Capacity grows to the allocator's size class (`size_class.rs`):
+    /// the memory a listpack's exact growth would get anyway, without a `realloc` per item.
     pub fn push(&mut self, item: &[u8]) {
-        self.buf.reserve_exact(varint::len(item.len()) + item.len());
+        size_class::reserve(&mut self.buf, varint::len(item.len()) + item.len());
         varint::push(&mut self.buf, item.len());
         self.buf.extend_from_slice(item);
         self.count += 1;
@@ -105,7 +105,8 @@ impl Packed {
     }
 
     /// Replaces the bytes `at..end` with the encoded `item`, moving the tail once and
-    /// allocating only when the buffer grows beyond its capacity (exactly, as a listpack).
+    /// allocating only when the buffer grows beyond its capacity (to the end of the
+    /// allocator's size class, `size_class.rs`).
     fn splice_item(&mut self, at: usize, end: usize, item: &[u8]) {
         let mut len_bytes = [0u8; 10];
         let n = varint::write(&mut len_bytes, item.len());
@@ -113,7 +114,7 @@ impl Packed {
         let old_len = end - at;
         let total = self.buf.len() - old_len + new_len;
         if new_len > old_len {
-            self.buf.reserve_exact(new_len - old_len);
+            size_class::reserve(&mut self.buf, new_len - old_len);
             self.buf.resize(total, 0);
             self.buf.copy_within(end..total - (new_len - old_len), at + new_len);
         } else {
