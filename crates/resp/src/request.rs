@@ -85,6 +85,35 @@ enum Scan {
     TooLong,
 }
 
+/// The fast path for the short length lines that make up most requests (`*3\r\n`,
+/// `$5\r\n`): the marker byte at `start`, then 1 to 18 digits with no leading zero (or a
+/// lone `0`), then `\r` and one more byte (Redis needs the byte after the `\r` before it
+/// goes on). Returns the value and the offset of the `\r`. Anything else, including a
+/// line that is merely incomplete, returns None and takes the general path (`scan_line`
+/// and `parse_i64`), which gives the same result for every line accepted here: this
+/// only skips the `memchr` call and the second pass over the digits.
+#[inline]
+fn short_length(input: &[u8], start: usize, max_line: usize) -> Option<(i64, usize)> {
+    // 18 digits cannot overflow; a line limit set below them sends every line the long way.
+    const MAX_DIGITS: usize = 18;
+    if max_line <= MAX_DIGITS + 1 {
+        return None;
+    }
+    let digits = input.get(start + 1..)?;
+    let mut value: i64 = 0;
+    for (i, &c) in digits.iter().enumerate().take(MAX_DIGITS + 1) {
+        match c {
+            b'0'..=b'9' if i < MAX_DIGITS => value = value * 10 + i64::from(c - b'0'),
+            b'\r' if i == 1 || (i > 1 && digits[0] != b'0') => {
+                let cr = start + 1 + i;
+                return (cr + 1 < input.len()).then_some((value, cr));
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// Looks for `needle` in the line starting at `start`, resuming at `from`. The terminator must be
 /// at most `max` bytes after `start` (so the line's content is at most `max` bytes).
 fn scan_line(input: &[u8], start: usize, from: usize, max: usize, needle: u8) -> Scan {
@@ -255,23 +284,28 @@ impl RequestParser {
         scanned: usize,
     ) -> Result<Option<usize>, ProtocolError> {
         let max = self.limits.max_inline_len;
-        let cr = match scan_line(input, 0, scanned, max, b'\r') {
-            Scan::Found(i) => i,
-            Scan::Pending(s) => {
-                self.state = State::Count { scanned: s };
-                return Ok(None);
+        let (n, cr) = match short_length(input, 0, max) {
+            Some(found) => found,
+            None => {
+                let cr = match scan_line(input, 0, scanned, max, b'\r') {
+                    Scan::Found(i) => i,
+                    Scan::Pending(s) => {
+                        self.state = State::Count { scanned: s };
+                        return Ok(None);
+                    }
+                    Scan::TooLong => return Err(ProtocolError::TooBigMultibulkCount),
+                };
+                // Redis needs one more byte (meant to be '\n', not checked) after the '\r'.
+                if cr + 1 >= input.len() {
+                    self.state = State::Count { scanned: cr };
+                    return Ok(None);
+                }
+                (parse_i64(&input[1..cr]).ok_or(ProtocolError::InvalidMultibulkLength)?, cr)
             }
-            Scan::TooLong => return Err(ProtocolError::TooBigMultibulkCount),
         };
-        // Redis needs one more byte (meant to be '\n', not checked) after the '\r'.
-        if cr + 1 >= input.len() {
-            self.state = State::Count { scanned: cr };
-            return Ok(None);
+        if n > i64::from(i32::MAX) {
+            return Err(ProtocolError::InvalidMultibulkLength);
         }
-        let n = match parse_i64(&input[1..cr]) {
-            Some(n) if n <= i64::from(i32::MAX) => n,
-            _ => return Err(ProtocolError::InvalidMultibulkLength),
-        };
         if self.limits.unauthenticated && n > UNAUTHENTICATED_MAX_ARGS {
             return Err(ProtocolError::UnauthenticatedMultibulkLength);
         }
@@ -295,35 +329,44 @@ impl RequestParser {
             match bulk {
                 None => {
                     let max = self.limits.max_inline_len;
-                    let cr = match scan_line(input, pos, scanned, max, b'\r') {
-                        Scan::Found(i) => i,
-                        Scan::Pending(s) => {
-                            self.state = State::Args {
-                                pos,
-                                remaining,
-                                bulk,
-                                scanned: s,
+                    let fast = match input.get(pos) {
+                        Some(b'$') => short_length(input, pos, max),
+                        _ => None,
+                    };
+                    let (len, cr) = match fast {
+                        Some(found) => found,
+                        None => {
+                            let cr = match scan_line(input, pos, scanned, max, b'\r') {
+                                Scan::Found(i) => i,
+                                Scan::Pending(s) => {
+                                    self.state = State::Args {
+                                        pos,
+                                        remaining,
+                                        bulk,
+                                        scanned: s,
+                                    };
+                                    return Ok(None);
+                                }
+                                Scan::TooLong => return Err(ProtocolError::TooBigBulkCount),
                             };
-                            return Ok(None);
+                            if cr + 1 >= input.len() {
+                                self.state = State::Args {
+                                    pos,
+                                    remaining,
+                                    bulk,
+                                    scanned: cr,
+                                };
+                                return Ok(None);
+                            }
+                            if input[pos] != b'$' {
+                                return Err(ProtocolError::ExpectedDollar(input[pos]));
+                            }
+                            (parse_i64(&input[pos + 1..cr]).ok_or(ProtocolError::InvalidBulkLength)?, cr)
                         }
-                        Scan::TooLong => return Err(ProtocolError::TooBigBulkCount),
                     };
-                    if cr + 1 >= input.len() {
-                        self.state = State::Args {
-                            pos,
-                            remaining,
-                            bulk,
-                            scanned: cr,
-                        };
-                        return Ok(None);
+                    if len < 0 || len as u64 > self.limits.max_bulk_len {
+                        return Err(ProtocolError::InvalidBulkLength);
                     }
-                    if input[pos] != b'$' {
-                        return Err(ProtocolError::ExpectedDollar(input[pos]));
-                    }
-                    let len = match parse_i64(&input[pos + 1..cr]) {
-                        Some(len) if len >= 0 && len as u64 <= self.limits.max_bulk_len => len,
-                        _ => return Err(ProtocolError::InvalidBulkLength),
-                    };
                     if self.limits.unauthenticated && len > UNAUTHENTICATED_MAX_BULK_LEN {
                         return Err(ProtocolError::UnauthenticatedBulkLength);
                     }
@@ -893,6 +936,43 @@ mod tests {
         assert_eq!(p.parse(b"*2147483647\r\n$1\r\na\r\n"), Ok(None));
         assert!(p.spans.capacity() <= 1024);
         assert_eq!(p.argc(), 1);
+    }
+
+    /// The short-length fast path must agree with the general path on every line: the
+    /// same requests, the same errors, the same "need more" at every prefix. A line limit
+    /// of 19 bytes turns the fast path off, and every line here fits within it.
+    #[test]
+    fn short_length_fast_path_agrees_with_the_general_path() {
+        let general = Limits { max_inline_len: 19, ..Limits::default() };
+        let fast = Limits::default();
+        let counts: &[&[u8]] = &[b"0", b"1", b"2", b"9", b"10", b"01", b"00", b"-1", b"-0", b"+1", b"", b"1x", b"x",
+            b"2147483647", b"2147483648", b"999999999999999999", b" 1", b"1 "];
+        // (Requests that end up inline, after `*0` or `*-1`, must stay under the 19-byte
+        // limit themselves.)
+        let lens: &[&[u8]] = &[b"0", b"1", b"3", b"03", b"00", b"-1", b"", b"3x", b"536870912", b"536870913", b"2 "];
+        for count in counts {
+            for len in lens {
+                let mut req = Vec::new();
+                req.extend_from_slice(b"*");
+                req.extend_from_slice(count);
+                req.extend_from_slice(b"\r\n$3\r\nGET\r\n$");
+                req.extend_from_slice(len);
+                req.extend_from_slice(b"\r\nabc\r\n*1\r\n$4\r\nPING\r\n");
+                let want = parse_all(&general, &req);
+                assert_eq!(parse_all(&fast, &req), want, "{}", String::from_utf8_lossy(&req));
+                for step in [1, 2, 5] {
+                    assert_eq!(parse_chunked(&fast, &req, step), want, "step {step}: {}", String::from_utf8_lossy(&req));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn long_length_lines_take_the_general_path() {
+        assert_eq!(one(b"*1\r\n$999999999999999999\r\n"), Err(E::InvalidBulkLength));
+        assert_eq!(one(b"*1\r\n$9999999999999999999\r\n"), Err(E::InvalidBulkLength));
+        assert_eq!(one(b"*99999999999999999999\r\n"), Err(E::InvalidMultibulkLength));
+        assert_eq!(one(b"*0000000000000000001\r\n"), Err(E::InvalidMultibulkLength));
     }
 
     #[test]
