@@ -256,7 +256,13 @@ unsafe impl Sync for Entry {}
 ///
 /// # Safety
 /// `p` must point at a varint written by `write_varint` inside a live blob.
+#[inline]
 unsafe fn read_varint(p: *const u8) -> (usize, usize) {
+    // SAFETY: the caller guarantees a complete varint at p, so its first byte.
+    let first = unsafe { *p };
+    if first & 0x80 == 0 {
+        return (usize::from(first), 1);
+    }
     let mut n = 0usize;
     let mut shift = 0;
     let mut i = 0;
@@ -275,9 +281,6 @@ unsafe fn read_varint(p: *const u8) -> (usize, usize) {
 /// Where the parts of a blob lie, computed from its header.
 struct Parts {
     flags: u8,
-    lru_at: usize,
-    key_at: usize,
-    key_len: usize,
     payload_at: usize,
     total: usize,
 }
@@ -432,15 +435,32 @@ impl Entry {
         u64::from_le_bytes(b) as usize as *mut u8
     }
 
+    /// Where the LRU bytes start (after the flags byte and the expiry, if any).
+    #[inline]
+    fn lru_at(&self) -> usize {
+        // SAFETY: every blob starts with its flags byte.
+        let flags = unsafe { *self.ptr() };
+        1 + if flags & HAS_EXPIRE != 0 { 8 } else { 0 }
+    }
+
+    /// Where the key starts and its length: the header up to the key, without the
+    /// payload's length that `parts` also decodes (a key comparison, run on every
+    /// probe of a lookup, needs no more).
+    #[inline]
+    fn key_span(&self) -> (usize, usize) {
+        let lru_at = self.lru_at();
+        // SAFETY: the key's varint length follows the 4 LRU bytes (`build`'s layout).
+        let (key_len, n) = unsafe { read_varint(self.ptr().add(lru_at + 4)) };
+        (lru_at + 4 + n, key_len)
+    }
+
     fn parts(&self) -> Parts {
         let p = self.ptr();
         // SAFETY: the blob was written by `build` with this exact layout and is live
         // for as long as &self.
         unsafe {
             let flags = *p;
-            let lru_at = 1 + if flags & HAS_EXPIRE != 0 { 8 } else { 0 };
-            let (key_len, n) = read_varint(p.add(lru_at + 4));
-            let key_at = lru_at + 4 + n;
+            let (key_at, key_len) = self.key_span();
             let payload_at = key_at + key_len;
             let payload_len = match flags & KIND_MASK {
                 KIND_INLINE => {
@@ -455,9 +475,6 @@ impl Entry {
             };
             Parts {
                 flags,
-                lru_at,
-                key_at,
-                key_len,
                 payload_at,
                 total: payload_at + payload_len,
             }
@@ -472,9 +489,9 @@ impl Entry {
 
     /// The key.
     pub fn key(&self) -> &[u8] {
-        let parts = self.parts();
+        let (key_at, key_len) = self.key_span();
         // SAFETY: key bytes lie inside the blob at key_at..key_at+key_len.
-        unsafe { std::slice::from_raw_parts(self.ptr().add(parts.key_at), parts.key_len) }
+        unsafe { std::slice::from_raw_parts(self.ptr().add(key_at), key_len) }
     }
 
     /// Absolute expiry time in Unix milliseconds, if the key has one.
@@ -515,7 +532,7 @@ impl Entry {
 
     /// Last access time in seconds (the server's LRU clock).
     pub fn lru(&self) -> u32 {
-        let at = self.parts().lru_at;
+        let at = self.lru_at();
         let mut b = [0u8; 4];
         // SAFETY: 4 lru bytes at lru_at inside the blob.
         unsafe { std::ptr::copy_nonoverlapping(self.ptr().add(at), b.as_mut_ptr(), 4) };
@@ -524,7 +541,7 @@ impl Entry {
 
     /// Records an access.
     pub fn set_lru(&mut self, lru: u32) {
-        let at = self.parts().lru_at;
+        let at = self.lru_at();
         // SAFETY: 4 lru bytes at lru_at inside the blob, uniquely borrowed.
         unsafe { std::ptr::copy_nonoverlapping(lru.to_le_bytes().as_ptr(), self.ptr().add(at), 4) };
     }
@@ -774,7 +791,7 @@ impl Entry {
     fn blob_with_key(&self, key: &[u8]) -> Entry {
         let parts = self.parts();
         let old = self.bytes();
-        let head = &old[..parts.lru_at + 4];
+        let head = &old[..self.lru_at() + 4];
         let payload = &old[parts.payload_at..parts.total];
         let total = head.len() + varint::len(key.len()) + key.len() + payload.len();
         Entry::alloc_with(total, |buf| {
