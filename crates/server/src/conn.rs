@@ -11,10 +11,12 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use resp::{Limits, RequestParser};
-use smallvec::SmallVec;
 
 use crate::command::{self, Client, Ctx};
 use crate::shared::{ClientInfo, Shared, ThreadStats};
+
+/// Arguments held on the stack per command; longer commands collect theirs in a Vec.
+const SMALL_ARGC: usize = 16;
 
 /// Read buffer growth step; also the size of each read.
 pub const READ_CHUNK: usize = 16 * 1024;
@@ -200,10 +202,19 @@ impl Conn {
                 Ok(Some(n)) => {
                     let argc = parser.argc();
                     if argc > 0 {
-                        let mut args: SmallVec<[&[u8]; 16]> = SmallVec::with_capacity(argc);
-                        for i in 0..argc {
-                            args.push(parser.arg(input, i));
-                        }
+                        // Up to 16 arguments in an array on the stack (a SmallVec here
+                        // cost a 264-byte copy per command); more go to a Vec.
+                        let mut few: [&[u8]; SMALL_ARGC] = [&[]; SMALL_ARGC];
+                        let many: Vec<&[u8]>;
+                        let args: &[&[u8]] = if argc <= SMALL_ARGC {
+                            for (i, slot) in few[..argc].iter_mut().enumerate() {
+                                *slot = parser.arg(input, i);
+                            }
+                            &few[..argc]
+                        } else {
+                            many = parser.args(input).collect();
+                            &many
+                        };
                         // Redis drops connections that look like HTTP (cross-protocol
                         // scripting): "POST" or "Host:" as a command name.
                         if args[0].eq_ignore_ascii_case(b"post") || args[0].eq_ignore_ascii_case(b"host:") {
@@ -225,13 +236,13 @@ impl Conn {
                         if command::takes_all_gates(args[0]) {
                             store::release_kept();
                             gate = None;
-                            command::execute(&mut ctx, &args);
+                            command::execute(&mut ctx, args);
                         } else {
                             if gate.is_none() {
                                 store::release_kept();
                                 gate = Some(shared.gates[client_owner].read());
                             }
-                            command::execute(&mut ctx, &args);
+                            command::execute(&mut ctx, args);
                         }
                     }
                     *rpos += n;

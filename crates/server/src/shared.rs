@@ -36,6 +36,9 @@ pub struct ThreadStats {
     pub writes: AtomicU64,
     /// Error replies by code, indexed like [`ERROR_CODES`].
     pub errors: Box<[AtomicU64]>,
+    /// The clock that times this thread's commands: the TSC where it is constant (as
+    /// Redis 7's monotonic clock), read raw and scaled once per command.
+    pub clock: quanta::Clock,
 }
 
 /// Error codes counted separately for INFO errorstats (the first word of an error
@@ -72,6 +75,7 @@ impl ThreadStats {
             total_error_replies: AtomicU64::new(0),
             writes: AtomicU64::new(0),
             errors: ERROR_CODES.iter().map(|_| AtomicU64::new(0)).collect(),
+            clock: quanta::Clock::new(),
         }
     }
 
