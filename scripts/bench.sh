@@ -26,7 +26,10 @@
 #   BASALT_BIN       server binary for the Basalt side [target/release/basalt-server].
 #                    If its name starts with "redis-server" the --threads and
 #                    --io-engine flags are left out.
-#   BASALT_CONFIGS   Basalt configurations [t1-epoll t1-uring t2-epoll t2-uring]
+#   BASALT_CONFIGS   Basalt configurations [t1-epoll t1-uring t2-epoll t2-uring];
+#                    "t1-uring+name=value" adds a server flag, "t1-uring@base" runs
+#                    BASALT_BASE_BIN (A/B of two builds in one run)
+#   BASALT_BASE_BIN  the other build for "@base" configurations
 #   WORKLOADS        redis-benchmark tests, "-pN" suffix = pipeline N
 #                    [set get incr mset set-p16 get-p16]
 #   REQUESTS*        requests per unpipelined run [200000; QUICK 20000]
@@ -45,7 +48,7 @@ ROOT=$(pwd)
 
 # The exact command, with the environment overrides that shape the run.
 CMD=""
-for v in QUICK BASALT_BIN BASALT_CONFIGS WORKLOADS REQUESTS PIPE_REQUESTS ROUNDS KEYS CLIENTS \
+for v in QUICK BASALT_BIN BASALT_BASE_BIN BASALT_CONFIGS WORKLOADS REQUESTS PIPE_REQUESTS ROUNDS KEYS CLIENTS \
     RANDOM_KEYS SKIP_MEMORY SKIP_BUILD MAX_SECONDS REDIS_BIN; do
     if [[ -n "${!v:-}" ]]; then
         CMD+="$v=$(printf '%q' "${!v}") "

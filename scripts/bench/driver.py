@@ -63,6 +63,10 @@ class Settings:
         ]
         self.redis_bin = os.environ.get("REDIS_BIN") or shutil.which("redis-server")
         self.basalt_bin = os.environ["BASALT_BIN"]
+        # A second Basalt build for A/B runs: configurations ending in "@base" run it.
+        self.base_bin = os.environ.get("BASALT_BASE_BIN", "")
+        if any(c[3] for c in self.configs) and not os.access(self.base_bin, os.X_OK):
+            sys.exit("bench: a configuration ends in @base but BASALT_BASE_BIN is not an executable")
         self.basalt_is_redis = os.path.basename(self.basalt_bin).startswith("redis-server")
         self.benchmark_bin = shutil.which("redis-benchmark")
         self.cli_bin = shutil.which("redis-cli")
@@ -78,8 +82,12 @@ def parse_workload(text):
 
 
 def parse_config(text):
-    """'t2-uring' -> (2, 'uring', []); 't1-uring+io-uring-min-wait-us=20' adds
-    ['--io-uring-min-wait-us', '20'] to the server's flags (for A/B runs of a tunable)."""
+    """'t2-uring' -> (2, 'uring', [], False); 't1-uring+io-uring-min-wait-us=20' adds
+    ['--io-uring-min-wait-us', '20'] to the server's flags (for A/B runs of a tunable);
+    a trailing '@base' runs BASALT_BASE_BIN instead of BASALT_BIN (A/B of two builds)."""
+    text, at, which = text.partition("@")
+    if at and which != "base":
+        sys.exit(f"bench: bad Basalt config suffix {'@' + which!r} (only @base)")
     base, *extras = text.split("+")
     threads, _, engine = base.partition("-")
     if not (threads.startswith("t") and threads[1:].isdigit() and engine in ("epoll", "uring")):
@@ -90,7 +98,7 @@ def parse_config(text):
         if not name or not eq:
             sys.exit(f"bench: bad extra flag {e!r} in {text!r} (want +name=value)")
         flags += ["--" + name, value]
-    return int(threads[1:]), engine, flags
+    return int(threads[1:]), engine, flags, bool(at)
 
 
 def workload_label(workload):
@@ -237,15 +245,17 @@ def make_servers(s, work, pidfile):
             pidfile,
         )
     ]
-    for threads, engine, flags in s.configs:
+    for threads, engine, flags, on_base in s.configs:
+        binary = s.base_bin if on_base else s.basalt_bin
 
-        def argv(port, d, threads=threads, engine=engine, flags=flags):
-            args = [s.basalt_bin, "--port", str(port), "--bind", HOST, "--dir", d, "--save", ""]
+        def argv(port, d, threads=threads, engine=engine, flags=flags, binary=binary):
+            args = [binary, "--port", str(port), "--bind", HOST, "--dir", d, "--save", ""]
             if s.basalt_is_redis:
                 return args + ["--appendonly", "no"]
             return args + ["--threads", str(threads), "--io-engine", engine] + flags
 
         label = f"basalt-t{threads}-{engine}" + "".join(f"+{f.lstrip('-')}" if i % 2 == 0 else f"={f}" for i, f in enumerate(flags))
+        label += "@base" if on_base else ""
         servers.append(Server(label, argv, work, pidfile))
     return servers
 
@@ -407,6 +417,8 @@ def build_report(s, servers, results, memory, notes, elapsed):
     commit = command_output(["git", "rev-parse", "--short", "HEAD"])
     dirty = command_output(["git", "status", "--porcelain", "--untracked-files=no"])
     out(f"- Basalt: `{s.basalt_bin}` (commit {commit}{', dirty tree' if dirty else ''})")
+    if s.base_bin and any(c[3] for c in s.configs):
+        out(f"- Base build for the configurations ending in @base: `{s.base_bin}`")
     if s.basalt_is_redis:
         out("- NOTE: BASALT_BIN is redis-server, so the Basalt side is Redis too and the "
             "configuration names are labels only (--threads/--io-engine not passed).")

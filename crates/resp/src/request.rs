@@ -99,19 +99,20 @@ fn short_length(input: &[u8], start: usize, max_line: usize) -> Option<(i64, usi
     if max_line <= MAX_DIGITS + 1 {
         return None;
     }
-    let digits = input.get(start + 1..)?;
+    let line = input.get(start + 1..)?;
     let mut value: i64 = 0;
-    for (i, &c) in digits.iter().enumerate().take(MAX_DIGITS + 1) {
-        match c {
-            b'0'..=b'9' if i < MAX_DIGITS => value = value * 10 + i64::from(c - b'0'),
-            b'\r' if i == 1 || (i > 1 && digits[0] != b'0') => {
-                let cr = start + 1 + i;
-                return (cr + 1 < input.len()).then_some((value, cr));
-            }
-            _ => return None,
+    let mut digits = 0;
+    for &c in line.iter().take(MAX_DIGITS) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
         }
+        value = value * 10 + i64::from(d);
+        digits += 1;
     }
-    None
+    // Then the '\r' and one more byte; a leading zero only as the lone digit.
+    let well_formed = digits > 0 && (digits == 1 || line[0] != b'0') && line.get(digits) == Some(&b'\r');
+    (well_formed && digits + 1 < line.len()).then_some((value, start + 1 + digits))
 }
 
 /// Looks for `needle` in the line starting at `start`, resuming at `from`. The terminator must be

@@ -235,16 +235,38 @@ fn is_data_group(group: &str) -> bool {
 /// Longest command name looked up by its packed form (`CommandTable::short`).
 const SHORT_NAME: usize = 16;
 
-/// `name` lower-cased and zero-padded into one integer, when it fits.
+/// `name` lower-cased and zero-padded into one integer, when it fits. Read with a few
+/// word loads and lower-cased eight bytes at a time: a byte loop into a `u128` (or
+/// bytes stored into an array and read back whole) cost ~150 instructions a lookup.
 fn short_key(name: &[u8]) -> Option<u128> {
     if name.len() > SHORT_NAME {
         return None;
     }
-    let mut key = [0u8; SHORT_NAME];
-    for (k, &b) in key.iter_mut().zip(name) {
-        *k = b | (u8::from(b.is_ascii_uppercase()) << 5);
+    let (lo, hi) = name.split_at(name.len().min(8));
+    Some(u128::from(ascii_lower8(load_le(hi))) << 64 | u128::from(ascii_lower8(load_le(lo))))
+}
+
+/// Up to 8 bytes as a little-endian integer, zero-padded.
+fn load_le(bytes: &[u8]) -> u64 {
+    let word = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    match bytes.len() {
+        8 => u64::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7]]),
+        // Two overlapping 4-byte words: the shared bytes are the same in both.
+        n @ 4..=7 => u64::from(word(bytes)) | u64::from(word(&bytes[n - 4..])) << (8 * (n - 4)),
+        _ => bytes.iter().rev().fold(0, |v, &b| v << 8 | u64::from(b)),
     }
-    Some(u128::from_le_bytes(key))
+}
+
+/// ASCII `A`-`Z` to `a`-`z` in each byte of `x`, other bytes unchanged.
+fn ascii_lower8(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // Per byte, on its low 7 bits (sums stay inside the byte): the high bit is set when
+    // the byte is at least 'A', and when it is above 'Z'.
+    let low7 = x & (0x7f * ONES);
+    let at_least_a = low7 + (0x80 - u64::from(b'A')) * ONES;
+    let above_z = low7 + (0x80 - u64::from(b'Z') - 1) * ONES;
+    let upper = at_least_a & !above_z & !x & (0x80 * ONES);
+    x | upper >> 2
 }
 
 /// The flattened table: every command and subcommand with an index (used for stats).
@@ -693,6 +715,31 @@ mod tests {
         assert_eq!(t.lookup(b"ge"), None);
         assert_eq!(t.lookup(b""), None);
         assert_eq!(t.lookup(b"g\xc5t"), None);
+    }
+
+    #[test]
+    fn short_keys_lower_case_ascii_only_and_keep_every_byte() {
+        let slow = |name: &[u8]| {
+            let mut key = 0u128;
+            for (i, b) in name.iter().enumerate() {
+                key |= u128::from(b.to_ascii_lowercase()) << (8 * i);
+            }
+            key
+        };
+        let mut names: Vec<Vec<u8>> = vec![b"".to_vec(), b"@[`{".to_vec(), b"AZaz".to_vec()];
+        for len in 1..=16 {
+            names.push((0..len).map(|i| b"GeTzREMRANGEBYSCORE"[i % 19]).collect());
+            names.push((0..len).map(|i| (i as u8).wrapping_mul(37).wrapping_add(0x3f)).collect());
+            names.push((0..len).map(|i| 0xc1 + i as u8).collect());
+        }
+        for b in 0..=255u8 {
+            names.push(vec![b; 3]);
+            names.push(vec![b; 11]);
+        }
+        for name in &names {
+            assert_eq!(short_key(name), Some(slow(name)), "{name:?}");
+        }
+        assert_eq!(short_key(&[b'a'; 17]), None);
     }
 
     #[test]
