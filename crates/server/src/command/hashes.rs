@@ -365,51 +365,74 @@ fn write_pairs<'a>(
     }
 }
 
-/// Parses `cursor [MATCH pattern] [COUNT count]` of HSCAN/SSCAN/ZSCAN; returns the
-/// pattern. The whole collection is returned in one reply with cursor 0, which SCAN's
-/// contract allows (COUNT is a hint) and Redis itself does for small encodings.
-pub fn parse_scan_args<'a>(a: &[&'a [u8]]) -> Result<Option<&'a [u8]>, CommandError> {
-    let cursor = std::str::from_utf8(a[2]).ok().and_then(|s| s.parse::<u64>().ok().or_else(|| s.parse::<i64>().ok().map(|n| n as u64)));
-    if cursor.is_none() {
-        return Err(CommandError::msg("ERR invalid cursor"));
+/// HSCAN, SSCAN and ZSCAN's arguments after the key.
+pub struct ScanArgs<'a> {
+    pub cursor: u64,
+    /// MATCH's pattern; None for none or `*`.
+    pub pattern: Option<&'a [u8]>,
+    /// COUNT (default 10, as Redis).
+    pub count: usize,
+}
+
+impl ScanArgs<'_> {
+    pub fn matches(&self, item: &[u8]) -> bool {
+        self.pattern.is_none_or(|p| store::glob::glob_match(p, item, false))
     }
-    let mut pattern = None;
+}
+
+/// Parses `cursor [MATCH pattern] [COUNT count]` of HSCAN, SSCAN and ZSCAN.
+pub fn parse_scan_args<'a>(a: &[&'a [u8]]) -> Result<ScanArgs<'a>, CommandError> {
+    let cursor = std::str::from_utf8(a[2]).ok().and_then(|s| s.parse::<u64>().ok().or_else(|| s.parse::<i64>().ok().map(|n| n as u64)));
+    let Some(cursor) = cursor else {
+        return Err(CommandError::msg("ERR invalid cursor"));
+    };
+    let mut args = ScanArgs { cursor, pattern: None, count: 10 };
     let mut i = 3;
     while i < a.len() {
         let Some(v) = a.get(i + 1) else { return Err(CommandError::Syntax) };
         if is(a[i], "match") {
-            pattern = Some(*v).filter(|p| *p != b"*");
+            args.pattern = Some(*v).filter(|p| *p != b"*");
         } else if is(a[i], "count") {
-            if args::int(v)? < 1 {
+            let count = args::int(v)?;
+            if count < 1 {
                 return Err(CommandError::Syntax);
             }
+            args.count = usize::try_from(count).unwrap_or(usize::MAX);
         } else {
             return Err(CommandError::Syntax);
         }
         i += 2;
     }
-    Ok(pattern)
+    Ok(args)
 }
 
-/// HSCAN key cursor [MATCH pattern] [COUNT count] — [0, [field, value, ...]].
+/// Writes a *SCAN reply: the next cursor, then the `n` items already encoded in `body`.
+pub fn write_scan_reply(out: &mut Vec<u8>, cursor: u64, n: usize, body: &[u8]) {
+    encode::array_len(out, 2);
+    encode::bulk(out, itoa::Buffer::new().format(cursor).as_bytes());
+    encode::array_len(out, n);
+    out.extend_from_slice(body);
+}
+
+/// HSCAN key cursor [MATCH pattern] [COUNT count] — [next cursor, [field, value, ...]].
+/// A table-encoded hash is walked a few buckets per call (`store::types::scan`); a
+/// small one comes whole with cursor 0, as in Redis.
 fn hscan(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let pattern = parse_scan_args(a)?;
+    let scan = parse_scan_args(a)?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut body = Vec::new();
     let mut n = 0;
+    let mut next = 0;
     if let Some(hash) = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)? {
-        for (f, v) in hash.iter() {
-            if pattern.is_none_or(|p| store::glob::glob_match(p, f, false)) {
+        next = hash.scan(scan.cursor, scan.count, |f, v| {
+            if scan.matches(f) {
                 encode::bulk(&mut body, f);
                 encode::bulk(&mut body, v);
                 n += 2;
             }
-        }
+        });
     }
-    encode::array_len(ctx.out, 2);
-    encode::bulk(ctx.out, b"0");
-    encode::array_len(ctx.out, n);
-    ctx.out.extend_from_slice(&body);
+    write_scan_reply(ctx.out, next, n, &body);
     Ok(())
 }
 

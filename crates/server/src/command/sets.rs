@@ -9,7 +9,7 @@ use store::types::set::Set;
 use super::args;
 use super::collections::{self as coll};
 use super::flags::*;
-use super::hashes::{check_random_count, parse_scan_args, random_picks, sample_picks};
+use super::hashes::{check_random_count, parse_scan_args, random_picks, sample_picks, write_scan_reply};
 use super::{spec, CommandError, CommandSpec, Ctx};
 
 /// SADD key member [member ...] — number added.
@@ -335,18 +335,24 @@ fn sintercard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
-/// SSCAN key cursor [MATCH pattern] [COUNT count] — [0, members].
+/// SSCAN key cursor [MATCH pattern] [COUNT count] — [next cursor, [member, ...]]. A
+/// table-encoded set is walked a few buckets per call (`store::types::scan`); an intset
+/// or a small set comes whole with cursor 0, as in Redis.
 fn sscan(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let pattern = parse_scan_args(a)?;
-    let members = members_of(ctx, a[1])?.unwrap_or_default();
-    let kept: Vec<&Vec<u8>> =
-        members.iter().filter(|m| pattern.is_none_or(|p| store::glob::glob_match(p, m, false))).collect();
-    encode::array_len(ctx.out, 2);
-    encode::bulk(ctx.out, b"0");
-    encode::array_len(ctx.out, kept.len());
-    for m in kept {
-        encode::bulk(ctx.out, m);
+    let scan = parse_scan_args(a)?;
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let mut body = Vec::new();
+    let mut n = 0;
+    let mut next = 0;
+    if let Some(set) = coll::read::<Set>(&mut shard, h, a[1], ctx.now_ms)? {
+        next = set.scan(scan.cursor, scan.count, |m| {
+            if scan.matches(m) {
+                encode::bulk(&mut body, m);
+                n += 1;
+            }
+        });
     }
+    write_scan_reply(ctx.out, next, n, &body);
     Ok(())
 }
 

@@ -12,7 +12,7 @@ use store::types::zset::{LexBound, ScoreBound, ZSet};
 use super::args::{self, is};
 use super::collections::{self as coll};
 use super::flags::*;
-use super::hashes::{check_random_count, parse_scan_args, random_picks, sample_picks};
+use super::hashes::{check_random_count, parse_scan_args, random_picks, sample_picks, write_scan_reply};
 use super::{spec, CommandError, CommandSpec, Ctx};
 
 const NOT_FLOAT: CommandError = CommandError::NotFloat;
@@ -828,24 +828,26 @@ fn zintercard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
-/// ZSCAN key cursor [MATCH pattern] [COUNT count] — [0, [member, score, ...]].
+/// ZSCAN key cursor [MATCH pattern] [COUNT count] — [next cursor, [member, score,
+/// ...]]. A large sorted set's member table is walked a few buckets per call
+/// (`store::types::scan`); a small one comes whole with cursor 0, as in Redis.
 fn zscan(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let pattern = parse_scan_args(a)?;
+    let scan = parse_scan_args(a)?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let items = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?
-        .map(|z| z.range(0, z.len().saturating_sub(1)))
-        .unwrap_or_default();
-    drop(shard);
-    let kept: Vec<&(f64, Vec<u8>)> =
-        items.iter().filter(|(_, m)| pattern.is_none_or(|p| store::glob::glob_match(p, m, false))).collect();
-    encode::array_len(ctx.out, 2);
-    encode::bulk(ctx.out, b"0");
-    encode::array_len(ctx.out, kept.len() * 2);
-    for (s, m) in kept {
-        encode::bulk(ctx.out, m);
-        // Scores in SCAN replies are always bulk strings.
-        write_score(ctx.out, *s, Proto::Resp2);
+    let mut body = Vec::new();
+    let mut n = 0;
+    let mut next = 0;
+    if let Some(z) = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
+        next = z.scan(scan.cursor, scan.count, |m, s| {
+            if scan.matches(m) {
+                encode::bulk(&mut body, m);
+                // Scores in SCAN replies are always bulk strings.
+                write_score(&mut body, s, Proto::Resp2);
+                n += 2;
+            }
+        });
     }
+    write_scan_reply(ctx.out, next, n, &body);
     Ok(())
 }
 

@@ -109,6 +109,35 @@ pub fn assert_uniform_picks(c: &mut RawConn, args: &[&str], batches: usize, expe
 }
 
 /// True when the suite talks to an externally started server.
+/// Follows `scan` (HSCAN, SSCAN or ZSCAN) over `key` with COUNT 20 from cursor 0 to
+/// the end, calling `churn(c, call)` between calls so that the collection grows and
+/// shrinks under the walk. Returns the names seen (every `stride`-th item of the
+/// replies: fields and members) and the most items one reply carried. Panics if the
+/// walk does not end within 100,000 calls.
+pub fn scan_with_churn(
+    c: &mut RawConn,
+    scan: &str,
+    key: &str,
+    stride: usize,
+    mut churn: impl FnMut(&mut RawConn, usize),
+) -> (std::collections::BTreeSet<String>, usize) {
+    let mut cursor = "0".to_string();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut largest = 0;
+    for call in 0..100_000 {
+        let r = parse(&c.cmd(&[scan, key, &cursor, "COUNT", "20"]));
+        let items = r.items();
+        largest = largest.max(items[1].items().len());
+        seen.extend(items[1].items().iter().step_by(stride).map(Resp::text));
+        cursor = items[0].text();
+        if cursor == "0" {
+            return (seen, largest);
+        }
+        churn(c, call);
+    }
+    panic!("{scan} did not finish");
+}
+
 pub fn is_external() -> bool {
     matches!(mode(), Mode::External(_))
 }

@@ -652,3 +652,33 @@ fn random_picks_from_a_large_set_are_uniform_and_spop_drains_it() {
     assert_bytes!(c.cmd(&["EXISTS", k]), b":0\r\n");
     assert_bytes!(c.cmd(&["SPOP", k]), b"$-1\r\n");
 }
+
+/// A large set is walked a few elements per call, and every member present for the whole
+/// walk is returned even while other members are added (the table grows several times)
+/// and then removed (it shrinks): Redis's SCAN guarantee, without one reply of the
+/// whole collection (which on millions of elements would stall the server).
+#[test]
+fn sscan_walks_a_large_set_in_steps_and_misses_nothing_while_it_changes() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let k = "set_scan_churn:s";
+    let mut args: Vec<String> = vec!["SADD".into(), k.into()];
+    args.extend((0..2000).map(|i| format!("s{i}")));
+    assert_bytes!(c.cmd(&args), b":2000\r\n");
+    let (seen, largest) = scan_with_churn(&mut c, "SSCAN", k, 1, |c, call| {
+        let mut args: Vec<String> = Vec::new();
+        if call < 40 {
+            args.extend(["SADD".into(), k.into()]);
+            args.extend((0..250).map(|i| format!("c{call}-{i}")));
+        } else if call < 80 {
+            args.extend(["SREM".into(), k.into()]);
+            args.extend((0..250).map(|i| format!("c{}-{i}", call - 40)));
+        } else {
+            return;
+        }
+        c.cmd(&args);
+    });
+    assert!((0..2000).all(|i| seen.contains(&format!("s{i}"))), "a member present throughout was missed");
+    assert!(largest <= 200, "one SSCAN reply carried {largest} members");
+    assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
+}

@@ -1039,3 +1039,33 @@ fn zrandmember_on_a_large_sorted_set() {
     assert_eq!(r.len(), 200);
     assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
 }
+
+/// A large sorted set is walked a few elements per call, and every member present for the whole
+/// walk is returned even while other members are added (the table grows several times)
+/// and then removed (it shrinks): Redis's SCAN guarantee, without one reply of the
+/// whole collection (which on millions of elements would stall the server).
+#[test]
+fn zscan_walks_a_large_sorted_set_in_steps_and_misses_nothing_while_it_changes() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let k = "zset_scan_churn:z";
+    let mut args: Vec<String> = vec!["ZADD".into(), k.into()];
+    args.extend((0..2000).flat_map(|i| [i.to_string(), format!("s{i}")]));
+    assert_bytes!(c.cmd(&args), b":2000\r\n");
+    let (seen, largest) = scan_with_churn(&mut c, "ZSCAN", k, 2, |c, call| {
+        let mut args: Vec<String> = Vec::new();
+        if call < 40 {
+            args.extend(["ZADD".into(), k.into()]);
+            args.extend((0..250).flat_map(|i| ["1.5".into(), format!("c{call}-{i}")]));
+        } else if call < 80 {
+            args.extend(["ZREM".into(), k.into()]);
+            args.extend((0..250).map(|i| format!("c{}-{i}", call - 40)));
+        } else {
+            return;
+        }
+        c.cmd(&args);
+    });
+    assert!((0..2000).all(|i| seen.contains(&format!("s{i}"))), "a member present throughout was missed");
+    assert!(largest <= 2 * 200, "one ZSCAN reply carried {largest} items");
+    assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
+}

@@ -14,6 +14,7 @@ use hashbrown::hash_map::RawEntryMut;
 use hashbrown::HashMap;
 
 use super::packed::Packed;
+use super::scan::Layout;
 use crate::varint;
 
 /// Thresholds from `hash-max-listpack-entries` and `hash-max-listpack-value`.
@@ -103,7 +104,8 @@ type Table = HashMap<Pair, (), foldhash::fast::RandomState>;
 pub enum Hash {
     /// field, value, field, value, ... in insertion order.
     Packed(Packed),
-    Table(Table),
+    /// The table and its rebuild count, for HSCAN cursors (`scan.rs`).
+    Table(Table, Layout),
 }
 
 impl PartialEq for Hash {
@@ -127,7 +129,7 @@ impl Hash {
     pub fn len(&self) -> usize {
         match self {
             Hash::Packed(p) => p.len() / 2,
-            Hash::Table(t) => t.len(),
+            Hash::Table(t, _) => t.len(),
         }
     }
 
@@ -139,7 +141,7 @@ impl Hash {
     pub fn encoding(&self) -> &'static str {
         match self {
             Hash::Packed(_) => "listpack",
-            Hash::Table(_) => "hashtable",
+            Hash::Table(..) => "hashtable",
         }
     }
 
@@ -162,7 +164,7 @@ impl Hash {
                 let at = Self::packed_find(p, field)?;
                 p.next_after(at).map(|(_, v)| v)
             }
-            Hash::Table(t) => t.get_key_value(field).map(|(pair, ())| pair.value()),
+            Hash::Table(t, _) => t.get_key_value(field).map(|(pair, ())| pair.value()),
         }
     }
 
@@ -176,9 +178,9 @@ impl Hash {
                 }
                 t
             }
-            Hash::Table(_) => return,
+            Hash::Table(..) => return,
         };
-        *self = Hash::Table(table);
+        *self = Hash::Table(table, Layout::default());
     }
 
     /// Sets a field; true when the field is new.
@@ -204,16 +206,20 @@ impl Hash {
         match self {
             // One lookup, and no allocation when the field exists and the value keeps
             // its length.
-            Hash::Table(t) => match t.raw_entry_mut().from_key(field) {
-                RawEntryMut::Occupied(mut slot) => {
-                    slot.key_mut().set_value(value);
-                    false
+            Hash::Table(t, layout) => {
+                let (len, capacity) = (t.len(), t.capacity());
+                match t.raw_entry_mut().from_key(field) {
+                    RawEntryMut::Occupied(mut slot) => {
+                        slot.key_mut().set_value(value);
+                        false
+                    }
+                    RawEntryMut::Vacant(slot) => {
+                        slot.insert(Pair::new(field, value), ());
+                        layout.after_insert(len, capacity, true);
+                        true
+                    }
                 }
-                RawEntryMut::Vacant(slot) => {
-                    slot.insert(Pair::new(field, value), ());
-                    true
-                }
-            },
+            }
             Hash::Packed(_) => false,
         }
     }
@@ -229,12 +235,30 @@ impl Hash {
                 }
                 None => false,
             },
-            Hash::Table(t) => {
+            Hash::Table(t, layout) => {
                 let removed = t.remove(field).is_some();
                 if let Some(to) = super::random::shrink_if_sparse(t.len(), t.capacity()) {
                     t.shrink_to(to);
+                    layout.changed();
                 }
                 removed
+            }
+        }
+    }
+
+    /// One HSCAN step: fields and values from `cursor` on, a few buckets of the table at
+    /// a time (`scan.rs`); the packed form gives all of them and cursor 0, as Redis does
+    /// for a listpack.
+    pub fn scan(&self, cursor: u64, count: usize, mut visit: impl FnMut(&[u8], &[u8])) -> u64 {
+        match self {
+            Hash::Packed(_) => {
+                for (f, v) in self.iter() {
+                    visit(f, v);
+                }
+                0
+            }
+            Hash::Table(t, layout) => {
+                super::scan::walk(t.raw_table(), *layout, cursor, count, |(pair, ())| visit(pair.field(), pair.value()))
             }
         }
     }
@@ -242,7 +266,7 @@ impl Hash {
     /// Whether [`random`](Self::random) takes constant time (the packed form walks its
     /// fields): counted random picks sample only then, and copy the hash otherwise.
     pub fn random_is_constant_time(&self) -> bool {
-        matches!(self, Hash::Table(_))
+        matches!(self, Hash::Table(..))
     }
 
     /// A uniformly random field and its value, None when empty; constant expected time
@@ -254,7 +278,7 @@ impl Hash {
                 let i = rng.usize(..self.len());
                 self.iter().nth(i)
             }
-            Hash::Table(t) => {
+            Hash::Table(t, _) => {
                 super::random::table_entry(t.raw_table(), rng).map(|(pair, ())| (pair.field(), pair.value()))
             }
         }
@@ -267,7 +291,7 @@ impl Hash {
                 let mut it = p.items();
                 Box::new(std::iter::from_fn(move || Some((it.next()?, it.next()?))))
             }
-            Hash::Table(t) => Box::new(t.keys().map(|pair| (pair.field(), pair.value()))),
+            Hash::Table(t, _) => Box::new(t.keys().map(|pair| (pair.field(), pair.value()))),
         }
     }
 
@@ -275,7 +299,7 @@ impl Hash {
     pub fn heap_size(&self) -> usize {
         match self {
             Hash::Packed(p) => p.heap_size(),
-            Hash::Table(t) => {
+            Hash::Table(t, _) => {
                 t.capacity() * (std::mem::size_of::<Pair>() + 1)
                     + t.keys().map(|pair| pair.0.len()).sum::<usize>()
             }

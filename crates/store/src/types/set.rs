@@ -9,6 +9,7 @@
 use hashbrown::HashSet;
 
 use super::packed::Packed;
+use super::scan::Layout;
 use super::string::parse_i64;
 
 /// Most members of a packed set (Redis 7.2's `set-max-listpack-entries` default).
@@ -24,7 +25,8 @@ pub enum Set {
     Ints(Vec<i64>),
     /// Members in insertion order (a set of a few short strings).
     Packed(Packed),
-    Table(Table),
+    /// The table and its rebuild count, for SSCAN cursors (`scan.rs`).
+    Table(Table, Layout),
 }
 
 impl PartialEq for Set {
@@ -48,7 +50,7 @@ impl Set {
         match self {
             Set::Ints(v) => v.len(),
             Set::Packed(p) => p.len(),
-            Set::Table(t) => t.len(),
+            Set::Table(t, _) => t.len(),
         }
     }
 
@@ -59,7 +61,7 @@ impl Set {
     pub fn encoding(&self) -> &'static str {
         match self {
             Set::Ints(_) => "intset",
-            Set::Packed(_) | Set::Table(_) => "hashtable",
+            Set::Packed(_) | Set::Table(..) => "hashtable",
         }
     }
 
@@ -67,7 +69,7 @@ impl Set {
         match self {
             Set::Ints(v) => parse_i64(member).is_some_and(|n| v.binary_search(&n).is_ok()),
             Set::Packed(p) => p.items().any(|m| m == member),
-            Set::Table(t) => t.contains(member),
+            Set::Table(t, _) => t.contains(member),
         }
     }
 
@@ -84,9 +86,9 @@ impl Set {
                     t.insert(m.into());
                 }
             }
-            Set::Table(_) => return,
+            Set::Table(..) => return,
         }
-        *self = Set::Table(t);
+        *self = Set::Table(t, Layout::default());
     }
 
     /// An intset given a member that is not an integer becomes packed when all of it
@@ -136,10 +138,12 @@ impl Set {
         }
         match self {
             // One lookup, and no allocation when the member is there already.
-            Set::Table(t) => {
-                let before = t.len();
+            Set::Table(t, layout) => {
+                let (before, capacity) = (t.len(), t.capacity());
                 t.get_or_insert_with(member, |m| Box::from(m));
-                t.len() > before
+                let added = t.len() > before;
+                layout.after_insert(before, capacity, added);
+                added
             }
             Set::Ints(_) | Set::Packed(_) => false,
         }
@@ -162,10 +166,11 @@ impl Set {
                 }
                 None => false,
             },
-            Set::Table(t) => {
+            Set::Table(t, layout) => {
                 let removed = t.remove(member);
                 if let Some(to) = super::random::shrink_if_sparse(t.len(), t.capacity()) {
                     t.shrink_to(to);
+                    layout.changed();
                 }
                 removed
             }
@@ -180,7 +185,26 @@ impl Set {
                 .map(|n| itoa::Buffer::new().format(*n).as_bytes().to_vec())
                 .collect(),
             Set::Packed(p) => p.items().map(<[u8]>::to_vec).collect(),
-            Set::Table(t) => t.iter().map(|m| m.to_vec()).collect(),
+            Set::Table(t, _) => t.iter().map(|m| m.to_vec()).collect(),
+        }
+    }
+
+    /// One SSCAN step: members from `cursor` on, a few buckets of the table at a time
+    /// (`scan.rs`); an intset or packed set gives all of them and cursor 0, as Redis does
+    /// for its compact encodings.
+    pub fn scan(&self, cursor: u64, count: usize, mut visit: impl FnMut(&[u8])) -> u64 {
+        match self {
+            Set::Ints(v) => {
+                for n in v {
+                    visit(itoa::Buffer::new().format(*n).as_bytes());
+                }
+                0
+            }
+            Set::Packed(p) => {
+                p.items().for_each(visit);
+                0
+            }
+            Set::Table(t, layout) => super::scan::walk(t.raw_table(), *layout, cursor, count, |(m, ())| visit(m)),
         }
     }
 
@@ -198,7 +222,7 @@ impl Set {
             Set::Ints(v) => Some(itoa::Buffer::new().format(v[rng.usize(..v.len())]).as_bytes().to_vec()),
             Set::Packed(p) if p.is_empty() => None,
             Set::Packed(p) => p.items().nth(rng.usize(..p.len())).map(<[u8]>::to_vec),
-            Set::Table(t) => super::random::table_entry(t.raw_table(), rng).map(|(m, ())| m.to_vec()),
+            Set::Table(t, _) => super::random::table_entry(t.raw_table(), rng).map(|(m, ())| m.to_vec()),
         }
     }
 
@@ -206,7 +230,7 @@ impl Set {
         match self {
             Set::Ints(v) => v.capacity() * 8,
             Set::Packed(p) => p.heap_size(),
-            Set::Table(t) => t.capacity() * 17 + t.iter().map(|m| m.len()).sum::<usize>(),
+            Set::Table(t, _) => t.capacity() * 17 + t.iter().map(|m| m.len()).sum::<usize>(),
         }
     }
 }
@@ -238,7 +262,7 @@ mod tests {
             t.add(i.to_string().as_bytes(), 4);
         }
         assert_eq!(t.encoding(), "hashtable");
-        assert!(matches!(t, Set::Table(_)), "past set-max-intset-entries: a table");
+        assert!(matches!(t, Set::Table(..)), "past set-max-intset-entries: a table");
         assert_eq!(t.len(), 5);
     }
 
@@ -250,19 +274,19 @@ mod tests {
         }
         assert!(matches!(s, Set::Packed(_)));
         assert!(s.add(b"one more", 512));
-        assert!(matches!(s, Set::Table(_)));
+        assert!(matches!(s, Set::Table(..)));
         assert_eq!(s.len(), PACKED_ENTRIES + 1);
         assert!(s.contains(b"tag-7") && s.contains(b"one more"));
         let mut long = Set::new();
         long.add(b"short", 512);
         long.add(&[b'x'; PACKED_VALUE + 1], 512);
-        assert!(matches!(long, Set::Table(_)));
+        assert!(matches!(long, Set::Table(..)));
         assert_eq!(long.len(), 2);
         // An intset meeting a long string goes straight to a table.
         let mut ints = Set::new();
         ints.add(b"1", 512);
         ints.add(&[b'y'; PACKED_VALUE + 1], 512);
-        assert!(matches!(ints, Set::Table(_)));
+        assert!(matches!(ints, Set::Table(..)));
         assert_eq!(ints.members().len(), 2);
     }
 }

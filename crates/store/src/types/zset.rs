@@ -13,6 +13,7 @@ use std::cmp::Ordering;
 use hashbrown::HashMap;
 
 use super::packed::Packed;
+use super::scan::Layout;
 
 /// Thresholds from `zset-max-listpack-entries` and `zset-max-listpack-value`.
 #[derive(Clone, Copy, Debug)]
@@ -135,6 +136,8 @@ impl Chunks {
 pub struct Large {
     order: Chunks,
     scores: HashMap<Box<[u8]>, f64, foldhash::fast::RandomState>,
+    /// Rebuilds of `scores`, for ZSCAN cursors (`scan.rs`).
+    layout: Layout,
 }
 
 /// A Redis sorted set.
@@ -299,7 +302,9 @@ impl ZSet {
         }
         if let ZSet::Large(l) = self {
             l.order.insert(score, member);
+            let (len, capacity) = (l.scores.len(), l.scores.capacity());
             l.scores.insert(member.into(), score);
+            l.layout.after_insert(len, capacity, true);
         }
         old.is_none()
     }
@@ -325,6 +330,7 @@ impl ZSet {
                 l.order.remove(score, member);
                 if let Some(to) = super::random::shrink_if_sparse(l.scores.len(), l.scores.capacity()) {
                     l.scores.shrink_to(to);
+                    l.layout.changed();
                 }
                 true
             }
@@ -335,6 +341,21 @@ impl ZSet {
     /// members): counted random picks sample only then, and copy the set otherwise.
     pub fn random_is_constant_time(&self) -> bool {
         matches!(self, ZSet::Large(_))
+    }
+
+    /// One ZSCAN step: members and scores from `cursor` on, a few buckets of the member
+    /// table at a time (`scan.rs`); the packed form gives all of them and cursor 0, as
+    /// Redis does for a listpack.
+    pub fn scan(&self, cursor: u64, count: usize, mut visit: impl FnMut(&[u8], f64)) -> u64 {
+        match self {
+            ZSet::Packed(p) => {
+                for (s, m, _) in packed_items(p) {
+                    visit(m, s);
+                }
+                0
+            }
+            ZSet::Large(l) => super::scan::walk(l.scores.raw_table(), l.layout, cursor, count, |(m, s)| visit(m, *s)),
+        }
     }
 
     /// A uniformly random member and its score, None when empty; constant expected
