@@ -10,6 +10,11 @@
 //! iteration is returned at least once (perhaps more often), as Redis promises, and a
 //! growing table restarts a walk at most once per doubling.
 //!
+//! Known limit: under steady churn (removes and adds) hashbrown rehashes a table in
+//! place each time the adds have used up its spare room, and a walk slower than that
+//! restarts each time; a walk that never outpaces the churn never ends. Redis's walk
+//! has no such limit.
+//!
 //! Cursor bits: 0..40 the position, 40..63 the layout count (mod 2^23). Cursor 0 starts
 //! a walk and is returned when it ends.
 //!
