@@ -365,6 +365,8 @@ pub struct Shared {
     pub stat_expired_stale_perc: AtomicU64,
     /// The append-only log, when `appendonly` is yes.
     pub aof: Option<crate::aof::Aof>,
+    /// Background freeing of large deleted values (`lazyfree.rs`).
+    pub lazyfree: crate::lazyfree::LazyFree,
     /// Snapshot bookkeeping (LASTSAVE, INFO persistence).
     pub snapshots: crate::snapshot::SnapshotStats,
     /// The running capture's walk, shared by the event loops and the snapshot thread.
@@ -411,6 +413,7 @@ impl Shared {
             blocked_count: AtomicUsize::new(0),
             stat_expired_stale_perc: AtomicU64::new(0),
             aof,
+            lazyfree: crate::lazyfree::LazyFree::start(),
             snapshots: crate::snapshot::SnapshotStats::new(store::Clock::System.now_ms() / 1000),
             walk: crate::walk::Walk::default(),
             final_save_done: AtomicBool::new(false),

@@ -11,20 +11,37 @@ use super::args::{self, is, ExpireUnit};
 use super::flags::*;
 use super::{container, spec, CommandError, CommandSpec, Ctx};
 
-/// DEL key [key ...] — number of keys removed. UNLINK shares it (values are freed
-/// inline; they are small until collections arrive in issue 3).
+/// DEL key [key ...] — the number of keys removed. Values are freed after the shard
+/// locks are released; under `lazyfree-lazy-user-del yes` large ones in the background.
 fn del(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let lazy = ctx.shared.config.read().lazyfree_lazy_user_del;
+    remove_keys(ctx, a, lazy)
+}
+
+/// UNLINK key [key ...] — the number of keys removed; large values are freed in the
+/// background (`lazyfree.rs`), as Redis does.
+fn unlink(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    remove_keys(ctx, a, true)
+}
+
+fn remove_keys(ctx: &mut Ctx<'_>, a: &[&[u8]], lazy: bool) -> Result<(), CommandError> {
     let ks = ctx.ks();
     let db = ctx.client.db;
     let mut locked = ks.lock_keys(db, &a[1..]);
-    let mut removed = 0;
+    let mut removed = Vec::new();
     for key in &a[1..] {
         let (h, shard) = locked.shard_for(db, key);
-        if shard.remove(h, key, ctx.now_ms).is_some() {
-            removed += 1;
+        if let Some(entry) = shard.remove(h, key, ctx.now_ms) {
+            removed.push(entry);
         }
     }
-    encode::integer(ctx.out, removed);
+    drop(locked);
+    encode::integer(ctx.out, removed.len() as i64);
+    if lazy {
+        for entry in removed {
+            ctx.shared.lazyfree.free_entry(entry);
+        }
+    }
     Ok(())
 }
 
@@ -455,10 +472,10 @@ fn flush_mode(ctx: &Ctx<'_>, a: &[&[u8]]) -> Result<bool, CommandError> {
     }
 }
 
-fn free_tables(tables: Vec<hashbrown::raw::RawTable<store::Entry>>, asynchronous: bool) {
+fn free_tables(ctx: &Ctx<'_>, tables: Vec<hashbrown::raw::RawTable<store::Entry>>, asynchronous: bool) {
     if asynchronous {
         // Freeing millions of entries takes time: do it off the event loop.
-        let _ = std::thread::Builder::new().name("lazyfree".into()).spawn(move || drop(tables));
+        ctx.shared.lazyfree.free_tables(tables);
     } else {
         drop(tables);
     }
@@ -467,7 +484,7 @@ fn free_tables(tables: Vec<hashbrown::raw::RawTable<store::Entry>>, asynchronous
 /// FLUSHDB [ASYNC|SYNC] — OK.
 fn flushdb(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let asynchronous = flush_mode(ctx, a)?;
-    free_tables(ctx.ks().flush_db(ctx.client.db), asynchronous);
+    free_tables(ctx, ctx.ks().flush_db(ctx.client.db), asynchronous);
     ctx.ok();
     Ok(())
 }
@@ -483,7 +500,7 @@ fn flushall(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     for db in 0..ks.databases() {
         tables.extend(ks.flush_db(db));
     }
-    free_tables(tables, asynchronous);
+    free_tables(ctx, tables, asynchronous);
     if crate::snapshot::has_save_rules(ctx.shared) {
         // Every shard held instead of every gate: the file is one point in time.
         let dbs: Vec<usize> = (0..ks.databases()).collect();
@@ -597,7 +614,7 @@ static OBJECT_SUBCOMMANDS: &[CommandSpec] = &[
 
 pub static COMMANDS: &[CommandSpec] = &[
     spec("del", -2, WRITE, (1, -1, 1), KEYSPACE, "generic", "Deletes one or more keys.", del),
-    spec("unlink", -2, WRITE | FAST, (1, -1, 1), KEYSPACE, "generic", "Asynchronously deletes one or more keys.", del),
+    spec("unlink", -2, WRITE | FAST, (1, -1, 1), KEYSPACE, "generic", "Asynchronously deletes one or more keys.", unlink),
     spec("exists", -2, READONLY | FAST, (1, -1, 1), KEYSPACE, "generic", "Determines whether one or more keys exist.", exists),
     spec("touch", -2, READONLY | FAST, (1, -1, 1), KEYSPACE, "generic", "Returns the number of existing keys out of those specified after updating the time they were last accessed.", touch),
     spec("type", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Determines the type of value stored at a key.", type_),

@@ -748,3 +748,46 @@ fn memory_usage() {
     assert_bytes!(c.cmd(&["MEMORY", "USAGE", "srv_mem:big", "SAMPLE", "1"]), b"-ERR syntax error\r\n");
     assert_bytes!(c.cmd(&["DEL", "srv_mem:big"]), b":1\r\n");
 }
+
+/// Polls INFO memory until `lazyfreed_objects` reaches `want` (bounded), then checks
+/// that nothing is pending.
+fn wait_lazyfreed(c: &mut RawConn, want: u64) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let f = info_fields(&info(c, &["memory"]));
+        let freed: u64 = f["lazyfreed_objects"].parse().expect("a count");
+        if freed >= want {
+            assert_eq!(freed, want, "more values freed in the background than handed over");
+            assert_eq!(f["lazyfree_pending_objects"], "0");
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "lazyfreed_objects stayed at {freed}, want {want}");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// UNLINK frees a large collection in the background (INFO's lazyfreed_objects counts
+/// it) and a small one at once; DEL frees synchronously unless lazyfree-lazy-user-del.
+#[test]
+fn unlink_frees_large_values_in_the_background() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    let big = |c: &mut RawConn, k: &str| {
+        let mut args: Vec<String> = vec!["SADD".into(), k.into()];
+        args.extend((0..1000).map(|i| format!("m{i}")));
+        assert_bytes!(c.cmd(&args), b":1000\r\n");
+    };
+    big(&mut c, "lazy:big1");
+    assert_bytes!(c.cmd(&["SADD", "lazy:small", "a", "b", "c"]), b":3\r\n");
+    assert_bytes!(c.cmd(&["UNLINK", "lazy:big1", "lazy:small", "lazy:none"]), b":2\r\n");
+    wait_lazyfreed(&mut c, 1);
+    big(&mut c, "lazy:big2");
+    assert_bytes!(c.cmd(&["DEL", "lazy:big2"]), b":1\r\n");
+    wait_lazyfreed(&mut c, 1);
+    assert_bytes!(c.cmd(&["CONFIG", "SET", "lazyfree-lazy-user-del", "yes"]), b"+OK\r\n");
+    assert_eq!(config_get(&mut c, &["lazyfree-lazy-user-del"])["lazyfree-lazy-user-del"], "yes");
+    big(&mut c, "lazy:big3");
+    assert_bytes!(c.cmd(&["DEL", "lazy:big3"]), b":1\r\n");
+    wait_lazyfreed(&mut c, 2);
+    assert_bytes!(c.cmd(&["EXISTS", "lazy:big1", "lazy:big2", "lazy:big3", "lazy:small"]), b":0\r\n");
+}
