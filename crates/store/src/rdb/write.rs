@@ -346,7 +346,7 @@ impl<W: Write> RdbWriter<W> {
                 }
                 self.listpack_string()
             }
-            Hash::Table(..) => {
+            Hash::Table(_) => {
                 self.buf.push(T_HASH);
                 self.string(key)?;
                 put_len(&mut self.buf, h.len() as u64);
@@ -371,7 +371,7 @@ impl<W: Write> RdbWriter<W> {
                 r
             }
             // Redis 7.0 has no listpack set: a packed set is written as a plain one.
-            Set::Packed(_) | Set::Table(..) => {
+            Set::Packed(_) | Set::Table(_) => {
                 self.buf.push(T_SET);
                 self.string(key)?;
                 put_len(&mut self.buf, s.len() as u64);
@@ -381,7 +381,7 @@ impl<W: Write> RdbWriter<W> {
                             self.string(m)?;
                         }
                     }
-                    Set::Table(t, _) => {
+                    Set::Table(t) => {
                         for m in t.iter() {
                             self.string(m)?;
                         }

@@ -7,14 +7,8 @@
 //! touches one heap block instead of two (the table is usually far larger than the CPU
 //! caches, so that is one cache miss less per command) and a field costs one allocation.
 
-use std::borrow::Borrow;
-use std::hash::Hasher;
-
-use hashbrown::hash_map::RawEntryMut;
-use hashbrown::HashMap;
-
 use super::packed::Packed;
-use super::scan::Layout;
+use super::segtable::{Keyed, SegTable};
 use crate::varint;
 
 /// Thresholds from `hash-max-listpack-entries` and `hash-max-listpack-value`.
@@ -34,7 +28,7 @@ impl Default for HashLimits {
 }
 
 /// A field and its value in one allocation: `[field length: LEB128][field][value]`.
-/// It hashes and compares as its field, so that the table is keyed by field.
+/// The table finds it by its field ([`Keyed`]).
 #[derive(Clone, Debug)]
 pub struct Pair(Box<[u8]>);
 
@@ -76,36 +70,21 @@ impl Pair {
     }
 }
 
-impl PartialEq for Pair {
-    fn eq(&self, other: &Pair) -> bool {
-        self.field() == other.field()
-    }
-}
-
-impl Eq for Pair {}
-
-impl std::hash::Hash for Pair {
-    // Must hash exactly as the field's `[u8]` does, for lookups by `&[u8]` (Borrow).
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.field().hash(state);
-    }
-}
-
-impl Borrow<[u8]> for Pair {
-    fn borrow(&self) -> &[u8] {
+impl Keyed for Pair {
+    fn key(&self) -> &[u8] {
         self.field()
     }
 }
 
-type Table = HashMap<Pair, (), foldhash::fast::RandomState>;
+type Table = SegTable<Pair>;
 
 /// A Redis hash.
 #[derive(Clone, Debug)]
 pub enum Hash {
     /// field, value, field, value, ... in insertion order.
     Packed(Packed),
-    /// The table and its rebuild count, for HSCAN cursors (`scan.rs`).
-    Table(Table, Layout),
+    /// Grown a segment at a time (`segtable.rs`).
+    Table(Table),
 }
 
 impl PartialEq for Hash {
@@ -129,7 +108,7 @@ impl Hash {
     pub fn len(&self) -> usize {
         match self {
             Hash::Packed(p) => p.len() / 2,
-            Hash::Table(t, _) => t.len(),
+            Hash::Table(t) => t.len(),
         }
     }
 
@@ -141,7 +120,7 @@ impl Hash {
     pub fn encoding(&self) -> &'static str {
         match self {
             Hash::Packed(_) => "listpack",
-            Hash::Table(..) => "hashtable",
+            Hash::Table(_) => "hashtable",
         }
     }
 
@@ -164,23 +143,23 @@ impl Hash {
                 let at = Self::packed_find(p, field)?;
                 p.next_after(at).map(|(_, v)| v)
             }
-            Hash::Table(t, _) => t.get_key_value(field).map(|(pair, ())| pair.value()),
+            Hash::Table(t) => t.get(field).map(Pair::value),
         }
     }
 
     fn to_table(&mut self) {
         let table = match self {
             Hash::Packed(p) => {
-                let mut t = Table::with_capacity_and_hasher(p.len() / 2 + 1, Default::default());
+                let mut t = Table::with_capacity(p.len() / 2 + 1);
                 let mut it = p.items();
                 while let (Some(f), Some(v)) = (it.next(), it.next()) {
-                    t.insert(Pair::new(f, v), ());
+                    t.insert_new(Pair::new(f, v));
                 }
                 t
             }
-            Hash::Table(..) => return,
+            Hash::Table(_) => return,
         };
-        *self = Hash::Table(table, Layout::default());
+        *self = Hash::Table(table);
     }
 
     /// Sets a field; true when the field is new.
@@ -206,20 +185,8 @@ impl Hash {
         match self {
             // One lookup, and no allocation when the field exists and the value keeps
             // its length.
-            Hash::Table(t, layout) => {
-                let (len, capacity) = (t.len(), t.capacity());
-                match t.raw_entry_mut().from_key(field) {
-                    RawEntryMut::Occupied(mut slot) => {
-                        slot.key_mut().set_value(value);
-                        false
-                    }
-                    RawEntryMut::Vacant(slot) => {
-                        slot.insert(Pair::new(field, value), ());
-                        layout.after_insert(len, capacity, true);
-                        true
-                    }
-                }
-            }
+            // The value changes, the field (the key) does not.
+            Hash::Table(t) => t.update_or_insert(field, |pair| pair.set_value(value), || Pair::new(field, value)),
             Hash::Packed(_) => false,
         }
     }
@@ -235,19 +202,12 @@ impl Hash {
                 }
                 None => false,
             },
-            Hash::Table(t, layout) => {
-                let removed = t.remove(field).is_some();
-                if let Some(to) = super::random::shrink_if_sparse(t.len(), t.capacity()) {
-                    t.shrink_to(to);
-                    layout.changed();
-                }
-                removed
-            }
+            Hash::Table(t) => t.remove(field).is_some(),
         }
     }
 
     /// One HSCAN step: fields and values from `cursor` on, a few buckets of the table at
-    /// a time (`scan.rs`); the packed form gives all of them and cursor 0, as Redis does
+    /// a time (`segtable.rs`); the packed form gives all of them and cursor 0, as Redis does
     /// for a listpack.
     pub fn scan(&self, cursor: u64, count: usize, mut visit: impl FnMut(&[u8], &[u8])) -> u64 {
         match self {
@@ -257,16 +217,14 @@ impl Hash {
                 }
                 0
             }
-            Hash::Table(t, layout) => {
-                super::scan::walk(t.raw_table(), *layout, cursor, count, |(pair, ())| visit(pair.field(), pair.value()))
-            }
+            Hash::Table(t) => t.scan(cursor, count, |pair| visit(pair.field(), pair.value())),
         }
     }
 
     /// Whether [`random`](Self::random) takes constant time (the packed form walks its
     /// fields): counted random picks sample only then, and copy the hash otherwise.
     pub fn random_is_constant_time(&self) -> bool {
-        matches!(self, Hash::Table(..))
+        matches!(self, Hash::Table(_))
     }
 
     /// A uniformly random field and its value, None when empty; constant expected time
@@ -278,9 +236,7 @@ impl Hash {
                 let i = rng.usize(..self.len());
                 self.iter().nth(i)
             }
-            Hash::Table(t, _) => {
-                super::random::table_entry(t.raw_table(), rng).map(|(pair, ())| (pair.field(), pair.value()))
-            }
+            Hash::Table(t) => t.random(rng).map(|pair| (pair.field(), pair.value())),
         }
     }
 
@@ -291,7 +247,7 @@ impl Hash {
                 let mut it = p.items();
                 Box::new(std::iter::from_fn(move || Some((it.next()?, it.next()?))))
             }
-            Hash::Table(t, _) => Box::new(t.keys().map(|pair| (pair.field(), pair.value()))),
+            Hash::Table(t) => Box::new(t.iter().map(|pair| (pair.field(), pair.value()))),
         }
     }
 
@@ -299,9 +255,8 @@ impl Hash {
     pub fn heap_size(&self) -> usize {
         match self {
             Hash::Packed(p) => p.heap_size(),
-            Hash::Table(t, _) => {
-                t.capacity() * (std::mem::size_of::<Pair>() + 1)
-                    + t.keys().map(|pair| pair.0.len()).sum::<usize>()
+            Hash::Table(t) => {
+                t.buckets() * (std::mem::size_of::<Pair>() + 1) + t.iter().map(|pair| pair.0.len()).sum::<usize>()
             }
         }
     }

@@ -1,14 +1,14 @@
 //! Per-type algorithms and data structures, pure over values: strings (`string.rs`,
 //! `decimal.rs`), and the collections with their compact and large encodings (`hash.rs`,
 //! `list.rs`, `set.rs`, `zset.rs`, on top of `packed.rs`), random picks from hash
-//! tables (`random.rs`) and cursor walks over them (`scan.rs`).
+//! tables (`random.rs`) and the segmented table of large collections (`segtable.rs`).
 
 pub mod decimal;
 pub mod hash;
 pub mod list;
 pub mod packed;
 pub mod random;
-pub mod scan;
+pub mod segtable;
 pub mod set;
 pub mod string;
 pub mod zset;

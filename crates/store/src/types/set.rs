@@ -6,10 +6,8 @@
 //! the packed form reports "hashtable", as 7.0 does for the same set, and is written to
 //! RDB files as a plain set.
 
-use hashbrown::HashSet;
-
 use super::packed::Packed;
-use super::scan::Layout;
+use super::segtable::SegTable;
 use super::string::parse_i64;
 
 /// Most members of a packed set (Redis 7.2's `set-max-listpack-entries` default).
@@ -17,7 +15,7 @@ pub const PACKED_ENTRIES: usize = 128;
 /// Longest member of a packed set (Redis 7.2's `set-max-listpack-value` default).
 pub const PACKED_VALUE: usize = 64;
 
-type Table = HashSet<Box<[u8]>, foldhash::fast::RandomState>;
+type Table = SegTable<Box<[u8]>>;
 
 /// A Redis set.
 #[derive(Clone, Debug)]
@@ -25,8 +23,8 @@ pub enum Set {
     Ints(Vec<i64>),
     /// Members in insertion order (a set of a few short strings).
     Packed(Packed),
-    /// The table and its rebuild count, for SSCAN cursors (`scan.rs`).
-    Table(Table, Layout),
+    /// Grown a segment at a time (`segtable.rs`).
+    Table(Table),
 }
 
 impl PartialEq for Set {
@@ -50,7 +48,7 @@ impl Set {
         match self {
             Set::Ints(v) => v.len(),
             Set::Packed(p) => p.len(),
-            Set::Table(t, _) => t.len(),
+            Set::Table(t) => t.len(),
         }
     }
 
@@ -61,7 +59,7 @@ impl Set {
     pub fn encoding(&self) -> &'static str {
         match self {
             Set::Ints(_) => "intset",
-            Set::Packed(_) | Set::Table(..) => "hashtable",
+            Set::Packed(_) | Set::Table(_) => "hashtable",
         }
     }
 
@@ -69,26 +67,26 @@ impl Set {
         match self {
             Set::Ints(v) => parse_i64(member).is_some_and(|n| v.binary_search(&n).is_ok()),
             Set::Packed(p) => p.items().any(|m| m == member),
-            Set::Table(t, _) => t.contains(member),
+            Set::Table(t) => t.get(member).is_some(),
         }
     }
 
     fn to_table(&mut self) {
-        let mut t = Table::with_capacity_and_hasher(self.len() + 1, Default::default());
+        let mut t = Table::with_capacity(self.len() + 1);
         match self {
             Set::Ints(v) => {
                 for n in v.iter() {
-                    t.insert(itoa::Buffer::new().format(*n).as_bytes().into());
+                    t.insert_new(itoa::Buffer::new().format(*n).as_bytes().into());
                 }
             }
             Set::Packed(p) => {
                 for m in p.items() {
-                    t.insert(m.into());
+                    t.insert_new(m.into());
                 }
             }
-            Set::Table(..) => return,
+            Set::Table(_) => return,
         }
-        *self = Set::Table(t, Layout::default());
+        *self = Set::Table(t);
     }
 
     /// An intset given a member that is not an integer becomes packed when all of it
@@ -138,13 +136,7 @@ impl Set {
         }
         match self {
             // One lookup, and no allocation when the member is there already.
-            Set::Table(t, layout) => {
-                let (before, capacity) = (t.len(), t.capacity());
-                t.get_or_insert_with(member, |m| Box::from(m));
-                let added = t.len() > before;
-                layout.after_insert(before, capacity, added);
-                added
-            }
+            Set::Table(t) => t.get_or_insert_with(member, || Box::from(member)),
             Set::Ints(_) | Set::Packed(_) => false,
         }
     }
@@ -166,14 +158,7 @@ impl Set {
                 }
                 None => false,
             },
-            Set::Table(t, layout) => {
-                let removed = t.remove(member);
-                if let Some(to) = super::random::shrink_if_sparse(t.len(), t.capacity()) {
-                    t.shrink_to(to);
-                    layout.changed();
-                }
-                removed
-            }
+            Set::Table(t) => t.remove(member).is_some(),
         }
     }
 
@@ -185,12 +170,12 @@ impl Set {
                 .map(|n| itoa::Buffer::new().format(*n).as_bytes().to_vec())
                 .collect(),
             Set::Packed(p) => p.items().map(<[u8]>::to_vec).collect(),
-            Set::Table(t, _) => t.iter().map(|m| m.to_vec()).collect(),
+            Set::Table(t) => t.iter().map(|m| m.to_vec()).collect(),
         }
     }
 
     /// One SSCAN step: members from `cursor` on, a few buckets of the table at a time
-    /// (`scan.rs`); an intset or packed set gives all of them and cursor 0, as Redis does
+    /// (`segtable.rs`); an intset or packed set gives all of them and cursor 0, as Redis does
     /// for its compact encodings.
     pub fn scan(&self, cursor: u64, count: usize, mut visit: impl FnMut(&[u8])) -> u64 {
         match self {
@@ -204,7 +189,7 @@ impl Set {
                 p.items().for_each(visit);
                 0
             }
-            Set::Table(t, layout) => super::scan::walk(t.raw_table(), *layout, cursor, count, |(m, ())| visit(m)),
+            Set::Table(t) => t.scan(cursor, count, |m| visit(m)),
         }
     }
 
@@ -222,7 +207,7 @@ impl Set {
             Set::Ints(v) => Some(itoa::Buffer::new().format(v[rng.usize(..v.len())]).as_bytes().to_vec()),
             Set::Packed(p) if p.is_empty() => None,
             Set::Packed(p) => p.items().nth(rng.usize(..p.len())).map(<[u8]>::to_vec),
-            Set::Table(t, _) => super::random::table_entry(t.raw_table(), rng).map(|(m, ())| m.to_vec()),
+            Set::Table(t) => t.random(rng).map(|m| m.to_vec()),
         }
     }
 
@@ -230,7 +215,7 @@ impl Set {
         match self {
             Set::Ints(v) => v.capacity() * 8,
             Set::Packed(p) => p.heap_size(),
-            Set::Table(t, _) => t.capacity() * 17 + t.iter().map(|m| m.len()).sum::<usize>(),
+            Set::Table(t) => t.buckets() * 17 + t.iter().map(|m| m.len()).sum::<usize>(),
         }
     }
 }
@@ -262,7 +247,7 @@ mod tests {
             t.add(i.to_string().as_bytes(), 4);
         }
         assert_eq!(t.encoding(), "hashtable");
-        assert!(matches!(t, Set::Table(..)), "past set-max-intset-entries: a table");
+        assert!(matches!(t, Set::Table(_)), "past set-max-intset-entries: a table");
         assert_eq!(t.len(), 5);
     }
 
@@ -274,19 +259,19 @@ mod tests {
         }
         assert!(matches!(s, Set::Packed(_)));
         assert!(s.add(b"one more", 512));
-        assert!(matches!(s, Set::Table(..)));
+        assert!(matches!(s, Set::Table(_)));
         assert_eq!(s.len(), PACKED_ENTRIES + 1);
         assert!(s.contains(b"tag-7") && s.contains(b"one more"));
         let mut long = Set::new();
         long.add(b"short", 512);
         long.add(&[b'x'; PACKED_VALUE + 1], 512);
-        assert!(matches!(long, Set::Table(..)));
+        assert!(matches!(long, Set::Table(_)));
         assert_eq!(long.len(), 2);
         // An intset meeting a long string goes straight to a table.
         let mut ints = Set::new();
         ints.add(b"1", 512);
         ints.add(&[b'y'; PACKED_VALUE + 1], 512);
-        assert!(matches!(ints, Set::Table(..)));
+        assert!(matches!(ints, Set::Table(_)));
         assert_eq!(ints.members().len(), 2);
     }
 }

@@ -10,10 +10,9 @@
 
 use std::cmp::Ordering;
 
-use hashbrown::HashMap;
 
 use super::packed::Packed;
-use super::scan::Layout;
+use super::segtable::SegTable;
 
 /// Thresholds from `zset-max-listpack-entries` and `zset-max-listpack-value`.
 #[derive(Clone, Copy, Debug)]
@@ -135,9 +134,8 @@ impl Chunks {
 #[derive(Clone, Debug, Default)]
 pub struct Large {
     order: Chunks,
-    scores: HashMap<Box<[u8]>, f64, foldhash::fast::RandomState>,
-    /// Rebuilds of `scores`, for ZSCAN cursors (`scan.rs`).
-    layout: Layout,
+    /// Member -> score, grown a segment at a time (`segtable.rs`).
+    scores: SegTable<(Box<[u8]>, f64)>,
 }
 
 /// A Redis sorted set.
@@ -258,7 +256,7 @@ impl ZSet {
             ZSet::Packed(p) => packed_items(p)
                 .find(|(_, m, _)| *m == member)
                 .map(|(s, _, _)| s),
-            ZSet::Large(l) => l.scores.get(member).copied(),
+            ZSet::Large(l) => l.scores.get(member).map(|&(_, s)| s),
         }
     }
 
@@ -268,7 +266,7 @@ impl ZSet {
                 let mut l = Large::default();
                 for (s, m, _) in packed_items(p) {
                     l.order.insert(s, m);
-                    l.scores.insert(m.into(), s);
+                    l.scores.insert_new((m.into(), s));
                 }
                 l
             }
@@ -302,9 +300,8 @@ impl ZSet {
         }
         if let ZSet::Large(l) = self {
             l.order.insert(score, member);
-            let (len, capacity) = (l.scores.len(), l.scores.capacity());
-            l.scores.insert(member.into(), score);
-            l.layout.after_insert(len, capacity, true);
+            // Absent here: an old score was removed above.
+            l.scores.insert_new((member.into(), score));
         }
         old.is_none()
     }
@@ -324,14 +321,10 @@ impl ZSet {
                 true
             }
             ZSet::Large(l) => {
-                let Some(score) = l.scores.remove(member) else {
+                let Some((_, score)) = l.scores.remove(member) else {
                     return false;
                 };
                 l.order.remove(score, member);
-                if let Some(to) = super::random::shrink_if_sparse(l.scores.len(), l.scores.capacity()) {
-                    l.scores.shrink_to(to);
-                    l.layout.changed();
-                }
                 true
             }
         }
@@ -344,7 +337,7 @@ impl ZSet {
     }
 
     /// One ZSCAN step: members and scores from `cursor` on, a few buckets of the member
-    /// table at a time (`scan.rs`); the packed form gives all of them and cursor 0, as
+    /// table at a time (`segtable.rs`); the packed form gives all of them and cursor 0, as
     /// Redis does for a listpack.
     pub fn scan(&self, cursor: u64, count: usize, mut visit: impl FnMut(&[u8], f64)) -> u64 {
         match self {
@@ -354,7 +347,7 @@ impl ZSet {
                 }
                 0
             }
-            ZSet::Large(l) => super::scan::walk(l.scores.raw_table(), l.layout, cursor, count, |(m, s)| visit(m, *s)),
+            ZSet::Large(l) => l.scores.scan(cursor, count, |(m, s)| visit(m, *s)),
         }
     }
 
@@ -364,7 +357,7 @@ impl ZSet {
         match self {
             ZSet::Packed(p) if p.is_empty() => None,
             ZSet::Packed(p) => packed_items(p).nth(rng.usize(..p.len() / 2)).map(|(s, m, _)| (s, m)),
-            ZSet::Large(l) => super::random::table_entry(l.scores.raw_table(), rng).map(|(m, s)| (*s, &m[..])),
+            ZSet::Large(l) => l.scores.random(rng).map(|(m, s)| (*s, &m[..])),
         }
     }
 
@@ -475,7 +468,7 @@ impl ZSet {
                         .flatten()
                         .map(|(_, m)| m.len())
                         .sum::<usize>();
-                items + l.scores.capacity() * 33
+                items + l.scores.buckets() * 33
             }
         }
     }
