@@ -3,11 +3,15 @@
 //! one segment of at most [`SEGMENT_MAX`] elements.
 //!
 //! Why: one hashbrown table doubles in a single step, which for a set of 4,000,000
-//! members held its event loop for ~0.36 s (measured: SADD's slow log), where Redis's
-//! dictionaries rehash incrementally (its slowest SADD in the same load: ~6 ms). Here a
+//! members held its event loop for ~0.3 s (`scripts/bench-growth.py`: the slow log),
+//! where Redis's dictionaries rehash incrementally. Here a
 //! segment that grows past [`SEGMENT_MAX`] splits in two by one more bit of the hash
-//! (moving about half of it), and a segment's own growth moves at most that many
-//! elements: the cost of one insert is bounded by the segment size, not the collection.
+//! (about 1 ms for 16,384 elements here), and a segment's own growth moves at most that
+//! many: the cost of one insert is bounded by the segment size, not the collection.
+//! (Random hashes fill the segments evenly, so they reach the limit at about the same
+//! time: a command adding thousands of members can meet several splits; loading a
+//! 4,000,000-member set 1,000 members a command, the slowest SADD took ~10 ms against
+//! Redis's ~5 ms, where one table doubling took ~310 ms.)
 //!
 //! Layout: 24 bits of each element's hash (bits 32..56, which hashbrown uses neither for
 //! its bucket index nor for its control tags) choose the segment: the directory has
@@ -29,8 +33,8 @@ use std::hash::BuildHasher;
 
 use hashbrown::raw::RawTable;
 
-/// Elements from which a segment splits (about 1-2 ms of work to split or grow one).
-pub const SEGMENT_MAX: usize = 1 << 15;
+/// Elements from which a segment splits (a few ms of work to split or grow one).
+pub const SEGMENT_MAX: usize = 1 << 14;
 /// Hash bits that choose a segment.
 const DIR_BITS: u32 = 24;
 const POS_BITS: u32 = 22;
@@ -202,19 +206,18 @@ impl<T: Keyed> SegTable<T> {
         }
         let bit = 1u32 << depth;
         let hasher = &self.hasher;
-        let old = &mut self.segments[s].table;
-        let mut moved = RawTable::with_capacity(old.len() / 2 + 1);
-        // SAFETY: the buckets come from `old`'s own iterator and each is erased only
-        // once, after its element was moved out; nothing else touches `old` meanwhile.
-        unsafe {
-            for bucket in old.iter() {
-                let hash = hasher.hash_one(bucket.as_ref().key());
-                if dir_bits(hash) & bit != 0 {
-                    let value = old.remove(bucket).0;
-                    moved.insert(hash, value, |e| hasher.hash_one(e.key()));
-                }
-            }
+        // Both halves go into fresh tables sized for them: erasing the moved half from
+        // the old table would leave it full of tombstones (and its size) until a rehash.
+        let old = std::mem::replace(&mut self.segments[s].table, RawTable::new());
+        let half = old.len() / 2 + old.len() / 8;
+        let (mut low, mut high) = (RawTable::with_capacity(half), RawTable::with_capacity(half));
+        for value in old {
+            let hash = hasher.hash_one(value.key());
+            let side = if dir_bits(hash) & bit != 0 { &mut high } else { &mut low };
+            side.insert(hash, value, |e| hasher.hash_one(e.key()));
         }
+        self.segments[s].table = low;
+        let moved = high;
         let pattern = self.dir_pattern(s);
         let new_index = self.segments.len() as u32;
         let (tag_old, tag_new) = (self.new_tag(), self.new_tag());
@@ -242,11 +245,22 @@ impl<T: Keyed> SegTable<T> {
         self.segments.iter().flat_map(|s| unsafe { s.table.iter() }.map(|b| unsafe { b.as_ref() }))
     }
 
-    /// A uniformly random element: a segment by its share of the elements, then an
-    /// element of it (`random.rs`).
+    /// A uniformly random element: a segment with probability proportional to its
+    /// elements, then an element of it (`random.rs`). The segment comes from a uniform
+    /// directory slot (a segment of depth `d` owns 2^(depth-d) of them) accepted with
+    /// probability `len * 2^d / (SEGMENT_MAX * 2^depth)`: a couple of draws while the
+    /// segments are balanced, as random hashes keep them; after 64 a walk decides.
     pub fn random(&self, rng: &mut fastrand::Rng) -> Option<&T> {
         if self.len == 0 {
             return None;
+        }
+        let bound = (SEGMENT_MAX as u64 + 1) << self.depth;
+        for _ in 0..64 {
+            let seg = &self.segments[self.dir[rng.usize(..self.dir.len())] as usize];
+            let weight = (seg.table.len() as u64) << seg.depth;
+            if rng.u64(..bound) < weight {
+                return super::random::table_entry(&seg.table, rng);
+            }
         }
         let mut r = rng.usize(..self.len);
         for seg in &self.segments {
@@ -425,5 +439,21 @@ mod tests {
         // Half the elements are below the middle: about half the picks.
         assert!((9_000..11_000).contains(&low), "{low}");
         assert!(SegTable::<Box<[u8]>>::default().random(&mut rng).is_none());
+    }
+
+    #[test]
+    fn random_picks_stay_uniform_when_one_segment_is_nearly_empty() {
+        let mut t = filled(4 * SEGMENT_MAX as u64);
+        // Leave 100 elements in the first segment; the others keep theirs.
+        let first: Vec<Box<[u8]>> = unsafe { t.segments[0].table.iter().map(|b| b.as_ref().clone()) }.collect();
+        let kept: std::collections::HashSet<Box<[u8]>> = first.iter().take(100).cloned().collect();
+        for e in first.iter().skip(100) {
+            t.remove(e);
+        }
+        let mut rng = fastrand::Rng::with_seed(11);
+        let picks = 40_000;
+        let hits = (0..picks).filter(|_| kept.contains(t.random(&mut rng).expect("non-empty"))).count();
+        let expected = picks * 100 / t.len();
+        assert!(hits > expected / 2 && hits < expected * 2, "{hits} picks of the kept 100, expected about {expected}");
     }
 }
