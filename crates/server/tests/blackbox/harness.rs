@@ -138,6 +138,22 @@ pub fn scan_with_churn(
     panic!("{scan} did not finish");
 }
 
+/// The churn of the *SCAN tests, between calls: for calls 0..40 `add` 250 new names
+/// (`args_for(name)` gives each one's arguments), for calls 40..80 `remove` them again.
+pub fn scan_churn(c: &mut RawConn, call: usize, key: &str, add: &str, remove: &str, args_for: impl Fn(String) -> Vec<String>) {
+    let mut args: Vec<String> = Vec::new();
+    if call < 40 {
+        args.extend([add.to_string(), key.to_string()]);
+        args.extend((0..250).flat_map(|i| args_for(format!("c{call}-{i}"))));
+    } else if call < 80 {
+        args.extend([remove.to_string(), key.to_string()]);
+        args.extend((0..250).map(|i| format!("c{}-{i}", call - 40)));
+    } else {
+        return;
+    }
+    c.cmd(&args);
+}
+
 pub fn is_external() -> bool {
     matches!(mode(), Mode::External(_))
 }

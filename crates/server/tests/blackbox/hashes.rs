@@ -645,19 +645,7 @@ fn hscan_walks_a_large_hash_in_steps_and_misses_nothing_while_it_changes() {
     let mut args: Vec<String> = vec!["HSET".into(), k.into()];
     args.extend((0..2000).flat_map(|i| [format!("s{i}"), format!("v{i}")]));
     assert_bytes!(c.cmd(&args), b":2000\r\n");
-    let (seen, largest) = scan_with_churn(&mut c, "HSCAN", k, 2, |c, call| {
-        let mut args: Vec<String> = Vec::new();
-        if call < 40 {
-            args.extend(["HSET".into(), k.into()]);
-            args.extend((0..250).flat_map(|i| [format!("c{call}-{i}"), "x".into()]));
-        } else if call < 80 {
-            args.extend(["HDEL".into(), k.into()]);
-            args.extend((0..250).map(|i| format!("c{}-{i}", call - 40)));
-        } else {
-            return;
-        }
-        c.cmd(&args);
-    });
+    let (seen, largest) = scan_with_churn(&mut c, "HSCAN", k, 2, |c, call| scan_churn(c, call, k, "HSET", "HDEL", |n| vec![n, "x".into()]));
     assert!((0..2000).all(|i| seen.contains(&format!("s{i}"))), "a field present throughout was missed");
     assert!(largest <= 2 * 200, "one HSCAN reply carried {largest} items");
     assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");

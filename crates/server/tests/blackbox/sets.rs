@@ -665,19 +665,7 @@ fn sscan_walks_a_large_set_in_steps_and_misses_nothing_while_it_changes() {
     let mut args: Vec<String> = vec!["SADD".into(), k.into()];
     args.extend((0..2000).map(|i| format!("s{i}")));
     assert_bytes!(c.cmd(&args), b":2000\r\n");
-    let (seen, largest) = scan_with_churn(&mut c, "SSCAN", k, 1, |c, call| {
-        let mut args: Vec<String> = Vec::new();
-        if call < 40 {
-            args.extend(["SADD".into(), k.into()]);
-            args.extend((0..250).map(|i| format!("c{call}-{i}")));
-        } else if call < 80 {
-            args.extend(["SREM".into(), k.into()]);
-            args.extend((0..250).map(|i| format!("c{}-{i}", call - 40)));
-        } else {
-            return;
-        }
-        c.cmd(&args);
-    });
+    let (seen, largest) = scan_with_churn(&mut c, "SSCAN", k, 1, |c, call| scan_churn(c, call, k, "SADD", "SREM", |n| vec![n]));
     assert!((0..2000).all(|i| seen.contains(&format!("s{i}"))), "a member present throughout was missed");
     assert!(largest <= 200, "one SSCAN reply carried {largest} members");
     assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");

@@ -1052,19 +1052,7 @@ fn zscan_walks_a_large_sorted_set_in_steps_and_misses_nothing_while_it_changes()
     let mut args: Vec<String> = vec!["ZADD".into(), k.into()];
     args.extend((0..2000).flat_map(|i| [i.to_string(), format!("s{i}")]));
     assert_bytes!(c.cmd(&args), b":2000\r\n");
-    let (seen, largest) = scan_with_churn(&mut c, "ZSCAN", k, 2, |c, call| {
-        let mut args: Vec<String> = Vec::new();
-        if call < 40 {
-            args.extend(["ZADD".into(), k.into()]);
-            args.extend((0..250).flat_map(|i| ["1.5".into(), format!("c{call}-{i}")]));
-        } else if call < 80 {
-            args.extend(["ZREM".into(), k.into()]);
-            args.extend((0..250).map(|i| format!("c{}-{i}", call - 40)));
-        } else {
-            return;
-        }
-        c.cmd(&args);
-    });
+    let (seen, largest) = scan_with_churn(&mut c, "ZSCAN", k, 2, |c, call| scan_churn(c, call, k, "ZADD", "ZREM", |n| vec!["1.5".into(), n]));
     assert!((0..2000).all(|i| seen.contains(&format!("s{i}"))), "a member present throughout was missed");
     assert!(largest <= 2 * 200, "one ZSCAN reply carried {largest} items");
     assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
