@@ -42,18 +42,26 @@ impl LazyFree {
         let pending = std::sync::Arc::new(AtomicU64::new(0));
         let freed = std::sync::Arc::new(AtomicU64::new(0));
         let (p, f) = (pending.clone(), freed.clone());
-        let started = std::thread::Builder::new().name("lazyfree".into()).spawn(move || {
-            // Ends when the last sender is gone (the server is exiting).
-            for garbage in rx {
-                drop(garbage);
-                p.fetch_sub(1, Ordering::Relaxed);
-                f.fetch_add(1, Ordering::Relaxed);
-            }
-        });
+        let started = std::thread::Builder::new()
+            .name("lazyfree".into())
+            .spawn(move || {
+                // Ends when the last sender is gone (the server is exiting).
+                for garbage in rx {
+                    drop(garbage);
+                    p.fetch_sub(1, Ordering::Relaxed);
+                    f.fetch_add(1, Ordering::Relaxed);
+                }
+            });
         if let Err(e) = started {
-            crate::log::warning(&format!("lazyfree thread did not start ({e}); values are freed inline"));
+            crate::log::warning(&format!(
+                "lazyfree thread did not start ({e}); values are freed inline"
+            ));
         }
-        LazyFree { queue, pending, freed }
+        LazyFree {
+            queue,
+            pending,
+            freed,
+        }
     }
 
     /// Frees a removed entry: in the background when it is a collection of more than
@@ -111,7 +119,12 @@ mod tests {
         for i in 0..1000 {
             set.add(format!("m{i}").as_bytes(), 512);
         }
-        let big = Entry::new(b"big", Payload::Object(Box::new(store::Object::Set(set))), None, 0);
+        let big = Entry::new(
+            b"big",
+            Payload::Object(Box::new(store::Object::Set(set))),
+            None,
+            0,
+        );
         lazy.free_entry(big);
         lazy.free_entry(Entry::new(b"small", Payload::Str(b"value"), None, 0));
         wait_until(|| lazy.freed() == 1);

@@ -81,7 +81,10 @@ pub struct SegTable<T> {
 
 impl<T> std::fmt::Debug for SegTable<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SegTable").field("len", &self.len).field("segments", &self.segments.len()).finish()
+        f.debug_struct("SegTable")
+            .field("len", &self.len)
+            .field("segments", &self.segments.len())
+            .finish()
     }
 }
 
@@ -104,8 +107,19 @@ fn scan_key(bits: u32) -> u32 {
 impl<T: Keyed> SegTable<T> {
     /// An empty table with room for `capacity` elements in its first segment.
     pub fn with_capacity(capacity: usize) -> Self {
-        let first = Segment { table: RawTable::with_capacity(capacity.min(SEGMENT_MAX)), depth: 0, tag: 0 };
-        SegTable { segments: vec![first], dir: vec![0], depth: 0, len: 0, next_tag: 1, hasher: Default::default() }
+        let first = Segment {
+            table: RawTable::with_capacity(capacity.min(SEGMENT_MAX)),
+            depth: 0,
+            tag: 0,
+        };
+        SegTable {
+            segments: vec![first],
+            dir: vec![0],
+            depth: 0,
+            len: 0,
+            next_tag: 1,
+            hasher: Default::default(),
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -133,7 +147,9 @@ impl<T: Keyed> SegTable<T> {
 
     pub fn get(&self, key: &[u8]) -> Option<&T> {
         let hash = self.hash(key);
-        self.segments[self.segment_of(hash)].table.get(hash, |e| e.key() == key)
+        self.segments[self.segment_of(hash)]
+            .table
+            .get(hash, |e| e.key() == key)
     }
 
     /// The element with this key, to change anything but its key.
@@ -172,7 +188,12 @@ impl<T: Keyed> SegTable<T> {
 
     /// Calls `update` on the element with this key (it must not change the key), or adds
     /// `make()` when there is none; true when it was added. One hash for both.
-    pub fn update_or_insert(&mut self, key: &[u8], update: impl FnOnce(&mut T), make: impl FnOnce() -> T) -> bool {
+    pub fn update_or_insert(
+        &mut self,
+        key: &[u8],
+        update: impl FnOnce(&mut T),
+        make: impl FnOnce() -> T,
+    ) -> bool {
         let hash = self.hash(key);
         let s = self.segment_of(hash);
         if let Some(found) = self.segments[s].table.get_mut(hash, |e| e.key() == key) {
@@ -213,7 +234,11 @@ impl<T: Keyed> SegTable<T> {
         let (mut low, mut high) = (RawTable::with_capacity(half), RawTable::with_capacity(half));
         for value in old {
             let hash = hasher.hash_one(value.key());
-            let side = if dir_bits(hash) & bit != 0 { &mut high } else { &mut low };
+            let side = if dir_bits(hash) & bit != 0 {
+                &mut high
+            } else {
+                &mut low
+            };
             side.insert(hash, value, |e| hasher.hash_one(e.key()));
         }
         self.segments[s].table = low;
@@ -223,7 +248,11 @@ impl<T: Keyed> SegTable<T> {
         let (tag_old, tag_new) = (self.new_tag(), self.new_tag());
         self.segments[s].depth = depth + 1;
         self.segments[s].tag = tag_old;
-        self.segments.push(Segment { table: moved, depth: depth + 1, tag: tag_new });
+        self.segments.push(Segment {
+            table: moved,
+            depth: depth + 1,
+            tag: tag_new,
+        });
         // Every slot with the old pattern and the new bit set now points at the new one.
         let mut slot = (pattern | bit) as usize;
         while slot < self.dir.len() {
@@ -242,7 +271,9 @@ impl<T: Keyed> SegTable<T> {
     /// Every element, segment by segment.
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         // SAFETY: buckets from each table's own iterator, read while `self` is borrowed.
-        self.segments.iter().flat_map(|s| unsafe { s.table.iter() }.map(|b| unsafe { b.as_ref() }))
+        self.segments
+            .iter()
+            .flat_map(|s| unsafe { s.table.iter() }.map(|b| unsafe { b.as_ref() }))
     }
 
     /// A uniformly random element: a segment with probability proportional to its
@@ -274,7 +305,11 @@ impl<T: Keyed> SegTable<T> {
 
     /// Buckets held (for memory estimates).
     pub fn buckets(&self) -> usize {
-        self.segments.iter().map(|s| s.table.buckets()).sum::<usize>() + self.dir.len()
+        self.segments
+            .iter()
+            .map(|s| s.table.buckets())
+            .sum::<usize>()
+            + self.dir.len()
     }
 
     /// One SCAN step from `cursor` (0 starts): visits elements until `count` were
@@ -311,7 +346,10 @@ impl<T: Keyed> SegTable<T> {
                 budget -= 1;
             }
             if pos < buckets {
-                return CONTINUING | u64::from(seg.tag) << (DIR_BITS + POS_BITS) | (pos as u64) << DIR_BITS | u64::from(k);
+                return CONTINUING
+                    | u64::from(seg.tag) << (DIR_BITS + POS_BITS)
+                    | (pos as u64) << DIR_BITS
+                    | u64::from(k);
             }
             k = lo + span;
             pos = 0;
@@ -415,13 +453,21 @@ mod tests {
                 }
             } else if calls < 400 {
                 // Shrink back.
-                let churn: Vec<Box<[u8]>> = t.iter().filter(|e| e.len() > 7).take(1000).cloned().collect();
+                let churn: Vec<Box<[u8]>> = t
+                    .iter()
+                    .filter(|e| e.len() > 7)
+                    .take(1000)
+                    .cloned()
+                    .collect();
                 for e in churn {
                     t.remove(&e);
                 }
             }
         }
-        assert!((0..5000).all(|v| seen.contains(&key(v))), "an element present throughout was missed");
+        assert!(
+            (0..5000).all(|v| seen.contains(&key(v))),
+            "an element present throughout was missed"
+        );
     }
 
     #[test]
@@ -445,15 +491,21 @@ mod tests {
     fn random_picks_stay_uniform_when_one_segment_is_nearly_empty() {
         let mut t = filled(4 * SEGMENT_MAX as u64);
         // Leave 100 elements in the first segment; the others keep theirs.
-        let first: Vec<Box<[u8]>> = unsafe { t.segments[0].table.iter().map(|b| b.as_ref().clone()) }.collect();
+        let first: Vec<Box<[u8]>> =
+            unsafe { t.segments[0].table.iter().map(|b| b.as_ref().clone()) }.collect();
         let kept: std::collections::HashSet<Box<[u8]>> = first.iter().take(100).cloned().collect();
         for e in first.iter().skip(100) {
             t.remove(e);
         }
         let mut rng = fastrand::Rng::with_seed(11);
         let picks = 40_000;
-        let hits = (0..picks).filter(|_| kept.contains(t.random(&mut rng).expect("non-empty"))).count();
+        let hits = (0..picks)
+            .filter(|_| kept.contains(t.random(&mut rng).expect("non-empty")))
+            .count();
         let expected = picks * 100 / t.len();
-        assert!(hits > expected / 2 && hits < expected * 2, "{hits} picks of the kept 100, expected about {expected}");
+        assert!(
+            hits > expected / 2 && hits < expected * 2,
+            "{hits} picks of the kept 100, expected about {expected}"
+        );
     }
 }

@@ -10,7 +10,6 @@
 
 use std::cmp::Ordering;
 
-
 use super::packed::Packed;
 use super::segtable::SegTable;
 
