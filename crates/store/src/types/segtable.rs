@@ -8,10 +8,11 @@
 //! segment that grows past [`SEGMENT_MAX`] splits in two by one more bit of the hash
 //! (about 1 ms for 16,384 elements here), and a segment's own growth moves at most that
 //! many: the cost of one insert is bounded by the segment size, not the collection.
-//! (Random hashes fill the segments evenly, so they reach the limit at about the same
-//! time: a command adding thousands of members can meet several splits; loading a
-//! 4,000,000-member set 1,000 members a command, the slowest SADD took ~10 ms against
-//! Redis's ~5 ms, where one table doubling took ~310 ms.)
+//! Random hashes fill the segments evenly, so with one common limit they would all
+//! split at about the same time (up to 5 splits in one 1,000-member SADD, ~10 ms); each
+//! segment gets its own limit between half of [`SEGMENT_MAX`] and all of it instead.
+//! Loading a 4,000,000-member set 1,000 members a command, the slowest SADD then took
+//! ~7.6 ms against Redis's ~5.5 ms, where one table doubling took ~310 ms.
 //!
 //! Layout: 24 bits of each element's hash (bits 32..56, which hashbrown uses neither for
 //! its bucket index nor for its control tags) choose the segment: the directory has
@@ -33,7 +34,8 @@ use std::hash::BuildHasher;
 
 use hashbrown::raw::RawTable;
 
-/// Elements from which a segment splits (a few ms of work to split or grow one).
+/// The most elements a segment holds before it splits (each gets its own limit between
+/// half this and this, [`split_limit`]); splitting or growing one takes about 1 ms.
 pub const SEGMENT_MAX: usize = 1 << 14;
 /// Hash bits that choose a segment.
 const DIR_BITS: u32 = 24;
@@ -65,6 +67,17 @@ struct Segment<T> {
     depth: u32,
     /// Changes whenever this segment's elements may have moved (see the header).
     tag: u16,
+    /// Elements from which this segment splits (see [`split_limit`]).
+    limit: u32,
+}
+
+/// A new segment's split size, spread over `SEGMENT_MAX / 2 ..= SEGMENT_MAX` by its tag:
+/// random hashes fill the segments evenly, and with one common limit they would all
+/// split at about the same time (several splits in one command).
+fn split_limit(tag: u16) -> u32 {
+    let half = (SEGMENT_MAX / 2) as u32;
+    let spread = (u32::from(tag).wrapping_mul(0x9e37_79b9) >> 16) % (half + 1);
+    half + spread
 }
 
 /// A hash table of `T` keyed by [`Keyed::key`], grown a segment at a time.
@@ -111,6 +124,7 @@ impl<T: Keyed> SegTable<T> {
             table: RawTable::with_capacity(capacity.min(SEGMENT_MAX)),
             depth: 0,
             tag: 0,
+            limit: SEGMENT_MAX as u32,
         };
         SegTable {
             segments: vec![first],
@@ -176,7 +190,8 @@ impl<T: Keyed> SegTable<T> {
             // No room was left: the insert rebuilt the segment (grew or rehashed it).
             self.segments[s].tag = self.new_tag();
         }
-        if self.segments[s].table.len() > SEGMENT_MAX && self.segments[s].depth < DIR_BITS {
+        let seg = &self.segments[s];
+        if seg.table.len() > seg.limit as usize && seg.depth < DIR_BITS {
             self.split(s);
         }
     }
@@ -248,10 +263,12 @@ impl<T: Keyed> SegTable<T> {
         let (tag_old, tag_new) = (self.new_tag(), self.new_tag());
         self.segments[s].depth = depth + 1;
         self.segments[s].tag = tag_old;
+        self.segments[s].limit = split_limit(tag_old);
         self.segments.push(Segment {
             table: moved,
             depth: depth + 1,
             tag: tag_new,
+            limit: split_limit(tag_new),
         });
         // Every slot with the old pattern and the new bit set now points at the new one.
         let mut slot = (pattern | bit) as usize;
