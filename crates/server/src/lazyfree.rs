@@ -13,7 +13,7 @@
 //! their shard locks) and pass them here after the locks are released.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 
 use hashbrown::raw::RawTable;
 use store::{Entry, ValueRef};
@@ -31,16 +31,16 @@ enum Garbage {
 /// The background freeing thread's queue and counters.
 pub struct LazyFree {
     queue: mpsc::Sender<Garbage>,
-    pending: std::sync::Arc<AtomicU64>,
-    freed: std::sync::Arc<AtomicU64>,
+    pending: Arc<AtomicU64>,
+    freed: Arc<AtomicU64>,
 }
 
 impl LazyFree {
     /// Starts the freeing thread. If it cannot start, everything is freed inline.
     pub fn start() -> LazyFree {
         let (queue, rx) = mpsc::channel::<Garbage>();
-        let pending = std::sync::Arc::new(AtomicU64::new(0));
-        let freed = std::sync::Arc::new(AtomicU64::new(0));
+        let pending = Arc::new(AtomicU64::new(0));
+        let freed = Arc::new(AtomicU64::new(0));
         let (p, f) = (pending.clone(), freed.clone());
         let started = std::thread::Builder::new()
             .name("lazyfree".into())

@@ -28,7 +28,8 @@ fn remove_keys(ctx: &mut Ctx<'_>, a: &[&[u8]], lazy: bool) -> Result<(), Command
     let ks = ctx.ks();
     let db = ctx.client.db;
     let mut locked = ks.lock_keys(db, &a[1..]);
-    let mut removed = Vec::new();
+    // Held until the locks are released (no allocation for up to 4 keys).
+    let mut removed: smallvec::SmallVec<[store::Entry; 4]> = smallvec::SmallVec::new();
     for key in &a[1..] {
         let (h, shard) = locked.shard_for(db, key);
         if let Some(entry) = shard.remove(h, key, ctx.now_ms) {

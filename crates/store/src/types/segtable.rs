@@ -166,13 +166,6 @@ impl<T: Keyed> SegTable<T> {
             .get(hash, |e| e.key() == key)
     }
 
-    /// The element with this key, to change anything but its key.
-    pub fn get_mut(&mut self, key: &[u8]) -> Option<&mut T> {
-        let hash = self.hash(key);
-        let s = self.segment_of(hash);
-        self.segments[s].table.get_mut(hash, |e| e.key() == key)
-    }
-
     /// Adds an element whose key is absent (callers look it up first).
     pub fn insert_new(&mut self, value: T) {
         let hash = self.hash(value.key());
