@@ -109,6 +109,9 @@ pub struct Config {
     /// io_uring engine: with many active connections, wake the loop once several
     /// requests are ready or after this many microseconds (0 = wake on the first).
     pub io_uring_batch_wait_us: u32,
+    /// Busy percent of one CPU above which a loop spreads connections to another
+    /// (`net/balance.rs`); 0: no balancing.
+    pub loop_spread_busy: u32,
     /// io_uring engine, `appendfsync always`: how long a loop waits for its batch's log
     /// write to become durable before it goes on serving (aof/commit.rs; 0 = never).
     pub aof_commit_wait_us: u32,
@@ -160,6 +163,7 @@ impl Default for Config {
             lazyfree_lazy_user_del: false,
             io_uring_min_wait_us: 0,
             io_uring_batch_wait_us: 50,
+            loop_spread_busy: 85,
             aof_commit_wait_us: 2000,
             hash_max_listpack_entries: 512,
             hash_max_listpack_value: 64,
@@ -303,6 +307,8 @@ pub static PARAMS: &[Param] = &[
         get: |c| c.io_uring_min_wait_us.to_string(), set: |c, v| c.io_uring_min_wait_us = v.parse().unwrap_or(c.io_uring_min_wait_us) },
     Param { name: "io-uring-batch-wait-us", kind: Kind::Int { min: 0, max: 10_000 }, mutable: false,
         get: |c| c.io_uring_batch_wait_us.to_string(), set: |c, v| c.io_uring_batch_wait_us = v.parse().unwrap_or(c.io_uring_batch_wait_us) },
+    Param { name: "loop-spread-busy", kind: Kind::Int { min: 0, max: 100 }, mutable: true,
+        get: |c| c.loop_spread_busy.to_string(), set: |c, v| c.loop_spread_busy = v.parse().unwrap_or(c.loop_spread_busy) },
     Param { name: "aof-commit-wait-us", kind: Kind::Int { min: 0, max: 100_000 }, mutable: true,
         get: |c| c.aof_commit_wait_us.to_string(), set: |c, v| c.aof_commit_wait_us = v.parse().unwrap_or(c.aof_commit_wait_us) },
     Param { name: "hash-max-listpack-entries", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,

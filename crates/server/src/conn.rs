@@ -95,6 +95,23 @@ impl Conn {
         self.rbuf.capacity() - self.rbuf.len()
     }
 
+    /// True when nothing in this connection refers to its event loop, so that it may
+    /// move to another (`net/balance.rs`): no unparsed input, not blocked, not
+    /// subscribed (mail finds those by loop), no replies held for the append-only log
+    /// (the log wakes the loop that waits), not closing. Output still being written is
+    /// for the engine to let drain.
+    pub fn can_move(&self) -> bool {
+        let c = &self.client;
+        self.rpos >= self.rbuf.len()
+            && self.holds.is_empty()
+            && !self.held_listed
+            && !c.blocked
+            && !c.paused_for_log
+            && !c.close_after_reply
+            && c.subs.count() == 0
+            && !c.info.killed.load(Ordering::SeqCst)
+    }
+
     /// Bytes of input not yet consumed.
     pub fn pending_input(&self) -> usize {
         self.rbuf.len() - self.rpos
@@ -174,7 +191,7 @@ impl Conn {
         let query_limit = w.shared.query_buffer_limit.load(Ordering::Relaxed);
         let batch_start = self.out.len();
         let Conn { client, rbuf, rpos, parser, out, holds, .. } = self;
-        let client_owner = client.info.owner.min(w.shared.gates.len() - 1);
+        let client_owner = client.info.owner.load(Ordering::Relaxed).min(w.shared.gates.len() - 1);
         let shared: &Shared = w.shared;
         // This loop's gate, held while the batch runs (see below).
         let mut gate: Option<parking_lot::RwLockReadGuard<'_, ()>> = None;

@@ -191,6 +191,7 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
                 shared.io_engine.get().copied().unwrap_or("none"),
                 shared.keyspace.shards_per_db(),
             );
+            shared.loops.render_info(o);
         }
         "clients" => {
             let _ = write!(

@@ -123,8 +123,9 @@ pub struct ClientInfo {
     pub laddr: String,
     pub fd: i32,
     pub created: Instant,
-    /// Index of the event loop that owns the connection.
-    pub owner: usize,
+    /// Index of the event loop that owns the connection (changes when the connection
+    /// moves to another loop: `net/balance.rs`).
+    pub owner: AtomicUsize,
     pub name: Mutex<Vec<u8>>,
     pub lib_name: Mutex<Vec<u8>>,
     pub lib_ver: Mutex<Vec<u8>>,
@@ -158,7 +159,7 @@ impl ClientInfo {
             laddr,
             fd,
             created: Instant::now(),
-            owner,
+            owner: AtomicUsize::new(owner),
             name: Default::default(),
             lib_name: Default::default(),
             lib_ver: Default::default(),
@@ -355,6 +356,8 @@ pub struct Shared {
     pub watch_count: AtomicUsize,
     /// Pub/sub subscriptions.
     pub pubsub: Mutex<PubSub>,
+    /// The loops' load and the queues that move connections between them.
+    pub loops: crate::net::balance::Loops,
     /// Per event loop: messages for its connections, posted by any thread, drained by
     /// the loop when woken.
     pub mailboxes: Vec<Mutex<Vec<Mail>>>,
@@ -382,6 +385,7 @@ impl Shared {
         let slowlog_threshold = config.slowlog_log_slower_than_us;
         let auth = config.requirepass.is_some();
         let hz = config.hz;
+        let loop_spread_busy = config.loop_spread_busy;
         let query_buffer_limit = config.client_query_buffer_limit;
         let aof = config.appendonly.then(|| crate::aof::Aof::new(threads, config.appendfsync));
         let shared = Shared {
@@ -408,6 +412,7 @@ impl Shared {
             watches: Mutex::new(hashbrown::HashMap::new()),
             watch_count: AtomicUsize::new(0),
             pubsub: Mutex::new(PubSub::default()),
+            loops: crate::net::balance::Loops::new(threads, loop_spread_busy),
             mailboxes: (0..threads.max(1)).map(|_| Mutex::new(Vec::new())).collect(),
             blocked: Mutex::new(Default::default()),
             blocked_count: AtomicUsize::new(0),
@@ -459,6 +464,7 @@ impl Shared {
         self.slowlog_threshold_us.store(c.slowlog_log_slower_than_us, Ordering::Relaxed);
         self.auth_required.store(c.requirepass.is_some(), Ordering::Relaxed);
         self.hz.store(c.hz, Ordering::Relaxed);
+        self.loops.set_spread_busy(c.loop_spread_busy);
         self.query_buffer_limit.store(c.client_query_buffer_limit, Ordering::Relaxed);
         let t = &self.type_limits;
         t.hash_entries.store(c.hash_max_listpack_entries as usize, Ordering::Relaxed);

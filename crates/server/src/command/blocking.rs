@@ -251,7 +251,7 @@ fn block(ctx: &mut Ctx<'_>, op: Op, timeout_ms: Option<i64>, null_in_multi: fn(&
         reg.queues.entry((db, key.to_vec())).or_default().push_back(id);
     }
     let deadline_ms = timeout_ms.map(|t| ctx.now_ms.saturating_add(t));
-    reg.waiters.insert(id, Waiter { owner: ctx.client.info.owner, db, proto, op, deadline_ms });
+    reg.waiters.insert(id, Waiter { owner: ctx.client.info.owner.load(Ordering::Relaxed), db, proto, op, deadline_ms });
     shared.blocked_count.fetch_add(1, Ordering::SeqCst);
     ctx.client.blocked = true;
     Ok(())

@@ -397,7 +397,7 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             ctx.client.close_after_reply = true;
         } else {
             c.killed.store(true, Ordering::SeqCst);
-            ctx.shared.wake(c.owner);
+            ctx.shared.wake(c.owner.load(Ordering::SeqCst));
         }
         killed += 1;
     }

@@ -32,7 +32,7 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     // take every gate; the other subcommands take their own back (POPULATE writes, and
     // must not land in the middle of another loop's EXEC).
     let _gate = (!is(sub, "loadaof") && !is(sub, "reload") && !ctx.client.in_exec).then(|| {
-        let owner = ctx.client.info.owner.min(ctx.shared.gates.len() - 1);
+        let owner = ctx.client.info.owner.load(Ordering::Relaxed).min(ctx.shared.gates.len() - 1);
         ctx.shared.gates[owner].read()
     });
     if is(sub, "sleep") && a.len() == 3 {

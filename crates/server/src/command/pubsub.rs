@@ -8,6 +8,7 @@
 //! whose pending output exceeds the pubsub output limit is disconnected by its loop.
 //! RESP2 clients in subscribed mode may only run the commands Redis allows there.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use resp::{encode, Proto};
@@ -39,7 +40,7 @@ pub fn allowed_while_subscribed(name: &str) -> bool {
 
 fn me(ctx: &Ctx<'_>) -> Subscriber {
     Subscriber {
-        owner: ctx.client.info.owner,
+        owner: ctx.client.info.owner.load(Ordering::Relaxed),
         id: ctx.client.info.id,
         resp3: ctx.client.proto == Proto::Resp3,
     }

@@ -1,9 +1,9 @@
 //! The epoll engine (through mio, edge-triggered): one event loop per thread, owning its
 //! listening sockets (SO_REUSEPORT, so the kernel spreads connections) and its
-//! connections for life. Each wake-up reads every ready socket until a short read or
-//! `WouldBlock`, processes all complete requests, and writes the batched replies with
-//! one write. The loop also runs the periodic tick (active expiry, idle timeouts) and
-//! cross-thread requests (CLIENT KILL, shutdown).
+//! connections until `balance.rs` moves one to another loop. Each wake-up reads every
+//! ready socket until a short read or `WouldBlock`, processes all complete requests,
+//! and writes the batched replies with one write. The loop also runs the periodic tick
+//! (active expiry, idle timeouts) and cross-thread requests (CLIENT KILL, shutdown).
 
 use std::io::{ErrorKind, Read, Write};
 use std::sync::atomic::Ordering;
@@ -36,6 +36,8 @@ pub struct EventLoop {
     /// This loop's part of a running capture's walk (`walk.rs`), and what it left.
     walk: crate::walk::LoopWalk,
     walk_progress: crate::walk::Progress,
+    /// This loop's side of connection balancing.
+    balancer: super::balance::Balancer,
 }
 
 struct Slot {
@@ -71,6 +73,7 @@ impl EventLoop {
                 rng: fastrand::Rng::new(),
                 walk: Default::default(),
                 walk_progress: crate::walk::Progress::Idle,
+                balancer: super::balance::Balancer::new(index),
             },
             waker,
         ))
@@ -140,29 +143,108 @@ impl EventLoop {
             };
             use std::os::fd::{AsFd, AsRawFd};
             tune_socket(stream.as_fd(), keepalive_s);
-            let slot = match self.free.pop() {
-                Some(s) => s,
-                None => {
-                    self.conns.push(None);
-                    self.conns.len() - 1
-                }
-            };
-            if let Err(e) = self.poll.registry().register(
-                &mut stream,
-                Token(slot),
-                Interest::READABLE | Interest::WRITABLE,
-            ) {
-                crate::log::warning(&format!("Registering client connection: {e}"));
-                self.free.push(slot);
+            let laddr = stream
+                .local_addr()
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            let fd = stream.as_raw_fd();
+            let home = self.shared.loops.place(self.index);
+            let conn = open_client(&self.shared, home, fd, peer.to_string(), laddr, now_ms);
+            if home != self.index {
+                self.shared
+                    .loops
+                    .hand_over(&self.shared, self.index, home, into_fd(stream), conn);
                 continue;
             }
-            let laddr = stream.local_addr().map(|a| a.to_string()).unwrap_or_default();
-            let fd = stream.as_raw_fd();
-            let conn = open_client(&self.shared, self.index, fd, peer.to_string(), laddr, now_ms);
-            self.by_id.insert(conn.client.info.id, slot);
-            self.conns[slot] = Some(Slot { stream, conn });
-            // Data may already be waiting (edge-triggered: no event would tell us).
-            self.on_readable(slot, now_ms);
+            self.install(stream, conn, now_ms);
+        }
+    }
+
+    /// Registers a connection and serves what it has already sent.
+    fn install(&mut self, mut stream: TcpStream, mut conn: Conn, now_ms: i64) {
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.conns.push(None);
+                self.conns.len() - 1
+            }
+        };
+        if let Err(e) = self.poll.registry().register(
+            &mut stream,
+            Token(slot),
+            Interest::READABLE | Interest::WRITABLE,
+        ) {
+            crate::log::warning(&format!("Registering client connection: {e}"));
+            self.free.push(slot);
+            close_client(&self.shared, &mut conn);
+            return;
+        }
+        self.by_id.insert(conn.client.info.id, slot);
+        self.conns[slot] = Some(Slot { stream, conn });
+        // Data may already be waiting (edge-triggered: no event would tell us).
+        self.on_readable(slot, now_ms);
+    }
+
+    /// Takes in the connections other loops handed to this one.
+    fn adopt_arrivals(&mut self) {
+        let now_ms = self.shared.keyspace.now_ms();
+        for a in self.shared.loops.take_arrivals(self.index) {
+            let stream = TcpStream::from_std(std::net::TcpStream::from(a.fd));
+            self.install(stream, a.conn, now_ms);
+        }
+    }
+
+    /// On the tick: measures this loop's load and moves connections to another loop
+    /// when the policy says so (`balance::decide`). Readiness needs no cancel here: a
+    /// connection with nothing unread in its buffer and nothing left to write is
+    /// deregistered and handed over at once; what the client sends meanwhile waits in
+    /// the socket for the new loop.
+    fn balance(&mut self) {
+        let movable = |s: &Option<Slot>| {
+            s.as_ref()
+                .is_some_and(|s| s.conn.can_move() && s.conn.all_written())
+        };
+        let candidates: Vec<usize> = (0..self.conns.len())
+            .filter(|&t| movable(&self.conns[t]))
+            .collect();
+        let mut moves: Vec<(usize, usize)> = Vec::new();
+        for (id, to) in self.shared.loops.take_recalls(self.index) {
+            if let Some(&t) = self.by_id.get(&id) {
+                if movable(&self.conns[t]) {
+                    moves.push((t, to));
+                }
+            }
+        }
+        if let Some(mv) = self
+            .balancer
+            .tick(&self.shared, self.by_id.len(), candidates.len())
+        {
+            let chosen: Vec<usize> = candidates
+                .into_iter()
+                .filter(|t| !moves.iter().any(|m| m.0 == *t))
+                .take(mv.count)
+                .collect();
+            let ids = chosen
+                .iter()
+                .filter_map(|&t| Some(self.conns.get(t)?.as_ref()?.conn.client.info.id))
+                .collect();
+            self.balancer.moved(ids);
+            moves.extend(chosen.into_iter().map(|t| (t, mv.to)));
+        }
+        for (t, to) in moves {
+            let Some(mut slot) = self.conns.get_mut(t).and_then(Option::take) else {
+                continue;
+            };
+            let _ = self.poll.registry().deregister(&mut slot.stream);
+            self.by_id.remove(&slot.conn.client.info.id);
+            self.free.push(t);
+            self.shared.loops.hand_over(
+                &self.shared,
+                self.index,
+                to,
+                into_fd(slot.stream),
+                slot.conn,
+            );
         }
     }
 
@@ -289,6 +371,8 @@ impl EventLoop {
 
     /// Cross-thread wake-up: CLIENT KILL or shutdown.
     fn handle_wake(&mut self) {
+        // Arrivals first, so that a kill of a connection in transit is seen below.
+        self.adopt_arrivals();
         let live = self.conns.iter().enumerate().filter_map(|(i, s)| Some((i, &s.as_ref()?.conn)));
         let killed = super::killed(live);
         for t in killed {
@@ -359,6 +443,8 @@ impl EventLoop {
         for t in idle {
             self.close(t);
         }
+        self.adopt_arrivals();
+        self.balance();
     }
 
     /// Stops accepting, sends replies still pending (bounded), and closes everything.
@@ -367,6 +453,7 @@ impl EventLoop {
             let _ = self.poll.registry().deregister(l);
         }
         self.listeners.clear();
+        self.adopt_arrivals();
         let deadline = Instant::now() + Duration::from_millis(500);
         for t in 0..self.conns.len() {
             while Instant::now() < deadline {
@@ -381,4 +468,11 @@ impl EventLoop {
             self.close(t);
         }
     }
+}
+
+/// The descriptor of a mio stream, to hand to another loop.
+fn into_fd(stream: TcpStream) -> std::os::fd::OwnedFd {
+    use std::os::fd::{FromRawFd, IntoRawFd};
+    // SAFETY: into_raw_fd gives up ownership of a valid descriptor, which we take.
+    unsafe { std::os::fd::OwnedFd::from_raw_fd(stream.into_raw_fd()) }
 }

@@ -2,8 +2,10 @@
 //! client registration on accept and close, socket options, and the periodic tick
 //! (active expiry, idle timeouts). The engines themselves live in `epoll.rs` (mio) and
 //! `uring.rs` (io_uring with multishot receive into a provided-buffer ring); each runs
-//! one event loop per thread that owns its connections for life.
+//! one event loop per thread that owns its connections until `balance.rs` moves one to
+//! another loop.
 
+pub mod balance;
 pub mod epoll;
 pub mod uring;
 

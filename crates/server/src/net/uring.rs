@@ -35,6 +35,8 @@ const OP_ACCEPT: u64 = 1;
 const OP_RECV: u64 = 2;
 const OP_SEND: u64 = 3;
 const OP_WAKE: u64 = 4;
+/// The cancel of a moving connection's receive (its completion needs no handling).
+const OP_CANCEL: u64 = 5;
 
 /// user_data of DEBUG AOF-FLUSH-SLEEP's timeout on the commit ring (tokens count up
 /// from 0 and never reach it).
@@ -135,6 +137,35 @@ struct Slot {
     close_after_send: bool,
     /// The millisecond of this connection's last request (`Batching`).
     active_ms: i64,
+    /// Moving to this loop (`balance.rs`): its receive is cancelled, and once it has
+    /// ended and the output has drained, the connection is handed over.
+    moving_to: Option<usize>,
+    /// A cancel of this slot's receive is in flight: the slot is not reused before its
+    /// completion (the cancel finds its target by user_data, which is the slot's).
+    cancel_inflight: bool,
+}
+
+impl Slot {
+    fn new(fd: OwnedFd, conn: Conn) -> Slot {
+        Slot {
+            fd,
+            conn,
+            sending: Vec::new(),
+            sent: 0,
+            send_inflight: false,
+            recv_armed: false,
+            closing: false,
+            close_after_send: false,
+            active_ms: 0,
+            moving_to: None,
+            cancel_inflight: false,
+        }
+    }
+
+    /// Everything queued for this connection has been sent.
+    fn drained(&self) -> bool {
+        !self.send_inflight && self.sent >= self.sending.len() && self.conn.all_written()
+    }
 }
 
 pub struct EventLoop {
@@ -174,6 +205,9 @@ pub struct EventLoop {
     commit_started: Instant,
     /// The last commit took longer than `aof-commit-wait-us`: do not wait for the next.
     commit_slow: bool,
+    /// This loop's side of connection balancing, and its slots on their way out.
+    balancer: super::balance::Balancer,
+    moving: Vec<usize>,
 }
 
 /// Creates the eventfd that wakes a uring loop.
@@ -241,6 +275,8 @@ impl EventLoop {
             commit_token: None,
             commit_started: Instant::now(),
             commit_slow: false,
+            balancer: super::balance::Balancer::new(index),
+            moving: Vec::new(),
         };
         if ev.shared.aof.is_some() {
             let ring = IoUring::builder().setup_single_issuer().build(4)?;
@@ -370,6 +406,7 @@ impl EventLoop {
                     OP_RECV => returned_buffers |= self.on_recv(index, cqe.result(), cqe.flags(), now_ms),
                     OP_SEND => self.on_send(index, cqe.result()),
                     OP_WAKE => self.on_wake(cqe.flags()),
+                    OP_CANCEL => self.on_cancel(index),
                     _ => {}
                 }
             }
@@ -392,6 +429,9 @@ impl EventLoop {
             }
             self.dirty = dirty;
             self.dirty.clear();
+            if !self.moving.is_empty() {
+                self.finish_moves();
+            }
             if self.walk_progress != crate::walk::Progress::Idle || self.shared.walk.running() {
                 let served = if self.last_batch == 0 { Duration::ZERO } else { woke.elapsed() };
                 self.walk_progress = crate::walk::step(&self.shared, self.index, &mut self.walk, served);
@@ -413,6 +453,8 @@ impl EventLoop {
                 for t in tick(&self.shared, self.index, now_ms, live) {
                     self.begin_close(t);
                 }
+                self.adopt_arrivals();
+                self.balance();
                 next_tick = Instant::now() + tick_period(&self.shared);
             }
         }
@@ -447,7 +489,19 @@ impl EventLoop {
         };
         let peer = addr(sock.peer_addr());
         let laddr = addr(sock.local_addr());
-        let conn = open_client(&self.shared, self.index, fd.as_raw_fd(), peer, laddr, now_ms);
+        let home = self.shared.loops.place(self.index);
+        let conn = open_client(&self.shared, home, fd.as_raw_fd(), peer, laddr, now_ms);
+        if home != self.index {
+            self.shared
+                .loops
+                .hand_over(&self.shared, self.index, home, fd, conn);
+            return;
+        }
+        self.install(fd, conn);
+    }
+
+    /// Gives a connection a slot and starts receiving on it.
+    fn install(&mut self, fd: OwnedFd, conn: Conn) {
         let t = match self.free.pop() {
             Some(t) => t,
             None => {
@@ -456,20 +510,109 @@ impl EventLoop {
             }
         };
         self.by_id.insert(conn.client.info.id, t);
-        self.slots[t] = Some(Slot {
-            fd,
-            conn,
-            sending: Vec::new(),
-            sent: 0,
-            send_inflight: false,
-            recv_armed: false,
-            closing: false,
-            close_after_send: false,
-            active_ms: 0,
-        });
+        self.slots[t] = Some(Slot::new(fd, conn));
         if let Err(e) = self.arm_recv(t) {
             crate::log::warning(&format!("arming receive: {e}"));
             self.begin_close(t);
+        }
+    }
+
+    /// Takes in the connections other loops handed to this one.
+    fn adopt_arrivals(&mut self) {
+        for a in self.shared.loops.take_arrivals(self.index) {
+            self.install(a.fd, a.conn);
+        }
+    }
+
+    /// On the tick: measures this loop's load and, when the policy says so
+    /// (`balance::decide`), starts moving some connections to another loop: each
+    /// one's multishot receive is cancelled; `finish_moves` hands it over once the
+    /// receive has ended and its output has drained.
+    fn balance(&mut self) {
+        let candidates: Vec<usize> = (0..self.slots.len())
+            .filter(|&t| self.may_start_move(t))
+            .collect();
+        let mut moves: Vec<(usize, usize)> = Vec::new();
+        for (id, to) in self.shared.loops.take_recalls(self.index) {
+            if let Some(&t) = self.by_id.get(&id) {
+                if self.may_start_move(t) {
+                    moves.push((t, to));
+                }
+            }
+        }
+        if let Some(mv) = self
+            .balancer
+            .tick(&self.shared, self.by_id.len(), candidates.len())
+        {
+            let chosen: Vec<usize> = candidates
+                .into_iter()
+                .filter(|t| !moves.iter().any(|m| m.0 == *t))
+                .take(mv.count)
+                .collect();
+            let ids = chosen
+                .iter()
+                .filter_map(|&t| Some(self.slots.get(t)?.as_ref()?.conn.client.info.id))
+                .collect();
+            self.balancer.moved(ids);
+            moves.extend(chosen.into_iter().map(|t| (t, mv.to)));
+        }
+        for (t, to) in moves {
+            let Some(Some(slot)) = self.slots.get_mut(t) else {
+                continue;
+            };
+            slot.moving_to = Some(to);
+            slot.cancel_inflight = true;
+            let cancel = opcode::AsyncCancel::new(user_data(OP_RECV, t))
+                .build()
+                .user_data(user_data(OP_CANCEL, t));
+            if let Err(e) = self.push(cancel) {
+                crate::log::warning(&format!("cancelling a receive: {e}"));
+            }
+            self.moving.push(t);
+        }
+    }
+
+    /// Whether the connection in slot `t` may start moving to another loop now.
+    fn may_start_move(&self, t: usize) -> bool {
+        matches!(self.slots.get(t), Some(Some(s)) if s.recv_armed && !s.closing && !s.close_after_send && s.moving_to.is_none() && s.conn.can_move())
+    }
+
+    /// Hands over the moving connections whose receive has ended and whose output has
+    /// drained; one that took input meanwhile (and so may not move) receives again.
+    fn finish_moves(&mut self) {
+        for t in std::mem::take(&mut self.moving) {
+            let Some(Some(slot)) = self.slots.get_mut(t) else {
+                continue;
+            };
+            let Some(to) = slot.moving_to else { continue };
+            if slot.closing {
+                continue;
+            }
+            if slot.recv_armed || slot.cancel_inflight {
+                // The cancel has not reached the receive yet.
+                self.moving.push(t);
+                continue;
+            }
+            if slot.close_after_send || !slot.conn.can_move() {
+                slot.moving_to = None;
+                if let Err(e) = self.arm_recv(t) {
+                    crate::log::warning(&format!("re-arming receive: {e}"));
+                    self.begin_close(t);
+                }
+                continue;
+            }
+            if !slot.drained() {
+                self.moving.push(t);
+                continue;
+            }
+            let Some(slot) = self.slots[t].take() else {
+                continue;
+            };
+            self.by_id.remove(&slot.conn.client.info.id);
+            self.free.push(t);
+            self.shared
+                .loops
+                .hand_over(&self.shared, self.index, to, slot.fd, slot.conn);
         }
     }
 
@@ -494,10 +637,16 @@ impl EventLoop {
             self.maybe_finish_close(t);
             return bid.is_some();
         }
+        // A moving connection's receive is re-armed (or not) by `finish_moves`.
+        let moving = slot.moving_to.is_some();
         if res <= 0 {
             if res == -libc::ENOBUFS {
                 // Out of provided buffers: receive again once some are returned.
-                self.rearm.push(t);
+                if !moving {
+                    self.rearm.push(t);
+                }
+            } else if res == -libc::ECANCELED && moving {
+                // The cancel asked for by `balance`.
             } else {
                 // EOF or error: the client is gone; nothing more to send.
                 self.begin_close(t);
@@ -524,7 +673,7 @@ impl EventLoop {
                 return true;
             }
         }
-        if !more && !slot.close_after_send {
+        if !more && !slot.close_after_send && !moving {
             self.rearm.push(t);
         }
         if slot.conn.needs_listing() {
@@ -675,6 +824,16 @@ impl EventLoop {
         }
     }
 
+    fn on_cancel(&mut self, t: usize) {
+        let Some(Some(slot)) = self.slots.get_mut(t) else {
+            return;
+        };
+        slot.cancel_inflight = false;
+        if slot.closing {
+            self.maybe_finish_close(t);
+        }
+    }
+
     fn on_send(&mut self, t: usize, res: i32) {
         let Some(Some(slot)) = self.slots.get_mut(t) else { return };
         slot.send_inflight = false;
@@ -702,6 +861,8 @@ impl EventLoop {
                 crate::log::warning(&format!("re-arming waker: {e}"));
             }
         }
+        // Arrivals first, so that a kill of a connection in transit is seen below.
+        self.adopt_arrivals();
         let live = self.slots.iter().enumerate().filter_map(|(i, s)| Some((i, &s.as_ref()?.conn)));
         let killed = super::killed(live);
         for t in killed {
@@ -751,7 +912,7 @@ impl EventLoop {
     }
 
     fn maybe_finish_close(&mut self, t: usize) {
-        let done = matches!(self.slots.get(t), Some(Some(s)) if s.closing && !s.recv_armed && !s.send_inflight);
+        let done = matches!(self.slots.get(t), Some(Some(s)) if s.closing && !s.recv_armed && !s.send_inflight && !s.cancel_inflight);
         if done {
             if let Some(mut slot) = self.slots[t].take() {
                 self.by_id.remove(&slot.conn.client.info.id);
@@ -765,6 +926,7 @@ impl EventLoop {
     /// Stops accepting, sends what is pending (bounded), closes every connection.
     fn shutdown(&mut self) {
         self.listeners.clear();
+        self.adopt_arrivals();
         let deadline = Instant::now() + Duration::from_millis(500);
         for t in 0..self.slots.len() {
             let _ = self.start_send(t);

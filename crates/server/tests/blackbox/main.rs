@@ -13,6 +13,7 @@
 
 mod harness;
 
+mod balance;
 mod blocking;
 mod concurrency;
 mod connection;
