@@ -208,6 +208,37 @@ impl Loops {
     }
 }
 
+/// The moves a loop starts on its tick, as (slot, loop): first the connections other
+/// loops called back (`Loops::recall`), then what its balancer decides (and the balancer
+/// learns which connections went, for a trial). `candidates`: the slots whose
+/// connections may move now, in ascending order; `slot_of`: a client id's slot;
+/// `id_of`: a slot's client id.
+pub fn plan_moves(
+    shared: &Shared,
+    balancer: &mut Balancer,
+    clients: usize,
+    candidates: Vec<usize>,
+    slot_of: impl Fn(u64) -> Option<usize>,
+    id_of: impl Fn(usize) -> Option<u64>,
+) -> Vec<(usize, usize)> {
+    let mut moves: Vec<(usize, usize)> = Vec::new();
+    for (id, to) in shared.loops.take_recalls(balancer.index) {
+        if let Some(t) = slot_of(id).filter(|t| candidates.binary_search(t).is_ok()) {
+            moves.push((t, to));
+        }
+    }
+    if let Some(mv) = balancer.tick(shared, clients, candidates.len()) {
+        let chosen: Vec<usize> = candidates
+            .into_iter()
+            .filter(|t| !moves.iter().any(|m| m.0 == *t))
+            .take(mv.count)
+            .collect();
+        balancer.moved(chosen.iter().filter_map(|&t| id_of(t)).collect());
+        moves.extend(chosen.into_iter().map(|t| (t, mv.to)));
+    }
+    moves
+}
+
 /// A spread on trial: kept if the two loops' throughput grew by `TRIAL_GAIN`, undone
 /// (the connections recalled) if not.
 struct Trial {

@@ -207,30 +207,15 @@ impl EventLoop {
         let candidates: Vec<usize> = (0..self.conns.len())
             .filter(|&t| movable(&self.conns[t]))
             .collect();
-        let mut moves: Vec<(usize, usize)> = Vec::new();
-        for (id, to) in self.shared.loops.take_recalls(self.index) {
-            if let Some(&t) = self.by_id.get(&id) {
-                if movable(&self.conns[t]) {
-                    moves.push((t, to));
-                }
-            }
-        }
-        if let Some(mv) = self
-            .balancer
-            .tick(&self.shared, self.by_id.len(), candidates.len())
-        {
-            let chosen: Vec<usize> = candidates
-                .into_iter()
-                .filter(|t| !moves.iter().any(|m| m.0 == *t))
-                .take(mv.count)
-                .collect();
-            let ids = chosen
-                .iter()
-                .filter_map(|&t| Some(self.conns.get(t)?.as_ref()?.conn.client.info.id))
-                .collect();
-            self.balancer.moved(ids);
-            moves.extend(chosen.into_iter().map(|t| (t, mv.to)));
-        }
+        let (by_id, conns) = (&self.by_id, &self.conns);
+        let moves = super::balance::plan_moves(
+            &self.shared,
+            &mut self.balancer,
+            by_id.len(),
+            candidates,
+            |id| by_id.get(&id).copied(),
+            |t| Some(conns.get(t)?.as_ref()?.conn.client.info.id),
+        );
         for (t, to) in moves {
             let Some(mut slot) = self.conns.get_mut(t).and_then(Option::take) else {
                 continue;

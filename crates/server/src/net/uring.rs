@@ -532,30 +532,15 @@ impl EventLoop {
         let candidates: Vec<usize> = (0..self.slots.len())
             .filter(|&t| self.may_start_move(t))
             .collect();
-        let mut moves: Vec<(usize, usize)> = Vec::new();
-        for (id, to) in self.shared.loops.take_recalls(self.index) {
-            if let Some(&t) = self.by_id.get(&id) {
-                if self.may_start_move(t) {
-                    moves.push((t, to));
-                }
-            }
-        }
-        if let Some(mv) = self
-            .balancer
-            .tick(&self.shared, self.by_id.len(), candidates.len())
-        {
-            let chosen: Vec<usize> = candidates
-                .into_iter()
-                .filter(|t| !moves.iter().any(|m| m.0 == *t))
-                .take(mv.count)
-                .collect();
-            let ids = chosen
-                .iter()
-                .filter_map(|&t| Some(self.slots.get(t)?.as_ref()?.conn.client.info.id))
-                .collect();
-            self.balancer.moved(ids);
-            moves.extend(chosen.into_iter().map(|t| (t, mv.to)));
-        }
+        let (by_id, slots) = (&self.by_id, &self.slots);
+        let moves = super::balance::plan_moves(
+            &self.shared,
+            &mut self.balancer,
+            by_id.len(),
+            candidates,
+            |id| by_id.get(&id).copied(),
+            |t| Some(slots.get(t)?.as_ref()?.conn.client.info.id),
+        );
         for (t, to) in moves {
             let Some(Some(slot)) = self.slots.get_mut(t) else {
                 continue;
