@@ -578,7 +578,13 @@ impl EventLoop {
                 self.moving.push(t);
                 continue;
             }
-            if slot.close_after_send || !slot.conn.can_move() {
+            if slot.close_after_send {
+                // Closing after its last reply (QUIT came meanwhile): the send path
+                // closes it; it receives nothing more.
+                slot.moving_to = None;
+                continue;
+            }
+            if !slot.conn.can_move() {
                 slot.moving_to = None;
                 if let Err(e) = self.arm_recv(t) {
                     crate::log::warning(&format!("re-arming receive: {e}"));
