@@ -101,7 +101,8 @@ pub fn human(n: u64) -> String {
     }
 }
 
-fn rusage(who: i32) -> (f64, f64) {
+/// (system, user) CPU seconds of the process or thread (`who`: RUSAGE_SELF, RUSAGE_THREAD).
+pub(crate) fn rusage(who: i32) -> (f64, f64) {
     // SAFETY: getrusage fills the zeroed struct we pass; who is RUSAGE_SELF/THREAD.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     if unsafe { libc::getrusage(who, &mut ru) } != 0 {

@@ -210,31 +210,24 @@ impl Loops {
 
 /// The moves a loop starts on its tick, as (slot, loop): first the connections other
 /// loops called back (`Loops::recall`), then what its balancer decides (and the balancer
-/// learns which connections went, for a trial). `candidates`: the slots whose
-/// connections may move now, in ascending order; `slot_of`: a client id's slot;
-/// `id_of`: a slot's client id.
+/// learns which connections went, for a trial). `candidates`: (slot, client id) of the
+/// connections that may move now; `clients`: all of the loop's connections.
 pub fn plan_moves(
     shared: &Shared,
     balancer: &mut Balancer,
     clients: usize,
-    candidates: Vec<usize>,
-    slot_of: impl Fn(u64) -> Option<usize>,
-    id_of: impl Fn(usize) -> Option<u64>,
+    mut candidates: Vec<(usize, u64)>,
 ) -> Vec<(usize, usize)> {
     let mut moves: Vec<(usize, usize)> = Vec::new();
     for (id, to) in shared.loops.take_recalls(balancer.index) {
-        if let Some(t) = slot_of(id).filter(|t| candidates.binary_search(t).is_ok()) {
-            moves.push((t, to));
+        if let Some(i) = candidates.iter().position(|c| c.1 == id) {
+            moves.push((candidates.swap_remove(i).0, to));
         }
     }
     if let Some(mv) = balancer.tick(shared, clients, candidates.len()) {
-        let chosen: Vec<usize> = candidates
-            .into_iter()
-            .filter(|t| !moves.iter().any(|m| m.0 == *t))
-            .take(mv.count)
-            .collect();
-        balancer.moved(chosen.iter().filter_map(|&t| id_of(t)).collect());
-        moves.extend(chosen.into_iter().map(|t| (t, mv.to)));
+        candidates.truncate(mv.count);
+        balancer.moved(candidates.iter().map(|c| c.1).collect());
+        moves.extend(candidates.into_iter().map(|(t, _)| (t, mv.to)));
     }
     moves
 }
@@ -479,17 +472,10 @@ pub fn decide(me: usize, busy: &[u32], movable: usize, idle_cpu: u32, spread: u3
     None
 }
 
-/// CPU time this thread has used.
+/// CPU time (system and user) this thread has used.
 fn thread_cpu_time() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec into our local.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
-        return Duration::ZERO;
-    }
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    let (sys, user) = crate::info::rusage(libc::RUSAGE_THREAD);
+    Duration::from_secs_f64(sys + user)
 }
 
 /// The machine's CPU time counters (`/proc/stat`, first line), in clock ticks.

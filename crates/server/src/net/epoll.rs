@@ -204,18 +204,11 @@ impl EventLoop {
             s.as_ref()
                 .is_some_and(|s| s.conn.can_move() && s.conn.all_written())
         };
-        let candidates: Vec<usize> = (0..self.conns.len())
+        let candidates: Vec<(usize, u64)> = (0..self.conns.len())
             .filter(|&t| movable(&self.conns[t]))
+            .filter_map(|t| Some((t, self.conns[t].as_ref()?.conn.client.info.id)))
             .collect();
-        let (by_id, conns) = (&self.by_id, &self.conns);
-        let moves = super::balance::plan_moves(
-            &self.shared,
-            &mut self.balancer,
-            by_id.len(),
-            candidates,
-            |id| by_id.get(&id).copied(),
-            |t| Some(conns.get(t)?.as_ref()?.conn.client.info.id),
-        );
+        let moves = super::balance::plan_moves(&self.shared, &mut self.balancer, self.by_id.len(), candidates);
         for (t, to) in moves {
             let Some(mut slot) = self.conns.get_mut(t).and_then(Option::take) else {
                 continue;

@@ -529,18 +529,11 @@ impl EventLoop {
     /// one's multishot receive is cancelled; `finish_moves` hands it over once the
     /// receive has ended and its output has drained.
     fn balance(&mut self) {
-        let candidates: Vec<usize> = (0..self.slots.len())
+        let candidates: Vec<(usize, u64)> = (0..self.slots.len())
             .filter(|&t| self.may_start_move(t))
+            .filter_map(|t| Some((t, self.slots[t].as_ref()?.conn.client.info.id)))
             .collect();
-        let (by_id, slots) = (&self.by_id, &self.slots);
-        let moves = super::balance::plan_moves(
-            &self.shared,
-            &mut self.balancer,
-            by_id.len(),
-            candidates,
-            |id| by_id.get(&id).copied(),
-            |t| Some(slots.get(t)?.as_ref()?.conn.client.info.id),
-        );
+        let moves = super::balance::plan_moves(&self.shared, &mut self.balancer, self.by_id.len(), candidates);
         for (t, to) in moves {
             let Some(Some(slot)) = self.slots.get_mut(t) else {
                 continue;
