@@ -1,5 +1,5 @@
 //! Reply and request writers. Every function appends RESP bytes to a caller's `Vec<u8>` and
-//! allocates nothing beyond growing it; numbers are formatted with `itoa` on the stack.
+//! allocates nothing beyond growing it; numbers are formatted on the stack.
 //!
 //! Functions taking a [`Proto`] write the RESP3 type on RESP3 connections and Redis's RESP2
 //! fallback otherwise. [`frame`] writes any [`Frame`] as RESP3 and [`command`] writes a request.
@@ -12,13 +12,53 @@ const CRLF: &[u8] = b"\r\n";
 
 /// Appends `prefix`, the decimal `n` and CRLF.
 #[inline]
-fn header(out: &mut Vec<u8>, prefix: u8, n: impl itoa::Integer) {
-    let mut buf = itoa::Buffer::new();
-    let digits = buf.format(n).as_bytes();
-    out.reserve(digits.len() + 3);
-    out.push(prefix);
-    out.extend_from_slice(digits);
-    out.extend_from_slice(CRLF);
+fn header(out: &mut Vec<u8>, prefix: u8, n: usize) {
+    signed_header(out, prefix, false, n as u64);
+}
+
+/// "00", "01", .. "99" back to back.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+    0001020304050607080910111213141516171819\
+    2021222324252627282930313233343536373839\
+    4041424344454647484950515253545556575859\
+    6061626364656667686970717273747576777879\
+    8081828384858687888990919293949596979899";
+
+/// Appends `prefix`, `-` when `negative`, the decimal `magnitude` and CRLF.
+///
+/// The line is built in a fixed 24-byte array (the longest: prefix, sign, 19 digits of
+/// `i64::MIN` or 20 of `u64::MAX`, CRLF) appended whole and cut back to its length: a
+/// fixed-size copy the compiler inlines. Copying the digits from itoa's buffer was a
+/// variable-length copy, a libc `memmove` call for every reply header (1.5% of the
+/// server's CPU under pipelined LPUSH).
+#[inline]
+fn signed_header(out: &mut Vec<u8>, prefix: u8, negative: bool, magnitude: u64) {
+    let digits = magnitude.checked_ilog10().map_or(1, |d| d as usize + 1);
+    let sign = usize::from(negative);
+    let len = 1 + sign + digits + 2;
+    let mut line = [0u8; 24];
+    line[0] = prefix;
+    line[1] = b'-';
+    let mut end = 1 + sign + digits;
+    line[end] = b'\r';
+    line[end + 1] = b'\n';
+    // Two digits per division, from a table of "00".."99", as itoa does.
+    let mut rest = magnitude;
+    while rest >= 100 {
+        let pair = (rest % 100) as usize * 2;
+        rest /= 100;
+        end -= 2;
+        line[end..end + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    }
+    if rest >= 10 {
+        let pair = rest as usize * 2;
+        line[end - 2..end].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    } else {
+        line[end - 1] = b'0' + rest as u8;
+    }
+    let start = out.len();
+    out.extend_from_slice(&line);
+    out.truncate(start + len);
 }
 
 /// Appends `prefix`, `body` and CRLF.
@@ -57,7 +97,7 @@ pub fn ok(out: &mut Vec<u8>) {
 
 /// `:n\r\n`.
 pub fn integer(out: &mut Vec<u8>, n: i64) {
-    header(out, b':', n);
+    signed_header(out, b':', n < 0, n.unsigned_abs());
 }
 
 /// `$len\r\nb\r\n`.
@@ -233,6 +273,26 @@ mod tests {
         assert_eq!(w(|o| bulk(o, b"a\r\nb")), b"$4\r\na\r\nb\r\n");
         assert_eq!(w(|o| bulk_integer(o, 12345)), b"$5\r\n12345\r\n");
         assert_eq!(w(|o| bulk_integer(o, -1)), b"$2\r\n-1\r\n");
+    }
+
+    #[test]
+    fn integer_lines_match_itoa_at_every_digit_boundary() {
+        let mut values = vec![0, 1, -1, 9, -9, i64::MAX, i64::MIN, i64::MIN + 1];
+        let mut p: i64 = 10;
+        loop {
+            values.extend([p - 1, p, p + 1, -(p - 1), -p, -(p + 1)]);
+            match p.checked_mul(10) {
+                Some(next) => p = next,
+                None => break,
+            }
+        }
+        for n in values {
+            let expected = format!(":{}\r\n", itoa::Buffer::new().format(n));
+            assert_eq!(w(|o| integer(o, n)), expected.as_bytes(), "{n}");
+        }
+        for n in [0usize, 9, 10, 99, 100, usize::MAX] {
+            assert_eq!(w(|o| array_len(o, n)), format!("*{n}\r\n").as_bytes(), "{n}");
+        }
     }
 
     #[test]

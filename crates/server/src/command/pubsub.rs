@@ -269,6 +269,7 @@ fn pubsub_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 /// True when a RESP2 client in subscribed mode may not run `name`; the error to send.
+#[inline]
 pub fn subscribed_mode_error(ctx: &Ctx<'_>, name: &str) -> Option<String> {
     (ctx.client.proto == Proto::Resp2 && ctx.client.subs.count() > 0 && !allowed_while_subscribed(name)).then(|| {
         format!("ERR Can't execute '{name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")

@@ -121,7 +121,12 @@ impl Packed {
             self.buf.copy_within(end.., at + new_len);
             self.buf.truncate(total);
         }
-        self.buf[at..at + n].copy_from_slice(&len_bytes[..n]);
+        if n == 1 {
+            // Items under 128 bytes: a store, not a `memcpy` call for one byte.
+            self.buf[at] = len_bytes[0];
+        } else {
+            self.buf[at..at + n].copy_from_slice(&len_bytes[..n]);
+        }
         self.buf[at + n..at + new_len].copy_from_slice(item);
     }
 
