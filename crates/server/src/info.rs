@@ -281,6 +281,16 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
                     a.buffered(),
                     a.delayed_fsync.load(Ordering::Relaxed),
                 );
+                // Basalt's own: the durable writes (loop commits and writer fsyncs).
+                let s = &a.syncs;
+                let _ = write!(
+                    o,
+                    "basalt_aof_syncs:{}\r\nbasalt_aof_sync_usec:{}\r\nbasalt_aof_sync_max_usec:{}\r\nbasalt_aof_synced_bytes:{}\r\n",
+                    s.count.load(Ordering::Relaxed),
+                    s.usec.load(Ordering::Relaxed),
+                    s.max_usec.load(Ordering::Relaxed),
+                    s.bytes.load(Ordering::Relaxed),
+                );
             }
         }
         "stats" => {

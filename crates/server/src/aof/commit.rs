@@ -146,6 +146,9 @@ struct Commit {
     file_off: u64,
     buf: AlignedBuf,
     failed: bool,
+    /// When it was taken, and how many bytes of records it holds (`SyncStats`).
+    started: std::time::Instant,
+    records: u64,
 }
 
 /// The event loops' commit: at most one at a time.
@@ -226,6 +229,7 @@ impl Aof {
             },
         };
         buf.fill(prefix, &t.bytes);
+        let records = t.bytes.len() as u64;
         cur.advance_inline(&t.bytes);
         let log_end = t.end;
         t.bytes.clear();
@@ -242,6 +246,8 @@ impl Aof {
             file_off,
             buf,
             failed: false,
+            started: std::time::Instant::now(),
+            records,
         });
         Some(CommitIo {
             token,
@@ -263,6 +269,7 @@ impl Aof {
             };
             if res >= 0 && res as usize == c.buf.len {
                 let c = commits.current.take().expect("current");
+                self.syncs.record(c.started.elapsed(), c.records);
                 commits.spare = Some(c.buf);
                 self.commit_done.notify_all();
                 Some(c.log_end)

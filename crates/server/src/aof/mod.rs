@@ -118,6 +118,8 @@ pub struct Aof {
     /// The last write error, as strerror would print it.
     pub write_error: Mutex<String>,
     pub delayed_fsync: AtomicU64,
+    /// What making the log durable costs on this disk (INFO persistence `basalt_aof_sync*`).
+    pub syncs: SyncStats,
     /// DEBUG AOF-FLUSH-SLEEP: each write of the log (a writer round, or a loop's commit
     /// through a linked timeout) is delayed this long (tests of a slow disk).
     pub debug_flush_sleep_us: AtomicU64,
@@ -143,6 +145,29 @@ pub struct Aof {
     /// The log offset at which the files counted in `start_size` end (the start of the
     /// newest incremental file after a rewrite).
     pub size_offset: AtomicU64,
+}
+
+/// Counts of the log's durable writes: a loop's direct commit (`commit.rs`) or the writer
+/// thread's fdatasync (`writer.rs`), with the time each took from submission to
+/// completion. For users sizing a disk for `appendfsync always`: the mean is the
+/// latency every durable write waits for at least, and bytes over count the group
+/// commit's batch.
+#[derive(Default)]
+pub struct SyncStats {
+    pub count: AtomicU64,
+    pub usec: AtomicU64,
+    pub max_usec: AtomicU64,
+    pub bytes: AtomicU64,
+}
+
+impl SyncStats {
+    pub fn record(&self, took: std::time::Duration, bytes: u64) {
+        let us = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.usec.fetch_add(us, Ordering::Relaxed);
+        self.max_usec.fetch_max(us, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
 }
 
 fn policy_code(p: AppendFsync) -> u8 {
@@ -183,6 +208,7 @@ impl Aof {
             write_ok: AtomicBool::new(true),
             write_error: Mutex::new(String::new()),
             delayed_fsync: AtomicU64::new(0),
+            syncs: SyncStats::default(),
             debug_flush_sleep_us: AtomicU64::new(0),
             switch: Mutex::new(None),
             current: Mutex::new(None),

@@ -218,6 +218,7 @@ impl Current {
     }
 
     fn sync(&mut self, aof: &Aof, stop: bool) {
+        let started = Instant::now();
         sync_round(
             aof,
             &mut self.target,
@@ -225,6 +226,7 @@ impl Current {
             self.synced_len,
             stop,
         );
+        aof.syncs.record(started.elapsed(), self.target.len - self.synced_len);
         self.synced_len = self.target.len;
         self.last_fsync = Instant::now();
         self.unsynced.clear();
