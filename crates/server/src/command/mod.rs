@@ -242,8 +242,13 @@ fn short_key(name: &[u8]) -> Option<u128> {
     if name.len() > SHORT_NAME {
         return None;
     }
-    let (lo, hi) = name.split_at(name.len().min(8));
-    Some(u128::from(ascii_lower8(load_le(hi))) << 64 | u128::from(ascii_lower8(load_le(lo))))
+    // Most names fit in the low word: the high one is then zero, with nothing to load.
+    let (lo, hi) = if name.len() > 8 {
+        (load_le(&name[..8]), ascii_lower8(load_le(&name[8..])))
+    } else {
+        (load_le(name), 0)
+    };
+    Some(u128::from(hi) << 64 | u128::from(ascii_lower8(lo)))
 }
 
 /// Up to 8 bytes as a little-endian integer, zero-padded.
@@ -253,7 +258,10 @@ fn load_le(bytes: &[u8]) -> u64 {
         8 => u64::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7]]),
         // Two overlapping 4-byte words: the shared bytes are the same in both.
         n @ 4..=7 => u64::from(word(bytes)) | u64::from(word(&bytes[n - 4..])) << (8 * (n - 4)),
-        _ => bytes.iter().rev().fold(0, |v, &b| v << 8 | u64::from(b)),
+        3 => u64::from(bytes[0]) | u64::from(bytes[1]) << 8 | u64::from(bytes[2]) << 16,
+        2 => u64::from(bytes[0]) | u64::from(bytes[1]) << 8,
+        1 => u64::from(bytes[0]),
+        _ => 0,
     }
 }
 
@@ -387,6 +395,14 @@ impl CommandTable {
             // Zero padding makes "get" and "get\0" one key: the length tells them apart.
             return (self.entries[idx].spec.name.len() == name.len()).then_some(idx);
         }
+        self.lookup_long(name)
+    }
+
+    /// Names longer than `SHORT_NAME` (none of the common commands): out of line, so
+    /// that its stack buffer does not weigh on every lookup.
+    #[cold]
+    #[inline(never)]
+    fn lookup_long(&self, name: &[u8]) -> Option<usize> {
         let mut buf = [0u8; 64];
         let lower = lowercase_into(name, &mut buf)?;
         self.top.get(lower).copied()
