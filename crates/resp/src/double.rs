@@ -34,6 +34,15 @@ pub fn format_g17(d: f64, buf: &mut [u8; 32]) -> &[u8] {
     if d.is_infinite() {
         return put(buf, if d > 0.0 { b"inf" } else { b"-inf" });
     }
+    // A whole number under 10^17 (at most 17 digits, so printed in full without an
+    // exponent) is its integer text, as Redis's own double-to-string shortcut prints it.
+    // Scores are mostly such numbers, and the exact 17-digit formatting below falls back
+    // to a bignum algorithm for many of them: ZPOPMIN's reply cost ~2,800 instructions
+    // a score that way. `-0.0` keeps its sign on the general path.
+    if d.fract() == 0.0 && d.abs() < 1e17 && !(d == 0.0 && d.is_sign_negative()) {
+        let mut int = itoa::Buffer::new();
+        return put(buf, int.format(d as i64).as_bytes());
+    }
     // Rust's `{:.16e}` rounds the exact value to 17 significant digits (half to even), giving
     // e.g. "-1.2345678901234567e-5". Split it into sign, 17 digits and the exponent.
     let mut sci = StackBuf::<40> {
@@ -232,6 +241,10 @@ mod tests {
             (1.0000000000000002, "1.0000000000000002"),
             (4.35, "4.3499999999999996"),
             (99999999999999999.0, "1e+17"),
+            (99999999999999984.0, "99999999999999984"),
+            (-99999999999999984.0, "-99999999999999984"),
+            (-12345.0, "-12345"),
+            (9007199254740992.0, "9007199254740992"),
             (f64::INFINITY, "inf"),
             (f64::NEG_INFINITY, "-inf"),
             (f64::NAN, "nan"),
@@ -249,14 +262,16 @@ mod tests {
             fn snprintf(buf: *mut u8, n: usize, fmt: *const std::ffi::c_char, ...) -> i32;
         }
         let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-        for i in 0..20_000u32 {
+        for i in 0..25_000u32 {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let d = match i % 4 {
+            let d = match i % 5 {
                 0 => f64::from_bits(state),
                 1 => (state >> 11) as f64 / 1000.0,
                 2 => (state % 100_000) as f64 / 100.0,
+                // Whole numbers on both sides of 10^17 (the integer shortcut's bound).
+                3 => (state % 400_000_000_000_000_000) as f64 - 2e17,
                 _ => f64::from_bits(state) % 1e20,
             };
             if !d.is_finite() {

@@ -9,6 +9,7 @@
 //! Scores are never NaN (callers reject it); 0.0 and -0.0 compare equal, as in Redis.
 
 use std::cmp::Ordering;
+use std::collections::VecDeque;
 
 use super::packed::Packed;
 use super::segtable::SegTable;
@@ -39,10 +40,13 @@ fn cmp(a: (f64, &[u8]), b: (f64, &[u8])) -> Ordering {
         .then_with(|| a.1.cmp(b.1))
 }
 
-/// (score, member) pairs in order, in chunks.
+/// (score, member) pairs in order, in chunks. Each chunk is a ring (`VecDeque`): taking
+/// the first item (ZPOPMIN, ZREMRANGEBYRANK 0 ..) costs no shift of the rest, and an
+/// insert or removal inside moves the shorter side. With a `Vec` a ZPOPMIN moved the
+/// chunk's other 255 items, ~870 instructions a pop.
 #[derive(Clone, Debug, Default)]
 struct Chunks {
-    chunks: Vec<Vec<Item>>,
+    chunks: Vec<VecDeque<Item>>,
     len: usize,
 }
 
@@ -50,7 +54,7 @@ impl Chunks {
     /// Chunk index for `key`: the first chunk whose last item is >= key (or the last).
     fn chunk_for(&self, key: (f64, &[u8])) -> usize {
         let i = self.chunks.partition_point(|c| {
-            c.last()
+            c.back()
                 .is_some_and(|(s, m)| cmp((*s, m), key) == Ordering::Less)
         });
         i.min(self.chunks.len().saturating_sub(1))
@@ -58,7 +62,7 @@ impl Chunks {
 
     fn insert(&mut self, score: f64, member: &[u8]) {
         if self.chunks.is_empty() {
-            self.chunks.push(Vec::new());
+            self.chunks.push(VecDeque::new());
         }
         let ci = self.chunk_for((score, member));
         let c = &mut self.chunks[ci];
@@ -94,7 +98,7 @@ impl Chunks {
     fn partition_point(&self, before: impl Fn(f64, &[u8]) -> bool) -> usize {
         let mut rank = 0;
         for c in &self.chunks {
-            match c.last() {
+            match c.back() {
                 Some((s, m)) if before(*s, m) => rank += c.len(),
                 _ => return rank + c.partition_point(|(s, m)| before(*s, m)),
             }
