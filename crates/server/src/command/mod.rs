@@ -280,7 +280,8 @@ fn ascii_lower8(x: u64) -> u64 {
 /// Top-level command names by their packed form (`short_key`), in an open-addressed
 /// table probed linearly from a multiplicative hash: one multiply, usually one probe.
 /// hashbrown's general map (ahash of the `u128`, group probing) was 3% of the server's
-/// CPU under pipelined LPUSH; this does the same lookup in a few instructions.
+/// CPU under pipelined LPUSH; with this table a lookup costs ~90 instructions instead of
+/// ~130 (callgrind), name packing included.
 struct ShortNames {
     /// Indexes into `keys`/`entries`, `EMPTY` where free; a power of two, at most a
     /// quarter full so that probe runs stay short.
