@@ -409,6 +409,18 @@ def fmt_ratio(a, b):
     return "n/a" if math.isnan(a) or math.isnan(b) or b == 0 else f"{a / b:.2f}"
 
 
+def fmt_rounds(b, r):
+    """The CPU ratio of each round (the servers ran back to back in it): its median and
+    range, which show how much of a difference this host's noise can make."""
+    redis_by_round = {x[2]: x[1] for x in r}
+    ratios = sorted(x[1] / redis_by_round[x[2]] for x in b
+                    if x[2] in redis_by_round
+                    and not (math.isnan(x[1]) or math.isnan(redis_by_round[x[2]]) or redis_by_round[x[2]] == 0))
+    if not ratios:
+        return "n/a"
+    return f"{statistics.median(ratios):.2f} [{ratios[0]:.2f}-{ratios[-1]:.2f}]"
+
+
 def fmt_bytes(x):
     return "n/a" if math.isnan(x) else f"{x:.1f}"
 
@@ -458,15 +470,16 @@ def build_report(s, servers, results, memory, notes, elapsed):
         "round by round; client and servers share the host, over loopback.")
     out("- rps: requests/s reported by redis-benchmark (higher is better). us/req: server "
         "CPU time (utime+stime, all threads) per request (lower is better). "
-        "ratio = basalt / redis.")
+        "ratio = basalt / redis, of the medians; by round: the median and range of each "
+        "round's own CPU ratio.")
     out(f"- Wall time of this run: {elapsed / 60:.1f} min.")
     out("")
     for server in servers[1:]:
         out(f"### {server.name} vs redis")
         out("")
         out(f"| workload | redis rps | {server.name} rps | ratio | redis us/req | "
-            f"{server.name} us/req | ratio |")
-        out("|---|---:|---:|---:|---:|---:|---:|")
+            f"{server.name} us/req | ratio | us/req ratio by round |")
+        out("|---|---:|---:|---:|---:|---:|---:|---|")
         for workload in s.workloads:
             r = results.get((workload, redis.name), [])
             b = results.get((workload, server.name), [])
@@ -474,7 +487,7 @@ def build_report(s, servers, results, memory, notes, elapsed):
             b_rps, b_us = median([x[0] for x in b]), median([x[1] for x in b])
             out(f"| {workload_label(workload)} | {fmt_rps(r_rps)} | {fmt_rps(b_rps)} | "
                 f"{fmt_ratio(b_rps, r_rps)} | {fmt_us(r_us)} | {fmt_us(b_us)} | "
-                f"{fmt_ratio(b_us, r_us)} |")
+                f"{fmt_ratio(b_us, r_us)} | {fmt_rounds(b, r)} |")
         out("")
     if memory:
         out(f"### Memory: {s.keys:,} keys `key:N` -> `value:N` (SET via redis-cli --pipe)")
@@ -574,7 +587,7 @@ def main():
                         continue
                     timeout = max(10.0, min(120.0, remaining))
                     rps, us, wall, err = run_benchmark(s, server, workload, timeout)
-                    results.setdefault((workload, server.name), []).append((rps, us))
+                    results.setdefault((workload, server.name), []).append((rps, us, rnd))
                     raw.append((workload_label(workload), rnd + 1, server.name, rps, us, wall))
                     if err:
                         notes.append(f"{workload_label(workload)} round {rnd + 1} on "
