@@ -118,7 +118,7 @@ impl List {
         };
         let (at, item) = match end {
             End::Head => chunk.iter().next()?,
-            End::Tail => chunk.iter().last()?,
+            End::Tail => chunk.last()?,
         };
         let item = f(item);
         chunk.remove_at(at);

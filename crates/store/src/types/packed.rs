@@ -130,6 +130,26 @@ impl Packed {
         self.buf[at + n..at + new_len].copy_from_slice(item);
     }
 
+    /// The last item and its byte offset. Items carry their length in front only, so
+    /// this walks the length prefixes; the loop reads nothing else (no item slices), and
+    /// a one-byte prefix (items under 128 bytes) is a load and an add.
+    pub fn last(&self) -> Option<(usize, &[u8])> {
+        let buf = &self.buf;
+        let mut at = 0;
+        let mut last = None;
+        while at < buf.len() {
+            last = Some(at);
+            at = match buf[at] {
+                b @ 0..=0x7f => at + 1 + usize::from(b),
+                _ => {
+                    let (n, i) = varint::read(buf, at);
+                    i + n
+                }
+            };
+        }
+        last.map(|at| (at, read_at(buf, at).0))
+    }
+
     /// Byte length of the encoded items (the end offset).
     pub fn byte_len(&self) -> usize {
         self.buf.len()
@@ -362,6 +382,23 @@ mod tests {
         let items: Vec<&[u8]> = p.items().collect();
         assert_eq!(items, vec![&b""[..], b"short", b"bc"]);
         assert_eq!(p.len(), 3);
+    }
+
+    #[test]
+    fn last_matches_the_iterator_for_short_and_long_lengths() {
+        assert_eq!(Packed::new().last(), None);
+        let long = vec![b'x'; 300];
+        let huge = vec![b'y'; 20_000];
+        let mut p = Packed::new();
+        for item in [&b"a"[..], b"", &long, &huge, b"bc", b"", &long] {
+            p.push(item);
+            assert_eq!(p.last(), p.iter().last());
+        }
+        while !p.is_empty() {
+            let (at, _) = p.last().expect("an item");
+            p.remove_at(at);
+            assert_eq!(p.last(), p.iter().last());
+        }
     }
 
     #[test]
