@@ -226,7 +226,7 @@ impl Current {
             self.synced_len,
             stop,
         );
-        aof.syncs.record(started.elapsed(), self.target.len - self.synced_len);
+        aof.syncs.record(started.elapsed(), self.target.len.saturating_sub(self.synced_len));
         self.synced_len = self.target.len;
         self.last_fsync = Instant::now();
         self.unsynced.clear();

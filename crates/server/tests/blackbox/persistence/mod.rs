@@ -1033,6 +1033,14 @@ fn info_persistence_reports_aof_state() {
         info_field(&info, "aof_delayed_fsync").is_some(),
         "aof_delayed_fsync missing:\n{info}"
     );
+    if crate::harness::is_basalt() {
+        // Basalt's durable-write counters: the SET's OK waited for at least one durable
+        // write holding its record (27 bytes of RESP).
+        let num = |f: &str| info_field(&info, f).and_then(|v| v.parse::<u64>().ok());
+        assert!(num("basalt_aof_syncs") >= Some(1), "{info}");
+        assert!(num("basalt_aof_synced_bytes") >= Some(27), "{info}");
+        assert!(num("basalt_aof_sync_usec") >= num("basalt_aof_sync_max_usec"), "{info}");
+    }
     drop(p);
 
     let Some(p) = Persisted::start(&[]) else {
