@@ -100,6 +100,19 @@ fn short_length(input: &[u8], start: usize, max_line: usize) -> Option<(i64, usi
         return None;
     }
     let line = input.get(start + 1..)?;
+    // One or two digits (nearly every count and argument length): read directly, the
+    // same checks as the loop below (no leading zero but a lone `0`, then `\r`, then
+    // one more byte).
+    if let [d0, b1, b2, rest @ ..] = line {
+        let d0 = d0.wrapping_sub(b'0');
+        if d0 <= 9 && *b1 == b'\r' {
+            return Some((i64::from(d0), start + 2));
+        }
+        let d1 = b1.wrapping_sub(b'0');
+        if (1..=9).contains(&d0) && d1 <= 9 && *b2 == b'\r' && !rest.is_empty() {
+            return Some((i64::from(d0 * 10 + d1), start + 3));
+        }
+    }
     let mut value: i64 = 0;
     let mut digits = 0;
     for &c in line.iter().take(MAX_DIGITS) {
