@@ -945,6 +945,30 @@ mod tests {
     }
 
     #[test]
+    fn short_length_agrees_with_the_general_path_on_every_short_line() {
+        // Every line of up to five bytes over digits, CR, LF, '-' and a letter: whatever
+        // the fast path accepts, the general path (find the CR, parse_i64) reads the same.
+        let alphabet = b"0123456789\r\n-a";
+        let mut accepted = 0;
+        for len in 1..=5u32 {
+            for mut code in 0..alphabet.len().pow(len) {
+                let mut input = vec![b'$'];
+                for _ in 0..len {
+                    input.push(alphabet[code % alphabet.len()]);
+                    code /= alphabet.len();
+                }
+                let Some((value, cr)) = short_length(&input, 0, 1024) else { continue };
+                accepted += 1;
+                let first_cr = input.iter().position(|&b| b == b'\r');
+                assert_eq!(first_cr, Some(cr), "{input:?}");
+                assert!(cr + 1 < input.len(), "{input:?}");
+                assert_eq!(parse_i64(&input[1..cr]), Some(value), "{input:?}");
+            }
+        }
+        assert!(accepted > 100, "{accepted}");
+    }
+
+    #[test]
     fn huge_claimed_count_does_not_preallocate() {
         let mut p = RequestParser::default();
         assert_eq!(p.parse(b"*2147483647\r\n$1\r\na\r\n"), Ok(None));
