@@ -516,7 +516,11 @@ fn zpop(ctx: &mut Ctx<'_>, a: &[&[u8]], max: bool) -> Result<(), CommandError> {
         Some(mut z) => pop_from(&mut z, count.unwrap_or(1), max),
         None => Vec::new(),
     };
-    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    // A missing key has nothing to drop: no second lookup (ZPOPMIN on an empty key is
+    // redis-benchmark's test when no ZADD ran before it).
+    if !items.is_empty() {
+        coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    }
     drop(shard);
     let proto = ctx.client.proto;
     if count.is_none() && proto == Proto::Resp3 {
