@@ -283,12 +283,11 @@ fn ascii_lower8(x: u64) -> u64 {
 /// CPU under pipelined LPUSH; with this table a lookup costs ~90 instructions instead of
 /// ~130 (callgrind), name packing included.
 struct ShortNames {
-    /// Indexes into `keys`/`entries`, `EMPTY` where free; a power of two, at most a
-    /// quarter full so that probe runs stay short.
+    /// Indexes into `names`, `EMPTY` where free; a power of two, at most a quarter
+    /// full so that probe runs stay short.
     slots: Box<[u16]>,
-    /// The packed name of each slot's command, parallel to `idx`.
-    keys: Vec<u128>,
-    idx: Vec<usize>,
+    /// Each command's packed name and its index in the command table.
+    names: Vec<(u128, usize)>,
 }
 
 impl ShortNames {
@@ -297,15 +296,13 @@ impl ShortNames {
     fn new(names: &[(u128, usize)]) -> ShortNames {
         let size = (names.len() * 4).next_power_of_two().max(64);
         assert!(names.len() < usize::from(Self::EMPTY), "command table too large for u16 slots");
-        let mut t = ShortNames { slots: vec![Self::EMPTY; size].into_boxed_slice(), keys: Vec::new(), idx: Vec::new() };
-        for &(key, idx) in names {
+        let mut t = ShortNames { slots: vec![Self::EMPTY; size].into_boxed_slice(), names: names.to_vec() };
+        for (i, &(key, _)) in names.iter().enumerate() {
             let mut h = t.home(key);
             while t.slots[h] != Self::EMPTY {
                 h = (h + 1) & (size - 1);
             }
-            t.slots[h] = t.keys.len() as u16;
-            t.keys.push(key);
-            t.idx.push(idx);
+            t.slots[h] = i as u16;
         }
         t
     }
@@ -325,8 +322,9 @@ impl ShortNames {
             if s == Self::EMPTY {
                 return None;
             }
-            if self.keys[usize::from(s)] == key {
-                return Some(self.idx[usize::from(s)]);
+            let (name, idx) = self.names[usize::from(s)];
+            if name == key {
+                return Some(idx);
             }
             h = (h + 1) & mask;
         }
@@ -821,9 +819,9 @@ mod tests {
         // The hash spreads real command names: a bad multiplier or fold would leave long
         // runs that every lookup of those commands walks.
         let s = &table().short;
-        let probes: Vec<usize> = (0..s.keys.len())
+        let probes: Vec<usize> = (0..s.names.len())
             .map(|i| {
-                let mut h = s.home(s.keys[i]);
+                let mut h = s.home(s.names[i].0);
                 let mut n = 1;
                 while usize::from(s.slots[h]) != i {
                     h = (h + 1) & (s.slots.len() - 1);

@@ -664,8 +664,8 @@ mod tests {
 
     #[test]
     fn proc_stat_gives_idle_cpus() {
-        let a = CpuTimes::parse("cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 50 0 50 400 0 0 0 0\ncpu1 50 0 50 400 0 0 0 0\nintr 1\n").unwrap();
-        let b = CpuTimes::parse("cpu  200 0 150 850 0 0 0 0 0 0\ncpu0 100 0 75 425 0 0 0 0\ncpu1 100 0 75 425 0 0 0 0\nintr 1\n").unwrap();
+        let a = CpuTimes::parse("cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 50 0 50 400 0 0 0 0\ncpu1 50 0 50 400 0 0 0 0\nintr 1\n").expect("two CPUs");
+        let b = CpuTimes::parse("cpu  200 0 150 850 0 0 0 0 0 0\ncpu0 100 0 75 425 0 0 0 0\ncpu1 100 0 75 425 0 0 0 0\nintr 1\n").expect("two CPUs");
         assert_eq!(a.cpus, 2);
         // 200 ticks over 2 CPUs, 50 idle: a quarter of the machine, half a CPU.
         assert_eq!(b.idle_cpus_since(&a), 500);

@@ -62,17 +62,23 @@ fn open_on_loop(
     panic!("no connection landed on loop {want} in 30 tries");
 }
 
+/// A Basalt server of its own with two event loops and `loop-spread-busy` set to
+/// `spread_busy`; None (the test skipped) against another server.
+fn two_loops(spread_busy: &str) -> Option<Srv> {
+    if !is_basalt() {
+        eprintln!("skipped: Basalt's event loops");
+        return None;
+    }
+    exclusive_with_args(&["--threads", "2", "--loop-spread-busy", spread_busy])
+}
+
 fn int(reply: &[u8]) -> i64 {
     parse(reply).int()
 }
 
 #[test]
 fn new_connections_go_to_the_first_loop_while_it_has_room() {
-    if !is_basalt() {
-        eprintln!("skipped: Basalt's event loops");
-        return;
-    }
-    let Some(t) = exclusive_with_args(&["--threads", "2", "--loop-spread-busy", "85"]) else {
+    let Some(t) = two_loops("85") else {
         return;
     };
     let mut admin = t.raw_conn();
@@ -95,12 +101,8 @@ fn new_connections_go_to_the_first_loop_while_it_has_room() {
 
 #[test]
 fn idle_connections_move_to_the_first_loop_and_keep_working() {
-    if !is_basalt() {
-        eprintln!("skipped: Basalt's event loops");
-        return;
-    }
     // Balancing off at first: the kernel spreads the connections over both loops.
-    let Some(t) = exclusive_with_args(&["--threads", "2", "--loop-spread-busy", "0"]) else {
+    let Some(t) = two_loops("0") else {
         return;
     };
     let mut admin = t.raw_conn();
