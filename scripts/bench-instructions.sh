@@ -16,6 +16,8 @@
 #   workload   redis-benchmark test, "-pN" suffix = pipeline N
 #              [set-p16 get-p16 lpush-p16 lpop-p16 sadd-p16 spop-p16 hset-p16 zadd-p16 set get]
 # Environment:
+#   NO_FILL=1        pop tests pop from a missing key (as in redis-benchmark's default list,
+#                    where SPOP and ZPOPMIN outlast the 100,000 members their push added)
 #   BASALT_BIN       the Basalt build [target/release/basalt-server, built here]
 #   BASALT_BASE_BIN  a second Basalt build, counted beside the first (A/B of two builds)
 #   CLIENTS          redis-benchmark -c [50]      RANDOM_KEYS  redis-benchmark -r [100000]
@@ -67,7 +69,8 @@ count() {
         redis-cli -p "$port" ping >/dev/null 2>&1 && break
         sleep 0.2
     done
-    fill="$(filler "$test")"
+    fill=""
+    [[ "${NO_FILL:-0}" == 1 ]] || fill="$(filler "$test")"
     if [[ -n "$fill" ]]; then
         timeout 600 redis-benchmark -p "$port" -c "$clients" -r "$random_keys" -n "$((n * 2))" -P 16 -t "$fill" -q >/dev/null 2>&1
     fi
@@ -88,6 +91,7 @@ echo "- Basalt: \`$BASALT_BIN\` (commit $(git -C "$repo" rev-parse --short HEAD)
 [[ -n "${BASALT_BASE_BIN:-}" ]] && echo "- Base build: \`$BASALT_BASE_BIN\`"
 echo "- Redis: $(redis-server --version | awk '{print $3}')"
 echo "- redis-benchmark -c $clients -r $random_keys -n $n, each server alone under callgrind"
+[[ "${NO_FILL:-0}" == 1 ]] && echo "- NO_FILL=1: pop tests on a missing key"
 echo
 header="| workload | redis | basalt | basalt/redis |"
 rule="|---|---:|---:|---:|"

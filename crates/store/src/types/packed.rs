@@ -150,6 +150,11 @@ impl Packed {
         last.map(|at| (at, read_at(buf, at).0))
     }
 
+    /// The item at byte offset `at` (an item boundary from `iter`).
+    pub fn item_at(&self, at: usize) -> &[u8] {
+        read_at(&self.buf, at).0
+    }
+
     /// Byte length of the encoded items (the end offset).
     pub fn byte_len(&self) -> usize {
         self.buf.len()
