@@ -69,8 +69,13 @@ impl Chunks {
         let pos = c.partition_point(|(s, m)| cmp((*s, m), (score, member)) == Ordering::Less);
         c.insert(pos, (score, member.into()));
         self.len += 1;
-        if c.len() > 2 * CHUNK {
+        if c.len() >= 2 * CHUNK {
+            // Both halves at exactly their length: a ring grows by doubling, so left
+            // alone the first half would keep the room for 1,024 items (24 KB for 256,
+            // 96 bytes a member), and a set filled in score order never inserts into
+            // a finished chunk again.
             let tail = c.split_off(CHUNK);
+            c.shrink_to_fit();
             self.chunks.insert(ci + 1, tail);
         }
     }
