@@ -34,6 +34,8 @@ use std::hash::BuildHasher;
 
 use hashbrown::raw::RawTable;
 
+use super::small_bytes::SmallBytes;
+
 /// The most elements a segment holds before it splits (each gets its own limit between
 /// half this and this, [`split_limit`]); splitting or growing one takes about 1 ms.
 /// It is the capacity of a hashbrown table of 16,384 buckets (7/8 of them): a segment
@@ -51,13 +53,13 @@ pub trait Keyed {
     fn key(&self) -> &[u8];
 }
 
-impl Keyed for Box<[u8]> {
+impl Keyed for SmallBytes {
     fn key(&self) -> &[u8] {
         self
     }
 }
 
-impl<V> Keyed for (Box<[u8]>, V) {
+impl<V> Keyed for (SmallBytes, V) {
     fn key(&self) -> &[u8] {
         &self.0
     }
@@ -385,11 +387,11 @@ impl<T: Keyed> SegTable<T> {
 mod tests {
     use super::*;
 
-    fn key(v: u64) -> Box<[u8]> {
-        format!("m{v}").into_bytes().into_boxed_slice()
+    fn key(v: u64) -> SmallBytes {
+        SmallBytes::new(format!("m{v}").as_bytes())
     }
 
-    fn filled(n: u64) -> SegTable<Box<[u8]>> {
+    fn filled(n: u64) -> SegTable<SmallBytes> {
         let mut t = SegTable::default();
         for v in 0..n {
             assert!(t.get_or_insert_with(&key(v), || key(v)));
@@ -469,7 +471,7 @@ mod tests {
                 }
             } else if calls < 400 {
                 // Shrink back.
-                let churn: Vec<Box<[u8]>> = t
+                let churn: Vec<SmallBytes> = t
                     .iter()
                     .filter(|e| e.len() > 7)
                     .take(1000)
@@ -500,16 +502,16 @@ mod tests {
         }
         // Half the elements are below the middle: about half the picks.
         assert!((9_000..11_000).contains(&low), "{low}");
-        assert!(SegTable::<Box<[u8]>>::default().random(&mut rng).is_none());
+        assert!(SegTable::<SmallBytes>::default().random(&mut rng).is_none());
     }
 
     #[test]
     fn random_picks_stay_uniform_when_one_segment_is_nearly_empty() {
         let mut t = filled(4 * SEGMENT_MAX as u64);
         // Leave 100 elements in the first segment; the others keep theirs.
-        let first: Vec<Box<[u8]>> =
+        let first: Vec<SmallBytes> =
             unsafe { t.segments[0].table.iter().map(|b| b.as_ref().clone()) }.collect();
-        let kept: std::collections::HashSet<Box<[u8]>> = first.iter().take(100).cloned().collect();
+        let kept: std::collections::HashSet<SmallBytes> = first.iter().take(100).cloned().collect();
         for e in first.iter().skip(100) {
             t.remove(e);
         }

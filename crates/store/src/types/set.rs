@@ -8,6 +8,7 @@
 
 use super::packed::Packed;
 use super::segtable::SegTable;
+use super::small_bytes::SmallBytes;
 use super::string::parse_i64;
 
 /// Most members of a packed set (Redis 7.2's `set-max-listpack-entries` default).
@@ -15,7 +16,7 @@ pub const PACKED_ENTRIES: usize = 128;
 /// Longest member of a packed set (Redis 7.2's `set-max-listpack-value` default).
 pub const PACKED_VALUE: usize = 64;
 
-type Table = SegTable<Box<[u8]>>;
+type Table = SegTable<SmallBytes>;
 
 /// A Redis set.
 #[derive(Clone, Debug)]
@@ -136,7 +137,7 @@ impl Set {
         }
         match self {
             // One lookup, and no allocation when the member is there already.
-            Set::Table(t) => t.get_or_insert_with(member, || Box::from(member)),
+            Set::Table(t) => t.get_or_insert_with(member, || SmallBytes::new(member)),
             Set::Ints(_) | Set::Packed(_) => false,
         }
     }
@@ -215,7 +216,7 @@ impl Set {
         match self {
             Set::Ints(v) => v.capacity() * 8,
             Set::Packed(p) => p.heap_size(),
-            Set::Table(t) => t.buckets() * 17 + t.iter().map(|m| m.len()).sum::<usize>(),
+            Set::Table(t) => t.buckets() * 17 + t.iter().map(|m| m.heap_len()).sum::<usize>(),
         }
     }
 }
@@ -223,6 +224,29 @@ impl Set {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_holds_short_and_long_members() {
+        // Members on both sides of SmallBytes's 15-byte inline limit.
+        let member = |i: usize| format!("{}{i}", "s".repeat(i % 40)).into_bytes();
+        let mut s = Set::new();
+        for i in 0..2000 {
+            assert!(s.add(&member(i), 512));
+        }
+        assert!(matches!(s, Set::Table(_)));
+        for i in (0..2000).step_by(2) {
+            assert!(s.remove(&member(i)));
+        }
+        let copy = s.clone();
+        for i in 0..2000 {
+            assert_eq!(copy.contains(&member(i)), i % 2 == 1, "member {i}");
+        }
+        let mut members = copy.members();
+        members.sort();
+        let mut want: Vec<Vec<u8>> = (1..2000).step_by(2).map(member).collect();
+        want.sort();
+        assert_eq!(members, want);
+    }
 
     #[test]
     fn intset_until_a_string_or_the_limit() {
