@@ -63,7 +63,9 @@ impl SmallBytes {
             let mut inline = [0u8; 16];
             inline[..bytes.len()].copy_from_slice(bytes);
             inline[15] = bytes.len() as u8;
-            SmallBytes { repr: Repr { inline } }
+            SmallBytes {
+                repr: Repr { inline },
+            }
         } else {
             SmallBytes::from_box(Box::from(bytes))
         }
@@ -80,7 +82,14 @@ impl SmallBytes {
         let raw = Box::into_raw(bytes) as *mut u8;
         // SAFETY: Box::into_raw never returns null.
         let ptr = unsafe { NonNull::new_unchecked(raw) };
-        SmallBytes { repr: Repr { heap: Heap { ptr, len: len_bytes } } }
+        SmallBytes {
+            repr: Repr {
+                heap: Heap {
+                    ptr,
+                    len: len_bytes,
+                },
+            },
+        }
     }
 
     fn tag(&self) -> u8 {
@@ -140,7 +149,11 @@ impl Clone for SmallBytes {
     fn clone(&self) -> SmallBytes {
         if self.is_inline() {
             // SAFETY: the inline form is plain bytes.
-            SmallBytes { repr: Repr { inline: unsafe { self.repr.inline } } }
+            SmallBytes {
+                repr: Repr {
+                    inline: unsafe { self.repr.inline },
+                },
+            }
         } else {
             SmallBytes::from_box(Box::from(self.as_slice()))
         }
