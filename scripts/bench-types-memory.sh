@@ -4,15 +4,55 @@
 # members (member:0..9, integer scores), N lists of 10 elements (item-<random>), N sets
 # of 10 integers (intset) and N sets of 10 strings (tag-<random>), loaded with
 # redis-cli --pipe. Prints used_memory bytes per key and the ratio.
+#
+# With --large: memory per element of ONE large collection of each size given (a sorted
+# set of member:<i> with random scores, a set of member:<i>, a hash field:<i> ->
+# value:<i>, a list of member:<i>), 100 elements a command. Hash tables double, so a
+# figure at one size lands anywhere in the table's load cycle (Redis's dict as well as
+# Basalt's segments): give several sizes.
 # Usage: scripts/bench-types-memory.sh [N]
+#        scripts/bench-types-memory.sh --large [SIZE ...]   (default 700000 1000000 1500000)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-n="${1:-200000}"
+large=0
+if [[ "${1:-}" == --large ]]; then
+  large=1
+  shift
+  sizes=("$@")
+  [[ ${#sizes[@]} -gt 0 ]] || sizes=(700000 1000000 1500000)
+else
+  n="${1:-200000}"
+fi
 . "$repo/scripts/lib/ensure-tools.sh"
 ensure_rust
 ensure_redis_tools
 cargo build --release --quiet --manifest-path "$repo/Cargo.toml" -p basalt-server
 . "$repo/scripts/lib/scratch.sh"
+if [[ $large == 1 ]]; then
+python3 - "$work" "${sizes[@]}" <<'PY'
+import random, sys
+work, sizes = sys.argv[1], [int(x) for x in sys.argv[2:]]
+random.seed(1)
+def cmd(*a):
+    out = [b'*%d\r\n' % len(a)]
+    for x in a:
+        x = x.encode()
+        out.append(b'$%d\r\n%s\r\n' % (len(x), x))
+    return b''.join(out)
+for size in sizes:
+    files = {k: open(f'{work}/{k}-{size}.resp', 'wb') for k in ('zset', 'set', 'hash', 'list')}
+    for start in range(0, size, 100):
+        ids = range(start, min(start + 100, size))
+        files['zset'].write(cmd('ZADD', 'big', *[x for i in ids for x in (str(random.randint(0, 10**9)), f'member:{i}')]))
+        files['set'].write(cmd('SADD', 'big', *[f'member:{i}' for i in ids]))
+        files['hash'].write(cmd('HSET', 'big', *[x for i in ids for x in (f'field:{i}', f'value:{i}')]))
+        files['list'].write(cmd('RPUSH', 'big', *[f'member:{i}' for i in ids]))
+    for f in files.values():
+        f.close()
+PY
+kinds=""
+for size in "${sizes[@]}"; do kinds+=" zset-$size set-$size hash-$size list-$size"; done
+else
 python3 - "$n" "$work" <<'PY'
 import random, sys
 n, work = int(sys.argv[1]), sys.argv[2]
@@ -45,10 +85,13 @@ with open(f'{work}/sets.resp', 'wb') as f:
     for i in range(n):
         f.write(cmd('SADD', f'sset:{i}', *[f'tag-{random.randint(0, 999)}' for _ in range(10)]))
 PY
+kinds="hashes zsets lists intsets sets"
+fi
+# Elements a figure is divided by.
+count() { if [[ $large == 1 ]]; then echo "${1##*-}"; else echo "$n"; fi; }
 port=$((20000 + RANDOM % 20000))
 used() { redis-cli -p "$port" info memory | tr -d '\r' | sed -n 's/^used_memory://p'; }
 declare -A result
-kinds="hashes zsets lists intsets sets"
 for kind in $kinds; do
   for srv in redis basalt; do
     if [ "$srv" = redis ]; then
@@ -61,13 +104,18 @@ for kind in $kinds; do
     before=$(used)
     redis-cli -p "$port" --pipe < "$work/$kind.resp" >/dev/null
     after=$(used)
-    result[$kind-$srv]=$(( (after - before) / n ))
+    result[$kind-$srv]=$(( (after - before) / $(count "$kind") ))
     kill "$pid"; wait "$pid" 2>/dev/null || true
   done
 done
-echo "| $n keys | Redis B/key | Basalt B/key | ratio |"
+if [[ $large == 1 ]]; then
+  echo "| one collection | Redis B/element | Basalt B/element | ratio |"
+else
+  echo "| $n keys | Redis B/key | Basalt B/key | ratio |"
+fi
 echo "|---|---:|---:|---:|"
 for kind in $kinds; do
   r=${result[$kind-redis]}; b=${result[$kind-basalt]}
-  echo "| $kind (10 elements) | $r | $b | $(python3 -c "print(f'{$b/$r:.2f}')") |"
+  if [[ $large == 1 ]]; then label="${kind%-*} of ${kind##*-}"; else label="$kind (10 elements)"; fi
+  echo "| $label | $r | $b | $(python3 -c "print(f'{$b/$r:.2f}')") |"
 done

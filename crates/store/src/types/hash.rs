@@ -9,6 +9,7 @@
 
 use super::packed::Packed;
 use super::segtable::{Keyed, SegTable};
+use super::small_bytes::{self, SmallBytes};
 use crate::varint;
 
 /// Thresholds from `hash-max-listpack-entries` and `hash-max-listpack-value`.
@@ -27,20 +28,30 @@ impl Default for HashLimits {
     }
 }
 
-/// A field and its value in one allocation: `[field length: LEB128][field][value]`.
-/// The table finds it by its field ([`Keyed`]).
+/// A field and its value in one allocation: `[field length: LEB128][field][value]`,
+/// inline in the table's slot when that is at most 15 bytes (`small_bytes.rs`: a
+/// counter such as `u:17 -> 42`). The table finds it by its field ([`Keyed`]).
 #[derive(Clone, Debug)]
-pub struct Pair(Box<[u8]>);
+pub struct Pair(SmallBytes);
 
 impl Pair {
     fn new(field: &[u8], value: &[u8]) -> Pair {
         let mut len_bytes = [0u8; 10];
         let used = varint::write(&mut len_bytes, field.len());
-        let mut bytes = Vec::with_capacity(used + field.len() + value.len());
+        let total = used + field.len() + value.len();
+        if total <= small_bytes::INLINE_MAX {
+            // Assembled on the stack: no allocation at all.
+            let mut bytes = [0u8; small_bytes::INLINE_MAX];
+            bytes[..used].copy_from_slice(&len_bytes[..used]);
+            bytes[used..used + field.len()].copy_from_slice(field);
+            bytes[used + field.len()..total].copy_from_slice(value);
+            return Pair(SmallBytes::new(&bytes[..total]));
+        }
+        let mut bytes = Vec::with_capacity(total);
         bytes.extend_from_slice(&len_bytes[..used]);
         bytes.extend_from_slice(field);
         bytes.extend_from_slice(value);
-        Pair(bytes.into_boxed_slice())
+        Pair(SmallBytes::from(bytes))
     }
 
     /// Where the field starts and how long it is.
@@ -256,7 +267,7 @@ impl Hash {
         match self {
             Hash::Packed(p) => p.heap_size(),
             Hash::Table(t) => {
-                t.buckets() * (std::mem::size_of::<Pair>() + 1) + t.iter().map(|pair| pair.0.len()).sum::<usize>()
+                t.buckets() * (std::mem::size_of::<Pair>() + 1) + t.iter().map(|pair| pair.0.heap_len()).sum::<usize>()
             }
         }
     }
@@ -325,5 +336,15 @@ mod tests {
         assert_eq!(all, vec![(vec![], b"empty field".to_vec()), (b"a".to_vec(), vec![]), (long_field.clone(), b"long".to_vec())]);
         assert!(h.remove(&long_field));
         assert_eq!(h.len(), 2);
+        // Across the 15-byte inline limit of a pair (length byte, field, value).
+        assert!(h.set(b"abcdefg", b"1234567", limits), "15 bytes: inline");
+        assert!(!h.set(b"abcdefg", b"7654321", limits), "inline, in place");
+        assert_eq!(h.get(b"abcdefg"), Some(&b"7654321"[..]));
+        assert!(!h.set(b"abcdefg", b"12345678", limits), "16 bytes: heap");
+        assert!(!h.set(b"abcdefg", b"87654321", limits), "heap, in place");
+        assert_eq!(h.get(b"abcdefg"), Some(&b"87654321"[..]));
+        assert!(!h.set(b"abcdefg", b"1", limits));
+        assert_eq!(h.get(b"abcdefg"), Some(&b"1"[..]));
+        assert_eq!(h.len(), 3);
     }
 }

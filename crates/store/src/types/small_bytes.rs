@@ -124,6 +124,19 @@ impl SmallBytes {
         }
     }
 
+    /// The bytes, to change in place (the length stays).
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        let tag = self.tag();
+        if tag != HEAP {
+            // SAFETY: the inline form: `inline` is the written field and tag <= 15.
+            unsafe { &mut self.repr.inline[..usize::from(tag)] }
+        } else {
+            let (ptr, len) = self.heap_parts();
+            // SAFETY: as in `as_slice`, and `&mut self` makes the borrow unique.
+            unsafe { std::slice::from_raw_parts_mut(ptr.as_ptr(), len) }
+        }
+    }
+
     /// Heap bytes held beyond the 16 (0 when inline), for memory estimates.
     pub fn heap_len(&self) -> usize {
         if self.is_inline() {
@@ -167,6 +180,12 @@ impl Deref for SmallBytes {
     }
 }
 
+impl std::ops::DerefMut for SmallBytes {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        self.as_mut_slice()
+    }
+}
+
 impl AsRef<[u8]> for SmallBytes {
     fn as_ref(&self) -> &[u8] {
         self.as_slice()
@@ -176,6 +195,17 @@ impl AsRef<[u8]> for SmallBytes {
 impl From<&[u8]> for SmallBytes {
     fn from(bytes: &[u8]) -> SmallBytes {
         SmallBytes::new(bytes)
+    }
+}
+
+/// Takes over the vector's allocation when the bytes do not fit inline.
+impl From<Vec<u8>> for SmallBytes {
+    fn from(bytes: Vec<u8>) -> SmallBytes {
+        if bytes.len() <= INLINE_MAX {
+            SmallBytes::new(&bytes)
+        } else {
+            SmallBytes::from_box(bytes.into_boxed_slice())
+        }
     }
 }
 
@@ -226,6 +256,11 @@ mod tests {
             assert_eq!(s.heap_len(), if len <= INLINE_MAX { 0 } else { len });
             let c = s.clone();
             drop(s);
+            let mut m = SmallBytes::from(bytes.clone());
+            assert_eq!(m, c, "from a Vec, len {len}");
+            m.as_mut_slice().iter_mut().for_each(|b| *b = b.wrapping_add(1));
+            let plus_one: Vec<u8> = bytes.iter().map(|b| b.wrapping_add(1)).collect();
+            assert_eq!(&*m, &plus_one[..], "changed in place, len {len}");
             assert_eq!(c.as_slice(), &bytes[..], "clone of len {len}");
             assert_eq!(c, SmallBytes::from(&bytes[..]));
         }
