@@ -41,6 +41,17 @@ fn cmp(a: (f64, &[u8]), b: (f64, &[u8])) -> Ordering {
         .then_with(|| a.1.cmp(b.1))
 }
 
+/// Whether `item` orders before (score, member). The member's bytes are read only on
+/// a score tie: each read of a `SmallBytes` decodes its form, and the searches below
+/// compare about a dozen items per insert.
+fn item_before(item: &Item, score: f64, member: &[u8]) -> bool {
+    match item.0.partial_cmp(&score) {
+        Some(Ordering::Less) => true,
+        Some(Ordering::Greater) => false,
+        _ => item.1.as_slice() < member,
+    }
+}
+
 /// (score, member) pairs in order, in chunks. Each chunk is a ring (`VecDeque`): taking
 /// the first item (ZPOPMIN, ZREMRANGEBYRANK 0 ..) costs no shift of the rest, and an
 /// insert or removal inside moves the shorter side. With a `Vec` a ZPOPMIN moved the
@@ -54,10 +65,9 @@ struct Chunks {
 impl Chunks {
     /// Chunk index for `key`: the first chunk whose last item is >= key (or the last).
     fn chunk_for(&self, key: (f64, &[u8])) -> usize {
-        let i = self.chunks.partition_point(|c| {
-            c.back()
-                .is_some_and(|(s, m)| cmp((*s, m), key) == Ordering::Less)
-        });
+        let i = self
+            .chunks
+            .partition_point(|c| c.back().is_some_and(|item| item_before(item, key.0, key.1)));
         i.min(self.chunks.len().saturating_sub(1))
     }
 
@@ -67,7 +77,7 @@ impl Chunks {
         }
         let ci = self.chunk_for((score, member));
         let c = &mut self.chunks[ci];
-        let pos = c.partition_point(|(s, m)| cmp((*s, m), (score, member)) == Ordering::Less);
+        let pos = c.partition_point(|item| item_before(item, score, member));
         if c.len() == c.capacity() {
             // A quarter more, not double: a chunk that got a few members after it split
             // would otherwise hold room for twice its length (a ring's growth), and
@@ -93,7 +103,7 @@ impl Chunks {
         }
         let ci = self.chunk_for((score, member));
         let c = &mut self.chunks[ci];
-        let pos = c.partition_point(|(s, m)| cmp((*s, m), (score, member)) == Ordering::Less);
+        let pos = c.partition_point(|item| item_before(item, score, member));
         if pos < c.len() && c[pos].1.as_ref() == member {
             c.remove(pos);
             self.len -= 1;
