@@ -34,7 +34,7 @@ use std::hash::BuildHasher;
 
 use hashbrown::raw::RawTable;
 
-use super::small_bytes::SmallBytes;
+use super::small_bytes::{Alias, SmallBytes};
 
 /// The most elements a segment holds before it splits (each gets its own limit between
 /// half this and this, [`split_limit`]); splitting or growing one takes about 1 ms.
@@ -59,11 +59,12 @@ impl Keyed for SmallBytes {
     }
 }
 
-impl<V> Keyed for (SmallBytes, V) {
+impl<V> Keyed for (Alias, V) {
     fn key(&self) -> &[u8] {
         &self.0
     }
 }
+
 
 #[derive(Clone)]
 struct Segment<T> {

@@ -37,6 +37,7 @@ struct Heap {
     len: [u8; 8],
 }
 
+#[derive(Clone, Copy)]
 #[repr(C)]
 union Repr {
     inline: [u8; 16],
@@ -144,6 +145,45 @@ impl SmallBytes {
         } else {
             self.heap_parts().1
         }
+    }
+}
+
+/// A second, non-owning handle on a [`SmallBytes`]'s bytes: the same 16 bytes, so a heap
+/// member's bytes are shared, not copied. A large sorted set keys its member -> score
+/// table by aliases of the members its score-ordered chunks own (`zset.rs`), as Redis's
+/// skiplist and dict share one sds: a member longer than 15 bytes is stored once.
+///
+/// An alias never frees anything (dropping it does nothing) and cannot be cloned; it
+/// reads the owner's heap bytes, so it must not be read after the owner is dropped
+/// (see [`SmallBytes::alias`]).
+pub struct Alias {
+    bytes: std::mem::ManuallyDrop<SmallBytes>,
+}
+
+impl SmallBytes {
+    /// An alias of these bytes.
+    ///
+    /// # Safety
+    ///
+    /// The caller must not read the alias (deref it, compare it, hash it) after `self`
+    /// has been dropped; moving `self` is fine (its heap bytes do not move).
+    pub unsafe fn alias(&self) -> Alias {
+        Alias {
+            bytes: std::mem::ManuallyDrop::new(SmallBytes { repr: self.repr }),
+        }
+    }
+}
+
+impl Deref for Alias {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.bytes.as_slice()
+    }
+}
+
+impl fmt::Debug for Alias {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
     }
 }
 

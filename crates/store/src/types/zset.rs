@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 
 use super::packed::Packed;
 use super::segtable::SegTable;
-use super::small_bytes::SmallBytes;
+use super::small_bytes::{Alias, SmallBytes};
 
 /// Thresholds from `zset-max-listpack-entries` and `zset-max-listpack-value`.
 #[derive(Clone, Copy, Debug)]
@@ -71,20 +71,20 @@ impl Chunks {
         i.min(self.chunks.len().saturating_sub(1))
     }
 
-    fn insert(&mut self, score: f64, member: &[u8]) {
+    fn insert(&mut self, score: f64, member: SmallBytes) {
         if self.chunks.is_empty() {
             self.chunks.push(VecDeque::new());
         }
-        let ci = self.chunk_for((score, member));
+        let ci = self.chunk_for((score, &member));
         let c = &mut self.chunks[ci];
-        let pos = c.partition_point(|item| item_before(item, score, member));
+        let pos = c.partition_point(|item| item_before(item, score, &member));
         if c.len() == c.capacity() {
             // A quarter more, not double: a chunk that got a few members after it split
             // would otherwise hold room for twice its length (a ring's growth), and
             // most chunks are such chunks. At most 512 items of 24 bytes are copied.
             c.reserve_exact((c.len() / 4).max(8));
         }
-        c.insert(pos, (score, member.into()));
+        c.insert(pos, (score, member));
         self.len += 1;
         if c.len() >= 2 * CHUNK {
             // Both halves at exactly their length: a ring grows by doubling, so left
@@ -156,11 +156,55 @@ impl Chunks {
 }
 
 /// The large form: score order in chunks plus member -> score.
-#[derive(Clone, Debug, Default)]
+///
+/// The chunks own the members; the table is keyed by aliases of them
+/// (`small_bytes::Alias`), so a member longer than 15 bytes is stored once, as Redis's
+/// skiplist and dict share one sds. The invariant this module's `unsafe` rests on:
+/// every table entry aliases exactly one chunk item's member, and only `insert_new`
+/// and `remove` below change either side (a removal takes the table entry out before
+/// the chunk item, and its member, is dropped). `Clone` rebuilds the table over the
+/// cloned chunks, and the table is declared first so that it drops first.
+#[derive(Debug, Default)]
 pub struct Large {
-    order: Chunks,
     /// Member -> score, grown a segment at a time (`segtable.rs`).
-    scores: SegTable<(SmallBytes, f64)>,
+    scores: SegTable<(Alias, f64)>,
+    order: Chunks,
+}
+
+impl Large {
+    /// Adds a member that is absent.
+    fn insert_new(&mut self, score: f64, member: &[u8]) {
+        let owned = SmallBytes::new(member);
+        // SAFETY: the alias goes into `scores`, which gives it up in `remove` before
+        // the chunk item owning `owned` is dropped (the invariant above); moving
+        // `owned` into its chunk does not move its heap bytes.
+        let alias = unsafe { owned.alias() };
+        self.order.insert(score, owned);
+        self.scores.insert_new((alias, score));
+    }
+
+    /// Removes a member; true when it was there.
+    fn remove(&mut self, member: &[u8]) -> bool {
+        // The alias is dropped (a no-op) with the removed entry, before the owner goes.
+        let Some((_, score)) = self.scores.remove(member) else {
+            return false;
+        };
+        self.order.remove(score, member);
+        true
+    }
+}
+
+impl Clone for Large {
+    fn clone(&self) -> Large {
+        let order = self.order.clone();
+        let mut scores = SegTable::with_capacity(order.len);
+        for (score, member) in order.chunks.iter().flatten() {
+            // SAFETY: aliases of the clone's own members, which live in `order` and
+            // move with it into the new value (the invariant above).
+            scores.insert_new((unsafe { member.alias() }, *score));
+        }
+        Large { scores, order }
+    }
 }
 
 /// A Redis sorted set.
@@ -290,8 +334,7 @@ impl ZSet {
             ZSet::Packed(p) => {
                 let mut l = Large::default();
                 for (s, m, _) in packed_items(p) {
-                    l.order.insert(s, m);
-                    l.scores.insert_new((m.into(), s));
+                    l.insert_new(s, m);
                 }
                 l
             }
@@ -324,9 +367,8 @@ impl ZSet {
             self.to_large();
         }
         if let ZSet::Large(l) = self {
-            l.order.insert(score, member);
             // Absent here: an old score was removed above.
-            l.scores.insert_new((member.into(), score));
+            l.insert_new(score, member);
         }
         old.is_none()
     }
@@ -345,13 +387,7 @@ impl ZSet {
                 p.remove_at(at);
                 true
             }
-            ZSet::Large(l) => {
-                let Some((_, score)) = l.scores.remove(member) else {
-                    return false;
-                };
-                l.order.remove(score, member);
-                true
-            }
+            ZSet::Large(l) => l.remove(member),
         }
     }
 
@@ -493,7 +529,7 @@ impl ZSet {
                         .flatten()
                         .map(|(_, m)| m.heap_len())
                         .sum::<usize>();
-                items + l.scores.buckets() * 33
+                items + l.scores.buckets() * (std::mem::size_of::<(Alias, f64)>() + 1)
             }
         }
     }
@@ -532,7 +568,26 @@ mod tests {
             assert_eq!(z.score(m), Some(*s));
         }
         assert_eq!(z.score(&member(0)), None);
-        assert_eq!(z.clone(), z);
+        // A clone's table keys alias the clone's own members: it stays whole when the
+        // original is gone, and the original when the clone is changed.
+        let mut copy = z.clone();
+        assert_eq!(copy, z);
+        for (s, m) in want.iter().take(500) {
+            assert!(copy.remove(m));
+            assert_eq!(z.score(m), Some(*s));
+        }
+        drop(copy);
+        let copy = z.clone();
+        drop(z);
+        assert_eq!(copy.range(0, copy.len() - 1), want);
+        for (s, m) in &want {
+            assert_eq!(copy.score(m), Some(*s));
+        }
+        let mut rng = fastrand::Rng::with_seed(3);
+        for _ in 0..100 {
+            let (s, m) = copy.random(&mut rng).expect("not empty");
+            assert_eq!(copy.score(m), Some(s));
+        }
     }
 
     #[test]
