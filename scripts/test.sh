@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: unit and in-process tests, the black-box suite against Basalt with
-# redis-rs, the same black-box suite against Redis 7.0.15 (to show each test encodes
+# Runs every test: unit and in-process tests, the store's unit tests again under
+# AddressSanitizer, the black-box suite against Basalt with redis-rs, the same black-box suite against Redis 7.0.15 (to show each test encodes
 # Redis's behaviour), and the redis-py smoke suite. Installs what it needs.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -12,6 +12,12 @@ ensure_python_deps tests/py/requirements.txt
 
 echo "== cargo test (unit, in-process and black-box tests against Basalt)"
 cargo test --workspace --quiet 2>&1
+
+echo "== store's unit tests under AddressSanitizer (the unsafe code of entry.rs and small_bytes.rs)"
+# Sanitizers are a -Z flag; RUSTC_BOOTSTRAP lets the stable toolchain take it (its
+# rust-std ships the ASan runtime for this target). Own target dir: other flags.
+RUSTFLAGS="-Zsanitizer=address" RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR="$repo/target/asan" \
+  cargo test --quiet -p store --lib --target x86_64-unknown-linux-gnu 2>&1
 
 echo "== black-box suite against Basalt's epoll engine, connection balancing off (the default is io_uring with balancing)"
 # With balancing off the kernel spreads each test's clients over the loops, so this run
