@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: unit and in-process tests, the store's unit tests again under
-# AddressSanitizer, the black-box suite against Basalt with redis-rs, the same black-box suite against Redis 7.0.15 (to show each test encodes
-# Redis's behaviour), and the redis-py smoke suite. Installs what it needs.
+# AddressSanitizer, the black-box suite against Basalt with redis-rs, the same
+# black-box suite against Redis 7.0.15 (to show each test encodes Redis's behaviour),
+# and the redis-py smoke suite. Installs what it needs.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
