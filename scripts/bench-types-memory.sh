@@ -6,7 +6,8 @@
 # redis-cli --pipe. Prints used_memory bytes per key and the ratio.
 #
 # With --large: memory per element of ONE large collection of each size given (a sorted
-# set of member:<i> with random scores, a set of member:<i>, a hash field:<i> ->
+# set of member:<i> with random scores, "zsetlong": the same with 20-byte members
+# element:<i, 12 digits> (over SmallBytes's 15 inline bytes), a set of member:<i>, a hash field:<i> ->
 # value:<i>, a list of member:<i>), 100 elements a command. Hash tables double, so a
 # figure at one size lands anywhere in the table's load cycle (Redis's dict as well as
 # Basalt's segments): give several sizes.
@@ -40,10 +41,11 @@ def cmd(*a):
         out.append(b'$%d\r\n%s\r\n' % (len(x), x))
     return b''.join(out)
 for size in sizes:
-    files = {k: open(f'{work}/{k}-{size}.resp', 'wb') for k in ('zset', 'set', 'hash', 'list')}
+    files = {k: open(f'{work}/{k}-{size}.resp', 'wb') for k in ('zset', 'zsetlong', 'set', 'hash', 'list')}
     for start in range(0, size, 100):
         ids = range(start, min(start + 100, size))
         files['zset'].write(cmd('ZADD', 'big', *[x for i in ids for x in (str(random.randint(0, 10**9)), f'member:{i}')]))
+        files['zsetlong'].write(cmd('ZADD', 'big', *[x for i in ids for x in (str(random.randint(0, 10**9)), f'element:{i:012d}')]))
         files['set'].write(cmd('SADD', 'big', *[f'member:{i}' for i in ids]))
         files['hash'].write(cmd('HSET', 'big', *[x for i in ids for x in (f'field:{i}', f'value:{i}')]))
         files['list'].write(cmd('RPUSH', 'big', *[f'member:{i}' for i in ids]))
@@ -51,7 +53,7 @@ for size in sizes:
         f.close()
 PY
 kinds=""
-for size in "${sizes[@]}"; do kinds+=" zset-$size set-$size hash-$size list-$size"; done
+for size in "${sizes[@]}"; do kinds+=" zset-$size zsetlong-$size set-$size hash-$size list-$size"; done
 else
 python3 - "$n" "$work" <<'PY'
 import random, sys
