@@ -29,65 +29,59 @@ ensure_rust
 ensure_redis_tools
 cargo build --release --quiet --manifest-path "$repo/Cargo.toml" -p basalt-server
 . "$repo/scripts/lib/scratch.sh"
+if [[ $large == 1 ]]; then args=(large "${sizes[@]}"); else args=(small "$n"); fi
+python3 - "$work" "${args[@]}" <<'PY'
+import random, sys
+work, mode, counts = sys.argv[1], sys.argv[2], [int(x) for x in sys.argv[3:]]
+random.seed(1)
+def cmd(*a):
+    out = [b'*%d\r\n' % len(a)]
+    for x in a:
+        x = x.encode()
+        out.append(b'$%d\r\n%s\r\n' % (len(x), x))
+    return b''.join(out)
+if mode == 'large':
+    sizes = counts
+    for size in sizes:
+        files = {k: open(f'{work}/{k}-{size}.resp', 'wb') for k in ('zset', 'zsetlong', 'set', 'hash', 'list')}
+        for start in range(0, size, 100):
+            ids = range(start, min(start + 100, size))
+            files['zset'].write(cmd('ZADD', 'big', *[x for i in ids for x in (str(random.randint(0, 10**9)), f'member:{i}')]))
+            files['zsetlong'].write(cmd('ZADD', 'big', *[x for i in ids for x in (str(random.randint(0, 10**9)), f'element:{i:012d}')]))
+            files['set'].write(cmd('SADD', 'big', *[f'member:{i}' for i in ids]))
+            files['hash'].write(cmd('HSET', 'big', *[x for i in ids for x in (f'field:{i}', f'value:{i}')]))
+            files['list'].write(cmd('RPUSH', 'big', *[f'member:{i}' for i in ids]))
+        for f in files.values():
+            f.close()
+else:
+    n = counts[0]
+    with open(f'{work}/hashes.resp', 'wb') as f:
+        for i in range(n):
+            args = ['HSET', f'hash:{i}']
+            for j in range(10):
+                args += [f'field:{j}', ''.join(random.choice('abcdefghijklmnop') for _ in range(16))]
+            f.write(cmd(*args))
+    with open(f'{work}/zsets.resp', 'wb') as f:
+        for i in range(n):
+            args = ['ZADD', f'zset:{i}']
+            for j in range(10):
+                args += [str(random.randint(0, 1000000)), f'member:{j}']
+            f.write(cmd(*args))
+    with open(f'{work}/lists.resp', 'wb') as f:
+        for i in range(n):
+            f.write(cmd('RPUSH', f'list:{i}', *[f'item-{random.randint(0, 99999)}' for _ in range(10)]))
+    with open(f'{work}/intsets.resp', 'wb') as f:
+        for i in range(n):
+            f.write(cmd('SADD', f'iset:{i}', *[str(random.randint(0, 1000000)) for _ in range(10)]))
+    with open(f'{work}/sets.resp', 'wb') as f:
+        for i in range(n):
+            f.write(cmd('SADD', f'sset:{i}', *[f'tag-{random.randint(0, 999)}' for _ in range(10)]))
+PY
 if [[ $large == 1 ]]; then
-python3 - "$work" "${sizes[@]}" <<'PY'
-import random, sys
-work, sizes = sys.argv[1], [int(x) for x in sys.argv[2:]]
-random.seed(1)
-def cmd(*a):
-    out = [b'*%d\r\n' % len(a)]
-    for x in a:
-        x = x.encode()
-        out.append(b'$%d\r\n%s\r\n' % (len(x), x))
-    return b''.join(out)
-for size in sizes:
-    files = {k: open(f'{work}/{k}-{size}.resp', 'wb') for k in ('zset', 'zsetlong', 'set', 'hash', 'list')}
-    for start in range(0, size, 100):
-        ids = range(start, min(start + 100, size))
-        files['zset'].write(cmd('ZADD', 'big', *[x for i in ids for x in (str(random.randint(0, 10**9)), f'member:{i}')]))
-        files['zsetlong'].write(cmd('ZADD', 'big', *[x for i in ids for x in (str(random.randint(0, 10**9)), f'element:{i:012d}')]))
-        files['set'].write(cmd('SADD', 'big', *[f'member:{i}' for i in ids]))
-        files['hash'].write(cmd('HSET', 'big', *[x for i in ids for x in (f'field:{i}', f'value:{i}')]))
-        files['list'].write(cmd('RPUSH', 'big', *[f'member:{i}' for i in ids]))
-    for f in files.values():
-        f.close()
-PY
-kinds=""
-for size in "${sizes[@]}"; do kinds+=" zset-$size zsetlong-$size set-$size hash-$size list-$size"; done
+  kinds=""
+  for size in "${sizes[@]}"; do kinds+=" zset-$size zsetlong-$size set-$size hash-$size list-$size"; done
 else
-python3 - "$n" "$work" <<'PY'
-import random, sys
-n, work = int(sys.argv[1]), sys.argv[2]
-random.seed(1)
-def cmd(*a):
-    out = [b'*%d\r\n' % len(a)]
-    for x in a:
-        x = x.encode()
-        out.append(b'$%d\r\n%s\r\n' % (len(x), x))
-    return b''.join(out)
-with open(f'{work}/hashes.resp', 'wb') as f:
-    for i in range(n):
-        args = ['HSET', f'hash:{i}']
-        for j in range(10):
-            args += [f'field:{j}', ''.join(random.choice('abcdefghijklmnop') for _ in range(16))]
-        f.write(cmd(*args))
-with open(f'{work}/zsets.resp', 'wb') as f:
-    for i in range(n):
-        args = ['ZADD', f'zset:{i}']
-        for j in range(10):
-            args += [str(random.randint(0, 1000000)), f'member:{j}']
-        f.write(cmd(*args))
-with open(f'{work}/lists.resp', 'wb') as f:
-    for i in range(n):
-        f.write(cmd('RPUSH', f'list:{i}', *[f'item-{random.randint(0, 99999)}' for _ in range(10)]))
-with open(f'{work}/intsets.resp', 'wb') as f:
-    for i in range(n):
-        f.write(cmd('SADD', f'iset:{i}', *[str(random.randint(0, 1000000)) for _ in range(10)]))
-with open(f'{work}/sets.resp', 'wb') as f:
-    for i in range(n):
-        f.write(cmd('SADD', f'sset:{i}', *[f'tag-{random.randint(0, 999)}' for _ in range(10)]))
-PY
-kinds="hashes zsets lists intsets sets"
+  kinds="hashes zsets lists intsets sets"
 fi
 # Elements a figure is divided by.
 count() { if [[ $large == 1 ]]; then echo "${1##*-}"; else echo "$n"; fi; }

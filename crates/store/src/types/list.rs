@@ -330,6 +330,16 @@ impl List {
 mod tests {
     use super::*;
 
+    /// Deterministic pseudo-random numbers for the model tests.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
     #[test]
     fn indexes_and_ranges_follow_redis() {
         let mut l = List::new();
@@ -352,13 +362,7 @@ mod tests {
         // items of varied length make a stale offset read the wrong bytes.
         let mut l = List::new();
         let mut model: VecDeque<Vec<u8>> = VecDeque::new();
-        let mut rng = 0x9e3779b97f4a7c15u64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut next = xorshift(0x9e3779b97f4a7c15);
         let mut tail_pops = 0;
         for step in 0..50_000u64 {
             let item = vec![b'a' + (step % 26) as u8; 1 + (next() % 20) as usize];
@@ -403,13 +407,7 @@ mod tests {
         // VecDeque step by step (deterministic pseudo-random operations).
         let mut l = List::new();
         let mut model: VecDeque<Vec<u8>> = VecDeque::new();
-        let mut rng = 0x2545f4914f6cdd1du64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut next = xorshift(0x2545f4914f6cdd1d);
         for step in 0..20_000u64 {
             let item = format!("item-{step}").into_bytes();
             match next() % 7 {
