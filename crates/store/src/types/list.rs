@@ -330,6 +330,17 @@ impl List {
 mod tests {
     use super::*;
 
+    /// LSET (`set`) or LINSERT at position `p`, on the list and its model alike.
+    fn set_or_insert(l: &mut List, model: &mut VecDeque<Vec<u8>>, p: usize, item: Vec<u8>, set: bool) {
+        if set {
+            assert!(l.set(p, &item));
+            model[p] = item;
+        } else {
+            l.insert(p, &item);
+            model.insert(p, item);
+        }
+    }
+
     /// Deterministic pseudo-random numbers for the model tests.
     fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
         move || {
@@ -385,13 +396,7 @@ mod tests {
                     // Mostly near the tail, where the offsets are.
                     let back = (next() as usize) % model.len().min(40);
                     let p = model.len() - 1 - back;
-                    if next() % 2 == 0 {
-                        assert!(l.set(p, &item));
-                        model[p] = item;
-                    } else {
-                        l.insert(p, &item);
-                        model.insert(p, item);
-                    }
+                    set_or_insert(&mut l, &mut model, p, item, next() % 2 == 0);
                 }
                 _ => {}
             }
@@ -424,13 +429,7 @@ mod tests {
                 _ => {
                     if !model.is_empty() {
                         let p = (next() as usize) % model.len();
-                        if next() % 2 == 0 {
-                            assert!(l.set(p, &item));
-                            model[p] = item;
-                        } else {
-                            l.insert(p, &item);
-                            model.insert(p, item);
-                        }
+                        set_or_insert(&mut l, &mut model, p, item, next() % 2 == 0);
                     }
                 }
             }
