@@ -65,7 +65,6 @@ impl<V> Keyed for (Alias, V) {
     }
 }
 
-
 #[derive(Clone)]
 struct Segment<T> {
     table: RawTable<T>,
