@@ -181,7 +181,12 @@ fn smove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (sh, s) = locked.shard_for(db, a[1]);
     let src_has = match coll::read::<Set>(s, sh, a[1], ctx.now_ms)? {
         Some(set) => set.contains(a[3]),
-        None => false,
+        // A missing source answers 0 before the destination's type is looked at, as
+        // in Redis.
+        None => {
+            encode::integer(ctx.out, 0);
+            return Ok(());
+        }
     };
     let (dh, d) = locked.shard_for(db, a[2]);
     coll::check::<Set>(d, dh, a[2], ctx.now_ms)?;

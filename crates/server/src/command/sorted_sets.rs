@@ -115,7 +115,9 @@ fn zadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             continue;
         }
         let new = if incr {
-            let s = current.unwrap_or(0.0) + score;
+            // A new member gets the increment itself (Redis adds nothing to it: -0
+            // stays -0 in the reply).
+            let s = current.map_or(score, |c| c + score);
             if s.is_nan() {
                 drop(z);
                 coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
@@ -157,7 +159,8 @@ fn zincrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let limits = ctx.shared.type_limits.zset();
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut z = coll::get_or_create::<ZSet>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
-    let new = z.score(a[3]).unwrap_or(0.0) + delta;
+    // A new member gets the increment itself, as in Redis (-0 stays -0 in the reply).
+    let new = z.score(a[3]).map_or(delta, |c| c + delta);
     if new.is_nan() {
         drop(z);
         coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);

@@ -224,6 +224,10 @@ fn smove() {
     assert_bytes!(c.cmd(&["SET", s, "v"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["SMOVE", b, s, "1"]), WRONGTYPE);
     assert_bytes!(c.cmd(&["SMOVE", s, b, "1"]), WRONGTYPE);
+    // A missing source answers 0 before the destination's type is checked; an
+    // existing source without the member does not.
+    assert_bytes!(c.cmd(&["SMOVE", a, s, "1"]), b":0\r\n");
+    assert_bytes!(c.cmd(&["SMOVE", b, s, "zz"]), WRONGTYPE);
     assert_eq!(smembers(&mut c, b), set_of(&["1", "3", "4"]));
     assert_bytes!(c.cmd(&["SMOVE", b, s]), arity("smove"));
     assert_bytes!(c.cmd(&["DEL", b, s, missing]), b":3\r\n");

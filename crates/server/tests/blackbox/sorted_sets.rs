@@ -42,6 +42,34 @@ fn abcde(c: &mut RawConn, k: &str) {
 }
 
 #[test]
+fn negative_zero_scores_as_redis_keeps_them() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let (small, large) = ("zset_negzero:small", "zset_negzero:large");
+    let _ = c.cmd(&["DEL", small, large]);
+    // A new member gets the increment itself: -0 in the reply.
+    assert_bytes!(c.cmd(&["ZINCRBY", small, "-0", "m"]), b"$2\r\n-0\r\n");
+    assert_bytes!(c.cmd(&["ZADD", small, "INCR", "-0", "n"]), b"$2\r\n-0\r\n");
+    // A listpack stores -0 as 0; a numerically equal score changes nothing.
+    assert_bytes!(c.cmd(&["ZSCORE", small, "m"]), b"$1\r\n0\r\n");
+    assert_bytes!(c.cmd(&["ZADD", small, "CH", "-0", "m"]), b":0\r\n");
+    assert_bytes!(c.cmd(&["ZINCRBY", small, "0", "m"]), b"$1\r\n0\r\n");
+    // A skiplist keeps -0, and ZADD 0 over it is no change either.
+    let mut args = vec!["ZADD".to_string(), large.to_string()];
+    for i in 0..200 {
+        args.extend([i.to_string(), format!("member-{i}")]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_bytes!(c.cmd(&args), b":200\r\n");
+    assert_bytes!(c.cmd(&["OBJECT", "ENCODING", large]), b"$8\r\nskiplist\r\n");
+    assert_bytes!(c.cmd(&["ZADD", large, "-0", "m"]), b":1\r\n");
+    assert_bytes!(c.cmd(&["ZSCORE", large, "m"]), b"$2\r\n-0\r\n");
+    assert_bytes!(c.cmd(&["ZADD", large, "CH", "0", "m"]), b":0\r\n");
+    assert_bytes!(c.cmd(&["ZSCORE", large, "m"]), b"$2\r\n-0\r\n");
+    assert_bytes!(c.cmd(&["DEL", small, large]), b":2\r\n");
+}
+
+#[test]
 fn zadd_basic_and_zscore() {
     let t = shared();
     let mut c = t.raw_conn();

@@ -247,10 +247,10 @@ pub enum LexBound {
 }
 
 fn encode_score(s: f64) -> Vec<u8> {
-    // Integral scores in +/-2^53 are stored exactly as integers; -0.0 keeps its sign by
-    // taking the float form.
-    if s.fract() == 0.0 && s.abs() < 9_007_199_254_740_992.0 && !(s == 0.0 && s.is_sign_negative())
-    {
+    // Integral scores in +/-2^53 are stored exactly as integers. -0.0 becomes 0, as in
+    // Redis's listpack (its score string is written by the integer path): a small sorted
+    // set answers ZSCORE with 0 where a large one keeps -0, in both servers.
+    if s.fract() == 0.0 && s.abs() < 9_007_199_254_740_992.0 {
         let n = s as i64;
         let mut z = ((n << 1) ^ (n >> 63)) as u64;
         let mut out = vec![0u8];
@@ -347,7 +347,9 @@ impl ZSet {
     pub fn insert(&mut self, member: &[u8], score: f64, limits: ZLimits) -> bool {
         let old = self.score(member);
         if let Some(old) = old {
-            if old == score && old.is_sign_negative() == score.is_sign_negative() {
+            // Numerically equal: no change, as Redis (`score != curscore`), so a large
+            // set's -0 stays -0 under ZADD 0 and 0 stays 0 under ZADD -0.
+            if old == score {
                 return false;
             }
             self.remove(member);
@@ -678,7 +680,8 @@ mod tests {
         ] {
             let d = decode_score(&encode_score(s));
             assert_eq!(d, s);
-            assert_eq!(d.is_sign_negative(), s.is_sign_negative(), "{s}");
+            // -0 is stored as 0, as Redis's listpack stores it.
+            assert_eq!(d.is_sign_negative(), s.is_sign_negative() && s != 0.0, "{s}");
         }
         assert_eq!(encode_score(1_000_000.0).len(), 4);
     }
