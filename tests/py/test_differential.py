@@ -175,7 +175,8 @@ class Generator:
         op = r.choice(["ZADD"] * 6 + ["ZREM", "ZINCRBY", "ZSCORE", "ZMSCORE", "ZRANK", "ZREVRANK",
                                       "ZCARD", "ZRANGE", "ZRANGE", "ZRANGEBYSCORE", "ZCOUNT",
                                       "ZPOPMIN", "ZPOPMAX", "ZREMRANGEBYRANK", "ZREMRANGEBYSCORE",
-                                      "ZLEX", "ENCODING"])
+                                      "ZLEX", "ENCODING", "ZSETOP", "ZSETOP", "ZRANGESTORE", "ZMPOP",
+                                      "ZREVRANGE", "ZREVRANGEBYSCORE", "ZRANGE_BY"])
         if op == "ZADD":
             flags = r.choice([[], [], [], ["NX"], ["XX"], ["GT"], ["LT"], ["CH"], ["XX", "CH"],
                               ["GT", "CH"], ["INCR"], ["NX", "XX"]])
@@ -209,10 +210,52 @@ class Generator:
         if op == "ZREMRANGEBYRANK":
             start = r.randrange(-20, 20)
             return ["ZREMRANGEBYRANK", key, str(start), str(start + r.randrange(0, 5))]
+        if op == "ZSETOP":
+            # Results are ordered by score, then member: defined, so compared as bytes.
+            cmd = r.choice(["ZUNION", "ZINTER", "ZDIFF", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE",
+                            "ZINTERCARD"])
+            keys = [key, self.key("z")] + ([self.key("z")] if r.random() < 0.3 else [])
+            if r.random() < 0.2:
+                keys.append(self.key("s"))  # sets take part with score 1
+            tail = []
+            if cmd in ("ZUNION", "ZINTER", "ZUNIONSTORE", "ZINTERSTORE"):
+                if r.random() < 0.4:
+                    tail += ["WEIGHTS", *[r.choice(["1", "2", "-1", "0.5", "0", "inf"]) for _ in keys]]
+                if r.random() < 0.4:
+                    tail += ["AGGREGATE", r.choice(["SUM", "MIN", "MAX"])]
+            if cmd in ("ZUNION", "ZINTER", "ZDIFF") and r.random() < 0.5:
+                tail.append("WITHSCORES")
+            if cmd == "ZINTERCARD":
+                return [cmd, str(len(keys)), *keys, *(["LIMIT", str(r.randrange(0, 30))] if r.random() < 0.5 else [])]
+            if cmd.endswith("STORE"):
+                if r.random() < 0.7:
+                    return ["ZCARD", key]  # rarely: a store replaces a whole set
+                return [cmd, self.key("z"), str(len(keys)), *keys, *tail]
+            return [cmd, str(len(keys)), *keys, *tail]
+        if op == "ZRANGESTORE":
+            if r.random() < 0.7:
+                return ["ZCARD", key]
+            return ["ZRANGESTORE", "zdst", key, self.index(), self.index()]
+        if op == "ZMPOP":
+            return ["ZMPOP", "2", key, self.key("z"), r.choice(["MIN", "MAX"]),
+                    *(["COUNT", str(r.randrange(1, 5))] if r.random() < 0.5 else [])]
+        if op == "ZREVRANGE":
+            return ["ZREVRANGE", key, self.index(), self.index(), *(["WITHSCORES"] if r.random() < 0.5 else [])]
+        if op in ("ZREVRANGEBYSCORE", "ZRANGE_BY"):
+            lo, hi = sorted([r.uniform(-60, 60), r.uniform(-60, 60)])
+            lo = r.choice([f"{lo:.3f}", f"({lo:.3f}", "-inf"])
+            hi = r.choice([f"{hi:.3f}", f"({hi:.3f}", "+inf"])
+            limit = ["LIMIT", str(r.randrange(-1, 20)), str(r.randrange(-1, 20))] if r.random() < 0.4 else []
+            if op == "ZREVRANGEBYSCORE":
+                return [op, key, hi, lo, *limit, *(["WITHSCORES"] if r.random() < 0.5 else [])]
+            rev = r.random() < 0.5
+            return ["ZRANGE", key, *((hi, lo) if rev else (lo, hi)), "BYSCORE", *(["REV"] if rev else []),
+                    *limit, *(["WITHSCORES"] if r.random() < 0.5 else [])]
         if op == "ZLEX":
             # Lex ranges are defined for members of equal score: a key of its own.
             lkey = "lex" + key
-            sub = r.choice(["ZADD", "ZADD", "ZRANGEBYLEX", "ZLEXCOUNT", "ZREMRANGEBYLEX", "ZREVRANGEBYLEX"])
+            sub = r.choice(["ZADD", "ZADD", "ZRANGEBYLEX", "ZLEXCOUNT", "ZREMRANGEBYLEX", "ZREVRANGEBYLEX",
+                            "ZRANGE_BYLEX"])
             if sub == "ZADD":
                 return ["ZADD", lkey, *self.many(lambda: ["0", self.name()], 1, 40)]
             a, b = sorted([self.name(), self.name()])
@@ -220,6 +263,11 @@ class Generator:
             hi = r.choice(["+", "[" + b, "(" + b])
             if sub == "ZREVRANGEBYLEX":
                 return [sub, lkey, hi, lo]
+            if sub == "ZRANGE_BYLEX":
+                limit = ["LIMIT", str(r.randrange(0, 10)), str(r.randrange(-1, 10))] if r.random() < 0.5 else []
+                if r.random() < 0.5:
+                    return ["ZRANGE", lkey, hi, lo, "BYLEX", "REV", *limit]
+                return ["ZRANGE", lkey, lo, hi, "BYLEX", *limit]
             if sub == "ZREMRANGEBYLEX" and r.random() < 0.8:
                 return ["ZCARD", lkey]
             return [sub, lkey, lo, hi]
@@ -229,7 +277,7 @@ class Generator:
         r, key = self.rng, self.key("s")
         op = r.choice(["SADD"] * 5 + ["SREM", "SISMEMBER", "SMISMEMBER", "SCARD", "SMEMBERS",
                                       "SINTER", "SUNION", "SDIFF", "SINTERCARD", "SMOVE", "ENCODING",
-                                      "SINTERSTORE"])
+                                      "SINTERSTORE", "SSTORE"])
         # Integer members keep some sets intsets (up to 512), then strings convert them.
         member = (lambda: [str(r.randrange(-5, 700))]) if key == "s0" else (lambda: [self.name()])
         if op == "SADD":
@@ -250,12 +298,17 @@ class Generator:
             return ["SMOVE", key, self.key("s"), self.name()]
         if op == "SINTERSTORE":
             return ["SINTERSTORE", "sdest", key, self.key("s")]
+        if op == "SSTORE":
+            if r.random() < 0.8:
+                return ["SCARD", key]
+            return [r.choice(["SUNIONSTORE", "SDIFFSTORE", "SINTERSTORE"]), self.key("s"), key, self.key("s")]
         return ["OBJECT", "ENCODING", key]
 
     def hash_(self):
         r, key = self.rng, self.key("h")
         op = r.choice(["HSET"] * 5 + ["HDEL", "HGET", "HMGET", "HLEN", "HEXISTS", "HSTRLEN",
-                                      "HINCRBY", "HGETALL", "HKEYS", "HVALS", "HSETNX", "ENCODING"])
+                                      "HINCRBY", "HGETALL", "HKEYS", "HVALS", "HSETNX", "ENCODING",
+                                      "HINCRBYFLOAT"])
         value = lambda: r.choice(["v", "1", "-7", "a value of medium size", "y" * 80, str(r.randrange(1000))])
         if op == "HSET":
             return ["HSET", key, *self.many(lambda: [self.name(), value()], 1, 30)]
@@ -267,6 +320,8 @@ class Generator:
             return ["HMGET", key, *self.many(lambda: [self.name()], 1, 5)]
         if op == "HINCRBY":
             return ["HINCRBY", key, self.name(), str(r.randrange(-100, 100))]
+        if op == "HINCRBYFLOAT":
+            return ["HINCRBYFLOAT", key, self.name(), r.choice(["1.5", "-0.1", "1e3", "3", "x", "inf", "-2.25"])]
         if op == "HSETNX":
             return ["HSETNX", key, self.name(), value()]
         if op in ("HLEN", "HGETALL", "HKEYS", "HVALS"):
@@ -276,7 +331,8 @@ class Generator:
     def list_(self):
         r, key = self.rng, self.key("l")
         op = r.choice(["RPUSH", "RPUSH", "LPUSH", "LPUSH", "RPOP", "LPOP", "RPOP", "LLEN", "LRANGE",
-                       "LINDEX", "LSET", "LINSERT", "LREM", "LTRIM", "LPOS", "LMOVE", "ENCODING"])
+                       "LINDEX", "LSET", "LINSERT", "LREM", "LTRIM", "LPOS", "LMOVE", "ENCODING",
+                       "LPUSHX", "RPUSHX", "LMPOP", "RPOPLPUSH"])
         item = lambda: [r.choice([self.name(), "x" * r.randrange(0, 200)])]
         if op in ("RPUSH", "LPUSH"):
             return [op, key, *self.many(item, 1, 60)]
@@ -302,6 +358,13 @@ class Generator:
             opts = r.choice([[], ["RANK", str(r.choice([-2, -1, 1, 2]))], ["COUNT", str(r.randrange(0, 4))],
                              ["MAXLEN", str(r.randrange(0, 100))], ["RANK", "0"]])
             return ["LPOS", key, self.name(), *opts]
+        if op in ("LPUSHX", "RPUSHX"):
+            return [op, key, *self.many(item, 1, 5)]
+        if op == "LMPOP":
+            return ["LMPOP", "2", key, self.key("l"), r.choice(["LEFT", "RIGHT"]),
+                    *(["COUNT", str(r.randrange(1, 6))] if r.random() < 0.5 else [])]
+        if op == "RPOPLPUSH":
+            return ["RPOPLPUSH", key, self.key("l")]
         if op == "LMOVE":
             return ["LMOVE", key, self.key("l"), r.choice(["LEFT", "RIGHT"]), r.choice(["LEFT", "RIGHT"])]
         return ["OBJECT", "ENCODING", key]
@@ -309,7 +372,8 @@ class Generator:
     def misc(self):
         r = self.rng
         key = r.choice(["z", "s", "h", "l"]) + str(r.randrange(3))
-        op = r.choice(["TYPE", "EXISTS", "DEL", "RENAME", "COPY", "GET", "SET", "STRLEN", "APPEND"])
+        op = r.choice(["TYPE", "EXISTS", "DEL", "RENAME", "COPY", "GET", "SET", "STRLEN", "APPEND",
+                       "INCRBYFLOAT", "INCRBY", "GETRANGE", "SETRANGE", "SETNX", "GETDEL", "MGET"])
         if op == "DEL":
             # Rare: collections should get big.
             return ["DEL", key] if r.random() < 0.1 else ["EXISTS", key]
@@ -323,6 +387,20 @@ class Generator:
             return ["SET", "str", self.name()]
         if op == "APPEND":
             return ["APPEND", "str", self.name()]
+        if op == "INCRBYFLOAT":
+            return ["INCRBYFLOAT", r.choice(["num", "str"]), r.choice(["1.5", "-0.1", "1e3", "3", "x", "5.0e3", "-7"])]
+        if op == "INCRBY":
+            return ["INCRBY", r.choice(["num", "int", "str"]), str(r.randrange(-1000, 1000))]
+        if op == "GETRANGE":
+            return ["GETRANGE", r.choice(["str", "num", key]), str(r.randrange(-30, 30)), str(r.randrange(-30, 30))]
+        if op == "SETRANGE":
+            return ["SETRANGE", "str", str(r.randrange(0, 40)), self.name()]
+        if op == "SETNX":
+            return ["SETNX", r.choice(["str", "int", "num"]), str(r.randrange(100))]
+        if op == "GETDEL":
+            return ["GETDEL", "int"] if r.random() < 0.5 else ["GET", "int"]
+        if op == "MGET":
+            return ["MGET", "str", "num", "int", key]
         return [op, key]
 
 

@@ -7,7 +7,7 @@
 use resp::{encode, Proto};
 use store::types::set::Set;
 use store::types::string::parse_f64;
-use store::types::zset::{LexBound, ScoreBound, ZSet};
+use store::types::zset::{LexBound, ScoreBound, ZLimits, ZSet};
 
 use super::args::{self, is};
 use super::collections::{self as coll};
@@ -706,19 +706,40 @@ fn algebra(
         inputs.push(scored_members(shard, h, key, ctx.now_ms)?);
     }
     drop(locked);
-    let limits = ctx.shared.type_limits.zset();
+    // Built as a skiplist, as Redis builds it, so that -0 (a weight of 0 on a negative
+    // score) stays -0; `algebra_store` converts a small result as Redis does.
+    let limits = ZLimits { max_listpack_entries: 0, max_listpack_value: 0 };
+    // Redis's aggregation (zunionInterAggregate): a sum that is NaN (inf + -inf) is 0;
+    // MIN and MAX keep the current value unless the new one compares below or above it
+    // (so NaN never wins, and of 0 and -0 the first stays).
     let combine = |acc: f64, x: f64| -> f64 {
-        let r = match aggregate {
-            Aggregate::Sum => acc + x,
-            Aggregate::Min => acc.min(x),
-            Aggregate::Max => acc.max(x),
-        };
-        if r.is_nan() {
-            0.0
-        } else {
-            r
+        match aggregate {
+            Aggregate::Sum => {
+                let r = acc + x;
+                if r.is_nan() {
+                    0.0
+                } else {
+                    r
+                }
+            }
+            Aggregate::Min => {
+                if x < acc {
+                    x
+                } else {
+                    acc
+                }
+            }
+            Aggregate::Max => {
+                if x > acc {
+                    x
+                } else {
+                    acc
+                }
+            }
         }
     };
+    // A weighted score that starts an element's aggregate: NaN (0 x inf) is 0. The
+    // scores aggregated into it are weighted without that rule, as in Redis.
     let weighted = |s: f64, w: f64| {
         let r = s * w;
         if r.is_nan() {
@@ -727,13 +748,17 @@ fn algebra(
             r
         }
     };
+    // Redis takes the inputs smallest first (by cardinality, a stable sort; a missing
+    // key counts as empty): which comes first decides the NaN and +-0 cases above.
+    let mut order: Vec<usize> = (0..inputs.len()).collect();
+    order.sort_by_key(|&i| inputs[i].as_ref().map_or(0, Vec::len));
     let mut out = ZSet::new();
     match op {
         Algebra::Union => {
             let mut acc: hashbrown::HashMap<Vec<u8>, f64> = hashbrown::HashMap::new();
-            for (input, w) in inputs.iter().zip(&weights) {
-                for (s, m) in input.iter().flatten() {
-                    let v = weighted(*s, *w);
+            for &i in &order {
+                for (s, m) in inputs[i].iter().flatten() {
+                    let v = weighted(*s, weights[i]);
                     acc.entry(m.clone()).and_modify(|x| *x = combine(*x, v)).or_insert(v);
                 }
             }
@@ -747,12 +772,13 @@ fn algebra(
                     .iter()
                     .map(|i| i.iter().flatten().map(|(s, m)| (m.as_slice(), *s)).collect())
                     .collect();
-                for (s, m) in inputs[0].iter().flatten() {
-                    let mut v = weighted(*s, weights[0]);
+                let first = order[0];
+                for (s, m) in inputs[first].iter().flatten() {
+                    let mut v = weighted(*s, weights[first]);
                     let mut all = true;
-                    for (map, w) in maps.iter().zip(&weights).skip(1) {
-                        match map.get(m.as_slice()) {
-                            Some(x) => v = combine(v, weighted(*x, *w)),
+                    for &j in &order[1..] {
+                        match maps[j].get(m.as_slice()) {
+                            Some(x) => v = combine(v, *x * weights[j]),
                             None => {
                                 all = false;
                                 break;
@@ -786,8 +812,18 @@ fn algebra_reply(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Algebra) -> Result<(), Comm
 }
 
 fn algebra_store(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Algebra) -> Result<(), CommandError> {
-    let (z, _) = algebra(ctx, a, 2, op, false)?;
+    let (mut z, _) = algebra(ctx, a, 2, op, false)?;
     let n = z.len();
+    // A result within the listpack limits is stored as a listpack, as Redis converts it
+    // (which turns -0 into 0).
+    let limits = ctx.shared.type_limits.zset();
+    if n <= limits.max_listpack_entries && z.iter().all(|(_, m)| m.len() <= limits.max_listpack_value) {
+        let mut small = ZSet::new();
+        for (s, m) in z.iter() {
+            small.insert(m, s, limits);
+        }
+        z = small;
+    }
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     coll::store(&mut shard, h, a[1], z, ctx.now_ms, ctx.lru());
     encode::integer(ctx.out, n as i64);

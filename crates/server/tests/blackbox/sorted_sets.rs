@@ -781,6 +781,40 @@ fn zunionstore_zinterstore_zdiffstore() {
 }
 
 #[test]
+fn zunion_zinter_take_the_smallest_input_first() {
+    // Redis aggregates the inputs smallest first: the first weighted score of an
+    // element has NaN (0 x inf) as 0, the later ones do not, and MIN/MAX keep the
+    // first of 0 and -0.
+    let t = shared();
+    let mut c = t.raw_conn();
+    let (one, two) = ("zset_order:{x}one", "zset_order:{x}two");
+    zadd(&mut c, one, &[("inf", "x")]);
+    zadd(&mut c, two, &[("1", "x"), ("2", "y")]);
+    let r = c.cmd(&["ZINTER", "2", two, one, "WEIGHTS", "1", "0", "WITHSCORES"]);
+    assert_bytes!(r, b"*2\r\n$1\r\nx\r\n$1\r\n1\r\n");
+    let r = c.cmd(&["ZUNION", "2", two, one, "WEIGHTS", "1", "0", "WITHSCORES"]);
+    assert_bytes!(r, b"*4\r\n$1\r\nx\r\n$1\r\n1\r\n$1\r\ny\r\n$1\r\n2\r\n");
+    // -0 survives only in a skiplist: `two` gets 200 more members.
+    zadd(&mut c, one, &[("0", "x")]);
+    let more: Vec<(String, String)> = (0..200).map(|i| ((i + 10).to_string(), format!("m{i}"))).collect();
+    let mut pairs: Vec<(&str, &str)> = more.iter().map(|(s, m)| (s.as_str(), m.as_str())).collect();
+    pairs.push(("-0", "x"));
+    zadd(&mut c, two, &pairs);
+    assert_bytes!(c.cmd(&["ZSCORE", two, "x"]), b"$2\r\n-0\r\n");
+    for keys in [[one, two], [two, one]] {
+        for agg in ["MIN", "MAX"] {
+            let r = c.cmd(&["ZINTER", "2", keys[0], keys[1], "AGGREGATE", agg, "WITHSCORES"]);
+            assert_bytes!(r, b"*2\r\n$1\r\nx\r\n$1\r\n0\r\n");
+        }
+    }
+    // A weight of 0 on a negative score gives -0, kept in a reply.
+    zadd(&mut c, one, &[("-3", "x")]);
+    let r = c.cmd(&["ZUNION", "1", one, "WEIGHTS", "0", "WITHSCORES"]);
+    assert_bytes!(r, b"*2\r\n$1\r\nx\r\n$2\r\n-0\r\n");
+    assert_bytes!(c.cmd(&["DEL", one, two]), b":2\r\n");
+}
+
+#[test]
 fn zintercard() {
     let t = shared();
     let mut c = t.raw_conn();
