@@ -138,22 +138,6 @@ fn put<'a>(buf: &'a mut [u8; 32], s: &[u8]) -> &'a [u8] {
     &buf[..s.len()]
 }
 
-/// Appends the shortest decimal text that parses back to `d`, never using an exponent
-/// (`10.6`, `5010.5`, `3`, `1e300` written out in full, `0.0000001`), as INCRBYFLOAT replies.
-///
-/// `-0.0` is written as `-0`; infinities as `inf` / `-inf`; NaN as `nan`.
-pub fn format_human(d: f64, out: &mut Vec<u8>) {
-    use std::io::Write as _;
-    if d.is_nan() {
-        out.extend_from_slice(b"nan");
-    } else if d.is_infinite() {
-        out.extend_from_slice(if d > 0.0 { b"inf" } else { b"-inf" });
-    } else {
-        // Writing into a Vec cannot fail.
-        let _ = write!(out, "{d}");
-    }
-}
-
 /// Parses a command argument as a double with Redis's rules (`getDoubleFromObject`: C `strtod`
 /// over the whole string), restricted to decimal notation.
 ///
@@ -194,7 +178,7 @@ pub fn parse_double(s: &[u8]) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{format_g17, format_human, parse_double};
+    use super::{format_g17, parse_double};
 
     fn g17(d: f64) -> String {
         let mut buf = [0u8; 32];
@@ -284,30 +268,6 @@ mod tests {
             let want = String::from_utf8_lossy(&c[..n as usize]).into_owned();
             assert_eq!(g17(d), want, "bits {:#x}", d.to_bits());
         }
-    }
-
-    #[test]
-    fn human_is_shortest_without_exponent() {
-        let table: &[(f64, &str)] = &[
-            (10.6, "10.6"),
-            (5010.5, "5010.5"),
-            (3.0, "3"),
-            (-2.5, "-2.5"),
-            (0.1 + 0.2, "0.30000000000000004"),
-            (1e-7, "0.0000001"),
-            (1e21, "1000000000000000000000"),
-            (f64::INFINITY, "inf"),
-            (f64::NEG_INFINITY, "-inf"),
-        ];
-        for (d, want) in table {
-            let mut out = b"x".to_vec();
-            format_human(*d, &mut out);
-            assert_eq!(String::from_utf8_lossy(&out[1..]), *want);
-        }
-        let mut out = Vec::new();
-        format_human(1e300, &mut out);
-        assert_eq!(out.len(), 301);
-        assert!(out.starts_with(b"1000") && out.iter().skip(1).all(|&c| c == b'0'));
     }
 
     #[test]

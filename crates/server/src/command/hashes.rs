@@ -3,6 +3,7 @@
 
 use resp::{encode, Proto};
 use store::types::hash::Hash;
+use store::types::long_double::{self, AddError};
 use store::types::string as algo;
 
 use super::args::{self, is};
@@ -192,34 +193,27 @@ fn hincrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 /// HINCRBYFLOAT key field increment — the new value as a bulk string.
 fn hincrbyfloat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let delta = algo::parse_incrbyfloat_operand(a[3]).ok_or(CommandError::NotFloat)?;
-    if !delta.is_finite() {
-        return Err(CommandError::msg("ERR value is NaN or Infinity"));
+    // The increment is checked before the key, as in Redis.
+    match long_double::check(a[3]) {
+        None => return Err(CommandError::NotFloat),
+        Some(false) => return Err(CommandError::msg("ERR value is NaN or Infinity")),
+        Some(true) => {}
     }
     let limits = ctx.shared.type_limits.hash();
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut hash = coll::get_or_create::<Hash>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
-    let current_text = hash.get(a[2]).map_or(b"0".to_vec(), <[u8]>::to_vec);
-    let result = algo::parse_incrbyfloat_operand(&current_text)
-        .ok_or(CommandError::msg("ERR hash value is not a float"))
-        .and_then(|current| {
-            algo::incr_by_float(current, delta)
-                .ok_or(CommandError::msg("ERR increment would produce NaN or Infinity"))
-        });
-    let new = match result {
-        Ok(n) => n,
+    let current = hash.get(a[2]).map_or(b"0".to_vec(), <[u8]>::to_vec);
+    // In C long double, as Redis (store::types::long_double).
+    let text = match long_double::add(&current, a[3]) {
+        Ok(text) => text,
         Err(e) => {
             drop(hash);
             coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
-            return Err(e);
-        }
-    };
-    let text = match store::types::decimal::add_text(&current_text, a[3]) {
-        Some(t) => t.into_bytes(),
-        None => {
-            let mut t = Vec::new();
-            resp::double::format_human(new, &mut t);
-            t
+            return Err(match e {
+                AddError::Current => CommandError::msg("ERR hash value is not a float"),
+                AddError::Increment => CommandError::NotFloat,
+                AddError::NotFinite => CommandError::msg("ERR increment would produce NaN or Infinity"),
+            });
         }
     };
     hash.set(a[2], &text, limits);

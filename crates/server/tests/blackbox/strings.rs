@@ -509,6 +509,16 @@ fn incrbyfloat_formatting() {
     assert_bytes!(c.cmd(&["INCR", "str_ibf:c2"]), b":1\r\n");
     assert_bytes!(c.cmd(&["INCRBYFLOAT", "str_ibf:c2", "1.0"]), b"$1\r\n2\r\n");
     assert_bytes!(c.cmd(&["INCR", "str_ibf:c2"]), b":3\r\n");
+    // long double's binary rounding shows in the 17th fractional digit at this size,
+    // as Redis prints it; and operands beyond f64's range are valid long doubles.
+    assert_bytes!(c.cmd(&["SET", "str_ibf:j", "1000"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["INCRBYFLOAT", "str_ibf:j", "99.8"]), b"$22\r\n1099.80000000000000004\r\n");
+    assert_bytes!(c.cmd(&["HINCRBYFLOAT", "str_ibf:hash", "f", "869.2"]), b"$21\r\n869.20000000000000001\r\n");
+    assert_bytes!(c.cmd(&["HINCRBYFLOAT", "str_ibf:hash", "f", "-0.1"]), b"$21\r\n869.10000000000000003\r\n");
+    assert_bytes!(c.cmd(&["SET", "str_ibf:k", "1e400"]), b"+OK\r\n");
+    let r = c.cmd(&["INCRBYFLOAT", "str_ibf:k", "1"]);
+    assert!(r.starts_with(b"$401\r\n10000000000000000000281880683947586514586453433629"), "{r:?}");
+    assert_bytes!(c.cmd(&["DEL", "str_ibf:j", "str_ibf:hash", "str_ibf:k"]), b":3\r\n");
 }
 
 #[test]

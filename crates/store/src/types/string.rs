@@ -2,7 +2,8 @@
 //!
 //! This module owns the value-level semantics of the commands that operate on
 //! string values: integer and float parsing (`string2ll`-style canonical
-//! integers, `strtod`-style floats), INCR/INCRBY/INCRBYFLOAT arithmetic,
+//! integers, `strtod`-style floats), INCR/INCRBY arithmetic (INCRBYFLOAT's is in
+//! `long_double.rs`),
 //! GETRANGE/SETRANGE, GETBIT/SETBIT, BITCOUNT, BITPOS, BITOP and LCS.
 //!
 //! Everything here is a plain function over byte slices and numbers: there is
@@ -30,10 +31,6 @@ use std::ops::Range;
 /// to: 512 MiB, Redis's default `proto-max-bulk-len` and the size implied by
 /// the SETBIT offset limit (2^32 bits).
 pub const MAX_STRING_LEN: usize = 512 * 1024 * 1024;
-
-/// Redis rejects INCRBYFLOAT operands (both the stored value and the
-/// increment) whose length is this many bytes or more.
-pub const MAX_LONG_DOUBLE_CHARS: usize = 5 * 1024;
 
 // ---------------------------------------------------------------------------
 // Integers
@@ -103,23 +100,6 @@ pub fn incr_by(current: i64, delta: i64) -> Option<i64> {
 // Floats
 // ---------------------------------------------------------------------------
 
-/// INCRBYFLOAT arithmetic: `current + delta` in `f64`, or `None` when the
-/// result is NaN or infinite (Redis: "increment would produce NaN or
-/// Infinity").
-///
-/// Redis itself computes in C `long double` (80-bit on x86) and formats with
-/// 17 fractional digits, so a few results differ in the last places from the
-/// `f64` sum (e.g. Redis turns 0.1 + 0.2 into "0.3"); formatting is the
-/// caller's job.
-pub fn incr_by_float(current: f64, delta: f64) -> Option<f64> {
-    let r = current + delta;
-    if r.is_finite() {
-        Some(r)
-    } else {
-        None
-    }
-}
-
 /// Parses a float the way Redis parses string values and float arguments
 /// (`strtod` in the C locale, then Redis's extra checks, as in `string2d`).
 ///
@@ -134,8 +114,6 @@ pub fn incr_by_float(current: f64, delta: f64) -> Option<f64> {
 /// overflows to infinity (`1e400`), and a non-zero value that underflows to
 /// zero (`1e-400`). Subnormal results (`1e-310`) are accepted.
 ///
-/// INCRBYFLOAT additionally limits the input length; see
-/// [`parse_incrbyfloat_operand`].
 pub fn parse_f64(s: &[u8]) -> Option<f64> {
     let (negative, body) = match s.split_first() {
         Some((b'-', rest)) => (true, rest),
@@ -151,19 +129,6 @@ pub fn parse_f64(s: &[u8]) -> Option<f64> {
         parse_decimal_float(body)?
     };
     Some(if negative { -magnitude } else { magnitude })
-}
-
-/// INCRBYFLOAT's operand parsing: [`parse_f64`], plus Redis's length limit
-/// (inputs of [`MAX_LONG_DOUBLE_CHARS`] bytes or more are invalid).
-///
-/// Redis parses these operands as C `long double`, so it additionally
-/// accepts magnitudes beyond the `f64` range (e.g. `1e400`) that this
-/// function, being `f64`-based, rejects.
-pub fn parse_incrbyfloat_operand(s: &[u8]) -> Option<f64> {
-    if s.len() >= MAX_LONG_DOUBLE_CHARS {
-        return None;
-    }
-    parse_f64(s)
 }
 
 /// Unsigned decimal: `digits [. digits] | . digits`, optional exponent.
@@ -1021,38 +986,6 @@ mod tests {
         assert_eq!(parse_f64(b"0x1p"), None);
         assert_eq!(parse_f64(b"0x1.2.3"), None);
         assert_eq!(parse_f64(b"0x.p1"), None);
-    }
-
-    #[test]
-    fn incrbyfloat_table() {
-        // (stored value, increment, Redis reply); None = "increment would
-        // produce NaN or Infinity". Results compared as f64.
-        let cases: &[(&[u8], &[u8], Option<f64>)] = &[
-            (b"10.5", b"0.1", Some(10.6)),
-            (b"1", b"0x10", Some(17.0)),
-            (b"1", b"0X.8", Some(1.5)),
-            (b"1", b"1e5", Some(100001.0)),
-            (b"1", b"1E-2", Some(1.01)),
-            (b"5", b"-5.0", Some(0.0)),
-            (b"1.5", b"-1.5", Some(0.0)),
-            (b"100", b"1e-20", Some(100.0)),
-            (b"1", b"inf", None),
-            (b"1", b"-inf", None),
-        ];
-        for &(cur, inc, want) in cases {
-            let cur = parse_incrbyfloat_operand(cur).expect("valid value");
-            let inc = parse_incrbyfloat_operand(inc).expect("valid increment");
-            assert_eq!(incr_by_float(cur, inc), want);
-        }
-        assert_eq!(incr_by_float(f64::INFINITY, f64::NEG_INFINITY), None);
-        assert_eq!(incr_by_float(f64::MAX, f64::MAX), None);
-        // Length limit: 5119 bytes accepted, 5120 rejected.
-        let mut long = b"1.".to_vec();
-        long.resize(5119, b'0');
-        assert_eq!(parse_incrbyfloat_operand(&long), Some(1.0));
-        long.push(b'0');
-        assert_eq!(parse_incrbyfloat_operand(&long), None);
-        assert_eq!(parse_f64(&long), Some(1.0));
     }
 
     #[test]
