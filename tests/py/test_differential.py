@@ -165,9 +165,62 @@ class Generator:
             return self.set_()
         if k < 0.70:
             return self.hash_()
-        if k < 0.90:
+        if k < 0.85:
             return self.list_()
+        if k < 0.93:
+            return self.strings()
         return self.misc()
+
+    def strings(self):
+        r = self.rng
+        key = r.choice(["str", "bits", "bits2", "num", "int"])
+        op = r.choice(["SETBIT", "SETBIT", "GETBIT", "BITCOUNT", "BITPOS", "BITOP", "LCS", "GETRANGE",
+                       "SETRANGE", "APPEND", "STRLEN", "ENCODING", "INCR", "DECRBY", "GETSET", "MSETNX",
+                       "SET"])
+        if op == "SETBIT":
+            return ["SETBIT", r.choice(["bits", "bits2"]), str(r.randrange(0, 300)), r.choice(["0", "1"])]
+        if op == "GETBIT":
+            return ["GETBIT", key, str(r.randrange(0, 320))]
+        if op == "BITCOUNT":
+            rng = [] if r.random() < 0.3 else [str(r.randrange(-40, 40)), str(r.randrange(-40, 40))]
+            if rng and r.random() < 0.5:
+                rng.append(r.choice(["BYTE", "BIT"]))
+            return ["BITCOUNT", key, *rng]
+        if op == "BITPOS":
+            args = ["BITPOS", key, r.choice(["0", "1"])]
+            if r.random() < 0.7:
+                args.append(str(r.randrange(-40, 40)))
+                if r.random() < 0.6:
+                    args.append(str(r.randrange(-40, 40)))
+                    if r.random() < 0.5:
+                        args.append(r.choice(["BYTE", "BIT"]))
+            return args
+        if op == "BITOP":
+            bop = r.choice(["AND", "OR", "XOR", "NOT"])
+            srcs = [r.choice(["bits", "bits2", "str"])] if bop == "NOT" else [r.choice(["bits", "bits2", "str"]) for _ in range(r.randrange(1, 4))]
+            return ["BITOP", bop, "bitdst", *srcs]
+        if op == "LCS":
+            return ["LCS", r.choice(["str", "bits"]), r.choice(["str", "bits2", "num"]),
+                    *r.choice([[], ["LEN"], ["IDX"], ["IDX", "MINMATCHLEN", "2"], ["IDX", "WITHMATCHLEN"]])]
+        if op == "GETRANGE":
+            return ["GETRANGE", key, str(r.randrange(-50, 50)), str(r.randrange(-50, 50))]
+        if op == "SETRANGE":
+            return ["SETRANGE", r.choice(["str", "bits"]), str(r.randrange(0, 60)), self.name()]
+        if op == "APPEND":
+            return ["APPEND", key, r.choice([self.name(), "7", "x" * 50])]
+        if op == "STRLEN":
+            return ["STRLEN", key]
+        if op == "ENCODING":
+            return ["OBJECT", "ENCODING", key]
+        if op == "INCR":
+            return ["INCR", key]
+        if op == "DECRBY":
+            return ["DECRBY", key, str(r.choice([1, -5, 2**62, -(2**62), 9223372036854775807]))]
+        if op == "GETSET":
+            return ["GETSET", key, r.choice([self.name(), str(r.randrange(-100, 100)), "1.5", "x" * 45])]
+        if op == "MSETNX":
+            return ["MSETNX", key, "1", r.choice(["other", "str"]), "2"]
+        return ["SET", key, r.choice([self.name(), str(r.randrange(-1000, 1000)), "x" * 44, "x" * 45, "12345678901234567890"])]
 
     def zset(self):
         r, key = self.rng, self.key("z")

@@ -229,6 +229,9 @@ impl Drop for ObjMut<'_> {
 pub enum Payload<'a> {
     /// A string; stored as int, inline or boxed depending on its content and size.
     Str(&'a [u8]),
+    /// A string kept as a string even when it reads as an integer, inline or boxed by
+    /// its size: INCRBYFLOAT's result, which Redis stores as embstr ("8", not int).
+    StrNotInt(&'a [u8]),
     /// An integer string.
     Int(i64),
     /// A boxed object (a raw string or a collection).
@@ -294,7 +297,12 @@ impl Entry {
                 // Redis's int encoding: canonical decimals that round-trip.
                 if let Some(n) = crate::types::string::parse_i64(s) {
                     Self::build(key, Kind::Int(n), expire_at_ms, lru)
-                } else if s.len() <= INLINE_MAX {
+                } else {
+                    Self::new(key, Payload::StrNotInt(s), expire_at_ms, lru)
+                }
+            }
+            Payload::StrNotInt(s) => {
+                if s.len() <= INLINE_MAX {
                     Self::build(key, Kind::Inline(s), expire_at_ms, lru)
                 } else {
                     let obj = Box::new(Object::Str(s.to_vec()));

@@ -409,7 +409,8 @@ fn incrbyfloat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         AddError::Current | AddError::Increment => CommandError::NotFloat,
         AddError::NotFinite => CommandError::msg("ERR increment would produce NaN or Infinity"),
     })?;
-    shard.insert(h, Entry::new(a[1], Payload::Str(&text), ttl, lru));
+    // Stored as a string even when it reads as an integer, as Redis does (embstr).
+    shard.insert(h, Entry::new(a[1], Payload::StrNotInt(&text), ttl, lru));
     encode::bulk(ctx.out, &text);
     Ok(())
 }

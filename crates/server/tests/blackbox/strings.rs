@@ -505,10 +505,13 @@ fn incrbyfloat_formatting() {
         b"$21\r\n100000000000000000000\r\n"
     );
     assert_bytes!(c.cmd(&["INCRBYFLOAT", "str_ibf:i", "-0"]), b"$1\r\n0\r\n");
-    // Integer-looking results are stored as plain integers.
+    // An integer-looking result is kept as a string (embstr, as Redis stores it), and
+    // INCR still reads it as an integer.
     assert_bytes!(c.cmd(&["INCR", "str_ibf:c2"]), b":1\r\n");
     assert_bytes!(c.cmd(&["INCRBYFLOAT", "str_ibf:c2", "1.0"]), b"$1\r\n2\r\n");
+    assert_bytes!(c.cmd(&["OBJECT", "ENCODING", "str_ibf:c2"]), b"$6\r\nembstr\r\n");
     assert_bytes!(c.cmd(&["INCR", "str_ibf:c2"]), b":3\r\n");
+    assert_bytes!(c.cmd(&["OBJECT", "ENCODING", "str_ibf:c2"]), b"$3\r\nint\r\n");
     // long double's binary rounding shows in the 17th fractional digit at this size,
     // as Redis prints it; and operands beyond f64's range are valid long doubles.
     assert_bytes!(c.cmd(&["SET", "str_ibf:j", "1000"]), b"+OK\r\n");
