@@ -35,5 +35,5 @@ echo "== crash test: SIGKILL under concurrent writers with appendfsync always, n
 # A short run for CI; the 200-cycle run of issue 5 is: python3 scripts/crash-test.py --cycles 200
 python3 scripts/crash-test.py --server-bin "$repo/target/debug/basalt-server" --cycles 8 --max-seconds 120 2>&1 | tail -3
 
-echo "== redis-py smoke suite against Basalt"
+echo "== redis-py smoke suite against Basalt, and the differential test against Redis (RESP2 and RESP3)"
 BASALT_SERVER_BIN="$repo/target/debug/basalt-server" python3 -m pytest -q tests/py 2>&1

@@ -38,11 +38,14 @@ def encode(args):
 
 
 class Raw:
-    """A RESP2 connection that returns each reply as its exact bytes."""
+    """A connection that returns each reply as its exact bytes (RESP2, or RESP3 after
+    HELLO 3)."""
 
-    def __init__(self, port):
+    def __init__(self, port, proto=2):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
         self.buf = b""
+        if proto == 3:
+            self.replies([["HELLO", "3"]])
 
     def _fill(self):
         data = self.sock.recv(1 << 16)
@@ -61,18 +64,18 @@ class Raw:
         """Offset just past the reply starting at `at`."""
         end = self._line_end(at)
         kind, head = self.buf[at:at + 1], self.buf[at + 1:end]
-        if kind in b"+-:":
+        if kind in b"+-:,_#(":
             return end + 2
         n = int(head)
-        if kind == b"$":
+        if kind in b"$=!":
             if n < 0:
                 return end + 2
             while len(self.buf) < end + 2 + n + 2:
                 self._fill()
             return end + 2 + n + 2
-        if kind == b"*":
+        if kind in b"*~>%|":
             at = end + 2
-            for _ in range(max(n, 0)):
+            for _ in range(max(n, 0) * (2 if kind in b"%|" else 1)):
                 at = self._reply_end(at)
             return at
         raise AssertionError(f"unexpected reply type {kind!r}")
@@ -102,7 +105,7 @@ def elements(reply):
 
 
 def pairs(reply):
-    """HGETALL-style replies: the (field, value) pairs, sorted."""
+    """HGETALL-style replies (a flat array, or a RESP3 map): the pairs, sorted."""
     kind, _ = elements(reply)
     parts = reply.split(b"\r\n")[1:-1]
     flat = [parts[i + 1] for i in range(0, len(parts), 2)]
@@ -481,10 +484,11 @@ def pair_of_servers():
         redis_srv.stop()
 
 
-def test_random_commands_reply_as_redis_does(pair_of_servers):
+@pytest.mark.parametrize("proto", [2, 3])
+def test_random_commands_reply_as_redis_does(pair_of_servers, proto):
     basalt, redis_srv = pair_of_servers
-    a, b = Raw(basalt.port), Raw(redis_srv.port)
-    gen = Generator(SEED)
+    a, b = Raw(basalt.port, proto), Raw(redis_srv.port, proto)
+    gen = Generator(SEED + proto)
     history = []
     encodings = set()
     for start in range(0, COMMANDS, BATCH):
@@ -493,12 +497,12 @@ def test_random_commands_reply_as_redis_does(pair_of_servers):
         for i, (cmd, x, y) in enumerate(zip(batch, got, want)):
             history.append(cmd)
             if cmd[0] == "OBJECT":
-                encodings.add(x.split(b"\r\n")[1] if x.startswith(b"$") else x)
+                encodings.add(x.split(b"\r\n")[1] if x[:1] in b"$=" else x)
             compare = UNORDERED.get(cmd[0])
-            same = compare(x) == compare(y) if compare and x[:1] == b"*" else x == y
+            same = compare(x) == compare(y) if compare and x[:1] in b"*~%" else x == y
             if not same:
                 tail = "\n".join(" ".join(map(str, c))[:300] for c in history[-15:])
-                pytest.fail(f"seed {SEED}, step {start + i}: {' '.join(map(str, cmd))[:300]}\n"
+                pytest.fail(f"RESP{proto}, seed {SEED} + {proto}, step {start + i}: {' '.join(map(str, cmd))[:300]}\n"
                             f"basalt: {x[:600]!r}\nredis:  {y[:600]!r}\nlast commands:\n{tail}")
     # The run went through the encodings it is meant to cover, small and large.
     want = {b"listpack", b"skiplist", b"hashtable", b"intset", b"quicklist"}
