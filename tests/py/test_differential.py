@@ -37,6 +37,39 @@ def encode(args):
     return b"".join(out)
 
 
+def reply_end(buf, at):
+    """Offset just past the complete reply that starts at `at` in `buf` (IndexError
+    or ValueError when it is not complete)."""
+    end = buf.index(b"\r\n", at)
+    kind, head = buf[at:at + 1], buf[at + 1:end]
+    if kind in b"+-:,_#(":
+        return end + 2
+    n = int(head)
+    if kind in b"$=!":
+        if n < 0:
+            return end + 2
+        if len(buf) < end + 2 + n + 2:
+            raise IndexError("incomplete")
+        return end + 2 + n + 2
+    if kind in b"*~>%|":
+        at = end + 2
+        for _ in range(max(n, 0) * (2 if kind in b"%|" else 1)):
+            at = reply_end(buf, at)
+        return at
+    raise AssertionError(f"unexpected reply type {kind!r}")
+
+
+def split_array(reply):
+    """The raw elements of an array reply."""
+    end = reply.index(b"\r\n")
+    n, at, items = int(reply[1:end]), end + 2, []
+    for _ in range(n):
+        nxt = reply_end(reply, at)
+        items.append(reply[at:nxt])
+        at = nxt
+    return items
+
+
 class Raw:
     """A connection that returns each reply as its exact bytes (RESP2, or RESP3 after
     HELLO 3)."""
@@ -53,38 +86,16 @@ class Raw:
             raise ConnectionError("server closed the connection")
         self.buf += data
 
-    def _line_end(self, at):
-        while True:
-            end = self.buf.find(b"\r\n", at)
-            if end >= 0:
-                return end
-            self._fill()
-
-    def _reply_end(self, at):
-        """Offset just past the reply starting at `at`."""
-        end = self._line_end(at)
-        kind, head = self.buf[at:at + 1], self.buf[at + 1:end]
-        if kind in b"+-:,_#(":
-            return end + 2
-        n = int(head)
-        if kind in b"$=!":
-            if n < 0:
-                return end + 2
-            while len(self.buf) < end + 2 + n + 2:
-                self._fill()
-            return end + 2 + n + 2
-        if kind in b"*~>%|":
-            at = end + 2
-            for _ in range(max(n, 0) * (2 if kind in b"%|" else 1)):
-                at = self._reply_end(at)
-            return at
-        raise AssertionError(f"unexpected reply type {kind!r}")
-
     def replies(self, commands):
         self.sock.sendall(b"".join(encode(c) for c in commands))
         out = []
         for _ in commands:
-            end = self._reply_end(0)
+            while True:
+                try:
+                    end = reply_end(self.buf, 0)
+                    break
+                except (IndexError, ValueError):
+                    self._fill()
             out.append(self.buf[:end])
             self.buf = self.buf[end:]
         return out
@@ -172,7 +183,42 @@ class Generator:
             return self.list_()
         if k < 0.93:
             return self.strings()
+        if k < 0.96:
+            return self.keys()
         return self.misc()
+
+    def keys(self):
+        r = self.rng
+        key = r.choice(["z", "s", "h", "l", "lexz"]) + str(r.randrange(3))
+        other = r.choice(["z", "s", "h", "l", "str", "num", "copy"]) + r.choice(["", "0", "1", "2"])
+        op = r.choice(["EXPIREAT", "EXPIRETIME", "PEXPIRETIME", "PERSIST", "TTL", "EXISTS", "TYPE",
+                       "COPY", "RENAMENX", "TOUCH", "DBSIZE", "MULTI", "MOVE", "UNLINK"])
+        if op == "EXPIREAT":
+            # Absolute times far ahead: EXPIRETIME answers exactly; TTL only -1 or -2 matter.
+            flags = r.choice([[], ["NX"], ["XX"], ["GT"], ["LT"]])
+            return ["EXPIREAT", key, str(4102444800 + r.randrange(0, 1000)), *flags]
+        if op in ("EXPIRETIME", "PEXPIRETIME", "PERSIST"):
+            return [op, key]
+        if op == "TTL":
+            return ["EXISTS", key] if r.random() < 0.5 else ["TTL", "nokey"]
+        if op == "EXISTS":
+            return ["EXISTS", key, other, key]
+        if op == "TYPE":
+            return ["TYPE", other]
+        if op == "COPY":
+            return ["COPY", key, other] + (["REPLACE"] if r.random() < 0.3 else [])
+        if op == "RENAMENX":
+            return ["RENAMENX", key, other] if r.random() < 0.3 else ["TYPE", key]
+        if op == "TOUCH":
+            return ["TOUCH", key, other]
+        if op == "DBSIZE":
+            return ["DBSIZE"]
+        if op == "MOVE":
+            # To database 1 and back (the test's connection stays in database 0).
+            return ["MOVE", key, "1"] if r.random() < 0.2 else ["EXISTS", key]
+        if op == "UNLINK":
+            return ["UNLINK", key] if r.random() < 0.05 else ["TYPE", key]
+        return ["MULTI"]
 
     def strings(self):
         r = self.rng
@@ -460,6 +506,17 @@ class Generator:
         return [op, key]
 
 
+def same_reply(cmd, x, y):
+    compare = UNORDERED.get(cmd[0])
+    return compare(x) == compare(y) if compare and x[:1] in b"*~%" else x == y
+
+
+def fail(proto, step, cmd, x, y, history):
+    tail = "\n".join(" ".join(map(str, c))[:300] for c in history[-15:])
+    pytest.fail(f"RESP{proto}, seed {SEED} + {proto}, step {step}: {' '.join(map(str, cmd))[:300]}\n"
+                f"basalt: {x[:600]!r}\nredis:  {y[:600]!r}\nlast commands:\n{tail}")
+
+
 @pytest.fixture
 def pair_of_servers():
     if _external():
@@ -492,18 +549,42 @@ def test_random_commands_reply_as_redis_does(pair_of_servers, proto):
     history = []
     encodings = set()
     for start in range(0, COMMANDS, BATCH):
-        batch = [gen.command() for _ in range(BATCH)]
+        batch = []
+        while len(batch) < BATCH:
+            cmd = gen.command()
+            if cmd == ["MULTI"]:
+                # A transaction of a few commands, sometimes with a queueing error
+                # (EXECABORT), sometimes discarded.
+                body = [gen.command() for _ in range(gen.rng.randrange(1, 5))]
+                body = [c for c in body if c != ["MULTI"]]
+                if gen.rng.random() < 0.2:
+                    body.insert(gen.rng.randrange(len(body) + 1), ["GET"])  # wrong arity
+                batch += [["MULTI"], *body, [gen.rng.choice(["EXEC", "EXEC", "EXEC", "DISCARD"])]]
+            else:
+                batch.append(cmd)
         got, want = a.replies(batch), b.replies(batch)
+        queued = None
         for i, (cmd, x, y) in enumerate(zip(batch, got, want)):
+            if cmd[0] == "MULTI":
+                queued = []
+            elif cmd[0] in ("EXEC", "DISCARD"):
+                inner, queued = queued, None
+                if cmd[0] == "EXEC" and x[:1] == b"*" and y[:1] == b"*":
+                    # Each queued command's reply compared by its own rule.
+                    xs, ys = split_array(x), split_array(y)
+                    same = len(xs) == len(ys) and all(
+                        same_reply(c, p, q) for c, p, q in zip(inner, xs, ys))
+                    if not same:
+                        fail(proto, start + i, cmd, x, y, history)
+                    history.append(cmd)
+                    continue
+            elif queued is not None:
+                queued.append(cmd)
             history.append(cmd)
             if cmd[0] == "OBJECT":
                 encodings.add(x.split(b"\r\n")[1] if x[:1] in b"$=" else x)
-            compare = UNORDERED.get(cmd[0])
-            same = compare(x) == compare(y) if compare and x[:1] in b"*~%" else x == y
-            if not same:
-                tail = "\n".join(" ".join(map(str, c))[:300] for c in history[-15:])
-                pytest.fail(f"RESP{proto}, seed {SEED} + {proto}, step {start + i}: {' '.join(map(str, cmd))[:300]}\n"
-                            f"basalt: {x[:600]!r}\nredis:  {y[:600]!r}\nlast commands:\n{tail}")
+            if not same_reply(cmd, x, y):
+                fail(proto, start + i, cmd, x, y, history)
     # The run went through the encodings it is meant to cover, small and large.
     want = {b"listpack", b"skiplist", b"hashtable", b"intset", b"quicklist"}
     assert want <= encodings, f"encodings seen: {sorted(encodings)}"
