@@ -269,7 +269,17 @@ class Generator:
             return ["GETSET", key, r.choice([self.name(), str(r.randrange(-100, 100)), "1.5", "x" * 45])]
         if op == "MSETNX":
             return ["MSETNX", key, "1", r.choice(["other", "str"]), "2"]
-        return ["SET", key, r.choice([self.name(), str(r.randrange(-1000, 1000)), "x" * 44, "x" * 45, "12345678901234567890"])]
+        value = r.choice([self.name(), str(r.randrange(-1000, 1000)), "x" * 44, "x" * 45, "12345678901234567890"])
+        opts = r.choice([[], [], ["NX"], ["XX"], ["GET"], ["NX", "GET"], ["XX", "GET"], ["KEEPTTL"],
+                         ["EXAT", "4102444800"], ["PXAT", "4102444800123"], ["EX", "0"], ["NX", "XX"],
+                         ["GETEX-PERSIST"], ["GETEX-EXAT"], ["GETDEL"]])
+        if opts == ["GETEX-PERSIST"]:
+            return ["GETEX", key, "PERSIST"]
+        if opts == ["GETEX-EXAT"]:
+            return ["GETEX", key, "EXAT", "4102444801"]
+        if opts == ["GETDEL"]:
+            return ["GETDEL", key] if r.random() < 0.2 else ["PEXPIRETIME", key]
+        return ["SET", key, value, *opts]
 
     def zset(self):
         r, key = self.rng, self.key("z")
@@ -434,7 +444,7 @@ class Generator:
         r, key = self.rng, self.key("l")
         op = r.choice(["RPUSH", "RPUSH", "LPUSH", "LPUSH", "RPOP", "LPOP", "RPOP", "LLEN", "LRANGE",
                        "LINDEX", "LSET", "LINSERT", "LREM", "LTRIM", "LPOS", "LMOVE", "ENCODING",
-                       "LPUSHX", "RPUSHX", "LMPOP", "RPOPLPUSH"])
+                       "LPUSHX", "RPUSHX", "LMPOP", "RPOPLPUSH", "BLOCKING"])
         item = lambda: [r.choice([self.name(), "x" * r.randrange(0, 200)])]
         if op in ("RPUSH", "LPUSH"):
             return [op, key, *self.many(item, 1, 60)]
@@ -460,6 +470,20 @@ class Generator:
             opts = r.choice([[], ["RANK", str(r.choice([-2, -1, 1, 2]))], ["COUNT", str(r.randrange(0, 4))],
                              ["MAXLEN", str(r.randrange(0, 100))], ["RANK", "0"]])
             return ["LPOS", key, self.name(), *opts]
+        if op == "BLOCKING":
+            # Blocking pops that find data answer at once; on empty keys they wait out
+            # a short timeout, so they are rare.
+            keys = [key, self.key("l")]
+            b = r.choice(["BLPOP", "BRPOP", "BLMOVE", "BLMPOP", "BRPOPLPUSH"])
+            if r.random() < 0.7:
+                return ["LLEN", key]
+            if b in ("BLPOP", "BRPOP"):
+                return [b, *keys, "0.01"]
+            if b == "BLMOVE":
+                return [b, key, self.key("l"), r.choice(["LEFT", "RIGHT"]), r.choice(["LEFT", "RIGHT"]), "0.01"]
+            if b == "BRPOPLPUSH":
+                return [b, key, self.key("l"), "0.01"]
+            return ["BLMPOP", "0.01", "2", *keys, r.choice(["LEFT", "RIGHT"]), "COUNT", str(r.randrange(1, 4))]
         if op in ("LPUSHX", "RPUSHX"):
             return [op, key, *self.many(item, 1, 5)]
         if op == "LMPOP":
