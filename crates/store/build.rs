@@ -3,5 +3,8 @@
 
 fn main() {
     println!("cargo:rerun-if-changed=c/long_double.c");
-    cc::Build::new().file("c/long_double.c").warnings(true).compile("basalt_long_double");
+    cc::Build::new()
+        .file("c/long_double.c")
+        .warnings(true)
+        .compile("basalt_long_double");
 }

@@ -109,7 +109,12 @@ mod tests {
         }
         // Beyond f64, inside long double: Redis accepts it and prints every digit.
         let big = sum("1e400", "1").expect("finite");
-        assert!(big.starts_with("10000000000000000000281880683947586514586453433629052038625910693539685534"), "{big}");
+        assert!(
+            big.starts_with(
+                "10000000000000000000281880683947586514586453433629052038625910693539685534"
+            ),
+            "{big}"
+        );
         assert_eq!(big.len(), 401);
     }
 
