@@ -628,7 +628,9 @@ def test_random_commands_reply_as_redis_does(pair_of_servers, proto):
             if not (x == y if ordered else same_reply(cmd, x, y)):
                 fail(proto, start + i, cmd, x, y, history)
     # The run went through the encodings it is meant to cover, small and large.
-    want = {b"listpack", b"skiplist", b"hashtable", b"intset", b"quicklist"}
+    want = {b"listpack", b"skiplist", b"hashtable", b"quicklist"}
+    if proto == 2:  # (with the RESP3 run's limit of 16, an intset may go unasked)
+        want.add(b"intset")
     assert want <= encodings, f"encodings seen: {sorted(encodings)}"
     if proto == 2:  # (with the RESP3 run's small limits, listpacks are few)
         assert ordered_checks >= max(1, COMMANDS // 5000), f"only {ordered_checks} listpack/intset orders compared"
