@@ -62,8 +62,8 @@ def _ready(port):
 
 
 class Server:
-    def __init__(self, extra=()):
-        binary = _binary()
+    def __init__(self, extra=(), binary=None):
+        binary = binary or _binary()
         if not os.path.exists(binary):
             pytest.fail(f"server binary not found: {binary} (build it or set BASALT_TEST_SERVER)")
         last = ""

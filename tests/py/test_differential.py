@@ -173,20 +173,12 @@ class Generator:
         return out
 
     def command(self):
-        r = self.rng
-        k = r.random()
-        if k < 0.30:
-            return self.zset()
-        if k < 0.50:
-            return self.set_()
-        if k < 0.70:
-            return self.hash_()
-        if k < 0.85:
-            return self.list_()
-        if k < 0.93:
-            return self.strings()
-        if k < 0.96:
-            return self.keys()
+        # Cumulative shares of the command families.
+        k = self.rng.random()
+        for limit, family in ((0.30, self.zset), (0.50, self.set_), (0.70, self.hash_),
+                              (0.85, self.list_), (0.93, self.strings), (0.96, self.keys)):
+            if k < limit:
+                return family()
         return self.misc()
 
     def keys(self):
@@ -551,15 +543,11 @@ def pair_of_servers():
     if not redis_bin:
         pytest.skip("no redis-server to compare with (set REDIS_SERVER_BIN or install redis-server)")
     basalt = Server()
-    prev = os.environ.get("BASALT_TEST_SERVER")
-    os.environ["BASALT_TEST_SERVER"] = redis_bin
     try:
-        redis_srv = Server()
-    finally:
-        if prev is None:
-            del os.environ["BASALT_TEST_SERVER"]
-        else:
-            os.environ["BASALT_TEST_SERVER"] = prev
+        redis_srv = Server(binary=redis_bin)
+    except BaseException:
+        basalt.stop()
+        raise
     try:
         yield basalt, redis_srv
     finally:

@@ -7,7 +7,7 @@
 use resp::{encode, Proto};
 use store::types::set::Set;
 use store::types::string::parse_f64;
-use store::types::zset::{LexBound, ScoreBound, ZLimits, ZSet};
+use store::types::zset::{LexBound, ScoreBound, ZSet};
 
 use super::args::{self, is};
 use super::collections::{self as coll};
@@ -706,9 +706,7 @@ fn algebra(
         inputs.push(scored_members(shard, h, key, ctx.now_ms)?);
     }
     drop(locked);
-    // Built as a skiplist, as Redis builds it, so that -0 (a weight of 0 on a negative
-    // score) stays -0; `algebra_store` converts a small result as Redis does.
-    let limits = ZLimits { max_listpack_entries: 0, max_listpack_value: 0 };
+    let limits = ctx.shared.type_limits.zset();
     // Redis's aggregation (zunionInterAggregate): a sum that is NaN (inf + -inf) is 0;
     // MIN and MAX keep the current value unless the new one compares below or above it
     // (so NaN never wins, and of 0 and -0 the first stays).
@@ -752,7 +750,9 @@ fn algebra(
     // key counts as empty): which comes first decides the NaN and +-0 cases above.
     let mut order: Vec<usize> = (0..inputs.len()).collect();
     order.sort_by_key(|&i| inputs[i].as_ref().map_or(0, Vec::len));
-    let mut out = ZSet::new();
+    // Built as a skiplist, as Redis builds it, so that -0 (a weight of 0 on a negative
+    // score) stays -0; `algebra_store` converts a small result as Redis does.
+    let mut out = ZSet::new_large();
     match op {
         Algebra::Union => {
             let mut acc: hashbrown::HashMap<Vec<u8>, f64> = hashbrown::HashMap::new();

@@ -302,6 +302,12 @@ impl ZSet {
         ZSet::default()
     }
 
+    /// An empty set in the large form ("skiplist") whatever its size: where Redis builds
+    /// a result as a skiplist (ZUNION, ZINTER), which keeps -0 where a listpack holds 0.
+    pub fn new_large() -> ZSet {
+        ZSet::Large(Box::default())
+    }
+
     pub fn len(&self) -> usize {
         match self {
             ZSet::Packed(p) => p.len() / 2,
