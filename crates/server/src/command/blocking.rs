@@ -138,7 +138,6 @@ type Served = (Vec<u8>, Vec<u8>, usize);
 
 /// The pop itself.
 fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) -> Result<Option<Served>, CommandError> {
-    let lru = store::clock::lru_clock(now_ms);
     let mut out = Vec::new();
     match op {
         Op::Pop { keys, end, count } => {
@@ -162,21 +161,9 @@ fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) 
             Ok(None)
         }
         Op::Move { src, dst, from, to } => {
-            let mut locked = ks.lock_keys(db, [src, dst]);
-            let (sh, s) = locked.shard_for(db, src);
-            if !coll::check::<List>(s, sh, src, now_ms)? {
-                return Ok(None);
-            }
-            let (dh, d) = locked.shard_for(db, dst);
-            coll::check::<List>(d, dh, dst, now_ms)?;
-            let (sh, s) = locked.shard_for(db, src);
-            let Some(item) = coll::get::<List>(s, sh, src, now_ms)?.and_then(|mut l| l.pop(*from)) else {
+            let Some(item) = super::lists::move_element(ks, db, now_ms, (src, dst), (*from, *to))? else {
                 return Ok(None);
             };
-            coll::drop_if_empty(s, sh, src, now_ms);
-            let (dh, d) = locked.shard_for(db, dst);
-            let mut list = coll::get_or_create::<List>(d, dh, dst, now_ms, lru)?;
-            list.push(*to, &item);
             encode::bulk(&mut out, &item);
             Ok(Some((out, src.clone(), 1)))
         }

@@ -274,24 +274,35 @@ fn lpos(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 
 /// Pops from `src` at `from` and pushes onto `dst` at `to`, atomically; the element or
-/// None when `src` is absent.
-fn move_element(ctx: &Ctx<'_>, src: &[u8], dst: &[u8], from: End, to: End) -> Result<Option<Box<[u8]>>, CommandError> {
-    let db = ctx.client.db;
-    let mut locked = ctx.ks().lock_keys(db, [src, dst]);
+/// None when `src` is absent. LMOVE, RPOPLPUSH and their blocking forms.
+pub fn move_element(
+    ks: &store::Keyspace,
+    db: usize,
+    now_ms: i64,
+    (src, dst): (&[u8], &[u8]),
+    (from, to): (End, End),
+) -> Result<Option<Box<[u8]>>, CommandError> {
+    let mut locked = ks.lock_keys(db, [src, dst]);
     // A missing source answers nil before the destination's type is looked at.
     let (sh, s) = locked.shard_for(db, src);
-    if !coll::check::<List>(s, sh, src, ctx.now_ms)? {
+    if !coll::check::<List>(s, sh, src, now_ms)? {
         return Ok(None);
     }
     let (dh, d) = locked.shard_for(db, dst);
-    coll::check::<List>(d, dh, dst, ctx.now_ms)?;
+    coll::check::<List>(d, dh, dst, now_ms)?;
     let (sh, s) = locked.shard_for(db, src);
-    let Some(mut list) = coll::get::<List>(s, sh, src, ctx.now_ms)? else { return Ok(None) };
+    let Some(mut list) = coll::get::<List>(s, sh, src, now_ms)? else { return Ok(None) };
     let Some(item) = list.pop(from) else { return Ok(None) };
+    if src == dst {
+        // A rotation: the key never goes away, so it keeps its TTL even when its only
+        // element moves (as in Redis, which pushes before it checks for emptiness).
+        list.push(to, &item);
+        return Ok(Some(item));
+    }
     drop(list);
-    coll::drop_if_empty(s, sh, src, ctx.now_ms);
+    coll::drop_if_empty(s, sh, src, now_ms);
     let (dh, d) = locked.shard_for(db, dst);
-    let mut list = coll::get_or_create::<List>(d, dh, dst, ctx.now_ms, store::clock::lru_clock(ctx.now_ms))?;
+    let mut list = coll::get_or_create::<List>(d, dh, dst, now_ms, store::clock::lru_clock(now_ms))?;
     list.push(to, &item);
     Ok(Some(item))
 }
@@ -300,7 +311,7 @@ fn move_element(ctx: &Ctx<'_>, src: &[u8], dst: &[u8], from: End, to: End) -> Re
 fn lmove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let from = args::list_end(a[3])?;
     let to = args::list_end(a[4])?;
-    match move_element(ctx, a[1], a[2], from, to)? {
+    match move_element(ctx.ks(), ctx.client.db, ctx.now_ms, (a[1], a[2]), (from, to))? {
         Some(item) => encode::bulk(ctx.out, &item),
         None => ctx.null(),
     }
@@ -309,7 +320,7 @@ fn lmove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 /// RPOPLPUSH source destination — the moved element or nil.
 fn rpoplpush(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    match move_element(ctx, a[1], a[2], End::Tail, End::Head)? {
+    match move_element(ctx.ks(), ctx.client.db, ctx.now_ms, (a[1], a[2]), (End::Tail, End::Head))? {
         Some(item) => encode::bulk(ctx.out, &item),
         None => ctx.null(),
     }

@@ -333,6 +333,15 @@ fn lmove_and_rpoplpush() {
     // A missing source is checked first.
     assert_bytes!(c.cmd(&["RPOPLPUSH", missing, s]), b"$-1\r\n");
     assert_bytes!(c.cmd(&["DEL", d, s]), b":2\r\n");
+    // Rotating a list of one element keeps the key, and so its TTL (the differential
+    // test found Basalt deleting and re-creating it).
+    assert_bytes!(c.cmd(&["RPUSH", l, "only"]), b":1\r\n");
+    assert_bytes!(c.cmd(&["EXPIREAT", l, "4102444800"]), b":1\r\n");
+    assert_bytes!(c.cmd(&["RPOPLPUSH", l, l]), b"$4\r\nonly\r\n");
+    assert_bytes!(c.cmd(&["LMOVE", l, l, "LEFT", "RIGHT"]), b"$4\r\nonly\r\n");
+    assert_bytes!(c.cmd(&["BLMOVE", l, l, "RIGHT", "LEFT", "0"]), b"$4\r\nonly\r\n");
+    assert_bytes!(c.cmd(&["EXPIRETIME", l]), b":4102444800\r\n");
+    assert_bytes!(c.cmd(&["DEL", l]), b":1\r\n");
 }
 
 #[test]
