@@ -176,7 +176,8 @@ class Generator:
         # Cumulative shares of the command families.
         k = self.rng.random()
         for limit, family in ((0.30, self.zset), (0.50, self.set_), (0.70, self.hash_),
-                              (0.85, self.list_), (0.93, self.strings), (0.96, self.keys)):
+                              (0.85, self.list_), (0.92, self.strings), (0.95, self.keys),
+                              (0.97, self.sort)):
             if k < limit:
                 return family()
         return self.misc()
@@ -489,6 +490,42 @@ class Generator:
             return ["LMOVE", key, self.key("l"), r.choice(["LEFT", "RIGHT"]), r.choice(["LEFT", "RIGHT"])]
         return ["OBJECT", "ENCODING", key]
 
+    def sort(self):
+        """SORT / SORT_RO over every type. Numeric ties are ordered by the elements'
+        bytes, so every reply is defined except a set's own order (BY nosort without
+        STORE: compared unordered, see same_reply) and ALPHA ties between BY weights
+        (never generated)."""
+        r = self.rng
+        key = r.choice(["s0", "s1", "s2", "z0", "z1", "z2", "l0", "l1", "l2", "h0", "str", "nokey"])
+        store = r.random() < 0.15
+        cmd = ["SORT" if store or r.random() < 0.8 else "SORT_RO", key]
+        by = r.random()
+        if by < 0.2:
+            cmd += ["BY", "nosort"]
+        elif by < 0.4:
+            # Weights from hash fields (elements 0-2 name the hashes h0-h2) or from the
+            # keys the elements name.
+            cmd += ["BY", r.choice(["h*->m5", "h*->1", "*", "w_*"])]
+        elif r.random() < 0.5:
+            cmd.append("ALPHA")
+        if r.random() < 0.4:
+            cmd.append(r.choice(["ASC", "DESC"]))
+        # (No LIMIT on an unsorted result that is not stored: a set's part of it would
+        # be undefined, and RENAME/COPY put sets under any name.)
+        if r.random() < 0.3 and ("nosort" not in cmd or store):
+            cmd += ["LIMIT", str(r.randrange(-2, 20)), str(r.randrange(-2, 20))]
+        for _ in range(r.choice([0, 0, 1, 2])):
+            cmd += ["GET", r.choice(["#", "h*->m1", "*", "nostar", "str"])]
+        if store:
+            cmd += ["STORE", r.choice(["sortdest", "sortdest", "l1"])]
+        if r.random() < 0.02:
+            # A syntax error: an unknown word, or an option without its arguments.
+            if r.random() < 0.5:
+                cmd.insert(2, "FOO")
+            else:
+                cmd.append(r.choice(["LIMIT", "BY", "GET"]))
+        return cmd
+
     def misc(self):
         r = self.rng
         key = r.choice(["z", "s", "h", "l"]) + str(r.randrange(3))
@@ -504,6 +541,9 @@ class Generator:
         if op in ("GET", "STRLEN"):
             return [op, r.choice([key, "str"])]
         if op == "SET":
+            if r.random() < 0.5:
+                # Weights for SORT ... BY w_*.
+                return ["SET", "w_" + self.name(), r.choice([str(r.randrange(-50, 50)), "1.5", "x", ""])]
             return ["SET", "str", self.name()]
         if op == "APPEND":
             return ["APPEND", "str", self.name()]
@@ -524,8 +564,14 @@ class Generator:
         return [op, key]
 
 
+def unsorted_sort(cmd):
+    """A SORT that keeps its input's order: a list's or sorted set's is defined, a
+    set's is not (compared unordered unless the key's TYPE just before says otherwise)."""
+    return cmd[0] in ("SORT", "SORT_RO") and "nosort" in cmd and "STORE" not in cmd
+
+
 def same_reply(cmd, x, y):
-    compare = UNORDERED.get(cmd[0])
+    compare = elements if unsorted_sort(cmd) else UNORDERED.get(cmd[0])
     return compare(x) == compare(y) if compare and x[:1] in b"*~%" else x == y
 
 
@@ -571,6 +617,7 @@ def test_random_commands_reply_as_redis_does(pair_of_servers, proto):
     history = []
     encodings = set()
     ordered_checks = 0
+    sorts = [0, 0]  # SORTs that answered, that failed
     for start in range(0, COMMANDS, BATCH):
         batch = []
         while len(batch) < BATCH:
@@ -588,6 +635,8 @@ def test_random_commands_reply_as_redis_does(pair_of_servers, proto):
                     # Its encoding first: a listpack's order (insertion order for a
                     # hash) and an intset's (ascending) are defined, and compared.
                     batch.append(["OBJECT", "ENCODING", cmd[1]])
+                if unsorted_sort(cmd):
+                    batch.append(["TYPE", cmd[1]])  # in order unless it is a set
                 batch.append(cmd)
         got, want = a.replies(batch), b.replies(batch)
         queued = None
@@ -613,6 +662,10 @@ def test_random_commands_reply_as_redis_does(pair_of_servers, proto):
             ordered = (len(cmd) == 2 and i > 0 and batch[i - 1] == ["OBJECT", "ENCODING", cmd[1]]
                        and want[i - 1].split(b"\r\n")[1:2] in ([b"listpack"], [b"intset"]))
             ordered_checks += ordered
+            ordered = ordered or (unsorted_sort(cmd) and batch[i - 1] == ["TYPE", cmd[1]]
+                                  and want[i - 1] != b"+set\r\n")
+            if cmd[0] in ("SORT", "SORT_RO") and queued is None:
+                sorts[x[:1] == b"-"] += 1
             if not (x == y if ordered else same_reply(cmd, x, y)):
                 fail(proto, start + i, cmd, x, y, history)
     # The run went through the encodings it is meant to cover, small and large.
@@ -620,5 +673,7 @@ def test_random_commands_reply_as_redis_does(pair_of_servers, proto):
     if proto == 2:  # (with the RESP3 run's limit of 16, an intset may go unasked)
         want.add(b"intset")
     assert want <= encodings, f"encodings seen: {sorted(encodings)}"
+    if COMMANDS >= 10000:
+        assert min(sorts) >= COMMANDS // 2000, f"SORTs answered, failed: {sorts}"
     if proto == 2:  # (with the RESP3 run's small limits, listpacks are few)
         assert ordered_checks >= max(1, COMMANDS // 5000), f"only {ordered_checks} listpack/intset orders compared"

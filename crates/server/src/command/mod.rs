@@ -18,6 +18,7 @@ pub mod lists;
 pub mod pubsub;
 pub mod server;
 pub mod sets;
+pub mod sort;
 pub mod sorted_sets;
 pub mod strings;
 pub mod testing;
@@ -342,7 +343,7 @@ pub struct CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 12] {
+fn families() -> [&'static [CommandSpec]; 13] {
     [
         connection::COMMANDS,
         strings::COMMANDS,
@@ -352,6 +353,7 @@ fn families() -> [&'static [CommandSpec]; 12] {
         blocking::COMMANDS,
         sets::COMMANDS,
         sorted_sets::COMMANDS,
+        sort::COMMANDS,
         transactions::COMMANDS,
         pubsub::COMMANDS,
         server::COMMANDS,
@@ -622,7 +624,9 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
                         Some(aof.append(db_before, ctx.now_ms, &recs))
                     }
                 };
-                ordered.finish(end)
+                let need = ordered.finish(end);
+                // SORT's patterns read keys its stripes do not cover.
+                if spec.name == "sort" { need.max(aof.need_for_all()) } else { need }
             }
             None => read_need(aof, ctx, spec, data, args),
         };
@@ -669,25 +673,27 @@ pub fn takes_all_gates(name: &[u8]) -> bool {
 /// for keyless writes and for commands whose keys the spec does not locate (numkeys).
 fn aof_order<'a>(aof: &'a crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> crate::aof::Ordered<'a> {
     let keys = key_positions(spec, args.len());
-    let complete = !keys.is_empty() && !matches!(spec.name, "zunionstore" | "zinterstore" | "zdiffstore");
+    let complete = !keys.is_empty() && !matches!(spec.name, "zunionstore" | "zinterstore" | "zdiffstore" | "sort");
     if complete {
         aof.order_keys(ctx.ks(), keys.iter().map(|&i| args[i]))
     } else if matches!(spec.name, "flushall" | "flushdb" | "swapdb") {
         aof.order_all()
     } else {
-        // numkeys commands (LMPOP, ZMPOP, Z*STORE): every argument, a superset of the keys.
+        // numkeys commands (LMPOP, ZMPOP, Z*STORE) and SORT (its STORE destination):
+        // every argument, a superset of the keys.
         aof.order_keys(ctx.ks(), args[1..].iter())
     }
 }
 
 /// The log offset a read's reply must wait for: the newest write to the keys it read,
-/// or to any key for commands that read the keyspace as a whole. Commands that reveal
+/// or to any key for commands that read the keyspace as a whole (SORT_RO's patterns
+/// read keys its spec does not name). Commands that reveal
 /// nothing of the keyspace (PING, CLIENT ...) wait for nothing, and neither does INFO:
 /// its key counts are diagnostics, and an operator must be able to read
 /// `aof_last_write_status` while the disk fails.
 fn read_need(aof: &crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, data: bool, args: &[&[u8]]) -> u64 {
     let keys = key_positions(spec, args.len());
-    if data && !keys.is_empty() {
+    if data && !keys.is_empty() && spec.name != "sort_ro" {
         aof.need_for_keys(ctx.ks(), keys.iter().map(|&i| args[i]))
     } else if data || matches!(spec.name, "dbsize" | "debug" | "memory" | "object" | "exec") {
         aof.need_for_all()

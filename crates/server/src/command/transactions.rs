@@ -72,6 +72,11 @@ pub fn before_write(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> WriteT
     let watched: Vec<(usize, Vec<u8>)> = ctx.shared.watches.lock().keys().cloned().collect();
     let candidates: Vec<(usize, Vec<u8>)> = match spec.name {
         "flushall" | "swapdb" | "move" | "copy" => watched,
+        // SORT writes only its STORE destination (its key spec names the source).
+        "sort" => match super::sort::store_target(args) {
+            Some(dest) => watched.into_iter().filter(|(d, k)| *d == db && k.as_slice() == dest).collect(),
+            None => Vec::new(),
+        },
         _ => {
             let keys = key_positions(spec, args.len());
             if keys.is_empty() {

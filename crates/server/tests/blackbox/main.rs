@@ -28,6 +28,7 @@ mod pubsub;
 mod resp3;
 mod server_cmds;
 mod sets;
+mod sort;
 mod shutdown;
 mod sorted_sets;
 mod startup;

@@ -13,4 +13,5 @@ pub mod segtable;
 pub mod set;
 pub mod small_bytes;
 pub mod string;
+pub mod strtod;
 pub mod zset;

@@ -335,7 +335,9 @@ impl ZSet {
         }
     }
 
-    fn to_large(&mut self) {
+    /// Converts to the large form ("skiplist") whatever the size; ZADD past the limits,
+    /// and SORT, which converts its input as Redis 7.0's does.
+    pub fn to_large(&mut self) {
         let large = match self {
             ZSet::Packed(p) => {
                 let mut l = Large::default();

@@ -710,6 +710,37 @@ fn spop_replays_deterministically() {
 }
 
 #[test]
+fn sort_store_is_logged_as_its_result() {
+    let Some(mut p) = Persisted::start(AOF_ALWAYS) else {
+        return;
+    };
+    let mut c = p.conn();
+    // 150 elements (more than one RPUSH record of the logged result), weighed by keys
+    // that change after the SORT: a replay of the SORT itself would still be right here
+    // only because it replays in order; the log holds its result instead.
+    let mut args = vec!["RPUSH".to_string(), "l".to_string()];
+    args.extend((0..150).map(|i| format!("e{i}")));
+    assert_eq!(int(&mut c, &args), 150);
+    for i in 0..150 {
+        ok(&mut c, &["SET".to_string(), format!("w_e{i}"), ((i * 7919) % 150).to_string()]);
+    }
+    assert_eq!(int(&mut c, &["SORT", "l", "BY", "w_*", "GET", "#", "GET", "w_*", "STORE", "d"]), 300);
+    let sorted = flat(&r(&mut c, &["LRANGE", "d", "0", "-1"]));
+    assert_eq!(sorted.len(), 300);
+    assert_eq!(int(&mut c, &["SORT", "l", "LIMIT", "0", "0", "ALPHA", "STORE", "gone"]), 0);
+    r(&mut c, &["SORT", "l", "BY", "w_*"]); // read-only use: nothing logged
+    ok(&mut c, &["SET", "w_e0", "1000"]);
+    let log = std::fs::read(last_incr(&p.aof_dir())).expect("read the log");
+    let text = String::from_utf8_lossy(&log).to_ascii_lowercase();
+    assert!(!text.contains("sort"), "a SORT was logged as itself");
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_eq!(flat(&r(&mut c, &["LRANGE", "d", "0", "-1"])), sorted);
+    assert_bytes!(c.cmd(&["EXISTS", "gone"]), b":0\r\n");
+    assert_bytes!(c.cmd(&["GET", "w_e0"]), b"$4\r\n1000\r\n");
+}
+
+#[test]
 fn blocked_pop_served_later_is_persisted() {
     let Some(mut p) = Persisted::start(AOF_ALWAYS) else {
         return;
