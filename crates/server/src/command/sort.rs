@@ -425,11 +425,11 @@ pub fn store_target<'a>(a: &[&'a [u8]]) -> Option<&'a [u8]> {
     parse(a, false).ok()?.store
 }
 
-const SORT_ACL: &[&str] = &["write", "set", "sortedset", "list", "slow", "dangerous"];
-const SORT_RO_ACL: &[&str] = &["read", "set", "sortedset", "list", "slow", "dangerous"];
+/// ACL categories besides those the flags give (@write/@read, @slow).
+const SORT_ACL: &[&str] = &["set", "sortedset", "list", "dangerous"];
 
 #[rustfmt::skip]
 pub const COMMANDS: &[CommandSpec] = &[
     spec("sort", -2, WRITE | DENYOOM, (1, 1, 1), SORT_ACL, "generic", "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.", sort_cmd),
-    spec("sort_ro", -2, READONLY, (1, 1, 1), SORT_RO_ACL, "generic", "Returns the sorted elements of a list, a set, or a sorted set.", sort_ro),
+    spec("sort_ro", -2, READONLY, (1, 1, 1), SORT_ACL, "generic", "Returns the sorted elements of a list, a set, or a sorted set.", sort_ro),
 ];
