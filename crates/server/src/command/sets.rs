@@ -5,6 +5,7 @@
 
 use resp::encode;
 use store::types::set::Set;
+use store::LockedShards;
 
 use super::args;
 use super::collections::{self as coll};
@@ -215,22 +216,29 @@ enum Op {
     Diff,
 }
 
-/// Computes the algebra over `keys` under their shard locks; the result keeps the first
-/// set's order for INTER and DIFF.
-fn compute(ctx: &Ctx<'_>, keys: &[&[u8]], op: Op, limit: usize) -> Result<Vec<Vec<u8>>, CommandError> {
+/// Computes the algebra over `keys` under their shard locks, which it returns still held
+/// together with `dest`'s, so that a STORE lands before any other command sees the
+/// inputs change (as in Redis, where the whole command is one step). The result keeps
+/// the first set's order for INTER and DIFF.
+fn compute<'k>(
+    ctx: &Ctx<'k>,
+    keys: &[&[u8]],
+    dest: Option<&[u8]>,
+    op: Op,
+    limit: usize,
+) -> Result<(Vec<Vec<u8>>, LockedShards<'k>), CommandError> {
     let db = ctx.client.db;
     let max_intset = ctx.shared.type_limits.intset();
-    let mut locked = ctx.ks().lock_keys(db, keys);
+    let mut locked = ctx.ks().lock_keys(db, keys.iter().copied().chain(dest));
     let mut sets: Vec<Option<Set>> = Vec::with_capacity(keys.len());
     for key in keys {
         let (h, shard) = locked.shard_for(db, key);
         sets.push(coll::read::<Set>(shard, h, key, ctx.now_ms)?.map(|s| s.clone()));
     }
-    drop(locked);
     let out = match op {
         Op::Inter => {
             if sets.iter().any(Option::is_none) {
-                return Ok(Vec::new());
+                return Ok((Vec::new(), locked));
             }
             let mut sets: Vec<Set> = sets.into_iter().flatten().collect();
             sets.sort_by_key(Set::len);
@@ -258,7 +266,7 @@ fn compute(ctx: &Ctx<'_>, keys: &[&[u8]], op: Op, limit: usize) -> Result<Vec<Ve
             acc.members()
         }
         Op::Diff => {
-            let Some(Some(first)) = sets.first() else { return Ok(Vec::new()) };
+            let Some(Some(first)) = sets.first() else { return Ok((Vec::new(), locked)) };
             let mut acc = Set::new();
             for m in first.members() {
                 if sets[1..].iter().flatten().all(|s| !s.contains(&m)) {
@@ -268,25 +276,26 @@ fn compute(ctx: &Ctx<'_>, keys: &[&[u8]], op: Op, limit: usize) -> Result<Vec<Ve
             acc.members()
         }
     };
-    Ok(out)
+    Ok((out, locked))
 }
 
 fn algebra(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Op) -> Result<(), CommandError> {
-    let members = compute(ctx, &a[1..], op, 0)?;
+    let (members, locked) = compute(ctx, &a[1..], None, op, 0)?;
+    drop(locked);
     write_set(ctx, &members);
     Ok(())
 }
 
 fn algebra_store(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Op) -> Result<(), CommandError> {
     let max = ctx.shared.type_limits.intset();
-    let members = compute(ctx, &a[2..], op, 0)?;
+    let (members, mut locked) = compute(ctx, &a[2..], Some(a[1]), op, 0)?;
     let mut set = Set::new();
     for m in &members {
         set.add(m, max);
     }
     let n = set.len();
-    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    coll::store(&mut shard, h, a[1], set, ctx.now_ms, ctx.lru());
+    let (h, shard) = locked.shard_for(ctx.client.db, a[1]);
+    coll::store(shard, h, a[1], set, ctx.now_ms, ctx.lru());
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -335,7 +344,7 @@ pub fn numkeys<'a, 'b>(a: &'b [&'a [u8]], too_many: CommandError) -> Result<(&'b
 fn sintercard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (keys, i) = numkeys(a, CommandError::msg("ERR Number of keys can't be greater than number of args"))?;
     let limit = args::intercard_limit(a, i)?;
-    let n = compute(ctx, keys, Op::Inter, limit)?.len();
+    let n = compute(ctx, keys, None, Op::Inter, limit)?.0.len();
     encode::integer(ctx.out, n as i64);
     Ok(())
 }

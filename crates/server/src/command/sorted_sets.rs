@@ -8,6 +8,7 @@ use resp::{encode, Proto};
 use store::types::set::Set;
 use store::types::string::parse_f64;
 use store::types::zset::{LexBound, ScoreBound, ZSet};
+use store::LockedShards;
 
 use super::args::{self, is};
 use super::collections::{self as coll};
@@ -652,14 +653,16 @@ fn scored_members(shard: &mut store::Shard, h: u64, key: &[u8], now: i64) -> Res
 }
 
 /// Parses `numkeys key ... [WEIGHTS w ...] [AGGREGATE SUM|MIN|MAX] [WITHSCORES]` from
-/// a[start..] and computes the result.
-fn algebra(
-    ctx: &Ctx<'_>,
+/// a[start..] and computes the result, under the inputs' shard locks and `dest`'s, which
+/// it returns still held (a STORE lands before anyone sees the inputs change).
+fn algebra<'k>(
+    ctx: &Ctx<'k>,
     a: &[&[u8]],
     start: usize,
     op: Algebra,
     allow_withscores: bool,
-) -> Result<(ZSet, bool), CommandError> {
+    dest: Option<&[u8]>,
+) -> Result<(ZSet, bool, LockedShards<'k>), CommandError> {
     let name = String::from_utf8_lossy(a[0]).to_ascii_lowercase();
     let n = args::int(a[start])?;
     if n < 1 {
@@ -699,13 +702,12 @@ fn algebra(
         }
     }
     let db = ctx.client.db;
-    let mut locked = ctx.ks().lock_keys(db, keys);
+    let mut locked = ctx.ks().lock_keys(db, keys.iter().copied().chain(dest));
     let mut inputs = Vec::with_capacity(n);
     for key in keys {
         let (h, shard) = locked.shard_for(db, key);
         inputs.push(scored_members(shard, h, key, ctx.now_ms)?);
     }
-    drop(locked);
     let limits = ctx.shared.type_limits.zset();
     // Redis's aggregation (zunionInterAggregate): a sum that is NaN (inf + -inf) is 0;
     // MIN and MAX keep the current value unless the new one compares below or above it
@@ -801,18 +803,19 @@ fn algebra(
             }
         }
     }
-    Ok((out, withscores))
+    Ok((out, withscores, locked))
 }
 
 fn algebra_reply(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Algebra) -> Result<(), CommandError> {
-    let (z, withscores) = algebra(ctx, a, 1, op, true)?;
+    let (z, withscores, locked) = algebra(ctx, a, 1, op, true, None)?;
+    drop(locked);
     let items = z.range(0, z.len().saturating_sub(1));
     write_scored(ctx.out, ctx.client.proto, if z.is_empty() { &[] } else { &items }, withscores);
     Ok(())
 }
 
 fn algebra_store(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Algebra) -> Result<(), CommandError> {
-    let (mut z, _) = algebra(ctx, a, 2, op, false)?;
+    let (mut z, _, mut locked) = algebra(ctx, a, 2, op, false, Some(a[1]))?;
     let n = z.len();
     // A result within the listpack limits is stored as a listpack, as Redis converts it
     // (which turns -0 into 0).
@@ -824,8 +827,8 @@ fn algebra_store(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Algebra) -> Result<(), Comm
         }
         z = small;
     }
-    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    coll::store(&mut shard, h, a[1], z, ctx.now_ms, ctx.lru());
+    let (h, shard) = locked.shard_for(ctx.client.db, a[1]);
+    coll::store(shard, h, a[1], z, ctx.now_ms, ctx.lru());
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -865,7 +868,8 @@ fn zintercard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let n = keys.len().to_string();
     words[1] = n.as_bytes();
     words.extend_from_slice(keys);
-    let (z, _) = algebra(ctx, &words, 1, Algebra::Inter, false)?;
+    let (z, _, locked) = algebra(ctx, &words, 1, Algebra::Inter, false, None)?;
+    drop(locked);
     let count = if limit > 0 { z.len().min(limit) } else { z.len() };
     encode::integer(ctx.out, count as i64);
     Ok(())
