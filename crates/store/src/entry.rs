@@ -838,13 +838,14 @@ impl Entry {
     }
 
     /// Bytes this entry holds on the heap (blob plus boxed object), approximate for
-    /// objects; used by MEMORY USAGE and DEBUG OBJECT.
-    pub fn heap_size(&self) -> usize {
+    /// objects (a large collection's members sampled, see `Object::heap_size`); used by
+    /// MEMORY USAGE.
+    pub fn heap_size(&self, samples: Option<usize>) -> usize {
         let parts = self.parts();
         let mut size = parts.total;
         if parts.flags & KIND_MASK == KIND_OBJECT {
             // SAFETY: owned object pointer.
-            size += unsafe { &*self.object_ptr(&parts) }.heap_size();
+            size += unsafe { &*self.object_ptr(&parts) }.heap_size(samples);
         }
         size
     }
@@ -1048,7 +1049,7 @@ mod tests {
         assert_eq!(want.len(), 10);
         assert_eq!(want[3], (b"field:3".to_vec(), b"value-3".to_vec()));
         // One allocation: smaller than the boxed form's three.
-        assert!(e.heap_size() < 200, "{}", e.heap_size());
+        assert!(e.heap_size(None) < 200, "{}", e.heap_size(None));
 
         e.set_mark(true);
         e.set_expire_at_ms(Some(77));

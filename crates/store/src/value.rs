@@ -22,15 +22,16 @@ use crate::types::set::Set;
 use crate::types::zset::ZSet;
 
 impl Object {
-    /// Approximate heap bytes held, for MEMORY USAGE / DEBUG OBJECT.
-    pub fn heap_size(&self) -> usize {
+    /// Approximate heap bytes held, for MEMORY USAGE: a large collection's members are
+    /// sampled (`samples` of them; None: all).
+    pub fn heap_size(&self, samples: Option<usize>) -> usize {
         std::mem::size_of::<Object>()
             + match self {
                 Object::Str(v) => v.capacity(),
-                Object::Hash(h) => h.heap_size(),
+                Object::Hash(h) => h.heap_size(samples),
                 Object::List(l) => l.heap_size(),
-                Object::Set(s) => s.heap_size(),
-                Object::ZSet(z) => z.heap_size(),
+                Object::Set(s) => s.heap_size(samples),
+                Object::ZSet(z) => z.heap_size(samples),
             }
     }
 

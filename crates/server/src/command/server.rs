@@ -324,6 +324,7 @@ static SINCE: &[(&str, &str)] = &[
     ("sadd", "1.0.0"), ("srem", "1.0.0"), ("smembers", "1.0.0"), ("sismember", "1.0.0"),
     ("smismember", "6.2.0"), ("scard", "1.0.0"), ("spop", "1.0.0"), ("srandmember", "1.0.0"),
     ("smove", "1.0.0"), ("sinter", "1.0.0"), ("sintercard", "7.0.0"), ("sinterstore", "1.0.0"),
+    ("sort", "1.0.0"), ("sort_ro", "7.0.0"),
     ("sunion", "1.0.0"), ("sunionstore", "1.0.0"), ("sdiff", "1.0.0"), ("sdiffstore", "1.0.0"),
     ("sscan", "2.8.0"),
     ("lpush", "1.0.0"), ("rpush", "1.0.0"), ("lpushx", "2.2.0"), ("rpushx", "2.2.0"), ("lpop", "1.0.0"),
@@ -649,18 +650,27 @@ fn lastsave(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 /// MEMORY USAGE key [SAMPLES count] — bytes the key and its value take (its allocations
 /// plus its hash table slot), or nil.
 fn memory_usage(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    match a.len() {
-        3 => {}
-        5 if is(a[3], "samples") => {
-            args::int(a[4])?;
+    // As Redis: SAMPLES may repeat (the last wins), 0 means every element, and a large
+    // collection's members are otherwise estimated from the first 5 (so that MEMORY
+    // USAGE of a big key does not walk it while holding its shard).
+    let mut samples = Some(5);
+    let mut i = 3;
+    while i < a.len() {
+        if !(is(a[i], "samples") && i + 1 < a.len()) {
+            return Err(CommandError::Syntax);
         }
-        _ => return Err(CommandError::Syntax),
+        samples = match args::int(a[i + 1])? {
+            n if n < 0 => return Err(CommandError::Syntax),
+            0 => None,
+            n => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+        };
+        i += 2;
     }
     let ks = ctx.ks();
     let (h, shard) = ks.lock_key(ctx.client.db, a[2]);
     match shard.peek(h, a[2], ctx.now_ms) {
         // 7 bytes: the entry's 6-byte pointer and its control byte in the table.
-        Some(e) => encode::integer(ctx.out, (e.heap_size() + 7) as i64),
+        Some(e) => encode::integer(ctx.out, (e.heap_size(samples) + 7) as i64),
         None => encode::null(ctx.out, ctx.client.proto),
     }
     Ok(())

@@ -746,7 +746,54 @@ fn memory_usage() {
     let n: i64 = std::str::from_utf8(&r[1..r.len() - 2]).expect("utf8").parse().expect("integer reply");
     assert!(r[0] == b':' && (1000..4096).contains(&n), "{:?}", String::from_utf8_lossy(&r));
     assert_bytes!(c.cmd(&["MEMORY", "USAGE", "srv_mem:big", "SAMPLE", "1"]), b"-ERR syntax error\r\n");
+    // SAMPLES: a non-negative integer, repeatable (the last wins), checked before the key.
+    assert_bytes!(c.cmd(&["MEMORY", "USAGE", "srv_mem:big", "SAMPLES", "-1"]), b"-ERR syntax error\r\n");
+    assert_bytes!(c.cmd(&["MEMORY", "USAGE", "srv_mem:none", "SAMPLES", "-1"]), b"-ERR syntax error\r\n");
+    assert_bytes!(
+        c.cmd(&["MEMORY", "USAGE", "srv_mem:big", "SAMPLES", "x"]),
+        b"-ERR value is not an integer or out of range\r\n"
+    );
+    assert_bytes!(c.cmd(&["MEMORY", "USAGE", "srv_mem:big", "SAMPLES", "1", "SAMPLES"]), b"-ERR syntax error\r\n");
+    assert_eq!(c.cmd(&["MEMORY", "USAGE", "srv_mem:big", "SAMPLES", "1", "SAMPLES", "0"]), r);
     assert_bytes!(c.cmd(&["DEL", "srv_mem:big"]), b":1\r\n");
+}
+
+/// A large collection is estimated from a few members (Redis samples 5 by default; 0
+/// means all of them): with members of one size the estimate is close to the full walk.
+#[test]
+fn memory_usage_samples_large_collections() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let usage = |c: &mut RawConn, key: &str, samples: &str| -> i64 {
+        let r = c.cmd(&["MEMORY", "USAGE", key, "SAMPLES", samples]);
+        std::str::from_utf8(&r[1..r.len() - 2]).expect("utf8").parse().unwrap_or_else(|_| panic!("{:?}", String::from_utf8_lossy(&r)))
+    };
+    let n = 3000;
+    let member = |i: usize| format!("member-of-forty-bytes-{i:018}");
+    for (key, add) in [("srv_mem:{s}set", "SADD"), ("srv_mem:{s}zset", "ZADD"), ("srv_mem:{s}hash", "HSET")] {
+        for chunk in (0..n).collect::<Vec<_>>().chunks(500) {
+            let mut args = vec![add.to_string(), key.to_string()];
+            for &i in chunk {
+                if add == "ZADD" {
+                    args.push(i.to_string());
+                }
+                args.push(member(i));
+                if add == "HSET" {
+                    args.push(format!("value-{i:010}"));
+                }
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            c.cmd(&args);
+        }
+        let all = usage(&mut c, key, "0");
+        for samples in ["5", "1", "100"] {
+            let estimate = usage(&mut c, key, samples);
+            let ratio = estimate as f64 / all as f64;
+            assert!((0.9..=1.1).contains(&ratio), "{key}: SAMPLES {samples} gave {estimate}, all {all}");
+        }
+        assert!(all > (n * 40) as i64, "{key}: {all} bytes for {n} members of 40 bytes");
+        assert_bytes!(c.cmd(&["DEL", key]), b":1\r\n");
+    }
 }
 
 /// Polls INFO memory until `lazyfreed_objects` reaches `want` (bounded), then checks

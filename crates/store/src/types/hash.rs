@@ -263,11 +263,14 @@ impl Hash {
     }
 
     /// Approximate heap bytes held.
-    pub fn heap_size(&self) -> usize {
+    /// Heap bytes held; the pairs' out-of-line parts from `samples` of them (None: all),
+    /// see `sampled_sum`.
+    pub fn heap_size(&self, samples: Option<usize>) -> usize {
         match self {
             Hash::Packed(p) => p.heap_size(),
             Hash::Table(t) => {
-                t.buckets() * (std::mem::size_of::<Pair>() + 1) + t.iter().map(|pair| pair.0.heap_len()).sum::<usize>()
+                t.buckets() * (std::mem::size_of::<Pair>() + 1)
+                    + super::sampled_sum(t.iter().map(|pair| pair.0.heap_len()), t.len(), samples)
             }
         }
     }

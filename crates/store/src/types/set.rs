@@ -212,11 +212,13 @@ impl Set {
         }
     }
 
-    pub fn heap_size(&self) -> usize {
+    /// Heap bytes held; the members' out-of-line parts from `samples` of them (None:
+    /// all), see `sampled_sum`.
+    pub fn heap_size(&self, samples: Option<usize>) -> usize {
         match self {
             Set::Ints(v) => v.capacity() * 8,
             Set::Packed(p) => p.heap_size(),
-            Set::Table(t) => t.buckets() * 17 + t.iter().map(|m| m.heap_len()).sum::<usize>(),
+            Set::Table(t) => t.buckets() * 17 + super::sampled_sum(t.iter().map(|m| m.heap_len()), t.len(), samples),
         }
     }
 }

@@ -523,22 +523,15 @@ impl ZSet {
         (first, last.max(first))
     }
 
-    pub fn heap_size(&self) -> usize {
+    /// Heap bytes held; the members' out-of-line parts from `samples` of them (None:
+    /// all), see `sampled_sum`.
+    pub fn heap_size(&self, samples: Option<usize>) -> usize {
         match self {
             ZSet::Packed(p) => p.heap_size(),
             ZSet::Large(l) => {
-                let items = l
-                    .order
-                    .chunks
-                    .iter()
-                    .map(|c| c.capacity() * 24)
-                    .sum::<usize>()
-                    + l.order
-                        .chunks
-                        .iter()
-                        .flatten()
-                        .map(|(_, m)| m.heap_len())
-                        .sum::<usize>();
+                let members = l.order.chunks.iter().flatten().map(|(_, m)| m.heap_len());
+                let items = l.order.chunks.iter().map(|c| c.capacity() * 24).sum::<usize>()
+                    + super::sampled_sum(members, l.order.len, samples);
                 items + l.scores.buckets() * (std::mem::size_of::<(Alias, f64)>() + 1)
             }
         }
