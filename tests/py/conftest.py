@@ -13,6 +13,7 @@ sh watchdog also kills them if this Python process dies without cleanup.
 """
 
 import os
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -186,3 +187,24 @@ def rd(shared_target):
     c = shared_target.client(decode_responses=True)
     yield c
     c.close()
+
+
+# Basalt and Redis 7.0.15 side by side (the differential and interop tests).
+@pytest.fixture
+def pair_of_servers():
+    if _external():
+        pytest.skip("this test starts its own Basalt and Redis")
+    redis_bin = os.environ.get("REDIS_SERVER_BIN", "").strip() or shutil.which("redis-server")
+    if not redis_bin:
+        pytest.skip("no redis-server to compare with (set REDIS_SERVER_BIN or install redis-server)")
+    basalt = Server()
+    try:
+        redis_srv = Server(binary=redis_bin)
+    except BaseException:
+        basalt.stop()
+        raise
+    try:
+        yield basalt, redis_srv
+    finally:
+        basalt.stop()
+        redis_srv.stop()

@@ -19,12 +19,10 @@ DIFF_SEED (default 1); a failure prints the seed, the step and the commands befo
 
 import os
 import random
-import shutil
 import socket
 
 import pytest
 
-from conftest import Server, _external
 
 COMMANDS = int(os.environ.get("DIFF_COMMANDS", "30000"))
 SEED = int(os.environ.get("DIFF_SEED", "1"))
@@ -579,26 +577,6 @@ def fail(proto, step, cmd, x, y, history):
     tail = "\n".join(" ".join(map(str, c))[:300] for c in history[-15:])
     pytest.fail(f"RESP{proto}, seed {SEED} + {proto}, step {step}: {' '.join(map(str, cmd))[:300]}\n"
                 f"basalt: {x[:600]!r}\nredis:  {y[:600]!r}\nlast commands:\n{tail}")
-
-
-@pytest.fixture
-def pair_of_servers():
-    if _external():
-        pytest.skip("the differential test starts its own Basalt and Redis")
-    redis_bin = os.environ.get("REDIS_SERVER_BIN", "").strip() or shutil.which("redis-server")
-    if not redis_bin:
-        pytest.skip("no redis-server to compare with (set REDIS_SERVER_BIN or install redis-server)")
-    basalt = Server()
-    try:
-        redis_srv = Server(binary=redis_bin)
-    except BaseException:
-        basalt.stop()
-        raise
-    try:
-        yield basalt, redis_srv
-    finally:
-        basalt.stop()
-        redis_srv.stop()
 
 
 @pytest.mark.parametrize("proto", [2, 3])

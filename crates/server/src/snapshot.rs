@@ -95,7 +95,9 @@ fn dump_path(shared: &Shared) -> PathBuf {
     c.dir.join(&c.dbfilename)
 }
 
-fn limits(shared: &Shared) -> store::rdb::Limits {
+/// The encoding thresholds values are built with, from the server's config (loading a
+/// file, RESTORE).
+pub fn limits(shared: &Shared) -> store::rdb::Limits {
     let t = &shared.type_limits;
     store::rdb::Limits {
         hash: t.hash(),

@@ -12,6 +12,7 @@ pub mod blocking;
 pub mod collections;
 pub mod connection;
 pub mod debug;
+pub mod dump;
 pub mod hashes;
 pub mod keys;
 pub mod lists;
@@ -343,11 +344,12 @@ pub struct CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 13] {
+fn families() -> [&'static [CommandSpec]; 14] {
     [
         connection::COMMANDS,
         strings::COMMANDS,
         keys::COMMANDS,
+        dump::COMMANDS,
         hashes::COMMANDS,
         lists::COMMANDS,
         blocking::COMMANDS,

@@ -17,6 +17,7 @@ mod balance;
 mod blocking;
 mod concurrency;
 mod connection;
+mod dump;
 mod expiry;
 mod garbage;
 mod hashes;

@@ -437,6 +437,69 @@ fn version_of(digits: &[u8]) -> u32 {
         .fold(0, |v, b| v * 10 + u32::from(b - b'0'))
 }
 
+/// The entry for a loaded value.
+fn entry_of(key: &[u8], value: Value, expire: Option<i64>, lru: u32) -> Entry {
+    match value {
+        // Long strings move into their object; short ones and integers are copied
+        // inline by Entry::new.
+        Value::Str(s) if s.len() > INLINE_MAX => {
+            Entry::new(key, Payload::Object(Box::new(Object::Str(s))), expire, lru)
+        }
+        Value::Str(s) => Entry::new(key, Payload::Str(&s), expire, lru),
+        Value::Obj(o) => Entry::new(key, Payload::Object(Box::new(o)), expire, lru),
+    }
+}
+
+/// Why RESTORE refuses a payload (the texts are Redis's replies).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RestoreError {
+    #[error("ERR DUMP payload version or checksum are wrong")]
+    VersionOrChecksum,
+    #[error("ERR Bad data format")]
+    BadData,
+    /// Valid Redis data that Basalt cannot hold (a stream, a module type).
+    #[error("ERR Bad data format: {0}")]
+    Unsupported(String),
+}
+
+/// RESTORE: the entry for `key` from a DUMP payload (see `write::dump_payload`), checked
+/// as Redis 7.0 checks it: at least the 10-byte footer, an RDB version it knows, the
+/// CRC-64; then one value of a known type, built with `limits` (so encodings follow the
+/// server's thresholds), never an empty collection.
+pub fn restore(
+    payload: &[u8],
+    key: &[u8],
+    expire_at_ms: Option<i64>,
+    lru: u32,
+    limits: &Limits,
+) -> Result<Entry, RestoreError> {
+    let Some(body_len) = payload.len().checked_sub(10) else {
+        return Err(RestoreError::VersionOrChecksum);
+    };
+    let footer = &payload[body_len..];
+    let version = u32::from(u16::from_le_bytes([footer[0], footer[1]]));
+    let mut stored = [0u8; 8];
+    stored.copy_from_slice(&footer[2..]);
+    if version > RDB_VERSION || crc64(0, &payload[..body_len + 2]) != u64::from_le_bytes(stored) {
+        return Err(RestoreError::VersionOrChecksum);
+    }
+    let mut inp = Input {
+        r: BufReader::new(&payload[..body_len]),
+        offset: 0,
+        crc: 0,
+    };
+    let ty = inp.u8().map_err(|_| RestoreError::BadData)?;
+    if !known_type(ty) {
+        return Err(RestoreError::BadData);
+    }
+    match read_value(&mut inp, ty, key, limits) {
+        Ok(Some(value)) => Ok(entry_of(key, value, expire_at_ms, lru)),
+        Ok(None) => Err(RestoreError::BadData),
+        Err(RdbError::Unsupported { what, .. }) => Err(RestoreError::Unsupported(what)),
+        Err(_) => Err(RestoreError::BadData),
+    }
+}
+
 /// Reads a whole RDB stream, calling `on_entry(db, entry)` for each key in file order
 /// (keys whose expiry has passed are passed too: the caller decides; every entry has
 /// lru 0). Verifies the CRC-64 when the file has a non-zero one. Stops after the
@@ -515,21 +578,11 @@ pub fn load<R: Read>(
                     other => other,
                 })?;
                 let expire = expire_at_ms.take();
-                let entry = match value {
-                    None => {
-                        info.empty_keys_skipped += 1;
-                        continue;
-                    }
-                    // Long strings move into their object; short ones and integers are
-                    // copied inline by Entry::new.
-                    Some(Value::Str(s)) if s.len() > INLINE_MAX => {
-                        Entry::new(&key, Payload::Object(Box::new(Object::Str(s))), expire, 0)
-                    }
-                    Some(Value::Str(s)) => Entry::new(&key, Payload::Str(&s), expire, 0),
-                    Some(Value::Obj(o)) => {
-                        Entry::new(&key, Payload::Object(Box::new(o)), expire, 0)
-                    }
+                let Some(value) = value else {
+                    info.empty_keys_skipped += 1;
+                    continue;
                 };
+                let entry = entry_of(&key, value, expire, 0);
                 info.keys += 1;
                 on_entry(db, entry)?;
             }

@@ -2,7 +2,9 @@
 //! `dump.rdb` moves between Redis and Basalt in both directions.
 //!
 //! This module owns the byte format only: [`RdbWriter`] serializes entries the caller
-//! hands it, [`load`] parses a stream and hands entries back. Which keys to save, file
+//! hands it, [`load`] parses a stream and hands entries back; [`dump_payload`] and
+//! [`restore`] do the same for one value in DUMP/RESTORE's payload (the value's type
+//! byte and encoding as in a file, then the version in two bytes and a CRC-64). Which keys to save, file
 //! names, fsync and renames, and what to do with expired keys belong to the server
 //! (`crates/server/src/snapshot.rs`). Layout summary (full layout in
 //! `docs/persistence.md`):
@@ -51,8 +53,8 @@ mod interop_tests;
 mod tests;
 
 pub use crc64::crc64;
-pub use load::load;
-pub use write::{encode_entry, RdbWriter};
+pub use load::{load, restore, RestoreError};
+pub use write::{dump_payload, encode_entry, RdbWriter};
 
 /// The RDB version Basalt writes, and the newest it reads (Redis 7.0's).
 pub const RDB_VERSION: u32 = 10;

@@ -170,6 +170,31 @@ pub fn encode_entry(e: &Entry, compress: bool, dst: &mut Vec<u8>) {
     });
 }
 
+/// DUMP's payload for an entry's value, as Redis 7.0 builds it: the type byte and the
+/// value as in an RDB file (LZF for long strings when `compress`), then the RDB version
+/// as two bytes LE and the CRC-64 of everything before it, eight bytes LE. The key and
+/// its expiry are not part of it.
+pub fn dump_payload(e: &Entry, compress: bool) -> Vec<u8> {
+    let mut w = RdbWriter {
+        out: Vec::new(),
+        buf: Vec::new(),
+        crc: 0,
+        checksum: false,
+        compress,
+        lzf: lzf::Compressor::default(),
+        lp: listpack::Builder::default(),
+        scratch: Vec::new(),
+    };
+    // Writing into a Vec cannot fail.
+    let _ = w.typed_value(e, None);
+    let _ = w.flush_buf();
+    let mut out = w.out;
+    out.extend_from_slice(&(RDB_VERSION as u16).to_le_bytes());
+    let crc = crc64(0, &out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
 impl<W: Write> RdbWriter<W> {
     /// Writes "REDIS0010" and the AUX fields given (name, value), e.g. redis-ver,
     /// redis-bits, ctime, used-mem, aof-base. `compress` turns on LZF for long strings,
@@ -213,10 +238,15 @@ impl<W: Write> RdbWriter<W> {
             self.buf.push(OP_EXPIRETIME_MS);
             self.buf.extend_from_slice(&t.to_le_bytes());
         }
+        self.typed_value(e, Some(e.key()))
+    }
+
+    /// The type byte, the key when given (a file has it, a DUMP payload not), and the
+    /// value.
+    fn typed_value(&mut self, e: &Entry, key: Option<&[u8]>) -> io::Result<()> {
         match e.value() {
             ValueRef::Str(s) => {
-                self.buf.push(T_STRING);
-                self.string(e.key())?;
+                self.head(T_STRING, key)?;
                 match s {
                     StrRef::Int(n) => {
                         if !put_int_encoded(&mut self.buf, n) {
@@ -228,17 +258,24 @@ impl<W: Write> RdbWriter<W> {
             }
             ValueRef::Obj(o) => match &*o.view() {
                 Object::Str(b) => {
-                    self.buf.push(T_STRING);
-                    self.string(e.key())?;
+                    self.head(T_STRING, key)?;
                     self.string(b)?;
                 }
-                Object::Hash(h) => self.hash(e.key(), h)?,
-                Object::List(l) => self.list(e.key(), l)?,
-                Object::Set(s) => self.set(e.key(), s)?,
-                Object::ZSet(z) => self.zset(e.key(), z)?,
+                Object::Hash(h) => self.hash(key, h)?,
+                Object::List(l) => self.list(key, l)?,
+                Object::Set(s) => self.set(key, s)?,
+                Object::ZSet(z) => self.zset(key, z)?,
             },
         }
         self.maybe_flush()
+    }
+
+    fn head(&mut self, type_byte: u8, key: Option<&[u8]>) -> io::Result<()> {
+        self.buf.push(type_byte);
+        match key {
+            Some(k) => self.string(k),
+            None => Ok(()),
+        }
     }
 
     /// Entries already encoded by [`encode_entry`] (a background save's shard), spliced
@@ -334,11 +371,10 @@ impl<W: Write> RdbWriter<W> {
         r
     }
 
-    fn hash(&mut self, key: &[u8], h: &Hash) -> io::Result<()> {
+    fn hash(&mut self, key: Option<&[u8]>, h: &Hash) -> io::Result<()> {
         match h {
             Hash::Packed(_) => {
-                self.buf.push(T_HASH_LISTPACK);
-                self.string(key)?;
+                self.head(T_HASH_LISTPACK, key)?;
                 self.lp.clear();
                 for (f, v) in h.iter() {
                     self.lp.push(f);
@@ -347,8 +383,7 @@ impl<W: Write> RdbWriter<W> {
                 self.listpack_string()
             }
             Hash::Table(_) => {
-                self.buf.push(T_HASH);
-                self.string(key)?;
+                self.head(T_HASH, key)?;
                 put_len(&mut self.buf, h.len() as u64);
                 for (f, v) in h.iter() {
                     self.string(f)?;
@@ -359,11 +394,10 @@ impl<W: Write> RdbWriter<W> {
         }
     }
 
-    fn set(&mut self, key: &[u8], s: &Set) -> io::Result<()> {
+    fn set(&mut self, key: Option<&[u8]>, s: &Set) -> io::Result<()> {
         match s {
             Set::Ints(v) => {
-                self.buf.push(T_SET_INTSET);
-                self.string(key)?;
+                self.head(T_SET_INTSET, key)?;
                 let mut blob = std::mem::take(&mut self.scratch);
                 intset::encode(v, &mut blob);
                 let r = self.string(&blob);
@@ -372,8 +406,7 @@ impl<W: Write> RdbWriter<W> {
             }
             // Redis 7.0 has no listpack set: a packed set is written as a plain one.
             Set::Packed(_) | Set::Table(_) => {
-                self.buf.push(T_SET);
-                self.string(key)?;
+                self.head(T_SET, key)?;
                 put_len(&mut self.buf, s.len() as u64);
                 match s {
                     Set::Packed(p) => {
@@ -393,11 +426,10 @@ impl<W: Write> RdbWriter<W> {
         }
     }
 
-    fn zset(&mut self, key: &[u8], z: &ZSet) -> io::Result<()> {
+    fn zset(&mut self, key: Option<&[u8]>, z: &ZSet) -> io::Result<()> {
         match z {
             ZSet::Packed(_) => {
-                self.buf.push(T_ZSET_LISTPACK);
-                self.string(key)?;
+                self.head(T_ZSET_LISTPACK, key)?;
                 self.lp.clear();
                 for (score, member) in z.iter() {
                     self.lp.push(member);
@@ -406,8 +438,7 @@ impl<W: Write> RdbWriter<W> {
                 self.listpack_string()
             }
             ZSet::Large(_) => {
-                self.buf.push(T_ZSET_2);
-                self.string(key)?;
+                self.head(T_ZSET_2, key)?;
                 put_len(&mut self.buf, z.len() as u64);
                 for (score, member) in z.iter() {
                     self.string(member)?;
@@ -418,9 +449,8 @@ impl<W: Write> RdbWriter<W> {
         }
     }
 
-    fn list(&mut self, key: &[u8], l: &List) -> io::Result<()> {
-        self.buf.push(T_LIST_QUICKLIST_2);
-        self.string(key)?;
+    fn list(&mut self, key: Option<&[u8]>, l: &List) -> io::Result<()> {
+        self.head(T_LIST_QUICKLIST_2, key)?;
         // First pass: how many nodes (the count comes before them); second: write them.
         let nodes = plan_nodes(l).count();
         put_len(&mut self.buf, nodes as u64);

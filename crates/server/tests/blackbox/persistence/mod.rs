@@ -741,6 +741,30 @@ fn sort_store_is_logged_as_its_result() {
 }
 
 #[test]
+fn restore_replays_from_the_log() {
+    let Some(mut p) = Persisted::start(AOF_ALWAYS) else {
+        return;
+    };
+    let mut c = p.conn();
+    let mut args = vec!["HSET".to_string(), "h".to_string()];
+    args.extend((0..600).flat_map(|i| [format!("f{i}"), format!("v{i}")]));
+    assert_eq!(int(&mut c, &args), 600);
+    let payload = bytes(&r(&mut c, &["DUMP", "h"]));
+    ok(&mut c, &[b"RESTORE".as_slice(), b"copy", b"3600000", &payload]);
+    ok(&mut c, &[b"RESTORE".as_slice(), b"h", b"0", &payload, b"REPLACE"]);
+    let expire = int(&mut c, &["PEXPIRETIME", "copy"]);
+    assert!(expire > 0);
+    let before = sorted(flat(&r(&mut c, &["HGETALL", "copy"])));
+    assert_eq!(before.len(), 1200);
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_eq!(sorted(flat(&r(&mut c, &["HGETALL", "copy"]))), before);
+    assert_eq!(sorted(flat(&r(&mut c, &["HGETALL", "h"]))), before);
+    assert_eq!(int(&mut c, &["PEXPIRETIME", "copy"]), expire);
+    assert_eq!(int(&mut c, &["PEXPIRETIME", "h"]), -1);
+}
+
+#[test]
 fn blocked_pop_served_later_is_persisted() {
     let Some(mut p) = Persisted::start(AOF_ALWAYS) else {
         return;

@@ -1,0 +1,109 @@
+//! DUMP and RESTORE: one key's value in Redis 7.0's serialization (the RDB encoding of
+//! the value, the RDB version and a CRC-64; `store::rdb::dump_payload` / `restore`), so
+//! that a key moves between Basalt and Redis with any client or tool that copies keys
+//! this way. The payload is byte-compatible both ways: Redis restores Basalt's DUMP and
+//! Basalt restores Redis's (streams and module types excepted, which Basalt does not
+//! hold: a clear error).
+//!
+//! RESTORE checks as Redis does, in its order: options, BUSYKEY, the TTL, the footer
+//! (version and checksum), the value. The value is built with the server's encoding
+//! thresholds. FREQ is accepted and range-checked but not kept (Basalt keeps no LFU
+//! counters yet); IDLETIME sets the key's idle time.
+
+use resp::encode;
+
+use super::args::{self, is};
+use super::flags::*;
+use super::{spec, CommandError, CommandSpec, Ctx};
+
+/// DUMP key — the serialized value, or nil.
+fn dump(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let compress = ctx.shared.config.read().rdbcompression;
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let payload = shard
+        .read(h, a[1], ctx.now_ms, None)
+        .map(|e| store::rdb::dump_payload(e, compress));
+    drop(shard);
+    ctx.hit(payload.is_some());
+    match payload {
+        Some(p) => encode::bulk(ctx.out, &p),
+        None => ctx.null(),
+    }
+    Ok(())
+}
+
+/// RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ
+/// frequency] — OK.
+fn restore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (mut replace, mut absttl, mut idle_s, mut freq) = (false, false, None, None);
+    let mut i = 4;
+    while i < a.len() {
+        let has_value = i + 1 < a.len();
+        if is(a[i], "replace") {
+            replace = true;
+        } else if is(a[i], "absttl") {
+            absttl = true;
+        } else if is(a[i], "idletime") && has_value && freq.is_none() {
+            let v = args::int(a[i + 1])?;
+            if v < 0 {
+                return Err(CommandError::msg(
+                    "ERR Invalid IDLETIME value, must be >= 0",
+                ));
+            }
+            idle_s = Some(v);
+            i += 1;
+        } else if is(a[i], "freq") && has_value && idle_s.is_none() {
+            let v = args::int(a[i + 1])?;
+            if !(0..=255).contains(&v) {
+                return Err(CommandError::msg(
+                    "ERR Invalid FREQ value, must be >= 0 and <= 255",
+                ));
+            }
+            freq = Some(v);
+            i += 1;
+        } else {
+            return Err(CommandError::Syntax);
+        }
+        i += 1;
+    }
+    let _ = freq; // accepted, not kept (see the module header)
+    let now = ctx.now_ms;
+    let limits = crate::snapshot::limits(ctx.shared);
+    let lru = match idle_s {
+        Some(s) => store::clock::lru_clock(now.saturating_sub(s.saturating_mul(1000))),
+        None => ctx.lru(),
+    };
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    if !replace && shard.get(h, a[1], now).is_some() {
+        return Err(CommandError::msg("BUSYKEY Target key name already exists."));
+    }
+    let ttl = args::int(a[2])?;
+    if ttl < 0 {
+        return Err(CommandError::msg("ERR Invalid TTL value, must be >= 0"));
+    }
+    let expire_at = match ttl {
+        0 => None,
+        t if absttl => Some(t),
+        t => Some(now.saturating_add(t)),
+    };
+    let entry = store::rdb::restore(a[3], a[1], expire_at, lru, &limits)
+        .map_err(|e| CommandError::Owned(e.to_string()))?;
+    if replace {
+        shard.remove(h, a[1], now);
+    }
+    // Already expired: nothing is created (an old value was still replaced), as Redis.
+    if expire_at.is_none_or(|t| t > now) {
+        shard.insert(h, entry);
+    }
+    ctx.ok();
+    Ok(())
+}
+
+const KEYSPACE: &[&str] = &["keyspace"];
+const KEYSPACE_DANGEROUS: &[&str] = &["keyspace", "dangerous"];
+
+#[rustfmt::skip]
+pub static COMMANDS: &[CommandSpec] = &[
+    spec("dump", 2, READONLY, (1, 1, 1), KEYSPACE, "generic", "Returns a serialized representation of the value stored at a key.", dump),
+    spec("restore", -4, WRITE | DENYOOM, (1, 1, 1), KEYSPACE_DANGEROUS, "generic", "Creates a key from the serialized representation of a value.", restore),
+];
