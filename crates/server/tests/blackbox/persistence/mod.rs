@@ -730,9 +730,12 @@ fn sort_store_is_logged_as_its_result() {
     assert_eq!(int(&mut c, &["SORT", "l", "LIMIT", "0", "0", "ALPHA", "STORE", "gone"]), 0);
     r(&mut c, &["SORT", "l", "BY", "w_*"]); // read-only use: nothing logged
     ok(&mut c, &["SET", "w_e0", "1000"]);
-    let log = std::fs::read(last_incr(&p.aof_dir())).expect("read the log");
-    let text = String::from_utf8_lossy(&log).to_ascii_lowercase();
-    assert!(!text.contains("sort"), "a SORT was logged as itself");
+    if is_basalt(&mut c) {
+        // (Redis logs SORT ... STORE as itself.)
+        let log = std::fs::read(last_incr(&p.aof_dir())).expect("read the log");
+        let text = String::from_utf8_lossy(&log).to_ascii_lowercase();
+        assert!(!text.contains("sort"), "a SORT was logged as itself");
+    }
     p.crash_and_restart();
     let mut c = p.conn();
     assert_eq!(flat(&r(&mut c, &["LRANGE", "d", "0", "-1"])), sorted);
