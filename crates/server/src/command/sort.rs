@@ -153,36 +153,44 @@ fn parse<'a>(a: &[&'a [u8]], read_only: bool) -> Result<Options<'a>, CommandErro
     Ok(o)
 }
 
-/// The value a pattern reads for `element`: a string key's value or a hash field; None
-/// when the key is missing, of another type, or the field is absent.
-fn lookup(
-    locked: &mut LockedShards<'_>,
+/// Reads what patterns name, under the locks the command took, building each key in one
+/// reused buffer.
+struct Reader<'l, 'k> {
+    locked: &'l mut LockedShards<'k>,
     db: usize,
     now_ms: i64,
-    pattern: Pattern<'_>,
-    element: &[u8],
-) -> Option<Vec<u8>> {
-    let (prefix, suffix, field) = match pattern {
-        Pattern::Element => return Some(element.to_vec()),
-        Pattern::Nothing => return None,
-        Pattern::Key {
-            prefix,
-            suffix,
-            field,
-        } => (prefix, suffix, field),
-    };
-    let key = [prefix, element, suffix].concat();
-    let (h, shard) = locked.shard_for(db, &key);
-    match field {
-        Some(field) => coll::read::<Hash>(shard, h, &key, now_ms)
-            .ok()
-            .flatten()?
-            .field(field)
-            .map(<[u8]>::to_vec),
-        None => match shard.read(h, &key, now_ms, None)?.value() {
-            ValueRef::Str(s) => Some(s.to_vec()),
-            ValueRef::Obj(_) => None,
-        },
+    key: Vec<u8>,
+}
+
+impl Reader<'_, '_> {
+    /// Calls `f` with the value a pattern reads for `element`: a string key's value or a
+    /// hash field; None when the key is missing, of another type, or the field absent.
+    fn with<R>(&mut self, pattern: Pattern<'_>, element: &[u8], f: impl FnOnce(Option<&[u8]>) -> R) -> R {
+        let (prefix, suffix, field) = match pattern {
+            Pattern::Element => return f(Some(element)),
+            Pattern::Nothing => return f(None),
+            Pattern::Key { prefix, suffix, field } => (prefix, suffix, field),
+        };
+        self.key.clear();
+        self.key.extend_from_slice(prefix);
+        self.key.extend_from_slice(element);
+        self.key.extend_from_slice(suffix);
+        let key = &self.key[..];
+        let (h, shard) = self.locked.shard_for(self.db, key);
+        match field {
+            Some(field) => match coll::read::<Hash>(shard, h, key, self.now_ms).ok().flatten() {
+                Some(hash) => f(hash.field(field)),
+                None => f(None),
+            },
+            None => match shard.read(h, key, self.now_ms, None).map(|e| e.value()) {
+                Some(ValueRef::Str(s)) => s.with_bytes(|b| f(Some(b))),
+                _ => f(None),
+            },
+        }
+    }
+
+    fn get(&mut self, pattern: Pattern<'_>, element: &[u8]) -> Option<Vec<u8>> {
+        self.with(pattern, element, |v| v.map(<[u8]>::to_vec))
     }
 }
 
@@ -290,21 +298,11 @@ fn ordered_range(
 const NOT_DOUBLE: &str = "ERR One or more scores can't be converted into double";
 
 /// Sorts `elements` as the options say (they are not `dont_sort`).
-fn sort(
-    locked: &mut LockedShards<'_>,
-    ctx: &Ctx<'_>,
-    elements: Vec<Vec<u8>>,
-    o: &Options<'_>,
-) -> Result<Vec<Vec<u8>>, CommandError> {
-    let db = ctx.client.db;
-    let by = |locked: &mut LockedShards<'_>, e: &[u8]| match o.by {
-        Some(p) => lookup(locked, db, ctx.now_ms, p, e),
-        None => Some(e.to_vec()),
-    };
+fn sort(reader: &mut Reader<'_, '_>, elements: Vec<Vec<u8>>, o: &Options<'_>) -> Result<Vec<Vec<u8>>, CommandError> {
     let direction = |ord: Ordering| if o.desc { ord.reverse() } else { ord };
     if o.alpha {
         let mut keyed: Vec<(Option<Vec<u8>>, Vec<u8>)> = match o.by {
-            Some(_) => elements.into_iter().map(|e| (by(locked, &e), e)).collect(),
+            Some(p) => elements.into_iter().map(|e| (reader.get(p, &e), e)).collect(),
             None => elements.into_iter().map(|e| (None, e)).collect(),
         };
         match o.by {
@@ -316,20 +314,15 @@ fn sort(
     }
     let mut weighted = Vec::with_capacity(elements.len());
     for e in elements {
-        let weight = match by(locked, &e) {
-            Some(v) => sort_weight(&v).ok_or(CommandError::msg(NOT_DOUBLE))?,
-            None => 0.0,
+        // A missing weight is 0; one that is not a number fails the sort.
+        let weight = match o.by {
+            Some(p) => reader.with(p, &e, |v| v.map_or(Some(0.0), sort_weight)),
+            None => sort_weight(&e),
         };
-        weighted.push((weight, e));
+        weighted.push((weight.ok_or(CommandError::msg(NOT_DOUBLE))?, e));
     }
     // Equal weights are ordered by the elements' bytes, so the result is deterministic.
-    weighted.sort_by(|x, y| {
-        direction(
-            x.0.partial_cmp(&y.0)
-                .unwrap_or(Ordering::Equal)
-                .then_with(|| x.1.cmp(&y.1)),
-        )
-    });
+    weighted.sort_by(|x, y| direction(x.0.partial_cmp(&y.0).unwrap_or(Ordering::Equal).then_with(|| x.1.cmp(&y.1))));
     Ok(weighted.into_iter().map(|(_, e)| e).collect())
 }
 
@@ -345,16 +338,9 @@ fn sort_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(), C
         ks.lock_keys(db, std::iter::once(a[1]).chain(o.store))
     };
     let (elements, (start, end)) = load(&mut locked, ctx, a[1], &mut o)?;
-    let sorted = if o.dont_sort {
-        elements
-    } else {
-        sort(&mut locked, ctx, elements, &o)?
-    };
-    let chosen = if end < start {
-        &sorted[..0]
-    } else {
-        &sorted[start as usize..=end as usize]
-    };
+    let mut reader = Reader { locked: &mut locked, db, now_ms: ctx.now_ms, key: Vec::new() };
+    let sorted = if o.dont_sort { elements } else { sort(&mut reader, elements, &o)? };
+    let chosen = if end < start { &sorted[..0] } else { &sorted[start as usize..=end as usize] };
 
     // The output: each element, or what each GET pattern reads for it.
     let mut output: Vec<Option<Vec<u8>>> = Vec::with_capacity(chosen.len() * o.gets.len().max(1));
@@ -363,7 +349,7 @@ fn sort_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(), C
             output.push(Some(e.clone()));
         }
         for &p in &o.gets {
-            output.push(lookup(&mut locked, db, ctx.now_ms, p, e));
+            output.push(reader.get(p, e));
         }
     }
 
@@ -380,19 +366,9 @@ fn sort_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(), C
         }
         return Ok(());
     };
-    let items: Vec<&[u8]> = output
-        .iter()
-        .map(|v| v.as_deref().unwrap_or_default())
-        .collect();
+    let items: Vec<&[u8]> = output.iter().map(|v| v.as_deref().unwrap_or_default()).collect();
     let (h, shard) = locked.shard_for(db, dest);
-    coll::store(
-        shard,
-        h,
-        dest,
-        List::from_items(items.iter().copied()),
-        ctx.now_ms,
-        ctx.lru(),
-    );
+    coll::store(shard, h, dest, List::from_items(items.iter().copied()), ctx.now_ms, ctx.lru());
     drop(locked);
     let mut records = vec![vec![b"DEL".to_vec(), dest.to_vec()]];
     for batch in items.chunks(LOG_BATCH) {
