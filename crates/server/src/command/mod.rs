@@ -674,16 +674,12 @@ pub fn takes_all_gates(name: &[u8]) -> bool {
 /// Takes the ordering stripes a write command needs: those of its keys, or all of them
 /// for keyless writes and for commands whose keys the spec does not locate (numkeys).
 fn aof_order<'a>(aof: &'a crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> crate::aof::Ordered<'a> {
-    let keys = key_positions(spec, args.len());
-    let complete = !keys.is_empty() && !matches!(spec.name, "zunionstore" | "zinterstore" | "zdiffstore" | "sort");
-    if complete {
-        aof.order_keys(ctx.ks(), keys.iter().map(|&i| args[i]))
-    } else if matches!(spec.name, "flushall" | "flushdb" | "swapdb") {
-        aof.order_all()
-    } else {
-        // numkeys commands (LMPOP, ZMPOP, Z*STORE) and SORT (its STORE destination):
-        // every argument, a superset of the keys.
-        aof.order_keys(ctx.ks(), args[1..].iter())
+    match command_keys(spec, args) {
+        Some(keys) if !keys.is_empty() => aof.order_keys(ctx.ks(), keys.iter().map(|&i| args[i])),
+        _ if matches!(spec.name, "flushall" | "flushdb" | "swapdb") => aof.order_all(),
+        // Other keyless writes, and a numkeys count that is not valid (the command fails
+        // on it): every argument, a superset of any keys.
+        _ => aof.order_keys(ctx.ks(), args[1..].iter()),
     }
 }
 
@@ -694,7 +690,7 @@ fn aof_order<'a>(aof: &'a crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, ar
 /// its key counts are diagnostics, and an operator must be able to read
 /// `aof_last_write_status` while the disk fails.
 fn read_need(aof: &crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, data: bool, args: &[&[u8]]) -> u64 {
-    let keys = key_positions(spec, args.len());
+    let keys = command_keys(spec, args).unwrap_or_default();
     if data && !keys.is_empty() && spec.name != "sort_ro" {
         aof.need_for_keys(ctx.ks(), keys.iter().map(|&i| args[i]))
     } else if data || matches!(spec.name, "dbsize" | "debug" | "memory" | "object" | "exec") {
@@ -754,8 +750,79 @@ fn container_without_subcommand(_: &mut Ctx<'_>, args: &[&[u8]]) -> Result<(), C
     Err(CommandError::Arity(String::from_utf8_lossy(args[0]).to_ascii_lowercase()))
 }
 
-/// Keys of a command invocation per its spec (COMMAND GETKEYS and, later, cluster
-/// routing). Returns None when the spec has no keys.
+/// Where a command whose keys move with its arguments (Redis's `movablekeys`) has them.
+#[derive(Clone, Copy)]
+enum Movable {
+    /// `numkeys key ...` with the count at `count_at`, after the keys at `fixed`.
+    NumKeys { fixed: &'static [usize], count_at: usize },
+    /// SORT: its key, and the last STORE's destination.
+    Sort,
+}
+
+fn movable(name: &str) -> Option<Movable> {
+    Some(match name {
+        "zunionstore" | "zinterstore" | "zdiffstore" => Movable::NumKeys { fixed: &[1], count_at: 2 },
+        "zunion" | "zinter" | "zdiff" | "zintercard" | "sintercard" | "lmpop" | "zmpop" => {
+            Movable::NumKeys { fixed: &[], count_at: 1 }
+        }
+        "blmpop" | "bzmpop" => Movable::NumKeys { fixed: &[], count_at: 2 },
+        "sort" => Movable::Sort,
+        _ => return None,
+    })
+}
+
+/// Whether COMMAND INFO flags the command `movablekeys` (SORT_RO too: Redis counts its
+/// BY/GET patterns, though GETKEYS names only its key).
+pub fn has_movable_keys(spec: &CommandSpec) -> bool {
+    movable(spec.name).is_some() || spec.name == "sort_ro"
+}
+
+/// Positions of a command's keys, as COMMAND GETKEYS names them: the spec's range, or,
+/// for a command whose keys move, found in `args` as Redis finds them (a numkeys count;
+/// SORT's last STORE, skipping LIMIT's, BY's and GET's arguments). None when the count
+/// is not a number from 1 to the arguments left.
+pub fn command_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<Vec<usize>> {
+    match movable(spec.name) {
+        None => Some(key_positions(spec, args.len())),
+        Some(Movable::NumKeys { fixed, count_at }) => {
+            let n = store::types::string::parse_i64(args.get(count_at)?)?;
+            let first = count_at + 1;
+            let n = usize::try_from(n).ok().filter(|&n| n >= 1 && n <= args.len().saturating_sub(first))?;
+            Some(fixed.iter().copied().chain(first..first + n).collect())
+        }
+        Some(Movable::Sort) => {
+            let mut store = None;
+            let mut i = 2;
+            while i < args.len() {
+                let w = args[i];
+                if args::is(w, "limit") {
+                    i += 2;
+                } else if args::is(w, "get") || args::is(w, "by") {
+                    i += 1;
+                } else if args::is(w, "store") && i + 1 < args.len() {
+                    store = Some(i + 1);
+                }
+                i += 1;
+            }
+            Some(std::iter::once(1).chain(store).collect())
+        }
+    }
+}
+
+/// The keys a write command may change (WATCH), when they can be told from its
+/// arguments: SORT changes only its STORE destination, ZUNIONSTORE and the like only
+/// theirs (the spec's range), the *MPOP commands one of their numkeys keys. None for a
+/// keyless write (the caller considers every key).
+pub fn written_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<Vec<usize>> {
+    match movable(spec.name) {
+        Some(Movable::Sort) => Some(command_keys(spec, args)?.into_iter().skip(1).collect()),
+        Some(Movable::NumKeys { fixed: &[], .. }) if spec.flags & flags::WRITE != 0 => command_keys(spec, args),
+        _ => Some(key_positions(spec, args.len())).filter(|k| !k.is_empty()),
+    }
+}
+
+/// Keys of a command invocation per its spec's range (first, last, step); empty when
+/// the spec has none. See [`command_keys`] for the keys of every command.
 pub fn key_positions(spec: &CommandSpec, argc: usize) -> Vec<usize> {
     let (first, last, step) = spec.keys;
     if first <= 0 || step <= 0 {

@@ -7,7 +7,7 @@ use resp::{encode, Proto};
 
 use super::args::{self, is};
 use super::flags::*;
-use super::{container, key_positions, spec, table, CommandError, CommandSpec, Ctx, TableEntry};
+use super::{container, spec, table, CommandError, CommandSpec, Ctx, TableEntry};
 use crate::config;
 
 /// Writes a HELP reply: a header line then the lines, as Redis's addReplyHelp.
@@ -164,8 +164,11 @@ fn write_command_info(out: &mut Vec<u8>, proto: Proto, idx: usize, e: &TableEntr
     encode::array_len(out, 10);
     encode::bulk(out, e.fullname.as_bytes());
     encode::integer(out, i64::from(spec.arity));
-    let flag_names: Vec<&str> =
+    let mut flag_names: Vec<&str> =
         NAMES.iter().filter(|(bit, _)| spec.flags & bit != 0).map(|(_, n)| *n).collect();
+    if super::has_movable_keys(spec) {
+        flag_names.push("movablekeys");
+    }
     encode::set_len(out, flag_names.len(), proto);
     for f in flag_names {
         encode::simple(out, f.as_bytes());
@@ -433,7 +436,7 @@ fn command_getkeys(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if (arity > 0 && argc != arity) || argc < -arity {
         return Err(CommandError::msg("ERR Invalid number of arguments specified for command"));
     }
-    let keys = key_positions(spec, cmd.len());
+    let keys = super::command_keys(spec, cmd).ok_or(CommandError::msg("ERR Invalid arguments specified for command"))?;
     if keys.is_empty() {
         return Err(CommandError::msg("ERR The command has no key arguments"));
     }

@@ -395,12 +395,6 @@ fn sort_ro(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     sort_generic(ctx, a, true)
 }
 
-/// The destination of a SORT ... STORE (WATCH invalidation), if any; a command that does
-/// not parse has none.
-pub fn store_target<'a>(a: &[&'a [u8]]) -> Option<&'a [u8]> {
-    parse(a, false).ok()?.store
-}
-
 /// ACL categories besides those the flags give (@write/@read, @slow).
 const SORT_ACL: &[&str] = &["set", "sortedset", "list", "dangerous"];
 

@@ -14,7 +14,7 @@
 use resp::encode;
 
 use super::flags::*;
-use super::{execute, key_positions, spec, CommandError, CommandSpec, Ctx};
+use super::{execute, spec, CommandError, CommandSpec, Ctx};
 use crate::shared::Shared;
 
 /// The queue of a client inside MULTI.
@@ -55,49 +55,55 @@ pub fn unwatch_all(shared: &Shared, client: &mut super::Client) {
     }
 }
 
-/// Watched keys a write command may change, with whether each exists before it runs.
-pub struct WriteTargets(Vec<(usize, Vec<u8>, bool)>);
+/// Watched keys a write command may change, each with its state before the command
+/// (see [`state`]), and whether only a change of that state counts as a write.
+pub struct WriteTargets {
+    keys: Vec<(usize, Vec<u8>, Option<usize>)>,
+    changed_only: bool,
+}
 
-fn exists(ctx: &Ctx<'_>, db: usize, key: &[u8]) -> bool {
+/// A key's state for WATCH: None when absent, else its number of elements (0 for a
+/// string).
+fn state(ctx: &Ctx<'_>, db: usize, key: &[u8]) -> Option<usize> {
     let (h, shard) = ctx.ks().lock_key(db, key);
-    shard.peek(h, key, ctx.now_ms).is_some()
+    shard.peek(h, key, ctx.now_ms).map(|e| match e.value() {
+        store::ValueRef::Obj(o) => o.len(),
+        store::ValueRef::Str(_) => 0,
+    })
 }
 
 /// Before a write command (only called while some client watches a key): the watched
-/// keys it may change. Commands that change many keys, or whose keys are not at fixed
-/// positions, consider every watched key of the database (all databases for FLUSHALL,
+/// keys it may change ([`super::written_keys`]). Commands that change many keys, or
+/// keyless ones, consider every watched key of the database (all databases for FLUSHALL,
 /// SWAPDB, MOVE and COPY).
 pub fn before_write(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> WriteTargets {
     let db = ctx.client.db;
     let watched: Vec<(usize, Vec<u8>)> = ctx.shared.watches.lock().keys().cloned().collect();
     let candidates: Vec<(usize, Vec<u8>)> = match spec.name {
         "flushall" | "swapdb" | "move" | "copy" => watched,
-        // SORT writes only its STORE destination (its key spec names the source).
-        "sort" => match super::sort::store_target(args) {
-            Some(dest) => watched.into_iter().filter(|(d, k)| *d == db && k.as_slice() == dest).collect(),
-            None => Vec::new(),
+        _ => match super::written_keys(spec, args) {
+            Some(keys) => watched.into_iter().filter(|(d, k)| *d == db && keys.iter().any(|&i| args[i] == k.as_slice())).collect(),
+            None => watched.into_iter().filter(|(d, _)| *d == db).collect(),
         },
-        _ => {
-            let keys = key_positions(spec, args.len());
-            if keys.is_empty() {
-                watched.into_iter().filter(|(d, _)| *d == db).collect()
-            } else {
-                watched.into_iter().filter(|(d, k)| *d == db && keys.iter().any(|&i| args[i] == k.as_slice())).collect()
-            }
-        }
     };
-    WriteTargets(candidates.into_iter().map(|(d, k)| {
-        let before = exists(ctx, d, &k);
-        (d, k, before)
-    }).collect())
+    WriteTargets {
+        keys: candidates.into_iter().map(|(d, k)| {
+            let before = state(ctx, d, &k);
+            (d, k, before)
+        }).collect(),
+        // The *MPOP commands pop from one of their keys: the others keep their state.
+        changed_only: matches!(spec.name, "lmpop" | "blmpop" | "zmpop" | "bzmpop"),
+    }
 }
 
 /// After a successful write: bumps the version of each target that existed before or
 /// exists now (a DEL of a missing key, or a FLUSHDB that did not hold it, changes
-/// nothing, as in Redis).
+/// nothing, as in Redis), or, for the *MPOP commands, whose state changed.
 pub fn after_write(ctx: &Ctx<'_>, targets: WriteTargets) {
-    for (db, key, before) in targets.0 {
-        if before || exists(ctx, db, &key) {
+    for (db, key, before) in targets.keys {
+        let after = state(ctx, db, &key);
+        let touched = if targets.changed_only { after != before } else { before.is_some() || after.is_some() };
+        if touched {
             ctx.shared.touch(db, &key);
         }
     }

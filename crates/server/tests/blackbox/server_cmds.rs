@@ -538,6 +538,38 @@ fn command_getkeys() {
         c.cmd(&["COMMAND", "GETKEYS", "get"]),
         b"-ERR wrong number of arguments for 'command|getkeys' command\r\n"
     );
+    // Commands whose keys move with their arguments: a numkeys count, SORT's STORE.
+    let cases: &[(&str, &[&str])] = &[
+        ("ZUNIONSTORE d 2 a b", &["d", "a", "b"]),
+        ("ZUNIONSTORE d 1 a b", &["d", "a"]),
+        ("ZUNION 2 a b WITHSCORES", &["a", "b"]),
+        ("SINTERCARD 2 a b LIMIT 1", &["a", "b"]),
+        ("LMPOP 2 a b LEFT", &["a", "b"]),
+        ("BLMPOP 0 2 a b LEFT", &["a", "b"]),
+        ("BZMPOP 0 1 a MIN", &["a"]),
+        ("SORT k BY w_* GET x STORE d", &["k", "d"]),
+        ("SORT k STORE d STORE e", &["k", "e"]),
+        ("SORT k LIMIT STORE d 1 STORE f", &["k", "f"]),
+        ("SORT k STORE", &["k"]),
+        ("SORT_RO k STORE d", &["k"]),
+    ];
+    for (cmd, keys) in cases {
+        let mut args = vec!["COMMAND", "GETKEYS"];
+        args.extend(cmd.split(' '));
+        let want: Vec<Resp> = keys.iter().map(|k| Resp::Bulk(k.as_bytes().to_vec())).collect();
+        assert_eq!(parse(&c.cmd(&args)), Resp::Array(want), "{cmd}");
+    }
+    for cmd in ["ZUNIONSTORE d 3 a b", "ZUNIONSTORE d x a b", "ZUNION 0 a", "LMPOP -1 a LEFT"] {
+        let mut args = vec!["COMMAND", "GETKEYS"];
+        args.extend(cmd.split(' '));
+        assert_bytes!(c.cmd(&args), b"-ERR Invalid arguments specified for command\r\n");
+    }
+    // COMMAND INFO flags them movablekeys.
+    for name in ["zunionstore", "zunion", "lmpop", "sort", "sort_ro", "sintercard"] {
+        let info = parse(&c.cmd(&["COMMAND", "INFO", name]));
+        let flags: Vec<String> = info.items()[0].items()[2].items().iter().map(|f| f.text()).collect();
+        assert!(flags.contains(&"movablekeys".to_string()), "{name}: {flags:?}");
+    }
 }
 
 #[test]

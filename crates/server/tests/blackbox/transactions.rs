@@ -195,6 +195,49 @@ fn watch_invalidated_by_another_connection() {
     assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
 }
 
+/// A write invalidates the watches of the keys it changes, not of other keys: the
+/// *MPOP commands pop from one of their keys, SORT ... STORE and ZUNIONSTORE write only
+/// their destination. (Basalt invalidated every watched key of the database on an
+/// *MPOP, even one on a missing key.)
+#[test]
+fn watch_sees_only_the_keys_a_write_changes() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let mut other = t.raw_conn();
+    let (x, l, m, z) = ("tx_wk:{t}x", "tx_wk:{t}l", "tx_wk:{t}m", "tx_wk:{t}z");
+    c.cmd(&["SET", x, "1"]);
+    c.cmd(&["RPUSH", l, "a", "b"]);
+    c.cmd(&["RPUSH", m, "c"]);
+    c.cmd(&["ZADD", z, "1", "a"]);
+    let holds = |c: &mut RawConn, other: &mut RawConn, watch: &str, cmd: &[&str]| -> bool {
+        assert_bytes!(c.cmd(&["WATCH", watch]), b"+OK\r\n");
+        let r = other.cmd(cmd);
+        assert_ne!(r[0], b'-', "{cmd:?}: {:?}", String::from_utf8_lossy(&r));
+        c.cmd(&["MULTI"]);
+        c.cmd(&["PING"]);
+        match c.cmd(&["EXEC"]).as_slice() {
+            b"*1\r\n+PONG\r\n" => true,
+            b"*-1\r\n" => false,
+            r => panic!("EXEC: {:?}", String::from_utf8_lossy(r)),
+        }
+    };
+    // Pops elsewhere leave a watch on x alone.
+    assert!(holds(&mut c, &mut other, x, &["LMPOP", "1", l, "LEFT"]));
+    assert!(holds(&mut c, &mut other, x, &["ZMPOP", "1", "tx_wk:{t}missing", "MIN"]));
+    assert!(holds(&mut c, &mut other, x, &["BLMPOP", "0", "1", m, "RIGHT"]));
+    assert!(holds(&mut c, &mut other, x, &["ZUNIONSTORE", "tx_wk:{t}d", "1", z]));
+    assert!(holds(&mut c, &mut other, z, &["ZUNIONSTORE", "tx_wk:{t}d", "1", z]));
+    // Of an *MPOP's keys, the one popped from is changed, the others not.
+    c.cmd(&["DEL", l, m]);
+    c.cmd(&["RPUSH", l, "a"]);
+    c.cmd(&["RPUSH", m, "c", "d"]);
+    assert!(holds(&mut c, &mut other, m, &["LMPOP", "2", l, m, "LEFT"])); // pops l's only element
+    assert!(!holds(&mut c, &mut other, m, &["LMPOP", "2", l, m, "LEFT"])); // l is gone: pops m
+    assert!(!holds(&mut c, &mut other, z, &["BZMPOP", "0", "1", z, "MIN"]));
+    assert!(!holds(&mut c, &mut other, "tx_wk:{t}d", &["SORT", m, "ALPHA", "STORE", "tx_wk:{t}d"]));
+    c.cmd(&["DEL", x, l, m, z, "tx_wk:{t}d"]);
+}
+
 #[test]
 fn watch_covers_missing_keys_other_types_and_several_keys() {
     let t = shared();
