@@ -218,7 +218,9 @@ class Generator:
         key = r.choice(["str", "bits", "bits2", "num", "int"])
         op = r.choice(["SETBIT", "SETBIT", "GETBIT", "BITCOUNT", "BITPOS", "BITOP", "LCS", "GETRANGE",
                        "SETRANGE", "APPEND", "STRLEN", "ENCODING", "INCR", "DECRBY", "GETSET", "MSETNX",
-                       "SET"])
+                       "SET", "BITFIELD", "BITFIELD"])
+        if op == "BITFIELD":
+            return self.bitfield(key)
         if op == "SETBIT":
             return ["SETBIT", r.choice(["bits", "bits2"]), str(r.randrange(0, 300)), r.choice(["0", "1"])]
         if op == "GETBIT":
@@ -273,6 +275,36 @@ class Generator:
         if opts == ["GETDEL"]:
             return ["GETDEL", key] if r.random() < 0.2 else ["PEXPIRETIME", key]
         return ["SET", key, value, *opts]
+
+    def bitfield(self, key):
+        """BITFIELD / BITFIELD_RO with fields of every width, both offset forms, every
+        OVERFLOW mode, values at the types' ends, and now and then a bad argument."""
+        r = self.rng
+
+        def typ():
+            if r.random() < 0.02:
+                return r.choice(["u64", "i65", "i0", "x8", "u", "I8", "u08"])
+            return r.choice("iu") + str(r.choice([1, 2, 3, 7, 8, 9, 15, 16, 31, 32, 33, 63, 64]))
+
+        def offset():
+            if r.random() < 0.02:
+                return r.choice(["-1", "x", "#-1", "4294967296"])
+            return "#" + str(r.randrange(0, 20)) if r.random() < 0.3 else str(r.randrange(0, 200))
+
+        def value():
+            if r.random() < 0.2:
+                return str(r.choice([0, 1, -1, 2**63 - 1, -2**63, 255, 256, -128, 127, 2**62, "x"]))
+            return str(r.randrange(-1000, 1000))
+        args = [r.choice(["BITFIELD"] * 5 + ["BITFIELD_RO"]), r.choice([key, "bits", "bits2"])]
+        for _ in range(r.randrange(0, 5)):
+            op = r.choice(["GET", "GET", "SET", "INCRBY", "INCRBY", "OVERFLOW"])
+            if op == "GET":
+                args += ["GET", typ(), offset()]
+            elif op == "OVERFLOW":
+                args += ["OVERFLOW", r.choice(["WRAP", "SAT", "FAIL", "fail", "bad"])]
+            else:
+                args += [op, typ(), offset(), value()]
+        return args
 
     def zset(self):
         r, key = self.rng, self.key("z")

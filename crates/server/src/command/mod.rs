@@ -8,6 +8,7 @@
 //! into `ctx.out`; an `Err` is written by the dispatcher as the error reply.
 
 pub mod args;
+pub mod bitfield;
 pub mod blocking;
 pub mod collections;
 pub mod connection;
@@ -344,10 +345,11 @@ pub struct CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 14] {
+fn families() -> [&'static [CommandSpec]; 15] {
     [
         connection::COMMANDS,
         strings::COMMANDS,
+        bitfield::COMMANDS,
         keys::COMMANDS,
         dump::COMMANDS,
         hashes::COMMANDS,
@@ -811,12 +813,13 @@ pub fn command_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<Vec<usize>> {
 
 /// The keys a write command may change (WATCH), when they can be told from its
 /// arguments: SORT changes only its STORE destination, ZUNIONSTORE and the like only
-/// theirs (the spec's range), the *MPOP commands one of their numkeys keys. None for a
-/// keyless write (the caller considers every key).
+/// theirs (the spec's range), the *MPOP commands one of their numkeys keys, a BITFIELD
+/// of GETs nothing. None for a keyless write (the caller considers every key).
 pub fn written_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<Vec<usize>> {
     match movable(spec.name) {
         Some(Movable::Sort) => Some(command_keys(spec, args)?.into_iter().skip(1).collect()),
         Some(Movable::NumKeys { fixed: &[], .. }) if spec.flags & flags::WRITE != 0 => command_keys(spec, args),
+        None if spec.name == "bitfield" && !bitfield::writes(args) => Some(Vec::new()),
         _ => Some(key_positions(spec, args.len())).filter(|k| !k.is_empty()),
     }
 }

@@ -14,6 +14,7 @@
 mod harness;
 
 mod balance;
+mod bitfield;
 mod blocking;
 mod concurrency;
 mod connection;

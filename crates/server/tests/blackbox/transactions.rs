@@ -235,6 +235,9 @@ fn watch_sees_only_the_keys_a_write_changes() {
     assert!(!holds(&mut c, &mut other, m, &["LMPOP", "2", l, m, "LEFT"])); // l is gone: pops m
     assert!(!holds(&mut c, &mut other, z, &["BZMPOP", "0", "1", z, "MIN"]));
     assert!(!holds(&mut c, &mut other, "tx_wk:{t}d", &["SORT", m, "ALPHA", "STORE", "tx_wk:{t}d"]));
+    // A BITFIELD of GETs reads; one with INCRBY writes.
+    assert!(holds(&mut c, &mut other, x, &["BITFIELD", x, "GET", "u8", "0"]));
+    assert!(!holds(&mut c, &mut other, x, &["BITFIELD", x, "INCRBY", "u8", "0", "1"]));
     c.cmd(&["DEL", x, l, m, z, "tx_wk:{t}d"]);
 }
 

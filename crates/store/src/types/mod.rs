@@ -5,6 +5,7 @@
 //! tables (`random.rs`), the segmented table of large collections (`segtable.rs`) and
 //! the 16-byte strings that hold their members (`small_bytes.rs`).
 
+pub mod bitfield;
 pub mod hash;
 pub mod list;
 pub mod long_double;
