@@ -72,6 +72,10 @@ pub struct Config {
     pub hz: u64,
     pub slowlog_log_slower_than_us: i64,
     pub slowlog_max_len: u64,
+    /// Per-command latency histograms (INFO latencystats, LATENCY HISTOGRAM).
+    pub latency_tracking: bool,
+    /// The percentiles INFO latencystats reports.
+    pub latency_tracking_info_percentiles: Vec<f64>,
     pub protected_mode: bool,
     pub daemonize: bool,
     pub pidfile: String,
@@ -143,6 +147,8 @@ impl Default for Config {
             hz: 10,
             slowlog_log_slower_than_us: 10_000,
             slowlog_max_len: 128,
+            latency_tracking: true,
+            latency_tracking_info_percentiles: vec![50.0, 99.0, 99.9],
             protected_mode: true,
             daemonize: false,
             pidfile: String::new(),
@@ -184,6 +190,8 @@ enum Kind {
     Memory,
     Enum(&'static [&'static str]),
     Str,
+    /// Numbers from 0 to 100 separated by spaces.
+    Percentiles,
 }
 
 /// One configuration parameter.
@@ -264,6 +272,11 @@ pub static PARAMS: &[Param] = &[
         get: |c| c.slowlog_log_slower_than_us.to_string(), set: |c, v| c.slowlog_log_slower_than_us = v.parse().unwrap_or(c.slowlog_log_slower_than_us) },
     Param { name: "slowlog-max-len", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
         get: |c| c.slowlog_max_len.to_string(), set: |c, v| c.slowlog_max_len = v.parse().unwrap_or(c.slowlog_max_len) },
+    Param { name: "latency-tracking", kind: Kind::Bool, mutable: true,
+        get: |c| yes_no(c.latency_tracking), set: |c, v| c.latency_tracking = v == "yes" },
+    Param { name: "latency-tracking-info-percentiles", kind: Kind::Percentiles, mutable: true,
+        get: |c| c.latency_tracking_info_percentiles.iter().map(|&p| crate::latency::format_percentile(p)).collect::<Vec<_>>().join(" "),
+        set: |c, v| c.latency_tracking_info_percentiles = crate::latency::parse_percentiles(v).unwrap_or_default() },
     Param { name: "protected-mode", kind: Kind::Bool, mutable: true,
         get: |c| yes_no(c.protected_mode), set: |c, v| c.protected_mode = v == "yes" },
     Param { name: "daemonize", kind: Kind::Bool, mutable: false,
@@ -407,6 +420,10 @@ impl Param {
                 (self.set)(config, &v);
             }
             Kind::Str => (self.set)(config, value),
+            Kind::Percentiles => {
+                crate::latency::parse_percentiles(value)?;
+                (self.set)(config, value);
+            }
         }
         Ok(())
     }

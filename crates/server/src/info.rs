@@ -344,7 +344,20 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
             }
         }
         "cluster" => o.push_str("# Cluster\r\ncluster_enabled:0\r\n"),
-        "latencystats" => o.push_str("# Latencystats\r\n"),
+        "latencystats" => {
+            o.push_str("# Latencystats\r\n");
+            let percentiles = shared.config.read().latency_tracking_info_percentiles.clone();
+            for (i, e) in table().entries.iter().enumerate() {
+                let Some(m) = crate::latency::Merged::of(shared.thread_stats.iter().map(|s| &s.latency), i) else {
+                    continue;
+                };
+                let values: Vec<String> = percentiles
+                    .iter()
+                    .map(|&p| format!("p{}={:.3}", crate::latency::format_percentile(p), m.percentile(p) as f64 / 1000.0))
+                    .collect();
+                let _ = write!(o, "latency_percentiles_usec_{}:{}\r\n", e.fullname, values.join(","));
+            }
+        }
         "keyspace" => {
             o.push_str("# Keyspace\r\n");
             for db in 0..shared.keyspace.databases() {

@@ -13,6 +13,7 @@ pub mod conn;
 pub mod expire;
 pub mod fsutil;
 pub mod info;
+pub mod latency;
 pub mod lazyfree;
 pub mod log;
 pub mod net;

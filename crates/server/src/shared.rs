@@ -39,6 +39,8 @@ pub struct ThreadStats {
     /// The clock that times this thread's commands: the TSC where it is constant (as
     /// Redis 7's monotonic clock), read raw and scaled once per command.
     pub clock: quanta::Clock,
+    /// Per-command latency histograms (`latency.rs`).
+    pub latency: crate::latency::LoopLatencies,
 }
 
 /// Error codes counted separately for INFO errorstats (the first word of an error
@@ -76,6 +78,7 @@ impl ThreadStats {
             writes: AtomicU64::new(0),
             errors: ERROR_CODES.iter().map(|_| AtomicU64::new(0)).collect(),
             clock: quanta::Clock::new(),
+            latency: crate::latency::LoopLatencies::new(commands),
         }
     }
 
@@ -91,6 +94,7 @@ impl ThreadStats {
         for c in self.errors.iter() {
             c.store(0, Ordering::Relaxed);
         }
+        self.latency.reset();
         for c in [
             &self.connections_received,
             &self.rejected_connections,
@@ -336,6 +340,8 @@ pub struct Shared {
     pub slowlog_next_id: AtomicU64,
     /// Copy of slowlog-log-slower-than, read on every command without the config lock.
     pub slowlog_threshold_us: AtomicI64,
+    /// `latency-tracking`, read by every command.
+    pub latency_tracking: AtomicBool,
     /// 0 when requirepass is unset; read on every command without the config lock.
     pub auth_required: AtomicBool,
     pub active_expire_enabled: AtomicBool,
@@ -383,6 +389,7 @@ pub struct Shared {
 impl Shared {
     pub fn new(config: Config, keyspace: Keyspace, threads: usize, commands: usize) -> Shared {
         let slowlog_threshold = config.slowlog_log_slower_than_us;
+        let latency_tracking = config.latency_tracking;
         let auth = config.requirepass.is_some();
         let hz = config.hz;
         let loop_spread_busy = config.loop_spread_busy;
@@ -403,6 +410,7 @@ impl Shared {
             slowlog: Mutex::new(Default::default()),
             slowlog_next_id: AtomicU64::new(0),
             slowlog_threshold_us: AtomicI64::new(slowlog_threshold),
+            latency_tracking: AtomicBool::new(latency_tracking),
             auth_required: AtomicBool::new(auth),
             active_expire_enabled: AtomicBool::new(true),
             hz: AtomicU64::new(hz),
@@ -462,6 +470,7 @@ impl Shared {
     pub fn config_changed(&self) {
         let c = self.config.read();
         self.slowlog_threshold_us.store(c.slowlog_log_slower_than_us, Ordering::Relaxed);
+        self.latency_tracking.store(c.latency_tracking, Ordering::Relaxed);
         self.auth_required.store(c.requirepass.is_some(), Ordering::Relaxed);
         self.hz.store(c.hz, Ordering::Relaxed);
         self.loops.set_spread_busy(c.loop_spread_busy);

@@ -16,6 +16,7 @@ pub mod debug;
 pub mod dump;
 pub mod hashes;
 pub mod keys;
+pub mod latency;
 pub mod lists;
 pub mod pubsub;
 pub mod server;
@@ -345,7 +346,7 @@ pub struct CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 15] {
+fn families() -> [&'static [CommandSpec]; 16] {
     [
         connection::COMMANDS,
         strings::COMMANDS,
@@ -361,6 +362,7 @@ fn families() -> [&'static [CommandSpec]; 15] {
         transactions::COMMANDS,
         pubsub::COMMANDS,
         server::COMMANDS,
+        latency::COMMANDS,
         debug::COMMANDS,
     ]
 }
@@ -604,7 +606,11 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     let clock = &ctx.stats.clock;
     let start = clock.raw();
     let result = (spec.handler)(ctx, args);
-    let us = clock.delta_as_nanos(start, clock.raw()) / 1000;
+    let ns = clock.delta_as_nanos(start, clock.raw());
+    let us = ns / 1000;
+    if ctx.shared.latency_tracking.load(Ordering::Relaxed) {
+        ctx.stats.latency.record(idx, ns);
+    }
 
     let stats = &ctx.stats.commands[idx];
     bump(&stats.calls, 1);

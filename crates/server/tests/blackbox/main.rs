@@ -23,6 +23,7 @@ mod expiry;
 mod garbage;
 mod hashes;
 mod keys;
+mod latency;
 mod lists;
 mod persistence;
 mod protocol;

@@ -1,0 +1,120 @@
+//! LATENCY: HISTOGRAM reports the per-command latency histograms (`crate::latency`) as
+//! Redis 7.0 does; LATEST, HISTORY and RESET answer as Redis's latency monitor does when
+//! it is off (`latency-monitor-threshold 0`, Redis's default), because Basalt has no
+//! latency monitor (no events are ever recorded, and the threshold cannot be set).
+//! DOCTOR and GRAPH are not built.
+
+use resp::encode;
+
+use super::flags::*;
+use super::{container, spec, table, CommandError, CommandSpec, Ctx};
+use crate::latency::Merged;
+
+/// LATENCY HISTOGRAM [command ...] — per command: its calls and the cumulative
+/// distribution of its run times (microsecond buckets, powers of two). A container
+/// command names its subcommands; unknown names and commands never run are left out.
+fn histogram(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let t = table();
+    let wanted: Vec<usize> = if a.len() == 2 {
+        (0..t.entries.len()).collect()
+    } else {
+        let mut v = Vec::new();
+        for name in &a[2..] {
+            let name = String::from_utf8_lossy(name).to_ascii_lowercase();
+            for (i, e) in t.entries.iter().enumerate() {
+                let parent = e.parent.map(|p| t.entries[p].fullname.as_str());
+                if (e.fullname == name || parent == Some(name.as_str())) && !v.contains(&i) {
+                    v.push(i);
+                }
+            }
+        }
+        v
+    };
+    let loops = || ctx.shared.thread_stats.iter().map(|s| &s.latency);
+    let found: Vec<(usize, Merged)> = wanted
+        .into_iter()
+        .filter_map(|i| Merged::of(loops(), i).map(|m| (i, m)))
+        .collect();
+    let proto = ctx.client.proto;
+    let out = &mut *ctx.out;
+    encode::map_len(out, found.len(), proto);
+    for (i, m) in found {
+        encode::bulk(out, t.entries[i].fullname.as_bytes());
+        encode::map_len(out, 2, proto);
+        encode::bulk(out, b"calls");
+        encode::integer(out, m.total() as i64);
+        encode::bulk(out, b"histogram_usec");
+        let cdf = m.cdf();
+        encode::map_len(out, cdf.len(), proto);
+        for (usec, count) in cdf {
+            encode::integer(out, usec as i64);
+            encode::integer(out, count as i64);
+        }
+    }
+    Ok(())
+}
+
+/// LATENCY LATEST — no events (the latency monitor is off).
+fn latest(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    encode::array_len(ctx.out, 0);
+    Ok(())
+}
+
+/// LATENCY HISTORY event — no samples (the latency monitor is off).
+fn history(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    encode::array_len(ctx.out, 0);
+    Ok(())
+}
+
+/// LATENCY RESET [event ...] — the number of event series reset: none.
+fn reset(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    encode::integer(ctx.out, 0);
+    Ok(())
+}
+
+const HELP: &[&str] = &[
+    "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "DOCTOR",
+    "    Return a human readable latency analysis report.",
+    "GRAPH <event>",
+    "    Return an ASCII latency graph for the <event> class.",
+    "HISTORY <event>",
+    "    Return time-latency samples for the <event> class.",
+    "LATEST",
+    "    Return the latest latency samples for all events.",
+    "RESET [<event> ...]",
+    "    Reset latency data of one or more <event> classes.",
+    "    (default: reset all data for all event classes)",
+    "HISTOGRAM [COMMAND ...]",
+    "    Return a cumulative distribution of latencies in the format of a histogram for the specified command names.",
+    "    If no commands are specified then all histograms are replied.",
+    "HELP",
+    "    Prints this help.",
+];
+
+/// LATENCY HELP — Redis's text (its last line differs from the other containers').
+fn help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    encode::array_len(ctx.out, HELP.len());
+    for line in HELP {
+        encode::simple(ctx.out, line.as_bytes());
+    }
+    Ok(())
+}
+
+const NO_ACL: &[&str] = &[];
+
+#[rustfmt::skip]
+static SUBCOMMANDS: &[CommandSpec] = &[
+    spec("histogram", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the cumulative distribution of latencies of a subset or all commands.", histogram),
+    spec("latest", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the latest latency samples for all events.", latest),
+    spec("history", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns timestamp-latency samples for an event.", history),
+    spec("reset", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Resets the latency data for one or more events.", reset),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns helpful text about the different subcommands.", help),
+];
+
+pub static COMMANDS: &[CommandSpec] = &[container(
+    "latency",
+    "server",
+    "A container for latency diagnostics commands.",
+    SUBCOMMANDS,
+)];
