@@ -367,6 +367,10 @@ pub struct Shared {
     /// Per event loop: messages for its connections, posted by any thread, drained by
     /// the loop when woken.
     pub mailboxes: Vec<Mutex<Vec<Mail>>>,
+    /// Clients in MONITOR mode, as (owning loop, client id) (`command/monitor.rs`).
+    pub monitors: Mutex<Vec<(usize, u64)>>,
+    /// How many there are: the one load every command makes for MONITOR.
+    pub monitor_count: AtomicUsize,
     /// Clients blocked in BLPOP and friends.
     pub blocked: Mutex<crate::command::blocking::Registry>,
     /// Number of blocked clients; writes skip the registry when it is 0.
@@ -422,6 +426,8 @@ impl Shared {
             pubsub: Mutex::new(PubSub::default()),
             loops: crate::net::balance::Loops::new(threads, loop_spread_busy),
             mailboxes: (0..threads.max(1)).map(|_| Mutex::new(Vec::new())).collect(),
+            monitors: Mutex::new(Vec::new()),
+            monitor_count: AtomicUsize::new(0),
             blocked: Mutex::new(Default::default()),
             blocked_count: AtomicUsize::new(0),
             stat_expired_stale_perc: AtomicU64::new(0),

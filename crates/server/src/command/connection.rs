@@ -173,6 +173,7 @@ fn reset(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     c.multi = None;
     super::transactions::unwatch_all(ctx.shared, ctx.client);
     super::pubsub::unsubscribe_all(ctx.shared, ctx.client);
+    super::monitor::stop(ctx.shared, ctx.client);
     encode::simple(ctx.out, b"RESET");
     Ok(())
 }

@@ -18,6 +18,7 @@ pub mod hashes;
 pub mod keys;
 pub mod latency;
 pub mod lists;
+pub mod monitor;
 pub mod pubsub;
 pub mod server;
 pub mod sets;
@@ -138,6 +139,8 @@ pub struct Client {
     pub subs: pubsub::Subscriptions,
     /// Waiting in a blocking command: no further input runs until its reply comes.
     pub blocked: bool,
+    /// In MONITOR mode (`monitor.rs`).
+    pub monitor: bool,
     /// Running the queue of an EXEC (blocking commands do not block there).
     pub in_exec: bool,
     /// Replaying the append-only log at start: writes are not logged again.
@@ -165,6 +168,7 @@ impl Client {
             watched: Vec::new(),
             subs: pubsub::Subscriptions::default(),
             blocked: false,
+            monitor: false,
             in_exec: false,
             loading: false,
             need: 0,
@@ -346,7 +350,7 @@ pub struct CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 16] {
+fn families() -> [&'static [CommandSpec]; 17] {
     [
         connection::COMMANDS,
         strings::COMMANDS,
@@ -363,6 +367,7 @@ fn families() -> [&'static [CommandSpec]; 16] {
         pubsub::COMMANDS,
         server::COMMANDS,
         latency::COMMANDS,
+        monitor::COMMANDS,
         debug::COMMANDS,
     ]
 }
@@ -560,6 +565,12 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
         write_error(ctx.out, &text);
         return;
     }
+    if ctx.client.monitor && spec.flags & (flags::READONLY | flags::WRITE) != 0 {
+        bump(&stats.rejected_calls, 1);
+        ctx.stats.count_error(monitor::KEYSPACE_REFUSED);
+        write_error(ctx.out, monitor::KEYSPACE_REFUSED);
+        return;
+    }
     if ctx.client.multi.is_some() && spec.flags & flags::NO_MULTI != 0 && !transactions::runs_inside_multi(spec) {
         // As Redis: refused, and the transaction is flagged (EXEC answers EXECABORT).
         bump(&stats.rejected_calls, 1);
@@ -612,6 +623,9 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
         ctx.stats.latency.record(idx, ns);
     }
 
+    if monitor::wanted(ctx.shared, spec) && !ctx.client.loading {
+        monitor::feed(ctx, args);
+    }
     let stats = &ctx.stats.commands[idx];
     bump(&stats.calls, 1);
     bump(&stats.usec, us);

@@ -24,6 +24,7 @@ mod garbage;
 mod hashes;
 mod keys;
 mod latency;
+mod monitor;
 mod lists;
 mod persistence;
 mod protocol;
