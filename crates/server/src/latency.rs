@@ -24,14 +24,17 @@ const SUB_BITS: u32 = 7;
 const MAX_EXP: u32 = 36;
 const BUCKETS: usize = (SUB + (MAX_EXP as u64 + 1 - SUB_BITS as u64) * SUB) as usize;
 
+#[inline]
 fn index(ns: u64) -> usize {
     if ns < SUB {
         return ns as usize;
     }
-    let exp = (63 - ns.leading_zeros()).min(MAX_EXP);
-    let ns = ns.min((1 << (MAX_EXP + 1)) - 1);
-    let sub = (ns >> (exp - SUB_BITS)) - SUB;
-    (SUB + u64::from(exp - SUB_BITS) * SUB + sub) as usize
+    let exp = 63 - ns.leading_zeros();
+    if exp > MAX_EXP {
+        return BUCKETS - 1;
+    }
+    // The top SUB_BITS + 1 bits (SUB..2 * SUB) after the buckets of smaller exponents.
+    (u64::from(exp - SUB_BITS) * SUB + (ns >> (exp - SUB_BITS))) as usize
 }
 
 /// The largest value that lands in bucket `i` (hdr's "highest equivalent value").
@@ -80,6 +83,16 @@ impl LoopLatencies {
     /// Counts one run of command `idx`. Only the owning loop calls this.
     #[inline]
     pub fn record(&self, idx: usize, ns: u64) {
+        match self.commands[idx].get() {
+            Some(h) => h.record(ns),
+            None => self.first_record(idx, ns),
+        }
+    }
+
+    /// The first run of a command on this loop allocates its histogram.
+    #[cold]
+    #[inline(never)]
+    fn first_record(&self, idx: usize, ns: u64) {
         self.commands[idx].get_or_init(Histogram::new).record(ns);
     }
 
