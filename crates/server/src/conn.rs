@@ -97,7 +97,7 @@ impl Conn {
 
     /// True when nothing in this connection refers to its event loop, so that it may
     /// move to another (`net/balance.rs`): no unparsed input, not blocked, not
-    /// subscribed (mail finds those by loop), no replies held for the append-only log
+    /// subscribed or monitoring (mail finds those by loop), no replies held for the append-only log
     /// (the log wakes the loop that waits), not closing. Output still being written is
     /// for the engine to let drain.
     pub fn can_move(&self) -> bool {
@@ -109,6 +109,7 @@ impl Conn {
             && !c.paused_for_log
             && !c.close_after_reply
             && c.subs.count() == 0
+            && !c.monitor
             && !c.info.killed.load(Ordering::SeqCst)
     }
 

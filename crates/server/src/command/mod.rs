@@ -693,8 +693,9 @@ pub fn takes_all_gates(name: &[u8]) -> bool {
     ["exec", "debug", "save", "bgsave", "bgrewriteaof", "shutdown"].iter().any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
 }
 
-/// Takes the ordering stripes a write command needs: those of its keys, or all of them
-/// for keyless writes and for commands whose keys the spec does not locate (numkeys).
+/// Takes the ordering stripes a write command needs: those of its keys ([`command_keys`]:
+/// numkeys commands and SORT's STORE included), all of them for FLUSHALL, FLUSHDB and
+/// SWAPDB, and those of every argument for other keyless writes.
 fn aof_order<'a>(aof: &'a crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> crate::aof::Ordered<'a> {
     match command_keys(spec, args) {
         Some(keys) if !keys.is_empty() => aof.order_keys(ctx.ks(), keys.iter().map(|&i| args[i])),
