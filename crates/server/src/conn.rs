@@ -251,6 +251,7 @@ impl Conn {
                         // batch, but those that take all gates themselves (EXEC, SAVE,
                         // SHUTDOWN, DEBUG LOADAOF/RELOAD): ours is released first (see
                         // command::transactions).
+                        let reply_at = ctx.out.len();
                         if command::takes_all_gates(args[0]) {
                             store::release_kept();
                             gate = None;
@@ -261,6 +262,16 @@ impl Conn {
                                 gate = Some(shared.gates[client_owner].read());
                             }
                             command::execute(&mut ctx, args);
+                        }
+                        // CLIENT REPLY OFF / SKIP (a blocked command's later reply is
+                        // dropped on arrival, `net::apply_mail`).
+                        if client.reply_mode != command::ReplyMode::On {
+                            if client.reply_mode.drops() {
+                                out.truncate(reply_at);
+                            }
+                            if !client.blocked {
+                                client.reply_mode = client.reply_mode.after_command();
+                            }
                         }
                     }
                     *rpos += n;

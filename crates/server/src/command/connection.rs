@@ -174,6 +174,7 @@ fn reset(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     super::transactions::unwatch_all(ctx.shared, ctx.client);
     super::pubsub::unsubscribe_all(ctx.shared, ctx.client);
     super::monitor::stop(ctx.shared, ctx.client);
+    ctx.client.reply_mode = super::ReplyMode::On;
     encode::simple(ctx.out, b"RESET");
     Ok(())
 }
@@ -183,6 +184,26 @@ fn validate_name(name: &[u8]) -> Result<(), CommandError> {
         return Err(CommandError::msg(
             "ERR Client names cannot contain spaces, newlines or special characters.",
         ));
+    }
+    Ok(())
+}
+
+/// CLIENT REPLY ON|OFF|SKIP — OK for ON; OFF and SKIP answer nothing (the dispatch
+/// loop drops the replies, `conn.rs`).
+fn client_reply(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    use super::ReplyMode;
+    let mode = ctx.client.reply_mode;
+    if is(a[2], "on") {
+        ctx.client.reply_mode = ReplyMode::On;
+        ctx.ok();
+    } else if is(a[2], "off") {
+        ctx.client.reply_mode = ReplyMode::Off;
+    } else if is(a[2], "skip") {
+        if mode != ReplyMode::Off {
+            ctx.client.reply_mode = ReplyMode::SkipNext;
+        }
+    } else {
+        return Err(CommandError::Syntax);
     }
     Ok(())
 }
@@ -485,6 +506,8 @@ fn client_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
             "    Protect current client connection from eviction.",
             "NO-TOUCH (ON|OFF)",
             "    Will not touch LRU/LFU stats when this mode is on.",
+            "REPLY (ON|OFF|SKIP)",
+            "    Control the replies sent to the current connection.",
         ],
     );
     Ok(())
@@ -502,6 +525,7 @@ static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("no-evict", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Sets the client eviction mode of the connection.", client_no_evict),
     spec("no-touch", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", client_no_touch),
     spec("setinfo", 4, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Sets information specific to the client or connection.", client_setinfo),
+    spec("reply", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Instructs the server whether to reply to commands.", client_reply),
     spec("help", 2, LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns helpful text about the different subcommands.", client_help),
 ];
 

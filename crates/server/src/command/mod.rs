@@ -122,6 +122,32 @@ impl CommandError {
     }
 }
 
+/// CLIENT REPLY ON|OFF|SKIP, as Redis's flags: SKIP marks the next command
+/// (`SkipNext`), whose reply is then dropped (`Skip`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplyMode {
+    On,
+    Off,
+    SkipNext,
+    Skip,
+}
+
+impl ReplyMode {
+    /// Whether the reply of the command that just ran is dropped.
+    pub fn drops(self) -> bool {
+        matches!(self, ReplyMode::Off | ReplyMode::Skip)
+    }
+
+    /// The state for the next command, once a command (not blocked) is done.
+    pub fn after_command(self) -> ReplyMode {
+        match self {
+            ReplyMode::SkipNext => ReplyMode::Skip,
+            ReplyMode::Skip => ReplyMode::On,
+            other => other,
+        }
+    }
+}
+
 /// Per-connection state that the owning event loop keeps.
 pub struct Client {
     pub info: Arc<ClientInfo>,
@@ -141,6 +167,8 @@ pub struct Client {
     pub blocked: bool,
     /// In MONITOR mode (`monitor.rs`).
     pub monitor: bool,
+    /// CLIENT REPLY's state: whether this connection's replies are sent.
+    pub reply_mode: ReplyMode,
     /// Running the queue of an EXEC (blocking commands do not block there).
     pub in_exec: bool,
     /// Replaying the append-only log at start: writes are not logged again.
@@ -169,6 +197,7 @@ impl Client {
             subs: pubsub::Subscriptions::default(),
             blocked: false,
             monitor: false,
+            reply_mode: ReplyMode::On,
             in_exec: false,
             loading: false,
             need: 0,

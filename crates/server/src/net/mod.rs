@@ -187,10 +187,14 @@ pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::co
     if mail.unblock {
         conn.client.blocked = false;
         crate::command::publish_client_state(&conn.client);
-        if mail.need > 0 && w.shared.aof.as_ref().is_some_and(|a| mail.need > a.reached()) {
-            conn.hold(conn.out.len(), mail.need);
+        let mode = conn.client.reply_mode;
+        if !mode.drops() {
+            if mail.need > 0 && w.shared.aof.as_ref().is_some_and(|a| mail.need > a.reached()) {
+                conn.hold(conn.out.len(), mail.need);
+            }
+            conn.out.extend_from_slice(&mail.bytes);
         }
-        conn.out.extend_from_slice(&mail.bytes);
+        conn.client.reply_mode = mode.after_command();
         return conn.process(w);
     }
     if append_mail(conn, &mail.bytes) {

@@ -681,3 +681,43 @@ fn redis_rs_client_basics() {
         "ERR DB index is out of range"
     );
 }
+
+/// CLIENT REPLY OFF drops every reply until ON; SKIP drops the next command's (a SKIP
+/// that is itself skipped marks the command after it). Sent as one pipeline and read
+/// back whole, as Redis 7.0.15 answers it.
+#[test]
+fn client_reply_off_and_skip() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let mut req = Vec::new();
+    for args in [
+        &["CLIENT", "REPLY", "foo"][..],
+        &["CLIENT", "REPLY"],
+        &["CLIENT", "REPLY", "OFF"],
+        &["SET", "conn_reply:a", "1"],
+        &["GET", "conn_reply:a"],
+        &["NOSUCH"],
+        &["CLIENT", "REPLY", "SKIP"],
+        &["CLIENT", "REPLY", "ON"],
+        &["GET", "conn_reply:a"],
+        &["CLIENT", "REPLY", "SKIP"],
+        &["SET", "conn_reply:b", "2"],
+        &["GET", "conn_reply:b"],
+        &["CLIENT", "REPLY", "SKIP"],
+        &["CLIENT", "REPLY", "SKIP"],
+        &["PING"],
+        &["PING", "x"],
+        &["CLIENT", "REPLY", "SKIP"],
+        &["MULTI"],
+        &["PING"],
+        &["EXEC"],
+        &["CLIENT", "REPLY", "OFF"],
+        &["RESET"],
+        &["DEL", "conn_reply:a", "conn_reply:b"],
+    ] {
+        req.extend(encode(args));
+    }
+    c.send(&req);
+    let want: &[u8] = b"-ERR syntax error\r\n-ERR wrong number of arguments for 'client|reply' command\r\n+OK\r\n$1\r\n1\r\n$1\r\n2\r\n$1\r\nx\r\n+QUEUED\r\n*1\r\n+PONG\r\n+RESET\r\n:2\r\n";
+    assert_bytes!(c.read_replies(10), want);
+}
