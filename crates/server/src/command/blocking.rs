@@ -42,6 +42,9 @@ pub enum Op {
     Move { src: Vec<u8>, dst: Vec<u8>, from: End, to: End },
     /// BZPOPMIN/BZPOPMAX (`count` None) and BZMPOP (`count` Some).
     ZPop { keys: Vec<Vec<u8>>, max: bool, count: Option<usize> },
+    /// WAIT for replica acknowledgements: never served (Basalt has no replicas), only
+    /// timed out, with 0.
+    Wait,
 }
 
 impl Op {
@@ -49,6 +52,7 @@ impl Op {
         match self {
             Op::Pop { keys, .. } | Op::ZPop { keys, .. } => keys.iter().map(Vec::as_slice).collect(),
             Op::Move { src, .. } => vec![src.as_slice()],
+            Op::Wait => Vec::new(),
         }
     }
 }
@@ -111,6 +115,7 @@ fn effect(op: &Op, key: &[u8], popped: usize) -> Vec<Vec<u8>> {
             }
             v
         }
+        Op::Wait => Vec::new(),
     }
 }
 
@@ -118,11 +123,15 @@ fn effect(op: &Op, key: &[u8], popped: usize) -> Vec<Vec<u8>> {
 /// data. With the log on, the pop holds its keys' ordering stripes and logs its effect
 /// as the plain pop it amounts to; `need` is the offset its reply must wait for.
 fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op, log: bool) -> Result<Option<(Vec<u8>, u64)>, CommandError> {
+    if matches!(op, Op::Wait) {
+        return Ok(None);
+    }
     let ks = &shared.keyspace;
     let aof = shared.aof.as_ref().filter(|_| log);
     let ordered = aof.map(|a| match op {
         Op::Move { src, dst, .. } => a.order_keys(ks, [src, dst]),
         Op::Pop { keys, .. } | Op::ZPop { keys, .. } => a.order_keys(ks, keys.iter()),
+        Op::Wait => a.order_keys(ks, std::iter::empty::<&[u8]>()),
     });
     let served = pop_now(ks, db, now_ms, proto, op)?;
     let end = match (&served, aof) {
@@ -140,6 +149,7 @@ type Served = (Vec<u8>, Vec<u8>, usize);
 fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) -> Result<Option<Served>, CommandError> {
     let mut out = Vec::new();
     match op {
+        Op::Wait => Ok(None),
         Op::Pop { keys, end, count } => {
             for key in keys {
                 let (h, mut shard) = ks.lock_key(db, key);
@@ -289,7 +299,10 @@ pub fn expire(shared: &Shared, owner: usize, now_ms: i64) {
         if let Some(w) = reg.remove(id) {
             shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
             let mut out = Vec::new();
-            encode::null_array(&mut out, w.proto);
+            match w.op {
+                Op::Wait => encode::integer(&mut out, 0),
+                _ => encode::null_array(&mut out, w.proto),
+            }
             shared.post_mail(owner, Mail { client_id: id, bytes: Arc::from(out), unblock: true, need: 0 });
         }
     }
@@ -315,6 +328,23 @@ fn timeout(arg: &[u8]) -> Result<Option<i64>, CommandError> {
     Ok((ms > 0.0).then_some(ms.min(i64::MAX as f64 / 2.0) as i64))
 }
 
+
+/// WAIT numreplicas timeout — how many replicas acknowledged the client's writes:
+/// always 0, Basalt has no replication. As Redis without replicas: 0 at once when
+/// `numreplicas` is 0 or less (or inside EXEC), else 0 after `timeout` milliseconds (0:
+/// never; the client stays blocked until it disconnects).
+fn wait(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let replicas = super::args::int(a[1])?;
+    let t = super::args::int(a[2]).map_err(|_| CommandError::msg("ERR timeout is not an integer or out of range"))?;
+    if t < 0 {
+        return Err(CommandError::msg("ERR timeout is negative"));
+    }
+    if replicas <= 0 {
+        encode::integer(ctx.out, 0);
+        return Ok(());
+    }
+    block(ctx, Op::Wait, (t > 0).then_some(t), |out, _| encode::integer(out, 0))
+}
 
 fn keys_of(a: &[&[u8]]) -> Vec<Vec<u8>> {
     a.iter().map(|k| k.to_vec()).collect()
@@ -397,5 +427,6 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("blmpop", -5, WRITE | NOSCRIPT, (0, 0, 0), LIST, "list", "Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped.", blmpop),
     spec("bzpopmin", -3, WRITE | NOSCRIPT | FAST, (1, -2, 1), ZSET, "sorted_set", "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.", bzpopmin),
     spec("bzpopmax", -3, WRITE | NOSCRIPT | FAST, (1, -2, 1), ZSET, "sorted_set", "Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member available otherwise. Deletes the sorted set if the last element was popped.", bzpopmax),
+    spec("wait", 3, NOSCRIPT, (0, 0, 0), &[], "generic", "Blocks until the asynchronous replication of all preceding write commands sent by the connection is completed.", wait),
     spec("bzmpop", -5, WRITE | NOSCRIPT, (0, 0, 0), ZSET, "sorted_set", "Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.", bzmpop),
 ];

@@ -415,3 +415,29 @@ fn info_counts_blocked_clients() {
     assert_bytes!(reply(&mut b), b"*3\r\n$1\r\ny\r\n$1\r\nm\r\n$1\r\n1\r\n");
     wait_blocked(&mut ctl, 0);
 }
+
+/// WAIT without replicas (Basalt has no replication; Redis 7.0.15 with none answers the
+/// same): 0 at once for 0 replicas or inside EXEC, else 0 after the timeout.
+#[test]
+fn wait_without_replicas() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    assert_bytes!(c.cmd(&["WAIT", "0", "0"]), b":0\r\n");
+    assert_bytes!(c.cmd(&["WAIT", "-1", "0"]), b":0\r\n");
+    let start = Instant::now();
+    assert_bytes!(c.cmd(&["WAIT", "1", "100"]), b":0\r\n");
+    assert!(start.elapsed() >= Duration::from_millis(90), "{:?}", start.elapsed());
+    assert_bytes!(c.cmd(&["WAIT", "x", "0"]), b"-ERR value is not an integer or out of range\r\n");
+    assert_bytes!(c.cmd(&["WAIT", "1", "x"]), b"-ERR timeout is not an integer or out of range\r\n");
+    assert_bytes!(c.cmd(&["WAIT", "1", "1.5"]), b"-ERR timeout is not an integer or out of range\r\n");
+    assert_bytes!(c.cmd(&["WAIT", "1", "-1"]), b"-ERR timeout is negative\r\n");
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["WAIT", "1", "0"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*1\r\n:0\r\n");
+    // Forever (0) until the client goes: the server stays healthy.
+    let mut forever = t.raw_conn();
+    forever.send(&encode(&["WAIT", "1", "0"]));
+    assert!(forever.try_read_reply(Duration::from_millis(300)).is_err(), "WAIT 1 0 answered");
+    drop(forever);
+    assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n");
+}
