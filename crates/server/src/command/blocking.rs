@@ -131,6 +131,7 @@ fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op, log
     let ordered = aof.map(|a| match op {
         Op::Move { src, dst, .. } => a.order_keys(ks, [src, dst]),
         Op::Pop { keys, .. } | Op::ZPop { keys, .. } => a.order_keys(ks, keys.iter()),
+        // (WAIT returned above; nothing to order.)
         Op::Wait => a.order_keys(ks, std::iter::empty::<&[u8]>()),
     });
     let served = pop_now(ks, db, now_ms, proto, op)?;
