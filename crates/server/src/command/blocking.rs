@@ -299,14 +299,32 @@ pub fn expire(shared: &Shared, owner: usize, now_ms: i64) {
     for id in due {
         if let Some(w) = reg.remove(id) {
             shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
-            let mut out = Vec::new();
-            match w.op {
-                Op::Wait => encode::integer(&mut out, 0),
-                _ => encode::null_array(&mut out, w.proto),
-            }
-            shared.post_mail(owner, Mail { client_id: id, bytes: Arc::from(out), unblock: true, need: 0 });
+            shared.post_mail(owner, Mail { client_id: id, bytes: Arc::from(timeout_reply(&w)), unblock: true, need: 0 });
         }
     }
+}
+
+/// What a waiter gets when its time is up: a null (pops), or 0 (WAIT).
+fn timeout_reply(w: &Waiter) -> Vec<u8> {
+    let mut out = Vec::new();
+    match w.op {
+        Op::Wait => encode::integer(&mut out, 0),
+        _ => encode::null_array(&mut out, w.proto),
+    }
+    out
+}
+
+/// CLIENT UNBLOCK: ends client `id`'s wait now, with its timeout reply or, when
+/// `error`, Redis's UNBLOCKED error. False when that client is not blocked.
+pub fn unblock(shared: &Shared, id: u64, error: bool) -> bool {
+    if shared.blocked_count.load(Ordering::SeqCst) == 0 {
+        return false;
+    }
+    let Some(w) = registry(shared).remove(id) else { return false };
+    shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
+    let reply = if error { b"-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n".to_vec() } else { timeout_reply(&w) };
+    shared.post_mail(w.owner, Mail { client_id: id, bytes: Arc::from(reply), unblock: true, need: 0 });
+    true
 }
 
 /// Forgets a client's wait (disconnect, CLIENT KILL).

@@ -208,6 +208,23 @@ fn client_reply(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// CLIENT UNBLOCK client-id [TIMEOUT|ERROR] — 1 when that client was blocked (it gets its
+/// timeout reply, or an UNBLOCKED error), else 0.
+fn client_unblock(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let mut error = false;
+    if a.len() == 4 {
+        if is(a[3], "error") {
+            error = true;
+        } else if !is(a[3], "timeout") {
+            return Err(CommandError::msg("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"));
+        }
+    }
+    let id = args::int(a[2])?;
+    let done = u64::try_from(id).is_ok_and(|id| super::blocking::unblock(ctx.shared, id, error));
+    encode::integer(ctx.out, i64::from(done));
+    Ok(())
+}
+
 /// CLIENT ID — this connection's id.
 fn client_id(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     encode::integer(ctx.out, ctx.client.info.id as i64);
@@ -508,6 +525,8 @@ fn client_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
             "    Will not touch LRU/LFU stats when this mode is on.",
             "REPLY (ON|OFF|SKIP)",
             "    Control the replies sent to the current connection.",
+            "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+            "    Unblock the specified blocked client.",
         ],
     );
     Ok(())
@@ -526,6 +545,7 @@ static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("no-touch", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", client_no_touch),
     spec("setinfo", 4, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Sets information specific to the client or connection.", client_setinfo),
     spec("reply", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Instructs the server whether to reply to commands.", client_reply),
+    spec("unblock", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Unblocks a client blocked by a blocking command from a different connection.", client_unblock),
     spec("help", 2, LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns helpful text about the different subcommands.", client_help),
 ];
 

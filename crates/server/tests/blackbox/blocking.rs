@@ -441,3 +441,31 @@ fn wait_without_replicas() {
     drop(forever);
     assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n");
 }
+
+/// CLIENT UNBLOCK ends a wait with its timeout reply (a null, or WAIT's 0) or with the
+/// UNBLOCKED error; 0 for a client that is not blocked.
+#[test]
+fn client_unblock() {
+    let t = exclusive();
+    let mut ctl = t.raw_conn();
+    let mut waiter = t.raw_conn();
+    let id = parse(&waiter.cmd(&["CLIENT", "ID"])).int().to_string();
+    assert_bytes!(ctl.cmd(&["CLIENT", "UNBLOCK", &id]), b":0\r\n");
+    waiter.send(&encode(&["BLPOP", "unblock:l", "0"]));
+    wait_blocked(&mut ctl, 1);
+    assert_bytes!(ctl.cmd(&["CLIENT", "UNBLOCK", &id]), b":1\r\n");
+    assert_bytes!(reply(&mut waiter), b"*-1\r\n");
+    assert_bytes!(ctl.cmd(&["CLIENT", "UNBLOCK", &id]), b":0\r\n");
+    waiter.send(&encode(&["BZPOPMIN", "unblock:z", "0"]));
+    wait_blocked(&mut ctl, 1);
+    assert_bytes!(ctl.cmd(&["CLIENT", "UNBLOCK", &id, "error"]), b":1\r\n");
+    assert_bytes!(reply(&mut waiter), b"-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n");
+    waiter.send(&encode(&["WAIT", "1", "0"]));
+    wait_blocked(&mut ctl, 1);
+    assert_bytes!(ctl.cmd(&["CLIENT", "UNBLOCK", &id, "TIMEOUT"]), b":1\r\n");
+    assert_bytes!(reply(&mut waiter), b":0\r\n");
+    wait_blocked(&mut ctl, 0);
+    assert_bytes!(ctl.cmd(&["CLIENT", "UNBLOCK", "x", "foo"]), b"-ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR\r\n");
+    assert_bytes!(ctl.cmd(&["CLIENT", "UNBLOCK", "x"]), b"-ERR value is not an integer or out of range\r\n");
+    assert_bytes!(waiter.cmd(&["PING"]), b"+PONG\r\n");
+}
