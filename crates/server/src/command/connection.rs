@@ -551,11 +551,11 @@ static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
 
 pub static COMMANDS: &[CommandSpec] = &[
     spec("ping", -1, FAST, (0, 0, 0), CONN, "connection", "Returns the server's liveliness response.", ping),
-    spec("echo", 2, FAST, (0, 0, 0), CONN, "connection", "Returns the given string.", echo),
+    spec("echo", 2, LOADING | STALE | FAST, (0, 0, 0), CONN, "connection", "Returns the given string.", echo),
     spec("quit", -1, ALLOW_BUSY | NOSCRIPT | LOADING | STALE | FAST | NO_AUTH, (0, 0, 0), CONN, "connection", "Closes the connection.", quit),
     spec("select", 2, LOADING | STALE | FAST, (0, 0, 0), CONN, "connection", "Changes the selected database.", select),
-    spec("auth", -2, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH, (0, 0, 0), CONN, "connection", "Authenticates the connection.", auth),
-    spec("hello", -1, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH, (0, 0, 0), CONN, "connection", "Handshakes with the Redis server.", hello),
-    spec("reset", 1, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH, (0, 0, 0), CONN, "connection", "Resets the connection.", reset),
+    spec("auth", -2, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | ALLOW_BUSY, (0, 0, 0), CONN, "connection", "Authenticates the connection.", auth),
+    spec("hello", -1, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | ALLOW_BUSY, (0, 0, 0), CONN, "connection", "Handshakes with the Redis server.", hello),
+    spec("reset", 1, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | ALLOW_BUSY, (0, 0, 0), CONN, "connection", "Resets the connection.", reset),
     container("client", "connection", "A container for client connection commands.", CLIENT_SUBCOMMANDS),
 ];

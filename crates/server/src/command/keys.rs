@@ -604,6 +604,7 @@ fn object_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 const KEYSPACE: &[&str] = &["keyspace"];
+const KEYSPACE_DANGEROUS: &[&str] = &["keyspace", "dangerous"];
 
 static OBJECT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("encoding", 3, READONLY, (2, 2, 1), KEYSPACE, "generic", "Returns the internal encoding of a Redis object.", object_encoding),
@@ -632,13 +633,13 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("renamenx", 3, WRITE | FAST, (1, 2, 1), KEYSPACE, "generic", "Renames a key only when the target key name doesn't exist.", renamenx),
     spec("copy", -3, WRITE | DENYOOM, (1, 2, 1), KEYSPACE, "generic", "Copies the value of a key to a new key.", copy),
     spec("move", 3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Moves a key to another database.", move_),
-    spec("keys", 2, READONLY, (0, 0, 0), KEYSPACE, "generic", "Returns all key names that match a pattern.", keys),
+    spec("keys", 2, READONLY, (0, 0, 0), KEYSPACE_DANGEROUS, "generic", "Returns all key names that match a pattern.", keys),
     spec("scan", -2, READONLY, (0, 0, 0), KEYSPACE, "generic", "Iterates over the key names in the database.", scan),
     spec("randomkey", 1, READONLY, (0, 0, 0), KEYSPACE, "generic", "Returns a random key name from the database.", randomkey),
     spec("dbsize", 1, READONLY | FAST, (0, 0, 0), KEYSPACE, "server", "Returns the number of keys in the database.", dbsize),
-    spec("flushdb", -1, WRITE, (0, 0, 0), KEYSPACE, "server", "Remove all keys from the current database.", flushdb),
-    spec("flushall", -1, WRITE, (0, 0, 0), KEYSPACE, "server", "Removes all keys from all databases.", flushall),
-    spec("swapdb", 3, WRITE | FAST, (0, 0, 0), KEYSPACE, "server", "Swaps two Redis databases.", swapdb),
+    spec("flushdb", -1, WRITE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Remove all keys from the current database.", flushdb),
+    spec("flushall", -1, WRITE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Removes all keys from all databases.", flushall),
+    spec("swapdb", 3, WRITE | FAST, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Swaps two Redis databases.", swapdb),
     container("object", "generic", "A container for object introspection commands.", OBJECT_SUBCOMMANDS),
 ];
 

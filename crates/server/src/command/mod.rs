@@ -55,22 +55,28 @@ pub mod flags {
     pub const NO_MULTI: u32 = 1 << 10;
     pub const ALLOW_BUSY: u32 = 1 << 11;
     pub const SENTINEL: u32 = 1 << 12;
+    pub const PUBSUB: u32 = 1 << 13;
+    pub const BLOCKING: u32 = 1 << 14;
+    pub const NO_ASYNC_LOADING: u32 = 1 << 15;
 
-    /// Names in COMMAND INFO order.
+    /// Names in Redis 7.0's COMMAND INFO order (`movablekeys`, computed from the key
+    /// positions, goes before `allow_busy`; `sentinel` is not shown, as in Redis).
     pub const NAMES: &[(u32, &str)] = &[
         (WRITE, "write"),
         (READONLY, "readonly"),
         (DENYOOM, "denyoom"),
         (ADMIN, "admin"),
+        (PUBSUB, "pubsub"),
         (NOSCRIPT, "noscript"),
+        (BLOCKING, "blocking"),
         (LOADING, "loading"),
         (STALE, "stale"),
         (SKIP_SLOWLOG, "skip_slowlog"),
         (FAST, "fast"),
         (NO_AUTH, "no_auth"),
+        (NO_ASYNC_LOADING, "no_async_loading"),
         (NO_MULTI, "no_multi"),
         (ALLOW_BUSY, "allow_busy"),
-        (SENTINEL, "sentinel"),
     ];
 }
 

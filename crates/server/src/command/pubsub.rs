@@ -276,21 +276,21 @@ pub fn subscribed_mode_error(ctx: &Ctx<'_>, name: &str) -> Option<String> {
     })
 }
 
-const PUBSUB: &[&str] = &["pubsub"];
+const PUBSUB_ACL: &[&str] = &["pubsub"];
 
 static PUBSUB_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("channels", -2, LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Returns the active channels.", pubsub_channels),
-    spec("numsub", -2, LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Returns a count of subscribers to channels.", pubsub_numsub),
-    spec("numpat", 2, LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Returns a count of unique pattern subscriptions.", pubsub_numpat),
-    spec("help", 2, LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Returns helpful text about the different subcommands.", pubsub_help),
+    spec("channels", -2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns the active channels.", pubsub_channels),
+    spec("numsub", -2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns a count of subscribers to channels.", pubsub_numsub),
+    spec("numpat", 2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns a count of unique pattern subscriptions.", pubsub_numpat),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), &[], "pubsub", "Returns helpful text about the different subcommands.", pubsub_help),
 ];
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("subscribe", -2, NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Listens for messages published to channels.", subscribe),
-    spec("unsubscribe", -1, NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Stops listening to messages posted to channels.", unsubscribe),
-    spec("psubscribe", -2, NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Listens for messages published to channels that match one or more patterns.", psubscribe),
-    spec("punsubscribe", -1, NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB, "pubsub", "Stops listening to messages published to channels that match one or more patterns.", punsubscribe),
-    spec("publish", 3, LOADING | STALE | FAST, (0, 0, 0), PUBSUB, "pubsub", "Posts a message to a channel.", publish),
+    spec("subscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels.", subscribe),
+    spec("unsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages posted to channels.", unsubscribe),
+    spec("psubscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels that match one or more patterns.", psubscribe),
+    spec("punsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages published to channels that match one or more patterns.", punsubscribe),
+    spec("publish", 3, PUBSUB | LOADING | STALE | FAST, (0, 0, 0), PUBSUB_ACL, "pubsub", "Posts a message to a channel.", publish),
     container("pubsub", "pubsub", "A container for Pub/Sub commands.", PUBSUB_SUBCOMMANDS),
 ];
 

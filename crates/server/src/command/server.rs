@@ -141,20 +141,27 @@ fn config_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 fn acl_categories(spec: &CommandSpec) -> Vec<String> {
-    let mut cats = Vec::new();
-    if spec.flags & WRITE != 0 {
-        cats.push("@write".to_string());
+    // Redis's category order, and the categories its flags imply (setImplicitACLCategories).
+    const ORDER: &[&str] = &[
+        "keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap",
+        "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow", "blocking",
+        "dangerous", "connection", "transaction", "scripting",
+    ];
+    let mut has: Vec<&str> = spec.acl.to_vec();
+    let implied = [
+        (WRITE, "write"),
+        (READONLY, "read"),
+        (ADMIN, "admin"),
+        (ADMIN, "dangerous"),
+        (PUBSUB, "pubsub"),
+        (FAST, "fast"),
+        (BLOCKING, "blocking"),
+    ];
+    has.extend(implied.iter().filter(|(bit, _)| spec.flags & bit != 0).map(|(_, c)| *c));
+    if !has.contains(&"fast") {
+        has.push("slow");
     }
-    if spec.flags & READONLY != 0 {
-        cats.push("@read".to_string());
-    }
-    cats.extend(spec.acl.iter().map(|c| format!("@{c}")));
-    if spec.flags & ADMIN != 0 {
-        cats.push("@admin".to_string());
-        cats.push("@dangerous".to_string());
-    }
-    cats.push(if spec.flags & FAST != 0 { "@fast" } else { "@slow" }.to_string());
-    cats
+    ORDER.iter().filter(|c| has.contains(c)).map(|c| format!("@{c}")).collect()
 }
 
 /// One COMMAND INFO entry (10 fields, as Redis 7).
@@ -165,9 +172,12 @@ fn write_command_info(out: &mut Vec<u8>, proto: Proto, idx: usize, e: &TableEntr
     encode::bulk(out, e.fullname.as_bytes());
     encode::integer(out, i64::from(spec.arity));
     let mut flag_names: Vec<&str> =
-        NAMES.iter().filter(|(bit, _)| spec.flags & bit != 0).map(|(_, n)| *n).collect();
+        NAMES.iter().filter(|(bit, _)| spec.flags & bit != 0 && *bit != ALLOW_BUSY).map(|(_, n)| *n).collect();
     if super::has_movable_keys(spec) {
         flag_names.push("movablekeys");
+    }
+    if spec.flags & ALLOW_BUSY != 0 {
+        flag_names.push("allow_busy");
     }
     encode::set_len(out, flag_names.len(), proto);
     for f in flag_names {
@@ -731,7 +741,7 @@ static SLOWLOG_SUBCOMMANDS: &[CommandSpec] = &[
 static COMMAND_SPEC_FLAGS: u32 = LOADING | STALE;
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("info", -1, LOADING | STALE, (0, 0, 0), SERVER, "server", "Returns information and statistics about the server.", info),
+    spec("info", -1, LOADING | STALE, (0, 0, 0), &["dangerous"], "server", "Returns information and statistics about the server.", info),
     container("config", "server", "A container for server configuration commands.", CONFIG_SUBCOMMANDS),
     CommandSpec {
         name: "command",
@@ -747,10 +757,10 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("time", 1, LOADING | STALE | FAST, (0, 0, 0), SERVER, "server", "Returns the server time.", time),
     container("slowlog", "server", "A container for slow log commands.", SLOWLOG_SUBCOMMANDS),
     container("memory", "server", "A container for memory diagnostics commands.", MEMORY_SUBCOMMANDS),
-    spec("save", 1, ADMIN | NOSCRIPT | NO_MULTI, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk.", save),
-    spec("bgsave", -1, ADMIN | NOSCRIPT, (0, 0, 0), SERVER, "server", "Asynchronously saves the database(s) to disk.", bgsave),
-    spec("bgrewriteaof", 1, ADMIN | NOSCRIPT, (0, 0, 0), SERVER, "server", "Asynchronously rewrites the append-only file to disk.", bgrewriteaof),
-    spec("lastsave", 1, LOADING | STALE | FAST, (0, 0, 0), SERVER, "server", "Returns the Unix timestamp of the last successful save to disk.", lastsave),
+    spec("save", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk.", save),
+    spec("bgsave", -1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING, (0, 0, 0), SERVER, "server", "Asynchronously saves the database(s) to disk.", bgsave),
+    spec("bgrewriteaof", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING, (0, 0, 0), SERVER, "server", "Asynchronously rewrites the append-only file to disk.", bgrewriteaof),
+    spec("lastsave", 1, LOADING | STALE | FAST, (0, 0, 0), &["admin", "dangerous"], "server", "Returns the Unix timestamp of the last successful save to disk.", lastsave),
     spec("shutdown", -1, ADMIN | NOSCRIPT | LOADING | STALE | NO_MULTI | SENTINEL | ALLOW_BUSY, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk and shuts down the Redis server.", shutdown),
 ];
 
