@@ -600,6 +600,50 @@ def unsorted_sort(cmd):
     return cmd[0] in ("SORT", "SORT_RO") and "nosort" in cmd and "STORE" not in cmd
 
 
+def bulk_payload(reply):
+    """The bytes of a bulk string reply; None for a null."""
+    if reply[:1] != b"$" or reply.startswith(b"$-1"):
+        return None
+    head = reply.index(b"\r\n")
+    return reply[head + 2:-2]
+
+
+# How to read a whole value of each type (unordered replies compared sorted).
+FULL_READ = {b"+string\r\n": ["GET"], b"+list\r\n": ["LRANGE", "0", "-1"],
+             b"+set\r\n": ["SMEMBERS"], b"+hash\r\n": ["HGETALL"],
+             b"+zset\r\n": ["ZRANGE", "0", "-1", "WITHSCORES"]}
+
+
+def cross_restore(rng, a, b, proto, step, history):
+    """Each server restores the other's DUMP of a random key into `xcopy`: both must
+    accept it, and the two copies must hold what the original holds, in the same
+    encoding. Returns 1 when a key was restored, else 0."""
+    key = rng.choice(["z0", "z1", "z2", "s0", "s1", "s2", "h0", "h1", "h2", "l0", "l1", "l2",
+                      "str", "num", "bits"])
+    pa, pb = bulk_payload(a.replies([["DUMP", key]])[0]), bulk_payload(b.replies([["DUMP", key]])[0])
+    if (pa is None) != (pb is None):
+        fail(proto, step, ["DUMP", key], pa or b"(nil)", pb or b"(nil)", history)
+    if pa is None:
+        return 0
+    cmd_a, cmd_b = ["RESTORE", "xcopy", "0", pb, "REPLACE"], ["RESTORE", "xcopy", "0", pa, "REPLACE"]
+    x, y = a.replies([cmd_a])[0], b.replies([cmd_b])[0]
+    if x != b"+OK\r\n" or y != b"+OK\r\n":
+        fail(proto, step, ["RESTORE", "xcopy", "0", "<the other's DUMP of " + key + ">"], x, y, history)
+    kind = a.replies([["TYPE", key]])[0]
+    for read in (FULL_READ[kind], ["OBJECT", "ENCODING"]):
+        copies = a.replies([[*read[:1], "xcopy", *read[1:]]])[0], b.replies([[*read[:1], "xcopy", *read[1:]]])[0]
+        original = a.replies([[*read[:1], key, *read[1:]]])[0]
+        cmd = [read[0], "xcopy"]
+        if not same_reply(cmd, copies[0], copies[1]):
+            fail(proto, step, cmd + ["(restored from " + key + ")"], copies[0], copies[1], history)
+        # (A copy small enough for a listpack holds -0 as 0, where its original may be a
+        # skiplist that keeps -0: Redis's conversion too.)
+        no_minus_zero = lambda r: r.replace(b"$2\r\n-0\r\n", b"$1\r\n0\r\n").replace(b",-0\r\n", b",0\r\n")
+        if read[0] != "OBJECT" and not same_reply(cmd, no_minus_zero(copies[0]), no_minus_zero(original)):
+            fail(proto, step, cmd + ["(basalt's copy against its " + key + ")"], copies[0], original, history)
+    return 1
+
+
 def same_reply(cmd, x, y):
     compare = elements if unsorted_sort(cmd) else UNORDERED.get(cmd[0])
     return compare(x) == compare(y) if compare and x[:1] in b"*~%" else x == y
@@ -628,6 +672,7 @@ def test_random_commands_reply_as_redis_does(pair_of_servers, proto):
     encodings = set()
     ordered_checks = 0
     sorts = [0, 0]  # SORTs that answered, that failed
+    restored = 0  # keys each server restored from the other's DUMP
     for start in range(0, COMMANDS, BATCH):
         batch = []
         while len(batch) < BATCH:
@@ -678,6 +723,7 @@ def test_random_commands_reply_as_redis_does(pair_of_servers, proto):
                 sorts[x[:1] == b"-"] += 1
             if not (x == y if ordered else same_reply(cmd, x, y)):
                 fail(proto, start + i, cmd, x, y, history)
+        restored += cross_restore(gen.rng, a, b, proto, start + BATCH, history)
     # The run went through the encodings it is meant to cover, small and large.
     want = {b"listpack", b"skiplist", b"hashtable", b"quicklist"}
     if proto == 2:  # (with the RESP3 run's limit of 16, an intset may go unasked)
@@ -685,5 +731,6 @@ def test_random_commands_reply_as_redis_does(pair_of_servers, proto):
     assert want <= encodings, f"encodings seen: {sorted(encodings)}"
     if COMMANDS >= 10000:
         assert min(sorts) >= COMMANDS // 2000, f"SORTs answered, failed: {sorts}"
+        assert restored >= COMMANDS // 2000, f"only {restored} cross-restores"
     if proto == 2:  # (with the RESP3 run's small limits, listpacks are few)
         assert ordered_checks >= max(1, COMMANDS // 5000), f"only {ordered_checks} listpack/intset orders compared"

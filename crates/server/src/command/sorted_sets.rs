@@ -815,18 +815,11 @@ fn algebra_reply(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Algebra) -> Result<(), Comm
 }
 
 fn algebra_store(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Algebra) -> Result<(), CommandError> {
-    let (mut z, _, mut locked) = algebra(ctx, a, 2, op, false, Some(a[1]))?;
+    let (z, _, mut locked) = algebra(ctx, a, 2, op, false, Some(a[1]))?;
     let n = z.len();
     // A result within the listpack limits is stored as a listpack, as Redis converts it
     // (which turns -0 into 0).
-    let limits = ctx.shared.type_limits.zset();
-    if n <= limits.max_listpack_entries && z.iter().all(|(_, m)| m.len() <= limits.max_listpack_value) {
-        let mut small = ZSet::new();
-        for (s, m) in z.iter() {
-            small.insert(m, s, limits);
-        }
-        z = small;
-    }
+    let z = z.into_compact_if_fits(ctx.shared.type_limits.zset());
     let (h, shard) = locked.shard_for(ctx.client.db, a[1]);
     coll::store(shard, h, a[1], z, ctx.now_ms, ctx.lru());
     encode::integer(ctx.out, n as i64);

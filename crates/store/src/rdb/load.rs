@@ -291,8 +291,10 @@ fn read_value<R: Read>(
             Object::Set(s)
         }
         T_ZSET | T_ZSET_2 => {
+            // Built large and converted once loaded, as Redis does (so that -0 stays
+            // -0 in a set too large for a listpack).
             let n = inp.len()?;
-            let mut z = ZSet::new();
+            let mut z = ZSet::new_large();
             for _ in 0..n {
                 let m = inp.string()?;
                 let score = if ty == T_ZSET_2 {
@@ -304,7 +306,7 @@ fn read_value<R: Read>(
                     .zset_add(&mut z, &m, score)
                     .map_err(|e| inp.corrupt(e))?;
             }
-            Object::ZSet(z)
+            Object::ZSet(z.into_compact_if_fits(limits.zset))
         }
         T_HASH => {
             let n = inp.len()?;

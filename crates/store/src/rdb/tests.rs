@@ -562,3 +562,32 @@ fn rdb_damaged_input_never_panics() {
         let _ = load_with(&f, &tiny);
     }
 }
+
+/// A sorted set too large for a listpack keeps -0 through a file or a DUMP, as Redis's
+/// loader builds it as a skiplist first; a small one becomes a listpack, which holds 0
+/// (the differential test found Basalt turning the large set's -0 into 0).
+#[test]
+fn minus_zero_scores_survive_loading_a_large_sorted_set() {
+    for (members, kept) in [(200usize, true), (3, false)] {
+        let mut z = ZSet::new_large();
+        for i in 0..members {
+            let score = if i == 1 { -0.0 } else { i as f64 };
+            z.insert(format!("m{i}").as_bytes(), score, ZLimits::default());
+        }
+        let payload = dump_payload(&obj(b"z", Object::ZSet(z.clone()), None), true);
+        let e = obj(b"z", Object::ZSet(z), None);
+        let check = |loaded: &Entry| {
+            let ValueRef::Obj(o) = loaded.value() else { panic!("not an object") };
+            let view = o.view();
+            let Object::ZSet(z) = &*view else { panic!("not a sorted set") };
+            let s = z.score(b"m1").expect("m1");
+            assert_eq!(s, 0.0);
+            assert_eq!(s.is_sign_negative(), kept, "{members} members: -0 kept {kept}");
+            assert_eq!(z.encoding(), if kept { "skiplist" } else { "listpack" });
+        };
+        let (_, entries) = load_all(&write(&[(0, vec![e])], true, true)).expect("load");
+        check(&entries[0].1);
+        let restored = restore(&payload, b"z", None, 0, &limits()).expect("restore");
+        check(&restored);
+    }
+}

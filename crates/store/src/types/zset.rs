@@ -335,6 +335,22 @@ impl ZSet {
         }
     }
 
+    /// The listpack form of a set built large, when it fits the limits, as Redis converts
+    /// a sorted set it built as a skiplist (ZUNIONSTORE's result, one loaded from a file
+    /// or a DUMP): the listpack stores -0 as 0, a skiplist keeps -0.
+    pub fn into_compact_if_fits(self, limits: ZLimits) -> ZSet {
+        let fits = self.len() <= limits.max_listpack_entries
+            && self.iter().all(|(_, m)| m.len() <= limits.max_listpack_value);
+        if !fits || matches!(self, ZSet::Packed(_)) {
+            return self;
+        }
+        let mut small = ZSet::new();
+        for (s, m) in self.iter() {
+            small.insert(m, s, limits);
+        }
+        small
+    }
+
     /// Converts to the large form ("skiplist") whatever the size; ZADD past the limits,
     /// and SORT, which converts its input as Redis 7.0's does.
     pub fn to_large(&mut self) {
