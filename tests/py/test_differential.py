@@ -9,7 +9,9 @@ Basalt's tables), longer than 15 bytes (heap) and longer than 64 (past
 leaves undefined (SMEMBERS, HGETALL, SINTER, ...) are compared as sorted elements,
 except where the encoding defines it (a listpack hash's insertion order, an intset's
 ascending order: the key's OBJECT ENCODING is asked first); commands whose effect is
-random (SPOP, SRANDMEMBER, ...) are not sent.
+random (SPOP, SRANDMEMBER, ...) are not sent. After each batch, each server restores
+the other's DUMP of a random key (`cross_restore`): the copies must read the same, in
+the same encoding, and as the original does.
 
 Needs redis-server (REDIS_SERVER_BIN, else the one on PATH; scripts/test.sh installs
 it); skipped with a message when there is none, or when the suite targets an external
