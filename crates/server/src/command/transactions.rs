@@ -73,14 +73,21 @@ fn state(ctx: &Ctx<'_>, db: usize, key: &[u8]) -> Option<usize> {
 }
 
 /// Before a write command (only called while some client watches a key): the watched
-/// keys it may change ([`super::written_keys`]). Commands that change many keys, or
-/// keyless ones, consider every watched key of the database (all databases for FLUSHALL,
-/// SWAPDB, MOVE and COPY).
+/// keys it may change ([`super::written_keys`]; MOVE's and COPY's by database).
+/// Commands that change many keys, or keyless ones, consider every watched key of the
+/// database (all databases for FLUSHALL and SWAPDB).
 pub fn before_write(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> WriteTargets {
     let db = ctx.client.db;
     let watched: Vec<(usize, Vec<u8>)> = ctx.shared.watches.lock().keys().cloned().collect();
     let candidates: Vec<(usize, Vec<u8>)> = match spec.name {
-        "flushall" | "swapdb" | "move" | "copy" => watched,
+        "flushall" | "swapdb" => watched,
+        // MOVE changes its key in both databases, COPY only its destination (in the
+        // database DB names, if any): not every watched key (the shared black-box server
+        // saw unrelated WATCHes fail while another test ran COPY).
+        "move" | "copy" => {
+            let targets = moved_or_copied(ctx, spec.name, args);
+            watched.into_iter().filter(|(d, k)| targets.iter().any(|(td, tk)| td == d && *tk == k.as_slice())).collect()
+        }
         _ => match super::written_keys(spec, args) {
             Some(keys) => watched.into_iter().filter(|(d, k)| *d == db && keys.iter().any(|&i| args[i] == k.as_slice())).collect(),
             None => watched.into_iter().filter(|(d, _)| *d == db).collect(),
@@ -94,6 +101,27 @@ pub fn before_write(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> WriteT
         // The *MPOP commands pop from one of their keys: the others keep their state.
         changed_only: matches!(spec.name, "lmpop" | "blmpop" | "zmpop" | "bzmpop"),
     }
+}
+
+/// The (database, key) pairs MOVE or COPY change: MOVE's key in the current and the
+/// target database, COPY's destination in its DB (the current one by default). Arguments
+/// that do not parse give what they name anyway: the command then fails, changing nothing.
+fn moved_or_copied<'a>(ctx: &Ctx<'_>, name: &str, args: &[&'a [u8]]) -> Vec<(usize, &'a [u8])> {
+    let db = ctx.client.db;
+    let index = |arg: &[u8]| store::types::string::parse_i64(arg).and_then(|n| usize::try_from(n).ok());
+    if name == "move" {
+        let mut v = vec![(db, args[1])];
+        v.extend(args.get(2).and_then(|a| index(a)).map(|to| (to, args[1])));
+        return v;
+    }
+    let dest_db = args
+        .iter()
+        .skip(3)
+        .position(|a| super::args::is(a, "db"))
+        .and_then(|i| args.get(3 + i + 1))
+        .and_then(|a| index(a))
+        .unwrap_or(db);
+    args.get(2).map(|dst| vec![(dest_db, *dst)]).unwrap_or_default()
 }
 
 /// After a successful write: bumps the version of each target that existed before or

@@ -238,7 +238,15 @@ fn watch_sees_only_the_keys_a_write_changes() {
     // A BITFIELD of GETs reads; one with INCRBY writes.
     assert!(holds(&mut c, &mut other, x, &["BITFIELD", x, "GET", "u8", "0"]));
     assert!(!holds(&mut c, &mut other, x, &["BITFIELD", x, "INCRBY", "u8", "0", "1"]));
+    // COPY changes its destination only, MOVE its key (in both databases).
+    c.cmd(&["ZADD", z, "1", "a"]);
+    assert!(holds(&mut c, &mut other, x, &["COPY", z, "tx_wk:{t}zc", "REPLACE"]));
+    assert!(holds(&mut c, &mut other, x, &["MOVE", "tx_wk:{t}zc", "9"]));
+    assert!(!holds(&mut c, &mut other, z, &["MOVE", z, "9"]));
+    assert!(!holds(&mut c, &mut other, x, &["COPY", m, x, "REPLACE"]));
     c.cmd(&["DEL", x, l, m, z, "tx_wk:{t}d"]);
+    c.cmd(&["SELECT", "9"]);
+    c.cmd(&["DEL", z, "tx_wk:{t}zc"]);
 }
 
 #[test]
