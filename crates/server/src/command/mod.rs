@@ -869,13 +869,18 @@ pub fn command_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<Vec<usize>> {
 
 /// The keys a write command may change (WATCH), when they can be told from its
 /// arguments: SORT changes only its STORE destination, ZUNIONSTORE and the like only
-/// theirs (the spec's range), the *MPOP commands one of their numkeys keys, a BITFIELD
-/// of GETs nothing. None for a keyless write (the caller considers every key).
+/// theirs (the spec's range), S*STORE, ZRANGESTORE and BITOP their first key, the *MPOP
+/// commands one of their numkeys keys, a BITFIELD of GETs nothing. None for a keyless
+/// write (the caller considers every key).
 pub fn written_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<Vec<usize>> {
     match movable(spec.name) {
         Some(Movable::Sort) => Some(command_keys(spec, args)?.into_iter().skip(1).collect()),
         Some(Movable::NumKeys { fixed: &[], .. }) if spec.flags & flags::WRITE != 0 => command_keys(spec, args),
         None if spec.name == "bitfield" && !bitfield::writes(args) => Some(Vec::new()),
+        // Their spec's range names their sources too, which they only read.
+        None if matches!(spec.name, "sinterstore" | "sunionstore" | "sdiffstore" | "zrangestore" | "bitop") => {
+            Some(key_positions(spec, args.len()).into_iter().take(1).collect())
+        }
         _ => Some(key_positions(spec, args.len())).filter(|k| !k.is_empty()),
     }
 }

@@ -227,6 +227,11 @@ fn watch_sees_only_the_keys_a_write_changes() {
     assert!(holds(&mut c, &mut other, x, &["BLMPOP", "0", "1", m, "RIGHT"]));
     assert!(holds(&mut c, &mut other, x, &["ZUNIONSTORE", "tx_wk:{t}d", "1", z]));
     assert!(holds(&mut c, &mut other, z, &["ZUNIONSTORE", "tx_wk:{t}d", "1", z]));
+    assert!(holds(&mut c, &mut other, z, &["ZRANGESTORE", "tx_wk:{t}d", z, "0", "-1"]));
+    assert!(holds(&mut c, &mut other, x, &["BITOP", "OR", "tx_wk:{t}d", x]));
+    c.cmd(&["SADD", "tx_wk:{t}s", "a"]);
+    assert!(holds(&mut c, &mut other, "tx_wk:{t}s", &["SUNIONSTORE", "tx_wk:{t}d", "tx_wk:{t}s"]));
+    assert!(!holds(&mut c, &mut other, "tx_wk:{t}d", &["SINTERSTORE", "tx_wk:{t}d", "tx_wk:{t}s"]));
     // Of an *MPOP's keys, the one popped from is changed, the others not.
     c.cmd(&["DEL", l, m]);
     c.cmd(&["RPUSH", l, "a"]);
@@ -244,7 +249,7 @@ fn watch_sees_only_the_keys_a_write_changes() {
     assert!(holds(&mut c, &mut other, x, &["MOVE", "tx_wk:{t}zc", "9"]));
     assert!(!holds(&mut c, &mut other, z, &["MOVE", z, "9"]));
     assert!(!holds(&mut c, &mut other, x, &["COPY", m, x, "REPLACE"]));
-    c.cmd(&["DEL", x, l, m, z, "tx_wk:{t}d"]);
+    c.cmd(&["DEL", x, l, m, z, "tx_wk:{t}d", "tx_wk:{t}s"]);
     c.cmd(&["SELECT", "9"]);
     c.cmd(&["DEL", z, "tx_wk:{t}zc"]);
 }
