@@ -33,7 +33,6 @@ struct Field {
 }
 
 const BAD_TYPE: &str = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.";
-const BAD_OFFSET: &str = "ERR bit offset is not an integer or out of range";
 
 /// `i1`..`i64` or `u1`..`u63`: (signed, bits).
 fn field_type(arg: &[u8]) -> Result<(bool, u32), CommandError> {
@@ -55,13 +54,7 @@ fn field_offset(arg: &[u8], bits: u32, max_bytes: u64) -> Result<u64, CommandErr
         Some((b'#', rest)) => (rest, i64::from(bits)),
         _ => (arg, 1),
     };
-    let n = parse_i64(digits)
-        .and_then(|n| n.checked_mul(scale))
-        .ok_or(CommandError::msg(BAD_OFFSET))?;
-    match u64::try_from(n) {
-        Ok(n) if n >> 3 < max_bytes => Ok(n),
-        _ => Err(CommandError::msg(BAD_OFFSET)),
-    }
+    super::strings::bit_offset_in_range(parse_i64(digits).and_then(|n| n.checked_mul(scale)), max_bytes)
 }
 
 fn parse(a: &[&[u8]], max_bytes: u64) -> Result<Vec<Field>, CommandError> {

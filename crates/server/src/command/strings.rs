@@ -455,13 +455,17 @@ fn setrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 fn bit_offset(arg: &[u8], limit: u64) -> Result<u64, CommandError> {
+    bit_offset_in_range(algo::parse_i64(arg), limit)
+}
+
+/// A bit offset (parsed, or None when the argument is not an integer) checked against
+/// the string size limit in bytes: SETBIT, GETBIT, BITFIELD.
+pub(super) fn bit_offset_in_range(n: Option<i64>, limit: u64) -> Result<u64, CommandError> {
     const ERR: &str = "ERR bit offset is not an integer or out of range";
-    let n = algo::parse_i64(arg).ok_or(CommandError::msg(ERR))?;
-    let n = u64::try_from(n).map_err(|_| CommandError::msg(ERR))?;
-    if n >> 3 >= limit {
-        return Err(CommandError::msg(ERR));
+    match n.map(u64::try_from) {
+        Some(Ok(n)) if n >> 3 < limit => Ok(n),
+        _ => Err(CommandError::msg(ERR)),
     }
-    Ok(n)
 }
 
 /// SETBIT key offset value — the old bit.

@@ -51,6 +51,16 @@ pub fn set(buf: &mut [u8], offset: u64, bits: u32, value: u64) {
     }
 }
 
+/// The value an overflowing result takes: wrapped for WRAP, the limit for SAT (FAIL
+/// ignores it).
+fn resolve<T>(overflow: Overflow, limit: T, wrapped: impl FnOnce() -> T) -> T {
+    if overflow == Overflow::Wrap {
+        wrapped()
+    } else {
+        limit
+    }
+}
+
 /// Whether `value + incr` leaves the unsigned `bits`-bit range, and if so the value WRAP
 /// or SAT gives (FAIL ignores it). SET checks its value with `incr` 0.
 pub fn unsigned_overflow(value: u64, incr: i64, bits: u32, overflow: Overflow) -> Option<u64> {
@@ -72,11 +82,7 @@ pub fn unsigned_overflow(value: u64, incr: i64, bits: u32, overflow: Overflow) -
     } else {
         return None;
     };
-    Some(if overflow == Overflow::Wrap {
-        wrapped()
-    } else {
-        limit
-    })
+    Some(resolve(overflow, limit, wrapped))
 }
 
 /// Whether `value + incr` leaves the signed `bits`-bit range, and if so the value WRAP
@@ -116,11 +122,7 @@ pub fn signed_overflow(value: i64, incr: i64, bits: u32, overflow: Overflow) -> 
     } else {
         return None;
     };
-    Some(if overflow == Overflow::Wrap {
-        wrapped()
-    } else {
-        limit
-    })
+    Some(resolve(overflow, limit, wrapped))
 }
 
 #[cfg(test)]
