@@ -351,7 +351,11 @@ impl Aof {
             return v;
         }
         // A write is between its change and its record: its lock is held until the
-        // record is appended, so waiting for the lock waits for exactly that.
+        // record is appended, so waiting for the lock waits for exactly that. Stripes
+        // come before shards, so this thread first gives back the shard lock it may
+        // keep from the command that just ran (lock coalescing): that write may be
+        // waiting for exactly that shard, and the two loops would wait for each other.
+        store::release_kept();
         drop(s.lock.lock());
         s.last_write.load(Ordering::Acquire)
     }
