@@ -13,9 +13,11 @@
 //! registry lock, and writers serve under the same lock after their write. Timeouts are
 //! checked on each event loop's tick (`hz`), so they are precise to about 100 ms. The tick
 //! also runs the serve pass (only while someone is blocked), so a waiter whose wake-up
-//! went missing is still served within a tick. (Once, under a loaded test run on the
-//! epoll engine, a blocked BLMOVE got no reply within 5 s; the cause was not found and
-//! the failure has not been reproduced.)
+//! went missing is still served within a tick. (Loaded test runs once saw a blocked
+//! BLMOVE get no reply within 5 s, and twice a fresh server with two blocked pops stop
+//! answering: a deadlock of two loops with the log on, a blocking command's read of its
+//! keys' ordering stripes while it kept a shard lock against another loop's serve pass;
+//! fixed in `Aof::settled`.)
 //! Lock order: registry, then shards.
 
 use std::collections::VecDeque;
