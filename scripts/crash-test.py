@@ -17,20 +17,30 @@ A write is acknowledged when its reply (EXEC's, for a transaction) arrived. A
 connection error makes the outcome unknown, never a failure: the writer stops,
 and its one in-flight write may or may not be there after the restart.
 
+R reader threads (their own connections) meanwhile read the writers' counters
+(GET) and lists (LLEN): a read that saw a write is an acknowledgement too
+(`appendfsync always` may not reveal a write before it is durable), so after the
+restart each counter must be at least the largest value a reader saw, and each
+list at least as long as a reader saw it. A SIGKILL loses only what the server
+had not yet handed to the kernel, a short window on a fast disk; --slow-disk-us
+(DEBUG AOF-FLUSH-SLEEP before every write of the log) widens it, so that a reply
+released too early is caught (see docs/persistence.md).
+
 After each restart it checks, for the cycle just ended:
   - each counter is >= its last acknowledged value and <= the INCRs attempted;
   - every acknowledged key holds its value and every acknowledged hash field is
     there;
   - each list is exactly its acknowledged elements, in order (plus the
     in-flight one at the end, if that landed);
-  - nothing else: no element or field that was never written, no duplicate.
+  - nothing else: no element or field that was never written, no duplicate;
+  - no counter below, and no list shorter than, what a reader saw.
 What the restart showed is then taken as fact (the in-flight writes resolved),
 and the previous cycle and one random earlier cycle are checked again, exactly.
 After the last cycle every cycle is checked again. Error replies from the
 server (other than the connection being cut by the kill) also count as failures.
 
 Prints one line per cycle and a summary
-  crash-test: N cycles, M acknowledged writes checked, L lost
+  crash-test: N cycles, M acknowledged writes and R reads checked, L lost
 and exits 1 if anything was lost or wrong, or the server failed to (re)start.
 Bounded by --cycles and --max-seconds (no new cycle starts after that).
 
@@ -38,8 +48,8 @@ Usage (from the repository root; needs Python 3 and redis-py, see
 tests/py/requirements.txt):
   cargo build --release -p basalt-server
   python3 scripts/crash-test.py [--server-bin target/release/basalt-server]
-      [--cycles 200] [--writers 4] [--max-seconds 900] [--seed N]
-      [--extra-args "--io-engine epoll"] [--keep-dir]
+      [--cycles 200] [--writers 4] [--readers 2] [--max-seconds 900] [--seed N]
+      [--extra-args "--io-engine epoll"] [--slow-disk-us 2000] [--keep-dir]
 Check the script itself against real Redis:
   python3 scripts/crash-test.py --server-bin /usr/bin/redis-server --cycles 10
 """
@@ -83,10 +93,11 @@ def log_tail(path, n=40):
 class Server:
     """One server process started by this script, killed only by its own PID."""
 
-    def __init__(self, binary, data_dir, extra_args):
+    def __init__(self, binary, data_dir, extra_args, slow_disk_us=0):
         self.binary = binary
         self.data_dir = data_dir
         self.extra_args = extra_args
+        self.slow_disk_us = slow_disk_us
         self.proc = None
         self.port = None
         self.log_path = os.path.join(data_dir, "crash-test-server.log")
@@ -102,7 +113,7 @@ class Server:
             "--appendonly", "yes",
             "--appendfsync", "always",
             "--save", "",
-        ] + self.extra_args
+        ] + (["--enable-debug-command", "yes"] if self.slow_disk_us else []) + self.extra_args
         log = open(self.log_path, "ab")
         log.write(f"\n===== crash-test start: {shlex.join(args)}\n".encode())
         log.flush()
@@ -126,6 +137,8 @@ class Server:
                     socket_connect_timeout=1.0,
                 )
                 if c.ping():
+                    if self.slow_disk_us:
+                        c.execute_command("DEBUG", "AOF-FLUSH-SLEEP", self.slow_disk_us)
                     c.close()
                     return
             except redis.exceptions.RedisError:
@@ -244,6 +257,39 @@ def writer(server_port, cycle, w, rng, stop, out):
                 out.pushes.append(s)
             else:
                 out.hsets.append(s)
+
+
+class ReaderLog:
+    """The most one reader saw of each writer's counter and list in one cycle."""
+
+    def __init__(self):
+        self.ctr_seen = {}   # w -> largest counter value read
+        self.llen_seen = {}  # w -> longest list length read
+        self.reads = 0
+        self.errors = []
+
+
+def reader(server_port, cycle, writers, rng, stop, out):
+    c = redis.Redis(
+        host="127.0.0.1", port=server_port, socket_timeout=SOCKET_TIMEOUT,
+        socket_connect_timeout=SOCKET_TIMEOUT, retry_on_timeout=False,
+    )
+    while not stop.is_set():
+        w = rng.randrange(writers)
+        try:
+            if rng.random() < 0.5:
+                v = c.get(ctr_key(w))
+                if v is not None:
+                    out.ctr_seen[w] = max(out.ctr_seen.get(w, 0), int(v))
+            else:
+                n = c.llen(list_key(cycle, w))
+                out.llen_seen[w] = max(out.llen_seen.get(w, 0), n)
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+            return  # the kill: what this reader saw stands
+        except redis.exceptions.RedisError as e:
+            out.errors.append(repr(e))
+            return
+        out.reads += 1
 
 
 def run_op(c, cycle, w, kind, s):
@@ -423,6 +469,10 @@ def main():
     ap.add_argument("--server-bin", default=os.path.join(REPO, "target/release/basalt-server"))
     ap.add_argument("--cycles", type=int, default=200)
     ap.add_argument("--writers", type=int, default=4)
+    ap.add_argument("--readers", type=int, default=2)
+    ap.add_argument("--slow-disk-us", type=int, default=0,
+                    help="delay every write of the log this long (DEBUG AOF-FLUSH-SLEEP): a slow disk, "
+                         "which keeps writes in memory long enough for a kill to find them there")
     ap.add_argument("--max-seconds", type=float, default=900)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--extra-args", default="", help="more server flags, e.g. \"--io-engine epoll\"")
@@ -435,14 +485,15 @@ def main():
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
     data_dir = tempfile.mkdtemp(prefix="basalt-crash-test-")
-    print(f"crash-test: server {args.server_bin}, {args.writers} writers, up to {args.cycles} "
+    print(f"crash-test: server {args.server_bin}, {args.writers} writers, {args.readers} readers, up to {args.cycles} "
           f"cycles / {args.max_seconds:.0f} s, seed {seed}, dir {data_dir}", flush=True)
 
-    server = Server(args.server_bin, data_dir, shlex.split(args.extra_args))
+    server = Server(args.server_bin, data_dir, shlex.split(args.extra_args), args.slow_disk_us)
     problems = Problems()
     known = {}          # (cycle, w) -> Known
     ctr = {}            # w -> value after the last restart
     checked = 0         # acknowledged writes checked (each counted once)
+    reads_checked = 0   # reads whose result was checked against the restart
     cycles_done = 0
     start_failed = False
     t0 = time.monotonic()
@@ -469,6 +520,15 @@ def main():
                 )
                 for w in range(args.writers)
             ]
+            readers = [ReaderLog() for _ in range(args.readers)]
+            threads += [
+                threading.Thread(
+                    target=reader,
+                    args=(server.port, cycle, args.writers, random.Random(rng.randrange(1 << 30)), stop, readers[r]),
+                    daemon=True,
+                )
+                for r in range(args.readers)
+            ]
             for t in threads:
                 t.start()
             time.sleep(run_for)
@@ -477,7 +537,7 @@ def main():
             for t in threads:
                 t.join(timeout=SOCKET_TIMEOUT + 5)
                 if t.is_alive():
-                    problems.bad(f"cycle {cycle}: a writer thread did not stop")
+                    problems.bad(f"cycle {cycle}: a client thread did not stop")
             t_restart = time.monotonic()
             try:
                 server.start()
@@ -489,6 +549,10 @@ def main():
             c = server.client()
             cycle_checked = 0
             lost_before = problems.lost
+            for rl in readers:
+                for e in rl.errors:
+                    problems.bad(f"cycle {cycle} reader: error reply {e}")
+                reads_checked += rl.reads
             for w, log in enumerate(logs):
                 for e in log.errors:
                     problems.bad(f"cycle {cycle} writer {w}: error reply {e}")
@@ -501,9 +565,19 @@ def main():
                     problems.lose(lo - v, f"cycle {cycle} writer {w}: counter {v} < acknowledged {lo}")
                 elif v > attempted:
                     problems.bad(f"cycle {cycle} writer {w}: counter {v} > attempted {attempted}")
+                seen = max((rl.ctr_seen.get(w, 0) for rl in readers), default=0)
+                if v < seen:
+                    problems.lose(seen - v, f"cycle {cycle} writer {w}: counter {v} < {seen} seen by a reader")
                 ctr[w] = v
                 cycle_checked += log.incr_acked
                 known[(cycle, w)], landed = verify_first(c, cycle, w, log, problems)
+                seen = max((rl.llen_seen.get(w, 0) for rl in readers), default=0)
+                if len(known[(cycle, w)].pushes) < seen:
+                    problems.lose(
+                        seen - len(known[(cycle, w)].pushes),
+                        f"cycle {cycle} writer {w}: list of {len(known[(cycle, w)].pushes)} elements, "
+                        f"a reader saw {seen}",
+                    )
                 # An in-flight MULTI/EXEC landed whole or not at all.
                 if any(k == "incr" for k, _ in log.pending):
                     landed["incr"] = v == attempted
@@ -532,6 +606,7 @@ def main():
                 f"(incr {sum(l.incr_acked for l in logs)}, set {sum(len(l.sets) for l in logs)}, "
                 f"rpush {sum(len(l.pushes) for l in logs)}, hset {sum(len(l.hsets) for l in logs)}, "
                 f"in {sum(l.multis for l in logs)} multi), {unknown} in flight, "
+                f"{sum(rl.reads for rl in readers)} reads, "
                 f"restart {restart_s:.2f} s, lost {problems.lost - lost_before}, "
                 f"rechecked {sorted(recheck)}",
                 flush=True,
@@ -556,7 +631,8 @@ def main():
         server.kill()
 
     failed = problems.lost > 0 or problems.wrong > 0 or start_failed
-    print(f"crash-test: {cycles_done} cycles, {checked} acknowledged writes checked, {problems.lost} lost")
+    print(f"crash-test: {cycles_done} cycles, {checked} acknowledged writes and {reads_checked} reads checked, "
+          f"{problems.lost} lost")
     if problems.wrong:
         print(f"crash-test: {problems.wrong} other problems (unexpected data or error replies)")
     if start_failed:
