@@ -39,5 +39,5 @@ python3 scripts/crash-test.py --server-bin "$repo/target/debug/basalt-server" --
 python3 scripts/crash-test.py --server-bin "$repo/target/debug/basalt-server" --cycles 6 --max-seconds 90 \
   --slow-disk-us 2000 --extra-args "--loop-spread-busy 0" 2>&1 | tail -3
 
-echo "== redis-py smoke suite against Basalt, and the differential test against Redis (RESP2 and RESP3)"
+echo "== redis-py smoke suite against Basalt, the differential test against Redis (RESP2 and RESP3), and the log replay of concurrent writes"
 BASALT_SERVER_BIN="$repo/target/debug/basalt-server" python3 -m pytest -q tests/py 2>&1

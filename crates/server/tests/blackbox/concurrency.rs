@@ -1,8 +1,9 @@
 //! Many clients on the same few keys at once, across event loops: pipelined writes on
 //! hot keys (which Basalt runs with one shard lock per batch, see store's
 //! `shard_lock.rs`) mixed with reads of the same keys, blocking pops, WATCH/MULTI/EXEC
-//! and whole-keyspace reads, with and without the append-only log. Nothing may be lost and nothing may hang: every reply is read with the
-//! harness's timeout, so a deadlock fails the test instead of stalling it.
+//! and whole-keyspace reads, with and without the append-only log. Nothing may be lost
+//! and nothing may hang: every reply is read with the harness's timeout, so a deadlock
+//! fails the test instead of stalling it.
 
 use crate::harness::*;
 
