@@ -263,6 +263,10 @@ impl Conn {
                             }
                             command::execute(&mut ctx, args);
                         }
+                        if client.postponed {
+                            // CLIENT PAUSE: this command runs again when the pause ends.
+                            break;
+                        }
                         // CLIENT REPLY OFF / SKIP (a blocked command's later reply is
                         // dropped on arrival, `net::apply_mail`).
                         if client.reply_mode != command::ReplyMode::On {

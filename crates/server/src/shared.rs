@@ -373,6 +373,8 @@ pub struct Shared {
     pub monitor_count: AtomicUsize,
     /// Clients blocked in BLPOP and friends.
     pub blocked: Mutex<crate::command::blocking::Registry>,
+    /// CLIENT PAUSE's state (`command::pause`).
+    pub pause: crate::command::pause::Pause,
     /// Number of blocked clients; writes skip the registry when it is 0.
     pub blocked_count: AtomicUsize,
     pub stat_expired_stale_perc: AtomicU64,
@@ -429,6 +431,7 @@ impl Shared {
             monitors: Mutex::new(Vec::new()),
             monitor_count: AtomicUsize::new(0),
             blocked: Mutex::new(Default::default()),
+            pause: Default::default(),
             blocked_count: AtomicUsize::new(0),
             stat_expired_stale_perc: AtomicU64::new(0),
             aof,

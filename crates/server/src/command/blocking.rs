@@ -47,6 +47,9 @@ pub enum Op {
     /// WAIT for replica acknowledgements: never served (Basalt has no replicas), only
     /// timed out, with 0.
     Wait,
+    /// A command postponed by CLIENT PAUSE (`pause.rs`): not served, resumed when the
+    /// pause ends, and then run again from the client's input.
+    Pause,
 }
 
 impl Op {
@@ -54,7 +57,7 @@ impl Op {
         match self {
             Op::Pop { keys, .. } | Op::ZPop { keys, .. } => keys.iter().map(Vec::as_slice).collect(),
             Op::Move { src, .. } => vec![src.as_slice()],
-            Op::Wait => Vec::new(),
+            Op::Wait | Op::Pause => Vec::new(),
         }
     }
 }
@@ -73,11 +76,16 @@ pub struct Waiter {
 pub struct Registry {
     queues: HashMap<(usize, Vec<u8>), VecDeque<u64>>,
     waiters: HashMap<u64, Waiter>,
+    /// Clients postponed by CLIENT PAUSE, in the order they were.
+    postponed: VecDeque<u64>,
 }
 
 impl Registry {
     fn remove(&mut self, id: u64) -> Option<Waiter> {
         let w = self.waiters.remove(&id)?;
+        if matches!(w.op, Op::Pause) {
+            self.postponed.retain(|x| *x != id);
+        }
         for key in w.op.keys() {
             let qk = (w.db, key.to_vec());
             if let Some(q) = self.queues.get_mut(&qk) {
@@ -117,7 +125,7 @@ fn effect(op: &Op, key: &[u8], popped: usize) -> Vec<Vec<u8>> {
             }
             v
         }
-        Op::Wait => Vec::new(),
+        Op::Wait | Op::Pause => Vec::new(),
     }
 }
 
@@ -125,7 +133,7 @@ fn effect(op: &Op, key: &[u8], popped: usize) -> Vec<Vec<u8>> {
 /// data. With the log on, the pop holds its keys' ordering stripes and logs its effect
 /// as the plain pop it amounts to; `need` is the offset its reply must wait for.
 fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op, log: bool) -> Result<Option<(Vec<u8>, u64)>, CommandError> {
-    if matches!(op, Op::Wait) {
+    if matches!(op, Op::Wait | Op::Pause) {
         return Ok(None);
     }
     let ks = &shared.keyspace;
@@ -133,8 +141,8 @@ fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op, log
     let ordered = aof.map(|a| match op {
         Op::Move { src, dst, .. } => a.order_keys(ks, [src, dst]),
         Op::Pop { keys, .. } | Op::ZPop { keys, .. } => a.order_keys(ks, keys.iter()),
-        // (WAIT returned above; nothing to order.)
-        Op::Wait => a.order_keys(ks, std::iter::empty::<&[u8]>()),
+        // (WAIT and pauses returned above; nothing to order.)
+        Op::Wait | Op::Pause => a.order_keys(ks, std::iter::empty::<&[u8]>()),
     });
     let served = pop_now(ks, db, now_ms, proto, op)?;
     let end = match (&served, aof) {
@@ -152,7 +160,7 @@ type Served = (Vec<u8>, Vec<u8>, usize);
 fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) -> Result<Option<Served>, CommandError> {
     let mut out = Vec::new();
     match op {
-        Op::Wait => Ok(None),
+        Op::Wait | Op::Pause => Ok(None),
         Op::Pop { keys, end, count } => {
             for key in keys {
                 let (h, mut shard) = ks.lock_key(db, key);
@@ -317,16 +325,57 @@ fn timeout_reply(w: &Waiter) -> Vec<u8> {
 }
 
 /// CLIENT UNBLOCK: ends client `id`'s wait now, with its timeout reply or, when
-/// `error`, Redis's UNBLOCKED error. False when that client is not blocked.
+/// `error`, Redis's UNBLOCKED error. False when that client is not blocked (a command
+/// postponed by CLIENT PAUSE waits for the pause's end).
 pub fn unblock(shared: &Shared, id: u64, error: bool) -> bool {
     if shared.blocked_count.load(Ordering::SeqCst) == 0 {
         return false;
     }
-    let Some(w) = registry(shared).remove(id) else { return false };
+    let mut reg = registry(shared);
+    if reg.waiters.get(&id).is_none_or(|w| matches!(w.op, Op::Pause)) {
+        return false;
+    }
+    let Some(w) = reg.remove(id) else { return false };
+    drop(reg);
     shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
     let reply = if error { b"-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n".to_vec() } else { timeout_reply(&w) };
     shared.post_mail(w.owner, Mail { client_id: id, bytes: Arc::from(reply), unblock: true, need: 0 });
     true
+}
+
+/// Postpones the client's current command until CLIENT PAUSE ends (`pause.rs`): the
+/// client is blocked without a reply, and its command stays in its input. False, with
+/// nothing done, when the pause ended meanwhile (checked under the registry lock, which
+/// [`resume_postponed`] takes after the pause is lifted, so no client is left behind).
+pub fn postpone(ctx: &mut Ctx<'_>, spec: &CommandSpec) -> bool {
+    let shared = ctx.shared;
+    let mut reg = registry(shared);
+    if !super::pause::postpones(ctx, spec) {
+        return false;
+    }
+    let id = ctx.client.info.id;
+    let owner = ctx.client.info.owner.load(Ordering::Relaxed);
+    reg.waiters.insert(id, Waiter { owner, db: ctx.client.db, proto: ctx.client.proto, op: Op::Pause, deadline_ms: None });
+    reg.postponed.push_back(id);
+    shared.blocked_count.fetch_add(1, Ordering::SeqCst);
+    ctx.client.blocked = true;
+    ctx.client.postponed = true;
+    true
+}
+
+/// Wakes every postponed client, in the order they were postponed: each runs its
+/// command again (`net::apply_mail`).
+pub fn resume_postponed(shared: &Shared) {
+    if shared.blocked_count.load(Ordering::SeqCst) == 0 {
+        return;
+    }
+    let mut reg = registry(shared);
+    while let Some(id) = reg.postponed.pop_front() {
+        if let Some(w) = reg.waiters.remove(&id) {
+            shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
+            shared.post_mail(w.owner, Mail { client_id: id, bytes: Arc::from(&[][..]), unblock: true, need: 0 });
+        }
+    }
 }
 
 /// Forgets a client's wait (disconnect, CLIENT KILL).

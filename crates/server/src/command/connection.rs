@@ -515,6 +515,10 @@ fn client_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
             "    Kill connections. Options are: ID, ADDR, LADDR, USER, TYPE, SKIPME.",
             "LIST [options ...]",
             "    Return information about client connections. Options: TYPE, ID.",
+            "UNPAUSE",
+            "    Stop the current client pause, resuming traffic.",
+            "PAUSE <timeout> [WRITE|ALL]",
+            "    Suspend all, or just write, clients for <timeout> milliseconds.",
             "SETNAME <name>",
             "    Assign the name <name> to the current connection.",
             "SETINFO <LIB-NAME|LIB-VER> <value>",
@@ -546,6 +550,8 @@ static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("setinfo", 4, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Sets information specific to the client or connection.", client_setinfo),
     spec("reply", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Instructs the server whether to reply to commands.", client_reply),
     spec("unblock", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Unblocks a client blocked by a blocking command from a different connection.", client_unblock),
+    spec("pause", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Stop processing commands from clients for some time", super::pause::client_pause),
+    spec("unpause", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Resume processing of clients that were paused", super::pause::client_unpause),
     spec("help", 2, LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns helpful text about the different subcommands.", client_help),
 ];
 

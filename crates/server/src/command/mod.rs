@@ -19,6 +19,7 @@ pub mod keys;
 pub mod latency;
 pub mod lists;
 pub mod monitor;
+pub mod pause;
 pub mod pubsub;
 pub mod server;
 pub mod sets;
@@ -171,6 +172,9 @@ pub struct Client {
     pub subs: pubsub::Subscriptions,
     /// Waiting in a blocking command: no further input runs until its reply comes.
     pub blocked: bool,
+    /// Blocked by CLIENT PAUSE before its command ran: the command stays in the input
+    /// and runs when the pause ends (`pause.rs`).
+    pub postponed: bool,
     /// In MONITOR mode (`monitor.rs`).
     pub monitor: bool,
     /// CLIENT REPLY's state: whether this connection's replies are sent.
@@ -202,6 +206,7 @@ impl Client {
             watched: Vec::new(),
             subs: pubsub::Subscriptions::default(),
             blocked: false,
+            postponed: false,
             monitor: false,
             reply_mode: ReplyMode::On,
             in_exec: false,
@@ -615,6 +620,11 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
         const TEXT: &str = "ERR Command not allowed inside a transaction";
         ctx.stats.count_error(TEXT);
         write_error(ctx.out, TEXT);
+        return;
+    }
+    // CLIENT PAUSE: after the command's own errors, before MULTI's queueing (Redis's
+    // order). The command is not consumed (`conn.rs` sees `postponed`).
+    if pause::postpones(ctx, spec) && blocking::postpone(ctx, spec) {
         return;
     }
     if ctx.client.multi.is_some() && !transactions::runs_inside_multi(spec) {

@@ -151,7 +151,9 @@ pub fn tick<'a>(
         crate::command::blocking::serve(shared, now_ms);
     }
     crate::command::blocking::expire(shared, owner, now_ms);
-    if shared.active_expire_enabled.load(Ordering::Relaxed) {
+    crate::command::pause::resume_if_over(shared, now_ms);
+    // Keys stay put while clients are paused (CLIENT PAUSE), as in Redis.
+    if shared.active_expire_enabled.load(Ordering::Relaxed) && !shared.pause.active(now_ms) {
         // Under the loop's gate, so that no key expires in the middle of an EXEC.
         let _gate = shared.gates[owner.min(shared.gates.len() - 1)].read();
         crate::expire::active_cycle(shared, owner, now_ms);
@@ -184,6 +186,13 @@ pub fn take_mail(shared: &Shared, owner: usize) -> Vec<crate::shared::Mail> {
 /// resumes its pending input; a pub/sub message is appended. Returns the flow, or
 /// CloseNow when a subscriber is over the pubsub output limit.
 pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::conn::Worker<'_>) -> crate::conn::Flow {
+    if mail.unblock && conn.client.postponed {
+        // The end of a CLIENT PAUSE: the postponed command runs now (it was not consumed).
+        conn.client.postponed = false;
+        conn.client.blocked = false;
+        crate::command::publish_client_state(&conn.client);
+        return conn.process(w);
+    }
     if mail.unblock {
         conn.client.blocked = false;
         crate::command::publish_client_state(&conn.client);

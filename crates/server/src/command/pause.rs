@@ -1,0 +1,144 @@
+//! CLIENT PAUSE and CLIENT UNPAUSE: commands from every client are postponed while a
+//! pause lasts (mode ALL), or only those that change data (mode WRITE: writes, PUBLISH,
+//! an EXEC whose queue holds one), as in Redis 7.0.
+//!
+//! A postponed command is not executed and not consumed: its connection is blocked
+//! (`blocking::postpone`, counted in `blocked_clients` as Redis counts it) with the
+//! command left in its input, and when the pause ends (CLIENT UNPAUSE, or its time, seen
+//! by every loop's tick) each postponed client is woken, in the order it was postponed,
+//! and runs that input again. As in Redis, the check comes after a command's own errors
+//! (unknown command, arity, authentication) and before MULTI's queueing, commands
+//! inside EXEC are never postponed, and mode ALL postpones CLIENT UNPAUSE too (the pause
+//! then ends only by its time). Active expiry stops while clients are paused, so that
+//! the keyspace holds still.
+//!
+//! Partial: a read of an expired key during a pause still deletes it (Redis only
+//! hides it); Basalt has no replicas, the clients Redis never pauses.
+
+use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
+
+use super::args::{self, is};
+use super::{flags, CommandError, CommandSpec, Ctx};
+use crate::shared::Shared;
+
+const OFF: u8 = 0;
+const WRITE: u8 = 1;
+const ALL: u8 = 2;
+
+/// The pause in force, if any.
+#[derive(Default)]
+pub struct Pause {
+    /// OFF, WRITE or ALL.
+    mode: AtomicU8,
+    /// Unix time in ms at which it ends.
+    end_ms: AtomicI64,
+}
+
+impl Pause {
+    /// The mode in force at `now_ms` (OFF once its time is over).
+    fn mode_at(&self, now_ms: i64) -> u8 {
+        let mode = self.mode.load(Ordering::Acquire);
+        if mode == OFF || now_ms >= self.end_ms.load(Ordering::Acquire) {
+            OFF
+        } else {
+            mode
+        }
+    }
+
+    /// True while clients are paused in any mode (active expiry stops).
+    pub fn active(&self, now_ms: i64) -> bool {
+        self.mode_at(now_ms) != OFF
+    }
+}
+
+/// Whether the command `spec` (with `args`) from this client waits for the pause to end.
+/// One atomic load when no pause was ever set.
+#[inline]
+pub fn postpones(ctx: &Ctx<'_>, spec: &CommandSpec) -> bool {
+    if ctx.shared.pause.mode.load(Ordering::Relaxed) == OFF
+        || ctx.client.in_exec
+        || ctx.client.loading
+    {
+        return false;
+    }
+    match ctx.shared.pause.mode_at(ctx.now_ms) {
+        OFF => false,
+        ALL => true,
+        _ => may_change_data(spec) || (spec.name == "exec" && queue_changes_data(ctx)),
+    }
+}
+
+/// Redis's "may replicate": writes, and PUBLISH (Basalt has no scripts).
+fn may_change_data(spec: &CommandSpec) -> bool {
+    spec.flags & flags::WRITE != 0 || spec.name == "publish"
+}
+
+fn queue_changes_data(ctx: &Ctx<'_>) -> bool {
+    let t = super::table();
+    ctx.client.multi.as_ref().is_some_and(|m| {
+        m.queue.iter().any(|cmd| {
+            cmd.first()
+                .and_then(|name| t.lookup(name))
+                .is_some_and(|i| may_change_data(t.entries[i].spec))
+        })
+    })
+}
+
+/// Wakes the postponed clients once no pause is in force (each loop's tick).
+pub fn resume_if_over(shared: &Shared, now_ms: i64) {
+    if shared.pause.mode.load(Ordering::Relaxed) != OFF && shared.pause.mode_at(now_ms) == OFF {
+        shared.pause.mode.store(OFF, Ordering::Release);
+    }
+    if shared.pause.mode.load(Ordering::Acquire) == OFF {
+        super::blocking::resume_postponed(shared);
+    }
+}
+
+/// CLIENT PAUSE timeout [WRITE|ALL] — OK. A pause already in force is only ever made
+/// longer or stricter, as in Redis.
+pub fn client_pause(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    if a.len() > 4 {
+        return Err(CommandError::Owned(format!(
+            "ERR unknown subcommand or wrong number of arguments for '{}'. Try CLIENT HELP.",
+            String::from_utf8_lossy(&a[1][..a[1].len().min(128)])
+        )));
+    }
+    let ms = args::int(a[2])
+        .map_err(|_| CommandError::msg("ERR timeout is not an integer or out of range"))?;
+    if ms < 0 {
+        return Err(CommandError::msg("ERR timeout is negative"));
+    }
+    let mode = match a.get(3) {
+        None => ALL,
+        Some(m) if is(m, "all") => ALL,
+        Some(m) if is(m, "write") => WRITE,
+        Some(_) => {
+            return Err(CommandError::msg(
+                "ERR CLIENT PAUSE mode must be WRITE or ALL",
+            ))
+        }
+    };
+    let pause = &ctx.shared.pause;
+    // Redis adds the timeout to the clock without an overflow check: a timeout near
+    // i64::MAX wraps into the past and pauses nothing (rather than forever, which in
+    // mode ALL would leave no client able to lift it).
+    let end = ctx.now_ms.wrapping_add(ms);
+    // A pause whose time is over counts as none: the new one replaces it.
+    let (old_mode, old_end) = match pause.mode_at(ctx.now_ms) {
+        OFF => (OFF, i64::MIN),
+        m => (m, pause.end_ms.load(Ordering::Acquire)),
+    };
+    pause.end_ms.store(end.max(old_end), Ordering::Release);
+    pause.mode.store(mode.max(old_mode), Ordering::Release);
+    ctx.ok();
+    Ok(())
+}
+
+/// CLIENT UNPAUSE — OK; postponed clients run their commands now.
+pub fn client_unpause(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    ctx.shared.pause.mode.store(OFF, Ordering::Release);
+    ctx.shared.pause.end_ms.store(0, Ordering::Release);
+    super::blocking::resume_postponed(ctx.shared);
+    ctx.ok();
+    Ok(())
+}
