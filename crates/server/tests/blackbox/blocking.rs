@@ -13,22 +13,6 @@ use crate::harness::*;
 const NOT_FLOAT: &[u8] = b"-ERR timeout is not a float or out of range\r\n";
 const NEGATIVE: &[u8] = b"-ERR timeout is negative\r\n";
 
-/// Waits (bounded) until the server reports `n` blocked clients.
-fn wait_blocked(c: &mut RawConn, n: usize) {
-    let want = format!("blocked_clients:{n}\r\n");
-    let ok = wait_until(Duration::from_secs(5), || {
-        let info = parse(&c.cmd(&["INFO", "clients"])).text();
-        info.contains(&want)
-    });
-    assert!(ok, "server never reported {want:?}");
-}
-
-/// Reads one reply that must arrive within a few seconds.
-fn reply(c: &mut RawConn) -> Vec<u8> {
-    c.try_read_reply(Duration::from_secs(5))
-        .unwrap_or_else(|e| panic!("blocked client got no reply: {e:?}"))
-}
-
 #[test]
 fn immediate_return_when_data_exists() {
     let t = shared();
@@ -243,7 +227,7 @@ fn push_from_another_connection_wakes_blpop() {
         let mut p = RawConn::connect(&addr);
         p.cmd(&["RPUSH", "l", "hello"])
     });
-    assert_bytes!(reply(&mut blocked), b"*2\r\n$1\r\nl\r\n$5\r\nhello\r\n");
+    assert_bytes!(late_reply(&mut blocked), b"*2\r\n$1\r\nl\r\n$5\r\nhello\r\n");
     // The pusher saw the list with one element before the pop.
     assert_bytes!(pusher.join().expect("pusher thread"), b":1\r\n");
     assert_bytes!(ctl.cmd(&["EXISTS", "l"]), b":0\r\n");
@@ -260,7 +244,7 @@ fn blpop_on_several_keys_wakes_on_any() {
     blocked.send(&encode(&["BRPOP", "k1", "k2", "0"]));
     wait_blocked(&mut ctl, 1);
     assert_bytes!(ctl.cmd(&["RPUSH", "k2", "a", "b"]), b":2\r\n");
-    assert_bytes!(reply(&mut blocked), b"*2\r\n$2\r\nk2\r\n$1\r\nb\r\n");
+    assert_bytes!(late_reply(&mut blocked), b"*2\r\n$2\r\nk2\r\n$1\r\nb\r\n");
     assert_bytes!(ctl.cmd(&["LRANGE", "k2", "0", "-1"]), b"*1\r\n$1\r\na\r\n");
 }
 
@@ -275,18 +259,18 @@ fn blocked_clients_are_served_in_fifo_order() {
     second.send(&encode(&["BLPOP", "q", "0"]));
     wait_blocked(&mut ctl, 2);
     assert_bytes!(ctl.cmd(&["RPUSH", "q", "one"]), b":1\r\n");
-    assert_bytes!(reply(&mut first), b"*2\r\n$1\r\nq\r\n$3\r\none\r\n");
+    assert_bytes!(late_reply(&mut first), b"*2\r\n$1\r\nq\r\n$3\r\none\r\n");
     second.expect_silence(Duration::from_millis(200));
     assert_bytes!(ctl.cmd(&["RPUSH", "q", "two"]), b":1\r\n");
-    assert_bytes!(reply(&mut second), b"*2\r\n$1\r\nq\r\n$3\r\ntwo\r\n");
+    assert_bytes!(late_reply(&mut second), b"*2\r\n$1\r\nq\r\n$3\r\ntwo\r\n");
     // One push of two elements serves both waiters, in order.
     first.send(&encode(&["BLPOP", "q", "0"]));
     wait_blocked(&mut ctl, 1);
     second.send(&encode(&["BLPOP", "q", "0"]));
     wait_blocked(&mut ctl, 2);
     assert_bytes!(ctl.cmd(&["LPUSH", "q", "x", "y"]), b":2\r\n");
-    assert_bytes!(reply(&mut first), b"*2\r\n$1\r\nq\r\n$1\r\ny\r\n");
-    assert_bytes!(reply(&mut second), b"*2\r\n$1\r\nq\r\n$1\r\nx\r\n");
+    assert_bytes!(late_reply(&mut first), b"*2\r\n$1\r\nq\r\n$1\r\ny\r\n");
+    assert_bytes!(late_reply(&mut second), b"*2\r\n$1\r\nq\r\n$1\r\nx\r\n");
     assert_bytes!(ctl.cmd(&["EXISTS", "q"]), b":0\r\n");
 }
 
@@ -299,7 +283,7 @@ fn zero_timeout_blocks_until_woken() {
     wait_blocked(&mut ctl, 1);
     blocked.expect_silence(Duration::from_millis(500));
     assert_bytes!(ctl.cmd(&["LPUSH", "l", "v"]), b":1\r\n");
-    assert_bytes!(reply(&mut blocked), b"*2\r\n$1\r\nl\r\n$1\r\nv\r\n");
+    assert_bytes!(late_reply(&mut blocked), b"*2\r\n$1\r\nl\r\n$1\r\nv\r\n");
 }
 
 #[test]
@@ -319,7 +303,7 @@ fn a_push_that_is_undone_in_the_same_transaction_does_not_wake() {
     blocked.expect_silence(Duration::from_millis(200));
     assert_bytes!(ctl.cmd(&["DEL", "l"]), b":1\r\n");
     assert_bytes!(ctl.cmd(&["RPUSH", "l", "z"]), b":1\r\n");
-    assert_bytes!(reply(&mut blocked), b"*2\r\n$1\r\nl\r\n$1\r\nz\r\n");
+    assert_bytes!(late_reply(&mut blocked), b"*2\r\n$1\r\nl\r\n$1\r\nz\r\n");
 }
 
 #[test]
@@ -344,7 +328,7 @@ fn blmove_and_brpoplpush_wake() {
     blocked.send(&encode(&["BLMOVE", "src", "dst", "RIGHT", "LEFT", "0"]));
     wait_blocked(&mut ctl, 1);
     assert_bytes!(ctl.cmd(&["RPUSH", "src", "1", "2"]), b":2\r\n");
-    assert_bytes!(reply(&mut blocked), b"$1\r\n2\r\n");
+    assert_bytes!(late_reply(&mut blocked), b"$1\r\n2\r\n");
     assert_bytes!(ctl.cmd(&["LRANGE", "src", "0", "-1"]), b"*1\r\n$1\r\n1\r\n");
     assert_bytes!(ctl.cmd(&["LRANGE", "dst", "0", "-1"]), b"*1\r\n$1\r\n2\r\n");
     // A chain: the element moved by BRPOPLPUSH wakes a BLPOP on the destination.
@@ -354,8 +338,8 @@ fn blmove_and_brpoplpush_wake() {
     second.send(&encode(&["BLPOP", "s2", "0"]));
     wait_blocked(&mut ctl, 2);
     assert_bytes!(ctl.cmd(&["RPUSH", "s1", "q"]), b":1\r\n");
-    assert_bytes!(reply(&mut blocked), b"$1\r\nq\r\n");
-    assert_bytes!(reply(&mut second), b"*2\r\n$2\r\ns2\r\n$1\r\nq\r\n");
+    assert_bytes!(late_reply(&mut blocked), b"$1\r\nq\r\n");
+    assert_bytes!(late_reply(&mut second), b"*2\r\n$2\r\ns2\r\n$1\r\nq\r\n");
     assert_bytes!(ctl.cmd(&["EXISTS", "s1", "s2"]), b":0\r\n");
 }
 
@@ -368,7 +352,7 @@ fn blmpop_wakes_with_count() {
     wait_blocked(&mut ctl, 1);
     assert_bytes!(ctl.cmd(&["RPUSH", "m2", "1", "2", "3"]), b":3\r\n");
     assert_bytes!(
-        reply(&mut blocked),
+        late_reply(&mut blocked),
         b"*2\r\n$2\r\nm2\r\n*2\r\n$1\r\n3\r\n$1\r\n2\r\n"
     );
     assert_bytes!(ctl.cmd(&["LRANGE", "m2", "0", "-1"]), b"*1\r\n$1\r\n1\r\n");
@@ -382,16 +366,16 @@ fn bzpopmin_bzpopmax_bzmpop_wake() {
     blocked.send(&encode(&["BZPOPMIN", "z", "0"]));
     wait_blocked(&mut ctl, 1);
     assert_bytes!(ctl.cmd(&["ZADD", "z", "2", "b", "1", "a"]), b":2\r\n");
-    assert_bytes!(reply(&mut blocked), b"*3\r\n$1\r\nz\r\n$1\r\na\r\n$1\r\n1\r\n");
+    assert_bytes!(late_reply(&mut blocked), b"*3\r\n$1\r\nz\r\n$1\r\na\r\n$1\r\n1\r\n");
     blocked.send(&encode(&["BZPOPMAX", "z0", "z2", "0"]));
     wait_blocked(&mut ctl, 1);
     assert_bytes!(ctl.cmd(&["ZADD", "z2", "2.5", "b", "1", "a"]), b":2\r\n");
-    assert_bytes!(reply(&mut blocked), b"*3\r\n$2\r\nz2\r\n$1\r\nb\r\n$3\r\n2.5\r\n");
+    assert_bytes!(late_reply(&mut blocked), b"*3\r\n$2\r\nz2\r\n$1\r\nb\r\n$3\r\n2.5\r\n");
     blocked.send(&encode(&["BZMPOP", "0", "1", "z3", "MAX", "COUNT", "10"]));
     wait_blocked(&mut ctl, 1);
     assert_bytes!(ctl.cmd(&["ZADD", "z3", "2", "b", "1", "a"]), b":2\r\n");
     assert_bytes!(
-        reply(&mut blocked),
+        late_reply(&mut blocked),
         b"*2\r\n$2\r\nz3\r\n*2\r\n*2\r\n$1\r\nb\r\n$1\r\n2\r\n*2\r\n$1\r\na\r\n$1\r\n1\r\n"
     );
     assert_bytes!(ctl.cmd(&["EXISTS", "z3"]), b":0\r\n");
@@ -409,10 +393,10 @@ fn info_counts_blocked_clients() {
     b.send(&encode(&["BZPOPMIN", "y", "0"]));
     wait_blocked(&mut ctl, 2);
     assert_bytes!(ctl.cmd(&["RPUSH", "x", "1"]), b":1\r\n");
-    assert_bytes!(reply(&mut a), b"*2\r\n$1\r\nx\r\n$1\r\n1\r\n");
+    assert_bytes!(late_reply(&mut a), b"*2\r\n$1\r\nx\r\n$1\r\n1\r\n");
     wait_blocked(&mut ctl, 1);
     assert_bytes!(ctl.cmd(&["ZADD", "y", "1", "m"]), b":1\r\n");
-    assert_bytes!(reply(&mut b), b"*3\r\n$1\r\ny\r\n$1\r\nm\r\n$1\r\n1\r\n");
+    assert_bytes!(late_reply(&mut b), b"*3\r\n$1\r\ny\r\n$1\r\nm\r\n$1\r\n1\r\n");
     wait_blocked(&mut ctl, 0);
 }
 
@@ -454,16 +438,16 @@ fn client_unblock() {
     waiter.send(&encode(&["BLPOP", "unblock:l", "0"]));
     wait_blocked(&mut ctl, 1);
     assert_bytes!(ctl.cmd(&["CLIENT", "UNBLOCK", &id]), b":1\r\n");
-    assert_bytes!(reply(&mut waiter), b"*-1\r\n");
+    assert_bytes!(late_reply(&mut waiter), b"*-1\r\n");
     assert_bytes!(ctl.cmd(&["CLIENT", "UNBLOCK", &id]), b":0\r\n");
     waiter.send(&encode(&["BZPOPMIN", "unblock:z", "0"]));
     wait_blocked(&mut ctl, 1);
     assert_bytes!(ctl.cmd(&["CLIENT", "UNBLOCK", &id, "error"]), b":1\r\n");
-    assert_bytes!(reply(&mut waiter), b"-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n");
+    assert_bytes!(late_reply(&mut waiter), b"-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n");
     waiter.send(&encode(&["WAIT", "1", "0"]));
     wait_blocked(&mut ctl, 1);
     assert_bytes!(ctl.cmd(&["CLIENT", "UNBLOCK", &id, "TIMEOUT"]), b":1\r\n");
-    assert_bytes!(reply(&mut waiter), b":0\r\n");
+    assert_bytes!(late_reply(&mut waiter), b":0\r\n");
     wait_blocked(&mut ctl, 0);
     assert_bytes!(ctl.cmd(&["CLIENT", "UNBLOCK", "x", "foo"]), b"-ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR\r\n");
     assert_bytes!(ctl.cmd(&["CLIENT", "UNBLOCK", "x"]), b"-ERR value is not an integer or out of range\r\n");

@@ -1089,6 +1089,24 @@ pub fn unix_now_ms() -> i64 {
 
 /// Asserts that `$got` equals `$want` (anything that is `AsRef<[u8]>`),
 /// printing both readably.
+/// Waits (bounded) until the server reports `n` blocked clients in `INFO clients`
+/// (blocking pops, WAIT, clients postponed by CLIENT PAUSE).
+pub fn wait_blocked(c: &mut RawConn, n: usize) {
+    let want = format!("blocked_clients:{n}\r\n");
+    let ok = wait_until(Duration::from_secs(5), || {
+        let info = parse(&c.cmd(&["INFO", "clients"])).text();
+        info.contains(&want)
+    });
+    assert!(ok, "server never reported {want:?}");
+}
+
+/// Reads one reply of a client that was waiting (blocked or postponed): it must
+/// arrive within a few seconds.
+pub fn late_reply(c: &mut RawConn) -> Vec<u8> {
+    c.try_read_reply(Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("waiting client got no reply: {e:?}"))
+}
+
 #[macro_export]
 macro_rules! assert_bytes {
     ($got:expr, $want:expr $(,)?) => {
