@@ -25,13 +25,17 @@ const OFF: u8 = 0;
 const WRITE: u8 = 1;
 const ALL: u8 = 2;
 
-/// The pause in force, if any.
+/// The pause in force, if any. A pause whose time is over stays recorded (its mode is
+/// not reset by the readers, which could race with a new CLIENT PAUSE): `mode_at`
+/// reads it as OFF.
 #[derive(Default)]
 pub struct Pause {
     /// OFF, WRITE or ALL.
     mode: AtomicU8,
     /// Unix time in ms at which it ends.
     end_ms: AtomicI64,
+    /// Serializes CLIENT PAUSE and UNPAUSE (read, combine, store).
+    update: parking_lot::Mutex<()>,
 }
 
 impl Pause {
@@ -51,8 +55,8 @@ impl Pause {
     }
 }
 
-/// Whether the command `spec` (with `args`) from this client waits for the pause to end.
-/// One atomic load when no pause was ever set.
+/// Whether the command `spec` from this client waits for the pause to end. One atomic
+/// load when no pause was ever set (or since the last UNPAUSE).
 #[inline]
 pub fn postpones(ctx: &Ctx<'_>, spec: &CommandSpec) -> bool {
     if ctx.shared.pause.mode.load(Ordering::Relaxed) == OFF
@@ -84,12 +88,10 @@ fn queue_changes_data(ctx: &Ctx<'_>) -> bool {
     })
 }
 
-/// Wakes the postponed clients once no pause is in force (each loop's tick).
+/// Wakes the postponed clients once no pause is in force (each loop's tick; also the
+/// safety net for a client postponed just as CLIENT UNPAUSE ran).
 pub fn resume_if_over(shared: &Shared, now_ms: i64) {
-    if shared.pause.mode.load(Ordering::Relaxed) != OFF && shared.pause.mode_at(now_ms) == OFF {
-        shared.pause.mode.store(OFF, Ordering::Release);
-    }
-    if shared.pause.mode.load(Ordering::Acquire) == OFF {
+    if shared.pause.mode_at(now_ms) == OFF {
         super::blocking::resume_postponed(shared);
     }
 }
@@ -119,6 +121,7 @@ pub fn client_pause(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> 
         }
     };
     let pause = &ctx.shared.pause;
+    let _update = pause.update.lock();
     // Redis adds the timeout to the clock without an overflow check: a timeout near
     // i64::MAX wraps into the past and pauses nothing (rather than forever, which in
     // mode ALL would leave no client able to lift it).
@@ -136,8 +139,11 @@ pub fn client_pause(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> 
 
 /// CLIENT UNPAUSE — OK; postponed clients run their commands now.
 pub fn client_unpause(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    ctx.shared.pause.mode.store(OFF, Ordering::Release);
-    ctx.shared.pause.end_ms.store(0, Ordering::Release);
+    {
+        let _update = ctx.shared.pause.update.lock();
+        ctx.shared.pause.mode.store(OFF, Ordering::Release);
+        ctx.shared.pause.end_ms.store(0, Ordering::Release);
+    }
     super::blocking::resume_postponed(ctx.shared);
     ctx.ok();
     Ok(())
