@@ -103,6 +103,17 @@ impl Keyspace {
         ((hash >> 40) & self.shard_mask) as usize
     }
 
+    /// While `held`, expired keys are hidden from every lookup but not removed, and the
+    /// active expiry cycle does nothing (the server's CLIENT PAUSE: Redis keeps the
+    /// keyspace still while clients are paused). Locks every shard in turn.
+    pub fn hold_expiry(&self, held: bool) {
+        for db in 0..self.dbs.len() {
+            for shard in 0..self.shards_per_db() {
+                self.lock(db, shard).hold_expiry(held);
+            }
+        }
+    }
+
     /// Locks one shard of one database (see `shard_lock.rs` for lock coalescing).
     pub fn lock(&self, db: usize, shard: usize) -> ShardGuard<'_> {
         acquire(self, &self.dbs[db].shards[shard])

@@ -58,6 +58,11 @@ pub struct Shard {
     parity: bool,
     /// This shard's part of the running capture, if any.
     capture: Option<Box<ShardCapture>>,
+    /// Expired entries are hidden but not removed (the server's CLIENT PAUSE, during
+    /// which Redis keeps the keyspace still): see [`Keyspace::hold_expiry`].
+    ///
+    /// [`Keyspace::hold_expiry`]: crate::db::Keyspace::hold_expiry
+    expiry_held: bool,
 }
 
 /// Before a pending entry changes or goes, the running capture keeps its state.
@@ -91,7 +96,13 @@ impl Shard {
             stats: ShardStats::default(),
             parity: false,
             capture: None,
+            expiry_held: false,
         }
+    }
+
+    /// See the `expiry_held` field.
+    pub(crate) fn hold_expiry(&mut self, held: bool) {
+        self.expiry_held = held;
     }
 
     /// Number of keys, including expired ones not yet removed (as Redis's DBSIZE).
@@ -145,6 +156,9 @@ impl Shard {
         // modified the table since.
         let e = unsafe { bucket.as_mut() };
         if e.is_expired(now_ms) {
+            if self.expiry_held {
+                return None;
+            }
             keep(&mut self.capture, self.parity, e);
             // SAFETY: same bucket, still full; `e` is not used after this.
             unsafe { self.table.erase(bucket) };
@@ -295,7 +309,7 @@ impl Shard {
     /// Removes every expired entry (used by KEYS-like full walks that should not
     /// return them and may as well reclaim them). Returns how many were removed.
     pub fn purge_expired(&mut self, now_ms: i64) -> usize {
-        if self.volatile == 0 {
+        if self.volatile == 0 || self.expiry_held {
             return 0;
         }
         let mut removed = 0;
@@ -384,6 +398,9 @@ impl Shard {
             let bucket = unsafe { self.table.bucket(pos) };
             // SAFETY: as above.
             if unsafe { bucket.as_ref() }.is_expired(now_ms) {
+                if self.expiry_held {
+                    continue;
+                }
                 // SAFETY: as above.
                 keep(&mut self.capture, self.parity, unsafe { bucket.as_mut() });
                 // SAFETY: as above.
@@ -402,7 +419,7 @@ impl Shard {
     /// from where the last step stopped and removes expired entries.
     pub fn expire_step(&mut self, now_ms: i64, budget: usize) -> ExpireStep {
         let mut step = ExpireStep::default();
-        if self.volatile == 0 || self.table.is_empty() {
+        if self.volatile == 0 || self.table.is_empty() || self.expiry_held {
             return step;
         }
         let buckets = self.table.buckets();
@@ -565,6 +582,26 @@ mod tests {
         assert_eq!(s.len(), 1);
         assert_eq!(s.volatile(), 0);
         assert_eq!(s.stats.expired_keys, 1);
+    }
+
+    #[test]
+    fn held_expiry_hides_expired_keys_without_removing_them() {
+        let (mut s, h) = shard();
+        put(&mut s, &h, b"a", Some(100));
+        put(&mut s, &h, b"b", None);
+        s.hold_expiry(true);
+        assert!(s.get(h.hash_one(b"a"), b"a", 100).is_none());
+        assert!(s.read(h.hash_one(b"a"), b"a", 100, None).is_none());
+        assert_eq!(s.purge_expired(100), 0);
+        assert_eq!(s.expire_step(100, 64).expired, 0);
+        let mut rng = fastrand::Rng::with_seed(7);
+        for _ in 0..20 {
+            assert_eq!(s.random_live(100, &mut rng).map(|e| e.key().to_vec()), Some(b"b".to_vec()));
+        }
+        assert_eq!((s.len(), s.volatile(), s.stats.expired_keys), (2, 1, 0));
+        s.hold_expiry(false);
+        assert!(s.get(h.hash_one(b"a"), b"a", 100).is_none());
+        assert_eq!((s.len(), s.volatile(), s.stats.expired_keys), (1, 0, 1));
     }
 
     #[test]

@@ -9,13 +9,12 @@
 //! and runs that input again. As in Redis, the check comes after a command's own errors
 //! (unknown command, arity, authentication) and before MULTI's queueing, commands
 //! inside EXEC are never postponed, and mode ALL postpones CLIENT UNPAUSE too (the pause
-//! then ends only by its time). Active expiry stops while clients are paused, so that
-//! the keyspace holds still.
-//!
-//! Partial: a read of an expired key during a pause still deletes it (Redis only
-//! hides it); Basalt has no replicas, the clients Redis never pauses.
+//! then ends only by its time). The keyspace holds still while clients are paused, as in
+//! Redis: no active expiry, and an expired key reads as absent but stays until the
+//! pause ends (`Keyspace::hold_expiry`). Basalt has no replicas, the clients Redis never
+//! pauses.
 
-use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
 
 use super::args::{self, is};
 use super::{flags, CommandError, CommandSpec, Ctx};
@@ -34,8 +33,11 @@ pub struct Pause {
     mode: AtomicU8,
     /// Unix time in ms at which it ends.
     end_ms: AtomicI64,
-    /// Serializes CLIENT PAUSE and UNPAUSE (read, combine, store).
+    /// Serializes CLIENT PAUSE, UNPAUSE and the end of a pause by its time (read,
+    /// combine, store, and the keyspace's expiry hold).
     update: parking_lot::Mutex<()>,
+    /// The keyspace holds expired keys (`Keyspace::hold_expiry`) for this pause.
+    expiry_held: AtomicBool,
 }
 
 impl Pause {
@@ -91,8 +93,23 @@ fn queue_changes_data(ctx: &Ctx<'_>) -> bool {
 /// Wakes the postponed clients once no pause is in force (each loop's tick; also the
 /// safety net for a client postponed just as CLIENT UNPAUSE ran).
 pub fn resume_if_over(shared: &Shared, now_ms: i64) {
-    if shared.pause.mode_at(now_ms) == OFF {
-        super::blocking::resume_postponed(shared);
+    let pause = &shared.pause;
+    if pause.mode_at(now_ms) != OFF {
+        return;
+    }
+    if pause.expiry_held.load(Ordering::Acquire) {
+        let _update = pause.update.lock();
+        if pause.mode_at(now_ms) == OFF {
+            release_expiry(shared);
+        }
+    }
+    super::blocking::resume_postponed(shared);
+}
+
+/// Lets expired keys go again (under `Pause::update`).
+fn release_expiry(shared: &Shared) {
+    if shared.pause.expiry_held.swap(false, Ordering::AcqRel) {
+        shared.keyspace.hold_expiry(false);
     }
 }
 
@@ -133,6 +150,11 @@ pub fn client_pause(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> 
     };
     pause.end_ms.store(end.max(old_end), Ordering::Release);
     pause.mode.store(mode.max(old_mode), Ordering::Release);
+    // Keys stay put while clients are paused: an expired key reads as absent but is
+    // not removed until the pause ends, as in Redis.
+    if pause.active(ctx.now_ms) && !pause.expiry_held.swap(true, Ordering::AcqRel) {
+        ctx.shared.keyspace.hold_expiry(true);
+    }
     ctx.ok();
     Ok(())
 }
@@ -143,6 +165,7 @@ pub fn client_unpause(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError
         let _update = ctx.shared.pause.update.lock();
         ctx.shared.pause.mode.store(OFF, Ordering::Release);
         ctx.shared.pause.end_ms.store(0, Ordering::Release);
+        release_expiry(ctx.shared);
     }
     super::blocking::resume_postponed(ctx.shared);
     ctx.ok();

@@ -152,7 +152,8 @@ pub fn tick<'a>(
     }
     crate::command::blocking::expire(shared, owner, now_ms);
     crate::command::pause::resume_if_over(shared, now_ms);
-    // Keys stay put while clients are paused (CLIENT PAUSE), as in Redis.
+    // Keys stay put while clients are paused (CLIENT PAUSE), as in Redis (the shards
+    // hold expired keys too; this saves the walk).
     if shared.active_expire_enabled.load(Ordering::Relaxed) && !shared.pause.active(now_ms) {
         // Under the loop's gate, so that no key expires in the middle of an EXEC.
         let _gate = shared.gates[owner.min(shared.gates.len() - 1)].read();

@@ -173,3 +173,20 @@ fn a_pause_is_only_made_longer_or_stricter() {
     assert_bytes!(ctl.cmd(&["CLIENT", "UNPAUSE"]), b"+OK\r\n");
     assert_bytes!(ctl.cmd(&["SET", "pause:k", "1"]), b"+OK\r\n");
 }
+
+#[test]
+fn keys_do_not_expire_while_clients_are_paused() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    assert_bytes!(c.cmd(&["SET", "pause:ttl", "v", "PX", "100"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["CLIENT", "PAUSE", "100000", "WRITE"]), b"+OK\r\n");
+    std::thread::sleep(Duration::from_millis(300));
+    // Expired: it reads as absent, but it is not removed while the pause lasts.
+    assert_bytes!(c.cmd(&["GET", "pause:ttl"]), b"$-1\r\n");
+    assert_bytes!(c.cmd(&["EXISTS", "pause:ttl"]), b":0\r\n");
+    assert_bytes!(c.cmd(&["KEYS", "pause:*"]), b"*0\r\n");
+    assert_bytes!(c.cmd(&["DBSIZE"]), b":1\r\n");
+    assert_bytes!(c.cmd(&["CLIENT", "UNPAUSE"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["GET", "pause:ttl"]), b"$-1\r\n");
+    assert_bytes!(c.cmd(&["DBSIZE"]), b":0\r\n");
+}
