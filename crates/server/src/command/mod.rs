@@ -625,6 +625,9 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     // CLIENT PAUSE: after the command's own errors, before MULTI's queueing (Redis's
     // order). The command is not consumed (`conn.rs` sees `postponed`).
     if pause::postpones(ctx, spec) && blocking::postpone(ctx, spec) {
+        // CLIENT LIST shows it blocked in this command, as Redis does.
+        ctx.client.info.last_cmd.store(idx, Ordering::Relaxed);
+        publish_client_state(ctx.client);
         return;
     }
     if ctx.client.multi.is_some() && !transactions::runs_inside_multi(spec) {

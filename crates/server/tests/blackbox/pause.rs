@@ -83,6 +83,10 @@ fn write_pause_postpones_writes_and_publish_not_reads() {
     );
     w.expect_silence(SILENCE);
     wait_blocked(&mut ctl, 1);
+    // CLIENT LIST shows it blocked in its command.
+    let list = parse(&ctl.cmd(&["CLIENT", "LIST"])).text();
+    let line = list.lines().find(|l| l.contains(" cmd=set ")).expect("the postponed client");
+    assert!(line.contains(" flags=b "), "{line}");
     let mut p = t.raw_conn();
     p.send(&encode(&["PUBLISH", "pause:ch", "m"]));
     p.expect_silence(SILENCE);
