@@ -97,6 +97,8 @@ pub struct Config {
     pub dbfilename: String,
     pub rdbcompression: bool,
     pub rdbchecksum: bool,
+    /// Refuse writes (MISCONF) after a failed save while save rules are set.
+    pub stop_writes_on_bgsave_error: bool,
     pub lazyfree_lazy_user_flush: bool,
     /// DEL frees large values in the background, as UNLINK does (`lazyfree.rs`).
     pub lazyfree_lazy_user_del: bool,
@@ -121,7 +123,26 @@ pub struct Config {
     pub aof_commit_wait_us: u32,
     /// The config file the server started from, for CONFIG REWRITE.
     pub config_file: Option<PathBuf>,
+    /// `client-output-buffer-limit`: hard limit, soft limit, soft seconds of the
+    /// normal, replica and pubsub classes. Only the pubsub hard limit is enforced
+    /// (it also cuts MONITOR clients); the rest is recorded (see `docs/compatibility.md`).
+    pub client_output_buffer_limit: [OutputLimit; 3],
+    /// Directives of Redis 7.0's redis.conf that Basalt accepts and shows in CONFIG GET
+    /// but that change nothing here (replication, process tweaks, types Basalt lacks):
+    /// see [`RECORDED`]. A user's redis.conf then starts Basalt unchanged.
+    pub recorded: std::collections::BTreeMap<&'static str, String>,
 }
+
+/// One class of `client-output-buffer-limit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutputLimit {
+    pub hard: u64,
+    pub soft: u64,
+    pub soft_seconds: u64,
+}
+
+/// The classes of `client-output-buffer-limit`, in CONFIG GET's order.
+const OUTPUT_CLASSES: [&str; 3] = ["normal", "slave", "pubsub"];
 
 impl Default for Config {
     fn default() -> Config {
@@ -165,6 +186,7 @@ impl Default for Config {
             dbfilename: "dump.rdb".to_string(),
             rdbcompression: true,
             rdbchecksum: true,
+            stop_writes_on_bgsave_error: true,
             lazyfree_lazy_user_flush: false,
             lazyfree_lazy_user_del: false,
             io_uring_min_wait_us: 0,
@@ -178,8 +200,80 @@ impl Default for Config {
             zset_max_listpack_value: 64,
             list_max_listpack_size: -2,
             config_file: None,
+            client_output_buffer_limit: [
+                OutputLimit { hard: 0, soft: 0, soft_seconds: 0 },
+                OutputLimit { hard: 256 << 20, soft: 64 << 20, soft_seconds: 60 },
+                OutputLimit { hard: 32 << 20, soft: 8 << 20, soft_seconds: 60 },
+            ],
+            recorded: RECORDED.iter().map(|&(name, default)| (name, default.to_string())).collect(),
         }
     }
+}
+
+/// Accepted, shown and rewritten, without effect in Basalt: (name, Redis 7.0's default).
+pub const RECORDED: &[(&str, &str)] = &[
+    ("always-show-logo", "no"),
+    ("set-proc-title", "yes"),
+    ("proc-title-template", "{title} {listen-addr} {server-mode}"),
+    ("rdb-del-sync-files", "no"),
+    ("replica-serve-stale-data", "yes"),
+    ("replica-read-only", "yes"),
+    ("repl-diskless-sync", "yes"),
+    ("repl-diskless-sync-delay", "5"),
+    ("repl-diskless-sync-max-replicas", "0"),
+    ("repl-diskless-load", "disabled"),
+    ("repl-disable-tcp-nodelay", "no"),
+    ("replica-priority", "100"),
+    ("replica-lazy-flush", "no"),
+    ("acllog-max-len", "128"),
+    ("lazyfree-lazy-eviction", "no"),
+    ("lazyfree-lazy-expire", "no"),
+    ("lazyfree-lazy-server-del", "no"),
+    ("oom-score-adj", "no"),
+    ("oom-score-adj-values", "0 200 800"),
+    ("disable-thp", "yes"),
+    ("aof-timestamp-enabled", "no"),
+    ("list-compress-depth", "0"),
+    ("hll-sparse-max-bytes", "3000"),
+    ("stream-node-max-bytes", "4096"),
+    ("stream-node-max-entries", "100"),
+    ("activerehashing", "yes"),
+    ("dynamic-hz", "yes"),
+    ("aof-rewrite-incremental-fsync", "yes"),
+    ("rdb-save-incremental-fsync", "yes"),
+    ("jemalloc-bg-thread", "yes"),
+    ("notify-keyspace-events", ""),
+    ("latency-monitor-threshold", "0"),
+];
+
+/// A parameter of [`RECORDED`]: its value lives in `Config::recorded`.
+macro_rules! recorded {
+    ($name:literal, $kind:expr, $mutable:expr) => {
+        Param {
+            name: $name,
+            kind: $kind,
+            mutable: $mutable,
+            get: |c| c.recorded.get($name).cloned().unwrap_or_default(),
+            set: |c, v| {
+                c.recorded.insert($name, v.to_string());
+            },
+        }
+    };
+}
+
+/// A memory-size parameter of [`RECORDED`] (shown in bytes, as Redis shows it).
+macro_rules! recorded_memory {
+    ($name:literal) => {
+        Param {
+            name: $name,
+            kind: Kind::Memory,
+            mutable: true,
+            get: |c| c.recorded.get($name).cloned().unwrap_or_default(),
+            set: |c, v| {
+                c.recorded.insert($name, parse_memory(v).unwrap_or(0).to_string());
+            },
+        }
+    };
 }
 
 /// What kind of value a parameter takes; drives parsing and error texts.
@@ -192,6 +286,11 @@ enum Kind {
     Str,
     /// Numbers from 0 to 100 separated by spaces.
     Percentiles,
+    /// `client-output-buffer-limit`: one or more "class hard soft seconds" groups.
+    OutputLimits,
+    /// A feature Basalt lacks: only the listed values (its "off") are accepted, and any
+    /// other gets this reason, rather than being accepted and silently ignored.
+    Only(&'static [&'static str], &'static str),
 }
 
 /// One configuration parameter.
@@ -336,7 +435,93 @@ pub static PARAMS: &[Param] = &[
         get: |c| c.zset_max_listpack_value.to_string(), set: |c, v| c.zset_max_listpack_value = v.parse().unwrap_or(c.zset_max_listpack_value) },
     Param { name: "list-max-listpack-size", kind: Kind::Int { min: i32::MIN as i64, max: i32::MAX as i64 }, mutable: true,
         get: |c| c.list_max_listpack_size.to_string(), set: |c, v| c.list_max_listpack_size = v.parse().unwrap_or(c.list_max_listpack_size) },
+    Param { name: "stop-writes-on-bgsave-error", kind: Kind::Bool, mutable: true,
+        get: |c| yes_no(c.stop_writes_on_bgsave_error), set: |c, v| c.stop_writes_on_bgsave_error = v == "yes" },
+    Param { name: "client-output-buffer-limit", kind: Kind::OutputLimits, mutable: true,
+        get: |c| render_output_limits(&c.client_output_buffer_limit),
+        set: |c, v| {
+            if let Ok(groups) = parse_output_limits(v) {
+                for (class, limit) in groups {
+                    c.client_output_buffer_limit[class] = limit;
+                }
+            }
+        } },
+    Param { name: "notify-keyspace-events",
+        kind: Kind::Only(&[""], "keyspace notifications are not implemented in Basalt (only \"\", off, is accepted)"),
+        mutable: true,
+        get: |c| c.recorded.get("notify-keyspace-events").cloned().unwrap_or_default(),
+        set: |c, v| { c.recorded.insert("notify-keyspace-events", v.to_string()); } },
+    Param { name: "latency-monitor-threshold",
+        kind: Kind::Only(&["0"], "Basalt has no latency monitor (only 0, off, is accepted)"),
+        mutable: true,
+        get: |c| c.recorded.get("latency-monitor-threshold").cloned().unwrap_or_default(),
+        set: |c, v| { c.recorded.insert("latency-monitor-threshold", v.to_string()); } },
+    recorded!("always-show-logo", Kind::Bool, false),
+    recorded!("set-proc-title", Kind::Bool, false),
+    recorded!("proc-title-template", Kind::Str, true),
+    recorded!("rdb-del-sync-files", Kind::Bool, true),
+    recorded!("replica-serve-stale-data", Kind::Bool, true),
+    recorded!("replica-read-only", Kind::Bool, true),
+    recorded!("repl-diskless-sync", Kind::Bool, true),
+    recorded!("repl-diskless-sync-delay", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
+    recorded!("repl-diskless-sync-max-replicas", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
+    recorded!("repl-diskless-load", Kind::Enum(&["disabled", "on-empty-db", "swapdb"]), true),
+    recorded!("repl-disable-tcp-nodelay", Kind::Bool, true),
+    recorded!("replica-priority", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
+    recorded!("replica-lazy-flush", Kind::Bool, true),
+    recorded!("acllog-max-len", Kind::Int { min: 0, max: i64::MAX }, true),
+    recorded!("lazyfree-lazy-eviction", Kind::Bool, true),
+    recorded!("lazyfree-lazy-expire", Kind::Bool, true),
+    recorded!("lazyfree-lazy-server-del", Kind::Bool, true),
+    recorded!("oom-score-adj", Kind::Enum(&["no", "yes", "relative", "absolute"]), true),
+    recorded!("oom-score-adj-values", Kind::Str, true),
+    recorded!("disable-thp", Kind::Bool, false),
+    recorded!("aof-timestamp-enabled", Kind::Bool, true),
+    recorded!("list-compress-depth", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
+    recorded_memory!("hll-sparse-max-bytes"),
+    recorded_memory!("stream-node-max-bytes"),
+    recorded!("stream-node-max-entries", Kind::Int { min: 0, max: i64::MAX }, true),
+    recorded!("activerehashing", Kind::Bool, true),
+    recorded!("dynamic-hz", Kind::Bool, true),
+    recorded!("aof-rewrite-incremental-fsync", Kind::Bool, true),
+    recorded!("rdb-save-incremental-fsync", Kind::Bool, true),
+    recorded!("jemalloc-bg-thread", Kind::Bool, true),
 ];
+
+/// Parses "class hard soft seconds" groups (classes normal, replica or slave, pubsub;
+/// sizes with units) into (class index, limit) pairs, with Redis's error texts.
+fn parse_output_limits(v: &str) -> Result<Vec<(usize, OutputLimit)>, String> {
+    let words: Vec<&str> = v.split_whitespace().collect();
+    if words.is_empty() || words.len() % 4 != 0 {
+        return Err("Wrong number of arguments in buffer limit configuration.".into());
+    }
+    words
+        .chunks(4)
+        .map(|g| {
+            let class = match g[0].to_ascii_lowercase().as_str() {
+                "normal" => 0,
+                "replica" | "slave" => 1,
+                "pubsub" => 2,
+                _ => return Err("Invalid client class specified in buffer limit configuration.".to_string()),
+            };
+            let bad = || "Error in hard, soft or soft_seconds setting in buffer limit configuration.".to_string();
+            let hard = parse_memory(g[1]).ok_or_else(bad)?;
+            let soft = parse_memory(g[2]).ok_or_else(bad)?;
+            let soft_seconds = g[3].parse::<i64>().ok().and_then(|n| u64::try_from(n).ok()).ok_or_else(bad)?;
+            Ok((class, OutputLimit { hard, soft, soft_seconds }))
+        })
+        .collect()
+}
+
+/// CONFIG GET's form: "normal 0 0 0 slave 268435456 67108864 60 pubsub ...".
+fn render_output_limits(limits: &[OutputLimit; 3]) -> String {
+    OUTPUT_CLASSES
+        .iter()
+        .zip(limits)
+        .map(|(name, l)| format!("{name} {} {} {}", l.hard, l.soft, l.soft_seconds))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
 
 /// Old names Redis 7 still accepts for the listpack thresholds.
 const ALIASES: &[(&str, &str)] = &[
@@ -422,6 +607,16 @@ impl Param {
             Kind::Str => (self.set)(config, value),
             Kind::Percentiles => {
                 crate::latency::parse_percentiles(value)?;
+                (self.set)(config, value);
+            }
+            Kind::OutputLimits => {
+                parse_output_limits(value)?;
+                (self.set)(config, value);
+            }
+            Kind::Only(accepted, reason) => {
+                if !accepted.contains(&value) {
+                    return Err(reason.into());
+                }
                 (self.set)(config, value);
             }
         }
@@ -521,7 +716,7 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         };
         // Multi-word values (bind, save) are joined; single-value parameters take one.
         let value = match name.as_str() {
-            "bind" | "save" => values.join(" "),
+            "bind" | "save" | "client-output-buffer-limit" | "oom-score-adj-values" => values.join(" "),
             _ if values.len() == 1 => values[0].clone(),
             _ => return Err(fail("Bad directive or wrong number of arguments".into())),
         };

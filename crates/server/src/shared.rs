@@ -350,6 +350,9 @@ pub struct Shared {
     /// otherwise bounce between cores).
     pub hz: AtomicU64,
     pub query_buffer_limit: AtomicU64,
+    /// `client-output-buffer-limit pubsub` hard limit in bytes (0: none): a subscriber
+    /// or monitor further behind is disconnected.
+    pub pubsub_output_limit: AtomicU64,
     /// Copies of the encoding thresholds, read by every collection write.
     pub type_limits: TypeLimits,
     /// One gate per event loop: a command holds its own loop's gate for reading (never
@@ -400,6 +403,7 @@ impl Shared {
         let hz = config.hz;
         let loop_spread_busy = config.loop_spread_busy;
         let query_buffer_limit = config.client_query_buffer_limit;
+        let pubsub_output_limit = config.client_output_buffer_limit[2].hard;
         let aof = config.appendonly.then(|| crate::aof::Aof::new(threads, config.appendfsync));
         let shared = Shared {
             keyspace,
@@ -421,6 +425,7 @@ impl Shared {
             active_expire_enabled: AtomicBool::new(true),
             hz: AtomicU64::new(hz),
             query_buffer_limit: AtomicU64::new(query_buffer_limit),
+            pubsub_output_limit: AtomicU64::new(pubsub_output_limit),
             type_limits: TypeLimits::default(),
             gates: (0..threads.max(1)).map(|_| RwLock::new(())).collect(),
             watches: Mutex::new(hashbrown::HashMap::new()),
@@ -484,6 +489,7 @@ impl Shared {
         self.hz.store(c.hz, Ordering::Relaxed);
         self.loops.set_spread_busy(c.loop_spread_busy);
         self.query_buffer_limit.store(c.client_query_buffer_limit, Ordering::Relaxed);
+        self.pubsub_output_limit.store(c.client_output_buffer_limit[2].hard, Ordering::Relaxed);
         let t = &self.type_limits;
         t.hash_entries.store(c.hash_max_listpack_entries as usize, Ordering::Relaxed);
         t.hash_value.store(c.hash_max_listpack_value as usize, Ordering::Relaxed);

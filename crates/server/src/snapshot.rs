@@ -28,6 +28,20 @@ use parking_lot::{Condvar, Mutex};
 
 use crate::shared::Shared;
 
+/// Redis's refusal of writes after a failed save (`stop-writes-on-bgsave-error`).
+pub const MISCONF_RDB: &str = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error.";
+
+/// Whether writes are refused now: the last save failed, `stop-writes-on-bgsave-error`
+/// is yes and save rules are set (as Redis's condition). Reads the configuration: for
+/// the path after a failure only.
+pub fn writes_refused(shared: &Shared) -> bool {
+    if shared.snapshots.last_ok.load(Ordering::Relaxed) {
+        return false;
+    }
+    let c = shared.config.read();
+    c.stop_writes_on_bgsave_error && !c.save.trim().is_empty()
+}
+
 /// What INFO persistence and LASTSAVE report about snapshots.
 #[derive(Default)]
 pub struct SnapshotStats {

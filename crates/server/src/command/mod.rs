@@ -639,6 +639,18 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     info.last_interaction_ms.store(ctx.now_ms, Ordering::Relaxed);
 
     let is_write = spec.flags & flags::WRITE != 0;
+    // `stop-writes-on-bgsave-error`: after a failed save, with save rules set, writes
+    // (and PING, as in Redis) are refused until a save succeeds. One load otherwise.
+    if (is_write || spec.name == "ping")
+        && !ctx.client.loading
+        && !ctx.shared.snapshots.last_ok.load(Ordering::Relaxed)
+        && crate::snapshot::writes_refused(ctx.shared)
+    {
+        bump(&stats.rejected_calls, 1);
+        ctx.stats.count_error(crate::snapshot::MISCONF_RDB);
+        write_error(ctx.out, crate::snapshot::MISCONF_RDB);
+        return;
+    }
     let aof = ctx.shared.aof.as_ref().filter(|_| !ctx.client.loading);
     if let (Some(aof), true) = (aof, is_write) {
         if !aof.write_ok.load(Ordering::Acquire) {

@@ -17,9 +17,6 @@ use super::flags::*;
 use super::{container, spec, CommandError, CommandSpec, Ctx};
 use crate::shared::{Shared, Subscriber};
 
-/// Hard output limit for subscribers (Redis: client-output-buffer-limit pubsub 32mb).
-pub const PUBSUB_OUTPUT_LIMIT: usize = 32 * 1024 * 1024;
-
 /// Per-client subscription state.
 #[derive(Default)]
 pub struct Subscriptions {

@@ -207,7 +207,7 @@ pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::co
         conn.client.reply_mode = mode.after_command();
         return conn.process(w);
     }
-    if append_mail(conn, &mail.bytes) {
+    if append_mail(conn, &mail.bytes, w.shared.pubsub_output_limit.load(Ordering::Relaxed)) {
         crate::conn::Flow::Continue
     } else {
         crate::conn::Flow::CloseNow
@@ -215,9 +215,10 @@ pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::co
 }
 
 /// Appends a posted message to a connection's output; false when the subscriber is over
-/// the pubsub output limit and must be disconnected.
-pub fn append_mail(conn: &mut Conn, bytes: &[u8]) -> bool {
-    if conn.out.len() + bytes.len() > crate::command::pubsub::PUBSUB_OUTPUT_LIMIT {
+/// the pubsub output limit (`client-output-buffer-limit pubsub`'s hard limit, 0 for
+/// none) and must be disconnected.
+pub fn append_mail(conn: &mut Conn, bytes: &[u8], limit: u64) -> bool {
+    if limit > 0 && (conn.out.len() + bytes.len()) as u64 > limit {
         crate::log::warning(&format!(
             "Client id={} addr={} closed for overcoming of output buffer limits (pubsub).",
             conn.client.info.id, conn.client.info.addr

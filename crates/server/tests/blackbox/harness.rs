@@ -174,7 +174,7 @@ pub struct ServerProcess {
     log_path: PathBuf,
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     let l = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
     l.local_addr().expect("local_addr").port()
 }
@@ -426,7 +426,7 @@ impl Drop for ServerProcess {
 
 /// A shell loop (bounded: at most ~3 hours) that kills the server if this
 /// test process disappears without running its cleanup.
-fn spawn_watchdog(server_pid: u32) -> Option<Child> {
+pub fn spawn_watchdog(server_pid: u32) -> Option<Child> {
     let me = std::process::id();
     let script = format!(
         "i=0; while [ $i -lt 21600 ] && kill -0 {me} 2>/dev/null && kill -0 {server_pid} 2>/dev/null; \
@@ -442,7 +442,7 @@ fn spawn_watchdog(server_pid: u32) -> Option<Child> {
         .ok()
 }
 
-fn ping_ready(addr: &str) -> bool {
+pub fn ping_ready(addr: &str) -> bool {
     let Ok(mut s) = TcpStream::connect(addr) else {
         return false;
     };

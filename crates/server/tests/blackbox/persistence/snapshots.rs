@@ -442,3 +442,64 @@ fn bgsave_is_a_point_in_time_for_every_type_and_change() {
     let mut c = p.conn();
     assert_same(&before, &snapshot_matching(&mut c, 0..3, typed));
 }
+
+const MISCONF_RDB: &[u8] = b"-MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error.\r\n";
+
+/// `stop-writes-on-bgsave-error`: after a failed BGSAVE (the file size limit below the
+/// dump's size: Basalt's write fails with EFBIG, Redis's child dies of SIGXFSZ), writes
+/// and PING get MISCONF while save rules are set and the option is yes; reads go on;
+/// a save that succeeds lifts it.
+#[test]
+fn a_failed_bgsave_stops_writes_until_a_save_succeeds() {
+    let Some(p) = Persisted::start(&["--appendonly", "no", "--save", "3600 1"]) else {
+        return;
+    };
+    let mut c = p.conn();
+    // About 3 MB that LZF cannot shrink much, against a 1 MB limit (the server's own
+    // log stays far below it).
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for batch in 0..30 {
+        let mut req = Vec::new();
+        for i in 0..100 {
+            let value: String = (0..1000)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    char::from(b'a' + (x % 26) as u8)
+                })
+                .collect();
+            req.extend(encode(&["SET", &format!("k{batch}:{i}"), &value]));
+        }
+        c.send(&req);
+        for _ in 0..100 {
+            assert_bytes!(c.read_reply(), b"+OK\r\n");
+        }
+    }
+    prlimit_fsize(p.server().pid(), "1000000");
+    assert_bytes!(c.cmd(&["BGSAVE"]), b"+Background saving started\r\n");
+    wait_no_bgsave(&mut c);
+    let info = info_persistence(&mut c);
+    assert_eq!(info_field(&info, "rdb_last_bgsave_status").as_deref(), Some("err"), "{info}");
+    assert_bytes!(c.cmd(&["SET", "x", "1"]), MISCONF_RDB);
+    assert_bytes!(c.cmd(&["PING"]), MISCONF_RDB);
+    assert_bytes!(c.cmd(&["GET", "x"]), b"$-1\r\n");
+    assert_bytes!(c.cmd(&["STRLEN", "k0:0"]), b":1000\r\n");
+    // Off, or no save rules: writes go on.
+    ok(&mut c, &["CONFIG", "SET", "stop-writes-on-bgsave-error", "no"]);
+    ok(&mut c, &["SET", "x", "1"]);
+    ok(&mut c, &["CONFIG", "SET", "stop-writes-on-bgsave-error", "yes"]);
+    assert_bytes!(c.cmd(&["SET", "x", "2"]), MISCONF_RDB);
+    ok(&mut c, &["CONFIG", "SET", "save", ""]);
+    ok(&mut c, &["SET", "x", "2"]);
+    ok(&mut c, &["CONFIG", "SET", "save", "3600 1"]);
+    assert_bytes!(c.cmd(&["SET", "x", "3"]), MISCONF_RDB);
+    // The disk takes the file again: a successful save lifts the refusal.
+    prlimit_fsize(p.server().pid(), "unlimited");
+    assert_bytes!(c.cmd(&["BGSAVE"]), b"+Background saving started\r\n");
+    wait_no_bgsave(&mut c);
+    let info = info_persistence(&mut c);
+    assert_eq!(info_field(&info, "rdb_last_bgsave_status").as_deref(), Some("ok"), "{info}");
+    ok(&mut c, &["SET", "x", "3"]);
+    assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n");
+}
