@@ -641,9 +641,9 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     let is_write = spec.flags & flags::WRITE != 0;
     // `stop-writes-on-bgsave-error`: after a failed save, with save rules set, writes
     // (and PING, as in Redis) are refused until a save succeeds. One load otherwise.
-    if (is_write || spec.name == "ping")
+    if !ctx.shared.snapshots.last_ok.load(Ordering::Relaxed)
+        && (is_write || spec.name == "ping")
         && !ctx.client.loading
-        && !ctx.shared.snapshots.last_ok.load(Ordering::Relaxed)
         && crate::snapshot::writes_refused(ctx.shared)
     {
         bump(&stats.rejected_calls, 1);
@@ -652,8 +652,9 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
         return;
     }
     let aof = ctx.shared.aof.as_ref().filter(|_| !ctx.client.loading);
-    if let (Some(aof), true) = (aof, is_write) {
-        if !aof.write_ok.load(Ordering::Acquire) {
+    // While the log cannot be written: writes, and PING (as Redis), get MISCONF.
+    if let Some(aof) = aof {
+        if !aof.write_ok.load(Ordering::Acquire) && (is_write || spec.name == "ping") {
             bump(&stats.rejected_calls, 1);
             let text = format!("MISCONF Errors writing to the AOF file: {}", aof.write_error.lock());
             ctx.stats.count_error(&text);

@@ -1206,6 +1206,8 @@ fn a_failing_disk_refuses_writes_keeps_reads_and_recovers() {
         reply.starts_with(b"-MISCONF Errors writing to the AOF file: File too large")
     }));
     assert_eq!(bytes(&r(&mut c, &["GET", "before"])), b"1");
+    // PING is refused too, as Redis refuses it while its disk fails.
+    assert!(c.cmd(&["PING"]).starts_with(b"-MISCONF Errors writing to the AOF file: "));
     let info = info_persistence(&mut c);
     assert_eq!(info_field(&info, "aof_last_write_status").as_deref(), Some("err"));
 
