@@ -356,7 +356,12 @@ impl Aof {
         // keep from the command that just ran (lock coalescing): that write may be
         // waiting for exactly that shard, and the two loops would wait for each other.
         store::release_kept();
-        drop(s.lock.lock());
+        // Read while holding the lock: a writer marks the stripe PENDING only while it
+        // holds it, so under the lock the value is settled. (Read after letting go, it
+        // could already be the next writer's PENDING, u64::MAX: a reply held for that
+        // offset would never leave. Seen as a client waiting forever for 38 KB of
+        // replies in the concurrent log-replay test.)
+        let _held = s.lock.lock();
         s.last_write.load(Ordering::Acquire)
     }
 
