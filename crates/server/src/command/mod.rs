@@ -494,6 +494,14 @@ pub fn table() -> &'static CommandTable {
     TABLE.get_or_init(CommandTable::build)
 }
 
+/// Answers a command that is refused before it runs: the error, counted as Redis counts
+/// it (`rejected_calls` of the command, `errorstat`).
+fn refuse(ctx: &mut Ctx<'_>, idx: usize, text: &str) {
+    bump(&ctx.stats.commands[idx].rejected_calls, 1);
+    ctx.stats.count_error(text);
+    write_error(ctx.out, text);
+}
+
 fn arity_ok(arity: i32, argc: usize) -> bool {
     let argc = argc as i64;
     let arity = i64::from(arity);
@@ -594,22 +602,13 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
         && spec.flags & flags::NO_AUTH == 0
         && ctx.shared.auth_required.load(Ordering::Relaxed)
     {
-        bump(&stats.rejected_calls, 1);
-        ctx.stats.count_error("NOAUTH Authentication required.");
-        write_error(ctx.out, "NOAUTH Authentication required.");
-        return;
+        return refuse(ctx, idx, "NOAUTH Authentication required.");
     }
     if let Some(text) = pubsub::subscribed_mode_error(ctx, t.entries[idx].parent.map_or(spec.name, |p| t.entries[p].spec.name)) {
-        bump(&stats.rejected_calls, 1);
-        ctx.stats.count_error(&text);
-        write_error(ctx.out, &text);
-        return;
+        return refuse(ctx, idx, &text);
     }
     if ctx.client.monitor && spec.flags & (flags::READONLY | flags::WRITE) != 0 {
-        bump(&stats.rejected_calls, 1);
-        ctx.stats.count_error(monitor::KEYSPACE_REFUSED);
-        write_error(ctx.out, monitor::KEYSPACE_REFUSED);
-        return;
+        return refuse(ctx, idx, monitor::KEYSPACE_REFUSED);
     }
     if ctx.client.multi.is_some() && spec.flags & flags::NO_MULTI != 0 && !transactions::runs_inside_multi(spec) {
         // As Redis: refused, and the transaction is flagged (EXEC answers EXECABORT).
@@ -646,20 +645,14 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
         && !ctx.client.loading
         && crate::snapshot::writes_refused(ctx.shared)
     {
-        bump(&stats.rejected_calls, 1);
-        ctx.stats.count_error(crate::snapshot::MISCONF_RDB);
-        write_error(ctx.out, crate::snapshot::MISCONF_RDB);
-        return;
+        return refuse(ctx, idx, crate::snapshot::MISCONF_RDB);
     }
     let aof = ctx.shared.aof.as_ref().filter(|_| !ctx.client.loading);
     // While the log cannot be written: writes, and PING (as Redis), get MISCONF.
     if let Some(aof) = aof {
         if !aof.write_ok.load(Ordering::Acquire) && (is_write || spec.name == "ping") {
-            bump(&stats.rejected_calls, 1);
             let text = format!("MISCONF Errors writing to the AOF file: {}", aof.write_error.lock());
-            ctx.stats.count_error(&text);
-            write_error(ctx.out, &text);
-            return;
+            return refuse(ctx, idx, &text);
         }
     }
     // Writes hold their keys' ordering stripes until their record is in the log

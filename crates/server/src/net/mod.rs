@@ -187,16 +187,13 @@ pub fn take_mail(shared: &Shared, owner: usize) -> Vec<crate::shared::Mail> {
 /// resumes its pending input; a pub/sub message is appended. Returns the flow, or
 /// CloseNow when a subscriber is over the pubsub output limit.
 pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::conn::Worker<'_>) -> crate::conn::Flow {
-    if mail.unblock && conn.client.postponed {
-        // The end of a CLIENT PAUSE: the postponed command runs now (it was not consumed).
-        conn.client.postponed = false;
-        conn.client.blocked = false;
-        crate::command::publish_client_state(&conn.client);
-        return conn.process(w);
-    }
     if mail.unblock {
         conn.client.blocked = false;
         crate::command::publish_client_state(&conn.client);
+        if std::mem::take(&mut conn.client.postponed) {
+            // The end of a CLIENT PAUSE: the postponed command, not consumed, runs now.
+            return conn.process(w);
+        }
         let mode = conn.client.reply_mode;
         if !mode.drops() {
             if mail.need > 0 && w.shared.aof.as_ref().is_some_and(|a| mail.need > a.reached()) {
