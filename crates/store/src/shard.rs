@@ -179,27 +179,58 @@ impl Shard {
 
     /// Inserts an entry, replacing and returning any entry with the same key (expired
     /// or not).
-    pub fn insert(&mut self, hash: u64, mut entry: Entry) -> Option<Entry> {
+    pub fn insert(&mut self, hash: u64, entry: Entry) -> Option<Entry> {
+        self.insert_bucket(hash, entry).1
+    }
+
+    /// [`insert`](Self::insert), also giving the bucket the entry went to.
+    fn insert_bucket(&mut self, hash: u64, mut entry: Entry) -> (Bucket<Entry>, Option<Entry>) {
         // New to the table: a running capture must not take it.
         entry.set_mark(self.parity);
         if entry.expire_at_ms().is_some() {
             self.volatile += 1;
         }
-        if let Some(slot) = self.table.get_mut(hash, |e| e.key() == entry.key()) {
+        if let Some(bucket) = self.table.find(hash, |e| e.key() == entry.key()) {
+            // SAFETY: a full bucket of this table, not modified since.
+            let slot = unsafe { bucket.as_mut() };
             keep(&mut self.capture, self.parity, slot);
             let old = std::mem::replace(slot, entry);
             if old.expire_at_ms().is_some() {
                 self.volatile -= 1;
             }
-            return Some(old);
+            return (bucket, Some(old));
         }
         if self.table.capacity() == self.table.len() {
             // The insert below will resize or rehash in place: positions move.
             self.epoch = self.epoch.wrapping_add(1);
         }
         let hasher = self.hasher;
-        self.table.insert(hash, entry, |e| hasher.hash_one(e.key()));
-        None
+        (self.table.insert(hash, entry, |e| hasher.hash_one(e.key())), None)
+    }
+
+    /// The live entry of `key`, or `make()`'s inserted in its place when it is absent
+    /// or expired: what creating a collection on its first write needs (`get`, `insert`
+    /// and `get` again searched the table three times, and each push to an existing
+    /// list twice; now once, and twice to create).
+    pub fn get_or_insert_with(
+        &mut self,
+        hash: u64,
+        key: &[u8],
+        now_ms: i64,
+        make: impl FnOnce() -> Entry,
+    ) -> &mut Entry {
+        let bucket = match self.find_live(hash, key, now_ms) {
+            Some(bucket) => {
+                // SAFETY: a full bucket of this table, not modified since.
+                keep(&mut self.capture, self.parity, unsafe { bucket.as_mut() });
+                bucket
+            }
+            // Through `insert_bucket`, which replaces an expired entry that stays in the
+            // table while expiry is held (CLIENT PAUSE).
+            None => self.insert_bucket(hash, make()).0,
+        };
+        // SAFETY: a full bucket of this table; we hold &mut self for the returned lifetime.
+        unsafe { bucket.as_mut() }
     }
 
     /// Sets `key` to a string value with an expiry (SET and friends), rewriting the

@@ -117,18 +117,23 @@ pub fn get<'s, T: Collection>(
     key: &[u8],
     now_ms: i64,
 ) -> Result<Option<CollMut<'s, T>>, CommandError> {
-    let Some(e) = shard.get(hash, key, now_ms) else {
-        return Ok(None);
-    };
+    match shard.get(hash, key, now_ms) {
+        Some(e) => coll_mut(e).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// An entry as a T, or WRONGTYPE.
+fn coll_mut<T: Collection>(e: &mut Entry) -> Result<CollMut<'_, T>, CommandError> {
     // Type check on the entry first, so that a WRONGTYPE decodes nothing.
     if !is_a::<T>(e) {
         return Err(CommandError::WrongType);
     }
     let obj = e.object_mut().ok_or(CommandError::WrongType)?;
-    Ok(Some(CollMut {
+    Ok(CollMut {
         obj,
         _type: PhantomData,
-    }))
+    })
 }
 
 fn is_a<T: Collection>(e: &Entry) -> bool {
@@ -165,10 +170,10 @@ pub fn get_or_create<'s, T: Collection>(
     now_ms: i64,
     lru: u32,
 ) -> Result<CollMut<'s, T>, CommandError> {
-    if shard.get(hash, key, now_ms).is_none() {
-        shard.insert(hash, Entry::new(key, Payload::Object(Box::new(T::default().wrap())), None, lru));
-    }
-    get::<T>(shard, hash, key, now_ms)?.ok_or(CommandError::NoSuchKey)
+    let e = shard.get_or_insert_with(hash, key, now_ms, || {
+        Entry::new(key, Payload::Object(Box::new(T::default().wrap())), None, lru)
+    });
+    coll_mut(e)
 }
 
 /// Checks the type of `key` without keeping a borrow: Ok(true) if it holds a T,
