@@ -233,9 +233,13 @@ impl Conn {
                             many = parser.args(input).collect();
                             &many
                         };
+                        // The name is looked up once, here, for the gate and for execute.
+                        let found = command::table().lookup(args[0]);
                         // Redis drops connections that look like HTTP (cross-protocol
                         // scripting): "POST" or "Host:" as a command name.
-                        if args[0].eq_ignore_ascii_case(b"post") || args[0].eq_ignore_ascii_case(b"host:") {
+                        if found.is_none()
+                            && (args[0].eq_ignore_ascii_case(b"post") || args[0].eq_ignore_ascii_case(b"host:"))
+                        {
                             crate::log::warning("Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. Connection aborted.");
                             return Flow::CloseNow;
                         }
@@ -252,17 +256,14 @@ impl Conn {
                         // SHUTDOWN, DEBUG LOADAOF/RELOAD): ours is released first (see
                         // command::transactions).
                         let reply_at = ctx.out.len();
-                        if command::takes_all_gates(args[0]) {
+                        if found.is_some_and(|i| command::table().entries[i].all_gates) {
                             store::release_kept();
                             gate = None;
-                            command::execute(&mut ctx, args);
-                        } else {
-                            if gate.is_none() {
-                                store::release_kept();
-                                gate = Some(shared.gates[client_owner].read());
-                            }
-                            command::execute(&mut ctx, args);
+                        } else if gate.is_none() {
+                            store::release_kept();
+                            gate = Some(shared.gates[client_owner].read());
                         }
+                        command::execute_found(&mut ctx, found, args);
                         if client.postponed {
                             // CLIENT PAUSE: this command runs again when the pause ends.
                             break;

@@ -636,6 +636,34 @@ mod tests {
     }
 
     #[test]
+    fn get_or_insert_with_finds_creates_and_replaces_a_held_expired_key() {
+        let (mut s, h) = shard();
+        let make = |key: &'static [u8]| move || Entry::new(key, Payload::Str(b"new"), None, 0);
+        put(&mut s, &h, b"a", None);
+        // Present: the entry itself, nothing made.
+        let e = s.get_or_insert_with(h.hash_one(b"a"), b"a", 0, || unreachable!("a is present"));
+        assert!(e.expire_at_ms().is_none());
+        assert_eq!(s.len(), 1);
+        // Absent: made and inserted, then found.
+        s.get_or_insert_with(h.hash_one(b"b"), b"b", 0, make(b"b"));
+        assert_eq!(s.len(), 2);
+        assert!(s.get(h.hash_one(b"b"), b"b", 0).is_some());
+        // Expired: removed and replaced.
+        put(&mut s, &h, b"c", Some(100));
+        s.get_or_insert_with(h.hash_one(b"c"), b"c", 100, make(b"c"));
+        assert_eq!((s.len(), s.volatile(), s.stats.expired_keys), (3, 0, 1));
+        // Expired while expiry is held (CLIENT PAUSE): the old entry stays in the table
+        // until then, and is replaced in place, not shadowed by a second entry.
+        put(&mut s, &h, b"d", Some(100));
+        s.hold_expiry(true);
+        s.get_or_insert_with(h.hash_one(b"d"), b"d", 100, make(b"d"));
+        assert_eq!((s.len(), s.volatile()), (4, 0));
+        s.hold_expiry(false);
+        assert!(s.get(h.hash_one(b"d"), b"d", 100).is_some_and(|e| e.expire_at_ms().is_none()));
+        assert_eq!(s.len(), 4);
+    }
+
+    #[test]
     fn volatile_count_stays_exact() {
         let (mut s, h) = shard();
         put(&mut s, &h, b"a", Some(100));

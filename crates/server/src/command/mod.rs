@@ -273,6 +273,8 @@ pub struct TableEntry {
     /// a shard lock across a batch (`coalescable`), and as a read it waits for the log
     /// offsets of its keys (`read_need`). Computed once from the group name.
     pub data: bool,
+    /// Takes every event loop's gate itself ([`takes_all_gates`]).
+    pub all_gates: bool,
 }
 
 /// Whether a command group holds plain data commands (see `TableEntry::data`).
@@ -419,7 +421,13 @@ impl CommandTable {
         for family in families() {
             for spec in family {
                 let idx = t.entries.len();
-                t.entries.push(TableEntry { spec, fullname: spec.name.to_string(), parent: None, data: is_data_group(spec.group) });
+                t.entries.push(TableEntry {
+                    spec,
+                    fullname: spec.name.to_string(),
+                    parent: None,
+                    data: is_data_group(spec.group),
+                    all_gates: takes_all_gates(spec.name),
+                });
                 t.top.insert(spec.name.as_bytes().to_vec(), idx);
                 if let Some(key) = short_key(spec.name.as_bytes()) {
                     short.push((key, idx));
@@ -431,6 +439,7 @@ impl CommandTable {
                         fullname: format!("{}|{}", spec.name, sub.name),
                         parent: Some(idx),
                         data: is_data_group(sub.group),
+                        all_gates: false,
                     });
                     t.subs.insert((idx, sub.name.as_bytes().to_vec()), sidx);
                 }
@@ -544,8 +553,14 @@ fn unknown_command(args: &[&[u8]]) -> String {
 
 /// Runs one command: lookup, checks, handler, stats, slow log.
 pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
+    execute_found(ctx, table().lookup(args[0]), args);
+}
+
+/// [`execute`] for a caller that has looked the command name up already
+/// ([`CommandTable::lookup`] of `args[0]`).
+pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     let t = table();
-    let Some(mut idx) = t.lookup(args[0]) else {
+    let Some(mut idx) = found else {
         if let Some(m) = ctx.client.multi.as_mut() {
             m.aborted = true;
         }
@@ -742,9 +757,9 @@ fn coalescable(ctx: &Ctx<'_>, data: bool) -> bool {
 }
 
 /// Commands that take every event loop's gate themselves (run the keyspace alone):
-/// dispatch must release the caller's own gate before them.
-pub fn takes_all_gates(name: &[u8]) -> bool {
-    ["exec", "debug", "save", "bgsave", "bgrewriteaof", "shutdown"].iter().any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
+/// dispatch must release the caller's own gate before them (`TableEntry::all_gates`).
+fn takes_all_gates(name: &str) -> bool {
+    matches!(name, "exec" | "debug" | "save" | "bgsave" | "bgrewriteaof" | "shutdown")
 }
 
 /// Takes the ordering stripes a write command needs: those of its keys ([`command_keys`]:
