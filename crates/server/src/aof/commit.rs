@@ -206,6 +206,12 @@ impl Aof {
         if t.bytes.is_empty() {
             return None;
         }
+        // A rewrite's switch set since the check above (see `Aof::write_inline`): the
+        // tail may hold records for the new file.
+        if self.switch.lock().is_some() {
+            drop(t);
+            return leave_to_writer();
+        }
         let prefix = cur.tail_block();
         let file_off = cur.len() - prefix.len() as u64;
         let n = prefix.len() + t.bytes.len();

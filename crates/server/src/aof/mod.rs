@@ -417,7 +417,11 @@ impl Aof {
         let Some(cur) = guard.as_mut() else { return };
         let (bytes, end) = {
             let mut t = self.tail.lock();
-            if t.bytes.is_empty() {
+            // The switch again, under the tail's lock: a rewrite may have switched files
+            // since the check above, and records after its cut point must not go to
+            // the old file. Its cut is taken (and the switch set) while no loop runs,
+            // so any record appended after it is appended after the switch is visible.
+            if t.bytes.is_empty() || self.switch.lock().is_some() {
                 return;
             }
             (std::mem::take(&mut t.bytes), t.end)
