@@ -26,6 +26,14 @@ had not yet handed to the kernel, a short window on a fast disk; --slow-disk-us
 (DEBUG AOF-FLUSH-SLEEP before every write of the log) widens it, so that a reply
 released too early is caught (see docs/persistence.md).
 
+--appendfsync everysec runs the same checks under `everysec`: a SIGKILL is not a
+power loss, and Basalt acknowledges nothing (a read included) before the log is
+handed to the kernel, so nothing acknowledged may be lost there either (Redis
+holds the same for a kill; a power loss is another matter). --rewrite-every S has
+a thread send BGREWRITEAOF every 0.5-1.5 S seconds, so that kills land in and
+around log rewrites (the switch to a new incremental file, the new base, the
+manifest's replacement).
+
 After each restart it checks, for the cycle just ended:
   - each counter is >= its last acknowledged value and <= the INCRs attempted;
   - every acknowledged key holds its value and every acknowledged hash field is
@@ -50,6 +58,7 @@ tests/py/requirements.txt):
   python3 scripts/crash-test.py [--server-bin target/release/basalt-server]
       [--cycles 200] [--writers 4] [--readers 2] [--max-seconds 900] [--seed N]
       [--extra-args "--io-engine epoll"] [--slow-disk-us 2000] [--keep-dir]
+      [--appendfsync everysec] [--rewrite-every 0.3]
 Check the script itself against real Redis:
   python3 scripts/crash-test.py --server-bin /usr/bin/redis-server --cycles 10
 """
@@ -93,8 +102,9 @@ def log_tail(path, n=40):
 class Server:
     """One server process started by this script, killed only by its own PID."""
 
-    def __init__(self, binary, data_dir, extra_args, slow_disk_us=0):
+    def __init__(self, binary, data_dir, extra_args, slow_disk_us=0, appendfsync="always"):
         self.binary = binary
+        self.appendfsync = appendfsync
         self.data_dir = data_dir
         self.extra_args = extra_args
         self.slow_disk_us = slow_disk_us
@@ -111,7 +121,7 @@ class Server:
             "--bind", "127.0.0.1",
             "--dir", self.data_dir,
             "--appendonly", "yes",
-            "--appendfsync", "always",
+            "--appendfsync", self.appendfsync,
             "--save", "",
         ] + (["--enable-debug-command", "yes"] if self.slow_disk_us else []) + self.extra_args
         log = open(self.log_path, "ab")
@@ -290,6 +300,30 @@ def reader(server_port, cycle, writers, rng, stop, out):
             out.errors.append(repr(e))
             return
         out.reads += 1
+
+
+class RewriterLog:
+    def __init__(self):
+        self.started = 0
+        self.errors = []
+
+
+def rewriter(server_port, every, rng, stop, out):
+    """BGREWRITEAOF every 0.5-1.5 `every` seconds until the kill."""
+    c = redis.Redis(
+        host="127.0.0.1", port=server_port, socket_timeout=SOCKET_TIMEOUT,
+        socket_connect_timeout=SOCKET_TIMEOUT, retry_on_timeout=False,
+    )
+    while not stop.wait(rng.uniform(0.5, 1.5) * every):
+        try:
+            c.execute_command("BGREWRITEAOF")
+            out.started += 1
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+            return
+        except redis.exceptions.ResponseError as e:
+            if "already in progress" not in str(e):
+                out.errors.append(repr(e))
+                return
 
 
 def run_op(c, cycle, w, kind, s):
@@ -477,6 +511,9 @@ def main():
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--extra-args", default="", help="more server flags, e.g. \"--io-engine epoll\"")
     ap.add_argument("--keep-dir", action="store_true", help="keep the data dir even on success")
+    ap.add_argument("--appendfsync", choices=["always", "everysec"], default="always")
+    ap.add_argument("--rewrite-every", type=float, default=0,
+                    help="send BGREWRITEAOF every 0.5-1.5 times this many seconds (0: never)")
     args = ap.parse_args()
 
     if not os.path.isfile(args.server_bin) or not os.access(args.server_bin, os.X_OK):
@@ -485,15 +522,17 @@ def main():
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
     data_dir = tempfile.mkdtemp(prefix="basalt-crash-test-")
-    print(f"crash-test: server {args.server_bin}, {args.writers} writers, {args.readers} readers, up to {args.cycles} "
-          f"cycles / {args.max_seconds:.0f} s, seed {seed}, dir {data_dir}", flush=True)
+    print(f"crash-test: server {args.server_bin}, appendfsync {args.appendfsync}, {args.writers} writers, "
+          f"{args.readers} readers" + (f", BGREWRITEAOF every ~{args.rewrite_every} s" if args.rewrite_every else "")
+          + f", up to {args.cycles} cycles / {args.max_seconds:.0f} s, seed {seed}, dir {data_dir}", flush=True)
 
-    server = Server(args.server_bin, data_dir, shlex.split(args.extra_args), args.slow_disk_us)
+    server = Server(args.server_bin, data_dir, shlex.split(args.extra_args), args.slow_disk_us, args.appendfsync)
     problems = Problems()
     known = {}          # (cycle, w) -> Known
     ctr = {}            # w -> value after the last restart
     checked = 0         # acknowledged writes checked (each counted once)
     reads_checked = 0   # reads whose result was checked against the restart
+    rewrites = 0        # BGREWRITEAOFs started
     cycles_done = 0
     start_failed = False
     t0 = time.monotonic()
@@ -529,6 +568,13 @@ def main():
                 )
                 for r in range(args.readers)
             ]
+            rw = RewriterLog()
+            if args.rewrite_every > 0:
+                threads.append(threading.Thread(
+                    target=rewriter,
+                    args=(server.port, args.rewrite_every, random.Random(rng.randrange(1 << 30)), stop, rw),
+                    daemon=True,
+                ))
             for t in threads:
                 t.start()
             time.sleep(run_for)
@@ -549,6 +595,9 @@ def main():
             c = server.client()
             cycle_checked = 0
             lost_before = problems.lost
+            rewrites += rw.started
+            for e in rw.errors:
+                problems.bad(f"cycle {cycle} rewriter: error reply {e}")
             for rl in readers:
                 for e in rl.errors:
                     problems.bad(f"cycle {cycle} reader: error reply {e}")
@@ -607,7 +656,8 @@ def main():
                 f"rpush {sum(len(l.pushes) for l in logs)}, hset {sum(len(l.hsets) for l in logs)}, "
                 f"in {sum(l.multis for l in logs)} multi), {unknown} in flight, "
                 f"{sum(rl.reads for rl in readers)} reads, "
-                f"restart {restart_s:.2f} s, lost {problems.lost - lost_before}, "
+                + (f"{rw.started} rewrites, " if args.rewrite_every else "")
+                + f"restart {restart_s:.2f} s, lost {problems.lost - lost_before}, "
                 f"rechecked {sorted(recheck)}",
                 flush=True,
             )
@@ -632,7 +682,7 @@ def main():
 
     failed = problems.lost > 0 or problems.wrong > 0 or start_failed
     print(f"crash-test: {cycles_done} cycles, {checked} acknowledged writes and {reads_checked} reads checked, "
-          f"{problems.lost} lost")
+          + (f"{rewrites} rewrites started, " if args.rewrite_every else "") + f"{problems.lost} lost")
     if problems.wrong:
         print(f"crash-test: {problems.wrong} other problems (unexpected data or error replies)")
     if start_failed:

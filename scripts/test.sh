@@ -38,6 +38,10 @@ python3 scripts/crash-test.py --server-bin "$repo/target/debug/basalt-server" --
 # writers: a reply that revealed a write before the log had it is caught here.
 python3 scripts/crash-test.py --server-bin "$repo/target/debug/basalt-server" --cycles 6 --max-seconds 90 \
   --slow-disk-us 2000 --extra-args "--loop-spread-busy 0" 2>&1 | tail -3
+# appendfsync everysec (a kill must not lose what was handed to the kernel) with log
+# rewrites in flight: kills land around the switch to a new file and the new base.
+python3 scripts/crash-test.py --server-bin "$repo/target/debug/basalt-server" --cycles 6 --max-seconds 90 \
+  --appendfsync everysec --rewrite-every 0.3 2>&1 | tail -3
 
 echo "== redis-py smoke suite against Basalt, the differential test against Redis (RESP2 and RESP3), and the log replay of concurrent writes"
 BASALT_SERVER_BIN="$repo/target/debug/basalt-server" python3 -m pytest -q tests/py 2>&1
