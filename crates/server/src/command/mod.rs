@@ -619,6 +619,21 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     {
         return refuse(ctx, idx, "NOAUTH Authentication required.");
     }
+    // Writes (an EXEC of a queue with one included) and PING, as Redis, while the disk
+    // cannot take them: refused before the transaction's queueing, so that EXEC aborts.
+    if !ctx.client.loading && !ctx.client.in_exec {
+        if let Some(text) = disk_error(ctx, spec) {
+            if let Some(m) = ctx.client.multi.as_mut() {
+                m.aborted = true;
+                if spec.name == "exec" {
+                    ctx.client.multi = None;
+                    transactions::unwatch_all(ctx.shared, ctx.client);
+                    return refuse(ctx, idx, &format!("EXECABORT Transaction discarded because of: {text}"));
+                }
+            }
+            return refuse(ctx, idx, &text);
+        }
+    }
     if let Some(text) = pubsub::subscribed_mode_error(ctx, t.entries[idx].parent.map_or(spec.name, |p| t.entries[p].spec.name)) {
         return refuse(ctx, idx, &text);
     }
@@ -653,23 +668,7 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     info.last_interaction_ms.store(ctx.now_ms, Ordering::Relaxed);
 
     let is_write = spec.flags & flags::WRITE != 0;
-    // `stop-writes-on-bgsave-error`: after a failed save, with save rules set, writes
-    // (and PING, as in Redis) are refused until a save succeeds. One load otherwise.
-    if !ctx.shared.snapshots.last_ok.load(Ordering::Relaxed)
-        && (is_write || spec.name == "ping")
-        && !ctx.client.loading
-        && crate::snapshot::writes_refused(ctx.shared)
-    {
-        return refuse(ctx, idx, crate::snapshot::MISCONF_RDB);
-    }
     let aof = ctx.shared.aof.as_ref().filter(|_| !ctx.client.loading);
-    // While the log cannot be written: writes, and PING (as Redis), get MISCONF.
-    if let Some(aof) = aof {
-        if !aof.write_ok.load(Ordering::Acquire) && (is_write || spec.name == "ping") {
-            let text = format!("MISCONF Errors writing to the AOF file: {}", aof.write_error.lock());
-            return refuse(ctx, idx, &text);
-        }
-    }
     // Writes hold their keys' ordering stripes until their record is in the log
     // (blocking pops order and log themselves, under the waiters' registry lock).
     let ordered = match aof {
@@ -744,6 +743,29 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
         let name = ctx.client.info.name.lock().clone();
         ctx.shared.slowlog_push(us, args, &ctx.client.info.addr, &name);
     }
+}
+
+/// The MISCONF error for a write (or an EXEC of a queue with one, or PING, as Redis)
+/// while the disk cannot take writes: after a failed save with
+/// `stop-writes-on-bgsave-error` and save rules set, until a save succeeds; or while the
+/// append-only log cannot be written. None otherwise (two loads in the common case).
+fn disk_error(ctx: &Ctx<'_>, spec: &CommandSpec) -> Option<String> {
+    let rdb_failed = !ctx.shared.snapshots.last_ok.load(Ordering::Relaxed);
+    let aof_failed = ctx.shared.aof.as_ref().is_some_and(|aof| !aof.write_ok.load(Ordering::Acquire));
+    if !rdb_failed && !aof_failed {
+        return None;
+    }
+    let writes = spec.flags & flags::WRITE != 0
+        || spec.name == "ping"
+        || (spec.name == "exec" && transactions::queued_any(ctx, |s| s.flags & flags::WRITE != 0));
+    if !writes {
+        return None;
+    }
+    if rdb_failed && crate::snapshot::writes_refused(ctx.shared) {
+        return Some(crate::snapshot::MISCONF_RDB.to_string());
+    }
+    let aof = ctx.shared.aof.as_ref().filter(|aof| !aof.write_ok.load(Ordering::Acquire))?;
+    Some(format!("MISCONF Errors writing to the AOF file: {}", aof.write_error.lock()))
 }
 
 /// Whether a command may run while this thread keeps a shard lock from an earlier

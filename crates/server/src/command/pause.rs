@@ -70,24 +70,13 @@ pub fn postpones(ctx: &Ctx<'_>, spec: &CommandSpec) -> bool {
     match ctx.shared.pause.mode_at(ctx.now_ms) {
         OFF => false,
         ALL => true,
-        _ => may_change_data(spec) || (spec.name == "exec" && queue_changes_data(ctx)),
+        _ => may_change_data(spec) || (spec.name == "exec" && super::transactions::queued_any(ctx, may_change_data)),
     }
 }
 
 /// Redis's "may replicate": writes, and PUBLISH (Basalt has no scripts).
 fn may_change_data(spec: &CommandSpec) -> bool {
     spec.flags & flags::WRITE != 0 || spec.name == "publish"
-}
-
-fn queue_changes_data(ctx: &Ctx<'_>) -> bool {
-    let t = super::table();
-    ctx.client.multi.as_ref().is_some_and(|m| {
-        m.queue.iter().any(|cmd| {
-            cmd.first()
-                .and_then(|name| t.lookup(name))
-                .is_some_and(|i| may_change_data(t.entries[i].spec))
-        })
-    })
 }
 
 /// Wakes the postponed clients once no pause is in force (each loop's tick; also the

@@ -48,6 +48,17 @@ pub fn queue(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
     encode::simple(ctx.out, b"QUEUED");
 }
 
+/// Whether the client's MULTI queue holds a command for which `pred` holds (what Redis
+/// keeps as the queue's union of command flags).
+pub fn queued_any(ctx: &Ctx<'_>, pred: impl Fn(&CommandSpec) -> bool) -> bool {
+    let t = super::table();
+    ctx.client.multi.as_ref().is_some_and(|m| {
+        m.queue
+            .iter()
+            .any(|cmd| cmd.first().and_then(|name| t.lookup(name)).is_some_and(|i| pred(t.entries[i].spec)))
+    })
+}
+
 /// Drops all of a client's watches.
 pub fn unwatch_all(shared: &Shared, client: &mut super::Client) {
     for w in client.watched.drain(..) {

@@ -485,6 +485,27 @@ fn a_failed_bgsave_stops_writes_until_a_save_succeeds() {
     assert_bytes!(c.cmd(&["PING"]), MISCONF_RDB);
     assert_bytes!(c.cmd(&["GET", "x"]), b"$-1\r\n");
     assert_bytes!(c.cmd(&["STRLEN", "k0:0"]), b":1000\r\n");
+    // In a transaction, a write is refused as it is queued, and EXEC then aborts.
+    ok(&mut c, &["MULTI"]);
+    assert_bytes!(c.cmd(&["SET", "x", "1"]), MISCONF_RDB);
+    assert_bytes!(c.cmd(&["GET", "x"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"-EXECABORT Transaction discarded because of previous errors.\r\n");
+    ok(&mut c, &["CONFIG", "SET", "stop-writes-on-bgsave-error", "no"]);
+    ok(&mut c, &["MULTI"]);
+    assert_bytes!(c.cmd(&["SET", "x", "1"]), b"+QUEUED\r\n");
+    let mut admin = p.conn();
+    ok(&mut admin, &["CONFIG", "SET", "stop-writes-on-bgsave-error", "yes"]);
+    // A write queued before the condition arose: EXEC is refused, the transaction
+    // discarded, saying why.
+    let mut abort = b"-EXECABORT Transaction discarded because of: ".to_vec();
+    abort.extend_from_slice(&MISCONF_RDB[1..]);
+    assert_bytes!(c.cmd(&["EXEC"]), &abort[..]);
+    assert_bytes!(c.cmd(&["EXEC"]), b"-ERR EXEC without MULTI\r\n");
+    assert_bytes!(c.cmd(&["GET", "x"]), b"$-1\r\n");
+    // Reads only: EXEC runs.
+    ok(&mut c, &["MULTI"]);
+    assert_bytes!(c.cmd(&["GET", "x"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*1\r\n$-1\r\n");
     // Off, or no save rules: writes go on.
     ok(&mut c, &["CONFIG", "SET", "stop-writes-on-bgsave-error", "no"]);
     ok(&mut c, &["SET", "x", "1"]);
