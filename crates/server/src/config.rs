@@ -288,6 +288,8 @@ enum Kind {
     Percentiles,
     /// `client-output-buffer-limit`: one or more "class hard soft seconds" groups.
     OutputLimits,
+    /// `oom-score-adj-values`: three integers from -2000 to 2000, stored normalized.
+    OomValues,
     /// A feature Basalt lacks: only the listed values (its "off") are accepted, and any
     /// other gets this reason, rather than being accepted and silently ignored.
     Only(&'static [&'static str], &'static str),
@@ -467,7 +469,7 @@ pub static PARAMS: &[Param] = &[
     recorded!("lazyfree-lazy-expire", Kind::Bool, true),
     recorded!("lazyfree-lazy-server-del", Kind::Bool, true),
     recorded!("oom-score-adj", Kind::Enum(&["no", "yes", "relative", "absolute"]), true),
-    recorded!("oom-score-adj-values", Kind::Str, true),
+    recorded!("oom-score-adj-values", Kind::OomValues, true),
     recorded!("disable-thp", Kind::Bool, false),
     recorded!("aof-timestamp-enabled", Kind::Bool, true),
     recorded!("list-compress-depth", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
@@ -480,6 +482,41 @@ pub static PARAMS: &[Param] = &[
     recorded!("rdb-save-incremental-fsync", Kind::Bool, true),
     recorded!("jemalloc-bg-thread", Kind::Bool, true),
 ];
+
+/// Checks `oom-score-adj-values` as Redis 7.0 does and returns it normalized ("+1 02 "
+/// is "1 2 0"): exactly three fields between single spaces, each read as C's `strtoll`
+/// reads it (leading blanks and a sign allowed, an empty field is 0, nothing may
+/// follow the digits), each within -2000..=2000. Recorded only: Basalt does not set its
+/// processes' OOM scores.
+fn parse_oom_values(v: &str) -> Result<String, String> {
+    let fields: Vec<&str> = v.split(' ').collect();
+    if fields.len() != 3 {
+        return Err("wrong number of arguments".into());
+    }
+    let invalid = || "Invalid oom-score-adj-values, elements must be between -2000 and 2000.".to_string();
+    let values = fields
+        .iter()
+        .map(|f| {
+            let f = f.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+            let (negative, digits) = match f.as_bytes().first() {
+                Some(b'-') => (true, &f[1..]),
+                Some(b'+') => (false, &f[1..]),
+                _ => (false, f),
+            };
+            if f.is_empty() {
+                return Ok(0);
+            }
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(invalid());
+            }
+            // Long digit strings saturate, as strtoll's do, and fail the range check.
+            let magnitude = digits.parse::<i64>().unwrap_or(i64::MAX);
+            let n = if negative { -magnitude } else { magnitude };
+            if (-2000..=2000).contains(&n) { Ok(n) } else { Err(invalid()) }
+        })
+        .collect::<Result<Vec<i64>, String>>()?;
+    Ok(format!("{} {} {}", values[0], values[1], values[2]))
+}
 
 /// Parses "class hard soft seconds" groups (classes normal, replica or slave, pubsub;
 /// sizes with units) into (class index, limit) pairs, with Redis's error texts.
@@ -606,6 +643,7 @@ impl Param {
                 parse_output_limits(value)?;
                 (self.set)(config, value);
             }
+            Kind::OomValues => (self.set)(config, &parse_oom_values(value)?),
             Kind::Only(accepted, reason) => {
                 if !accepted.contains(&value) {
                     return Err(reason.into());

@@ -355,6 +355,26 @@ fn config_set_and_errors() {
         c.cmd(&["CONFIG", "SET", "maxmemory-policy", "foo"]),
         b"-ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction\r\n"
     );
+    // oom-score-adj-values: three integers in -2000..=2000 between single spaces, kept
+    // normalized (an empty field is 0, as C's strtoll reads it).
+    let oom = |c: &mut RawConn, v: &str| c.cmd(&["CONFIG", "SET", "oom-score-adj-values", v]);
+    for (value, shown) in [("-2000 2000 0", "-2000 2000 0"), ("+1 02 ", "1 2 0"), ("0 200 800", "0 200 800")] {
+        assert_bytes!(oom(&mut c, value), b"+OK\r\n");
+        assert_eq!(config_get(&mut c, &["oom-score-adj-values"])["oom-score-adj-values"], shown);
+    }
+    for value in ["0 200", " 1  2  3 ", "1 2 3 4"] {
+        assert_bytes!(
+            oom(&mut c, value),
+            b"-ERR CONFIG SET failed (possibly related to argument 'oom-score-adj-values') - wrong number of arguments\r\n"
+        );
+    }
+    for value in ["0 200 x", "0 200 3000", "0 200 -2001", "1 2 +", "1 2 99999999999999999999"] {
+        assert_bytes!(
+            oom(&mut c, value),
+            b"-ERR CONFIG SET failed (possibly related to argument 'oom-score-adj-values') - Invalid oom-score-adj-values, elements must be between -2000 and 2000.\r\n"
+        );
+    }
+    assert_eq!(config_get(&mut c, &["oom-score-adj-values"])["oom-score-adj-values"], "0 200 800");
     assert_bytes!(
         c.cmd(&["CONFIG", "SET", "hz", "10", "hz", "11"]),
         b"-ERR CONFIG SET failed (possibly related to argument 'hz') - duplicate parameter\r\n"
