@@ -53,7 +53,8 @@ thread_local! {
 /// Two words (the mutex is the guard's own), so that [`acquire`] returns it in
 /// registers: a third field made it a struct returned through memory, and every caller
 /// copied it with a 16-byte load of the callee's two 8-byte stores, a failed store
-/// forward that stalled each lock (a sixth of `RPUSH`'s handler time under `-P 16`).
+/// forward that stalled each lock (about a quarter of the RPUSH handler's samples under
+/// `-P 16`).
 pub struct ShardGuard<'a> {
     guard: ManuallyDrop<MutexGuard<'a, Shard>>,
     keyspace: *const Keyspace,
