@@ -76,6 +76,8 @@ pub struct Config {
     pub latency_tracking: bool,
     /// The percentiles INFO latencystats reports.
     pub latency_tracking_info_percentiles: Vec<f64>,
+    /// The latency monitor's threshold in milliseconds (0: off; `latency_monitor.rs`).
+    pub latency_monitor_threshold_ms: u64,
     pub protected_mode: bool,
     pub daemonize: bool,
     pub pidfile: String,
@@ -170,6 +172,7 @@ impl Default for Config {
             slowlog_max_len: 128,
             latency_tracking: true,
             latency_tracking_info_percentiles: vec![50.0, 99.0, 99.9],
+            latency_monitor_threshold_ms: 0,
             protected_mode: true,
             daemonize: false,
             pidfile: String::new(),
@@ -243,7 +246,6 @@ pub const RECORDED: &[(&str, &str)] = &[
     ("rdb-save-incremental-fsync", "yes"),
     ("jemalloc-bg-thread", "yes"),
     ("notify-keyspace-events", ""),
-    ("latency-monitor-threshold", "0"),
 ];
 
 /// A parameter of [`RECORDED`]: its value lives in `Config::recorded`.
@@ -378,6 +380,9 @@ pub static PARAMS: &[Param] = &[
     Param { name: "latency-tracking-info-percentiles", kind: Kind::Percentiles, mutable: true,
         get: |c| c.latency_tracking_info_percentiles.iter().map(|&p| crate::latency::format_percentile(p)).collect::<Vec<_>>().join(" "),
         set: |c, v| c.latency_tracking_info_percentiles = crate::latency::parse_percentiles(v).unwrap_or_default() },
+    Param { name: "latency-monitor-threshold", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
+        get: |c| c.latency_monitor_threshold_ms.to_string(),
+        set: |c, v| c.latency_monitor_threshold_ms = v.parse().unwrap_or(c.latency_monitor_threshold_ms) },
     Param { name: "protected-mode", kind: Kind::Bool, mutable: true,
         get: |c| yes_no(c.protected_mode), set: |c, v| c.protected_mode = v == "yes" },
     Param { name: "daemonize", kind: Kind::Bool, mutable: false,
@@ -450,7 +455,6 @@ pub static PARAMS: &[Param] = &[
         } },
     recorded!("notify-keyspace-events",
         Kind::Only(&[""], "keyspace notifications are not implemented in Basalt (only \"\", off, is accepted)"), true),
-    recorded!("latency-monitor-threshold", Kind::Only(&["0"], "Basalt has no latency monitor (only 0, off, is accepted)"), true),
     recorded!("always-show-logo", Kind::Bool, false),
     recorded!("set-proc-title", Kind::Bool, false),
     recorded!("proc-title-template", Kind::Str, true),

@@ -15,11 +15,17 @@ const STEP_BUCKETS: usize = 256;
 /// at the default hz 10, and keeps request latency unaffected).
 const TICK_BUDGET: Duration = Duration::from_millis(2);
 
-/// Runs one tick of active expiry for the shards owned by event loop `worker`.
+/// Runs one tick of active expiry for the shards owned by event loop `worker` (the
+/// latency monitor's `expire-cycle` event).
 pub fn active_cycle(shared: &Shared, worker: usize, now_ms: i64) {
+    let start = Instant::now();
+    expire_shards(shared, worker, now_ms, start);
+    shared.latency_monitor.observe("expire-cycle", start.elapsed());
+}
+
+fn expire_shards(shared: &Shared, worker: usize, now_ms: i64, start: Instant) {
     let ks = &shared.keyspace;
     let workers = shared.thread_stats.len().max(1);
-    let start = Instant::now();
     for db in 0..ks.databases() {
         for s in (worker..ks.shards_per_db()).step_by(workers) {
             // Checked without `lock`, which would make a running capture encode every

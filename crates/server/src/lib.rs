@@ -14,6 +14,7 @@ pub mod expire;
 pub mod fsutil;
 pub mod info;
 pub mod latency;
+pub mod latency_monitor;
 pub mod lazyfree;
 pub mod log;
 pub mod net;

@@ -342,6 +342,8 @@ pub struct Shared {
     pub slowlog_threshold_us: AtomicI64,
     /// `latency-tracking`, read by every command.
     pub latency_tracking: AtomicBool,
+    /// The latency monitor (`latency-monitor-threshold`), shared with the log's writer.
+    pub latency_monitor: Arc<crate::latency_monitor::LatencyMonitor>,
     /// 0 when requirepass is unset; read on every command without the config lock.
     pub auth_required: AtomicBool,
     pub active_expire_enabled: AtomicBool,
@@ -404,7 +406,11 @@ impl Shared {
         let loop_spread_busy = config.loop_spread_busy;
         let query_buffer_limit = config.client_query_buffer_limit;
         let pubsub_output_limit = config.client_output_buffer_limit[2].hard;
-        let aof = config.appendonly.then(|| crate::aof::Aof::new(threads, config.appendfsync));
+        let latency_monitor = Arc::new(crate::latency_monitor::LatencyMonitor::default());
+        latency_monitor.set_threshold_ms(config.latency_monitor_threshold_ms);
+        let aof = config
+            .appendonly
+            .then(|| crate::aof::Aof::new(threads, config.appendfsync, Arc::clone(&latency_monitor)));
         let shared = Shared {
             keyspace,
             config: RwLock::new(config),
@@ -421,6 +427,7 @@ impl Shared {
             slowlog_next_id: AtomicU64::new(0),
             slowlog_threshold_us: AtomicI64::new(slowlog_threshold),
             latency_tracking: AtomicBool::new(latency_tracking),
+            latency_monitor,
             auth_required: AtomicBool::new(auth),
             active_expire_enabled: AtomicBool::new(true),
             hz: AtomicU64::new(hz),
@@ -485,6 +492,7 @@ impl Shared {
         let c = self.config.read();
         self.slowlog_threshold_us.store(c.slowlog_log_slower_than_us, Ordering::Relaxed);
         self.latency_tracking.store(c.latency_tracking, Ordering::Relaxed);
+        self.latency_monitor.set_threshold_ms(c.latency_monitor_threshold_ms);
         self.auth_required.store(c.requirepass.is_some(), Ordering::Relaxed);
         self.hz.store(c.hz, Ordering::Relaxed);
         self.loops.set_spread_busy(c.loop_spread_busy);

@@ -276,6 +276,7 @@ impl Aof {
             if res >= 0 && res as usize == c.buf.len {
                 let c = commits.current.take().expect("current");
                 self.syncs.record(c.started.elapsed(), c.records);
+                self.latency.observe("aof-fsync-always", c.started.elapsed());
                 commits.spare = Some(c.buf);
                 self.commit_done.notify_all();
                 Some(c.log_end)

@@ -37,6 +37,7 @@ pub mod rewrite;
 pub mod writer;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use smallvec::SmallVec;
@@ -125,6 +126,8 @@ pub struct Aof {
     pub debug_flush_sleep_us: AtomicU64,
     /// A log rewrite asked the writer to continue in a new file from this offset on.
     switch: Mutex<Option<writer::Switch>>,
+    /// The server's latency monitor (events `aof-write`, `aof-fsync-always`).
+    pub latency: Arc<crate::latency_monitor::LatencyMonitor>,
     /// The file being appended to: the writer thread's, which an event loop may borrow
     /// (try_lock only) to write its batch's records itself under everysec/no.
     current: Mutex<Option<writer::Current>>,
@@ -179,8 +182,9 @@ fn policy_code(p: AppendFsync) -> u8 {
 }
 
 impl Aof {
-    pub fn new(loops: usize, policy: AppendFsync) -> Aof {
+    pub fn new(loops: usize, policy: AppendFsync, latency: Arc<crate::latency_monitor::LatencyMonitor>) -> Aof {
         Aof {
+            latency,
             tail: Mutex::new(Tail {
                 bytes: Vec::with_capacity(64 * 1024),
                 end: 0,
@@ -426,7 +430,7 @@ impl Aof {
             }
             (std::mem::take(&mut t.bytes), t.end)
         };
-        match cur.write_once(&bytes) {
+        match cur.write_once(self, &bytes) {
             Ok(()) => {
                 self.written.store(end, Ordering::Release);
                 if policy == AppendFsync::No {
@@ -621,7 +625,7 @@ mod tests {
 
     #[test]
     fn records_carry_select_and_time_only_when_they_change() {
-        let aof = Aof::new(1, AppendFsync::Always);
+        let aof = Aof::new(1, AppendFsync::Always, Default::default());
         let e1 = aof.append_one(0, 1000, &["SET", "a", "1"]);
         let e2 = aof.append_one(0, 1000, &["INCR", "a"]);
         let e3 = aof.append_one(3, 1001, &["DEL", "b"]);
@@ -638,7 +642,7 @@ mod tests {
 
     #[test]
     fn a_transaction_is_bracketed_only_when_it_logged_something() {
-        let aof = Aof::new(1, AppendFsync::Always);
+        let aof = Aof::new(1, AppendFsync::Always, Default::default());
         aof.begin_exec();
         assert_eq!(aof.end_exec(), None);
         assert_eq!(take(&aof), "");
@@ -654,7 +658,7 @@ mod tests {
     #[test]
     fn stripes_remember_the_last_write_and_make_readers_wait_for_one_in_flight() {
         let ks = store::Keyspace::new(1, 4, store::Clock::manual(0));
-        let aof = std::sync::Arc::new(Aof::new(1, AppendFsync::Always));
+        let aof = std::sync::Arc::new(Aof::new(1, AppendFsync::Always, Default::default()));
         assert_eq!(aof.need_for_keys(&ks, ["k"]), 0);
         let o = aof.order_keys(&ks, ["k", "k"]);
         let end = aof.append_one(0, 1, &["SET", "k", "v"]);

@@ -126,7 +126,7 @@ impl Current {
     }
 
     /// One write attempt, for an event loop writing inline: no retry, no sleep.
-    pub(super) fn write_once(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+    pub(super) fn write_once(&mut self, aof: &Aof, bytes: &[u8]) -> std::io::Result<()> {
         if let Some((p, _)) = &self.prealloc {
             if !p.try_claim(self.target.len + bytes.len() as u64) {
                 return Err(std::io::Error::new(
@@ -135,7 +135,10 @@ impl Current {
                 ));
             }
         }
-        match self.target.file.write_all_at(bytes, self.target.len) {
+        let started = Instant::now();
+        let written = self.target.file.write_all_at(bytes, self.target.len);
+        aof.latency.observe("aof-write", started.elapsed());
+        match written {
             Ok(()) => {
                 self.target.len += bytes.len() as u64;
                 self.note_tail_block(bytes);
@@ -227,6 +230,9 @@ impl Current {
             stop,
         );
         aof.syncs.record(started.elapsed(), self.target.len.saturating_sub(self.synced_len));
+        if aof.policy() == AppendFsync::Always {
+            aof.latency.observe("aof-fsync-always", started.elapsed());
+        }
         self.synced_len = self.target.len;
         self.last_fsync = Instant::now();
         self.unsynced.clear();
@@ -366,11 +372,15 @@ fn run(shared: &Shared, target: Target) {
 fn write_round(aof: &Aof, target: &mut Target, chunk: &[u8], stop: bool) {
     let mut attempts = 0;
     loop {
+        // Timed with DEBUG AOF-FLUSH-SLEEP's delay, which stands for a slow disk.
+        let started = Instant::now();
         let sleep_us = aof_debug_sleep_us(aof);
         if sleep_us > 0 {
             std::thread::sleep(Duration::from_micros(sleep_us));
         }
-        match target.file.write_all_at(chunk, target.len) {
+        let written = target.file.write_all_at(chunk, target.len);
+        aof.latency.observe("aof-write", started.elapsed());
+        match written {
             Ok(()) => {
                 target.len += chunk.len() as u64;
                 recovered(aof);

@@ -1,8 +1,8 @@
 //! LATENCY: HISTOGRAM reports the per-command latency histograms (`crate::latency`) as
-//! Redis 7.0 does; LATEST, HISTORY and RESET answer as Redis's latency monitor does when
-//! it is off (`latency-monitor-threshold 0`, Redis's default), because Basalt has no
-//! latency monitor (no events are ever recorded, and the threshold cannot be set).
-//! DOCTOR and GRAPH are not built.
+//! Redis 7.0 does; LATEST, HISTORY and RESET read and clear the latency monitor's event
+//! series (`crate::latency_monitor`, on when `latency-monitor-threshold` is set).
+//! DOCTOR and GRAPH (a prose report and an ASCII chart of the same series) are not
+//! built.
 
 use resp::encode;
 
@@ -54,21 +54,39 @@ fn histogram(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
-/// LATENCY LATEST — no events (the latency monitor is off).
+/// LATENCY LATEST — per event: its name, the time (Unix seconds) and latency (ms) of its
+/// latest sample, and its worst latency ever.
 fn latest(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    encode::array_len(ctx.out, 0);
+    let rows = ctx.shared.latency_monitor.latest();
+    encode::array_len(ctx.out, rows.len());
+    for row in rows {
+        encode::array_len(ctx.out, 4);
+        encode::bulk(ctx.out, row.event.as_bytes());
+        encode::integer(ctx.out, row.time);
+        encode::integer(ctx.out, i64::try_from(row.latency_ms).unwrap_or(i64::MAX));
+        encode::integer(ctx.out, i64::try_from(row.max_ms).unwrap_or(i64::MAX));
+    }
     Ok(())
 }
 
-/// LATENCY HISTORY event — no samples (the latency monitor is off).
-fn history(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    encode::array_len(ctx.out, 0);
+/// LATENCY HISTORY event — the event's samples, oldest first, as [time, latency] pairs
+/// (none for an event never recorded).
+fn history(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let samples = ctx.shared.latency_monitor.history(a[2]);
+    encode::array_len(ctx.out, samples.len());
+    for (time, ms) in samples {
+        encode::array_len(ctx.out, 2);
+        encode::integer(ctx.out, time);
+        encode::integer(ctx.out, i64::try_from(ms).unwrap_or(i64::MAX));
+    }
     Ok(())
 }
 
-/// LATENCY RESET [event ...] — the number of event series reset: none.
-fn reset(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    encode::integer(ctx.out, 0);
+/// LATENCY RESET [event ...] — drops the named events' series (all without names) and
+/// answers how many there were.
+fn reset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let n = ctx.shared.latency_monitor.reset(&a[2..]);
+    encode::integer(ctx.out, n as i64);
     Ok(())
 }
 

@@ -687,6 +687,9 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     let result = (spec.handler)(ctx, args);
     let ns = clock.delta_as_nanos(start, clock.raw());
     let us = ns / 1000;
+    // The latency monitor's command events (Redis's `command` and `fast-command`).
+    let event = if spec.flags & flags::FAST != 0 { "fast-command" } else { "command" };
+    ctx.shared.latency_monitor.observe_us(event, us);
     if ctx.shared.latency_tracking.load(Ordering::Relaxed) {
         ctx.stats.latency.record(idx, ns);
     }

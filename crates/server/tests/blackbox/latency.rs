@@ -126,11 +126,56 @@ fn percentiles_parameter() {
     assert_eq!(latencystats_line(&mut c, "echo").as_deref(), Some(""));
 }
 
+/// The latency monitor: off by default; with a threshold, a command that ran longer is
+/// a `command` event (DEBUG SLEEP: not a FAST command), one sample per second, and
+/// RESET drops series by name, case-insensitively.
+#[test]
+fn monitor_records_slow_commands_over_the_threshold() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    assert_bytes!(c.cmd(&["CONFIG", "GET", "latency-monitor-threshold"]), b"*2\r\n$25\r\nlatency-monitor-threshold\r\n$1\r\n0\r\n");
+    assert_bytes!(c.cmd(&["DEBUG", "SLEEP", "0.12"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["LATENCY", "LATEST"]), b"*0\r\n");
+    assert_bytes!(
+        c.cmd(&["CONFIG", "SET", "latency-monitor-threshold", "-1"]),
+        b"-ERR CONFIG SET failed (possibly related to argument 'latency-monitor-threshold') - argument must be between 0 and 9223372036854775807 inclusive\r\n"
+    );
+    assert_bytes!(c.cmd(&["CONFIG", "SET", "latency-monitor-threshold", "100"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["DEBUG", "SLEEP", "0.05"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["LATENCY", "LATEST"]), b"*0\r\n");
+    let before = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    assert_bytes!(c.cmd(&["DEBUG", "SLEEP", "0.15"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["DEBUG", "SLEEP", "0.25"]), b"+OK\r\n");
+    let after = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    let latest = parse(&c.cmd(&["LATENCY", "LATEST"]));
+    assert_eq!(latest.items().len(), 1, "{latest:?}");
+    let row = latest.items()[0].items();
+    assert_eq!(row[0].text(), "command");
+    let (time, last, max) = (row[1].int(), row[2].int(), row[3].int());
+    assert!((before..=after).contains(&time), "{time} not in {before}..={after}");
+    assert!((150..2000).contains(&last) && (250..2000).contains(&max) && last <= max, "{row:?}");
+    // One or two seconds saw these two sleeps: one sample each, the second's worst.
+    let history = parse(&c.cmd(&["LATENCY", "HISTORY", "command"]));
+    let pairs: Vec<(i64, i64)> = history.items().iter().map(|p| (p.items()[0].int(), p.items()[1].int())).collect();
+    assert!(!pairs.is_empty() && pairs.len() <= 2, "{pairs:?}");
+    assert_eq!(pairs.last(), Some(&(time, last)));
+    assert!(pairs.iter().all(|&(t, ms)| (before..=after).contains(&t) && (150..2000).contains(&ms)), "{pairs:?}");
+    assert_bytes!(c.cmd(&["LATENCY", "HISTORY", "fast-command"]), b"*0\r\n");
+    assert_bytes!(c.cmd(&["LATENCY", "RESET", "nope"]), b":0\r\n");
+    assert_bytes!(c.cmd(&["LATENCY", "RESET", "COMMAND"]), b":1\r\n");
+    assert_bytes!(c.cmd(&["LATENCY", "LATEST"]), b"*0\r\n");
+    assert_bytes!(c.cmd(&["DEBUG", "SLEEP", "0.15"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["LATENCY", "RESET"]), b":1\r\n");
+    assert_bytes!(c.cmd(&["LATENCY", "HISTORY", "command"]), b"*0\r\n");
+    assert_bytes!(c.cmd(&["CONFIG", "SET", "latency-monitor-threshold", "0"]), b"+OK\r\n");
+}
+
 #[test]
 fn monitor_subcommands_and_help() {
     let t = shared();
     let mut c = t.raw_conn();
-    // No latency events (the latency monitor is off, Redis's default).
+    // No latency events (the latency monitor is off, Redis's default; the test above
+    // turns it on only on a server of its own).
     assert_bytes!(c.cmd(&["LATENCY", "LATEST"]), b"*0\r\n");
     assert_bytes!(c.cmd(&["LATENCY", "HISTORY", "command"]), b"*0\r\n");
     assert_bytes!(c.cmd(&["LATENCY", "RESET"]), b":0\r\n");

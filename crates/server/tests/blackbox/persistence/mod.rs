@@ -1263,6 +1263,36 @@ fn a_slow_disk_delays_writes_but_not_reads() {
     assert_bytes!(r2.read_reply(), b"$1\r\n2\r\n");
 }
 
+/// A slow disk shows in the latency monitor as the log's events (Basalt times DEBUG
+/// AOF-FLUSH-SLEEP's delay as part of the write it stands for; Redis sleeps outside its
+/// measured write, so this is Basalt-only): the commit under `always` (`aof-fsync-always`
+/// on io_uring, where the loop commits with the delay on its ring; `aof-write` where
+/// the writer thread writes), while the command itself ran fast.
+#[test]
+fn a_slow_disk_shows_in_the_latency_monitor() {
+    let Some(p) = Persisted::start(AOF_ALWAYS) else {
+        return;
+    };
+    let mut c = p.conn();
+    if !is_basalt(&mut c) {
+        eprintln!("skipped: Basalt-only behaviour");
+        return;
+    }
+    ok(&mut c, &["CONFIG", "SET", "latency-monitor-threshold", "100"]);
+    ok(&mut c, &["DEBUG", "AOF-FLUSH-SLEEP", "250000"]);
+    let start = Instant::now();
+    ok(&mut c, &["SET", "k", "v"]);
+    assert!(start.elapsed() >= Duration::from_millis(200), "the write did not wait for the slow disk");
+    ok(&mut c, &["DEBUG", "AOF-FLUSH-SLEEP", "0"]);
+    let latest = r(&mut c, &["LATENCY", "LATEST"]);
+    let rows: Vec<(String, i64)> = latest.items().iter().map(|row| (row.items()[0].text(), row.items()[2].int())).collect();
+    assert!(
+        rows.iter().any(|(event, ms)| (event == "aof-fsync-always" || event == "aof-write") && (200..5000).contains(ms)),
+        "{rows:?}"
+    );
+    assert!(rows.iter().all(|(event, _)| event.starts_with("aof-")), "{rows:?}");
+}
+
 /// Redis 7.0.15 blocks its event loop on the disk, so clients cannot outrun it; Basalt's
 /// loops never wait, so a client that pipelines writes faster than a slow disk takes
 /// them has its input paused (not executed) while the log's unwritten tail is over its

@@ -1,0 +1,202 @@
+//! The latency monitor, as Redis's (`latency-monitor-threshold`, LATENCY LATEST, HISTORY
+//! and RESET): with a threshold set (milliseconds; 0, the default, is off), every
+//! monitored event that took at least that long is recorded in its event's series: the
+//! last 160 seconds in which it happened (one sample per second, the second's worst),
+//! and its worst ever.
+//!
+//! Events recorded: `command` and `fast-command` (a command's run time, by its FAST
+//! flag), `expire-cycle` (an event loop's active expiry tick), `aof-write` (a write of
+//! the append-only log, by the writer thread or an event loop), `aof-fsync-always` (a
+//! durable commit under `appendfsync always`: the writer's fdatasync or a loop's
+//! `RWF_DSYNC` write). Redis's events about fork, eviction and its child process have no
+//! counterpart here. Samples are rare by design (over a threshold), so one lock guards
+//! all series; the common path is one relaxed load of the threshold.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+
+/// Samples kept per event (Redis's LATENCY_TS_LEN).
+pub const SAMPLES: usize = 160;
+
+#[derive(Clone, Copy, Default)]
+struct Sample {
+    /// Unix seconds; 0 for an unused slot.
+    time: i64,
+    latency_ms: u64,
+}
+
+struct Series {
+    samples: [Sample; SAMPLES],
+    /// The slot the next new second goes to.
+    next: usize,
+    max_ms: u64,
+}
+
+impl Series {
+    fn new() -> Series {
+        Series { samples: [Sample::default(); SAMPLES], next: 0, max_ms: 0 }
+    }
+
+    fn latest(&self) -> Sample {
+        self.samples[(self.next + SAMPLES - 1) % SAMPLES]
+    }
+}
+
+/// The latest sample of one event (LATENCY LATEST's row).
+pub struct Latest {
+    pub event: &'static str,
+    pub time: i64,
+    pub latency_ms: u64,
+    pub max_ms: u64,
+}
+
+#[derive(Default)]
+pub struct LatencyMonitor {
+    /// `latency-monitor-threshold` in milliseconds; 0: off.
+    threshold_ms: AtomicU64,
+    events: Mutex<BTreeMap<&'static str, Series>>,
+}
+
+impl LatencyMonitor {
+    pub fn set_threshold_ms(&self, ms: u64) {
+        self.threshold_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// Records `took` for `event` if the monitor is on and it reached the threshold.
+    #[inline]
+    pub fn observe(&self, event: &'static str, took: Duration) {
+        let threshold = self.threshold_ms.load(Ordering::Relaxed);
+        if threshold == 0 {
+            return;
+        }
+        let ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
+        if ms >= threshold {
+            self.add(event, ms, unix_seconds());
+        }
+    }
+
+    /// [`observe`](Self::observe) for a time in microseconds.
+    #[inline]
+    pub fn observe_us(&self, event: &'static str, us: u64) {
+        if self.threshold_ms.load(Ordering::Relaxed) != 0 {
+            self.observe(event, Duration::from_micros(us));
+        }
+    }
+
+    /// Adds a sample at `now` (Unix seconds): a new second takes the next slot, a
+    /// second already sampled keeps the worst of the two.
+    fn add(&self, event: &'static str, ms: u64, now: i64) {
+        let mut events = self.events.lock();
+        let series = events.entry(event).or_insert_with(Series::new);
+        series.max_ms = series.max_ms.max(ms);
+        let prev = (series.next + SAMPLES - 1) % SAMPLES;
+        if series.samples[prev].time == now {
+            series.samples[prev].latency_ms = series.samples[prev].latency_ms.max(ms);
+            return;
+        }
+        series.samples[series.next] = Sample { time: now, latency_ms: ms };
+        series.next = (series.next + 1) % SAMPLES;
+    }
+
+    /// Every event's latest sample and worst ever.
+    pub fn latest(&self) -> Vec<Latest> {
+        self.events
+            .lock()
+            .iter()
+            .map(|(&event, s)| {
+                let last = s.latest();
+                Latest { event, time: last.time, latency_ms: last.latency_ms, max_ms: s.max_ms }
+            })
+            .collect()
+    }
+
+    /// An event's samples, oldest first, as (Unix seconds, milliseconds).
+    pub fn history(&self, event: &[u8]) -> Vec<(i64, u64)> {
+        let events = self.events.lock();
+        let Some(series) = events.iter().find(|(name, _)| name.as_bytes() == event).map(|(_, s)| s) else {
+            return Vec::new();
+        };
+        (0..SAMPLES)
+            .map(|i| series.samples[(series.next + i) % SAMPLES])
+            .filter(|s| s.time != 0)
+            .map(|s| (s.time, s.latency_ms))
+            .collect()
+    }
+
+    /// Drops the named events' series (all of them when `events` is empty; names match
+    /// case-insensitively, as Redis's RESET compares them, while HISTORY's lookup is
+    /// exact); returns how many existed.
+    pub fn reset(&self, events: &[&[u8]]) -> usize {
+        let mut all = self.events.lock();
+        if events.is_empty() {
+            let n = all.len();
+            all.clear();
+            return n;
+        }
+        let mut n = 0;
+        for name in events {
+            let found = all.keys().find(|k| k.as_bytes().eq_ignore_ascii_case(name)).copied();
+            if let Some(k) = found {
+                all.remove(k);
+                n += 1;
+            }
+        }
+        n
+    }
+}
+
+fn unix_seconds() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_sample_per_second_the_worst_and_the_worst_ever() {
+        let m = LatencyMonitor::default();
+        m.add("command", 5, 100);
+        m.add("command", 9, 100);
+        m.add("command", 7, 100);
+        m.add("command", 3, 101);
+        assert_eq!(m.history(b"command"), vec![(100, 9), (101, 3)]);
+        let latest = m.latest();
+        assert_eq!(latest.len(), 1);
+        assert_eq!((latest[0].event, latest[0].time, latest[0].latency_ms, latest[0].max_ms), ("command", 101, 3, 9));
+    }
+
+    #[test]
+    fn the_series_keeps_the_last_160_seconds() {
+        let m = LatencyMonitor::default();
+        for t in 1..=200 {
+            m.add("expire-cycle", t as u64, t);
+        }
+        let h = m.history(b"expire-cycle");
+        assert_eq!(h.len(), SAMPLES);
+        assert_eq!(h.first(), Some(&(41, 41)));
+        assert_eq!(h.last(), Some(&(200, 200)));
+        assert_eq!(m.latest()[0].max_ms, 200);
+    }
+
+    #[test]
+    fn off_below_threshold_and_reset() {
+        let m = LatencyMonitor::default();
+        m.observe("command", Duration::from_secs(5));
+        assert!(m.latest().is_empty(), "threshold 0 is off");
+        m.set_threshold_ms(10);
+        m.observe("command", Duration::from_millis(9));
+        assert!(m.latest().is_empty());
+        m.observe("command", Duration::from_millis(10));
+        m.observe_us("aof-write", 25_000);
+        assert_eq!(m.latest().len(), 2);
+        assert_eq!(m.reset(&[b"aof-write", b"nope"]), 1);
+        assert_eq!(m.reset(&[]), 1);
+        assert!(m.latest().is_empty());
+    }
+}
