@@ -148,7 +148,87 @@ impl LatencyMonitor {
     }
 }
 
-fn unix_seconds() -> i64 {
+/// Columns of LATENCY GRAPH's chart, and its rows above the labels.
+const GRAPH_COLUMNS: usize = 80;
+const GRAPH_ROWS: usize = 4;
+/// A column's top character by the third of a row its value reaches; filled rows
+/// below it are '|'.
+const GRAPH_TOPS: [u8; 3] = [b'_', b'o', b'#'];
+
+impl LatencyMonitor {
+    /// LATENCY GRAPH's text for `event` at `now` (Unix seconds), as Redis 7.0 draws it:
+    /// a title with the high and low of the samples kept and the worst ever, a rule,
+    /// then the samples oldest first, one column each, scaled from the lowest (bottom)
+    /// to the highest (top) over four rows of three steps, each labelled vertically
+    /// with how long ago it was (`12s`, `3m`, `5h`, `2d`), 80 columns to a block. None
+    /// when the event has no samples.
+    pub fn graph(&self, event: &[u8], now: i64) -> Option<String> {
+        let events = self.events.lock();
+        let (name, series) = events.iter().find(|(name, _)| name.as_bytes() == event)?;
+        let samples: Vec<Sample> = (0..SAMPLES)
+            .map(|i| series.samples[(series.next + i) % SAMPLES])
+            .filter(|s| s.time != 0)
+            .collect();
+        let high = samples.iter().map(|s| s.latency_ms).max()?;
+        let low = samples.iter().map(|s| s.latency_ms).min()?;
+        let mut out = format!("{name} - high {high} ms, low {low} ms (all time high {} ms)\n", series.max_ms);
+        out.push_str(&"-".repeat(GRAPH_COLUMNS));
+        out.push('\n');
+        let range = (high - low).max(1) as f64;
+        let steps = GRAPH_TOPS.len() * GRAPH_ROWS;
+        let columns: Vec<(usize, String)> = samples
+            .iter()
+            .map(|s| {
+                // Whole steps of the range, as Redis rounds them (down, then clamped).
+                let step = (((s.latency_ms - low) as f64 * steps as f64) / range) as usize;
+                (step.min(steps - 1), ago(now - s.time))
+            })
+            .collect();
+        for (block, chunk) in columns.chunks(GRAPH_COLUMNS).enumerate() {
+            if block > 0 {
+                out.push('\n');
+            }
+            for row in 0..GRAPH_ROWS {
+                let floor = (GRAPH_ROWS - row - 1) * GRAPH_TOPS.len();
+                let line: String = chunk
+                    .iter()
+                    .map(|&(step, _)| match step.checked_sub(floor) {
+                        Some(i) if i < GRAPH_TOPS.len() => GRAPH_TOPS[i] as char,
+                        Some(_) => '|',
+                        None => ' ',
+                    })
+                    .collect();
+                out.push_str(&line);
+                out.push('\n');
+            }
+            // A blank line, then the labels downwards, one character per line.
+            out.push_str(&" ".repeat(chunk.len()));
+            out.push('\n');
+            let longest = chunk.iter().map(|(_, label)| label.len()).max().unwrap_or(0);
+            for i in 0..longest {
+                let line: String = chunk
+                    .iter()
+                    .map(|(_, label)| label.as_bytes().get(i).map_or(' ', |&b| b as char))
+                    .collect();
+                out.push_str(&line);
+                out.push('\n');
+            }
+        }
+        Some(out)
+    }
+}
+
+/// How long ago, as LATENCY GRAPH labels a sample.
+fn ago(seconds: i64) -> String {
+    match seconds {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 86_400 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86_400),
+    }
+}
+
+pub fn unix_seconds() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
@@ -182,6 +262,35 @@ mod tests {
         assert_eq!(h.first(), Some(&(41, 41)));
         assert_eq!(h.last(), Some(&(200, 200)));
         assert_eq!(m.latest()[0].max_ms, 200);
+    }
+
+    #[test]
+    fn graph_draws_redis_7_0s_chart() {
+        let m = LatencyMonitor::default();
+        assert_eq!(m.graph(b"command", 100), None);
+        // Redis 7.0.15 drew exactly this for a 200 ms spike 2 s ago and a 300 ms one
+        // just now.
+        m.add("command", 200, 98);
+        m.add("command", 300, 100);
+        let want = format!(
+            "command - high 300 ms, low 200 ms (all time high 300 ms)\n{}\n #\n |\n |\n_|\n  \n20\nss\n",
+            "-".repeat(80)
+        );
+        assert_eq!(m.graph(b"command", 100).as_deref(), Some(want.as_str()));
+        // One sample: the range is taken as 1 ms, the column sits at the bottom.
+        let one = LatencyMonitor::default();
+        one.add("aof-write", 120, 1000);
+        let got = one.graph(b"aof-write", 1000 + 3 * 3600).unwrap();
+        assert!(got.ends_with("\n \n \n \n_\n \n3\nh\n"), "{got:?}");
+        // More than 80 samples: blocks of 80 columns, a blank line between them.
+        let many = LatencyMonitor::default();
+        for t in 1..=100 {
+            many.add("expire-cycle", t as u64, t);
+        }
+        let got = many.graph(b"expire-cycle", 100).unwrap();
+        let blocks: Vec<&str> = got.split("\n\n").collect();
+        assert_eq!(blocks.len(), 2, "{got}");
+        assert!(blocks[1].lines().next().unwrap().len() == 20, "{got}");
     }
 
     #[test]

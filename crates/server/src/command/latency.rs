@@ -1,8 +1,8 @@
 //! LATENCY: HISTOGRAM reports the per-command latency histograms (`crate::latency`) as
 //! Redis 7.0 does; LATEST, HISTORY and RESET read and clear the latency monitor's event
-//! series (`crate::latency_monitor`, on when `latency-monitor-threshold` is set).
-//! DOCTOR and GRAPH (a prose report and an ASCII chart of the same series) are not
-//! built.
+//! series (`crate::latency_monitor`, on when `latency-monitor-threshold` is set), and
+//! GRAPH draws one as Redis's ASCII chart. DOCTOR (Redis's prose report and advice on
+//! the same series) is not built.
 
 use resp::encode;
 
@@ -82,6 +82,20 @@ fn history(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// LATENCY GRAPH event — the event's samples as Redis's ASCII chart (a verbatim string
+/// on RESP3).
+fn graph(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let now = crate::latency_monitor::unix_seconds();
+    let Some(text) = ctx.shared.latency_monitor.graph(a[2], now) else {
+        return Err(CommandError::Owned(format!(
+            "ERR No samples available for event '{}'",
+            String::from_utf8_lossy(a[2])
+        )));
+    };
+    encode::verbatim(ctx.out, b"txt", text.as_bytes(), ctx.client.proto);
+    Ok(())
+}
+
 /// LATENCY RESET [event ...] — drops the named events' series (all without names) and
 /// answers how many there were.
 fn reset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
@@ -127,6 +141,7 @@ static SUBCOMMANDS: &[CommandSpec] = &[
     spec("latest", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the latest latency samples for all events.", latest),
     spec("history", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns timestamp-latency samples for an event.", history),
     spec("reset", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Resets the latency data for one or more events.", reset),
+    spec("graph", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns a latency graph for an event.", graph),
     spec("help", 2, LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns helpful text about the different subcommands.", help),
 ];
 

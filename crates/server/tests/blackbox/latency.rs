@@ -161,6 +161,18 @@ fn monitor_records_slow_commands_over_the_threshold() {
     assert_eq!(pairs.last(), Some(&(time, last)));
     assert!(pairs.iter().all(|&(t, ms)| (before..=after).contains(&t) && (150..2000).contains(&ms)), "{pairs:?}");
     assert_bytes!(c.cmd(&["LATENCY", "HISTORY", "fast-command"]), b"*0\r\n");
+    // GRAPH: a title, a rule, four rows with one column per sample (the latest one,
+    // the highest, reaching the top when there are two), a blank line and the labels.
+    let graph = parse(&c.cmd(&["LATENCY", "GRAPH", "command"])).text();
+    let lines: Vec<&str> = graph.split('\n').collect();
+    let (low, high) = (pairs.iter().map(|p| p.1).min().unwrap(), pairs.iter().map(|p| p.1).max().unwrap());
+    assert_eq!(lines[0], format!("command - high {high} ms, low {low} ms (all time high {max} ms)"), "{graph}");
+    assert_eq!(lines[1], "-".repeat(80));
+    assert!(lines[2..6].iter().all(|l| l.len() == pairs.len()), "{graph}");
+    assert_eq!(lines[6], " ".repeat(pairs.len()));
+    assert!(lines[7].ends_with('s') || lines[8].ends_with('s'), "{graph}");
+    assert!(graph.ends_with("s\n"), "{graph:?}");
+    assert_bytes!(c.cmd(&["LATENCY", "GRAPH", "nope"]), b"-ERR No samples available for event 'nope'\r\n");
     assert_bytes!(c.cmd(&["LATENCY", "RESET", "nope"]), b":0\r\n");
     assert_bytes!(c.cmd(&["LATENCY", "RESET", "COMMAND"]), b":1\r\n");
     assert_bytes!(c.cmd(&["LATENCY", "LATEST"]), b"*0\r\n");
