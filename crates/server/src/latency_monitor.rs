@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
@@ -75,6 +75,21 @@ impl LatencyMonitor {
         let ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
         if ms >= threshold {
             self.add(event, ms, unix_seconds());
+        }
+    }
+
+    /// The start of something to time for [`observe_since`](Self::observe_since): None
+    /// (no clock read) while the monitor is off.
+    #[inline]
+    pub fn start(&self) -> Option<Instant> {
+        (self.threshold_ms.load(Ordering::Relaxed) != 0).then(Instant::now)
+    }
+
+    /// Records the time since `started` (from [`start`](Self::start)) for `event`.
+    #[inline]
+    pub fn observe_since(&self, event: &'static str, started: Option<Instant>) {
+        if let Some(started) = started {
+            self.observe(event, started.elapsed());
         }
     }
 

@@ -135,9 +135,9 @@ impl Current {
                 ));
             }
         }
-        let started = Instant::now();
+        let started = aof.latency.start();
         let written = self.target.file.write_all_at(bytes, self.target.len);
-        aof.latency.observe("aof-write", started.elapsed());
+        aof.latency.observe_since("aof-write", started);
         match written {
             Ok(()) => {
                 self.target.len += bytes.len() as u64;
@@ -373,13 +373,13 @@ fn write_round(aof: &Aof, target: &mut Target, chunk: &[u8], stop: bool) {
     let mut attempts = 0;
     loop {
         // Timed with DEBUG AOF-FLUSH-SLEEP's delay, which stands for a slow disk.
-        let started = Instant::now();
+        let started = aof.latency.start();
         let sleep_us = aof_debug_sleep_us(aof);
         if sleep_us > 0 {
             std::thread::sleep(Duration::from_micros(sleep_us));
         }
         let written = target.file.write_all_at(chunk, target.len);
-        aof.latency.observe("aof-write", started.elapsed());
+        aof.latency.observe_since("aof-write", started);
         match written {
             Ok(()) => {
                 target.len += chunk.len() as u64;
