@@ -233,6 +233,62 @@ impl LatencyMonitor {
     }
 }
 
+impl LatencyMonitor {
+    /// LATENCY DOCTOR's report at `now` (Unix seconds). Its opening lines, and each
+    /// event's statistics line (samples kept, their mean and mean absolute deviation in
+    /// whole milliseconds, seconds between spikes since the oldest, the worst ever), are
+    /// Redis 7.0's; the advice that follows is Basalt's own, for its events and its
+    /// design (Redis's speaks of fork, transparent huge pages and its child process).
+    /// `slowlog_us`: `slowlog-log-slower-than`.
+    pub fn doctor(&self, now: i64, slowlog_us: i64) -> String {
+        let events = self.events.lock();
+        if events.is_empty() {
+            return if self.threshold_ms.load(Ordering::Relaxed) == 0 {
+                "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable it. If we weren't in a deep space mission I'd suggest to take a look at https://redis.io/topics/latency-monitor.\n".to_string()
+            } else {
+                "Dave, no latency spike was observed during the lifetime of this Redis instance, not in the slightest bit. I honestly think you ought to sit down calmly, take a stress pill, and think things over.\n".to_string()
+            };
+        }
+        let mut out = String::from(
+            "Dave, I have observed latency spikes in this Redis instance. You don't mind talking about it, do you Dave?\n\n",
+        );
+        for (n, (name, series)) in events.iter().enumerate() {
+            let samples: Vec<Sample> = series.samples.iter().copied().filter(|s| s.time != 0).collect();
+            let count = samples.len().max(1) as u64;
+            let avg = samples.iter().map(|s| s.latency_ms).sum::<u64>() / count;
+            let mad = samples.iter().map(|s| s.latency_ms.abs_diff(avg)).sum::<u64>() / count;
+            let oldest = samples.iter().map(|s| s.time).min().unwrap_or(now);
+            let period = (now - oldest).max(1) as f64 / count as f64;
+            out.push_str(&format!(
+                "{}. {name}: {} latency spikes (average {avg}ms, mean deviation {mad}ms, period {period:.2} sec). Worst all time event {}ms.\n",
+                n + 1,
+                samples.len(),
+                series.max_ms
+            ));
+        }
+        out.push_str("\nI have a few advices for you:\n\n");
+        let has = |event: &str| events.contains_key(event);
+        if has("command") || has("fast-command") {
+            if slowlog_us < 0 {
+                out.push_str("- The slow log is off (slowlog-log-slower-than is negative): turn it on to learn which commands are slow.\n");
+            } else {
+                out.push_str(&format!("- SLOWLOG GET lists the commands that ran over {slowlog_us} microseconds (slowlog-log-slower-than), with their arguments.\n"));
+            }
+            out.push_str("- Commands over whole large collections (KEYS, SMEMBERS, HGETALL, LRANGE or ZRANGE of a large key, SORT, DEL of a large key) take time in proportion to their size and hold that key's shard meanwhile: prefer the SCAN family, ranges and smaller keys.\n");
+        }
+        if has("fast-command") {
+            out.push_str("- A command flagged fast (constant or logarithmic time) was slow: the server was probably starved of CPU (other processes, a busy host, swapping). Check the host's load and the steal time.\n");
+        }
+        if has("expire-cycle") {
+            out.push_str("- The active expiry cycle was slow: many keys expiring in the same moment, or large keys expiring (each is freed as it goes). Spread expiry times with some jitter.\n");
+        }
+        if has("aof-write") || has("aof-fsync-always") {
+            out.push_str("- The disk is slow for the append-only log. Basalt's event loops never wait for it, but every acknowledgement of a write does under appendfsync always (and a write's own reads wait for it): check the device (iostat -x), give the log a disk of its own, or accept appendfsync everysec.\n");
+        }
+        out
+    }
+}
+
 /// How long ago, as LATENCY GRAPH labels a sample.
 fn ago(seconds: i64) -> String {
     match seconds {
@@ -306,6 +362,27 @@ mod tests {
         let blocks: Vec<&str> = got.split("\n\n").collect();
         assert_eq!(blocks.len(), 2, "{got}");
         assert!(blocks[1].lines().next().unwrap().len() == 20, "{got}");
+    }
+
+    #[test]
+    fn doctor_reports_each_event_as_redis_does() {
+        let m = LatencyMonitor::default();
+        assert!(m.doctor(100, 10_000).starts_with("I'm sorry, Dave, I can't do that."));
+        m.set_threshold_ms(100);
+        assert!(m.doctor(100, 10_000).starts_with("Dave, no latency spike was observed"));
+        // Redis 7.0.15's statistics line for spikes of 200 and 300 ms two seconds apart.
+        m.add("command", 200, 98);
+        m.add("command", 300, 100);
+        let report = m.doctor(100, 10_000);
+        assert!(report.starts_with(
+            "Dave, I have observed latency spikes in this Redis instance. You don't mind talking about it, do you Dave?\n\n\
+             1. command: 2 latency spikes (average 250ms, mean deviation 50ms, period 1.00 sec). Worst all time event 300ms.\n\n\
+             I have a few advices for you:\n\n- SLOWLOG GET"
+        ), "{report}");
+        m.add("aof-write", 150, 100);
+        let report = m.doctor(100, -1);
+        assert!(report.contains("\n1. aof-write: 1 latency spikes (average 150ms, mean deviation 0ms, period 1.00 sec). Worst all time event 150ms.\n2. command:"), "{report}");
+        assert!(report.contains("- The slow log is off") && report.contains("- The disk is slow"), "{report}");
     }
 
     #[test]

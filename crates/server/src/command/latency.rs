@@ -1,8 +1,8 @@
 //! LATENCY: HISTOGRAM reports the per-command latency histograms (`crate::latency`) as
 //! Redis 7.0 does; LATEST, HISTORY and RESET read and clear the latency monitor's event
 //! series (`crate::latency_monitor`, on when `latency-monitor-threshold` is set), and
-//! GRAPH draws one as Redis's ASCII chart. DOCTOR (Redis's prose report and advice on
-//! the same series) is not built.
+//! GRAPH draws one as Redis's ASCII chart; DOCTOR reports on them in Redis's form, with
+//! Basalt's own advice.
 
 use resp::encode;
 
@@ -96,6 +96,15 @@ fn graph(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// LATENCY DOCTOR — a report on every event's spikes, and advice (a verbatim string on
+/// RESP3).
+fn doctor(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    let slowlog_us = ctx.shared.slowlog_threshold_us.load(std::sync::atomic::Ordering::Relaxed);
+    let report = ctx.shared.latency_monitor.doctor(crate::latency_monitor::unix_seconds(), slowlog_us);
+    encode::verbatim(ctx.out, b"txt", report.as_bytes(), ctx.client.proto);
+    Ok(())
+}
+
 /// LATENCY RESET [event ...] — drops the named events' series (all without names) and
 /// answers how many there were.
 fn reset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
@@ -141,6 +150,7 @@ static SUBCOMMANDS: &[CommandSpec] = &[
     spec("latest", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the latest latency samples for all events.", latest),
     spec("history", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns timestamp-latency samples for an event.", history),
     spec("reset", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Resets the latency data for one or more events.", reset),
+    spec("doctor", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns a human-readable latency analysis report.", doctor),
     spec("graph", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns a latency graph for an event.", graph),
     spec("help", 2, LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns helpful text about the different subcommands.", help),
 ];

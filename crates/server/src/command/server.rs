@@ -340,7 +340,7 @@ static SINCE: &[(&str, &str)] = &[
     ("sort", "1.0.0"), ("sort_ro", "7.0.0"), ("dump", "2.6.0"), ("restore", "2.6.0"),
     ("bitfield", "3.2.0"), ("bitfield_ro", "6.0.0"),
     ("latency", "2.8.13"), ("latency|histogram", "7.0.0"), ("latency|latest", "2.8.13"), ("latency|history", "2.8.13"),
-    ("latency|reset", "2.8.13"), ("latency|graph", "2.8.13"), ("latency|help", "2.8.13"), ("monitor", "1.0.0"), ("wait", "3.0.0"),
+    ("latency|reset", "2.8.13"), ("latency|graph", "2.8.13"), ("latency|doctor", "2.8.13"), ("latency|help", "2.8.13"), ("monitor", "1.0.0"), ("wait", "3.0.0"),
     ("sunion", "1.0.0"), ("sunionstore", "1.0.0"), ("sdiff", "1.0.0"), ("sdiffstore", "1.0.0"),
     ("sscan", "2.8.0"),
     ("lpush", "1.0.0"), ("rpush", "1.0.0"), ("lpushx", "2.2.0"), ("rpushx", "2.2.0"), ("lpop", "1.0.0"),

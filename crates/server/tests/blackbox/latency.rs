@@ -134,6 +134,8 @@ fn monitor_records_slow_commands_over_the_threshold() {
     let t = exclusive();
     let mut c = t.raw_conn();
     assert_bytes!(c.cmd(&["CONFIG", "GET", "latency-monitor-threshold"]), b"*2\r\n$25\r\nlatency-monitor-threshold\r\n$1\r\n0\r\n");
+    let off = parse(&c.cmd(&["LATENCY", "DOCTOR"])).text();
+    assert!(off.starts_with("I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance."), "{off}");
     assert_bytes!(c.cmd(&["DEBUG", "SLEEP", "0.12"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["LATENCY", "LATEST"]), b"*0\r\n");
     assert_bytes!(
@@ -143,6 +145,8 @@ fn monitor_records_slow_commands_over_the_threshold() {
     assert_bytes!(c.cmd(&["CONFIG", "SET", "latency-monitor-threshold", "100"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["DEBUG", "SLEEP", "0.05"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["LATENCY", "LATEST"]), b"*0\r\n");
+    let quiet = parse(&c.cmd(&["LATENCY", "DOCTOR"])).text();
+    assert!(quiet.starts_with("Dave, no latency spike was observed during the lifetime of this Redis instance"), "{quiet}");
     let before = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
     assert_bytes!(c.cmd(&["DEBUG", "SLEEP", "0.15"]), b"+OK\r\n");
     assert_bytes!(c.cmd(&["DEBUG", "SLEEP", "0.25"]), b"+OK\r\n");
@@ -173,6 +177,19 @@ fn monitor_records_slow_commands_over_the_threshold() {
     assert!(lines[7].ends_with('s') || lines[8].ends_with('s'), "{graph}");
     assert!(graph.ends_with("s\n"), "{graph:?}");
     assert_bytes!(c.cmd(&["LATENCY", "GRAPH", "nope"]), b"-ERR No samples available for event 'nope'\r\n");
+    // DOCTOR: Redis's opening and statistics line (the advice after it is each server's
+    // own).
+    let report = parse(&c.cmd(&["LATENCY", "DOCTOR"])).text();
+    let sum: i64 = pairs.iter().map(|p| p.1).sum();
+    let avg = sum / pairs.len() as i64;
+    let mad = pairs.iter().map(|p| (p.1 - avg).abs()).sum::<i64>() / pairs.len() as i64;
+    let head = format!(
+        "Dave, I have observed latency spikes in this Redis instance. You don't mind talking about it, do you Dave?\n\n\
+         1. command: {} latency spikes (average {avg}ms, mean deviation {mad}ms, period ",
+        pairs.len()
+    );
+    assert!(report.starts_with(&head), "{report}");
+    assert!(report.contains(&format!(" sec). Worst all time event {max}ms.\n\nI have a few advices for you:\n\n- ")), "{report}");
     assert_bytes!(c.cmd(&["LATENCY", "RESET", "nope"]), b":0\r\n");
     assert_bytes!(c.cmd(&["LATENCY", "RESET", "COMMAND"]), b":1\r\n");
     assert_bytes!(c.cmd(&["LATENCY", "LATEST"]), b"*0\r\n");
