@@ -1,5 +1,5 @@
-//! The latency monitor, as Redis's (`latency-monitor-threshold`, LATENCY LATEST, HISTORY
-//! and RESET): with a threshold set (milliseconds; 0, the default, is off), every
+//! The latency monitor, as Redis's (`latency-monitor-threshold`; LATENCY LATEST, HISTORY,
+//! RESET, GRAPH and DOCTOR read it): with a threshold set (milliseconds; 0, the default, is off), every
 //! monitored event that took at least that long is recorded in its event's series: the
 //! last 160 seconds in which it happened (one sample per second, the second's worst),
 //! and its worst ever.
