@@ -1142,6 +1142,18 @@ fn is_basalt(c: &mut RawConn) -> bool {
     String::from_utf8_lossy(&bytes(&info)).contains("basalt_version:")
 }
 
+/// A server with `args` and a connection to it, when it is Basalt; None (the test is
+/// skipped, saying why Redis is left out) otherwise.
+fn start_basalt_only(args: &[&'static str], why: &str) -> Option<(Persisted, RawConn)> {
+    let p = Persisted::start(args)?;
+    let mut c = p.conn();
+    if !is_basalt(&mut c) {
+        eprintln!("skipped: Basalt-only behaviour{why}");
+        return None;
+    }
+    Some((p, c))
+}
+
 fn prlimit_fsize(pid: u32, limit: &str) {
     let status = std::process::Command::new("prlimit")
         .arg("--pid")
@@ -1179,14 +1191,9 @@ fn debug_loadaof_reloads_what_was_logged() {
 /// reads, and recovers by itself once the disk takes writes again.
 #[test]
 fn a_failing_disk_refuses_writes_keeps_reads_and_recovers() {
-    let Some(mut p) = Persisted::start(AOF_ALWAYS) else {
+    let Some((mut p, mut c)) = start_basalt_only(AOF_ALWAYS, " (Redis dies of SIGXFSZ)") else {
         return;
     };
-    let mut c = p.conn();
-    if !is_basalt(&mut c) {
-        eprintln!("skipped: Basalt-only behaviour (Redis dies of SIGXFSZ)");
-        return;
-    }
     ok(&mut c, &["SET", "before", "1"]);
     let info = info_persistence(&mut c);
     let size = info_field(&info, "aof_current_size").expect("aof_current_size");
@@ -1232,14 +1239,9 @@ fn a_failing_disk_refuses_writes_keeps_reads_and_recovers() {
 /// is answered at once while writes wait for a slow disk.
 #[test]
 fn a_slow_disk_delays_writes_but_not_reads() {
-    let Some(p) = Persisted::start(AOF_ALWAYS) else {
+    let Some((p, mut c)) = start_basalt_only(AOF_ALWAYS, "") else {
         return;
     };
-    let mut c = p.conn();
-    if !is_basalt(&mut c) {
-        eprintln!("skipped: Basalt-only behaviour");
-        return;
-    }
     ok(&mut c, &["SET", "cold", "1"]);
     // Every write round now takes 1.5 s.
     ok(&mut c, &["DEBUG", "AOF-FLUSH-SLEEP", "1500000"]);
@@ -1270,14 +1272,9 @@ fn a_slow_disk_delays_writes_but_not_reads() {
 /// the writer thread writes), while the command itself ran fast.
 #[test]
 fn a_slow_disk_shows_in_the_latency_monitor() {
-    let Some(p) = Persisted::start(AOF_ALWAYS) else {
+    let Some((_server, mut c)) = start_basalt_only(AOF_ALWAYS, "") else {
         return;
     };
-    let mut c = p.conn();
-    if !is_basalt(&mut c) {
-        eprintln!("skipped: Basalt-only behaviour");
-        return;
-    }
     ok(&mut c, &["CONFIG", "SET", "latency-monitor-threshold", "100"]);
     ok(&mut c, &["DEBUG", "AOF-FLUSH-SLEEP", "250000"]);
     let start = Instant::now();
@@ -1302,14 +1299,9 @@ fn a_slow_disk_pauses_clients_that_outrun_it() {
     // With the default automatic rewrites: a rewrite during the burst once left the
     // replies waiting (the writer did not mark the bytes it took before switching
     // files as durable), which this test caught.
-    let Some(p) = Persisted::start(AOF_ALWAYS) else {
+    let Some((p, mut c)) = start_basalt_only(AOF_ALWAYS, "") else {
         return;
     };
-    let mut c = p.conn();
-    if !is_basalt(&mut c) {
-        eprintln!("skipped: Basalt-only behaviour");
-        return;
-    }
     // Each write round of the log now takes 2 s: the client outruns it.
     ok(&mut c, &["DEBUG", "AOF-FLUSH-SLEEP", "2000000"]);
     let value = "v".repeat(1 << 20);
