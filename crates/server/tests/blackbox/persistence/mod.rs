@@ -1287,7 +1287,9 @@ fn a_slow_disk_shows_in_the_latency_monitor() {
         rows.iter().any(|(event, ms)| (event == "aof-fsync-always" || event == "aof-write") && (200..5000).contains(ms)),
         "{rows:?}"
     );
-    assert!(rows.iter().all(|(event, _)| event.starts_with("aof-")), "{rows:?}");
+    // The SET itself did not wait for the disk (its reply did): no command event of
+    // the delay's size (a busy machine may log a short one).
+    assert!(rows.iter().all(|(event, ms)| event.starts_with("aof-") || *ms < 200), "{rows:?}");
 }
 
 /// Redis 7.0.15 blocks its event loop on the disk, so clients cannot outrun it; Basalt's
