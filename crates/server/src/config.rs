@@ -131,7 +131,8 @@ pub struct Config {
     pub client_output_buffer_limit: [OutputLimit; 3],
     /// Directives of Redis 7.0's redis.conf that Basalt accepts and shows in CONFIG GET
     /// but that change nothing here (replication, process tweaks, types Basalt lacks):
-    /// see [`RECORDED`]. A user's redis.conf then starts Basalt unchanged.
+    /// the `recorded!` parameters, with the values set; an unset one reads as Redis's
+    /// default. A user's redis.conf then starts Basalt unchanged.
     pub recorded: std::collections::BTreeMap<&'static str, String>,
 }
 
@@ -208,54 +209,20 @@ impl Default for Config {
                 OutputLimit { hard: 256 << 20, soft: 64 << 20, soft_seconds: 60 },
                 OutputLimit { hard: 32 << 20, soft: 8 << 20, soft_seconds: 60 },
             ],
-            recorded: RECORDED.iter().map(|&(name, default)| (name, default.to_string())).collect(),
+            recorded: Default::default(),
         }
     }
 }
 
-/// Accepted, shown and rewritten, without effect in Basalt: (name, Redis 7.0's default).
-pub const RECORDED: &[(&str, &str)] = &[
-    ("always-show-logo", "no"),
-    ("set-proc-title", "yes"),
-    ("proc-title-template", "{title} {listen-addr} {server-mode}"),
-    ("rdb-del-sync-files", "no"),
-    ("replica-serve-stale-data", "yes"),
-    ("replica-read-only", "yes"),
-    ("repl-diskless-sync", "yes"),
-    ("repl-diskless-sync-delay", "5"),
-    ("repl-diskless-sync-max-replicas", "0"),
-    ("repl-diskless-load", "disabled"),
-    ("repl-disable-tcp-nodelay", "no"),
-    ("replica-priority", "100"),
-    ("replica-lazy-flush", "no"),
-    ("acllog-max-len", "128"),
-    ("lazyfree-lazy-eviction", "no"),
-    ("lazyfree-lazy-expire", "no"),
-    ("lazyfree-lazy-server-del", "no"),
-    ("oom-score-adj", "no"),
-    ("oom-score-adj-values", "0 200 800"),
-    ("disable-thp", "yes"),
-    ("aof-timestamp-enabled", "no"),
-    ("list-compress-depth", "0"),
-    ("hll-sparse-max-bytes", "3000"),
-    ("stream-node-max-bytes", "4096"),
-    ("stream-node-max-entries", "100"),
-    ("activerehashing", "yes"),
-    ("dynamic-hz", "yes"),
-    ("aof-rewrite-incremental-fsync", "yes"),
-    ("rdb-save-incremental-fsync", "yes"),
-    ("jemalloc-bg-thread", "yes"),
-    ("notify-keyspace-events", ""),
-];
-
-/// A parameter of [`RECORDED`]: its value lives in `Config::recorded`.
+/// A parameter accepted, shown and rewritten without effect in Basalt: its value lives
+/// in `Config::recorded`, Redis 7.0's default until it is set.
 macro_rules! recorded {
-    ($name:literal, $kind:expr, $mutable:expr) => {
+    ($name:literal, $default:literal, $kind:expr, $mutable:expr) => {
         Param {
             name: $name,
             kind: $kind,
             mutable: $mutable,
-            get: |c| c.recorded.get($name).cloned().unwrap_or_default(),
+            get: |c| c.recorded.get($name).cloned().unwrap_or_else(|| $default.to_string()),
             set: |c, v| {
                 c.recorded.insert($name, v.to_string());
             },
@@ -263,14 +230,14 @@ macro_rules! recorded {
     };
 }
 
-/// A memory-size parameter of [`RECORDED`] (shown in bytes, as Redis shows it).
+/// A memory-size parameter of the `recorded!` kind (shown in bytes, as Redis shows it).
 macro_rules! recorded_memory {
-    ($name:literal) => {
+    ($name:literal, $default:literal) => {
         Param {
             name: $name,
             kind: Kind::Memory,
             mutable: true,
-            get: |c| c.recorded.get($name).cloned().unwrap_or_default(),
+            get: |c| c.recorded.get($name).cloned().unwrap_or_else(|| $default.to_string()),
             set: |c, v| {
                 c.recorded.insert($name, parse_memory(v).unwrap_or(0).to_string());
             },
@@ -453,38 +420,38 @@ pub static PARAMS: &[Param] = &[
                 }
             }
         } },
-    recorded!("notify-keyspace-events",
+    recorded!("notify-keyspace-events", "",
         Kind::Only(&[""], "keyspace notifications are not implemented in Basalt (only \"\", off, is accepted)"), true),
-    recorded!("always-show-logo", Kind::Bool, false),
-    recorded!("set-proc-title", Kind::Bool, false),
-    recorded!("proc-title-template", Kind::Str, true),
-    recorded!("rdb-del-sync-files", Kind::Bool, true),
-    recorded!("replica-serve-stale-data", Kind::Bool, true),
-    recorded!("replica-read-only", Kind::Bool, true),
-    recorded!("repl-diskless-sync", Kind::Bool, true),
-    recorded!("repl-diskless-sync-delay", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
-    recorded!("repl-diskless-sync-max-replicas", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
-    recorded!("repl-diskless-load", Kind::Enum(&["disabled", "on-empty-db", "swapdb"]), true),
-    recorded!("repl-disable-tcp-nodelay", Kind::Bool, true),
-    recorded!("replica-priority", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
-    recorded!("replica-lazy-flush", Kind::Bool, true),
-    recorded!("acllog-max-len", Kind::Int { min: 0, max: i64::MAX }, true),
-    recorded!("lazyfree-lazy-eviction", Kind::Bool, true),
-    recorded!("lazyfree-lazy-expire", Kind::Bool, true),
-    recorded!("lazyfree-lazy-server-del", Kind::Bool, true),
-    recorded!("oom-score-adj", Kind::Enum(&["no", "yes", "relative", "absolute"]), true),
-    recorded!("oom-score-adj-values", Kind::OomValues, true),
-    recorded!("disable-thp", Kind::Bool, false),
-    recorded!("aof-timestamp-enabled", Kind::Bool, true),
-    recorded!("list-compress-depth", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
-    recorded_memory!("hll-sparse-max-bytes"),
-    recorded_memory!("stream-node-max-bytes"),
-    recorded!("stream-node-max-entries", Kind::Int { min: 0, max: i64::MAX }, true),
-    recorded!("activerehashing", Kind::Bool, true),
-    recorded!("dynamic-hz", Kind::Bool, true),
-    recorded!("aof-rewrite-incremental-fsync", Kind::Bool, true),
-    recorded!("rdb-save-incremental-fsync", Kind::Bool, true),
-    recorded!("jemalloc-bg-thread", Kind::Bool, true),
+    recorded!("always-show-logo", "no", Kind::Bool, false),
+    recorded!("set-proc-title", "yes", Kind::Bool, false),
+    recorded!("proc-title-template", "{title} {listen-addr} {server-mode}", Kind::Str, true),
+    recorded!("rdb-del-sync-files", "no", Kind::Bool, true),
+    recorded!("replica-serve-stale-data", "yes", Kind::Bool, true),
+    recorded!("replica-read-only", "yes", Kind::Bool, true),
+    recorded!("repl-diskless-sync", "yes", Kind::Bool, true),
+    recorded!("repl-diskless-sync-delay", "5", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
+    recorded!("repl-diskless-sync-max-replicas", "0", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
+    recorded!("repl-diskless-load", "disabled", Kind::Enum(&["disabled", "on-empty-db", "swapdb"]), true),
+    recorded!("repl-disable-tcp-nodelay", "no", Kind::Bool, true),
+    recorded!("replica-priority", "100", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
+    recorded!("replica-lazy-flush", "no", Kind::Bool, true),
+    recorded!("acllog-max-len", "128", Kind::Int { min: 0, max: i64::MAX }, true),
+    recorded!("lazyfree-lazy-eviction", "no", Kind::Bool, true),
+    recorded!("lazyfree-lazy-expire", "no", Kind::Bool, true),
+    recorded!("lazyfree-lazy-server-del", "no", Kind::Bool, true),
+    recorded!("oom-score-adj", "no", Kind::Enum(&["no", "yes", "relative", "absolute"]), true),
+    recorded!("oom-score-adj-values", "0 200 800", Kind::OomValues, true),
+    recorded!("disable-thp", "yes", Kind::Bool, false),
+    recorded!("aof-timestamp-enabled", "no", Kind::Bool, true),
+    recorded!("list-compress-depth", "0", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
+    recorded_memory!("hll-sparse-max-bytes", "3000"),
+    recorded_memory!("stream-node-max-bytes", "4096"),
+    recorded!("stream-node-max-entries", "100", Kind::Int { min: 0, max: i64::MAX }, true),
+    recorded!("activerehashing", "yes", Kind::Bool, true),
+    recorded!("dynamic-hz", "yes", Kind::Bool, true),
+    recorded!("aof-rewrite-incremental-fsync", "yes", Kind::Bool, true),
+    recorded!("rdb-save-incremental-fsync", "yes", Kind::Bool, true),
+    recorded!("jemalloc-bg-thread", "yes", Kind::Bool, true),
 ];
 
 /// Checks `oom-score-adj-values` as Redis 7.0 does and returns it normalized ("+1 02 "
