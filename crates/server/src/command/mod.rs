@@ -511,6 +511,22 @@ fn refuse(ctx: &mut Ctx<'_>, idx: usize, text: &str) {
     write_error(ctx.out, text);
 }
 
+/// [`refuse`] for the refusals that, as Redis's, also end a transaction: inside MULTI
+/// the transaction is flagged (EXEC will answer EXECABORT), and an EXEC refused itself
+/// discards it, saying why (the reason without its "ERR " code, as Redis words it).
+fn reject(ctx: &mut Ctx<'_>, idx: usize, spec: &CommandSpec, text: &str) {
+    if let Some(m) = ctx.client.multi.as_mut() {
+        if spec.name == "exec" {
+            ctx.client.multi = None;
+            transactions::unwatch_all(ctx.shared, ctx.client);
+            let reason = text.strip_prefix("ERR ").unwrap_or(text);
+            return refuse(ctx, idx, &format!("EXECABORT Transaction discarded because of: {reason}"));
+        }
+        m.aborted = true;
+    }
+    refuse(ctx, idx, text);
+}
+
 fn arity_ok(arity: i32, argc: usize) -> bool {
     let argc = argc as i64;
     let arity = i64::from(arity);
@@ -595,23 +611,9 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     if !coalescable(ctx, data) {
         store::release_kept();
     }
-    let stats = &ctx.stats.commands[idx];
     if !arity_ok(spec.arity, args.len()) {
-        bump(&stats.rejected_calls, 1);
-        let mut text = CommandError::Arity(t.entries[idx].fullname.clone()).to_string();
-        if ctx.client.multi.is_some() {
-            if spec.name == "exec" {
-                // EXEC itself malformed: the transaction is discarded, saying why.
-                ctx.client.multi = None;
-                transactions::unwatch_all(ctx.shared, ctx.client);
-                text = format!("EXECABORT Transaction discarded because of: {}", &text[4..]);
-            } else if let Some(m) = ctx.client.multi.as_mut() {
-                m.aborted = true;
-            }
-        }
-        ctx.stats.count_error(&text);
-        write_error(ctx.out, &text);
-        return;
+        let text = CommandError::Arity(t.entries[idx].fullname.clone()).to_string();
+        return reject(ctx, idx, spec, &text);
     }
     if !ctx.client.authenticated
         && spec.flags & flags::NO_AUTH == 0
@@ -623,15 +625,7 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     // cannot take them: refused before the transaction's queueing, so that EXEC aborts.
     if !ctx.client.loading && !ctx.client.in_exec {
         if let Some(text) = disk_error(ctx, spec) {
-            if let Some(m) = ctx.client.multi.as_mut() {
-                m.aborted = true;
-                if spec.name == "exec" {
-                    ctx.client.multi = None;
-                    transactions::unwatch_all(ctx.shared, ctx.client);
-                    return refuse(ctx, idx, &format!("EXECABORT Transaction discarded because of: {text}"));
-                }
-            }
-            return refuse(ctx, idx, &text);
+            return reject(ctx, idx, spec, &text);
         }
     }
     if let Some(text) = pubsub::subscribed_mode_error(ctx, t.entries[idx].parent.map_or(spec.name, |p| t.entries[p].spec.name)) {
@@ -641,15 +635,7 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
         return refuse(ctx, idx, monitor::KEYSPACE_REFUSED);
     }
     if ctx.client.multi.is_some() && spec.flags & flags::NO_MULTI != 0 && !transactions::runs_inside_multi(spec) {
-        // As Redis: refused, and the transaction is flagged (EXEC answers EXECABORT).
-        bump(&stats.rejected_calls, 1);
-        if let Some(m) = ctx.client.multi.as_mut() {
-            m.aborted = true;
-        }
-        const TEXT: &str = "ERR Command not allowed inside a transaction";
-        ctx.stats.count_error(TEXT);
-        write_error(ctx.out, TEXT);
-        return;
+        return reject(ctx, idx, spec, "ERR Command not allowed inside a transaction");
     }
     // CLIENT PAUSE: after the command's own errors, before MULTI's queueing (Redis's
     // order). The command is not consumed (`conn.rs` sees `postponed`).
