@@ -43,6 +43,17 @@ impl Series {
     fn latest(&self) -> Sample {
         self.samples[(self.next + SAMPLES - 1) % SAMPLES]
     }
+
+    /// The samples kept, oldest first.
+    fn in_order(&self) -> impl Iterator<Item = Sample> + '_ {
+        (0..SAMPLES).map(|i| self.samples[(self.next + i) % SAMPLES]).filter(|s| s.time != 0)
+    }
+}
+
+/// The series of the event named exactly `event` (HISTORY and GRAPH match names as
+/// Redis does, case and all).
+fn series_named<'a>(events: &'a BTreeMap<&'static str, Series>, event: &[u8]) -> Option<(&'static str, &'a Series)> {
+    events.iter().find(|(name, _)| name.as_bytes() == event).map(|(&name, s)| (name, s))
 }
 
 /// The latest sample of one event (LATENCY LATEST's row).
@@ -131,14 +142,9 @@ impl LatencyMonitor {
     /// An event's samples, oldest first, as (Unix seconds, milliseconds).
     pub fn history(&self, event: &[u8]) -> Vec<(i64, u64)> {
         let events = self.events.lock();
-        let Some(series) = events.iter().find(|(name, _)| name.as_bytes() == event).map(|(_, s)| s) else {
-            return Vec::new();
-        };
-        (0..SAMPLES)
-            .map(|i| series.samples[(series.next + i) % SAMPLES])
-            .filter(|s| s.time != 0)
-            .map(|s| (s.time, s.latency_ms))
-            .collect()
+        series_named(&events, event)
+            .map(|(_, series)| series.in_order().map(|s| (s.time, s.latency_ms)).collect())
+            .unwrap_or_default()
     }
 
     /// Drops the named events' series (all of them when `events` is empty; names match
@@ -179,11 +185,8 @@ impl LatencyMonitor {
     /// when the event has no samples.
     pub fn graph(&self, event: &[u8], now: i64) -> Option<String> {
         let events = self.events.lock();
-        let (name, series) = events.iter().find(|(name, _)| name.as_bytes() == event)?;
-        let samples: Vec<Sample> = (0..SAMPLES)
-            .map(|i| series.samples[(series.next + i) % SAMPLES])
-            .filter(|s| s.time != 0)
-            .collect();
+        let (name, series) = series_named(&events, event)?;
+        let samples: Vec<Sample> = series.in_order().collect();
         let high = samples.iter().map(|s| s.latency_ms).max()?;
         let low = samples.iter().map(|s| s.latency_ms).min()?;
         let mut out = format!("{name} - high {high} ms, low {low} ms (all time high {} ms)\n", series.max_ms);
@@ -253,7 +256,7 @@ impl LatencyMonitor {
             "Dave, I have observed latency spikes in this Redis instance. You don't mind talking about it, do you Dave?\n\n",
         );
         for (n, (name, series)) in events.iter().enumerate() {
-            let samples: Vec<Sample> = series.samples.iter().copied().filter(|s| s.time != 0).collect();
+            let samples: Vec<Sample> = series.in_order().collect();
             let count = samples.len().max(1) as u64;
             let avg = samples.iter().map(|s| s.latency_ms).sum::<u64>() / count;
             let mad = samples.iter().map(|s| s.latency_ms.abs_diff(avg)).sum::<u64>() / count;
