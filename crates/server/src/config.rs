@@ -78,6 +78,8 @@ pub struct Config {
     pub latency_tracking_info_percentiles: Vec<f64>,
     /// The latency monitor's threshold in milliseconds (0: off; `latency_monitor.rs`).
     pub latency_monitor_threshold_ms: u64,
+    /// Keyspace notification classes (`notify.rs`; bits of `store::events::class`).
+    pub notify_keyspace_events: u32,
     pub protected_mode: bool,
     pub daemonize: bool,
     pub pidfile: String,
@@ -174,6 +176,7 @@ impl Default for Config {
             latency_tracking: true,
             latency_tracking_info_percentiles: vec![50.0, 99.0, 99.9],
             latency_monitor_threshold_ms: 0,
+            notify_keyspace_events: 0,
             protected_mode: true,
             daemonize: false,
             pidfile: String::new(),
@@ -259,9 +262,8 @@ enum Kind {
     OutputLimits,
     /// `oom-score-adj-values`: three integers from -2000 to 2000, stored normalized.
     OomValues,
-    /// A feature Basalt lacks: only the listed values (its "off") are accepted, and any
-    /// other gets this reason, rather than being accepted and silently ignored.
-    Only(&'static [&'static str], &'static str),
+    /// `notify-keyspace-events`: class letters (`notify.rs`).
+    NotifyEvents,
 }
 
 /// One configuration parameter.
@@ -420,8 +422,9 @@ pub static PARAMS: &[Param] = &[
                 }
             }
         } },
-    recorded!("notify-keyspace-events", "",
-        Kind::Only(&[""], "keyspace notifications are not implemented in Basalt (only \"\", off, is accepted)"), true),
+    Param { name: "notify-keyspace-events", kind: Kind::NotifyEvents, mutable: true,
+        get: |c| crate::notify::format_flags(c.notify_keyspace_events),
+        set: |c, v| c.notify_keyspace_events = crate::notify::parse_flags(v).unwrap_or(c.notify_keyspace_events) },
     recorded!("always-show-logo", "no", Kind::Bool, false),
     recorded!("set-proc-title", "yes", Kind::Bool, false),
     recorded!("proc-title-template", "{title} {listen-addr} {server-mode}", Kind::Str, true),
@@ -615,10 +618,8 @@ impl Param {
                 (self.set)(config, value);
             }
             Kind::OomValues => (self.set)(config, &parse_oom_values(value)?),
-            Kind::Only(accepted, reason) => {
-                if !accepted.contains(&value) {
-                    return Err(reason.into());
-                }
+            Kind::NotifyEvents => {
+                crate::notify::parse_flags(value)?;
                 (self.set)(config, value);
             }
         }

@@ -18,6 +18,7 @@ pub mod latency_monitor;
 pub mod lazyfree;
 pub mod log;
 pub mod net;
+pub mod notify;
 pub mod shared;
 pub mod snapshot;
 pub mod startup;

@@ -408,6 +408,7 @@ impl Shared {
         let pubsub_output_limit = config.client_output_buffer_limit[2].hard;
         let latency_monitor = Arc::new(crate::latency_monitor::LatencyMonitor::default());
         latency_monitor.set_threshold_ms(config.latency_monitor_threshold_ms);
+        keyspace.events().set(config.notify_keyspace_events);
         let aof = config
             .appendonly
             .then(|| crate::aof::Aof::new(threads, config.appendfsync, Arc::clone(&latency_monitor)));
@@ -493,6 +494,7 @@ impl Shared {
         self.slowlog_threshold_us.store(c.slowlog_log_slower_than_us, Ordering::Relaxed);
         self.latency_tracking.store(c.latency_tracking, Ordering::Relaxed);
         self.latency_monitor.set_threshold_ms(c.latency_monitor_threshold_ms);
+        self.keyspace.events().set(c.notify_keyspace_events);
         self.auth_required.store(c.requirepass.is_some(), Ordering::Relaxed);
         self.hz.store(c.hz, Ordering::Relaxed);
         self.loops.set_spread_busy(c.loop_spread_busy);

@@ -330,7 +330,7 @@ mod tests {
         for i in (0..3000).step_by(7) {
             let key = format!("k0:{i}");
             let (hash, mut shard) = ks.lock_key(0, key.as_bytes());
-            shard.set_string(hash, key.as_bytes(), b"changed", None, 0);
+            shard.set_string(hash, key.as_bytes(), b"changed", None, 0, 0);
         }
         // The writer takes shards in order while the loops go on.
         let mut file = store::rdb::RdbWriter::new(Vec::new(), &[], false, true).unwrap();

@@ -197,9 +197,9 @@ mod tests {
         let k = key(rng);
         let (h, mut s) = ks.lock_key(db, &k);
         match rng.u8(0..10) {
-            0 => s.set_string(h, &k, format!("new{}", rng.u32(..)).as_bytes(), None, 0),
+            0 => s.set_string(h, &k, format!("new{}", rng.u32(..)).as_bytes(), None, now, 0),
             // Same-size overwrite in place (keeps the mark).
-            1 => s.set_string(h, &k, b"v", Some(now + 1_000_000), 0),
+            1 => s.set_string(h, &k, b"v", Some(now + 1_000_000), now, 0),
             2 => {
                 s.remove(h, &k, now);
             }
@@ -303,10 +303,10 @@ mod tests {
         let (h, mut s) = ks.lock_key(0, b"k");
         assert!(s.read(h, b"k", 0, Some(5)).is_some());
         assert_eq!(ks.capture_pending_bytes(), 0, "a read kept a before-image");
-        s.set_string(h, b"k", b"other", None, 0);
+        s.set_string(h, b"k", b"other", None, 0, 0);
         let once = ks.capture_pending_bytes();
         assert!(once > 0, "a change kept no before-image");
-        s.set_string(h, b"k", b"third", None, 0);
+        s.set_string(h, b"k", b"third", None, 0, 0);
         assert_eq!(ks.capture_pending_bytes(), once, "a second change copied again");
         drop(s);
         ks.end_capture();

@@ -26,6 +26,7 @@ use parking_lot::Mutex;
 
 use crate::capture::CaptureSpec;
 use crate::clock::Clock;
+use crate::events::Flags;
 use crate::shard::{KeyHasher, Shard, ShardStats};
 use crate::shard_lock::{acquire, ShardGuard};
 
@@ -41,6 +42,8 @@ pub struct Keyspace {
     shard_mask: u64,
     clock: Clock,
     capture: Capture,
+    /// The event classes reported (`crate::events`), shared by every shard.
+    events: Arc<Flags>,
 }
 
 /// The running point-in-time capture, if any (see the module header).
@@ -55,10 +58,11 @@ impl Keyspace {
     pub fn new(databases: usize, shards: usize, clock: Clock) -> Keyspace {
         let shards = shards.max(1).next_power_of_two();
         let hasher = KeyHasher::default();
+        let events = Arc::new(Flags::default());
         let dbs: Box<[Db]> = (0..databases.max(1))
-            .map(|_| Db {
+            .map(|db| Db {
                 shards: (0..shards)
-                    .map(|_| Mutex::new(Shard::new(hasher)))
+                    .map(|_| Mutex::new(Shard::in_db(hasher, db, events.clone())))
                     .collect(),
             })
             .collect();
@@ -72,7 +76,14 @@ impl Keyspace {
             shard_mask: shards as u64 - 1,
             clock,
             capture,
+            events,
         }
+    }
+
+    /// The keyspace event classes reported (`notify-keyspace-events`, as flag bits of
+    /// `crate::events::class`).
+    pub fn events(&self) -> &Flags {
+        &self.events
     }
 
     pub fn clock(&self) -> &Clock {

@@ -6,7 +6,7 @@
 //! (shard guards, lock coalescing across a batch), `shard.rs` (hash
 //! table, lazy and active expiry, SCAN positions), `entry.rs` (memory layout of a key),
 //! `value.rs` (boxed values and type names), `inline.rs` (small collections stored in
-//! the entry), `types/` (per-type algorithms), `glob.rs`
+//! the entry), `events.rs` (keyspace events queued for notifications), `types/` (per-type algorithms), `glob.rs`
 //! (pattern matching), `clock.rs` (time), `capture.rs` (point-in-time snapshots without
 //! fork), `rdb/` (the RDB file format).
 
@@ -14,6 +14,7 @@ pub mod capture;
 pub mod clock;
 pub mod db;
 pub mod entry;
+pub mod events;
 pub mod glob;
 pub mod inline;
 pub mod rdb;

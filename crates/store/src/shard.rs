@@ -30,6 +30,7 @@ use hashbrown::raw::{Bucket, RawTable};
 
 use crate::capture::{CaptureSpec, ShardCapture, MAX_RESTARTS};
 use crate::entry::{Entry, Payload};
+use crate::events::{self, class, Flags};
 
 /// The hasher every shard of a keyspace shares, so that a key's hash is computed once
 /// and is the same in every database (MOVE, COPY and SWAPDB rely on that).
@@ -63,6 +64,11 @@ pub struct Shard {
     ///
     /// [`Keyspace::hold_expiry`]: crate::db::Keyspace::hold_expiry
     expiry_held: bool,
+    /// This shard's database (named in the keyspace events it queues).
+    db: usize,
+    /// The keyspace's wanted event classes: a key expiring or created here is queued
+    /// as an event when they include it (`crate::events`).
+    events: Arc<Flags>,
 }
 
 /// Before a pending entry changes or goes, the running capture keeps its state.
@@ -87,6 +93,11 @@ pub struct ExpireStep {
 
 impl Shard {
     pub fn new(hasher: KeyHasher) -> Shard {
+        Shard::in_db(hasher, 0, Arc::default())
+    }
+
+    /// A shard of database `db` of a keyspace whose event classes are `events`.
+    pub fn in_db(hasher: KeyHasher, db: usize, events: Arc<Flags>) -> Shard {
         Shard {
             table: RawTable::new(),
             hasher,
@@ -97,7 +108,14 @@ impl Shard {
             parity: false,
             capture: None,
             expiry_held: false,
+            db,
+            events,
         }
+    }
+
+    /// Queues the `new` event of a key created where none was.
+    fn note_new(&self, key: &[u8]) {
+        events::push(&self.events, class::NEW, "new", self.db, key);
     }
 
     /// See the `expiry_held` field.
@@ -160,6 +178,7 @@ impl Shard {
                 return None;
             }
             keep(&mut self.capture, self.parity, e);
+            events::push(&self.events, class::EXPIRED, "expired", self.db, e.key());
             // SAFETY: same bucket, still full; `e` is not used after this.
             unsafe { self.table.erase(bucket) };
             self.volatile -= 1;
@@ -204,6 +223,7 @@ impl Shard {
             // The insert below will resize or rehash in place: positions move.
             self.epoch = self.epoch.wrapping_add(1);
         }
+        self.note_new(entry.key());
         let hasher = self.hasher;
         (self.table.insert(hash, entry, |e| hasher.hash_one(e.key())), None)
     }
@@ -241,11 +261,19 @@ impl Shard {
         key: &[u8],
         value: &[u8],
         expire_at_ms: Option<i64>,
+        now_ms: i64,
         lru: u32,
     ) {
         if let Some(e) = self.table.get_mut(hash, |e| e.key() == key) {
             keep(&mut self.capture, self.parity, e);
             let had = e.expire_at_ms().is_some();
+            if e.is_expired(now_ms) {
+                // Rewritten in place, but to a reader a key that expired and a new one:
+                // counted and reported as Redis's lookup then add would.
+                self.stats.expired_keys += 1;
+                events::push(&self.events, class::EXPIRED, "expired", self.db, key);
+                events::push(&self.events, class::NEW, "new", self.db, key);
+            }
             if !e.overwrite_string(value, expire_at_ms, lru) {
                 *e = Entry::new(key, Payload::Str(value), expire_at_ms, lru);
                 e.set_mark(self.parity);
@@ -273,6 +301,7 @@ impl Shard {
         self.maybe_shrink();
         if entry.is_expired(now_ms) {
             self.stats.expired_keys += 1;
+            events::push(&self.events, class::EXPIRED, "expired", self.db, key);
             return None;
         }
         Some(entry)
@@ -350,6 +379,7 @@ impl Shard {
             for bucket in self.table.iter() {
                 if bucket.as_ref().is_expired(now_ms) {
                     keep(&mut self.capture, self.parity, bucket.as_mut());
+                    events::push(&self.events, class::EXPIRED, "expired", self.db, bucket.as_ref().key());
                     self.table.erase(bucket);
                     removed += 1;
                 }
@@ -435,6 +465,8 @@ impl Shard {
                 // SAFETY: as above.
                 keep(&mut self.capture, self.parity, unsafe { bucket.as_mut() });
                 // SAFETY: as above.
+                events::push(&self.events, class::EXPIRED, "expired", self.db, unsafe { bucket.as_ref() }.key());
+                // SAFETY: as above.
                 unsafe { self.table.erase(bucket) };
                 self.volatile -= 1;
                 self.stats.expired_keys += 1;
@@ -468,6 +500,7 @@ impl Shard {
                         step.sampled += 1;
                         if e.is_expired(now_ms) {
                             keep(&mut self.capture, self.parity, bucket.as_mut());
+                            events::push(&self.events, class::EXPIRED, "expired", self.db, bucket.as_ref().key());
                             self.table.erase(bucket);
                             self.volatile -= 1;
                             step.expired += 1;

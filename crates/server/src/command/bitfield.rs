@@ -9,12 +9,14 @@
 
 use resp::encode;
 use store::entry::{Entry, Payload, ValueRef};
+use store::events::class;
 use store::types::bitfield::{self as bf, Overflow};
 use store::types::string::parse_i64;
 
 use super::args::{self, is};
 use super::flags::*;
 use super::{spec, CommandError, CommandSpec, Ctx};
+use crate::notify::notify;
 
 #[derive(Clone, Copy)]
 enum Op {
@@ -206,14 +208,21 @@ fn bitfield_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(
     let out = &mut *ctx.out;
     let proto = ctx.client.proto;
     encode::array_len(out, fields.len());
+    let mut changes = 0;
     for f in &fields {
         match f.op {
             Op::Get => encode::integer(out, get(buf, f)),
             _ => match write(buf, f) {
-                Some(v) => encode::integer(out, v),
+                Some(v) => {
+                    changes += 1;
+                    encode::integer(out, v)
+                }
                 None => encode::null(out, proto),
             },
         }
+    }
+    if changes > 0 {
+        notify(ctx, class::STRING, "setbit", a[1]);
     }
     Ok(())
 }

@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 use hashbrown::HashMap;
 use resp::{encode, Proto};
+use store::events::{self, class};
 use store::types::list::{End, List};
 use store::types::zset::ZSet;
 
@@ -131,8 +132,10 @@ fn effect(op: &Op, key: &[u8], popped: usize) -> Vec<Vec<u8>> {
 
 /// Tries the pop now: Ok(Some((reply, need))) when served, Ok(None) when no key has
 /// data. With the log on, the pop holds its keys' ordering stripes and logs its effect
-/// as the plain pop it amounts to; `need` is the offset its reply must wait for.
-fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op, log: bool) -> Result<Option<(Vec<u8>, u64)>, CommandError> {
+/// as the plain pop it amounts to; `need` is the offset its reply must wait for. Its
+/// keyspace events are published here, unless it runs inside EXEC (`in_exec`), which
+/// publishes its queue's once the whole transaction is logged.
+fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op, log: bool, in_exec: bool) -> Result<Option<(Vec<u8>, u64)>, CommandError> {
     if matches!(op, Op::Wait | Op::Pause) {
         return Ok(None);
     }
@@ -149,6 +152,10 @@ fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op, log
         (Some((_, key, popped)), Some(aof)) => Some(aof.append_one(db, now_ms, &effect(op, key, *popped))),
         _ => None,
     };
+    // Its keyspace events, before the stripes go (see `notify.rs`).
+    if !in_exec {
+        crate::notify::flush(shared, end.unwrap_or(0));
+    }
     let need = ordered.map_or(0, |o| o.finish(end));
     Ok(served.map(|(reply, _, _)| (reply, need)))
 }
@@ -168,7 +175,10 @@ fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) 
                 let n = count.unwrap_or(1).min(list.len());
                 let items: Vec<Box<[u8]>> = (0..n).filter_map(|_| list.pop(*end)).collect();
                 drop(list);
-                coll::drop_if_empty(&mut shard, h, key, now_ms);
+                events::push(ks.events(), class::LIST, super::lists::pop_event(*end), db, key);
+                if coll::drop_if_empty(&mut shard, h, key, now_ms) {
+                    events::push(ks.events(), class::GENERIC, "del", db, key);
+                }
                 encode::array_len(&mut out, 2);
                 encode::bulk(&mut out, key);
                 if count.is_some() {
@@ -200,7 +210,10 @@ fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) 
                     items.push((s, m));
                 }
                 drop(z);
-                coll::drop_if_empty(&mut shard, h, key, now_ms);
+                events::push(ks.events(), class::ZSET, super::sorted_sets::pop_event(*max), db, key);
+                if coll::drop_if_empty(&mut shard, h, key, now_ms) {
+                    events::push(ks.events(), class::GENERIC, "del", db, key);
+                }
                 match count {
                     None => {
                         let (s, m) = &items[0];
@@ -244,7 +257,7 @@ fn block(ctx: &mut Ctx<'_>, op: Op, timeout_ms: Option<i64>, null_in_multi: fn(&
     // Logged by try_serve, never by the dispatcher.
     ctx.client.log_override = Some(Vec::new());
     let mut reg = registry(shared);
-    if let Some((reply, need)) = try_serve(shared, db, ctx.now_ms, proto, &op, !ctx.client.loading)? {
+    if let Some((reply, need)) = try_serve(shared, db, ctx.now_ms, proto, &op, !ctx.client.loading, ctx.client.in_exec)? {
         drop(reg);
         ctx.out.extend_from_slice(&reply);
         ctx.client.need = ctx.client.need.max(need);
@@ -281,7 +294,7 @@ fn serve_waiters(shared: &Shared, now_ms: i64) {
     for qk in keys {
         while let Some(&id) = reg.queues.get(&qk).and_then(VecDeque::front) {
             let Some(w) = reg.waiters.get(&id) else { break };
-            match try_serve(shared, w.db, now_ms, w.proto, &w.op, true) {
+            match try_serve(shared, w.db, now_ms, w.proto, &w.op, true, false) {
                 Ok(Some((reply, need))) => {
                     if let Some(w) = reg.remove(id) {
                         shared.blocked_count.fetch_sub(1, Ordering::SeqCst);

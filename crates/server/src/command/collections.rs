@@ -12,11 +12,13 @@ use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
 use store::entry::{Entry, ObjMut, ObjRef, ObjView, Payload};
+use store::events::class;
 use store::shard::Shard;
 use store::types::{hash::Hash, list::List, set::Set, zset::ZSet};
 use store::{Object, ValueRef, ValueType};
 
-use super::CommandError;
+use super::{CommandError, Ctx};
+use crate::notify::notify;
 
 /// A collection type stored in an [`Object`].
 pub trait Collection: Sized + Default {
@@ -186,23 +188,36 @@ pub fn check<T: Collection>(shard: &mut Shard, hash: u64, key: &[u8], now_ms: i6
     }
 }
 
-/// Removes `key` if it holds an empty collection.
-pub fn drop_if_empty(shard: &mut Shard, hash: u64, key: &[u8], now_ms: i64) {
+/// Removes `key` if it holds an empty collection; true if it did.
+pub fn drop_if_empty(shard: &mut Shard, hash: u64, key: &[u8], now_ms: i64) -> bool {
     let empty = shard
         .get(hash, key, now_ms)
         .is_some_and(|e| e.is_empty_collection());
     if empty {
         shard.remove(hash, key, now_ms);
     }
+    empty
+}
+
+/// [`drop_if_empty`] after a command emptied the collection: the removal is the
+/// keyspace event `del`, as in Redis.
+pub fn remove_if_empty(ctx: &Ctx<'_>, shard: &mut Shard, hash: u64, key: &[u8]) {
+    if drop_if_empty(shard, hash, key, ctx.now_ms) {
+        notify(ctx, class::GENERIC, "del", key);
+    }
 }
 
 /// Stores `value` at `key` (replacing whatever was there), or deletes `key` when the
-/// collection is empty (the *STORE commands).
-pub fn store<T: Collection>(shard: &mut Shard, hash: u64, key: &[u8], value: T, now_ms: i64, lru: u32) {
+/// collection is empty (the *STORE commands), and queues the keyspace event: `event`
+/// (class, name) for a stored value, `del` for a deleted key, as Redis.
+pub fn store<T: Collection>(ctx: &Ctx<'_>, shard: &mut Shard, hash: u64, key: &[u8], value: T, event: (u32, &'static str)) {
     let obj = value.wrap();
     if obj.is_empty_collection() {
-        shard.remove(hash, key, now_ms);
+        if shard.remove(hash, key, ctx.now_ms).is_some() {
+            notify(ctx, class::GENERIC, "del", key);
+        }
     } else {
-        shard.insert(hash, Entry::new(key, Payload::Object(Box::new(obj)), None, lru));
+        shard.insert(hash, Entry::new(key, Payload::Object(Box::new(obj)), None, ctx.lru()));
+        notify(ctx, event.0, event.1, key);
     }
 }

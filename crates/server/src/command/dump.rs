@@ -11,10 +11,12 @@
 //! counters yet); IDLETIME sets the key's idle time.
 
 use resp::encode;
+use store::events::class;
 
 use super::args::{self, is};
 use super::flags::*;
 use super::{spec, CommandError, CommandSpec, Ctx};
+use crate::notify::notify;
 
 /// DUMP key — the serialized value, or nil.
 fn dump(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
@@ -88,12 +90,13 @@ fn restore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     };
     let entry = store::rdb::restore(a[3], a[1], expire_at, lru, &limits)
         .map_err(|e| CommandError::Owned(e.to_string()))?;
-    if replace {
-        shard.remove(h, a[1], now);
-    }
+    let replaced = replace && shard.remove(h, a[1], now).is_some();
     // Already expired: nothing is created (an old value was still replaced), as Redis.
     if expire_at.is_none_or(|t| t > now) {
         shard.insert(h, entry);
+        notify(ctx, class::GENERIC, "restore", a[1]);
+    } else if replaced {
+        notify(ctx, class::GENERIC, "del", a[1]);
     }
     ctx.ok();
     Ok(())

@@ -2,6 +2,7 @@
 //! `store::types::hash::Hash` (listpack while small, hashtable beyond the thresholds).
 
 use resp::{encode, Proto};
+use store::events::class;
 use store::types::hash::Hash;
 use store::types::long_double::{self, AddError};
 use store::types::string as algo;
@@ -10,6 +11,7 @@ use super::args::{self, is};
 use super::collections::{self as coll};
 use super::flags::*;
 use super::{spec, CommandError, CommandSpec, Ctx};
+use crate::notify::notify;
 
 /// HSET key field value [field value ...] — number of fields added.
 fn hset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
@@ -38,6 +40,7 @@ fn hset_pairs(ctx: &mut Ctx<'_>, a: &[&[u8]], name: &str) -> Result<i64, Command
             added += 1;
         }
     }
+    notify(ctx, class::HASH, "hset", a[1]);
     Ok(added)
 }
 
@@ -47,6 +50,9 @@ fn hsetnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut hash = coll::get_or_create::<Hash>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
     let set = hash.get(a[2]).is_none() && hash.set(a[2], a[3], limits);
+    if set {
+        notify(ctx, class::HASH, "hset", a[1]);
+    }
     encode::integer(ctx.out, i64::from(set));
     Ok(())
 }
@@ -138,7 +144,10 @@ fn hdel(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             }
         }
     }
-    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    if removed > 0 {
+        notify(ctx, class::HASH, "hdel", a[1]);
+        coll::remove_if_empty(ctx, &mut shard, h, a[1]);
+    }
     encode::integer(ctx.out, removed);
     Ok(())
 }
@@ -187,6 +196,7 @@ fn hincrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
     };
     hash.set(a[2], itoa::Buffer::new().format(new).as_bytes(), limits);
+    notify(ctx, class::HASH, "hincrby", a[1]);
     encode::integer(ctx.out, new);
     Ok(())
 }
@@ -217,6 +227,7 @@ fn hincrbyfloat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
     };
     hash.set(a[2], &text, limits);
+    notify(ctx, class::HASH, "hincrbyfloat", a[1]);
     encode::bulk(ctx.out, &text);
     Ok(())
 }

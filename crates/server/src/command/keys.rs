@@ -4,12 +4,14 @@
 
 use resp::encode;
 use store::entry::{StrRef, ValueRef};
+use store::events::class;
 use store::glob::glob_match;
 use store::ValueType;
 
 use super::args::{self, is, ExpireUnit};
 use super::flags::*;
 use super::{container, spec, CommandError, CommandSpec, Ctx};
+use crate::notify::{notify, notify_in};
 
 /// DEL key [key ...] — the number of keys removed. Values are freed after the shard
 /// locks are released; under `lazyfree-lazy-user-del yes` large ones in the background.
@@ -34,6 +36,7 @@ fn remove_keys(ctx: &mut Ctx<'_>, a: &[&[u8]], lazy: bool) -> Result<(), Command
         let (h, shard) = locked.shard_for(db, key);
         if let Some(entry) = shard.remove(h, key, ctx.now_ms) {
             removed.push(entry);
+            notify(ctx, class::GENERIC, "del", key);
         }
     }
     drop(locked);
@@ -133,8 +136,10 @@ fn expire_generic(
     }
     if when <= ctx.now_ms {
         shard.remove(h, a[1], ctx.now_ms);
+        notify(ctx, class::GENERIC, "del", a[1]);
     } else {
         shard.set_expire(h, a[1], Some(when), ctx.now_ms);
+        notify(ctx, class::GENERIC, "expire", a[1]);
     }
     encode::integer(ctx.out, 1);
     Ok(())
@@ -204,19 +209,23 @@ fn persist(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let had = shard.get(h, a[1], ctx.now_ms).is_some_and(|e| e.expire_at_ms().is_some());
     if had {
         shard.set_expire(h, a[1], None, ctx.now_ms);
+        notify(ctx, class::GENERIC, "persist", a[1]);
     }
     encode::integer(ctx.out, i64::from(had));
     Ok(())
 }
 
 /// Moves `src` (db `sdb`) to `dst` (db `ddb`). Returns Ok(false) when `dst` exists and
-/// `replace` is false, Err(NoSuchKey) when `src` is absent.
+/// `replace` is false, Err(NoSuchKey) when `src` is absent. Once done, and before the
+/// locks go, queues the keyspace events given as (event, database, key); a replaced
+/// `dst` is deleted first, so that it is `new` as in Redis.
 fn move_key(
     ctx: &Ctx<'_>,
     (sdb, src): (usize, &[u8]),
     (ddb, dst): (usize, &[u8]),
     replace: bool,
     copy: bool,
+    events: &[(&'static str, usize, &[u8])],
 ) -> Result<bool, CommandError> {
     let ks = ctx.ks();
     let mut wanted =
@@ -239,7 +248,11 @@ fn move_key(
     };
     if let Some(e) = entry {
         let (dh, dshard) = locked.shard_for(ddb, dst);
+        dshard.remove(dh, dst, now);
         dshard.insert(dh, e);
+        for &(event, db, key) in events {
+            notify_in(ctx, class::GENERIC, event, db, key);
+        }
     }
     Ok(true)
 }
@@ -255,7 +268,7 @@ fn rename(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             return Err(CommandError::NoSuchKey);
         }
     } else {
-        move_key(ctx, (db, a[1]), (db, a[2]), true, false)?;
+        move_key(ctx, (db, a[1]), (db, a[2]), true, false, &[("rename_from", db, a[1]), ("rename_to", db, a[2])])?;
     }
     ctx.ok();
     Ok(())
@@ -272,7 +285,7 @@ fn renamenx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
         false
     } else {
-        move_key(ctx, (db, a[1]), (db, a[2]), false, false)?
+        move_key(ctx, (db, a[1]), (db, a[2]), false, false, &[("rename_from", db, a[1]), ("rename_to", db, a[2])])?
     };
     encode::integer(ctx.out, i64::from(done));
     Ok(())
@@ -299,7 +312,7 @@ fn copy(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if sdb == ddb && a[1] == a[2] {
         return Err(CommandError::msg("ERR source and destination objects are the same"));
     }
-    let done = match move_key(ctx, (sdb, a[1]), (ddb, a[2]), replace, true) {
+    let done = match move_key(ctx, (sdb, a[1]), (ddb, a[2]), replace, true, &[("copy_to", ddb, a[2])]) {
         Ok(d) => d,
         Err(CommandError::NoSuchKey) => false,
         Err(e) => return Err(e),
@@ -316,7 +329,7 @@ fn move_(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if sdb == ddb {
         return Err(CommandError::msg("ERR source and destination objects are the same"));
     }
-    let done = match move_key(ctx, (sdb, a[1]), (ddb, a[1]), false, false) {
+    let done = match move_key(ctx, (sdb, a[1]), (ddb, a[1]), false, false, &[("move_from", sdb, a[1]), ("move_to", ddb, a[1])]) {
         Ok(d) => d,
         Err(CommandError::NoSuchKey) => false,
         Err(e) => return Err(e),

@@ -4,12 +4,14 @@
 //! BLMPOP) are not built yet: they need per-key wait queues and cross-loop wake-ups.
 
 use resp::encode;
+use store::events::class;
 use store::types::list::{End, List};
 
 use super::args::{self, is};
 use super::collections::{self as coll};
 use super::flags::*;
 use super::{spec, CommandError, CommandSpec, Ctx};
+use crate::notify::notify;
 
 fn push(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End, only_existing: bool) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
@@ -21,8 +23,17 @@ fn push(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End, only_existing: bool) -> Result
     for item in &a[2..] {
         list.push(end, item);
     }
+    notify(ctx, class::LIST, push_event(end), a[1]);
     encode::integer(ctx.out, list.len() as i64);
     Ok(())
+}
+
+/// The keyspace events of a push and of a pop at `end`.
+pub fn push_event(end: End) -> &'static str {
+    if end == End::Head { "lpush" } else { "rpush" }
+}
+pub fn pop_event(end: End) -> &'static str {
+    if end == End::Head { "lpop" } else { "rpop" }
 }
 
 /// LPUSH key element [element ...] — the new length.
@@ -61,11 +72,13 @@ fn pop(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End) -> Result<(), CommandError> {
         return Ok(());
     };
     let out = &mut *ctx.out;
-    match count {
+    let popped = match count {
         None => {
-            if list.pop_with(end, |item| encode::bulk(out, item)).is_none() {
+            let popped = list.pop_with(end, |item| encode::bulk(out, item)).is_some();
+            if !popped {
                 encode::null(out, proto);
             }
+            popped
         }
         Some(n) => {
             let n = n.min(list.len());
@@ -73,10 +86,14 @@ fn pop(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End) -> Result<(), CommandError> {
             for _ in 0..n {
                 list.pop_with(end, |item| encode::bulk(out, item));
             }
+            n > 0
         }
-    }
+    };
     drop(list);
-    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    if popped {
+        notify(ctx, class::LIST, pop_event(end), a[1]);
+        coll::remove_if_empty(ctx, &mut shard, h, a[1]);
+    }
     Ok(())
 }
 
@@ -132,6 +149,7 @@ fn lset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut list = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)?.ok_or(CommandError::NoSuchKey)?;
     let p = list.index(i).ok_or(CommandError::msg("ERR index out of range"))?;
     list.set(p, a[3]);
+    notify(ctx, class::LIST, "lset", a[1]);
     ctx.ok();
     Ok(())
 }
@@ -156,6 +174,7 @@ fn linsert(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         return Ok(());
     };
     list.insert(if after { p + 1 } else { p }, a[4]);
+    notify(ctx, class::LIST, "linsert", a[1]);
     encode::integer(ctx.out, list.len() as i64);
     Ok(())
 }
@@ -181,7 +200,10 @@ fn lrem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             list.retain(|i, _| !chosen.contains(&i));
         }
     }
-    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    if removed > 0 {
+        notify(ctx, class::LIST, "lrem", a[1]);
+        coll::remove_if_empty(ctx, &mut shard, h, a[1]);
+    }
     encode::integer(ctx.out, removed as i64);
     Ok(())
 }
@@ -191,13 +213,20 @@ fn ltrim(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let start = args::int(a[2])?;
     let stop = args::int(a[3])?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    if let Some(mut list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? {
-        match list.range(start, stop) {
-            Some((s, e)) => list.retain(|i, _| (s..=e).contains(&i)),
-            None => list.retain(|_, _| false),
+    let trimmed = match coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? {
+        Some(mut list) => {
+            match list.range(start, stop) {
+                Some((s, e)) => list.retain(|i, _| (s..=e).contains(&i)),
+                None => list.retain(|_, _| false),
+            }
+            true
         }
+        None => false,
+    };
+    if trimmed {
+        notify(ctx, class::LIST, "ltrim", a[1]);
+        coll::remove_if_empty(ctx, &mut shard, h, a[1]);
     }
-    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
     ctx.ok();
     Ok(())
 }
@@ -274,7 +303,9 @@ fn lpos(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 
 /// Pops from `src` at `from` and pushes onto `dst` at `to`, atomically; the element or
-/// None when `src` is absent. LMOVE, RPOPLPUSH and their blocking forms.
+/// None when `src` is absent. LMOVE, RPOPLPUSH and their blocking forms. Queues the
+/// keyspace events in Redis's order: the destination's (`new`, the push), then the
+/// source's (the pop, `del` when emptied).
 pub fn move_element(
     ks: &store::Keyspace,
     db: usize,
@@ -293,17 +324,26 @@ pub fn move_element(
     let (sh, s) = locked.shard_for(db, src);
     let Some(mut list) = coll::get::<List>(s, sh, src, now_ms)? else { return Ok(None) };
     let Some(item) = list.pop(from) else { return Ok(None) };
+    let events = ks.events();
     if src == dst {
         // A rotation: the key never goes away, so it keeps its TTL even when its only
         // element moves (as in Redis, which pushes before it checks for emptiness).
         list.push(to, &item);
+        store::events::push(events, class::LIST, push_event(to), db, dst);
+        store::events::push(events, class::LIST, pop_event(from), db, src);
         return Ok(Some(item));
     }
     drop(list);
-    coll::drop_if_empty(s, sh, src, now_ms);
     let (dh, d) = locked.shard_for(db, dst);
     let mut list = coll::get_or_create::<List>(d, dh, dst, now_ms, store::clock::lru_clock(now_ms))?;
     list.push(to, &item);
+    drop(list);
+    store::events::push(events, class::LIST, push_event(to), db, dst);
+    store::events::push(events, class::LIST, pop_event(from), db, src);
+    let (sh, s) = locked.shard_for(db, src);
+    if coll::drop_if_empty(s, sh, src, now_ms) {
+        store::events::push(events, class::GENERIC, "del", db, src);
+    }
     Ok(Some(item))
 }
 
@@ -349,7 +389,8 @@ fn lmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             }
         }
         drop(list);
-        coll::drop_if_empty(shard, h, key, ctx.now_ms);
+        notify(ctx, class::LIST, pop_event(end), key);
+        coll::remove_if_empty(ctx, shard, h, key);
         return Ok(());
     }
     encode::null_array(ctx.out, ctx.client.proto);

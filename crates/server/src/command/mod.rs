@@ -705,6 +705,12 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
                         Some(aof.append(db_before, ctx.now_ms, &recs))
                     }
                 };
+                // Keyspace notifications go out before the stripes do (so in the order
+                // the key changed), each held until the log has the write it reveals;
+                // inside EXEC, once the whole transaction is in the log.
+                if !ctx.client.in_exec {
+                    crate::notify::flush(ctx.shared, end.unwrap_or(0));
+                }
                 let need = ordered.finish(end);
                 // SORT's patterns read keys its stripes do not cover.
                 if spec.name == "sort" { need.max(aof.need_for_all()) } else { need }
@@ -712,6 +718,11 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
             None => read_need(aof, ctx, spec, data, args),
         };
         ctx.client.need = ctx.client.need.max(need);
+    }
+    // Events not published yet: without the log, those of a handler that queued none
+    // itself (a read that found a key expired, a miss); with it, a read's.
+    if !ctx.client.in_exec || aof.is_none() {
+        crate::notify::flush(ctx.shared, ctx.client.need);
     }
     if result.is_ok() && spec.flags & flags::WRITE != 0 && !ctx.client.in_exec {
         // Waiters on keys this write filled are served now, in FIFO order.

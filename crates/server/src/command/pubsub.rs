@@ -15,7 +15,7 @@ use resp::{encode, Proto};
 
 use super::flags::*;
 use super::{container, spec, CommandError, CommandSpec, Ctx};
-use crate::shared::{Shared, Subscriber};
+use crate::shared::{Mail, Shared, Subscriber};
 
 /// Per-client subscription state.
 #[derive(Default)]
@@ -168,10 +168,18 @@ fn encode_message(parts: &[&[u8]], resp3: bool) -> Arc<[u8]> {
 
 /// PUBLISH channel message — the number of clients that received it.
 fn publish(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let (ch, msg) = (a[1], a[2]);
+    let n = deliver(ctx.shared, a[1], a[2], 0);
+    encode::integer(ctx.out, n as i64);
+    Ok(())
+}
+
+/// Posts `msg` on `ch` to every subscriber of the channel and of a matching pattern
+/// (PUBLISH, and keyspace notifications); `need` is the log offset the message may not
+/// leave before (0: none). Returns the number of deliveries.
+pub fn deliver(shared: &Shared, ch: &[u8], msg: &[u8], need: u64) -> usize {
     let mut deliveries: Vec<(Subscriber, Arc<[u8]>)> = Vec::new();
     {
-        let ps = ctx.shared.pubsub.lock();
+        let ps = shared.pubsub.lock();
         let mut cache: [Option<Arc<[u8]>>; 2] = [None, None];
         if let Some(subs) = ps.channels.get(ch) {
             for s in subs {
@@ -196,10 +204,9 @@ fn publish(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     let n = deliveries.len();
     for (to, bytes) in deliveries {
-        ctx.shared.post(to, bytes);
+        shared.post_mail(to.owner, Mail { client_id: to.id, bytes, unblock: false, need });
     }
-    encode::integer(ctx.out, n as i64);
-    Ok(())
+    n
 }
 
 /// PUBSUB CHANNELS [pattern] — active channels.

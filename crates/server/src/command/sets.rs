@@ -4,6 +4,7 @@
 //! otherwise). Multi-key commands lock every key's shard first, so they are atomic.
 
 use resp::encode;
+use store::events::class;
 use store::types::set::Set;
 use store::LockedShards;
 
@@ -12,6 +13,7 @@ use super::collections::{self as coll};
 use super::flags::*;
 use super::hashes::{check_random_count, parse_scan_args, random_picks, sample_picks, write_scan_reply};
 use super::{spec, CommandError, CommandSpec, Ctx};
+use crate::notify::notify;
 
 /// SADD key member [member ...] — number added.
 fn sadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
@@ -19,6 +21,9 @@ fn sadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut set = coll::get_or_create::<Set>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
     let added = a[2..].iter().filter(|m| set.add(m, max)).count();
+    if added > 0 {
+        notify(ctx, class::SET, "sadd", a[1]);
+    }
     encode::integer(ctx.out, added as i64);
     Ok(())
 }
@@ -30,7 +35,10 @@ fn srem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         Some(mut set) => a[2..].iter().filter(|m| set.remove(m)).count(),
         None => 0,
     };
-    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    if removed > 0 {
+        notify(ctx, class::SET, "srem", a[1]);
+        coll::remove_if_empty(ctx, &mut shard, h, a[1]);
+    }
     encode::integer(ctx.out, removed as i64);
     Ok(())
 }
@@ -109,7 +117,10 @@ fn spop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
     }
     drop(set);
-    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    if !popped.is_empty() {
+        notify(ctx, class::SET, "spop", a[1]);
+        coll::remove_if_empty(ctx, &mut shard, h, a[1]);
+    }
     drop(shard);
     // Random: the log records what was popped, as Redis does (built only when there
     // is a log to write it to).
@@ -200,10 +211,13 @@ fn smove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         if let Some(mut set) = coll::get::<Set>(s, sh, a[1], ctx.now_ms)? {
             set.remove(a[3]);
         }
-        coll::drop_if_empty(s, sh, a[1], ctx.now_ms);
+        notify(ctx, class::SET, "srem", a[1]);
+        coll::remove_if_empty(ctx, s, sh, a[1]);
         let (dh, d) = locked.shard_for(db, a[2]);
         let mut set = coll::get_or_create::<Set>(d, dh, a[2], ctx.now_ms, ctx.lru())?;
-        set.add(a[3], max);
+        if set.add(a[3], max) {
+            notify(ctx, class::SET, "sadd", a[2]);
+        }
     }
     encode::integer(ctx.out, 1);
     Ok(())
@@ -295,7 +309,12 @@ fn algebra_store(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Op) -> Result<(), CommandEr
     }
     let n = set.len();
     let (h, shard) = locked.shard_for(ctx.client.db, a[1]);
-    coll::store(shard, h, a[1], set, ctx.now_ms, ctx.lru());
+    let event = match op {
+        Op::Inter => "sinterstore",
+        Op::Union => "sunionstore",
+        Op::Diff => "sdiffstore",
+    };
+    coll::store(ctx, shard, h, a[1], set, (class::SET, event));
     encode::integer(ctx.out, n as i64);
     Ok(())
 }

@@ -27,6 +27,7 @@ use std::cmp::Ordering;
 
 use resp::encode;
 use store::db::LockedShards;
+use store::events::class;
 use store::types::hash::Hash;
 use store::types::list::List;
 use store::types::set::Set;
@@ -368,7 +369,7 @@ fn sort_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(), C
     };
     let items: Vec<&[u8]> = output.iter().map(|v| v.as_deref().unwrap_or_default()).collect();
     let (h, shard) = locked.shard_for(db, dest);
-    coll::store(shard, h, dest, List::from_items(items.iter().copied()), ctx.now_ms, ctx.lru());
+    coll::store(ctx, shard, h, dest, List::from_items(items.iter().copied()), (class::LIST, "sortstore"));
     drop(locked);
     let mut records = vec![vec![b"DEL".to_vec(), dest.to_vec()]];
     for batch in items.chunks(LOG_BATCH) {

@@ -5,6 +5,7 @@
 //! them (`%.17g`, `inf`, `-inf`). The blocking pops are not built yet.
 
 use resp::{encode, Proto};
+use store::events::class;
 use store::types::set::Set;
 use store::types::string::parse_f64;
 use store::types::zset::{LexBound, ScoreBound, ZSet};
@@ -15,6 +16,7 @@ use super::collections::{self as coll};
 use super::flags::*;
 use super::hashes::{check_random_count, parse_scan_args, random_picks, sample_picks, write_scan_reply};
 use super::{spec, CommandError, CommandSpec, Ctx};
+use crate::notify::notify;
 
 const NOT_FLOAT: CommandError = CommandError::NotFloat;
 const NAN_SCORE: &str = "ERR resulting score is not a number (NaN)";
@@ -142,6 +144,9 @@ fn zadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         incr_result = Some(new);
     }
     drop(z);
+    if added > 0 || changed > 0 {
+        notify(ctx, class::ZSET, if incr { "zincr" } else { "zadd" }, a[1]);
+    }
     coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
     if incr {
         match incr_result {
@@ -161,13 +166,18 @@ fn zincrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut z = coll::get_or_create::<ZSet>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
     // A new member gets the increment itself, as in Redis (-0 stays -0 in the reply).
-    let new = z.score(a[3]).map_or(delta, |c| c + delta);
+    let current = z.score(a[3]);
+    let new = current.map_or(delta, |c| c + delta);
     if new.is_nan() {
         drop(z);
         coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
         return Err(CommandError::msg(NAN_SCORE));
     }
     z.insert(a[3], new, limits);
+    // An increment that leaves the score as it was changes nothing: no event (Redis).
+    if current != Some(new) {
+        notify(ctx, class::ZSET, "zincr", a[1]);
+    }
     write_score(ctx.out, new, ctx.client.proto);
     Ok(())
 }
@@ -179,7 +189,10 @@ fn zrem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         Some(mut z) => a[2..].iter().filter(|m| z.remove(m)).count(),
         None => 0,
     };
-    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    if removed > 0 {
+        notify(ctx, class::ZSET, "zrem", a[1]);
+        coll::remove_if_empty(ctx, &mut shard, h, a[1]);
+    }
     encode::integer(ctx.out, removed as i64);
     Ok(())
 }
@@ -391,7 +404,7 @@ fn zrangestore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     let n = out.len();
     let (dh, d) = locked.shard_for(db, a[1]);
-    coll::store(d, dh, a[1], out, ctx.now_ms, store::clock::lru_clock(ctx.now_ms));
+    coll::store(ctx, d, dh, a[1], out, (class::ZSET, "zrangestore"));
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -465,6 +478,11 @@ fn zlexcount(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 fn remrange(ctx: &mut Ctx<'_>, a: &[&[u8]], by: By) -> Result<(), CommandError> {
+    let event = match by {
+        By::Rank(..) => "zremrangebyrank",
+        By::Score(..) => "zremrangebyscore",
+        By::Lex(..) => "zremrangebylex",
+    };
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut removed = 0;
     if let Some(mut z) = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
@@ -474,7 +492,10 @@ fn remrange(ctx: &mut Ctx<'_>, a: &[&[u8]], by: By) -> Result<(), CommandError> 
         }
         removed = items.len();
     }
-    coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+    if removed > 0 {
+        notify(ctx, class::ZSET, event, a[1]);
+        coll::remove_if_empty(ctx, &mut shard, h, a[1]);
+    }
     encode::integer(ctx.out, removed as i64);
     Ok(())
 }
@@ -510,6 +531,11 @@ fn pop_from(z: &mut ZSet, count: usize, max: bool) -> Vec<(f64, Vec<u8>)> {
     out
 }
 
+/// The keyspace event of a pop from the high (`max`) or low end.
+pub fn pop_event(max: bool) -> &'static str {
+    if max { "zpopmax" } else { "zpopmin" }
+}
+
 fn zpop(ctx: &mut Ctx<'_>, a: &[&[u8]], max: bool) -> Result<(), CommandError> {
     if a.len() > 3 {
         return Err(CommandError::Syntax);
@@ -523,7 +549,8 @@ fn zpop(ctx: &mut Ctx<'_>, a: &[&[u8]], max: bool) -> Result<(), CommandError> {
     // A missing key has nothing to drop: no second lookup (ZPOPMIN on an empty key is
     // redis-benchmark's test when no ZADD ran before it).
     if !items.is_empty() {
-        coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
+        notify(ctx, class::ZSET, pop_event(max), a[1]);
+        coll::remove_if_empty(ctx, &mut shard, h, a[1]);
     }
     drop(shard);
     let proto = ctx.client.proto;
@@ -570,7 +597,8 @@ fn zmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         let Some(mut z) = coll::get::<ZSet>(shard, h, key, ctx.now_ms)? else { continue };
         let items = pop_from(&mut z, count, max);
         drop(z);
-        coll::drop_if_empty(shard, h, key, ctx.now_ms);
+        notify(ctx, class::ZSET, pop_event(max), key);
+        coll::remove_if_empty(ctx, shard, h, key);
         encode::array_len(ctx.out, 2);
         encode::bulk(ctx.out, key);
         encode::array_len(ctx.out, items.len());
@@ -821,7 +849,12 @@ fn algebra_store(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Algebra) -> Result<(), Comm
     // (which turns -0 into 0).
     let z = z.into_compact_if_fits(ctx.shared.type_limits.zset());
     let (h, shard) = locked.shard_for(ctx.client.db, a[1]);
-    coll::store(shard, h, a[1], z, ctx.now_ms, ctx.lru());
+    let event = match op {
+        Algebra::Union => "zunionstore",
+        Algebra::Inter => "zinterstore",
+        Algebra::Diff => "zdiffstore",
+    };
+    coll::store(ctx, shard, h, a[1], z, (class::ZSET, event));
     encode::integer(ctx.out, n as i64);
     Ok(())
 }

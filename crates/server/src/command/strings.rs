@@ -6,6 +6,7 @@
 
 use resp::{encode, Proto};
 use store::entry::{Entry, Payload, StrRef, ValueRef};
+use store::events::class;
 use store::shard::Shard;
 use store::types::long_double::{self, AddError};
 use store::types::string as algo;
@@ -13,6 +14,7 @@ use store::types::string as algo;
 use super::args::{self, is, ExpireUnit};
 use super::flags::*;
 use super::{spec, CommandError, CommandSpec, Ctx};
+use crate::notify::notify;
 
 const STRING_TOO_LONG: &str = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 
@@ -141,10 +143,18 @@ fn set_generic(
             Ttl::At(t) => Some(t),
         };
         if expire.is_some_and(|t| t <= ctx.now_ms) {
-            // An expiry already past (EXAT/PXAT): the key is deleted, as Redis 7 does.
+            // An expiry already past (EXAT/PXAT): the key is deleted, as Redis 7 does
+            // (the events are still those of a set and its expire).
             shard.remove(h, key, ctx.now_ms);
+            if !exists {
+                notify(ctx, class::NEW, "new", key);
+            }
         } else {
-            shard.set_string(h, key, value, expire, ctx.lru());
+            shard.set_string(h, key, value, expire, ctx.now_ms, ctx.lru());
+        }
+        notify(ctx, class::STRING, "set", key);
+        if matches!(ttl, Ttl::At(_)) {
+            notify(ctx, class::GENERIC, "expire", key);
         }
     }
     Ok(match (want_old, allowed) {
@@ -225,7 +235,8 @@ fn mset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut locked = ks.lock_keys(db, a[1..].iter().step_by(2));
     for pair in a[1..].chunks_exact(2) {
         let (h, shard) = locked.shard_for(db, pair[0]);
-        shard.set_string(h, pair[0], pair[1], None, lru);
+        shard.set_string(h, pair[0], pair[1], None, ctx.now_ms, lru);
+        notify(ctx, class::STRING, "set", pair[0]);
     }
     ctx.ok();
     Ok(())
@@ -248,6 +259,7 @@ fn msetnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     for pair in a[1..].chunks_exact(2) {
         let (h, shard) = locked.shard_for(db, pair[0]);
         shard.insert(h, Entry::new(pair[0], Payload::Str(pair[1]), None, lru));
+        notify(ctx, class::STRING, "set", pair[0]);
     }
     encode::integer(ctx.out, 1);
     Ok(())
@@ -267,6 +279,7 @@ fn getdel(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         if let ValueRef::Str(s) = e.value() {
             reply_str(ctx.out, s);
         }
+        notify(ctx, class::GENERIC, "del", a[1]);
     }
     Ok(())
 }
@@ -296,13 +309,19 @@ fn getex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     match change {
         Change::None => {}
         Change::Persist => {
-            shard.set_expire(h, a[1], None, ctx.now_ms);
+            let had_ttl = shard.peek(h, a[1], ctx.now_ms).is_some_and(|e| e.expire_at_ms().is_some());
+            if had_ttl {
+                shard.set_expire(h, a[1], None, ctx.now_ms);
+                notify(ctx, class::GENERIC, "persist", a[1]);
+            }
         }
         Change::At(t) if t <= ctx.now_ms => {
             shard.remove(h, a[1], ctx.now_ms);
+            notify(ctx, class::GENERIC, "del", a[1]);
         }
         Change::At(t) => {
             shard.set_expire(h, a[1], Some(t), ctx.now_ms);
+            notify(ctx, class::GENERIC, "expire", a[1]);
         }
     }
     Ok(())
@@ -342,6 +361,7 @@ fn append(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             s.len()
         }
     };
+    notify(ctx, class::STRING, "append", a[1]);
     encode::integer(ctx.out, new_len as i64);
     Ok(())
 }
@@ -368,6 +388,7 @@ fn incr_generic(ctx: &mut Ctx<'_>, key: &[u8], delta: i64) -> Result<(), Command
             }
         }
     }
+    notify(ctx, class::STRING, "incrby", key);
     encode::integer(ctx.out, new);
     Ok(())
 }
@@ -411,6 +432,7 @@ fn incrbyfloat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     })?;
     // Stored as a string even when it reads as an integer, as Redis does (embstr).
     shard.insert(h, Entry::new(a[1], Payload::StrNotInt(&text), ttl, lru));
+    notify(ctx, class::STRING, "incrbyfloat", a[1]);
     encode::bulk(ctx.out, &text);
     Ok(())
 }
@@ -450,6 +472,7 @@ fn setrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let Some(e) = shard.get(h, a[1], ctx.now_ms) else { return Err(CommandError::NoSuchKey) };
     let buf = e.string_mut().ok_or(CommandError::WrongType)?;
     let len = algo::setrange(buf, offset, value);
+    notify(ctx, class::STRING, "setrange", a[1]);
     encode::integer(ctx.out, len as i64);
     Ok(())
 }
@@ -484,6 +507,7 @@ fn setbit(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let Some(e) = shard.get(h, a[1], ctx.now_ms) else { return Err(CommandError::NoSuchKey) };
     let buf = e.string_mut().ok_or(CommandError::WrongType)?;
     let old = algo::setbit(buf, offset, on);
+    notify(ctx, class::STRING, "setbit", a[1]);
     encode::integer(ctx.out, i64::from(old));
     Ok(())
 }
@@ -585,9 +609,12 @@ fn bitop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let result = algo::bitop(op, &refs);
     let (h, shard) = locked.shard_for(db, a[2]);
     if result.is_empty() {
-        shard.remove(h, a[2], ctx.now_ms);
+        if shard.remove(h, a[2], ctx.now_ms).is_some() {
+            notify(ctx, class::GENERIC, "del", a[2]);
+        }
     } else {
         shard.insert(h, Entry::new(a[2], Payload::Object(Box::new(store::Object::Str(result.clone()))), None, ctx.lru()));
+        notify(ctx, class::STRING, "set", a[2]);
     }
     encode::integer(ctx.out, result.len() as i64);
     Ok(())

@@ -207,6 +207,9 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     if let Some(end) = aof.and_then(|a| a.end_exec()) {
         ctx.client.need = ctx.client.need.max(end);
     }
+    // With the log, the queue's keyspace notifications waited for the whole
+    // transaction to be in it (`notify.rs`).
+    crate::notify::flush(ctx.shared, ctx.client.need);
     ctx.client.in_exec = false;
     // Blocked clients are served after the whole transaction, as in Redis (a push
     // undone later in the same EXEC wakes nobody).

@@ -1,0 +1,157 @@
+//! Keyspace notifications (`notify-keyspace-events`), as Redis 7.0's: each change a
+//! command makes to a key is an event (`set`, `lpush`, `del`, `expired`, ...) of a class
+//! (`$`, `l`, `g`, `x`, ...); for the classes configured, it is published on
+//! `__keyspace@<db>__:<key>` (message: the event, flag `K`) and on
+//! `__keyevent@<db>__:<event>` (message: the key, flag `E`).
+//!
+//! Events are queued per thread in the order they happen (`store::events`: the store
+//! queues the `expired` and `new` events only it sees; handlers queue theirs through
+//! [`notify`]) and published by [`flush`]:
+//!
+//! - without the append-only log, as soon as a handler queues one, while it still holds
+//!   the key's shard lock: two loops changing one key publish in the order they
+//!   changed it, as Redis's single thread does;
+//! - with the log, by the dispatcher once the command's record is appended and before
+//!   its ordering stripes are released (same order guarantee), each message held until
+//!   the log is durable up to the write it reveals (`Mail::need`), as replies are.
+//!
+//! With no class configured, each point that could report costs one relaxed load.
+
+use store::events::{self, class, Event};
+
+use crate::command::{pubsub, Ctx};
+use crate::shared::Shared;
+
+/// Flag letters in the order Redis 7.0 writes them back (CONFIG GET): the classes when
+/// not all of `A`'s are set, then `K`, `E`, `m`.
+const LETTERS: &[(u8, u32)] = &[
+    (b'g', class::GENERIC),
+    (b'$', class::STRING),
+    (b'l', class::LIST),
+    (b's', class::SET),
+    (b'h', class::HASH),
+    (b'z', class::ZSET),
+    (b'x', class::EXPIRED),
+    (b'e', class::EVICTED),
+    (b't', class::STREAM),
+    (b'd', class::MODULE),
+    (b'n', class::NEW),
+];
+
+/// Parses a `notify-keyspace-events` value (any order; `A` for all of
+/// `g$lshzxetd`). The error is Redis's CONFIG SET reason.
+pub fn parse_flags(value: &str) -> Result<u32, String> {
+    let mut flags = 0;
+    for c in value.bytes() {
+        flags |= match c {
+            b'A' => class::ALL,
+            b'K' => class::KEYSPACE,
+            b'E' => class::KEYEVENT,
+            b'm' => class::KEY_MISS,
+            other => match LETTERS.iter().find(|(l, _)| *l == other) {
+                Some(&(_, bit)) => bit,
+                None => return Err("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.".into()),
+            },
+        };
+    }
+    Ok(flags)
+}
+
+/// The flags as Redis 7.0 writes them: `A` when all of its classes are set (and then,
+/// as Redis, `n` is not written even when set), otherwise each class letter; then `K`,
+/// `E` and `m`.
+pub fn format_flags(flags: u32) -> String {
+    let mut out = String::new();
+    if flags & class::ALL == class::ALL {
+        out.push('A');
+    } else {
+        for &(letter, bit) in LETTERS {
+            if flags & bit != 0 {
+                out.push(char::from(letter));
+            }
+        }
+    }
+    for (letter, bit) in [('K', class::KEYSPACE), ('E', class::KEYEVENT), ('m', class::KEY_MISS)] {
+        if flags & bit != 0 {
+            out.push(letter);
+        }
+    }
+    out
+}
+
+/// Queues the event `name` of `class` for `key` in the client's database, and publishes
+/// it at once unless the dispatcher does after the log (see the module header).
+#[inline]
+pub fn notify(ctx: &Ctx<'_>, class: u32, name: &'static str, key: &[u8]) {
+    notify_in(ctx, class, name, ctx.client.db, key);
+}
+
+/// [`notify`] for a key of database `db` (MOVE, COPY ... DB).
+#[inline]
+pub fn notify_in(ctx: &Ctx<'_>, class: u32, name: &'static str, db: usize, key: &[u8]) {
+    let flags = ctx.shared.keyspace.events();
+    if flags.wants(class) {
+        events::push(flags, class, name, db, key);
+        if publishes_at_once(ctx) {
+            flush(ctx.shared, 0);
+        }
+    }
+}
+
+/// Whether events are published as they are queued (no log to wait for; during the
+/// log's replay at start-up there is none either).
+fn publishes_at_once(ctx: &Ctx<'_>) -> bool {
+    ctx.shared.aof.is_none() || ctx.client.loading
+}
+
+/// Publishes this thread's queued events, oldest first; `need` is the log offset their
+/// messages wait for (0: none). Cheap when nothing is queued.
+pub fn flush(shared: &Shared, need: u64) {
+    let flags = shared.keyspace.events().get();
+    if flags == 0 {
+        return;
+    }
+    let queued = events::take();
+    for event in &queued {
+        publish(shared, flags, event, need);
+    }
+}
+
+/// Publishes one event on its keyspace and keyevent channels, as the flags ask.
+fn publish(shared: &Shared, flags: u32, event: &Event, need: u64) {
+    if flags & class::KEYSPACE != 0 {
+        let mut channel = format!("__keyspace@{}__:", event.db).into_bytes();
+        channel.extend_from_slice(&event.key);
+        pubsub::deliver(shared, &channel, event.name.as_bytes(), need);
+    }
+    if flags & class::KEYEVENT != 0 {
+        let channel = format!("__keyevent@{}__:{}", event.db, event.name);
+        pubsub::deliver(shared, channel.as_bytes(), &event.key, need);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_read_and_write_as_redis_does() {
+        // Pairs checked against Redis 7.0.15's CONFIG SET / CONFIG GET.
+        for (set, shown) in [
+            ("KEA", "AKE"),
+            ("AKE", "AKE"),
+            ("Kx", "xK"),
+            ("KEAmn", "AKEm"),
+            ("Eg$lshzxetd", "AE"),
+            ("gK", "gK"),
+            ("", ""),
+            ("mn", "nm"),
+        ] {
+            assert_eq!(format_flags(parse_flags(set).unwrap()), shown, "{set}");
+        }
+        assert_eq!(parse_flags("KEAmn").unwrap() & class::NEW, class::NEW, "n is set though not shown");
+        for bad in ["q", "KEA t", "a"] {
+            assert_eq!(parse_flags(bad).unwrap_err(), "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! Keyspace events: what Redis's keyspace notifications report (`notify-keyspace-events`),
+//! queued per thread in the order they happen, for the server to publish.
+//!
+//! Most events come from commands (the server's handlers push them); two come from the
+//! store itself, which alone sees them happen: a key that expires when it is looked up
+//! or by the active cycle (`expired`), and a key created where none was (`new`, Redis
+//! 7's `n` class). One queue holds both kinds, so a subscriber sees them in Redis's
+//! order (an `expired`, then the `new` and `set` of the SET that found the key expired).
+//!
+//! Which classes are wanted is a keyspace's setting ([`Flags`], shared by its shards);
+//! with none wanted, a push costs one relaxed load. The queue is per thread because a
+//! command runs on one thread from start to end: the server drains it after the events
+//! of one command (or one expiry step) are in, and publishes them.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Event classes, Redis's notification flags (one bit each, as `notify-keyspace-events`
+/// names them by letter).
+pub mod class {
+    /// `g`: DEL, EXPIRE, RENAME and the other type-independent commands.
+    pub const GENERIC: u32 = 1 << 2;
+    /// `$`
+    pub const STRING: u32 = 1 << 3;
+    /// `l`
+    pub const LIST: u32 = 1 << 4;
+    /// `s`
+    pub const SET: u32 = 1 << 5;
+    /// `h`
+    pub const HASH: u32 = 1 << 6;
+    /// `z`
+    pub const ZSET: u32 = 1 << 7;
+    /// `x`: a key removed because its time came.
+    pub const EXPIRED: u32 = 1 << 8;
+    /// `e`: a key removed by maxmemory's eviction.
+    pub const EVICTED: u32 = 1 << 9;
+    /// `t`
+    pub const STREAM: u32 = 1 << 10;
+    /// `m`: a read of a key that is absent.
+    pub const KEY_MISS: u32 = 1 << 11;
+    /// `d`
+    pub const MODULE: u32 = 1 << 12;
+    /// `n`: a key created.
+    pub const NEW: u32 = 1 << 13;
+    /// `K`: publish on `__keyspace@<db>__:<key>` (the message is the event).
+    pub const KEYSPACE: u32 = 1 << 0;
+    /// `E`: publish on `__keyevent@<db>__:<event>` (the message is the key).
+    pub const KEYEVENT: u32 = 1 << 1;
+    /// `A`: every class but `m` and `n`, as Redis's alias.
+    pub const ALL: u32 = GENERIC | STRING | LIST | SET | HASH | ZSET | EXPIRED | EVICTED | STREAM | MODULE;
+}
+
+/// The classes a keyspace reports, shared by its shards. Zero unless at least one of
+/// `K` and `E` is set together with a class (nothing would be published otherwise).
+#[derive(Debug, Default)]
+pub struct Flags(AtomicU32);
+
+impl Flags {
+    /// Sets the configured flags (`class` bits).
+    pub fn set(&self, flags: u32) {
+        let publishes = flags & (class::KEYSPACE | class::KEYEVENT) != 0;
+        self.0.store(if publishes { flags } else { 0 }, Ordering::Relaxed);
+    }
+
+    /// The configured flags, or 0 when nothing is published.
+    #[inline]
+    pub fn get(&self) -> u32 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Whether events of `class` are reported.
+    #[inline]
+    pub fn wants(&self, class: u32) -> bool {
+        self.get() & class != 0
+    }
+}
+
+/// One event: its class, Redis's name for it, the database and the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub class: u32,
+    pub name: &'static str,
+    pub db: usize,
+    pub key: Box<[u8]>,
+}
+
+thread_local! {
+    static QUEUE: RefCell<Vec<Event>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Queues an event if `flags` wants its class.
+#[inline]
+pub fn push(flags: &Flags, class: u32, name: &'static str, db: usize, key: &[u8]) {
+    if flags.wants(class) {
+        push_unchecked(class, name, db, key);
+    }
+}
+
+#[cold]
+fn push_unchecked(class: u32, name: &'static str, db: usize, key: &[u8]) {
+    QUEUE.with(|q| q.borrow_mut().push(Event { class, name, db, key: key.into() }));
+}
+
+/// Takes this thread's queued events, oldest first (empty, without allocating, when
+/// there are none).
+pub fn take() -> Vec<Event> {
+    QUEUE.with(|q| std::mem::take(&mut *q.borrow_mut()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_wanted_classes_are_queued_in_order() {
+        let flags = Flags::default();
+        push(&flags, class::GENERIC, "del", 0, b"a");
+        assert!(take().is_empty(), "nothing is wanted by default");
+        flags.set(class::GENERIC | class::EXPIRED);
+        push(&flags, class::GENERIC, "del", 0, b"a");
+        assert!(take().is_empty(), "neither K nor E: nothing would be published");
+        flags.set(class::KEYEVENT | class::GENERIC | class::EXPIRED);
+        push(&flags, class::EXPIRED, "expired", 1, b"k");
+        push(&flags, class::STRING, "set", 1, b"k");
+        push(&flags, class::GENERIC, "del", 2, b"k");
+        let names: Vec<(&str, usize)> = take().iter().map(|e| (e.name, e.db)).collect();
+        assert_eq!(names, [("expired", 1), ("del", 2)]);
+        assert!(take().is_empty());
+    }
+}
