@@ -202,6 +202,8 @@ fn bitfield_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(
     let buf = e.string_mut().ok_or(CommandError::WrongType)?;
     // The offset limit keeps this within the string size limit (plus one field).
     let needed = (last_bit >> 3) as usize + 1;
+    // Created or grown: every write then counts as a change (Redis's "dirty").
+    let dirty = !exists || buf.len() < needed;
     if buf.len() < needed {
         buf.resize(needed, 0);
     }
@@ -212,13 +214,20 @@ fn bitfield_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(
     for f in &fields {
         match f.op {
             Op::Get => encode::integer(out, get(buf, f)),
-            _ => match write(buf, f) {
-                Some(v) => {
-                    changes += 1;
-                    encode::integer(out, v)
+            _ => {
+                let before = get(buf, f);
+                match write(buf, f) {
+                    Some(v) => {
+                        // A write that leaves the bits as they were changes nothing:
+                        // no `setbit` event for it, as Redis.
+                        if dirty || get(buf, f) != before {
+                            changes += 1;
+                        }
+                        encode::integer(out, v)
+                    }
+                    None => encode::null(out, proto),
                 }
-                None => encode::null(out, proto),
-            },
+            }
         }
     }
     if changes > 0 {

@@ -501,13 +501,18 @@ fn setbit(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     };
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
-    if read_str(&mut shard, h, a[1], ctx)?.is_none() {
+    let created = read_str(&mut shard, h, a[1], ctx)?.is_none();
+    if created {
         shard.insert(h, Entry::new(a[1], Payload::Object(Box::new(store::Object::Str(Vec::new()))), None, ctx.lru()));
     }
     let Some(e) = shard.get(h, a[1], ctx.now_ms) else { return Err(CommandError::NoSuchKey) };
     let buf = e.string_mut().ok_or(CommandError::WrongType)?;
+    let len_before = buf.len();
     let old = algo::setbit(buf, offset, on);
-    notify(ctx, class::STRING, "setbit", a[1]);
+    // Only a change is an event: a key created or grown, or the bit flipped (Redis).
+    if created || buf.len() != len_before || (old == 1) != on {
+        notify(ctx, class::STRING, "setbit", a[1]);
+    }
     encode::integer(ctx.out, i64::from(old));
     Ok(())
 }
