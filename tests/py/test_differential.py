@@ -767,6 +767,20 @@ def notifications(sub, mark):
         out.append((items[2], items[3]))
 
 
+def keymiss_runs_sorted(stream):
+    """The stream with each run of consecutive `keymiss` messages sorted."""
+    out, run = [], []
+    for msg in stream + [None]:
+        if msg is not None and (msg[1] == b"keymiss" or msg[0].endswith(b":keymiss")):
+            run.append(msg)
+            continue
+        out += sorted(run)
+        run = []
+        if msg is not None:
+            out.append(msg)
+    return out
+
+
 def test_keyspace_notifications_match_redis(pair_of_servers):
     """The random command sequence of the test above with every notification class on
     (`KEA` plus `n`, new keys, and `m`, key misses): each server's stream of
@@ -790,9 +804,12 @@ def test_keyspace_notifications_match_redis(pair_of_servers):
         while len(batch) < BATCH:
             cmd = gen.command()
             if cmd == ["MULTI"]:
-                body = [c for c in (gen.command() for _ in range(gen.rng.randrange(1, 5))) if c != ["MULTI"]]
+                body = [c for c in (gen.command() for _ in range(gen.rng.randrange(1, 5)))
+                        if c != ["MULTI"] and not unsorted_sort(c)]
                 batch += [["MULTI"], *body, [gen.rng.choice(["EXEC", "EXEC", "DISCARD"])]]
-            else:
+            elif not unsorted_sort(cmd):
+                # (A SORT that keeps a set's order reads its patterns' keys in that
+                # order, which differs between the servers: left out.)
                 batch.append(cmd)
         mark = str(start).encode()
         streams = []
@@ -800,10 +817,17 @@ def test_keyspace_notifications_match_redis(pair_of_servers):
             cmd_conn.replies(batch + [["PUBLISH", NOTIFY_MARK, mark]])
             streams.append(notifications(sub, mark))
         got, want = streams
+        if any(c[0] in ("SORT", "SORT_RO") and ("BY" in c or "GET" in c) for c in batch):
+            # A SORT of a set reads its patterns' keys in the set's order, which differs
+            # between the servers: a run of `keymiss` messages is compared as a set.
+            got, want = keymiss_runs_sorted(got), keymiss_runs_sorted(want)
         if got != want:
             at = next((i for i, (x, y) in enumerate(zip(got, want)) if x != y), min(len(got), len(want)))
             tail = "\n".join(" ".join(map(str, c))[:200] for c in (history + batch)[-40:])
+            only_got = sorted(set(got) - set(want))[:10]
+            only_want = sorted(set(want) - set(got))[:10]
             pytest.fail(f"seed {SEED} + 10, batch at step {start}: notification {at} differs\n"
+                        f"only from basalt: {only_got}\nonly from redis: {only_want}\n"
                         f"basalt: {got[max(0, at - 4):at + 6]}\nredis:  {want[max(0, at - 4):at + 6]}\n"
                         f"({len(got)} against {len(want)} messages)\nlast commands:\n{tail}")
         events += len(want)

@@ -663,6 +663,9 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     };
     let db_before = ctx.client.db;
     ctx.client.log_override = None;
+    if ctx.shared.keyspace.events().wants(store::events::class::KEY_MISS) {
+        crate::notify::key_misses(ctx, spec, t.entries[idx].parent.is_some(), args);
+    }
     let targets = (is_write && ctx.shared.watch_count.load(Ordering::Relaxed) > 0)
         .then(|| transactions::before_write(ctx, spec, args));
     // The thread's clock reads the TSC raw (as Redis 7's monotonic clock does where the

@@ -158,6 +158,8 @@ fn parse<'a>(a: &[&'a [u8]], read_only: bool) -> Result<Options<'a>, CommandErro
 /// reused buffer.
 struct Reader<'l, 'k> {
     locked: &'l mut LockedShards<'k>,
+    /// The keyspace's event classes: a pattern that names a missing key is a `keymiss`.
+    events: &'k store::events::Flags,
     db: usize,
     now_ms: i64,
     key: Vec<u8>,
@@ -178,14 +180,23 @@ impl Reader<'_, '_> {
         self.key.extend_from_slice(suffix);
         let key = &self.key[..];
         let (h, shard) = self.locked.shard_for(self.db, key);
+        let miss = |events| store::events::push(events, class::KEY_MISS, "keymiss", self.db, key);
         match field {
-            Some(field) => match coll::read::<Hash>(shard, h, key, self.now_ms).ok().flatten() {
-                Some(hash) => f(hash.field(field)),
-                None => f(None),
+            Some(field) => match coll::read::<Hash>(shard, h, key, self.now_ms) {
+                Ok(Some(hash)) => f(hash.field(field)),
+                Ok(None) => {
+                    miss(self.events);
+                    f(None)
+                }
+                Err(_) => f(None),
             },
             None => match shard.read(h, key, self.now_ms, None).map(|e| e.value()) {
                 Some(ValueRef::Str(s)) => s.with_bytes(|b| f(Some(b))),
-                _ => f(None),
+                Some(ValueRef::Obj(_)) => f(None),
+                None => {
+                    miss(self.events);
+                    f(None)
+                }
             },
         }
     }
@@ -314,13 +325,21 @@ fn sort(reader: &mut Reader<'_, '_>, elements: Vec<Vec<u8>>, o: &Options<'_>) ->
         return Ok(keyed.into_iter().map(|(_, e)| e).collect());
     }
     let mut weighted = Vec::with_capacity(elements.len());
+    let mut not_a_number = false;
     for e in elements {
-        // A missing weight is 0; one that is not a number fails the sort.
+        // A missing weight is 0; one that is not a number fails the sort, once every
+        // weight was read (as Redis: the keys read are reported as `keymiss` events).
         let weight = match o.by {
             Some(p) => reader.with(p, &e, |v| v.map_or(Some(0.0), sort_weight)),
             None => sort_weight(&e),
         };
-        weighted.push((weight.ok_or(CommandError::msg(NOT_DOUBLE))?, e));
+        match weight {
+            Some(w) => weighted.push((w, e)),
+            None => not_a_number = true,
+        }
+    }
+    if not_a_number {
+        return Err(CommandError::msg(NOT_DOUBLE));
     }
     // Equal weights are ordered by the elements' bytes, so the result is deterministic.
     weighted.sort_by(|x, y| direction(x.0.partial_cmp(&y.0).unwrap_or(Ordering::Equal).then_with(|| x.1.cmp(&y.1))));
@@ -339,7 +358,7 @@ fn sort_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(), C
         ks.lock_keys(db, std::iter::once(a[1]).chain(o.store))
     };
     let (elements, (start, end)) = load(&mut locked, ctx, a[1], &mut o)?;
-    let mut reader = Reader { locked: &mut locked, db, now_ms: ctx.now_ms, key: Vec::new() };
+    let mut reader = Reader { locked: &mut locked, events: ks.events(), db, now_ms: ctx.now_ms, key: Vec::new() };
     let sorted = if o.dont_sort { elements } else { sort(&mut reader, elements, &o)? };
     let chosen = if end < start { &sorted[..0] } else { &sorted[start as usize..=end as usize] };
 
