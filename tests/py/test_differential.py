@@ -833,6 +833,13 @@ def test_keyspace_notifications_match_redis(pair_of_servers):
         events += len(want)
         kinds.update(ch.split(b":", 1)[1] for ch, _ in want if ch.startswith(b"__keyevent"))
         history += batch
+    # Every read lookup counted as Redis counts it (the same places report `keymiss`).
+    stats = []
+    for cmd_conn, _ in conns:
+        info = bulk_payload(cmd_conn.replies([["INFO", "stats"]])[0]).decode()
+        stats.append({k: v for k, v in (line.split(":", 1) for line in info.split("\r\n") if ":" in line)
+                      if k in ("keyspace_hits", "keyspace_misses")})
+    assert stats[0] == stats[1], f"basalt {stats[0]}, redis {stats[1]}"
     # The run reported the events it is meant to cover.
     assert events >= COMMANDS // 4, f"only {events} notifications"
     expected = {b"new", b"set", b"del", b"expire", b"persist", b"lpush", b"rpop", b"lpop", b"hset",

@@ -19,7 +19,7 @@
 
 use store::events::{self, class, Event};
 
-use crate::command::{self, flags, pubsub, CommandSpec, Ctx};
+use crate::command::{pubsub, Ctx};
 use crate::shared::Shared;
 
 /// Flag letters in the order Redis 7.0 writes them back (CONFIG GET): the classes when
@@ -102,46 +102,6 @@ pub fn notify_in(ctx: &Ctx<'_>, class: u32, name: &'static str, db: usize, key: 
 /// log's replay at start-up there is none either).
 fn publishes_at_once(ctx: &Ctx<'_>) -> bool {
     ctx.shared.aof.is_none() || ctx.client.loading
-}
-
-/// The `keymiss` events of a command about to run (only called with class `m` on):
-/// each key it reads as Redis's read lookup does (the keys of a read-only command;
-/// what some writes read, SET ... GET, COPY's source, the *STORE commands' sources) is
-/// looked up now, in argument order, expiring it if its time has come (so an
-/// `expired` comes first, as in Redis), and a missing one queued as a `keymiss`,
-/// before the command's own events. SORT's patterns report theirs as they read.
-/// Redis's introspection (OBJECT, MEMORY USAGE, subcommands generally) reports none.
-pub fn key_misses(ctx: &Ctx<'_>, spec: &CommandSpec, subcommand: bool, args: &[&[u8]]) {
-    if subcommand {
-        return;
-    }
-    let keys: Vec<usize> = match spec.name {
-        _ if spec.flags & flags::READONLY != 0 => match command::command_keys(spec, args) {
-            Some(keys) if spec.name == "sort_ro" => keys.into_iter().take(1).collect(),
-            Some(keys) => keys,
-            None => return,
-        },
-        "getdel" | "getex" | "getset" | "copy" => vec![1],
-        "set" if args[3..].iter().any(|a| a.eq_ignore_ascii_case(b"get")) => vec![1],
-        "bitop" => (3..args.len()).collect(),
-        "sinterstore" | "sunionstore" | "sdiffstore" => (2..args.len()).collect(),
-        "zunionstore" | "zinterstore" | "zdiffstore" => match command::command_keys(spec, args) {
-            Some(keys) => keys.into_iter().skip(1).collect(),
-            None => return,
-        },
-        "zrangestore" => vec![2],
-        "sort" => vec![1],
-        _ => return,
-    };
-    let ks = ctx.ks();
-    let db = ctx.client.db;
-    for i in keys {
-        let key = args[i];
-        let (h, mut shard) = ks.lock_key(db, key);
-        if shard.read(h, key, ctx.now_ms, None).is_none() {
-            events::push(ks.events(), class::KEY_MISS, "keymiss", db, key);
-        }
-    }
 }
 
 /// Publishes this thread's queued events, oldest first; `need` is the log offset their

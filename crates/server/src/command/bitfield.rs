@@ -159,7 +159,10 @@ fn bitfield_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(
         .max();
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let Some(last_bit) = last_written_bit else {
-        let value = match shard.read(h, a[1], ctx.now_ms, None).map(|e| e.value()) {
+        let found = shard.read(h, a[1], ctx.now_ms, None).map(|e| e.value());
+        // Only GETs: a read lookup, as Redis's (a hit, or a miss and its `keymiss`).
+        ctx.lookup(a[1], found.is_some());
+        let value = match found {
             None => None,
             Some(ValueRef::Str(s)) => Some(s.to_vec()),
             Some(ValueRef::Obj(_)) => return Err(CommandError::WrongType),

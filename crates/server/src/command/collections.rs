@@ -163,6 +163,19 @@ pub fn read<'s, T: Collection>(
     }
 }
 
+/// [`read`] as Redis's read lookup: the read counts as a keyspace hit (the key exists,
+/// whatever its type) or a miss (`keymiss` event), see [`Ctx::lookup`].
+pub fn read_key<'s, T: Collection>(
+    ctx: &Ctx<'_>,
+    shard: &'s mut Shard,
+    hash: u64,
+    key: &[u8],
+) -> Result<Option<CollRef<'s, T>>, CommandError> {
+    let found = read::<T>(shard, hash, key, ctx.now_ms);
+    ctx.lookup(key, !matches!(found, Ok(None)));
+    found
+}
+
 /// The collection at `key`, created empty when absent; WRONGTYPE when another type.
 /// The caller must leave it non-empty or call [`drop_if_empty`].
 pub fn get_or_create<'s, T: Collection>(

@@ -25,8 +25,8 @@ fn dump(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let payload = shard
         .read(h, a[1], ctx.now_ms, None)
         .map(|e| store::rdb::dump_payload(e, compress));
+    ctx.lookup(a[1], payload.is_some());
     drop(shard);
-    ctx.hit(payload.is_some());
     match payload {
         Some(p) => encode::bulk(ctx.out, &p),
         None => ctx.null(),

@@ -60,9 +60,8 @@ fn hsetnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// HGET key field — the value or nil.
 fn hget(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let hash = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?;
+    let hash = coll::read_key::<Hash>(ctx, &mut shard, h, a[1])?;
     let v = hash.as_ref().and_then(|hash| hash.field(a[2]));
-    ctx.hit(v.is_some());
     match v {
         Some(v) => encode::bulk(ctx.out, v),
         None => encode::null(ctx.out, ctx.client.proto),
@@ -73,7 +72,7 @@ fn hget(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// HMGET key field [field ...] — values or nils.
 fn hmget(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let hash = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?;
+    let hash = coll::read_key::<Hash>(ctx, &mut shard, h, a[1])?;
     encode::array_len(ctx.out, a.len() - 2);
     for f in &a[2..] {
         match hash.as_ref().and_then(|hash| hash.field(f)) {
@@ -95,8 +94,9 @@ enum Part {
 fn dump(ctx: &mut Ctx<'_>, key: &[u8], part: Part) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, key);
     let proto = ctx.client.proto;
+    let found = coll::read_key::<Hash>(ctx, &mut shard, h, key)?;
     let out = &mut *ctx.out;
-    let Some(hash) = coll::read::<Hash>(&mut shard, h, key, ctx.now_ms)? else {
+    let Some(hash) = found else {
         match part {
             Part::Both => encode::map_len(out, 0, proto),
             _ => encode::array_len(out, 0),
@@ -155,7 +155,7 @@ fn hdel(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// HLEN key — number of fields.
 fn hlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |hash| hash.len());
+    let n = coll::read_key::<Hash>(ctx, &mut shard, h, a[1])?.map_or(0, |hash| hash.len());
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -163,7 +163,7 @@ fn hlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// HSTRLEN key field — length of the value, 0 when absent.
 fn hstrlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|hash| hash.field(a[2]).map(<[u8]>::len)).unwrap_or(0);
+    let n = coll::read_key::<Hash>(ctx, &mut shard, h, a[1])?.and_then(|hash| hash.field(a[2]).map(<[u8]>::len)).unwrap_or(0);
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -171,7 +171,7 @@ fn hstrlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// HEXISTS key field — 1 or 0.
 fn hexists(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let found = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?.is_some_and(|hash| hash.field(a[2]).is_some());
+    let found = coll::read_key::<Hash>(ctx, &mut shard, h, a[1])?.is_some_and(|hash| hash.field(a[2]).is_some());
     encode::integer(ctx.out, i64::from(found));
     Ok(())
 }
@@ -243,7 +243,7 @@ fn hrandfield(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     check_random_count(count, with_values)?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let proto = ctx.client.proto;
-    let hash = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)?;
+    let hash = coll::read_key::<Hash>(ctx, &mut shard, h, a[1])?;
     let Some(count) = count else {
         // One field: a constant-time pick, without copying the hash.
         match hash.as_ref().and_then(|hash| hash.random(ctx.rng)) {
@@ -428,7 +428,7 @@ fn hscan(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut body = Vec::new();
     let mut n = 0;
     let mut next = 0;
-    if let Some(hash) = coll::read::<Hash>(&mut shard, h, a[1], ctx.now_ms)? {
+    if let Some(hash) = coll::read_key::<Hash>(ctx, &mut shard, h, a[1])? {
         next = hash.scan(scan.cursor, scan.count, |f, v| {
             if scan.matches(f) {
                 encode::bulk(&mut body, f);

@@ -67,9 +67,9 @@ fn count_live(ctx: &mut Ctx<'_>, a: &[&[u8]], touch: bool) -> Result<(), Command
     let mut n = 0;
     for key in &a[1..] {
         let (h, shard) = locked.shard_for(db, key);
-        if shard.read(h, key, ctx.now_ms, touch.then_some(lru)).is_some() {
-            n += 1;
-        }
+        let found = shard.read(h, key, ctx.now_ms, touch.then_some(lru)).is_some();
+        ctx.lookup(key, found);
+        n += i64::from(found);
     }
     encode::integer(ctx.out, n);
     Ok(())
@@ -80,6 +80,7 @@ fn type_(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
     let name = shard.read(h, a[1], ctx.now_ms, None).map_or("none", |e| e.value().value_type().name());
+    ctx.lookup(a[1], name != "none");
     encode::simple(ctx.out, name.as_bytes());
     Ok(())
 }
@@ -170,7 +171,9 @@ enum TtlForm {
 fn ttl_generic(ctx: &mut Ctx<'_>, key: &[u8], form: TtlForm) -> Result<(), CommandError> {
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, key);
-    let reply = match shard.get(h, key, ctx.now_ms) {
+    let found = shard.get(h, key, ctx.now_ms);
+    ctx.lookup(key, found.is_some());
+    let reply = match found {
         None => -2,
         Some(e) => match e.expire_at_ms() {
             None => -1,
@@ -233,7 +236,12 @@ fn move_key(
     let mut locked = ks.lock_set(&mut wanted);
     let now = ctx.now_ms;
     // Both keys' shards are locked; each step borrows one of them (possibly the same).
-    if locked.shard_for(sdb, src).1.get(ks.hash(src), src, now).is_none() {
+    let found = locked.shard_for(sdb, src).1.get(ks.hash(src), src, now).is_some();
+    if copy {
+        // COPY reads its source as Redis's read lookup does (RENAME and MOVE do not).
+        ctx.lookup(src, found);
+    }
+    if !found {
         return Err(CommandError::NoSuchKey);
     }
     let (dh, dshard) = locked.shard_for(ddb, dst);
@@ -551,7 +559,10 @@ fn object_sub(ctx: &mut Ctx<'_>, a: &[&[u8]], what: &str) -> Result<(), CommandE
     let lfu = ctx.shared.config.read().maxmemory_policy.contains("lfu");
     let ks = ctx.ks();
     let (h, shard) = ks.lock_key(ctx.client.db, a[2]);
-    let Some(e) = shard.peek(h, a[2], ctx.now_ms) else {
+    let found = shard.peek(h, a[2], ctx.now_ms);
+    // Counted as a hit or miss, without a `keymiss` event (Redis's OBJECT lookup).
+    ctx.count_lookup(found.is_some());
+    let Some(e) = found else {
         ctx.null();
         return Ok(());
     };

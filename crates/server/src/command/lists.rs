@@ -107,7 +107,7 @@ fn rpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// LLEN key — the length.
 fn llen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::read::<List>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |l| l.len());
+    let n = coll::read_key::<List>(ctx, &mut shard, h, a[1])?.map_or(0, |l| l.len());
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -117,7 +117,7 @@ fn lrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let start = args::int(a[2])?;
     let stop = args::int(a[3])?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let list = coll::read::<List>(&mut shard, h, a[1], ctx.now_ms)?;
+    let list = coll::read_key::<List>(ctx, &mut shard, h, a[1])?;
     match list.and_then(|l| l.range(start, stop).map(|r| (l, r))) {
         None => encode::array_len(ctx.out, 0),
         Some((l, (s, e))) => {
@@ -134,7 +134,9 @@ fn lrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn lindex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let i = args::int(a[2])?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let list = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)?;
+    let list = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms);
+    ctx.lookup(a[1], !matches!(list, Ok(None)));
+    let list = list?;
     match list.as_ref().and_then(|l| l.index(i).and_then(|p| l.get(p))) {
         Some(item) => encode::bulk(ctx.out, item),
         None => encode::null(ctx.out, ctx.client.proto),
@@ -262,7 +264,7 @@ fn lpos(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut found = Vec::new();
-    if let Some(list) = coll::read::<List>(&mut shard, h, a[1], ctx.now_ms)? {
+    if let Some(list) = coll::read_key::<List>(ctx, &mut shard, h, a[1])? {
         let want = match count {
             Some(0) => usize::MAX,
             Some(n) => n,

@@ -248,13 +248,23 @@ impl<'a> Ctx<'a> {
         encode::null(self.out, self.client.proto);
     }
 
-    /// Records a keyspace hit or miss (INFO stats).
-    pub fn hit(&self, found: bool) {
-        if found {
-            bump(&self.stats.keyspace_hits, 1);
-        } else {
-            bump(&self.stats.keyspace_misses, 1);
+    /// Records a read of `key` in the client's database as Redis's read lookup does: a
+    /// keyspace hit or miss (INFO stats), and for a miss the `keymiss` notification.
+    /// Called by every command that reads a key as Redis reads it (reads, and the keys
+    /// some writes read: SET ... GET, COPY's source, the *STORE commands' sources).
+    #[inline]
+    pub fn lookup(&self, key: &[u8], found: bool) {
+        self.count_lookup(found);
+        if !found {
+            crate::notify::notify(self, store::events::class::KEY_MISS, "keymiss", key);
         }
+    }
+
+    /// Counts a keyspace hit or miss (INFO stats) without notifying.
+    #[inline]
+    pub fn count_lookup(&self, found: bool) {
+        let counter = if found { &self.stats.keyspace_hits } else { &self.stats.keyspace_misses };
+        bump(counter, 1);
     }
 
     /// The LRU clock value for now.
@@ -663,9 +673,6 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     };
     let db_before = ctx.client.db;
     ctx.client.log_override = None;
-    if ctx.shared.keyspace.events().wants(store::events::class::KEY_MISS) {
-        crate::notify::key_misses(ctx, spec, t.entries[idx].parent.is_some(), args);
-    }
     let targets = (is_write && ctx.shared.watch_count.load(Ordering::Relaxed) > 0)
         .then(|| transactions::before_write(ctx, spec, args));
     // The thread's clock reads the TSC raw (as Redis 7's monotonic clock does where the

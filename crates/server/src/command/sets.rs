@@ -45,7 +45,9 @@ fn srem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 /// SMEMBERS key — all members.
 fn smembers(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let members = members_of(ctx, a[1])?.unwrap_or_default();
+    let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
+    let members = coll::read_key::<Set>(ctx, &mut shard, h, a[1])?.map(|s| s.members()).unwrap_or_default();
+    drop(shard);
     write_set(ctx, &members);
     Ok(())
 }
@@ -57,6 +59,7 @@ fn write_set(ctx: &mut Ctx<'_>, members: &[Vec<u8>]) {
     }
 }
 
+/// A set's members (SRANDMEMBER's copy, after its own lookup of the key).
 fn members_of(ctx: &Ctx<'_>, key: &[u8]) -> Result<Option<Vec<Vec<u8>>>, CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, key);
     let members = coll::read::<Set>(&mut shard, h, key, ctx.now_ms)?.map(|s| s.members());
@@ -66,7 +69,7 @@ fn members_of(ctx: &Ctx<'_>, key: &[u8]) -> Result<Option<Vec<Vec<u8>>>, Command
 /// SISMEMBER key member — 1 or 0.
 fn sismember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let found = coll::read::<Set>(&mut shard, h, a[1], ctx.now_ms)?.is_some_and(|s| s.contains(a[2]));
+    let found = coll::read_key::<Set>(ctx, &mut shard, h, a[1])?.is_some_and(|s| s.contains(a[2]));
     encode::integer(ctx.out, i64::from(found));
     Ok(())
 }
@@ -74,7 +77,7 @@ fn sismember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// SMISMEMBER key member [member ...] — 1 or 0 for each.
 fn smismember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let set = coll::read::<Set>(&mut shard, h, a[1], ctx.now_ms)?;
+    let set = coll::read_key::<Set>(ctx, &mut shard, h, a[1])?;
     encode::array_len(ctx.out, a.len() - 2);
     for m in &a[2..] {
         encode::integer(ctx.out, i64::from(set.as_ref().is_some_and(|s| s.contains(m))));
@@ -85,7 +88,7 @@ fn smismember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// SCARD key — number of members.
 fn scard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::read::<Set>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |s| s.len());
+    let n = coll::read_key::<Set>(ctx, &mut shard, h, a[1])?.map_or(0, |s| s.len());
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -153,7 +156,7 @@ fn srandmember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let Some(count) = count else {
         // One member: a constant-time pick, without copying the set.
         let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-        match coll::read::<Set>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|s| s.random(ctx.rng)) {
+        match coll::read_key::<Set>(ctx, &mut shard, h, a[1])?.and_then(|s| s.random(ctx.rng)) {
             Some(m) => encode::bulk(ctx.out, &m),
             None => encode::null(ctx.out, ctx.client.proto),
         }
@@ -164,7 +167,7 @@ fn srandmember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     // differ, both O(count); a larger one, or a packed set (whose picks walk it), takes
     // the copied set, O(N).
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let set = coll::read::<Set>(&mut shard, h, a[1], ctx.now_ms)?;
+    let set = coll::read_key::<Set>(ctx, &mut shard, h, a[1])?;
     if let Some(set) = set.filter(|s| s.random_is_constant_time()) {
         let rng = &mut *ctx.rng;
         if let Some((n, picks)) = sample_picks(count, set.len(), || set.random(rng), Vec::clone) {
@@ -247,7 +250,7 @@ fn compute<'k>(
     let mut sets: Vec<Option<Set>> = Vec::with_capacity(keys.len());
     for key in keys {
         let (h, shard) = locked.shard_for(db, key);
-        sets.push(coll::read::<Set>(shard, h, key, ctx.now_ms)?.map(|s| s.clone()));
+        sets.push(coll::read_key::<Set>(ctx, shard, h, key)?.map(|s| s.clone()));
     }
     let out = match op {
         Op::Inter => {
@@ -377,7 +380,7 @@ fn sscan(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut body = Vec::new();
     let mut n = 0;
     let mut next = 0;
-    if let Some(set) = coll::read::<Set>(&mut shard, h, a[1], ctx.now_ms)? {
+    if let Some(set) = coll::read_key::<Set>(ctx, &mut shard, h, a[1])? {
         next = set.scan(scan.cursor, scan.count, |m| {
             if scan.matches(m) {
                 encode::bulk(&mut body, m);

@@ -39,6 +39,7 @@ use super::args;
 use super::collections as coll;
 use super::flags::*;
 use super::{spec, CommandError, CommandSpec, Ctx};
+use crate::shared::{bump, ThreadStats};
 
 /// Elements of a STORE result per RPUSH record in the log (Redis's AOF rewrite batches
 /// the same way), so that no single record grows with the result.
@@ -160,6 +161,8 @@ struct Reader<'l, 'k> {
     locked: &'l mut LockedShards<'k>,
     /// The keyspace's event classes: a pattern that names a missing key is a `keymiss`.
     events: &'k store::events::Flags,
+    /// Where the keyspace hits and misses of those reads are counted.
+    stats: &'l ThreadStats,
     db: usize,
     now_ms: i64,
     key: Vec<u8>,
@@ -180,24 +183,36 @@ impl Reader<'_, '_> {
         self.key.extend_from_slice(suffix);
         let key = &self.key[..];
         let (h, shard) = self.locked.shard_for(self.db, key);
-        let miss = |events| store::events::push(events, class::KEY_MISS, "keymiss", self.db, key);
+        // Each read is a lookup as Redis's (`Ctx::lookup`: a hit, or a miss and its
+        // `keymiss` event, published after the command).
+        let (stats, events, db) = (self.stats, self.events, self.db);
+        let lookup = |found: bool| {
+            if found {
+                bump(&stats.keyspace_hits, 1);
+            } else {
+                bump(&stats.keyspace_misses, 1);
+                store::events::push(events, class::KEY_MISS, "keymiss", db, key);
+            }
+        };
         match field {
             Some(field) => match coll::read::<Hash>(shard, h, key, self.now_ms) {
-                Ok(Some(hash)) => f(hash.field(field)),
-                Ok(None) => {
-                    miss(self.events);
-                    f(None)
+                Ok(Some(hash)) => {
+                    lookup(true);
+                    f(hash.field(field))
                 }
-                Err(_) => f(None),
-            },
-            None => match shard.read(h, key, self.now_ms, None).map(|e| e.value()) {
-                Some(ValueRef::Str(s)) => s.with_bytes(|b| f(Some(b))),
-                Some(ValueRef::Obj(_)) => f(None),
-                None => {
-                    miss(self.events);
+                found => {
+                    lookup(found.is_err());
                     f(None)
                 }
             },
+            None => {
+                let found = shard.read(h, key, self.now_ms, None).map(|e| e.value());
+                lookup(found.is_some());
+                match found {
+                    Some(ValueRef::Str(s)) => s.with_bytes(|b| f(Some(b))),
+                    _ => f(None),
+                }
+            }
         }
     }
 
@@ -233,7 +248,9 @@ fn load(
 ) -> Result<(Vec<Vec<u8>>, (i64, i64)), CommandError> {
     let db = ctx.client.db;
     let (h, shard) = locked.shard_for(db, key);
-    let kind = match shard.read(h, key, ctx.now_ms, None) {
+    let found = shard.read(h, key, ctx.now_ms, None);
+    ctx.lookup(key, found.is_some());
+    let kind = match found {
         None => return Ok((Vec::new(), limit_range(0, o.limit))),
         Some(e) => match e.value() {
             ValueRef::Obj(obj) => obj.value_type(),
@@ -358,7 +375,7 @@ fn sort_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(), C
         ks.lock_keys(db, std::iter::once(a[1]).chain(o.store))
     };
     let (elements, (start, end)) = load(&mut locked, ctx, a[1], &mut o)?;
-    let mut reader = Reader { locked: &mut locked, events: ks.events(), db, now_ms: ctx.now_ms, key: Vec::new() };
+    let mut reader = Reader { locked: &mut locked, events: ks.events(), stats: ctx.stats, db, now_ms: ctx.now_ms, key: Vec::new() };
     let sorted = if o.dont_sort { elements } else { sort(&mut reader, elements, &o)? };
     let chosen = if end < start { &sorted[..0] } else { &sorted[start as usize..=end as usize] };
 

@@ -200,7 +200,7 @@ fn zrem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// ZCARD key — number of members.
 fn zcard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |z| z.len());
+    let n = coll::read_key::<ZSet>(ctx, &mut shard, h, a[1])?.map_or(0, |z| z.len());
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -208,7 +208,7 @@ fn zcard(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// ZSCORE key member — the score or nil.
 fn zscore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let s = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.and_then(|z| z.member_score(a[2]));
+    let s = coll::read_key::<ZSet>(ctx, &mut shard, h, a[1])?.and_then(|z| z.member_score(a[2]));
     match s {
         Some(s) => write_score(ctx.out, s, ctx.client.proto),
         None => ctx.null(),
@@ -219,7 +219,7 @@ fn zscore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// ZMSCORE key member [member ...] — scores or nils.
 fn zmscore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let z = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?;
+    let z = coll::read_key::<ZSet>(ctx, &mut shard, h, a[1])?;
     let proto = ctx.client.proto;
     encode::array_len(ctx.out, a.len() - 2);
     for m in &a[2..] {
@@ -233,7 +233,7 @@ fn zmscore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 fn rank_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], rev: bool) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let r = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?
+    let r = coll::read_key::<ZSet>(ctx, &mut shard, h, a[1])?
         .and_then(|z| z.rank(a[2]).map(|r| if rev { z.len() - 1 - r } else { r }));
     match r {
         Some(r) => encode::integer(ctx.out, r as i64),
@@ -378,7 +378,7 @@ fn parse_zrange(a: &[&[u8]], allow_withscores: bool) -> Result<(RangeQuery, bool
 
 fn run_range(ctx: &mut Ctx<'_>, key: &[u8], q: &RangeQuery, withscores: bool) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, key);
-    let items = coll::read::<ZSet>(&mut shard, h, key, ctx.now_ms)?.map(|z| select(&z, q)).unwrap_or_default();
+    let items = coll::read_key::<ZSet>(ctx, &mut shard, h, key)?.map(|z| select(&z, q)).unwrap_or_default();
     drop(shard);
     write_scored(ctx.out, ctx.client.proto, &items, withscores);
     Ok(())
@@ -397,7 +397,7 @@ fn zrangestore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let db = ctx.client.db;
     let mut locked = ctx.ks().lock_keys(db, &a[1..3]);
     let (sh, s) = locked.shard_for(db, a[2]);
-    let items = coll::read::<ZSet>(s, sh, a[2], ctx.now_ms)?.map(|z| select(&z, &q)).unwrap_or_default();
+    let items = coll::read_key::<ZSet>(ctx, s, sh, a[2])?.map(|z| select(&z, &q)).unwrap_or_default();
     let mut out = ZSet::new();
     for (score, m) in &items {
         out.insert(m, *score, limits);
@@ -457,7 +457,7 @@ fn zrevrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn zcount(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (min, max) = (score_bound(a[2])?, score_bound(a[3])?);
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |z| {
+    let n = coll::read_key::<ZSet>(ctx, &mut shard, h, a[1])?.map_or(0, |z| {
         let (f, l) = z.score_ranks(min, max);
         l - f
     });
@@ -469,7 +469,7 @@ fn zcount(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn zlexcount(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (min, max) = (lex_bound(a[2])?, lex_bound(a[3])?);
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let n = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?.map_or(0, |z| {
+    let n = coll::read_key::<ZSet>(ctx, &mut shard, h, a[1])?.map_or(0, |z| {
         let (f, l) = z.lex_ranks(&min, &max);
         l - f
     });
@@ -623,7 +623,7 @@ fn zrandmember(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     };
     check_random_count(count, withscores)?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let zset = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)?;
+    let zset = coll::read_key::<ZSet>(ctx, &mut shard, h, a[1])?;
     let proto = ctx.client.proto;
     let Some(count) = count else {
         // One member: a constant-time pick, without copying the sorted set.
@@ -734,7 +734,9 @@ fn algebra<'k>(
     let mut inputs = Vec::with_capacity(n);
     for key in keys {
         let (h, shard) = locked.shard_for(db, key);
-        inputs.push(scored_members(shard, h, key, ctx.now_ms)?);
+        let found = scored_members(shard, h, key, ctx.now_ms);
+        ctx.lookup(key, !matches!(found, Ok(None)));
+        inputs.push(found?);
     }
     let limits = ctx.shared.type_limits.zset();
     // Redis's aggregation (zunionInterAggregate): a sum that is NaN (inf + -inf) is 0;
@@ -910,7 +912,7 @@ fn zscan(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut body = Vec::new();
     let mut n = 0;
     let mut next = 0;
-    if let Some(z) = coll::read::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
+    if let Some(z) = coll::read_key::<ZSet>(ctx, &mut shard, h, a[1])? {
         next = z.scan(scan.cursor, scan.count, |m, s| {
             if scan.matches(m) {
                 encode::bulk(&mut body, m);

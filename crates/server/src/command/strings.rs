@@ -38,6 +38,19 @@ fn read_str<'s>(
     }
 }
 
+/// [`read_str`] as Redis's read lookup: a keyspace hit when the key exists (whatever
+/// its type), a miss and its `keymiss` event when not ([`Ctx::lookup`]).
+fn lookup_str<'s>(
+    shard: &'s mut Shard,
+    hash: u64,
+    key: &[u8],
+    ctx: &Ctx<'_>,
+) -> Result<Option<StrRef<'s>>, CommandError> {
+    let found = read_str(shard, hash, key, ctx);
+    ctx.lookup(key, !matches!(found, Ok(None)));
+    found
+}
+
 fn reply_str(out: &mut Vec<u8>, s: StrRef<'_>) {
     match s {
         StrRef::Bytes(b) => encode::bulk(out, b),
@@ -56,8 +69,7 @@ fn reply_opt_str(out: &mut Vec<u8>, s: Option<StrRef<'_>>, proto: Proto) {
 fn get(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
-    let v = read_str(&mut shard, h, a[1], ctx)?;
-    ctx.hit(v.is_some());
+    let v = lookup_str(&mut shard, h, a[1], ctx)?;
     reply_opt_str(ctx.out, v, ctx.client.proto);
     Ok(())
 }
@@ -120,7 +132,12 @@ fn set_generic(
 ) -> Result<SetReply, CommandError> {
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, key);
-    let (exists, old_ttl, old) = match shard.get(h, key, ctx.now_ms) {
+    let found = shard.get(h, key, ctx.now_ms);
+    if want_old {
+        // SET ... GET and GETSET read the key as Redis's GET does.
+        ctx.lookup(key, found.is_some());
+    }
+    let (exists, old_ttl, old) = match found {
         None => (false, None, None),
         Some(e) => {
             let old = match e.value() {
@@ -206,14 +223,15 @@ fn mget(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     encode::array_len(ctx.out, a.len() - 1);
     for key in &a[1..] {
         let (h, shard) = locked.shard_for(db, key);
-        let v = match shard.get(h, key, ctx.now_ms) {
+        let e = shard.get(h, key, ctx.now_ms);
+        ctx.lookup(key, e.is_some());
+        let v = match e {
             Some(e) => match e.value() {
                 ValueRef::Str(s) => Some(s),
                 ValueRef::Obj(_) => None,
             },
             None => None,
         };
-        ctx.hit(v.is_some());
         reply_opt_str(ctx.out, v, ctx.client.proto);
     }
     Ok(())
@@ -269,12 +287,10 @@ fn msetnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn getdel(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
-    if read_str(&mut shard, h, a[1], ctx)?.is_none() {
-        ctx.hit(false);
+    if lookup_str(&mut shard, h, a[1], ctx)?.is_none() {
         ctx.null();
         return Ok(());
     }
-    ctx.hit(true);
     if let Some(e) = shard.remove(h, a[1], ctx.now_ms) {
         if let ValueRef::Str(s) = e.value() {
             reply_str(ctx.out, s);
@@ -299,12 +315,10 @@ fn getex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     };
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
-    let Some(v) = read_str(&mut shard, h, a[1], ctx)? else {
-        ctx.hit(false);
+    let Some(v) = lookup_str(&mut shard, h, a[1], ctx)? else {
         ctx.null();
         return Ok(());
     };
-    ctx.hit(true);
     reply_str(ctx.out, v);
     match change {
         Change::None => {}
@@ -331,7 +345,7 @@ fn getex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn strlen(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
-    let len = read_str(&mut shard, h, a[1], ctx)?.map_or(0, |s| s.len());
+    let len = lookup_str(&mut shard, h, a[1], ctx)?.map_or(0, |s| s.len());
     encode::integer(ctx.out, len as i64);
     Ok(())
 }
@@ -443,7 +457,7 @@ fn getrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let end = args::int(a[3])?;
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
-    match read_str(&mut shard, h, a[1], ctx)? {
+    match lookup_str(&mut shard, h, a[1], ctx)? {
         None => encode::bulk(ctx.out, b""),
         Some(s) => s.with_bytes(|b| encode::bulk(ctx.out, &b[algo::getrange(b.len(), start, end)])),
     }
@@ -522,7 +536,7 @@ fn getbit(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let offset = bit_offset(a[2], max_string(ctx))?;
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
-    let bit = read_str(&mut shard, h, a[1], ctx)?.map_or(0, |s| s.with_bytes(|b| algo::getbit(b, offset)));
+    let bit = lookup_str(&mut shard, h, a[1], ctx)?.map_or(0, |s| s.with_bytes(|b| algo::getbit(b, offset)));
     encode::integer(ctx.out, i64::from(bit));
     Ok(())
 }
@@ -546,7 +560,7 @@ fn bitcount(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let unit = bit_unit(a.get(4))?;
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
-    let n = read_str(&mut shard, h, a[1], ctx)?.map_or(0, |s| s.with_bytes(|b| algo::bitcount(b, range, unit)));
+    let n = lookup_str(&mut shard, h, a[1], ctx)?.map_or(0, |s| s.with_bytes(|b| algo::bitcount(b, range, unit)));
     encode::integer(ctx.out, n);
     Ok(())
 }
@@ -566,7 +580,7 @@ fn bitpos(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let unit = bit_unit(a.get(5))?;
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
-    let pos = match read_str(&mut shard, h, a[1], ctx)? {
+    let pos = match lookup_str(&mut shard, h, a[1], ctx)? {
         None => {
             if bit == 1 {
                 -1
@@ -602,7 +616,9 @@ fn bitop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut sources: Vec<Vec<u8>> = Vec::with_capacity(a.len() - 3);
     for key in &a[3..] {
         let (h, shard) = locked.shard_for(db, key);
-        match shard.get(h, key, ctx.now_ms) {
+        let found = shard.get(h, key, ctx.now_ms);
+        ctx.lookup(key, found.is_some());
+        match found {
             None => sources.push(Vec::new()),
             Some(e) => match e.value() {
                 ValueRef::Str(s) => sources.push(s.to_vec()),
@@ -657,7 +673,9 @@ fn lcs(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut strs: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
     for (slot, key) in strs.iter_mut().zip(&a[1..3]) {
         let (h, shard) = locked.shard_for(db, key);
-        if let Some(e) = shard.get(h, key, ctx.now_ms) {
+        let found = shard.get(h, key, ctx.now_ms);
+        ctx.lookup(key, found.is_some());
+        if let Some(e) = found {
             match e.value() {
                 ValueRef::Str(s) => *slot = s.to_vec(),
                 ValueRef::Obj(_) => {
