@@ -670,20 +670,23 @@ fn lcs(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let ks = ctx.ks();
     let db = ctx.client.db;
     let mut locked = ks.lock_keys(db, &a[1..3]);
-    let mut strs: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
+    // Both keys are looked up before either's type is checked, as Redis does.
+    let mut strs: [Option<Vec<u8>>; 2] = [Some(Vec::new()), Some(Vec::new())];
     for (slot, key) in strs.iter_mut().zip(&a[1..3]) {
         let (h, shard) = locked.shard_for(db, key);
         let found = shard.get(h, key, ctx.now_ms);
         ctx.lookup(key, found.is_some());
         if let Some(e) = found {
-            match e.value() {
-                ValueRef::Str(s) => *slot = s.to_vec(),
-                ValueRef::Obj(_) => {
-                    return Err(CommandError::msg("ERR The specified keys must contain string values"))
-                }
-            }
+            *slot = match e.value() {
+                ValueRef::Str(s) => Some(s.to_vec()),
+                ValueRef::Obj(_) => None,
+            };
         }
     }
+    let [Some(x), Some(y)] = strs else {
+        return Err(CommandError::msg("ERR The specified keys must contain string values"));
+    };
+    let strs = [x, y];
     drop(locked);
     // Redis refuses when the DP table (u32 cells) would exceed proto-max-bulk-len.
     const TOO_BIG: &str = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
