@@ -25,6 +25,7 @@ mod hashes;
 mod keys;
 mod latency;
 mod monitor;
+mod notifications;
 mod pause;
 mod lists;
 mod persistence;
