@@ -22,6 +22,7 @@ DIFF_SEED (default 1); a failure prints the seed, the step and the commands befo
 import os
 import random
 import socket
+import time
 
 import pytest
 
@@ -852,3 +853,69 @@ def test_keyspace_notifications_match_redis(pair_of_servers):
                 b"setbit", b"incrby", b"append", b"setrange", b"copy_to", b"rename_from", b"rename_to"}
     if COMMANDS >= 10000:
         assert expected <= kinds, f"events never seen: {sorted(expected - kinds)}"
+
+
+# Commands the random sequence does not send (random pops, RESTORE, databases, expiry
+# times already past, blocked pops served by a push), each scenario's events compared
+# with Redis's.
+SCENARIOS = [
+    [["SET", "a", "1"], ["EXPIRE", "a", "-1"], ["SET", "a", "1"], ["SET", "a", "2", "EXAT", "1"],
+     ["SET", "a", "1"], ["GETEX", "a", "PXAT", "1"]],
+    [["RPUSH", "L", "a", "b"], ["RESTORE", "L", "0", "<dump L>"], ["RESTORE", "L", "0", "<dump L>", "REPLACE"],
+     ["RESTORE", "L2", "0", "<dump L>"], ["RESTORE", "L", "1", "<dump L>", "REPLACE", "ABSTTL"]],
+    [["SADD", "S", "a", "b", "c"], ["SPOP", "S", "0"], ["SPOP", "S", "5"], ["SADD", "S", "a"], ["SPOP", "S"]],
+    [["ZADD", "Z", "1", "a"], ["ZADD", "Z", "INCR", "0", "a"], ["ZADD", "Z", "GT", "0", "a"], ["ZINCRBY", "Z", "0", "a"]],
+    [["SET", "m", "1"], ["MOVE", "m", "1"], ["RPUSH", "L2", "x"], ["COPY", "L2", "c2", "DB", "2"],
+     ["RENAMENX", "L2", "c2"], ["SET", "c3", "1"], ["RENAMENX", "L2", "c3"], ["SWAPDB", "0", "1"], ["SWAPDB", "0", "1"]],
+    [["SORT", "nokey", "STORE", "sd"], ["RPUSH", "sd", "x"], ["SORT", "nokey", "STORE", "sd"],
+     ["SINTERSTORE", "sd2", "nokey"], ["SET", "sd2", "x"], ["SINTERSTORE", "sd2", "nokey"],
+     ["BITOP", "AND", "bd", "nokey"], ["ZRANGESTORE", "zd", "Z", "5", "6"]],
+    [["ZADD", "Z2", "1", "a", "2", "b"], ["ZPOPMIN", "Z2", "0"], ["ZPOPMAX", "Z2", "5"], ["LPUSH", "LL", "a"],
+     ["LPOP", "LL", "0"], ["RPOP", "LL", "5"], ["BLPOP", "LL", "0.01"]],
+    [["SET", "ttl", "1", "EX", "100"], ["PERSIST", "ttl"], ["PERSIST", "ttl"], ["EXPIRE", "ttl", "100", "NX"],
+     ["EXPIRE", "ttl", "50", "GT"], ["PEXPIREAT", "ttl", "1"], ["FLUSHALL"]],
+]
+
+# A client blocks on the first command; the second, from another client, serves it.
+BLOCKED = [
+    (["BLPOP", "bl", "2"], ["RPUSH", "bl", "v"]),
+    (["BZPOPMAX", "bz", "2"], ["ZADD", "bz", "1", "m"]),
+    (["BLMOVE", "bm", "bm2", "LEFT", "RIGHT", "2"], ["LPUSH", "bm", "v"]),
+    (["BLMPOP", "2", "2", "bq", "bq2", "RIGHT", "COUNT", "5"], ["RPUSH", "bq2", "a", "b"]),
+]
+
+
+def test_notification_scenarios_match_redis(pair_of_servers):
+    streams = []
+    for server in pair_of_servers:
+        cmd, sub, waiter = Raw(server.port), Raw(server.port), Raw(server.port)
+        assert cmd.replies([["CONFIG", "SET", "notify-keyspace-events", "KEAnm"]]) == [b"+OK\r\n"]
+        sub.sock.sendall(encode(["PSUBSCRIBE", "__key*@*__:*"]) + encode(["SUBSCRIBE", NOTIFY_MARK]))
+        next_reply(sub), next_reply(sub)
+        stream = []
+        for n, scenario in enumerate(SCENARIOS):
+            for c in scenario:
+                if "<dump L>" in c:
+                    dump = bulk_payload(cmd.replies([["DUMP", "L"]])[0])
+                    c = [dump if x == "<dump L>" else x for x in c]
+                cmd.replies([c])
+            mark = str(n).encode()
+            cmd.replies([["PUBLISH", NOTIFY_MARK, mark]])
+            stream.append(notifications(sub, mark))
+        for n, (block, push) in enumerate(BLOCKED):
+            waiter.sock.sendall(encode(block))
+            for _ in range(500):
+                if b"blocked_clients:1\r\n" in cmd.replies([["INFO", "clients"]])[0]:
+                    break
+                time.sleep(0.01)
+            else:
+                pytest.fail(f"{block} never blocked")
+            cmd.replies([push])
+            next_reply(waiter)
+            mark = f"blocked {n}".encode()
+            cmd.replies([["PUBLISH", NOTIFY_MARK, mark]])
+            stream.append(notifications(sub, mark))
+        streams.append(stream)
+    for n, (got, want) in enumerate(zip(*streams)):
+        what = SCENARIOS[n] if n < len(SCENARIOS) else BLOCKED[n - len(SCENARIOS)]
+        assert got == want, f"{what}\nbasalt: {got}\nredis:  {want}"

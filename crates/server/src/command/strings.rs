@@ -159,9 +159,11 @@ fn set_generic(
             Ttl::Keep => old_ttl,
             Ttl::At(t) => Some(t),
         };
-        if expire.is_some_and(|t| t <= ctx.now_ms) {
-            // An expiry already past (EXAT/PXAT): the key is deleted, as Redis 7 does
-            // (the events are still those of a set and its expire).
+        let past = expire.is_some_and(|t| t <= ctx.now_ms);
+        if past {
+            // An expiry already past (EXAT/PXAT): the key is deleted at once. Redis
+            // stores it and expires it at its next lookup or expiry cycle; the events
+            // and the expired count are the same: a set, its expire, then `expired`.
             shard.remove(h, key, ctx.now_ms);
             if !exists {
                 notify(ctx, class::NEW, "new", key);
@@ -172,6 +174,10 @@ fn set_generic(
         notify(ctx, class::STRING, "set", key);
         if matches!(ttl, Ttl::At(_)) {
             notify(ctx, class::GENERIC, "expire", key);
+        }
+        if past {
+            shard.stats.expired_keys += 1;
+            notify(ctx, class::EXPIRED, "expired", key);
         }
     }
     Ok(match (want_old, allowed) {
