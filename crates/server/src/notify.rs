@@ -105,13 +105,21 @@ fn publishes_at_once(ctx: &Ctx<'_>) -> bool {
 }
 
 /// Publishes this thread's queued events, oldest first; `need` is the log offset their
-/// messages wait for (0: none). Cheap when nothing is queued.
+/// messages wait for (0: none). One thread-local load when nothing is queued. Events
+/// queued before the setting was turned off are dropped, never kept for later.
+#[inline]
 pub fn flush(shared: &Shared, need: u64) {
+    if events::pending() {
+        publish_queued(shared, need);
+    }
+}
+
+fn publish_queued(shared: &Shared, need: u64) {
+    let queued = events::take();
     let flags = shared.keyspace.events().get();
     if flags == 0 {
         return;
     }
-    let queued = events::take();
     for event in &queued {
         publish(shared, flags, event, need);
     }

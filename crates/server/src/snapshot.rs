@@ -314,7 +314,7 @@ pub fn load_into(
             return Ok(());
         }
         let (h, mut shard) = ks.lock_key(db, entry.key());
-        shard.insert(h, entry);
+        shard.insert_loaded(h, entry);
         loaded += 1;
         Ok(())
     })?;

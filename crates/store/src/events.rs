@@ -12,7 +12,7 @@
 //! command runs on one thread from start to end: the server drains it after the events
 //! of one command (or one expiry step) are in, and publishes them.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Event classes, Redis's notification flags (one bit each, as `notify-keyspace-events`
@@ -86,6 +86,9 @@ pub struct Event {
 
 thread_local! {
     static QUEUE: RefCell<Vec<Event>> = const { RefCell::new(Vec::new()) };
+    /// Whether QUEUE holds events: a plain flag (no destructor, so reading it costs
+    /// a load), checked after every command.
+    static PENDING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Queues an event if `flags` wants its class.
@@ -99,11 +102,18 @@ pub fn push(flags: &Flags, class: u32, name: &'static str, db: usize, key: &[u8]
 #[cold]
 fn push_unchecked(class: u32, name: &'static str, db: usize, key: &[u8]) {
     QUEUE.with(|q| q.borrow_mut().push(Event { class, name, db, key: key.into() }));
+    PENDING.with(|p| p.set(true));
 }
 
-/// Takes this thread's queued events, oldest first (empty, without allocating, when
-/// there are none).
+/// Whether this thread has queued events.
+#[inline]
+pub fn pending() -> bool {
+    PENDING.with(Cell::get)
+}
+
+/// Takes this thread's queued events, oldest first.
 pub fn take() -> Vec<Event> {
+    PENDING.with(|p| p.set(false));
     QUEUE.with(|q| std::mem::take(&mut *q.borrow_mut()))
 }
 
@@ -123,8 +133,9 @@ mod tests {
         push(&flags, class::EXPIRED, "expired", 1, b"k");
         push(&flags, class::STRING, "set", 1, b"k");
         push(&flags, class::GENERIC, "del", 2, b"k");
+        assert!(pending());
         let names: Vec<(&str, usize)> = take().iter().map(|e| (e.name, e.db)).collect();
         assert_eq!(names, [("expired", 1), ("del", 2)]);
-        assert!(take().is_empty());
+        assert!(!pending() && take().is_empty());
     }
 }

@@ -113,11 +113,6 @@ impl Shard {
         }
     }
 
-    /// Queues the `new` event of a key created where none was.
-    fn note_new(&self, key: &[u8]) {
-        events::push(&self.events, class::NEW, "new", self.db, key);
-    }
-
     /// See the `expiry_held` field.
     pub(crate) fn hold_expiry(&mut self, held: bool) {
         self.expiry_held = held;
@@ -199,11 +194,18 @@ impl Shard {
     /// Inserts an entry, replacing and returning any entry with the same key (expired
     /// or not).
     pub fn insert(&mut self, hash: u64, entry: Entry) -> Option<Entry> {
-        self.insert_bucket(hash, entry).1
+        self.insert_bucket(hash, entry, true).1
     }
 
-    /// [`insert`](Self::insert), also giving the bucket the entry went to.
-    fn insert_bucket(&mut self, hash: u64, mut entry: Entry) -> (Bucket<Entry>, Option<Entry>) {
+    /// [`insert`](Self::insert) of an entry read from a file (RDB load): not a key a
+    /// command created, so no `new` event (as Redis's load).
+    pub fn insert_loaded(&mut self, hash: u64, entry: Entry) -> Option<Entry> {
+        self.insert_bucket(hash, entry, false).1
+    }
+
+    /// [`insert`](Self::insert), also giving the bucket the entry went to; a key new to
+    /// the table is reported as a `new` event when `report_new`.
+    fn insert_bucket(&mut self, hash: u64, mut entry: Entry, report_new: bool) -> (Bucket<Entry>, Option<Entry>) {
         // New to the table: a running capture must not take it.
         entry.set_mark(self.parity);
         if entry.expire_at_ms().is_some() {
@@ -223,7 +225,9 @@ impl Shard {
             // The insert below will resize or rehash in place: positions move.
             self.epoch = self.epoch.wrapping_add(1);
         }
-        self.note_new(entry.key());
+        if report_new {
+            events::push(&self.events, class::NEW, "new", self.db, entry.key());
+        }
         let hasher = self.hasher;
         (self.table.insert(hash, entry, |e| hasher.hash_one(e.key())), None)
     }
@@ -247,7 +251,7 @@ impl Shard {
             }
             // Through `insert_bucket`, which replaces an expired entry that stays in the
             // table while expiry is held (CLIENT PAUSE).
-            None => self.insert_bucket(hash, make()).0,
+            None => self.insert_bucket(hash, make(), true).0,
         };
         // SAFETY: a full bucket of this table; we hold &mut self for the returned lifetime.
         unsafe { bucket.as_mut() }

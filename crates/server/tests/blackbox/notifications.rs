@@ -243,3 +243,18 @@ fn with_the_log_on_notifications_still_arrive_in_order() {
     want.extend(both(db, &[("del", "a:0"), ("lpush", "a:l")]));
     assert_eq!(next(&mut sub, want.len()), want);
 }
+
+#[test]
+fn keys_loaded_from_a_file_are_not_new() {
+    // DEBUG RELOAD saves and loads the dataset: loading is not a command creating keys.
+    let Some(srv) = exclusive_with_args(&["--enable-debug-command", "yes"]) else { return };
+    let db = srv.db;
+    let mut c = srv.raw_conn();
+    let mut sub = subscriber(&srv);
+    assert_eq!(c.cmd(&["CONFIG", "SET", "notify-keyspace-events", "KEAn"]), b"+OK\r\n");
+    c.cmd(&["SET", "r:k", "1"]);
+    assert_eq!(next(&mut sub, 4), both(db, &[("new", "r:k"), ("set", "r:k")]));
+    assert_eq!(c.cmd(&["DEBUG", "RELOAD"]), b"+OK\r\n");
+    c.cmd(&["DEL", "r:k"]);
+    assert_eq!(next(&mut sub, 2), both(db, &[("del", "r:k")]));
+}
