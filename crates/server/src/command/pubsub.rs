@@ -15,7 +15,7 @@ use resp::{encode, Proto};
 
 use super::flags::*;
 use super::{container, spec, CommandError, CommandSpec, Ctx};
-use crate::shared::{Mail, Shared, Subscriber};
+use crate::shared::{Mail, PubSub, Shared, Subscriber};
 
 /// Per-client subscription state.
 #[derive(Default)]
@@ -168,40 +168,45 @@ fn encode_message(parts: &[&[u8]], resp3: bool) -> Arc<[u8]> {
 
 /// PUBLISH channel message — the number of clients that received it.
 fn publish(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let n = deliver(ctx.shared, a[1], a[2], 0);
+    let mut deliveries = Vec::new();
+    collect(&ctx.shared.pubsub.lock(), a[1], a[2], &mut deliveries);
+    let n = post_all(ctx.shared, deliveries, 0);
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
 
-/// Posts `msg` on `ch` to every subscriber of the channel and of a matching pattern
-/// (PUBLISH, and keyspace notifications); `need` is the log offset the message may not
-/// leave before (0: none). Returns the number of deliveries.
-pub fn deliver(shared: &Shared, ch: &[u8], msg: &[u8], need: u64) -> usize {
-    let mut deliveries: Vec<(Subscriber, Arc<[u8]>)> = Vec::new();
-    {
-        let ps = shared.pubsub.lock();
-        let mut cache: [Option<Arc<[u8]>>; 2] = [None, None];
-        if let Some(subs) = ps.channels.get(ch) {
-            for s in subs {
-                let bytes = cache[usize::from(s.resp3)]
-                    .get_or_insert_with(|| encode_message(&[b"message", ch, msg], s.resp3))
-                    .clone();
-                deliveries.push((*s, bytes));
-            }
-        }
-        for (pat, subs) in &ps.patterns {
-            if !store::glob::glob_match(pat, ch, false) {
-                continue;
-            }
-            let mut cache: [Option<Arc<[u8]>>; 2] = [None, None];
-            for s in subs {
-                let bytes = cache[usize::from(s.resp3)]
-                    .get_or_insert_with(|| encode_message(&[b"pmessage", pat, ch, msg], s.resp3))
-                    .clone();
-                deliveries.push((*s, bytes));
-            }
+/// One message for one subscriber, encoded for its protocol.
+pub type Delivery = (Subscriber, Arc<[u8]>);
+
+/// Adds the deliveries of `msg` on `ch` to `out` (the subscriptions are locked by the
+/// caller, so that several messages, keyspace notifications, take the lock once).
+pub fn collect(ps: &PubSub, ch: &[u8], msg: &[u8], out: &mut Vec<Delivery>) {
+    let mut cache: [Option<Arc<[u8]>>; 2] = [None, None];
+    if let Some(subs) = ps.channels.get(ch) {
+        for s in subs {
+            let bytes = cache[usize::from(s.resp3)]
+                .get_or_insert_with(|| encode_message(&[b"message", ch, msg], s.resp3))
+                .clone();
+            out.push((*s, bytes));
         }
     }
+    for (pat, subs) in &ps.patterns {
+        if !store::glob::glob_match(pat, ch, false) {
+            continue;
+        }
+        let mut cache: [Option<Arc<[u8]>>; 2] = [None, None];
+        for s in subs {
+            let bytes = cache[usize::from(s.resp3)]
+                .get_or_insert_with(|| encode_message(&[b"pmessage", pat, ch, msg], s.resp3))
+                .clone();
+            out.push((*s, bytes));
+        }
+    }
+}
+
+/// Posts collected deliveries, in order, each held until the log reaches `need`.
+/// Returns how many there were.
+pub fn post_all(shared: &Shared, deliveries: Vec<Delivery>, need: u64) -> usize {
     let n = deliveries.len();
     for (to, bytes) in deliveries {
         shared.post_mail(to.owner, Mail { client_id: to.id, bytes, unblock: false, need });
