@@ -28,10 +28,12 @@ fn push(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End, only_existing: bool) -> Result
     Ok(())
 }
 
-/// The keyspace events of a push and of a pop at `end`.
+/// The keyspace event of a push at `end`.
 pub fn push_event(end: End) -> &'static str {
     if end == End::Head { "lpush" } else { "rpush" }
 }
+
+/// The keyspace event of a pop at `end`.
 pub fn pop_event(end: End) -> &'static str {
     if end == End::Head { "lpop" } else { "rpop" }
 }
