@@ -91,17 +91,18 @@ class Raw:
 
     def replies(self, commands):
         self.sock.sendall(b"".join(encode(c) for c in commands))
-        out = []
-        for _ in commands:
-            while True:
-                try:
-                    end = reply_end(self.buf, 0)
-                    break
-                except (IndexError, ValueError):
-                    self._fill()
-            out.append(self.buf[:end])
-            self.buf = self.buf[end:]
-        return out
+        return [self.next_reply() for _ in commands]
+
+    def next_reply(self):
+        """The next whole reply (or pushed message) this connection receives."""
+        while True:
+            try:
+                end = reply_end(self.buf, 0)
+                break
+            except (IndexError, ValueError):
+                self._fill()
+        reply, self.buf = self.buf[:end], self.buf[end:]
+        return reply
 
 
 def elements(reply):
@@ -739,18 +740,6 @@ def test_random_commands_reply_as_redis_does(pair_of_servers, proto):
         assert ordered_checks >= max(1, COMMANDS // 5000), f"only {ordered_checks} listpack/intset orders compared"
 
 
-def next_reply(conn):
-    """The next whole reply (or pushed message) a connection receives."""
-    while True:
-        try:
-            end = reply_end(conn.buf, 0)
-            break
-        except (IndexError, ValueError):
-            conn._fill()
-    reply, conn.buf = conn.buf[:end], conn.buf[end:]
-    return reply
-
-
 NOTIFY_MARK = "zz-notify-mark"
 NOTIFY_FLAGS = os.environ.get("DIFF_NOTIFY_FLAGS", "KEAnm")
 
@@ -760,7 +749,7 @@ def notifications(sub, mark):
     (channel, message) pairs in arrival order."""
     out = []
     while True:
-        items = [bulk_payload(x) for x in split_array(next_reply(sub))]
+        items = [bulk_payload(x) for x in split_array(sub.next_reply())]
         if items[0] == b"message" and items[1] == NOTIFY_MARK.encode():
             assert items[2] == mark, f"marks out of order: {items[2]!r}, expected {mark!r}"
             return out
@@ -801,7 +790,7 @@ def test_keyspace_notifications_match_redis(pair_of_servers):
         cmd, sub = Raw(server.port), Raw(server.port)
         assert cmd.replies([["CONFIG", "SET", "notify-keyspace-events", NOTIFY_FLAGS]]) == [b"+OK\r\n"]
         sub.sock.sendall(encode(["PSUBSCRIBE", "__key*@*__:*"]) + encode(["SUBSCRIBE", NOTIFY_MARK]))
-        next_reply(sub), next_reply(sub)
+        sub.next_reply(), sub.next_reply()
         conns.append((cmd, sub))
     gen = Generator(SEED + 10)
     history = []
@@ -891,7 +880,7 @@ def test_notification_scenarios_match_redis(pair_of_servers):
         cmd, sub, waiter = Raw(server.port), Raw(server.port), Raw(server.port)
         assert cmd.replies([["CONFIG", "SET", "notify-keyspace-events", "KEAnm"]]) == [b"+OK\r\n"]
         sub.sock.sendall(encode(["PSUBSCRIBE", "__key*@*__:*"]) + encode(["SUBSCRIBE", NOTIFY_MARK]))
-        next_reply(sub), next_reply(sub)
+        sub.next_reply(), sub.next_reply()
         stream = []
         for n, scenario in enumerate(SCENARIOS):
             for c in scenario:
@@ -911,7 +900,7 @@ def test_notification_scenarios_match_redis(pair_of_servers):
             else:
                 pytest.fail(f"{block} never blocked")
             cmd.replies([push])
-            next_reply(waiter)
+            waiter.next_reply()
             mark = f"blocked {n}".encode()
             cmd.replies([["PUBLISH", NOTIFY_MARK, mark]])
             stream.append(notifications(sub, mark))
