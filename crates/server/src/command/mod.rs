@@ -263,14 +263,21 @@ impl<'a> Ctx<'a> {
     /// Counts a keyspace hit or miss (INFO stats) without notifying.
     #[inline]
     pub fn count_lookup(&self, found: bool) {
-        let counter = if found { &self.stats.keyspace_hits } else { &self.stats.keyspace_misses };
-        bump(counter, 1);
+        count_lookup(self.stats, found);
     }
 
     /// The LRU clock value for now.
     pub fn lru(&self) -> u32 {
         store::clock::lru_clock(self.now_ms)
     }
+}
+
+/// Counts a keyspace hit or miss in a loop's stats (INFO's `keyspace_hits`,
+/// `keyspace_misses`).
+#[inline]
+pub fn count_lookup(stats: &ThreadStats, found: bool) {
+    let counter = if found { &stats.keyspace_hits } else { &stats.keyspace_misses };
+    bump(counter, 1);
 }
 
 /// One row of the flattened command table.

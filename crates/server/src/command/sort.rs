@@ -39,7 +39,7 @@ use super::args;
 use super::collections as coll;
 use super::flags::*;
 use super::{spec, CommandError, CommandSpec, Ctx};
-use crate::shared::{bump, ThreadStats};
+use crate::shared::ThreadStats;
 
 /// Elements of a STORE result per RPUSH record in the log (Redis's AOF rewrite batches
 /// the same way), so that no single record grows with the result.
@@ -187,10 +187,8 @@ impl Reader<'_, '_> {
         // `keymiss` event, published after the command).
         let (stats, events, db) = (self.stats, self.events, self.db);
         let lookup = |found: bool| {
-            if found {
-                bump(&stats.keyspace_hits, 1);
-            } else {
-                bump(&stats.keyspace_misses, 1);
+            super::count_lookup(stats, found);
+            if !found {
                 store::events::push(events, class::KEY_MISS, "keymiss", db, key);
             }
         };

@@ -841,7 +841,15 @@ fn memory_usage_samples_large_collections() {
         for samples in ["5", "1", "100"] {
             let estimate = usage(&mut c, key, samples);
             let ratio = estimate as f64 / all as f64;
-            assert!((0.9..=1.1).contains(&ratio), "{key}: SAMPLES {samples} gave {estimate}, all {all}");
+            // Redis's skiplist nodes have random levels, so a sample of one or five of
+            // them can be 30% off there (seen 1.31 for SAMPLES 1 in a CI run); Basalt's
+            // members of one size give a close estimate from any sample.
+            let tolerance = match (is_basalt(), samples) {
+                (true, _) | (false, "100") => 0.1,
+                (false, "5") => 0.25,
+                (false, _) => 0.6,
+            };
+            assert!((ratio - 1.0).abs() <= tolerance, "{key}: SAMPLES {samples} gave {estimate}, all {all}");
         }
         assert!(all > (n * 40) as i64, "{key}: {all} bytes for {n} members of 40 bytes");
         assert_bytes!(c.cmd(&["DEL", key]), b":1\r\n");
