@@ -80,6 +80,8 @@ pub struct Config {
     pub latency_monitor_threshold_ms: u64,
     /// Keyspace notification classes (`notify.rs`; bits of `store::events::class`).
     pub notify_keyspace_events: u32,
+    /// Most keys the client-side caching table holds (0: no limit; `tracking.rs`).
+    pub tracking_table_max_keys: u64,
     pub protected_mode: bool,
     pub daemonize: bool,
     pub pidfile: String,
@@ -177,6 +179,7 @@ impl Default for Config {
             latency_tracking_info_percentiles: vec![50.0, 99.0, 99.9],
             latency_monitor_threshold_ms: 0,
             notify_keyspace_events: 0,
+            tracking_table_max_keys: 1_000_000,
             protected_mode: true,
             daemonize: false,
             pidfile: String::new(),
@@ -422,6 +425,8 @@ pub static PARAMS: &[Param] = &[
                 }
             }
         } },
+    Param { name: "tracking-table-max-keys", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
+        get: |c| c.tracking_table_max_keys.to_string(), set: |c, v| c.tracking_table_max_keys = v.parse().unwrap_or(c.tracking_table_max_keys) },
     Param { name: "notify-keyspace-events", kind: Kind::NotifyEvents, mutable: true,
         get: |c| crate::notify::format_flags(c.notify_keyspace_events),
         set: |c, v| c.notify_keyspace_events = crate::notify::parse_flags(v).unwrap_or(c.notify_keyspace_events) },

@@ -110,6 +110,7 @@ impl Conn {
             && !c.close_after_reply
             && c.subs.count() == 0
             && !c.monitor
+            && c.tracking.is_none()
             && !c.info.killed.load(Ordering::SeqCst)
     }
 

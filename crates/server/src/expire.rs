@@ -45,7 +45,7 @@ fn expire_shards(shared: &Shared, worker: usize, now_ms: i64, start: Instant) {
             }
             // The `expired` events, while the shard is still locked (`notify.rs`); an
             // expiry reveals nothing the log must hold first.
-            crate::notify::flush(shared, 0);
+            crate::notify::flush(shared, 0, 0);
             drop(shard);
             if start.elapsed() > TICK_BUDGET {
                 return;

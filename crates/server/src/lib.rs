@@ -22,6 +22,7 @@ pub mod notify;
 pub mod shared;
 pub mod snapshot;
 pub mod startup;
+pub mod tracking;
 pub mod walk;
 
 /// Basalt's own version.

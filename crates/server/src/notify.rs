@@ -97,7 +97,7 @@ pub fn notify_in(ctx: &Ctx<'_>, class: u32, name: &'static str, db: usize, key: 
     if flags.wants(class) {
         events::push(flags, class, name, db, key);
         if publishes_at_once(ctx) {
-            flush(ctx.shared, 0);
+            flush(ctx.shared, 0, ctx.client.info.id);
         }
     }
 }
@@ -108,18 +108,30 @@ fn publishes_at_once(ctx: &Ctx<'_>) -> bool {
     ctx.shared.aof.is_none() || ctx.client.loading
 }
 
-/// Publishes this thread's queued events, oldest first; `need` is the log offset their
-/// messages wait for (0: none). One thread-local load when nothing is queued. Events
-/// queued before the setting was turned off are dropped, never kept for later.
+/// Publishes this thread's queued events, oldest first, after the invalidations of
+/// client-side caching they cause (`tracking.rs`); `need` is the log offset their
+/// messages wait for (0: none), `writer` the client whose command caused them (0: none,
+/// expiry). One thread-local load when nothing is queued. Events queued before the
+/// setting was turned off are dropped, never kept for later.
 #[inline]
-pub fn flush(shared: &Shared, need: u64) {
+pub fn flush(shared: &Shared, need: u64, writer: u64) {
     if events::pending() {
-        publish_queued(shared, need);
+        publish_queued(shared, need, writer);
     }
 }
 
-fn publish_queued(shared: &Shared, need: u64) {
+fn publish_queued(shared: &Shared, need: u64, writer: u64) {
     let queued = events::take();
+    if shared.tracking.active() {
+        if queued.iter().any(|e| e.class == class::FLUSH) {
+            crate::tracking::flush_all(shared, need);
+        }
+        let changed: Vec<&[u8]> =
+            queued.iter().filter(|e| e.class & events::CHANGES & !class::FLUSH != 0).map(|e| &e.key[..]).collect();
+        if !changed.is_empty() {
+            crate::tracking::invalidate(shared, &changed, writer, need);
+        }
+    }
     let flags = shared.keyspace.events().get();
     if flags == 0 {
         return;
@@ -132,7 +144,7 @@ fn publish_queued(shared: &Shared, need: u64) {
         if ps.channels.is_empty() && ps.patterns.is_empty() {
             return;
         }
-        for event in &queued {
+        for event in queued.iter().filter(|e| e.class & flags != 0) {
             collect(&ps, flags, event, &mut deliveries);
         }
     }

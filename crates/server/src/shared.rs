@@ -344,6 +344,8 @@ pub struct Shared {
     pub latency_tracking: AtomicBool,
     /// The latency monitor (`latency-monitor-threshold`), shared with the log's writer.
     pub latency_monitor: Arc<crate::latency_monitor::LatencyMonitor>,
+    /// Client-side caching (CLIENT TRACKING): who tracks what.
+    pub tracking: crate::tracking::Tracking,
     /// 0 when requirepass is unset; read on every command without the config lock.
     pub auth_required: AtomicBool,
     pub active_expire_enabled: AtomicBool,
@@ -429,6 +431,7 @@ impl Shared {
             slowlog_threshold_us: AtomicI64::new(slowlog_threshold),
             latency_tracking: AtomicBool::new(latency_tracking),
             latency_monitor,
+            tracking: crate::tracking::Tracking::default(),
             auth_required: AtomicBool::new(auth),
             active_expire_enabled: AtomicBool::new(true),
             hz: AtomicU64::new(hz),
@@ -495,6 +498,7 @@ impl Shared {
         self.latency_tracking.store(c.latency_tracking, Ordering::Relaxed);
         self.latency_monitor.set_threshold_ms(c.latency_monitor_threshold_ms);
         self.keyspace.events().set(c.notify_keyspace_events);
+        self.tracking.max_keys.store(c.tracking_table_max_keys as usize, Ordering::Relaxed);
         self.auth_required.store(c.requirepass.is_some(), Ordering::Relaxed);
         self.hz.store(c.hz, Ordering::Relaxed);
         self.loops.set_spread_busy(c.loop_spread_busy);

@@ -13,7 +13,7 @@
 //! of one command (or one expiry step) are in, and publishes them.
 
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 /// Event classes, Redis's notification flags (one bit each, as `notify-keyspace-events`
 /// names them by letter).
@@ -46,32 +46,56 @@ pub mod class {
     pub const KEYSPACE: u32 = 1 << 0;
     /// `E`: publish on `__keyevent@<db>__:<event>` (the message is the key).
     pub const KEYEVENT: u32 = 1 << 1;
+    /// Not a Redis class: FLUSHALL or FLUSHDB ran (client-side caching drops
+    /// everything); never published.
+    pub const FLUSH: u32 = 1 << 14;
     /// `A`: every class but `m` and `n`, as Redis's alias.
     pub const ALL: u32 = GENERIC | STRING | LIST | SET | HASH | ZSET | EXPIRED | EVICTED | STREAM | MODULE;
 }
 
-/// The classes a keyspace reports, shared by its shards. Zero unless at least one of
-/// `K` and `E` is set together with a class (nothing would be published otherwise).
+/// The classes a keyspace reports, shared by its shards: those configured for
+/// publishing (zero unless at least one of `K` and `E` is set together with a class,
+/// since nothing would be published otherwise), and those queued, which while a client
+/// tracks keys (client-side caching) are every change to a key.
 #[derive(Debug, Default)]
-pub struct Flags(AtomicU32);
+pub struct Flags {
+    published: AtomicU32,
+    queued: AtomicU32,
+    tracking: AtomicBool,
+}
+
+/// Every class that is a change to a key (not `m`, a miss).
+pub const CHANGES: u32 = class::ALL | class::NEW | class::FLUSH;
 
 impl Flags {
     /// Sets the configured flags (`class` bits).
     pub fn set(&self, flags: u32) {
         let publishes = flags & (class::KEYSPACE | class::KEYEVENT) != 0;
-        self.0.store(if publishes { flags } else { 0 }, Ordering::Relaxed);
+        self.published.store(if publishes { flags } else { 0 }, Ordering::Relaxed);
+        self.update_queued();
+    }
+
+    /// Whether changes are queued for client-side caching whatever is configured.
+    pub fn set_tracking(&self, on: bool) {
+        self.tracking.store(on, Ordering::Relaxed);
+        self.update_queued();
+    }
+
+    fn update_queued(&self) {
+        let tracking = if self.tracking.load(Ordering::Relaxed) { CHANGES } else { 0 };
+        self.queued.store(self.published.load(Ordering::Relaxed) | tracking, Ordering::Relaxed);
     }
 
     /// The configured flags, or 0 when nothing is published.
     #[inline]
     pub fn get(&self) -> u32 {
-        self.0.load(Ordering::Relaxed)
+        self.published.load(Ordering::Relaxed)
     }
 
-    /// Whether events of `class` are reported.
+    /// Whether events of `class` are queued.
     #[inline]
     pub fn wants(&self, class: u32) -> bool {
-        self.get() & class != 0
+        self.queued.load(Ordering::Relaxed) & class != 0
     }
 }
 
@@ -137,5 +161,14 @@ mod tests {
         let names: Vec<(&str, usize)> = take().iter().map(|e| (e.name, e.db)).collect();
         assert_eq!(names, [("expired", 1), ("del", 2)]);
         assert!(!pending() && take().is_empty());
+        // While a client tracks keys every change is queued, whatever is published.
+        flags.set(0);
+        flags.set_tracking(true);
+        push(&flags, class::STRING, "set", 0, b"k");
+        push(&flags, class::KEY_MISS, "keymiss", 0, b"k");
+        assert_eq!((flags.get(), take().len()), (0, 1));
+        flags.set_tracking(false);
+        push(&flags, class::STRING, "set", 0, b"k");
+        assert!(!pending());
     }
 }

@@ -135,7 +135,7 @@ fn effect(op: &Op, key: &[u8], popped: usize) -> Vec<Vec<u8>> {
 /// as the plain pop it amounts to; `need` is the offset its reply must wait for. Its
 /// keyspace events are published here, unless it runs inside EXEC (`in_exec`), which
 /// publishes its queue's once the whole transaction is logged.
-fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op, log: bool, in_exec: bool) -> Result<Option<(Vec<u8>, u64)>, CommandError> {
+fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto, op: &Op, log: bool, in_exec: bool) -> Result<Option<(Vec<u8>, u64)>, CommandError> {
     if matches!(op, Op::Wait | Op::Pause) {
         return Ok(None);
     }
@@ -154,7 +154,7 @@ fn try_serve(shared: &Shared, db: usize, now_ms: i64, proto: Proto, op: &Op, log
     };
     // Its keyspace events, before the stripes go (see `notify.rs`).
     if !in_exec {
-        crate::notify::flush(shared, end.unwrap_or(0));
+        crate::notify::flush(shared, end.unwrap_or(0), client);
     }
     let need = ordered.map_or(0, |o| o.finish(end));
     Ok(served.map(|(reply, _, _)| (reply, need)))
@@ -257,7 +257,7 @@ fn block(ctx: &mut Ctx<'_>, op: Op, timeout_ms: Option<i64>, null_in_multi: fn(&
     // Logged by try_serve, never by the dispatcher.
     ctx.client.log_override = Some(Vec::new());
     let mut reg = registry(shared);
-    if let Some((reply, need)) = try_serve(shared, db, ctx.now_ms, proto, &op, !ctx.client.loading, ctx.client.in_exec)? {
+    if let Some((reply, need)) = try_serve(shared, ctx.client.info.id, db, ctx.now_ms, proto, &op, !ctx.client.loading, ctx.client.in_exec)? {
         drop(reg);
         ctx.out.extend_from_slice(&reply);
         ctx.client.need = ctx.client.need.max(need);
@@ -294,7 +294,7 @@ fn serve_waiters(shared: &Shared, now_ms: i64) {
     for qk in keys {
         while let Some(&id) = reg.queues.get(&qk).and_then(VecDeque::front) {
             let Some(w) = reg.waiters.get(&id) else { break };
-            match try_serve(shared, w.db, now_ms, w.proto, &w.op, true, false) {
+            match try_serve(shared, id, w.db, now_ms, w.proto, &w.op, true, false) {
                 Ok(Some((reply, need))) => {
                     if let Some(w) = reg.remove(id) {
                         shared.blocked_count.fetch_sub(1, Ordering::SeqCst);

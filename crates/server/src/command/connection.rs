@@ -10,7 +10,7 @@ use resp::{encode, Proto};
 use super::args::{self, is};
 use super::flags::*;
 use super::{container, spec, table, CommandError, CommandSpec, Ctx};
-use crate::shared::ClientInfo;
+use crate::shared::{ClientInfo, Shared};
 
 /// The Redis version Basalt reports to clients, which pick features by it.
 pub const REDIS_VERSION: &str = "7.0.15";
@@ -174,6 +174,9 @@ fn reset(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     super::transactions::unwatch_all(ctx.shared, ctx.client);
     super::pubsub::unsubscribe_all(ctx.shared, ctx.client);
     super::monitor::stop(ctx.shared, ctx.client);
+    ctx.client.tracking = None;
+    ctx.client.caching = None;
+    crate::tracking::disable(ctx.shared, ctx.client.info.id);
     ctx.client.reply_mode = super::ReplyMode::On;
     encode::simple(ctx.out, b"RESET");
     Ok(())
@@ -251,7 +254,7 @@ fn client_getname(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 /// One CLIENT LIST line for a client, in Redis's field order.
-pub fn describe(info: &ClientInfo, now_ms: i64) -> String {
+pub fn describe(shared: &Shared, info: &ClientInfo, now_ms: i64) -> String {
     let t = table();
     let cmd = match info.last_cmd.load(Ordering::Relaxed) {
         usize::MAX => "NULL".to_string(),
@@ -275,6 +278,16 @@ pub fn describe(info: &ClientInfo, now_ms: i64) -> String {
     if info.no_touch.load(Ordering::Relaxed) {
         flags.push('T');
     }
+    let tracking = crate::tracking::state(shared, info.id);
+    if let Some((_, bcast, broken)) = tracking {
+        flags.push('t');
+        if bcast {
+            flags.push('B');
+        }
+        if broken {
+            flags.push('R');
+        }
+    }
     if flags.is_empty() {
         flags.push('N');
     }
@@ -283,7 +296,7 @@ pub fn describe(info: &ClientInfo, now_ms: i64) -> String {
     let mut s = String::with_capacity(256);
     let _ = write!(
         s,
-        "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs={} rbp=0 obl={} oll=0 omem={} tot-mem={} events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={}",
+        "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs={} rbp=0 obl={} oll=0 omem={} tot-mem={} events=r cmd={} user=default redir={} resp={} lib-name={} lib-ver={}",
         info.id,
         info.addr,
         info.laddr,
@@ -302,6 +315,7 @@ pub fn describe(info: &ClientInfo, now_ms: i64) -> String {
         obuf,
         qbuf + obuf,
         cmd,
+        tracking.map_or(-1, |(redirect, _, _)| redirect as i64),
         info.resp.load(Ordering::Relaxed),
         String::from_utf8_lossy(&info.lib_name.lock()),
         String::from_utf8_lossy(&info.lib_ver.lock()),
@@ -349,7 +363,7 @@ fn client_list(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         if only_type.is_some_and(|t| !is(t, "normal")) {
             continue;
         }
-        text.push_str(&describe(&c, ctx.now_ms));
+        text.push_str(&describe(ctx.shared, &c, ctx.now_ms));
         text.push('\n');
     }
     encode::verbatim(ctx.out, b"txt", text.as_bytes(), ctx.client.proto);
@@ -358,7 +372,7 @@ fn client_list(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 /// CLIENT INFO — this connection's CLIENT LIST line.
 fn client_info(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    let mut line = describe(&ctx.client.info, ctx.now_ms);
+    let mut line = describe(ctx.shared, &ctx.client.info, ctx.now_ms);
     line.push('\n');
     encode::verbatim(ctx.out, b"txt", line.as_bytes(), ctx.client.proto);
     Ok(())
@@ -498,11 +512,212 @@ fn client_setinfo(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST] [PREFIX p ...] [OPTIN] [OPTOUT]
+/// [NOLOOP] — OK (`crate::tracking`); Redis's checks and errors, in its order.
+fn client_tracking(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let on = if is(a[2], "on") {
+        true
+    } else if is(a[2], "off") {
+        false
+    } else {
+        return Err(CommandError::Syntax);
+    };
+    let mut mode = crate::tracking::Mode::default();
+    let mut i = 3;
+    while i < a.len() {
+        let more = i + 1 < a.len();
+        if is(a[i], "redirect") && more {
+            i += 1;
+            let id = args::int(a[i])?;
+            if !ctx.shared.clients.lock().contains_key(&(id as u64)) || id <= 0 {
+                return Err(CommandError::msg("ERR The client ID you want redirect to does not exist"));
+            }
+            mode.redirect = id as u64;
+        } else if is(a[i], "bcast") {
+            mode.bcast = true;
+        } else if is(a[i], "optin") {
+            mode.optin = true;
+        } else if is(a[i], "optout") {
+            mode.optout = true;
+        } else if is(a[i], "noloop") {
+            mode.noloop = true;
+        } else if is(a[i], "prefix") && more {
+            i += 1;
+            mode.prefixes.push(a[i].to_vec());
+        } else {
+            return Err(CommandError::Syntax);
+        }
+        i += 1;
+    }
+    let id = ctx.client.info.id;
+    if !on {
+        ctx.client.tracking = None;
+        ctx.client.caching = None;
+        crate::tracking::disable(ctx.shared, id);
+        ctx.ok();
+        return Ok(());
+    }
+    let current = ctx.client.tracking.as_ref();
+    if mode.bcast {
+        if current.is_some_and(|m| !m.bcast) {
+            return Err(CommandError::msg("ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode."));
+        }
+        let existing: Vec<Vec<u8>> = current.map(|m| m.prefixes.clone()).unwrap_or_default();
+        if mode.prefixes.is_empty() && existing.is_empty() {
+            mode.prefixes.push(Vec::new());
+        }
+        check_prefixes(&mode.prefixes, &existing)?;
+    } else {
+        if current.is_some_and(|m| m.bcast) {
+            return Err(CommandError::msg("ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode."));
+        }
+        if !mode.prefixes.is_empty() {
+            return Err(CommandError::msg("ERR PREFIX option requires BCAST mode to be enabled"));
+        }
+    }
+    if mode.optin && mode.optout {
+        return Err(CommandError::msg("ERR You can't specify both OPTIN mode and OPTOUT mode"));
+    }
+    if current.is_some_and(|m| (mode.optin && m.optout) || (mode.optout && m.optin)) {
+        return Err(CommandError::msg("ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode."));
+    }
+    if mode.bcast && (mode.optin || mode.optout) {
+        return Err(CommandError::msg("ERR OPTIN and OPTOUT are not compatible with BCAST"));
+    }
+    crate::tracking::enable(ctx.shared, &ctx.client.info, mode.clone());
+    let prefixes = match ctx.client.tracking.take() {
+        Some(old) => old.prefixes.into_iter().chain(mode.prefixes.iter().cloned()).fold(Vec::new(), |mut v, p| {
+            if !v.contains(&p) {
+                v.push(p);
+            }
+            v
+        }),
+        None => mode.prefixes.clone(),
+    };
+    ctx.client.tracking = Some(crate::tracking::Mode { prefixes, ..mode });
+    ctx.ok();
+    Ok(())
+}
+
+/// BCAST prefixes may not overlap one another nor those registered before (Redis's
+/// errors, quoting the two prefixes).
+fn check_prefixes(new: &[Vec<u8>], existing: &[Vec<u8>]) -> Result<(), CommandError> {
+    let overlap = |a: &[u8], b: &[u8]| a.starts_with(b) || b.starts_with(a);
+    for (i, p) in new.iter().enumerate() {
+        let show = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        if let Some(q) = existing.iter().find(|q| *q != p && overlap(p, q)) {
+            return Err(CommandError::Owned(format!(
+                "ERR Prefix '{}' overlaps with an existing prefix '{}'. Prefixes for a single client must not overlap.",
+                show(p),
+                show(q)
+            )));
+        }
+        if let Some(q) = new[i + 1..].iter().find(|q| overlap(p, q)) {
+            return Err(CommandError::Owned(format!(
+                "ERR Prefix '{}' overlaps with another provided prefix '{}'. Prefixes for a single client must not overlap.",
+                show(p),
+                show(q)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// CLIENT CACHING YES|NO — OK; for the next command (OPTIN: YES tracks it, OPTOUT: NO
+/// does not).
+fn client_caching(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let Some(mode) = ctx.client.tracking.as_ref().filter(|m| m.optin || m.optout) else {
+        return Err(CommandError::msg("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled"));
+    };
+    if is(a[2], "yes") {
+        if !mode.optin {
+            return Err(CommandError::msg("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode."));
+        }
+        ctx.client.caching = Some(true);
+    } else if is(a[2], "no") {
+        if !mode.optout {
+            return Err(CommandError::msg("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode."));
+        }
+        ctx.client.caching = Some(false);
+    } else {
+        return Err(CommandError::Syntax);
+    }
+    ctx.ok();
+    Ok(())
+}
+
+/// CLIENT GETREDIR — the redirect client's id, 0 when tracking without one, -1 when
+/// not tracking.
+fn client_getredir(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    let id = ctx.client.tracking.as_ref().map_or(-1, |m| m.redirect as i64);
+    encode::integer(ctx.out, id);
+    Ok(())
+}
+
+/// CLIENT TRACKINGINFO — flags, redirect and prefixes, as Redis's map.
+fn client_trackinginfo(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    let proto = ctx.client.proto;
+    let mode = ctx.client.tracking.clone();
+    let broken = mode.is_some() && crate::tracking::broken_redirect(ctx.shared, ctx.client.info.id);
+    let mut flags: Vec<&str> = Vec::new();
+    let redirect = match &mode {
+        None => {
+            flags.push("off");
+            -1
+        }
+        Some(m) => {
+            flags.push("on");
+            if m.bcast {
+                flags.push("bcast");
+            }
+            if m.optin {
+                flags.push("optin");
+                if ctx.client.caching == Some(true) {
+                    flags.push("caching-yes");
+                }
+            }
+            if m.optout {
+                flags.push("optout");
+                if ctx.client.caching == Some(false) {
+                    flags.push("caching-no");
+                }
+            }
+            if m.noloop {
+                flags.push("noloop");
+            }
+            if broken {
+                flags.push("broken_redirect");
+            }
+            m.redirect as i64
+        }
+    };
+    let out = &mut *ctx.out;
+    encode::map_len(out, 3, proto);
+    encode::bulk(out, b"flags");
+    encode::set_len(out, flags.len(), proto);
+    for f in &flags {
+        encode::bulk(out, f.as_bytes());
+    }
+    encode::bulk(out, b"redirect");
+    encode::integer(out, redirect);
+    encode::bulk(out, b"prefixes");
+    let prefixes = mode.map(|m| m.prefixes).unwrap_or_default();
+    encode::array_len(out, prefixes.len());
+    for p in &prefixes {
+        encode::bulk(out, p);
+    }
+    Ok(())
+}
+
 fn client_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     super::server::reply_help(
         ctx,
         "CLIENT",
         &[
+            "CACHING (YES|NO)",
+            "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+            "GETREDIR",
+            "    Return the client ID we are redirecting to when tracking is enabled.",
             "GETNAME",
             "    Return the name of the current connection.",
             "ID",
@@ -523,6 +738,11 @@ fn client_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
             "    Assign the name <name> to the current connection.",
             "SETINFO <LIB-NAME|LIB-VER> <value>",
             "    Set client library name or version.",
+            "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+            "         [OPTIN] [OPTOUT] [NOLOOP]",
+            "    Control server assisted client side caching.",
+            "TRACKINGINFO",
+            "    Report tracking status for the current connection.",
             "NO-EVICT (ON|OFF)",
             "    Protect current client connection from eviction.",
             "NO-TOUCH (ON|OFF)",
@@ -552,6 +772,10 @@ static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("unblock", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Unblocks a client blocked by a blocking command from a different connection.", client_unblock),
     spec("pause", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Stop processing commands from clients for some time", super::pause::client_pause),
     spec("unpause", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Resume processing of clients that were paused", super::pause::client_unpause),
+    spec("tracking", -3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Enable or disable server assisted client side caching support", client_tracking),
+    spec("caching", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Instruct the server about tracking or not keys in the next request", client_caching),
+    spec("getredir", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Get tracking notifications redirection client ID if any", client_getredir),
+    spec("trackinginfo", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Return information about server assisted client side caching for the current connection", client_trackinginfo),
     spec("help", 2, LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns helpful text about the different subcommands.", client_help),
 ];
 

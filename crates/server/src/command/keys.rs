@@ -507,6 +507,8 @@ fn free_tables(ctx: &Ctx<'_>, tables: Vec<hashbrown::raw::RawTable<store::Entry>
 fn flushdb(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let asynchronous = flush_mode(ctx, a)?;
     free_tables(ctx, ctx.ks().flush_db(ctx.client.db), asynchronous);
+    // Client-side caches are told to drop everything (never a published event).
+    notify(ctx, class::FLUSH, "flush", b"");
     ctx.ok();
     Ok(())
 }
@@ -523,6 +525,7 @@ fn flushall(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         tables.extend(ks.flush_db(db));
     }
     free_tables(ctx, tables, asynchronous);
+    notify(ctx, class::FLUSH, "flush", b"");
     if crate::snapshot::has_save_rules(ctx.shared) {
         // Every shard held instead of every gate: the file is one point in time.
         let dbs: Vec<usize> = (0..ks.databases()).collect();

@@ -192,6 +192,10 @@ pub struct Client {
     /// Input is not executed until this client's held replies leave: the log's tail
     /// was over its limit (`aof::TAIL_LIMIT`). The owning loop resumes it.
     pub paused_for_log: bool,
+    /// CLIENT TRACKING's options while tracking is on (`crate::tracking`).
+    pub tracking: Option<crate::tracking::Mode>,
+    /// CLIENT CACHING's answer, for the next command only.
+    pub caching: Option<bool>,
 }
 
 impl Client {
@@ -214,6 +218,8 @@ impl Client {
             need: 0,
             log_override: None,
             paused_for_log: false,
+            tracking: None,
+            caching: None,
         }
     }
 }
@@ -726,7 +732,7 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
                 // the key changed), each held until the log has the write it reveals;
                 // inside EXEC, once the whole transaction is in the log.
                 if !ctx.client.in_exec {
-                    crate::notify::flush(ctx.shared, end.unwrap_or(0));
+                    crate::notify::flush(ctx.shared, end.unwrap_or(0), ctx.client.info.id);
                 }
                 let need = ordered.finish(end);
                 // SORT's patterns read keys its stripes do not cover.
@@ -739,7 +745,7 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     // Events not published yet: without the log, those of a handler that queued none
     // itself (a read that found a key expired, a miss); with it, a read's.
     if !ctx.client.in_exec || aof.is_none() {
-        crate::notify::flush(ctx.shared, ctx.client.need);
+        crate::notify::flush(ctx.shared, ctx.client.need, ctx.client.info.id);
     }
     if result.is_ok() && spec.flags & flags::WRITE != 0 && !ctx.client.in_exec {
         // Waiters on keys this write filled are served now, in FIFO order.
@@ -754,11 +760,33 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
         ctx.stats.count_error(&text);
         write_error(ctx.out, &text);
     }
+    if ctx.client.tracking.is_some() {
+        track_reads(ctx, spec, args);
+    }
     publish_client_state(ctx.client);
     let threshold = ctx.shared.slowlog_threshold_us.load(Ordering::Relaxed);
     if threshold >= 0 && us as i64 >= threshold && spec.flags & flags::SKIP_SLOWLOG == 0 {
         let name = ctx.client.info.name.lock().clone();
         ctx.shared.slowlog_push(us, args, &ctx.client.info.addr, &name);
+    }
+}
+
+/// Client-side caching, default mode: the keys of a read-only command are remembered
+/// for the client (with OPTIN only after CLIENT CACHING YES, with OPTOUT unless after
+/// CLIENT CACHING NO), as Redis's trackingRememberKeys; CLIENT CACHING's answer lasts
+/// one command.
+fn track_reads(ctx: &mut Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) {
+    let caching = if spec.name == "caching" { ctx.client.caching } else { ctx.client.caching.take() };
+    let Some(mode) = ctx.client.tracking.as_ref() else { return };
+    let wanted = !mode.bcast
+        && spec.flags & flags::READONLY != 0
+        && (!mode.optin || caching == Some(true))
+        && (!mode.optout || caching != Some(false));
+    if wanted {
+        let keys: Vec<&[u8]> = command_keys(spec, args).unwrap_or_default().into_iter().map(|i| args[i]).collect();
+        if !keys.is_empty() {
+            crate::tracking::remember(ctx.shared, ctx.client.info.id, &keys);
+        }
     }
 }
 

@@ -313,7 +313,7 @@ mod tests {
         assert!(h.raw("SUBSCRIBE a b").ends_with(b":2\r\n"));
         assert!(h.raw("PSUBSCRIBE p*").ends_with(b":3\r\n"));
         // Subscribed RESP2 clients may not run CLIENT INFO or INFO: read the shared state.
-        let line = crate::command::connection::describe(&h.client.info, 0);
+        let line = crate::command::connection::describe(&h.shared, &h.client.info, 0);
         assert!(line.contains(" flags=P ") && line.contains(" sub=2 psub=1 "), "{line}");
         let info = crate::info::render(&h.shared, &["stats".to_string()]);
         assert!(info.contains("pubsub_channels:2\r\npubsub_patterns:1"), "{info}");
@@ -322,7 +322,7 @@ mod tests {
         h.text("MULTI");
         h.text("SET k v");
         // CLIENT INFO would be queued; the shared record shows the transaction.
-        let line = crate::command::connection::describe(&h.client.info, 0);
+        let line = crate::command::connection::describe(&h.shared, &h.client.info, 0);
         assert!(line.contains(" flags=x ") && line.contains(" multi=1 "), "{line}");
     }
 }

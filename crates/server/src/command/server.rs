@@ -322,7 +322,7 @@ static SINCE: &[(&str, &str)] = &[
     ("auth", "1.0.0"), ("hello", "6.0.0"), ("reset", "6.2.0"), ("client", "2.4.0"), ("client|id", "5.0.0"),
     ("client|setname", "2.6.9"), ("client|getname", "2.6.9"), ("client|list", "2.4.0"),
     ("client|info", "6.2.0"), ("client|kill", "2.4.0"), ("client|no-evict", "7.0.0"), ("client|reply", "3.2.0"), ("client|unblock", "5.0.0"), ("client|pause", "2.9.50"), ("client|unpause", "6.2.0"),
-    ("client|no-touch", "7.2.0"), ("client|setinfo", "7.2.0"), ("client|help", "5.0.0"), ("info", "1.0.0"),
+    ("client|no-touch", "7.2.0"), ("client|setinfo", "7.2.0"), ("client|help", "5.0.0"), ("client|tracking", "6.0.0"), ("client|caching", "6.0.0"), ("client|getredir", "6.0.0"), ("client|trackinginfo", "6.2.0"), ("info", "1.0.0"),
     ("config", "2.0.0"), ("config|get", "2.0.0"), ("config|set", "2.0.0"), ("config|resetstat", "2.0.0"),
     ("config|rewrite", "2.8.0"), ("config|help", "5.0.0"), ("command", "2.8.13"), ("command|count", "2.8.13"),
     ("command|info", "2.8.13"), ("command|docs", "7.0.0"), ("command|list", "7.0.0"),

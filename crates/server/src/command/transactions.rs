@@ -209,7 +209,7 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     }
     // With the log, the queue's keyspace notifications waited for the whole
     // transaction to be in it (`notify.rs`).
-    crate::notify::flush(ctx.shared, ctx.client.need);
+    crate::notify::flush(ctx.shared, ctx.client.need, ctx.client.info.id);
     ctx.client.in_exec = false;
     // Blocked clients are served after the whole transaction, as in Redis (a push
     // undone later in the same EXEC wakes nobody).

@@ -130,6 +130,7 @@ pub fn close_client(shared: &Shared, conn: &mut Conn) {
     crate::command::transactions::unwatch_all(shared, &mut conn.client);
     crate::command::pubsub::unsubscribe_all(shared, &mut conn.client);
     crate::command::blocking::forget(shared, conn.client.info.id);
+    crate::tracking::disable(shared, conn.client.info.id);
     crate::command::monitor::stop(shared, &mut conn.client);
     shared.clients.lock().remove(&conn.client.info.id);
     shared.connected_clients.fetch_sub(1, Ordering::Relaxed);
