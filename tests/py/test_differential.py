@@ -744,15 +744,23 @@ NOTIFY_MARK = "zz-notify-mark"
 NOTIFY_FLAGS = os.environ.get("DIFF_NOTIFY_FLAGS", "KEAnm")
 
 
+INVALIDATE = b"__redis__:invalidate"
+
+
 def notifications(sub, mark):
     """The keyspace notifications a subscriber received before the mark message, as
-    (channel, message) pairs in arrival order."""
+    (channel, message) pairs in arrival order; client-side caching's invalidations
+    (redirected to it) as (`__redis__:invalidate`, the raw array of keys)."""
     out = []
     while True:
-        items = [bulk_payload(x) for x in split_array(sub.next_reply())]
+        raw = split_array(sub.next_reply())
+        items = [bulk_payload(x) for x in raw]
         if items[0] == b"message" and items[1] == NOTIFY_MARK.encode():
             assert items[2] == mark, f"marks out of order: {items[2]!r}, expected {mark!r}"
             return out
+        if items[0] == b"message" and items[1] == INVALIDATE:
+            out.append((INVALIDATE, raw[2]))
+            continue
         assert items[0] == b"pmessage", items
         out.append((items[2], items[3]))
 
@@ -783,18 +791,24 @@ def test_keyspace_notifications_match_redis(pair_of_servers):
     (`KEA` plus `n`, new keys, and `m`, key misses): each server's stream of
     `__keyspace@0__` and `__keyevent@0__` messages, per batch, must be Redis's, event
     for event and in order (a PUBLISH after each batch marks its end: messages from one
-    connection arrive in the order it caused them)."""
+    connection arrive in the order it caused them). The command connection also tracks
+    the keys it reads (CLIENT TRACKING, redirected to the subscriber): the stream of
+    invalidations must be Redis's too, in order (compared apart from the keyspace
+    events, since the two interleave differently within one command)."""
     basalt, redis_srv = pair_of_servers
     conns = []
     for server in (basalt, redis_srv):
         cmd, sub = Raw(server.port), Raw(server.port)
         assert cmd.replies([["CONFIG", "SET", "notify-keyspace-events", NOTIFY_FLAGS]]) == [b"+OK\r\n"]
-        sub.sock.sendall(encode(["PSUBSCRIBE", "__key*@*__:*"]) + encode(["SUBSCRIBE", NOTIFY_MARK]))
-        sub.next_reply(), sub.next_reply()
+        sub_id = sub.replies([["CLIENT", "ID"]])[0][1:-2].decode()
+        sub.sock.sendall(encode(["PSUBSCRIBE", "__key*@*__:*"]) + encode(["SUBSCRIBE", NOTIFY_MARK, INVALIDATE]))
+        sub.next_reply(), sub.next_reply(), sub.next_reply()
+        assert cmd.replies([["CLIENT", "TRACKING", "on", "REDIRECT", sub_id]]) == [b"+OK\r\n"]
         conns.append((cmd, sub))
     gen = Generator(SEED + 10)
     history = []
     events = 0
+    invalidated = 0
     kinds = set()
     for start in range(0, COMMANDS, BATCH):
         batch = []
@@ -813,7 +827,16 @@ def test_keyspace_notifications_match_redis(pair_of_servers):
         for cmd_conn, sub in conns:
             cmd_conn.replies(batch + [["PUBLISH", NOTIFY_MARK, mark]])
             streams.append(notifications(sub, mark))
-        got, want = streams
+        invalidations = [[m for m in st if m[0] == INVALIDATE] for st in streams]
+        if invalidations[0] != invalidations[1]:
+            got, want = invalidations
+            at = next((i for i, (x, y) in enumerate(zip(got, want)) if x != y), min(len(got), len(want)))
+            tail = "\n".join(" ".join(map(str, c))[:200] for c in (history + batch)[-40:])
+            pytest.fail(f"seed {SEED} + 10, batch at step {start}: invalidation {at} differs\n"
+                        f"basalt: {got[max(0, at - 3):at + 4]}\nredis:  {want[max(0, at - 3):at + 4]}\n"
+                        f"({len(got)} against {len(want)})\nlast commands:\n{tail}")
+        invalidated += len(invalidations[1])
+        got, want = [[m for m in st if m[0] != INVALIDATE] for st in streams]
         if any(c[0] in ("SORT", "SORT_RO") and ("BY" in c or "GET" in c) for c in batch):
             # A SORT of a set reads its patterns' keys in the set's order, which differs
             # between the servers: a run of `keymiss` messages is compared as a set.
@@ -837,6 +860,7 @@ def test_keyspace_notifications_match_redis(pair_of_servers):
         history += batch
     # The run reported the events it is meant to cover.
     assert events >= COMMANDS // 4, f"only {events} notifications"
+    assert invalidated >= COMMANDS // 20, f"only {invalidated} invalidations"
     expected = {b"new", b"set", b"del", b"expire", b"persist", b"lpush", b"rpop", b"lpop", b"hset",
                 b"hdel", b"sadd", b"srem", b"zadd", b"zrem", b"zincr", b"keymiss", b"sortstore",
                 b"setbit", b"incrby", b"append", b"setrange", b"copy_to", b"rename_from", b"rename_to"}

@@ -126,8 +126,13 @@ fn publish_queued(shared: &Shared, need: u64, writer: u64) {
         if queued.iter().any(|e| e.class == class::FLUSH) {
             crate::tracking::flush_all(shared, need);
         }
-        let changed: Vec<&[u8]> =
-            queued.iter().filter(|e| e.class & events::CHANGES & !class::FLUSH != 0).map(|e| &e.key[..]).collect();
+        // `new` always comes with the command's own event for that key, and Redis
+        // signals the change where that one is: in its order.
+        let changed: Vec<&[u8]> = queued
+            .iter()
+            .filter(|e| e.class & events::CHANGES & !(class::FLUSH | class::NEW) != 0)
+            .map(|e| &e.key[..])
+            .collect();
         if !changed.is_empty() {
             crate::tracking::invalidate(shared, &changed, writer, need);
         }
