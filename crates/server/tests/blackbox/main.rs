@@ -38,6 +38,7 @@ mod sort;
 mod shutdown;
 mod sorted_sets;
 mod startup;
+mod tracking;
 mod strings;
 mod transactions;
 mod wrongtype;
