@@ -91,7 +91,8 @@ impl Tracking {
 }
 
 /// Turns tracking on for a client (CLIENT TRACKING ON, options already checked).
-pub fn enable(shared: &Shared, info: &Arc<ClientInfo>, mode: Mode) {
+/// Returns its options now: turning it on again adds prefixes to those registered.
+pub fn enable(shared: &Shared, info: &Arc<ClientInfo>, mode: Mode) -> Mode {
     let mut t = shared.tracking.table.lock();
     let id = info.id;
     for p in &mode.prefixes {
@@ -103,7 +104,6 @@ pub fn enable(shared: &Shared, info: &Arc<ClientInfo>, mode: Mode) {
     }
     let merged = match t.targets.remove(&id) {
         Some(old) => {
-            // Turning it on again adds prefixes to those registered before.
             let mut prefixes = old.mode.prefixes;
             for p in &mode.prefixes {
                 if !prefixes.contains(p) {
@@ -114,9 +114,10 @@ pub fn enable(shared: &Shared, info: &Arc<ClientInfo>, mode: Mode) {
         }
         None => mode,
     };
-    t.targets.insert(id, Target { info: Arc::clone(info), mode: merged, broken: false });
+    t.targets.insert(id, Target { info: Arc::clone(info), mode: merged.clone(), broken: false });
     shared.tracking.clients.store(t.targets.len(), Ordering::Relaxed);
     shared.keyspace.events().set_tracking(true);
+    merged
 }
 
 /// Turns tracking off for a client (CLIENT TRACKING OFF, RESET, disconnect). Keys it

@@ -584,17 +584,7 @@ fn client_tracking(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if mode.bcast && (mode.optin || mode.optout) {
         return Err(CommandError::msg("ERR OPTIN and OPTOUT are not compatible with BCAST"));
     }
-    crate::tracking::enable(ctx.shared, &ctx.client.info, mode.clone());
-    let prefixes = match ctx.client.tracking.take() {
-        Some(old) => old.prefixes.into_iter().chain(mode.prefixes.iter().cloned()).fold(Vec::new(), |mut v, p| {
-            if !v.contains(&p) {
-                v.push(p);
-            }
-            v
-        }),
-        None => mode.prefixes.clone(),
-    };
-    ctx.client.tracking = Some(crate::tracking::Mode { prefixes, ..mode });
+    ctx.client.tracking = Some(crate::tracking::enable(ctx.shared, &ctx.client.info, mode));
     ctx.ok();
     Ok(())
 }
