@@ -19,7 +19,7 @@
 //! redirect client, a push if it speaks RESP3, else a `__redis__:invalidate` pub/sub
 //! message if it is subscribed to anything (RESP2 has no other way to receive one); a
 //! RESP2 client without REDIRECT gets nothing, as in Redis. A redirect to a client
-//! that has gone is reported once, as `tracking-redir-broken`, to a RESP3 client.
+//! that has gone is reported instead, as `tracking-redir-broken`, to a RESP3 client.
 //!
 //! Limits: `tracking-table-max-keys` bounds the table; past it, keys are dropped and
 //! their readers invalidated, as Redis does.
@@ -49,7 +49,7 @@ pub struct Mode {
 struct Target {
     info: Arc<ClientInfo>,
     mode: Mode,
-    /// Its redirect client went away (reported once).
+    /// Its redirect client went away (CLIENT LIST `R`).
     broken: bool,
 }
 
@@ -257,16 +257,15 @@ fn message_for(shared: &Shared, t: &mut Table, id: u64, keys: Option<&[&[u8]]>, 
     let (to, subscribed) = if target.mode.redirect != 0 {
         let found = shared.clients.lock().get(&target.mode.redirect).cloned();
         let Some(r) = found else {
-            // The redirect client has gone: said once, to a client that can hear it.
-            if !target.broken {
-                target.broken = true;
-                if target.info.resp.load(Ordering::Relaxed) == 3 {
-                    let mut out = Vec::new();
-                    encode::push_len(&mut out, 2, Proto::Resp3);
-                    encode::bulk(&mut out, b"tracking-redir-broken");
-                    encode::integer(&mut out, target.mode.redirect as i64);
-                    mails.push(mail(&target.info, out));
-                }
+            // The redirect client has gone: said instead of each invalidation, to a
+            // client that can hear it, as Redis does.
+            target.broken = true;
+            if target.info.resp.load(Ordering::Relaxed) == 3 {
+                let mut out = Vec::new();
+                encode::push_len(&mut out, 2, Proto::Resp3);
+                encode::bulk(&mut out, b"tracking-redir-broken");
+                encode::integer(&mut out, target.mode.redirect as i64);
+                mails.push(mail(&target.info, out));
             }
             return;
         };

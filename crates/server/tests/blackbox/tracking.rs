@@ -170,23 +170,24 @@ fn redirected_invalidations_reach_a_resp2_subscriber_and_a_lost_redirect_is_repo
     // FLUSHALL: everything, as a null.
     w.cmd(&["FLUSHALL"]);
     assert_bytes!(r.read_reply(), b"*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n$-1\r\n");
-    // A RESP3 client whose redirect client goes away is told once.
+    // A RESP3 client whose redirect client goes away is told so instead (Redis 7.0.15
+    // tells it at each invalidation; the first is checked here, since when Redis
+    // notices the loss varies).
     let mut r3 = srv.raw_conn();
     let r3id = parse(&r3.cmd(&["CLIENT", "ID"])).int().to_string();
     let mut t3 = srv.raw_conn();
     assert!(t3.cmd(&["HELLO", "3"]).starts_with(b"%"));
     assert_bytes!(t3.cmd(&["CLIENT", "TRACKING", "on", "REDIRECT", &r3id]), b"+OK\r\n");
     t3.cmd(&["GET", "gone1"]);
-    t3.cmd(&["GET", "gone2"]);
     drop(r3);
     assert!(wait_until(Duration::from_secs(5), || {
         let list = parse(&w.cmd(&["CLIENT", "LIST"])).text();
         !list.contains(&format!("id={r3id} "))
     }));
     w.cmd(&["SET", "gone1", "1"]);
-    w.cmd(&["SET", "gone2", "1"]);
     assert_bytes!(t3.read_reply(), format!(">2\r\n$21\r\ntracking-redir-broken\r\n:{r3id}\r\n").into_bytes());
-    t3.expect_silence(Duration::from_millis(100));
+    let list = parse(&w.cmd(&["CLIENT", "LIST"])).text();
+    assert!(list.lines().any(|l| l.contains(" flags=tR ")), "{list}");
 }
 
 #[test]
