@@ -184,16 +184,16 @@ pub fn invalidate(shared: &Shared, keys: &[&[u8]], writer: u64, need: u64) {
     let mut mails = Vec::new();
     {
         let mut t = shared.tracking.table.lock();
-        let mut seen: Vec<&[u8]> = Vec::new();
-        for &key in keys {
-            if seen.contains(&key) {
-                continue;
-            }
-            seen.push(key);
+        // Each changed key once (a set: a command may change many keys).
+        let mut unique: hashbrown::HashSet<&[u8]> = hashbrown::HashSet::with_capacity(keys.len());
+        let seen: Vec<&[u8]> = keys.iter().copied().filter(|k| unique.insert(*k)).collect();
+        for &key in &seen {
             drop_key(shared, &mut t, key, writer, &mut mails);
         }
-        // BCAST: per client, the changed keys under its prefixes, in order.
+        // BCAST: per client, the changed keys under its prefixes, in order (a client's
+        // prefixes never overlap, so a key matches at most one of them).
         let mut per_client: Vec<(u64, Vec<&[u8]>)> = Vec::new();
+        let mut slot: HashMap<u64, usize> = HashMap::new();
         for &key in &seen {
             for (prefix, ids) in &t.prefixes {
                 if !key.starts_with(prefix) {
@@ -203,11 +203,11 @@ pub fn invalidate(shared: &Shared, keys: &[&[u8]], writer: u64, need: u64) {
                     if id == writer && t.targets.get(&id).is_some_and(|x| x.mode.noloop) {
                         continue;
                     }
-                    match per_client.iter_mut().find(|(c, _)| *c == id) {
-                        Some((_, ks)) if !ks.contains(&key) => ks.push(key),
-                        Some(_) => {}
-                        None => per_client.push((id, vec![key])),
-                    }
+                    let at = *slot.entry(id).or_insert_with(|| {
+                        per_client.push((id, Vec::new()));
+                        per_client.len() - 1
+                    });
+                    per_client[at].1.push(key);
                 }
             }
         }
