@@ -138,18 +138,14 @@ pub fn disable(shared: &Shared, id: u64) {
     shared.keyspace.events().set_tracking(!t.targets.is_empty());
 }
 
-/// A tracking client's (redirect id or 0, BCAST, redirect gone), for CLIENT LIST; None
+/// A tracking client's (redirect id or 0, BCAST, redirect gone), for CLIENT LIST and
+/// TRACKINGINFO; None
 /// when it does not track.
 pub fn state(shared: &Shared, id: u64) -> Option<(u64, bool, bool)> {
     if !shared.tracking.active() {
         return None;
     }
     shared.tracking.table.lock().targets.get(&id).map(|t| (t.mode.redirect, t.mode.bcast, t.broken))
-}
-
-/// Whether a client's redirect client has gone (CLIENT TRACKINGINFO).
-pub fn broken_redirect(shared: &Shared, id: u64) -> bool {
-    shared.tracking.table.lock().targets.get(&id).is_some_and(|t| t.broken)
 }
 
 /// Remembers that client `id` read `keys` (default mode; the caller checked OPTIN /

@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use hashbrown::HashMap;
 use resp::{encode, Proto};
-use store::events::{self, class};
+use store::events::class;
 use store::types::list::{End, List};
 use store::types::zset::ZSet;
 
@@ -175,10 +175,7 @@ fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) 
                 let n = count.unwrap_or(1).min(list.len());
                 let items: Vec<Box<[u8]>> = (0..n).filter_map(|_| list.pop(*end)).collect();
                 drop(list);
-                events::push(ks.events(), class::LIST, super::lists::pop_event(*end), db, key);
-                if coll::drop_if_empty(&mut shard, h, key, now_ms) {
-                    events::push(ks.events(), class::GENERIC, "del", db, key);
-                }
+                coll::queue_pop(ks.events(), db, &mut shard, h, key, now_ms, (class::LIST, super::lists::pop_event(*end)));
                 encode::array_len(&mut out, 2);
                 encode::bulk(&mut out, key);
                 if count.is_some() {
@@ -210,10 +207,7 @@ fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) 
                     items.push((s, m));
                 }
                 drop(z);
-                events::push(ks.events(), class::ZSET, super::sorted_sets::pop_event(*max), db, key);
-                if coll::drop_if_empty(&mut shard, h, key, now_ms) {
-                    events::push(ks.events(), class::GENERIC, "del", db, key);
-                }
+                coll::queue_pop(ks.events(), db, &mut shard, h, key, now_ms, (class::ZSET, super::sorted_sets::pop_event(*max)));
                 match count {
                     None => {
                         let (s, m) = &items[0];

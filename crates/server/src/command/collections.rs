@@ -12,7 +12,7 @@ use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
 use store::entry::{Entry, ObjMut, ObjRef, ObjView, Payload};
-use store::events::class;
+use store::events::{class, Flags};
 use store::shard::Shard;
 use store::types::{hash::Hash, list::List, set::Set, zset::ZSet};
 use store::{Object, ValueRef, ValueType};
@@ -217,6 +217,16 @@ pub fn drop_if_empty(shard: &mut Shard, hash: u64, key: &[u8], now_ms: i64) -> b
 pub fn remove_if_empty(ctx: &Ctx<'_>, shard: &mut Shard, hash: u64, key: &[u8]) {
     if drop_if_empty(shard, hash, key, ctx.now_ms) {
         notify(ctx, class::GENERIC, "del", key);
+    }
+}
+
+/// What a pop run without a command context reports (a blocked client served, LMOVE's
+/// source): its event `(class, name)`, then `del` when it emptied the collection,
+/// which is removed; queued, and published with the rest of its command's events.
+pub fn queue_pop(events: &Flags, db: usize, shard: &mut Shard, hash: u64, key: &[u8], now_ms: i64, event: (u32, &'static str)) {
+    store::events::push(events, event.0, event.1, db, key);
+    if drop_if_empty(shard, hash, key, now_ms) {
+        store::events::push(events, class::GENERIC, "del", db, key);
     }
 }
 

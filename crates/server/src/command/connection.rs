@@ -174,9 +174,7 @@ fn reset(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     super::transactions::unwatch_all(ctx.shared, ctx.client);
     super::pubsub::unsubscribe_all(ctx.shared, ctx.client);
     super::monitor::stop(ctx.shared, ctx.client);
-    ctx.client.tracking = None;
-    ctx.client.caching = None;
-    crate::tracking::disable(ctx.shared, ctx.client.info.id);
+    stop_tracking(ctx);
     ctx.client.reply_mode = super::ReplyMode::On;
     encode::simple(ctx.out, b"RESET");
     Ok(())
@@ -515,13 +513,7 @@ fn client_setinfo(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST] [PREFIX p ...] [OPTIN] [OPTOUT]
 /// [NOLOOP] — OK (`crate::tracking`); Redis's checks and errors, in its order.
 fn client_tracking(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let on = if is(a[2], "on") {
-        true
-    } else if is(a[2], "off") {
-        false
-    } else {
-        return Err(CommandError::Syntax);
-    };
+    let on = on_off(a[2])?;
     let mut mode = crate::tracking::Mode::default();
     let mut i = 3;
     while i < a.len() {
@@ -549,11 +541,8 @@ fn client_tracking(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
         i += 1;
     }
-    let id = ctx.client.info.id;
     if !on {
-        ctx.client.tracking = None;
-        ctx.client.caching = None;
-        crate::tracking::disable(ctx.shared, id);
+        stop_tracking(ctx);
         ctx.ok();
         return Ok(());
     }
@@ -587,6 +576,13 @@ fn client_tracking(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     ctx.client.tracking = Some(crate::tracking::enable(ctx.shared, &ctx.client.info, mode));
     ctx.ok();
     Ok(())
+}
+
+/// Turns the client's tracking off (CLIENT TRACKING OFF, RESET).
+fn stop_tracking(ctx: &mut Ctx<'_>) {
+    ctx.client.tracking = None;
+    ctx.client.caching = None;
+    crate::tracking::disable(ctx.shared, ctx.client.info.id);
 }
 
 /// BCAST prefixes may not overlap one another nor those registered before (Redis's
@@ -648,7 +644,7 @@ fn client_getredir(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 fn client_trackinginfo(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     let proto = ctx.client.proto;
     let mode = ctx.client.tracking.clone();
-    let broken = mode.is_some() && crate::tracking::broken_redirect(ctx.shared, ctx.client.info.id);
+    let broken = crate::tracking::state(ctx.shared, ctx.client.info.id).is_some_and(|(_, _, broken)| broken);
     let mut flags: Vec<&str> = Vec::new();
     let redirect = match &mode {
         None => {

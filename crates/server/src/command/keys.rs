@@ -256,7 +256,10 @@ fn move_key(
     };
     if let Some(e) = entry {
         let (dh, dshard) = locked.shard_for(ddb, dst);
-        dshard.remove(dh, dst, now);
+        if replace {
+            // (Without REPLACE `dst` was found absent above.)
+            dshard.remove(dh, dst, now);
+        }
         dshard.insert(dh, e);
         for &(event, db, key) in events {
             notify_in(ctx, class::GENERIC, event, db, key);

@@ -343,11 +343,8 @@ pub fn move_element(
     list.push(to, &item);
     drop(list);
     store::events::push(events, class::LIST, push_event(to), db, dst);
-    store::events::push(events, class::LIST, pop_event(from), db, src);
     let (sh, s) = locked.shard_for(db, src);
-    if coll::drop_if_empty(s, sh, src, now_ms) {
-        store::events::push(events, class::GENERIC, "del", db, src);
-    }
+    coll::queue_pop(events, db, s, sh, src, now_ms, (class::LIST, pop_event(from)));
     Ok(Some(item))
 }
 
