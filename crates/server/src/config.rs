@@ -130,8 +130,8 @@ pub struct Config {
     /// The config file the server started from, for CONFIG REWRITE.
     pub config_file: Option<PathBuf>,
     /// `client-output-buffer-limit`: hard limit, soft limit, soft seconds of the
-    /// normal, replica and pubsub classes. Only the pubsub hard limit is enforced
-    /// (it also cuts MONITOR clients); the rest is recorded (see `docs/compatibility.md`).
+    /// normal, replica and pubsub classes. The normal and pubsub classes are enforced
+    /// (`output_limit.rs`); the replica class is recorded (no replication yet).
     pub client_output_buffer_limit: [OutputLimit; 3],
     /// Directives of Redis 7.0's redis.conf that Basalt accepts and shows in CONFIG GET
     /// but that change nothing here (replication, process tweaks, types Basalt lacks):

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use resp::{Limits, RequestParser};
 
 use crate::command::{self, Client, Ctx};
+use crate::output_limit::{self, Class};
 use crate::shared::{ClientInfo, Shared, ThreadStats};
 
 /// Arguments held on the stack per command; longer commands collect theirs in a Vec.
@@ -53,6 +54,12 @@ pub struct Conn {
     pub holds: VecDeque<(usize, u64)>,
     /// The owning loop lists this connection among those with holds.
     pub held_listed: bool,
+    /// Output the engine took from `out` and has not sent yet (io_uring's send in
+    /// flight), counted with `out` against `client-output-buffer-limit`.
+    in_flight: usize,
+    /// When this client's output went over its soft limit (Unix seconds; 0: not over),
+    /// `output_limit`.
+    soft_limit_since: i64,
 }
 
 /// Per-thread things a request needs besides the connection.
@@ -81,6 +88,8 @@ impl Conn {
             opos: 0,
             holds: VecDeque::new(),
             held_listed: false,
+            in_flight: 0,
+            soft_limit_since: 0,
         }
     }
 
@@ -97,7 +106,8 @@ impl Conn {
 
     /// True when nothing in this connection refers to its event loop, so that it may
     /// move to another (`net/balance.rs`): no unparsed input, not blocked, not
-    /// subscribed or monitoring (mail finds those by loop), no replies held for the append-only log
+    /// subscribed, monitoring or receiving another client's invalidations (mail finds
+    /// those by loop), no replies held for the append-only log
     /// (the log wakes the loop that waits), not closing. Output still being written is
     /// for the engine to let drain.
     pub fn can_move(&self) -> bool {
@@ -111,6 +121,7 @@ impl Conn {
             && c.subs.count() == 0
             && !c.monitor
             && c.tracking.is_none()
+            && c.info.redirect_sources.load(Ordering::Relaxed) == 0
             && !c.info.killed.load(Ordering::SeqCst)
     }
 
@@ -174,6 +185,37 @@ impl Conn {
         }
     }
 
+    /// Tells how many bytes the engine has taken from `out` and not sent yet.
+    pub fn set_in_flight(&mut self, bytes: usize) {
+        self.in_flight = bytes;
+    }
+
+    /// Bytes of output produced and not yet handed to the kernel, held replies included.
+    pub fn pending_output(&self) -> usize {
+        self.out.len() - self.opos + self.in_flight
+    }
+
+    /// True when this client's pending output is over its class's
+    /// `client-output-buffer-limit` and it must be disconnected (logged here).
+    pub fn over_output_limit(&mut self, limits: &output_limit::Snapshot, now_ms: i64) -> bool {
+        let pending = self.pending_output();
+        over_output_limit(limits, &self.client, pending, &mut self.soft_limit_since, now_ms)
+    }
+
+    /// True when this client has been over its soft output limit for longer than the
+    /// limit's seconds (the loop's tick asks: Redis's timer disconnects such a client
+    /// even when nothing more is added to its output). Logged here.
+    pub fn soft_output_limit_overdue(&self, limits: &output_limit::Snapshot, now_ms: i64) -> bool {
+        let class = Class::of(self.client.subs.count());
+        if self.soft_limit_since == 0
+            || !limits.soft_overdue(class, self.pending_output(), self.soft_limit_since, now_ms.div_euclid(1000))
+        {
+            return false;
+        }
+        log_cut_off(&self.client, class, self.pending_output());
+        true
+    }
+
     /// Marks `n` bytes of output written; resets the buffer when all is out.
     pub fn advance_output(&mut self, n: usize) {
         self.opos += n;
@@ -192,7 +234,12 @@ impl Conn {
         let auth_required = w.shared.auth_required.load(Ordering::Relaxed);
         let query_limit = w.shared.query_buffer_limit.load(Ordering::Relaxed);
         let batch_start = self.out.len();
-        let Conn { client, rbuf, rpos, parser, out, holds, .. } = self;
+        let out_limits = w.shared.output_limits.snapshot();
+        let any_out_limit = out_limits.limits(Class::Normal) || out_limits.limits(Class::PubSub);
+        // Set when the client went over its output limit: nothing more of its input
+        // runs and the connection closes without writing (`output_limit`).
+        let mut cut_off = false;
+        let Conn { client, rbuf, rpos, parser, out, holds, opos, in_flight, soft_limit_since, .. } = self;
         let client_owner = client.info.owner.load(Ordering::Relaxed).min(w.shared.gates.len() - 1);
         let shared: &Shared = w.shared;
         // This loop's gate, held while the batch runs (see below).
@@ -281,6 +328,12 @@ impl Conn {
                         }
                     }
                     *rpos += n;
+                    if any_out_limit
+                        && over_output_limit(&out_limits, client, out.len() - *opos + *in_flight, soft_limit_since, w.now_ms)
+                    {
+                        cut_off = true;
+                        break;
+                    }
                 }
                 Ok(None) => break,
                 Err(e) => {
@@ -320,6 +373,9 @@ impl Conn {
         }
         client.info.qbuf.store(rbuf.len(), Ordering::Relaxed);
         client.info.obuf.store(out.len(), Ordering::Relaxed);
+        if cut_off {
+            return Flow::CloseNow;
+        }
         let unauthenticated = auth_required && !client.authenticated;
         if unauthenticated && out.len() > UNAUTHENTICATED_OUTPUT_LIMIT {
             // A client that cannot log in may only earn error replies; one that piles
@@ -348,6 +404,25 @@ impl Conn {
     }
 }
 
+/// `Conn::over_output_limit` for callers that hold the connection's fields apart.
+fn over_output_limit(limits: &output_limit::Snapshot, client: &Client, pending: usize, soft_since: &mut i64, now_ms: i64) -> bool {
+    let class = Class::of(client.subs.count());
+    if !limits.limits(class) || !limits.over(class, pending, soft_since, now_ms.div_euclid(1000)) {
+        return false;
+    }
+    log_cut_off(client, class, pending);
+    true
+}
+
+fn log_cut_off(client: &Client, class: Class, pending: usize) {
+    crate::log::warning(&format!(
+        "Client id={} addr={} closed for overcoming of output buffer limits ({}: {pending} bytes pending).",
+        client.info.id,
+        client.info.addr,
+        class.name()
+    ));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,6 +443,36 @@ mod tests {
             conn.rbuf.extend_from_slice(b"*1\r\n$4\r\nPING\r\n");
         }
         assert_eq!(conn.process(&mut w), Flow::CloseNow);
+    }
+
+    #[test]
+    fn a_client_over_its_output_limit_runs_no_more_of_its_pipeline() {
+        let mut h = Harness::new();
+        let set_limits = |h: &mut Harness, v: &str| {
+            let reply = h.run_args(&[b"CONFIG", b"SET", b"client-output-buffer-limit", v.as_bytes()]);
+            assert_eq!(crate::command::testing::render(&reply), "OK");
+        };
+        set_limits(&mut h, "normal 1000 0 0");
+        let shared = h.shared.clone();
+        let mut conn = Conn::new(h.client.info.clone(), &shared);
+        let mut rng = fastrand::Rng::with_seed(1);
+        let stats = shared.thread_stats[0].clone();
+        let mut w = Worker { shared: &shared, stats: &stats, rng: &mut rng, now_ms: 0 };
+        for _ in 0..1000 {
+            conn.rbuf.extend_from_slice(b"*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n");
+        }
+        assert_eq!(conn.process(&mut w), Flow::CloseNow);
+        // Replies of 4 to 6 bytes: the 1000-byte limit is passed after about 200 INCRs.
+        let ran: usize = h.text("GET n").parse().unwrap();
+        assert!((150..300).contains(&ran), "{ran} INCRs ran");
+        // Bytes in flight count as well.
+        set_limits(&mut h, "normal 0 50 0");
+        let mut conn = Conn::new(h.client.info.clone(), &shared);
+        conn.set_in_flight(100);
+        let limits = shared.output_limits.snapshot();
+        assert!(!conn.over_output_limit(&limits, 5_000), "the soft limit's first sight");
+        assert!(!conn.over_output_limit(&limits, 5_999));
+        assert!(conn.over_output_limit(&limits, 6_000));
     }
 
     #[test]

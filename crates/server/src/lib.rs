@@ -19,6 +19,7 @@ pub mod lazyfree;
 pub mod log;
 pub mod net;
 pub mod notify;
+pub mod output_limit;
 pub mod shared;
 pub mod snapshot;
 pub mod startup;

@@ -152,6 +152,9 @@ pub struct ClientInfo {
     pub psub: AtomicUsize,
     pub multi: AtomicI64,
     pub blocked: AtomicBool,
+    /// Tracking clients whose invalidations are redirected to this one (`tracking.rs`):
+    /// while any, the connection stays on its event loop.
+    pub redirect_sources: AtomicUsize,
 }
 
 impl ClientInfo {
@@ -180,6 +183,7 @@ impl ClientInfo {
             psub: Default::default(),
             multi: AtomicI64::new(-1),
             blocked: Default::default(),
+            redirect_sources: Default::default(),
         }
     }
 }
@@ -354,9 +358,8 @@ pub struct Shared {
     /// otherwise bounce between cores).
     pub hz: AtomicU64,
     pub query_buffer_limit: AtomicU64,
-    /// `client-output-buffer-limit pubsub` hard limit in bytes (0: none): a subscriber
-    /// or monitor further behind is disconnected.
-    pub pubsub_output_limit: AtomicU64,
+    /// `client-output-buffer-limit`'s normal and pubsub classes, read once per batch.
+    pub output_limits: crate::output_limit::Limits,
     /// Copies of the encoding thresholds, read by every collection write.
     pub type_limits: TypeLimits,
     /// One gate per event loop: a command holds its own loop's gate for reading (never
@@ -407,7 +410,7 @@ impl Shared {
         let hz = config.hz;
         let loop_spread_busy = config.loop_spread_busy;
         let query_buffer_limit = config.client_query_buffer_limit;
-        let pubsub_output_limit = config.client_output_buffer_limit[2].hard;
+        let output_limits = crate::output_limit::Limits::new(&config.client_output_buffer_limit);
         let latency_monitor = Arc::new(crate::latency_monitor::LatencyMonitor::default());
         latency_monitor.set_threshold_ms(config.latency_monitor_threshold_ms);
         keyspace.events().set(config.notify_keyspace_events);
@@ -436,7 +439,7 @@ impl Shared {
             active_expire_enabled: AtomicBool::new(true),
             hz: AtomicU64::new(hz),
             query_buffer_limit: AtomicU64::new(query_buffer_limit),
-            pubsub_output_limit: AtomicU64::new(pubsub_output_limit),
+            output_limits,
             type_limits: TypeLimits::default(),
             gates: (0..threads.max(1)).map(|_| RwLock::new(())).collect(),
             watches: Mutex::new(hashbrown::HashMap::new()),
@@ -503,7 +506,7 @@ impl Shared {
         self.hz.store(c.hz, Ordering::Relaxed);
         self.loops.set_spread_busy(c.loop_spread_busy);
         self.query_buffer_limit.store(c.client_query_buffer_limit, Ordering::Relaxed);
-        self.pubsub_output_limit.store(c.client_output_buffer_limit[2].hard, Ordering::Relaxed);
+        self.output_limits.set(&c.client_output_buffer_limit);
         let t = &self.type_limits;
         t.hash_entries.store(c.hash_max_listpack_entries as usize, Ordering::Relaxed);
         t.hash_value.store(c.hash_max_listpack_value as usize, Ordering::Relaxed);

@@ -104,6 +104,7 @@ pub fn enable(shared: &Shared, info: &Arc<ClientInfo>, mode: Mode) -> Mode {
     }
     let merged = match t.targets.remove(&id) {
         Some(old) => {
+            count_redirect(shared, old.mode.redirect, false);
             let mut prefixes = old.mode.prefixes;
             for p in &mode.prefixes {
                 if !prefixes.contains(p) {
@@ -114,6 +115,7 @@ pub fn enable(shared: &Shared, info: &Arc<ClientInfo>, mode: Mode) -> Mode {
         }
         None => mode,
     };
+    count_redirect(shared, merged.redirect, true);
     t.targets.insert(id, Target { info: Arc::clone(info), mode: merged.clone(), broken: false });
     shared.tracking.clients.store(t.targets.len(), Ordering::Relaxed);
     shared.keyspace.events().set_tracking(true);
@@ -127,15 +129,30 @@ pub fn disable(shared: &Shared, id: u64) {
         return;
     }
     let mut t = shared.tracking.table.lock();
-    if t.targets.remove(&id).is_none() {
-        return;
-    }
+    let Some(gone) = t.targets.remove(&id) else { return };
+    count_redirect(shared, gone.mode.redirect, false);
     t.prefixes.retain_mut(|(_, ids)| {
         ids.retain(|&i| i != id);
         !ids.is_empty()
     });
     shared.tracking.clients.store(t.targets.len(), Ordering::Relaxed);
     shared.keyspace.events().set_tracking(!t.targets.is_empty());
+}
+
+/// Counts a tracking client redirecting to client `redirect` (0: none) in or out of
+/// that client's `redirect_sources`, which keeps it on its event loop (`Conn::can_move`):
+/// its invalidations are mailed to the loop that owns it, and mail to a loop it has
+/// just left would be lost.
+fn count_redirect(shared: &Shared, redirect: u64, add: bool) {
+    if redirect == 0 {
+        return;
+    }
+    let Some(info) = shared.clients.lock().get(&redirect).cloned() else { return };
+    if add {
+        info.redirect_sources.fetch_add(1, Ordering::Relaxed);
+    } else {
+        let _ = info.redirect_sources.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    }
 }
 
 /// A tracking client's (redirect id or 0, BCAST, redirect gone), for CLIENT LIST and
@@ -186,8 +203,9 @@ pub fn invalidate(shared: &Shared, keys: &[&[u8]], writer: u64, need: u64) {
         for &key in &seen {
             drop_key(shared, &mut t, key, writer, &mut mails);
         }
-        // BCAST: per client, the changed keys under its prefixes, in order (a client's
-        // prefixes never overlap, so a key matches at most one of them).
+        // BCAST: per client, the changed keys under its prefixes, in order, each once
+        // (a client's prefixes overlap only when BCAST without PREFIX added the empty
+        // one beside others, as Redis allows).
         let mut per_client: Vec<(u64, Vec<&[u8]>)> = Vec::new();
         let mut slot: HashMap<u64, usize> = HashMap::new();
         for &key in &seen {
@@ -203,7 +221,9 @@ pub fn invalidate(shared: &Shared, keys: &[&[u8]], writer: u64, need: u64) {
                         per_client.push((id, Vec::new()));
                         per_client.len() - 1
                     });
-                    per_client[at].1.push(key);
+                    if per_client[at].1.last() != Some(&key) {
+                        per_client[at].1.push(key);
+                    }
                 }
             }
         }

@@ -62,6 +62,10 @@ pub struct Flags {
     published: AtomicU32,
     queued: AtomicU32,
     tracking: AtomicBool,
+    /// Serializes the two setters (CONFIG SET and tracking turned on or off on another
+    /// loop): each reads the other's word to compute `queued`, and without it one could
+    /// store a `queued` that misses the other's change for good.
+    update: parking_lot::Mutex<()>,
 }
 
 /// Every class that is a change to a key (not `m`, a miss).
@@ -70,6 +74,7 @@ pub const CHANGES: u32 = class::ALL | class::NEW | class::FLUSH;
 impl Flags {
     /// Sets the configured flags (`class` bits).
     pub fn set(&self, flags: u32) {
+        let _update = self.update.lock();
         let publishes = flags & (class::KEYSPACE | class::KEYEVENT) != 0;
         self.published.store(if publishes { flags } else { 0 }, Ordering::Relaxed);
         self.update_queued();
@@ -77,6 +82,7 @@ impl Flags {
 
     /// Whether changes are queued for client-side caching whatever is configured.
     pub fn set_tracking(&self, on: bool) {
+        let _update = self.update.lock();
         self.tracking.store(on, Ordering::Relaxed);
         self.update_queued();
     }

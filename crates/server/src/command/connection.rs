@@ -261,30 +261,35 @@ pub fn describe(shared: &Shared, info: &ClientInfo, now_ms: i64) -> String {
     let age = info.created.elapsed().as_secs();
     let idle = ((now_ms - info.last_interaction_ms.load(Ordering::Relaxed)) / 1000).max(0);
     let mut flags = String::new();
-    if info.blocked.load(Ordering::Relaxed) {
-        flags.push('b');
+    // Redis marks a MONITOR client `O` (a kind of replica), before any other flag.
+    if shared.monitor_count.load(Ordering::Acquire) > 0 && shared.monitors.lock().iter().any(|&(_, id)| id == info.id) {
+        flags.push('O');
     }
+    // Redis's order: O, P, x, b, t, R, B, then e and T.
     if info.sub.load(Ordering::Relaxed) + info.psub.load(Ordering::Relaxed) > 0 {
         flags.push('P');
     }
     if info.multi.load(Ordering::Relaxed) >= 0 {
         flags.push('x');
     }
+    if info.blocked.load(Ordering::Relaxed) {
+        flags.push('b');
+    }
+    let tracking = crate::tracking::state(shared, info.id);
+    if let Some((_, bcast, broken)) = tracking {
+        flags.push('t');
+        if broken {
+            flags.push('R');
+        }
+        if bcast {
+            flags.push('B');
+        }
+    }
     if info.no_evict.load(Ordering::Relaxed) {
         flags.push('e');
     }
     if info.no_touch.load(Ordering::Relaxed) {
         flags.push('T');
-    }
-    let tracking = crate::tracking::state(shared, info.id);
-    if let Some((_, bcast, broken)) = tracking {
-        flags.push('t');
-        if bcast {
-            flags.push('B');
-        }
-        if broken {
-            flags.push('R');
-        }
     }
     if flags.is_empty() {
         flags.push('N');
@@ -511,15 +516,19 @@ fn client_setinfo(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 /// CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST] [PREFIX p ...] [OPTIN] [OPTOUT]
-/// [NOLOOP] — OK (`crate::tracking`); Redis's checks and errors, in its order.
+/// [NOLOOP] — OK (`crate::tracking`). Redis's checks and errors in its order: the
+/// options first (REDIRECT's client must exist, once), then ON or OFF, then with ON
+/// the options against one another and the client's current mode.
 fn client_tracking(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let on = on_off(a[2])?;
     let mut mode = crate::tracking::Mode::default();
     let mut i = 3;
     while i < a.len() {
         let more = i + 1 < a.len();
         if is(a[i], "redirect") && more {
             i += 1;
+            if mode.redirect != 0 {
+                return Err(CommandError::msg("ERR A client can only redirect to a single other client"));
+            }
             let id = args::int(a[i])?;
             if !ctx.shared.clients.lock().contains_key(&(id as u64)) || id <= 0 {
                 return Err(CommandError::msg("ERR The client ID you want redirect to does not exist"));
@@ -541,28 +550,20 @@ fn client_tracking(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
         i += 1;
     }
-    if !on {
+    if !on_off(a[2])? {
         stop_tracking(ctx);
         ctx.ok();
         return Ok(());
     }
+    if !mode.bcast && !mode.prefixes.is_empty() {
+        return Err(CommandError::msg("ERR PREFIX option requires BCAST mode to be enabled"));
+    }
     let current = ctx.client.tracking.as_ref();
-    if mode.bcast {
-        if current.is_some_and(|m| !m.bcast) {
-            return Err(CommandError::msg("ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode."));
-        }
-        let existing: Vec<Vec<u8>> = current.map(|m| m.prefixes.clone()).unwrap_or_default();
-        if mode.prefixes.is_empty() && existing.is_empty() {
-            mode.prefixes.push(Vec::new());
-        }
-        check_prefixes(&mode.prefixes, &existing)?;
-    } else {
-        if current.is_some_and(|m| m.bcast) {
-            return Err(CommandError::msg("ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode."));
-        }
-        if !mode.prefixes.is_empty() {
-            return Err(CommandError::msg("ERR PREFIX option requires BCAST mode to be enabled"));
-        }
+    if current.is_some_and(|m| m.bcast != mode.bcast) {
+        return Err(CommandError::msg("ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode."));
+    }
+    if mode.bcast && (mode.optin || mode.optout) {
+        return Err(CommandError::msg("ERR OPTIN and OPTOUT are not compatible with BCAST"));
     }
     if mode.optin && mode.optout {
         return Err(CommandError::msg("ERR You can't specify both OPTIN mode and OPTOUT mode"));
@@ -570,8 +571,14 @@ fn client_tracking(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if current.is_some_and(|m| (mode.optin && m.optout) || (mode.optout && m.optin)) {
         return Err(CommandError::msg("ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode."));
     }
-    if mode.bcast && (mode.optin || mode.optout) {
-        return Err(CommandError::msg("ERR OPTIN and OPTOUT are not compatible with BCAST"));
+    if mode.bcast {
+        let existing: Vec<Vec<u8>> = current.map(|m| m.prefixes.clone()).unwrap_or_default();
+        check_prefixes(&mode.prefixes, &existing)?;
+        // BCAST without PREFIX is the empty prefix (every key), added unchecked as
+        // Redis does, even beside prefixes registered before.
+        if mode.prefixes.is_empty() {
+            mode.prefixes.push(Vec::new());
+        }
     }
     ctx.client.tracking = Some(crate::tracking::enable(ctx.shared, &ctx.client.info, mode));
     ctx.ok();
@@ -585,13 +592,13 @@ fn stop_tracking(ctx: &mut Ctx<'_>) {
     crate::tracking::disable(ctx.shared, ctx.client.info.id);
 }
 
-/// BCAST prefixes may not overlap one another nor those registered before (Redis's
-/// errors, quoting the two prefixes).
+/// BCAST prefixes may not overlap one another nor those registered before, a prefix
+/// equal to one registered included (Redis's errors, quoting the two prefixes).
 fn check_prefixes(new: &[Vec<u8>], existing: &[Vec<u8>]) -> Result<(), CommandError> {
     let overlap = |a: &[u8], b: &[u8]| a.starts_with(b) || b.starts_with(a);
     for (i, p) in new.iter().enumerate() {
         let show = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        if let Some(q) = existing.iter().find(|q| *q != p && overlap(p, q)) {
+        if let Some(q) = existing.iter().find(|q| overlap(p, q)) {
             return Err(CommandError::Owned(format!(
                 "ERR Prefix '{}' overlaps with an existing prefix '{}'. Prefixes for a single client must not overlap.",
                 show(p),
@@ -612,7 +619,7 @@ fn check_prefixes(new: &[Vec<u8>], existing: &[Vec<u8>]) -> Result<(), CommandEr
 /// CLIENT CACHING YES|NO — OK; for the next command (OPTIN: YES tracks it, OPTOUT: NO
 /// does not).
 fn client_caching(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let Some(mode) = ctx.client.tracking.as_ref().filter(|m| m.optin || m.optout) else {
+    let Some(mode) = ctx.client.tracking.as_ref() else {
         return Err(CommandError::msg("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled"));
     };
     if is(a[2], "yes") {

@@ -691,6 +691,14 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     // The thread's clock reads the TSC raw (as Redis 7's monotonic clock does where the
     // TSC is constant) and scales the difference once: clock_gettime twice per command
     // was 7% of pipelined CPU here, quanta's scaled Instant::now still 3%.
+    // Client-side caching remembers a read's keys before it runs, and again after: a
+    // write on another loop between the read and a registration made only afterwards
+    // would find nobody to tell, and the reader would keep the old value for good.
+    // Registered first, such a write costs at most an invalidation the reader did not
+    // need; registered again, the keys stay tracked when the read itself expired one
+    // (which invalidates it). Left: a write landing between a read's own expiry of a
+    // key and the second registration goes untold (the key then reads as missing).
+    let tracked_read = ctx.client.tracking.is_some() && track_reads(ctx, spec, args);
     let clock = &ctx.stats.clock;
     let start = clock.raw();
     let result = (spec.handler)(ctx, args);
@@ -760,8 +768,8 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
         ctx.stats.count_error(&text);
         write_error(ctx.out, &text);
     }
-    if ctx.client.tracking.is_some() {
-        track_reads(ctx, spec, args);
+    if tracked_read {
+        remember_read_keys(ctx, spec, args);
     }
     publish_client_state(ctx.client);
     let threshold = ctx.shared.slowlog_threshold_us.load(Ordering::Relaxed);
@@ -774,20 +782,24 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
 /// Client-side caching, default mode: the keys of a read-only command are remembered
 /// for the client (with OPTIN only after CLIENT CACHING YES, with OPTOUT unless after
 /// CLIENT CACHING NO), as Redis's trackingRememberKeys; CLIENT CACHING's answer lasts
-/// one command.
-fn track_reads(ctx: &mut Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) {
+/// one command. True when this command's keys were remembered.
+fn track_reads(ctx: &mut Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> bool {
     let caching = if spec.name == "caching" { ctx.client.caching } else { ctx.client.caching.take() };
-    let Some(mode) = ctx.client.tracking.as_ref() else { return };
+    let Some(mode) = ctx.client.tracking.as_ref() else { return false };
     let wanted = !mode.bcast
         && spec.flags & flags::READONLY != 0
         && (!mode.optin || caching == Some(true))
         && (!mode.optout || caching != Some(false));
-    if wanted {
-        let keys: Vec<&[u8]> = command_keys(spec, args).unwrap_or_default().into_iter().map(|i| args[i]).collect();
-        if !keys.is_empty() {
-            crate::tracking::remember(ctx.shared, ctx.client.info.id, &keys);
-        }
+    wanted && remember_read_keys(ctx, spec, args)
+}
+
+/// Remembers a read's keys for its tracking client; false when it names none.
+fn remember_read_keys(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> bool {
+    let keys: Vec<&[u8]> = command_keys(spec, args).unwrap_or_default().into_iter().map(|i| args[i]).collect();
+    if !keys.is_empty() {
+        crate::tracking::remember(ctx.shared, ctx.client.info.id, &keys);
     }
+    !keys.is_empty()
 }
 
 /// The MISCONF error for a write (or an EXEC of a queue with one, or PING, as Redis)

@@ -8,8 +8,9 @@
 //! administrative ones (CONFIG, DEBUG, ...) are not shown; AUTH's and HELLO's passwords
 //! are redacted. A monitoring client may still send commands that do not touch the
 //! keyspace (PING, RESET, QUIT); others get Redis's "Replica can't interact with the
-//! keyspace". Lines reach a monitor through its loop's mailbox, in each loop's order,
-//! under the same output limit as pub/sub messages.
+//! keyspace". Lines reach a monitor through its loop's mailbox, in each loop's order;
+//! a monitor is of the `normal` class of `client-output-buffer-limit`, as in Redis
+//! (`output_limit.rs`), and CLIENT LIST flags it `O`.
 //!
 //! With no monitor the cost is one atomic load per command.
 

@@ -137,7 +137,8 @@ pub fn close_client(shared: &Shared, conn: &mut Conn) {
 }
 
 /// The periodic tick of one event loop: active expiry of its shards. Returns the
-/// connections (by the caller's slot index) that are idle past `timeout`.
+/// connections (by the caller's slot index) to close: idle past `timeout`, or over
+/// their output soft limit for longer than its seconds (`output_limit`).
 pub fn tick<'a>(
     shared: &Shared,
     owner: usize,
@@ -161,14 +162,14 @@ pub fn tick<'a>(
         crate::expire::active_cycle(shared, owner, now_ms);
     }
     let timeout_s = shared.config.read().timeout_s;
-    if timeout_s == 0 {
-        return Vec::new();
-    }
     let limit = now_ms - (timeout_s as i64) * 1000;
+    let output_limits = shared.output_limits.snapshot();
     conns
         .filter(|(_, c)| {
-            c.client.info.last_interaction_ms.load(Ordering::Relaxed) < limit
-                && c.client.info.created.elapsed().as_secs() > timeout_s
+            let idle = timeout_s > 0
+                && c.client.info.last_interaction_ms.load(Ordering::Relaxed) < limit
+                && c.client.info.created.elapsed().as_secs() > timeout_s;
+            idle || c.soft_output_limit_overdue(&output_limits, now_ms)
         })
         .map(|(i, _)| i)
         .collect()
@@ -185,8 +186,9 @@ pub fn take_mail(shared: &Shared, owner: usize) -> Vec<crate::shared::Mail> {
 }
 
 /// Applies a posted mail to its connection: a blocked client's reply unblocks it and
-/// resumes its pending input; a pub/sub message is appended. Returns the flow, or
-/// CloseNow when a subscriber is over the pubsub output limit.
+/// resumes its pending input; a pub/sub message (or MONITOR line, or invalidation) is
+/// appended. Returns the flow: CloseNow when the client went over its
+/// `client-output-buffer-limit` (`output_limit`).
 pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::conn::Worker<'_>) -> crate::conn::Flow {
     if mail.unblock {
         conn.client.blocked = false;
@@ -201,30 +203,19 @@ pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::co
                 conn.hold(conn.out.len(), mail.need);
             }
             conn.out.extend_from_slice(&mail.bytes);
+            if conn.over_output_limit(&w.shared.output_limits.snapshot(), w.now_ms) {
+                return crate::conn::Flow::CloseNow;
+            }
         }
         conn.client.reply_mode = mode.after_command();
         return conn.process(w);
     }
-    if append_mail(conn, &mail.bytes, w.shared.pubsub_output_limit.load(Ordering::Relaxed)) {
-        crate::conn::Flow::Continue
-    } else {
+    conn.out.extend_from_slice(&mail.bytes);
+    if conn.over_output_limit(&w.shared.output_limits.snapshot(), w.now_ms) {
         crate::conn::Flow::CloseNow
+    } else {
+        crate::conn::Flow::Continue
     }
-}
-
-/// Appends a posted message to a connection's output; false when the subscriber is over
-/// the pubsub output limit (`client-output-buffer-limit pubsub`'s hard limit, 0 for
-/// none) and must be disconnected.
-pub fn append_mail(conn: &mut Conn, bytes: &[u8], limit: u64) -> bool {
-    if limit > 0 && (conn.out.len() + bytes.len()) as u64 > limit {
-        crate::log::warning(&format!(
-            "Client id={} addr={} closed for overcoming of output buffer limits (pubsub).",
-            conn.client.info.id, conn.client.info.addr
-        ));
-        return false;
-    }
-    conn.out.extend_from_slice(bytes);
-    true
 }
 
 /// Releases what the append-only log now allows of the replies held on a loop's

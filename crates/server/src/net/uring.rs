@@ -349,6 +349,7 @@ impl EventLoop {
             slot.conn.swap_output(&mut slot.sending);
         }
         let rest = &slot.sending[slot.sent..];
+        slot.conn.set_in_flight(rest.len());
         let e = opcode::Send::new(types::Fd(slot.fd.as_raw_fd()), rest.as_ptr(), rest.len() as u32)
             .flags(libc::MSG_NOSIGNAL)
             .build()
@@ -831,6 +832,7 @@ impl EventLoop {
         }
         bump(&self.shared.thread_stats[self.index].net_output_bytes, res as u64);
         slot.sent += res as usize;
+        slot.conn.set_in_flight(slot.sending.len().saturating_sub(slot.sent));
         // Partial send, or replies produced meanwhile: send again.
         self.dirty.push(t);
     }

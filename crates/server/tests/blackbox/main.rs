@@ -26,6 +26,7 @@ mod keys;
 mod latency;
 mod monitor;
 mod notifications;
+mod output_limits;
 mod pause;
 mod lists;
 mod persistence;

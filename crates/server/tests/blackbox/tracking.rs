@@ -86,6 +86,54 @@ fn options_are_checked_and_reported_as_redis_does() {
     );
 }
 
+/// Redis's order of the checks: options as they are read (one REDIRECT), ON or OFF,
+/// then PREFIX without BCAST, a BCAST switch, OPTIN/OPTOUT with BCAST, both, an
+/// OPTIN/OPTOUT switch, and last the prefixes (one registered again overlaps itself).
+/// CLIENT CACHING in the default mode names the mode it needs; flags read `tRB`.
+#[test]
+fn checks_come_in_redis_order() {
+    let srv = exclusive();
+    let mut c = srv.raw_conn();
+    let mut other = srv.raw_conn();
+    let oid = parse(&other.cmd(&["CLIENT", "ID"])).int().to_string();
+    for (args, error) in [
+        (&["CLIENT", "TRACKING", "maybe", "REDIRECT", "999999"][..], "ERR The client ID you want redirect to does not exist"),
+        (&["CLIENT", "TRACKING", "on", "REDIRECT", &oid, "REDIRECT", &oid], "ERR A client can only redirect to a single other client"),
+        (&["CLIENT", "TRACKING", "on", "BCAST", "OPTIN", "PREFIX", "a", "PREFIX", "ab"], "ERR OPTIN and OPTOUT are not compatible with BCAST"),
+        (&["CLIENT", "TRACKING", "on", "BCAST", "OPTIN", "OPTOUT"], "ERR OPTIN and OPTOUT are not compatible with BCAST"),
+    ] {
+        assert_bytes!(c.cmd(args), format!("-{error}\r\n").into_bytes());
+    }
+    assert_bytes!(c.cmd(&["CLIENT", "TRACKING", "on"]), b"+OK\r\n");
+    for (args, error) in [
+        (&["CLIENT", "CACHING", "yes"][..], "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode."),
+        (&["CLIENT", "CACHING", "no"], "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode."),
+        (&["CLIENT", "CACHING", "maybe"], "ERR syntax error"),
+    ] {
+        assert_bytes!(c.cmd(args), format!("-{error}\r\n").into_bytes());
+    }
+    assert_bytes!(c.cmd(&["CLIENT", "TRACKING", "off"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "a", "REDIRECT", &oid]), b"+OK\r\n");
+    assert_bytes!(
+        c.cmd(&["CLIENT", "TRACKING", "on", "PREFIX", "b"]),
+        b"-ERR PREFIX option requires BCAST mode to be enabled\r\n"
+    );
+    assert_bytes!(
+        c.cmd(&["CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "a"]),
+        b"-ERR Prefix 'a' overlaps with an existing prefix 'a'. Prefixes for a single client must not overlap.\r\n"
+    );
+    // The redirect client goes: the next invalidation finds it gone.
+    drop(other);
+    assert!(wait_until(Duration::from_secs(5), || {
+        !parse(&c.cmd(&["CLIENT", "LIST"])).text().contains(&format!("id={oid} "))
+    }));
+    let mut w = srv.raw_conn();
+    w.cmd(&["SET", "a1", "1"]);
+    assert!(wait_until(Duration::from_secs(5), || {
+        parse(&c.cmd(&["CLIENT", "LIST"])).text().lines().any(|l| l.contains(" flags=tRB "))
+    }));
+}
+
 #[test]
 fn a_read_key_is_invalidated_once_when_another_client_changes_it() {
     let srv = exclusive();
