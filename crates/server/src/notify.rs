@@ -10,7 +10,9 @@
 //!
 //! - without the append-only log, as soon as a handler queues one, while it still holds
 //!   the key's shard lock: two loops changing one key publish in the order they
-//!   changed it, as Redis's single thread does;
+//!   changed it, as Redis's single thread does (the client-side caching invalidations
+//!   of those keys wait for the end of the command, so that one command's keys go in
+//!   one BCAST message);
 //! - with the log, by the dispatcher once the command's record is appended and before
 //!   its ordering stripes are released (same order guarantee), each message held until
 //!   the log is durable up to the write it reveals (`Mail::need`), as replies are.
@@ -20,6 +22,8 @@
 //!
 //! Reads report too: every key a command reads as Redis's read lookup does goes through
 //! `Ctx::lookup` (a keyspace hit, or a miss: INFO's counter and a `keymiss` event).
+
+use std::cell::{Cell, RefCell};
 
 use store::events::{self, class, Event};
 
@@ -97,7 +101,7 @@ pub fn notify_in(ctx: &Ctx<'_>, class: u32, name: &'static str, db: usize, key: 
     if flags.wants(class) {
         events::push(flags, class, name, db, key);
         if publishes_at_once(ctx) {
-            flush(ctx.shared, 0, ctx.client.info.id);
+            publish_queued(ctx.shared, 0, ctx.client.info.id, Invalidate::AfterCommand);
         }
     }
 }
@@ -115,27 +119,67 @@ fn publishes_at_once(ctx: &Ctx<'_>) -> bool {
 /// setting was turned off are dropped, never kept for later.
 #[inline]
 pub fn flush(shared: &Shared, need: u64, writer: u64) {
-    if events::pending() {
-        publish_queued(shared, need, writer);
+    if events::pending() || DEFERRED_PENDING.with(Cell::get) {
+        publish_queued(shared, need, writer, Invalidate::Now);
     }
 }
 
-fn publish_queued(shared: &Shared, need: u64, writer: u64) {
+/// When the client-side caching invalidations of published events are sent.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Invalidate {
+    /// With the events (and those deferred before them).
+    Now,
+    /// Without the log, events are published one by one as handlers queue them; their
+    /// keys wait for the dispatcher's flush after the command, so that a BCAST client
+    /// hears of the keys one command changed in one message (MSET), as Redis's
+    /// per-iteration message would tell them.
+    AfterCommand,
+}
+
+thread_local! {
+    /// Keys changed by the running command whose invalidations wait (`AfterCommand`).
+    static DEFERRED: RefCell<Vec<Box<[u8]>>> = const { RefCell::new(Vec::new()) };
+    static DEFERRED_PENDING: Cell<bool> = const { Cell::new(false) };
+}
+
+fn publish_queued(shared: &Shared, need: u64, writer: u64, when: Invalidate) {
     let queued = events::take();
     if shared.tracking.active() {
-        if queued.iter().any(|e| e.class == class::FLUSH) {
-            crate::tracking::flush_all(shared, need);
-        }
+        let flushes = queued.iter().any(|e| e.class == class::FLUSH);
         // `new` always comes with the command's own event for that key, and Redis
         // signals the change where that one is: in its order.
-        let changed: Vec<&[u8]> = queued
+        let changed = queued
             .iter()
             .filter(|e| e.class & events::CHANGES & !(class::FLUSH | class::NEW) != 0)
-            .map(|e| &e.key[..])
-            .collect();
-        if !changed.is_empty() {
-            crate::tracking::invalidate(shared, &changed, writer, need);
+            .map(|e| &e.key[..]);
+        if when == Invalidate::AfterCommand && !flushes {
+            DEFERRED.with(|d| d.borrow_mut().extend(changed.map(Box::from)));
+            DEFERRED_PENDING.with(|p| p.set(true));
+        } else {
+            let deferred = if DEFERRED_PENDING.with(|p| p.replace(false)) {
+                DEFERRED.with(|d| std::mem::take(&mut *d.borrow_mut()))
+            } else {
+                Vec::new()
+            };
+            let keys: Vec<&[u8]> = deferred.iter().map(|k| &k[..]).chain(changed).collect();
+            // Keys changed before a flush are told before it, as they happened.
+            let (before, after) = match queued.iter().position(|e| e.class == class::FLUSH) {
+                Some(_) => (deferred.len(), keys.len()),
+                None => (keys.len(), keys.len()),
+            };
+            if before > 0 {
+                crate::tracking::invalidate(shared, &keys[..before], writer, need);
+            }
+            if flushes {
+                crate::tracking::flush_all(shared, need);
+            }
+            if after > before {
+                crate::tracking::invalidate(shared, &keys[before..after], writer, need);
+            }
         }
+    } else if DEFERRED_PENDING.with(|p| p.replace(false)) {
+        // Tracking was turned off meanwhile: nobody to tell.
+        DEFERRED.with(|d| d.borrow_mut().clear());
     }
     let flags = shared.keyspace.events().get();
     if flags == 0 {

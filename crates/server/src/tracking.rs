@@ -6,8 +6,9 @@
 //! commands count), in one table of key names shared by all databases, as Redis's;
 //! when such a key changes, every client that read it gets one `invalidate` message
 //! and the key leaves the table (it is tracked again when read again). In BCAST mode a
-//! client registers key prefixes instead and hears of every change under them, the
-//! keys a command changed in one message.
+//! client registers key prefixes instead and hears of every change under them: per
+//! prefix, the keys a command changed in one message (Redis: those of one pass of its
+//! event loop).
 //!
 //! Changes come from the keyspace event queue (`notify.rs`): while any client tracks,
 //! the keyspace queues every modification event whatever `notify-keyspace-events`
@@ -191,7 +192,7 @@ pub fn remember(shared: &Shared, id: u64, keys: &[&[u8]]) {
 
 /// Invalidates `keys` (changed by the command of client `writer`, 0 for none: expiry):
 /// the default-mode readers of each key, one message per key, and the BCAST clients
-/// whose prefixes match, one message with all their keys. `need` is the log offset the
+/// whose prefixes match, one message per prefix with its keys. `need` is the log offset the
 /// messages wait for.
 pub fn invalidate(shared: &Shared, keys: &[&[u8]], writer: u64, need: u64) {
     let mut mails = Vec::new();
@@ -203,32 +204,30 @@ pub fn invalidate(shared: &Shared, keys: &[&[u8]], writer: u64, need: u64) {
         for &key in &seen {
             drop_key(shared, &mut t, key, writer, &mut mails);
         }
-        // BCAST: per client, the changed keys under its prefixes, in order, each once
-        // (a client's prefixes overlap only when BCAST without PREFIX added the empty
-        // one beside others, as Redis allows).
-        let mut per_client: Vec<(u64, Vec<&[u8]>)> = Vec::new();
-        let mut slot: HashMap<u64, usize> = HashMap::new();
-        for &key in &seen {
-            for (prefix, ids) in &t.prefixes {
-                if !key.starts_with(prefix) {
-                    continue;
-                }
-                for &id in ids {
-                    if id == writer && t.targets.get(&id).is_some_and(|x| x.mode.noloop) {
-                        continue;
-                    }
-                    let at = *slot.entry(id).or_insert_with(|| {
-                        per_client.push((id, Vec::new()));
-                        per_client.len() - 1
-                    });
-                    if per_client[at].1.last() != Some(&key) {
-                        per_client[at].1.push(key);
-                    }
-                }
+        // BCAST, as Redis's broadcast: for each prefix (in byte order) with changed keys
+        // under it, one message to each client registered for it, with those keys in
+        // byte order (a client with two matching prefixes hears of a key twice, as in
+        // Redis). A NOLOOP writer hears nothing of its own command's keys.
+        let mut batches: Vec<(Vec<u64>, Vec<&[u8]>)> = Vec::new();
+        let mut prefixes: Vec<&(Vec<u8>, Vec<u64>)> = t.prefixes.iter().collect();
+        prefixes.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for (prefix, ids) in prefixes {
+            let mut under: Vec<&[u8]> = seen.iter().copied().filter(|k| k.starts_with(prefix)).collect();
+            if under.is_empty() {
+                continue;
             }
+            under.sort_unstable();
+            let ids = ids
+                .iter()
+                .copied()
+                .filter(|&id| !(id == writer && t.targets.get(&id).is_some_and(|x| x.mode.noloop)))
+                .collect();
+            batches.push((ids, under));
         }
-        for (id, ks) in per_client {
-            message_for(shared, &mut t, id, Some(&ks), &mut mails);
+        for (ids, keys) in batches {
+            for id in ids {
+                message_for(shared, &mut t, id, Some(&keys), &mut mails);
+            }
         }
     }
     post(shared, mails, need);

@@ -185,6 +185,11 @@ fn bcast_reports_every_change_under_the_prefixes() {
     w.cmd(&["DEL", "item:9", "other"]);
     w.cmd(&["SET", "item:2", "z"]);
     assert_bytes!(b.read_reply(), invalidate(&["item:2"]));
+    // The keys one command changed come in one message per prefix, prefixes and keys
+    // in byte order (Redis: those of one pass of its event loop).
+    w.cmd(&["MSET", "user:2", "a", "other", "b", "item:3", "c", "user:1", "d"]);
+    assert_bytes!(b.read_reply(), invalidate(&["item:3"]));
+    assert_bytes!(b.read_reply(), invalidate(&["user:1", "user:2"]));
     b.expect_silence(Duration::from_millis(100));
 }
 
