@@ -112,6 +112,26 @@ fn publishes_at_once(ctx: &Ctx<'_>) -> bool {
     ctx.shared.aof.is_none() || ctx.client.loading
 }
 
+/// The server and the writing client when events are published as they are queued
+/// (for [`publish_under_lock`]); None when the log orders them.
+pub fn at_once<'a>(ctx: &Ctx<'a>) -> Option<(&'a Shared, u64)> {
+    publishes_at_once(ctx).then_some((ctx.shared, ctx.client.info.id))
+}
+
+/// Publishes what this thread has queued, when events are published at once
+/// (`at_once`), for the paths that change or expire keys without going through
+/// [`notify`] (LMOVE's move, a served blocked pop, a read that found its key expired):
+/// called while they still hold the keys' locks, so that their events keep the order in
+/// which the keys changed across loops. One thread-local load when nothing is queued.
+#[inline]
+pub fn publish_under_lock(at_once: Option<(&Shared, u64)>) {
+    if let Some((shared, writer)) = at_once {
+        if events::pending() {
+            publish_queued(shared, 0, writer, Invalidate::AfterCommand);
+        }
+    }
+}
+
 /// Publishes this thread's queued events, oldest first, after the invalidations of
 /// client-side caching they cause (`tracking.rs`); `need` is the log offset their
 /// messages wait for (0: none), `writer` the client whose command caused them (0: none,

@@ -147,7 +147,8 @@ fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto,
         // (WAIT and pauses returned above; nothing to order.)
         Op::Wait | Op::Pause => a.order_keys(ks, std::iter::empty::<&[u8]>()),
     });
-    let served = pop_now(ks, db, now_ms, proto, op)?;
+    let at_once = aof.is_none().then_some((shared, client));
+    let served = pop_now(ks, db, now_ms, proto, op, at_once)?;
     let end = match (&served, aof) {
         (Some((_, key, popped)), Some(aof)) => Some(aof.append_one(db, now_ms, &effect(op, key, *popped))),
         _ => None,
@@ -164,7 +165,16 @@ fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto,
 type Served = (Vec<u8>, Vec<u8>, usize);
 
 /// The pop itself.
-fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) -> Result<Option<Served>, CommandError> {
+/// Pops for a waiter now; its events are published under the key's lock when
+/// `at_once` (no log), see `notify::publish_under_lock`.
+fn pop_now(
+    ks: &store::Keyspace,
+    db: usize,
+    now_ms: i64,
+    proto: Proto,
+    op: &Op,
+    at_once: Option<(&crate::shared::Shared, u64)>,
+) -> Result<Option<Served>, CommandError> {
     let mut out = Vec::new();
     match op {
         Op::Wait | Op::Pause => Ok(None),
@@ -176,6 +186,7 @@ fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) 
                 let items: Vec<Box<[u8]>> = (0..n).filter_map(|_| list.pop(*end)).collect();
                 drop(list);
                 coll::queue_pop(ks.events(), db, &mut shard, h, key, now_ms, (class::LIST, super::lists::pop_event(*end)));
+                crate::notify::publish_under_lock(at_once);
                 encode::array_len(&mut out, 2);
                 encode::bulk(&mut out, key);
                 if count.is_some() {
@@ -189,7 +200,7 @@ fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) 
             Ok(None)
         }
         Op::Move { src, dst, from, to } => {
-            let Some(item) = super::lists::move_element(ks, db, now_ms, (src, dst), (*from, *to))? else {
+            let Some(item) = super::lists::move_element(ks, db, now_ms, (src, dst), (*from, *to), at_once)? else {
                 return Ok(None);
             };
             encode::bulk(&mut out, &item);
@@ -208,6 +219,7 @@ fn pop_now(ks: &store::Keyspace, db: usize, now_ms: i64, proto: Proto, op: &Op) 
                 }
                 drop(z);
                 coll::queue_pop(ks.events(), db, &mut shard, h, key, now_ms, (class::ZSET, super::sorted_sets::pop_event(*max)));
+                crate::notify::publish_under_lock(at_once);
                 match count {
                     None => {
                         let (s, m) = &items[0];

@@ -309,13 +309,15 @@ fn lpos(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// Pops from `src` at `from` and pushes onto `dst` at `to`, atomically; the element or
 /// None when `src` is absent. LMOVE, RPOPLPUSH and their blocking forms. Queues the
 /// keyspace events in Redis's order: the destination's (`new`, the push), then the
-/// source's (the pop, `del` when emptied).
+/// source's (the pop, `del` when emptied), published before the keys' locks go when
+/// `at_once` (`notify::publish_under_lock`).
 pub fn move_element(
     ks: &store::Keyspace,
     db: usize,
     now_ms: i64,
     (src, dst): (&[u8], &[u8]),
     (from, to): (End, End),
+    at_once: Option<(&crate::shared::Shared, u64)>,
 ) -> Result<Option<Box<[u8]>>, CommandError> {
     let mut locked = ks.lock_keys(db, [src, dst]);
     // A missing source answers nil before the destination's type is looked at.
@@ -335,6 +337,8 @@ pub fn move_element(
         list.push(to, &item);
         store::events::push(events, class::LIST, push_event(to), db, dst);
         store::events::push(events, class::LIST, pop_event(from), db, src);
+        drop(list);
+        crate::notify::publish_under_lock(at_once);
         return Ok(Some(item));
     }
     drop(list);
@@ -345,6 +349,7 @@ pub fn move_element(
     store::events::push(events, class::LIST, push_event(to), db, dst);
     let (sh, s) = locked.shard_for(db, src);
     coll::queue_pop(events, db, s, sh, src, now_ms, (class::LIST, pop_event(from)));
+    crate::notify::publish_under_lock(at_once);
     Ok(Some(item))
 }
 
@@ -352,7 +357,7 @@ pub fn move_element(
 fn lmove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let from = args::list_end(a[3])?;
     let to = args::list_end(a[4])?;
-    match move_element(ctx.ks(), ctx.client.db, ctx.now_ms, (a[1], a[2]), (from, to))? {
+    match move_element(ctx.ks(), ctx.client.db, ctx.now_ms, (a[1], a[2]), (from, to), crate::notify::at_once(ctx))? {
         Some(item) => encode::bulk(ctx.out, &item),
         None => ctx.null(),
     }
@@ -361,7 +366,7 @@ fn lmove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 /// RPOPLPUSH source destination — the moved element or nil.
 fn rpoplpush(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    match move_element(ctx.ks(), ctx.client.db, ctx.now_ms, (a[1], a[2]), (End::Tail, End::Head))? {
+    match move_element(ctx.ks(), ctx.client.db, ctx.now_ms, (a[1], a[2]), (End::Tail, End::Head), crate::notify::at_once(ctx))? {
         Some(item) => encode::bulk(ctx.out, &item),
         None => ctx.null(),
     }

@@ -263,6 +263,9 @@ impl<'a> Ctx<'a> {
         self.count_lookup(found);
         if !found {
             crate::notify::notify(self, store::events::class::KEY_MISS, "keymiss", key);
+            // A key found expired (the store queued `expired`) is published while the
+            // caller holds its lock.
+            crate::notify::publish_under_lock(crate::notify::at_once(self));
         }
     }
 
