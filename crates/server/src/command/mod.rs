@@ -774,6 +774,16 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     if tracked_read {
         remember_read_keys(ctx, spec, args);
     }
+    // CLIENT CACHING's answer lasts one command, as in Redis: not cleared by CLIENT's
+    // own subcommands, nor inside a transaction (MULTI, the commands EXEC runs), so
+    // that it covers a whole MULTI/EXEC; EXEC's end clears it.
+    if ctx.client.caching.is_some()
+        && ctx.client.multi.is_none()
+        && !ctx.client.in_exec
+        && !t.entries[idx].parent.is_some_and(|p| t.entries[p].spec.name == "client")
+    {
+        ctx.client.caching = None;
+    }
     publish_client_state(ctx.client);
     let threshold = ctx.shared.slowlog_threshold_us.load(Ordering::Relaxed);
     if threshold >= 0 && us as i64 >= threshold && spec.flags & flags::SKIP_SLOWLOG == 0 {
@@ -784,10 +794,10 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
 
 /// Client-side caching, default mode: the keys of a read-only command are remembered
 /// for the client (with OPTIN only after CLIENT CACHING YES, with OPTOUT unless after
-/// CLIENT CACHING NO), as Redis's trackingRememberKeys; CLIENT CACHING's answer lasts
-/// one command. True when this command's keys were remembered.
+/// CLIENT CACHING NO), as Redis's trackingRememberKeys. True when this command's keys
+/// were remembered.
 fn track_reads(ctx: &mut Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> bool {
-    let caching = if spec.name == "caching" { ctx.client.caching } else { ctx.client.caching.take() };
+    let caching = ctx.client.caching;
     let Some(mode) = ctx.client.tracking.as_ref() else { return false };
     let wanted = !mode.bcast
         && spec.flags & flags::READONLY != 0

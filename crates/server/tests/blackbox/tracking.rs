@@ -205,6 +205,24 @@ fn optin_tracks_only_the_command_after_client_caching_yes() {
     w.cmd(&["MSET", "oi1", "1", "oi2", "2", "oi3", "3"]);
     assert_bytes!(o.read_reply(), invalidate(&["oi2"]));
     o.expect_silence(Duration::from_millis(100));
+    // CLIENT's own subcommands leave the answer for the next command, and a
+    // transaction is one command: every read EXEC runs is tracked, none after it.
+    assert_bytes!(o.cmd(&["CLIENT", "CACHING", "yes"]), b"+OK\r\n");
+    assert!(o.cmd(&["CLIENT", "TRACKINGINFO"]).starts_with(b"%3"));
+    o.cmd(&["GET", "oi4"]);
+    assert_bytes!(o.cmd(&["CLIENT", "CACHING", "yes"]), b"+OK\r\n");
+    assert_bytes!(o.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(o.cmd(&["GET", "oi5"]), b"+QUEUED\r\n");
+    assert_bytes!(o.cmd(&["GET", "oi6"]), b"+QUEUED\r\n");
+    assert_bytes!(o.cmd(&["EXEC"]), b"*2\r\n_\r\n_\r\n");
+    o.cmd(&["GET", "oi7"]);
+    for key in ["oi4", "oi5", "oi6", "oi7"] {
+        w.cmd(&["SET", key, "1"]);
+    }
+    for key in ["oi4", "oi5", "oi6"] {
+        assert_bytes!(o.read_reply(), invalidate(&[key]));
+    }
+    o.expect_silence(Duration::from_millis(100));
 }
 
 #[test]
