@@ -165,36 +165,20 @@ thread_local! {
 fn publish_queued(shared: &Shared, need: u64, writer: u64, when: Invalidate) {
     let queued = events::take();
     if shared.tracking.active() {
-        let flushes = queued.iter().any(|e| e.class == class::FLUSH);
-        // `new` always comes with the command's own event for that key, and Redis
-        // signals the change where that one is: in its order.
-        let changed = queued
-            .iter()
-            .filter(|e| e.class & events::CHANGES & !(class::FLUSH | class::NEW) != 0)
-            .map(|e| &e.key[..]);
-        if when == Invalidate::AfterCommand && !flushes {
-            DEFERRED.with(|d| d.borrow_mut().extend(changed.map(Box::from)));
-            DEFERRED_PENDING.with(|p| p.set(true));
-        } else {
-            let deferred = if DEFERRED_PENDING.with(|p| p.replace(false)) {
-                DEFERRED.with(|d| std::mem::take(&mut *d.borrow_mut()))
-            } else {
-                Vec::new()
-            };
-            let keys: Vec<&[u8]> = deferred.iter().map(|k| &k[..]).chain(changed).collect();
-            // Keys changed before a flush are told before it, as they happened.
-            let (before, after) = match queued.iter().position(|e| e.class == class::FLUSH) {
-                Some(_) => (deferred.len(), keys.len()),
-                None => (keys.len(), keys.len()),
-            };
-            if before > 0 {
-                crate::tracking::invalidate(shared, &keys[..before], writer, need);
+        // Reads inside an EXEC under the log are queued among its changes (`TRACK`):
+        // the table takes changes and reads in the order they ran, as Redis's would.
+        let mut rest = &queued[..];
+        loop {
+            let cut = rest.iter().position(|e| e.class == class::TRACK).unwrap_or(rest.len());
+            invalidate(shared, &rest[..cut], need, writer, when);
+            let reads = rest[cut..].iter().take_while(|e| e.class == class::TRACK).count();
+            if reads > 0 {
+                let keys: Vec<&[u8]> = rest[cut..cut + reads].iter().map(|e| &e.key[..]).collect();
+                crate::tracking::remember(shared, writer, &keys);
             }
-            if flushes {
-                crate::tracking::flush_all(shared, need);
-            }
-            if after > before {
-                crate::tracking::invalidate(shared, &keys[before..after], writer, need);
+            rest = &rest[cut + reads..];
+            if rest.is_empty() {
+                break;
             }
         }
     } else if DEFERRED_PENDING.with(|p| p.replace(false)) {
@@ -218,6 +202,43 @@ fn publish_queued(shared: &Shared, need: u64, writer: u64, when: Invalidate) {
         }
     }
     pubsub::post_all(shared, deliveries, need);
+}
+
+/// Client-side caching's part of publishing `queued` (changes only): the invalidations
+/// of the keys changed, now or after the command (`when`), a flush's in its place.
+fn invalidate(shared: &Shared, queued: &[Event], need: u64, writer: u64, when: Invalidate) {
+    let flushes = queued.iter().any(|e| e.class == class::FLUSH);
+    // `new` always comes with the command's own event for that key, and Redis
+    // signals the change where that one is: in its order.
+    let changed = queued
+        .iter()
+        .filter(|e| e.class & events::CHANGES & !(class::FLUSH | class::NEW) != 0)
+        .map(|e| &e.key[..]);
+    if when == Invalidate::AfterCommand && !flushes {
+        DEFERRED.with(|d| d.borrow_mut().extend(changed.map(Box::from)));
+        DEFERRED_PENDING.with(|p| p.set(true));
+    } else {
+        let deferred = if DEFERRED_PENDING.with(|p| p.replace(false)) {
+            DEFERRED.with(|d| std::mem::take(&mut *d.borrow_mut()))
+        } else {
+            Vec::new()
+        };
+        let keys: Vec<&[u8]> = deferred.iter().map(|k| &k[..]).chain(changed).collect();
+        // Keys changed before a flush are told before it, as they happened.
+        let (before, after) = match queued.iter().position(|e| e.class == class::FLUSH) {
+            Some(_) => (deferred.len(), keys.len()),
+            None => (keys.len(), keys.len()),
+        };
+        if before > 0 {
+            crate::tracking::invalidate(shared, &keys[..before], writer, need);
+        }
+        if flushes {
+            crate::tracking::flush_all(shared, need);
+        }
+        if after > before {
+            crate::tracking::invalidate(shared, &keys[before..after], writer, need);
+        }
+    }
 }
 
 /// The deliveries of one event on its keyspace and keyevent channels, as the flags ask.

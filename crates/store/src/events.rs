@@ -49,6 +49,10 @@ pub mod class {
     /// Not a Redis class: FLUSHALL or FLUSHDB ran (client-side caching drops
     /// everything); never published.
     pub const FLUSH: u32 = 1 << 14;
+    /// Not a Redis class: the key a read inside EXEC named, for client-side caching to
+    /// remember in order with the transaction's changes (with the log, EXEC's events
+    /// wait for its end); never published.
+    pub const TRACK: u32 = 1 << 15;
     /// `A`: every class but `m` and `n`, as Redis's alias.
     pub const ALL: u32 = GENERIC | STRING | LIST | SET | HASH | ZSET | EXPIRED | EVICTED | STREAM | MODULE;
 }
@@ -133,6 +137,12 @@ pub fn push(flags: &Flags, class: u32, name: &'static str, db: usize, key: &[u8]
 fn push_unchecked(class: u32, name: &'static str, db: usize, key: &[u8]) {
     QUEUE.with(|q| q.borrow_mut().push(Event { class, name, db, key: key.into() }));
     PENDING.with(|p| p.set(true));
+}
+
+/// Queues a read's key for client-side caching ([`class::TRACK`]), whatever is
+/// configured (the caller knows a client tracks).
+pub fn push_track(db: usize, key: &[u8]) {
+    push_unchecked(class::TRACK, "", db, key);
 }
 
 /// Whether this thread has queued events.

@@ -701,7 +701,10 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     // need; registered again, the keys stay tracked when the read itself expired one
     // (which invalidates it). Left: a write landing between a read's own expiry of a
     // key and the second registration goes untold (the key then reads as missing).
-    let tracked_read = ctx.client.tracking.is_some() && track_reads(ctx, spec, args);
+    let tracked_read = ctx.client.tracking.is_some() && tracks_read(ctx, spec);
+    if tracked_read && !tracking_waits_for_exec(ctx) {
+        remember_read_keys(ctx, spec, args);
+    }
     let clock = &ctx.stats.clock;
     let start = clock.raw();
     let result = (spec.handler)(ctx, args);
@@ -792,27 +795,38 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     }
 }
 
-/// Client-side caching, default mode: the keys of a read-only command are remembered
-/// for the client (with OPTIN only after CLIENT CACHING YES, with OPTOUT unless after
-/// CLIENT CACHING NO), as Redis's trackingRememberKeys. True when this command's keys
-/// were remembered.
-fn track_reads(ctx: &mut Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> bool {
+/// Client-side caching, default mode: whether the keys of this read-only command are
+/// remembered for the client (with OPTIN only after CLIENT CACHING YES, with OPTOUT
+/// unless after CLIENT CACHING NO), as Redis's trackingRememberKeys.
+fn tracks_read(ctx: &Ctx<'_>, spec: &CommandSpec) -> bool {
     let caching = ctx.client.caching;
     let Some(mode) = ctx.client.tracking.as_ref() else { return false };
-    let wanted = !mode.bcast
+    !mode.bcast
         && spec.flags & flags::READONLY != 0
         && (!mode.optin || caching == Some(true))
-        && (!mode.optout || caching != Some(false));
-    wanted && remember_read_keys(ctx, spec, args)
+        && (!mode.optout || caching != Some(false))
 }
 
-/// Remembers a read's keys for its tracking client; false when it names none.
-fn remember_read_keys(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> bool {
+/// Inside EXEC with the log, the transaction's changes reach the tracking table at its
+/// end (`notify.rs`): its reads are queued among them, to be remembered in order.
+fn tracking_waits_for_exec(ctx: &Ctx<'_>) -> bool {
+    ctx.client.in_exec && ctx.shared.aof.is_some() && !ctx.client.loading
+}
+
+/// Remembers a read's keys for its tracking client (or queues them, inside EXEC with the
+/// log).
+fn remember_read_keys(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) {
     let keys: Vec<&[u8]> = command_keys(spec, args).unwrap_or_default().into_iter().map(|i| args[i]).collect();
-    if !keys.is_empty() {
+    if keys.is_empty() {
+        return;
+    }
+    if tracking_waits_for_exec(ctx) {
+        for key in keys {
+            store::events::push_track(ctx.client.db, key);
+        }
+    } else {
         crate::tracking::remember(ctx.shared, ctx.client.info.id, &keys);
     }
-    !keys.is_empty()
 }
 
 /// The MISCONF error for a write (or an EXEC of a queue with one, or PING, as Redis)

@@ -134,6 +134,29 @@ fn checks_come_in_redis_order() {
     }));
 }
 
+/// Inside MULTI/EXEC a write then a read of one key: the write's invalidation comes
+/// (after EXEC's reply), and the read tracks the key again, so a later change is told
+/// too; the same with the append-only log, where the transaction's changes reach the
+/// table at its end.
+#[test]
+fn a_read_after_a_write_in_exec_tracks_the_key_again() {
+    let plain = exclusive();
+    let logged = exclusive_with_args(&["--appendonly", "yes", "--appendfsync", "always"]);
+    for srv in std::iter::once(&plain).chain(logged.as_ref()) {
+        let mut t = tracker(srv, &[]);
+        let mut w = srv.raw_conn();
+        t.cmd(&["GET", "xk"]);
+        assert_bytes!(t.cmd(&["MULTI"]), b"+OK\r\n");
+        assert_bytes!(t.cmd(&["SET", "xk", "v"]), b"+QUEUED\r\n");
+        assert_bytes!(t.cmd(&["GET", "xk"]), b"+QUEUED\r\n");
+        assert_bytes!(t.cmd(&["EXEC"]), b"*2\r\n+OK\r\n$1\r\nv\r\n");
+        assert_bytes!(t.read_reply(), invalidate(&["xk"]));
+        w.cmd(&["SET", "xk", "2"]);
+        assert_bytes!(t.read_reply(), invalidate(&["xk"]));
+        t.expect_silence(Duration::from_millis(100));
+    }
+}
+
 #[test]
 fn a_read_key_is_invalidated_once_when_another_client_changes_it() {
     let srv = exclusive();
