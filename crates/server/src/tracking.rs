@@ -269,6 +269,9 @@ fn drop_key(shared: &Shared, t: &mut Table, key: &[u8], writer: u64, mails: &mut
 /// addressed to it or to its redirect client, if it can receive one.
 fn message_for(shared: &Shared, t: &mut Table, id: u64, keys: Option<&[&[u8]]>, mails: &mut Vec<(usize, Mail)>) {
     let Some(target) = t.targets.get_mut(&id) else { return };
+    // Redis writes a flush's null in the tracking client's protocol, even when the
+    // message goes to a redirect client speaking the other.
+    let tracker_resp3 = target.info.resp.load(Ordering::Relaxed) == 3;
     let (to, subscribed) = if target.mode.redirect != 0 {
         let found = shared.clients.lock().get(&target.mode.redirect).cloned();
         let Some(r) = found else {
@@ -309,7 +312,7 @@ fn message_for(shared: &Shared, t: &mut Table, id: u64, keys: Option<&[&[u8]]>, 
                 encode::bulk(&mut out, k);
             }
         }
-        None => encode::null(&mut out, if resp3 { Proto::Resp3 } else { Proto::Resp2 }),
+        None => encode::null(&mut out, if tracker_resp3 { Proto::Resp3 } else { Proto::Resp2 }),
     }
     mails.push(mail(&to, out));
 }

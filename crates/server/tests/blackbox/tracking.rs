@@ -261,9 +261,17 @@ fn redirected_invalidations_reach_a_resp2_subscriber_and_a_lost_redirect_is_repo
     let mut w = srv.raw_conn();
     w.cmd(&["SET", "rk", "1"]);
     assert_bytes!(r.read_reply(), b"*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n*1\r\n$2\r\nrk\r\n");
-    // FLUSHALL: everything, as a null.
+    // FLUSHALL: everything, as a null, written in the tracking client's protocol (a
+    // RESP3 tracker's null reaches the RESP2 subscriber as `_`, as in Redis 7.0.15).
     w.cmd(&["FLUSHALL"]);
     assert_bytes!(r.read_reply(), b"*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n$-1\r\n");
+    let mut t3 = srv.raw_conn();
+    assert!(t3.cmd(&["HELLO", "3"]).starts_with(b"%"));
+    assert_bytes!(t3.cmd(&["CLIENT", "TRACKING", "on", "REDIRECT", &rid]), b"+OK\r\n");
+    assert_bytes!(t.cmd(&["CLIENT", "TRACKING", "off"]), b"+OK\r\n");
+    w.cmd(&["FLUSHALL"]);
+    assert_bytes!(r.read_reply(), b"*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n_\r\n");
+    drop(t3);
     // A RESP3 client whose redirect client goes away is told so instead (Redis 7.0.15
     // tells it at each invalidation; the first is checked here, since when Redis
     // notices the loss varies).
