@@ -167,9 +167,14 @@ fn publish_queued(shared: &Shared, need: u64, writer: u64, when: Invalidate) {
     if shared.tracking.active() {
         // Reads inside an EXEC under the log are queued among its changes (`TRACK`):
         // the table takes changes and reads in the order they ran, as Redis's would.
+        // A flush ends a segment too: the keys changed before it are told first.
         let mut rest = &queued[..];
         loop {
-            let cut = rest.iter().position(|e| e.class == class::TRACK).unwrap_or(rest.len());
+            let cut = match rest.iter().position(|e| e.class == class::TRACK || e.class == class::FLUSH) {
+                Some(i) if rest[i].class == class::FLUSH => i + 1,
+                Some(i) => i,
+                None => rest.len(),
+            };
             invalidate(shared, &rest[..cut], need, writer, when);
             let reads = rest[cut..].iter().take_while(|e| e.class == class::TRACK).count();
             if reads > 0 {
@@ -204,8 +209,9 @@ fn publish_queued(shared: &Shared, need: u64, writer: u64, when: Invalidate) {
     pubsub::post_all(shared, deliveries, need);
 }
 
-/// Client-side caching's part of publishing `queued` (changes only): the invalidations
-/// of the keys changed, now or after the command (`when`), a flush's in its place.
+/// Client-side caching's part of publishing `queued` (changes only, a flush only as the
+/// last event): the invalidations of the keys changed, now or after the command
+/// (`when`), then the flush's.
 fn invalidate(shared: &Shared, queued: &[Event], need: u64, writer: u64, when: Invalidate) {
     let flushes = queued.iter().any(|e| e.class == class::FLUSH);
     // `new` always comes with the command's own event for that key, and Redis
@@ -223,20 +229,14 @@ fn invalidate(shared: &Shared, queued: &[Event], need: u64, writer: u64, when: I
         } else {
             Vec::new()
         };
+        // `queued` ends at its flush, if any (the caller cuts there): the keys changed
+        // before it are told before it, as they happened.
         let keys: Vec<&[u8]> = deferred.iter().map(|k| &k[..]).chain(changed).collect();
-        // Keys changed before a flush are told before it, as they happened.
-        let (before, after) = match queued.iter().position(|e| e.class == class::FLUSH) {
-            Some(_) => (deferred.len(), keys.len()),
-            None => (keys.len(), keys.len()),
-        };
-        if before > 0 {
-            crate::tracking::invalidate(shared, &keys[..before], writer, need);
+        if !keys.is_empty() {
+            crate::tracking::invalidate(shared, &keys, writer, need);
         }
         if flushes {
             crate::tracking::flush_all(shared, need);
-        }
-        if after > before {
-            crate::tracking::invalidate(shared, &keys[before..after], writer, need);
         }
     }
 }

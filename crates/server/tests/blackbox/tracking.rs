@@ -136,8 +136,8 @@ fn checks_come_in_redis_order() {
 
 /// Inside MULTI/EXEC a write then a read of one key: the write's invalidation comes
 /// (after EXEC's reply), and the read tracks the key again, so a later change is told
-/// too; the same with the append-only log, where the transaction's changes reach the
-/// table at its end.
+/// too; a change before a FLUSHALL is told before the flush; the same with the
+/// append-only log, where the transaction's changes reach the table at its end.
 #[test]
 fn a_read_after_a_write_in_exec_tracks_the_key_again() {
     let plain = exclusive();
@@ -153,6 +153,16 @@ fn a_read_after_a_write_in_exec_tracks_the_key_again() {
         assert_bytes!(t.read_reply(), invalidate(&["xk"]));
         w.cmd(&["SET", "xk", "2"]);
         assert_bytes!(t.read_reply(), invalidate(&["xk"]));
+        t.expect_silence(Duration::from_millis(100));
+        // A key changed before a FLUSHALL of the same transaction is told before it.
+        t.cmd(&["GET", "xa"]);
+        assert_bytes!(w.cmd(&["MULTI"]), b"+OK\r\n");
+        w.cmd(&["SET", "xa", "1"]);
+        w.cmd(&["FLUSHALL"]);
+        w.cmd(&["SET", "xb", "1"]);
+        assert_bytes!(w.cmd(&["EXEC"]), b"*3\r\n+OK\r\n+OK\r\n+OK\r\n");
+        assert_bytes!(t.read_reply(), invalidate(&["xa"]));
+        assert_bytes!(t.read_reply(), b">2\r\n$10\r\ninvalidate\r\n_\r\n");
         t.expect_silence(Duration::from_millis(100));
     }
 }
