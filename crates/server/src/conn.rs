@@ -428,21 +428,29 @@ mod tests {
     use super::*;
     use crate::command::testing::Harness;
 
+    /// A new connection of the harness's server given `request` `times` over in one
+    /// batch: the connection and what processing it said.
+    fn pipeline(h: &Harness, request: &[u8], times: usize) -> (Conn, Flow) {
+        let shared = h.shared.clone();
+        let mut conn = Conn::new(h.client.info.clone(), &shared);
+        let mut rng = fastrand::Rng::with_seed(1);
+        let stats = shared.thread_stats[0].clone();
+        let mut w = Worker { shared: &shared, stats: &stats, rng: &mut rng, now_ms: 0 };
+        for _ in 0..times {
+            conn.rbuf.extend_from_slice(request);
+        }
+        let flow = conn.process(&mut w);
+        (conn, flow)
+    }
+
     #[test]
     fn unauthenticated_client_piling_up_errors_is_cut_off() {
         let mut h = Harness::new();
         assert_eq!(h.text("CONFIG SET requirepass secret"), "OK");
-        let shared = h.shared.clone();
-        let mut conn = Conn::new(h.client.info.clone(), &shared);
-        assert!(!conn.client.authenticated);
-        let mut rng = fastrand::Rng::with_seed(1);
-        let stats = shared.thread_stats[0].clone();
-        let mut w = Worker { shared: &shared, stats: &stats, rng: &mut rng, now_ms: 0 };
         // 40,000 pipelined PINGs answered with NOAUTH: about 1.4 MB of errors.
-        for _ in 0..40_000 {
-            conn.rbuf.extend_from_slice(b"*1\r\n$4\r\nPING\r\n");
-        }
-        assert_eq!(conn.process(&mut w), Flow::CloseNow);
+        let (conn, flow) = pipeline(&h, b"*1\r\n$4\r\nPING\r\n", 40_000);
+        assert!(!conn.client.authenticated);
+        assert_eq!(flow, Flow::CloseNow);
     }
 
     #[test]
@@ -453,23 +461,16 @@ mod tests {
             assert_eq!(crate::command::testing::render(&reply), "OK");
         };
         set_limits(&mut h, "normal 1000 0 0");
-        let shared = h.shared.clone();
-        let mut conn = Conn::new(h.client.info.clone(), &shared);
-        let mut rng = fastrand::Rng::with_seed(1);
-        let stats = shared.thread_stats[0].clone();
-        let mut w = Worker { shared: &shared, stats: &stats, rng: &mut rng, now_ms: 0 };
-        for _ in 0..1000 {
-            conn.rbuf.extend_from_slice(b"*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n");
-        }
-        assert_eq!(conn.process(&mut w), Flow::CloseNow);
+        let (_, flow) = pipeline(&h, b"*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n", 1000);
+        assert_eq!(flow, Flow::CloseNow);
         // Replies of 4 to 6 bytes: the 1000-byte limit is passed after about 200 INCRs.
         let ran: usize = h.text("GET n").parse().unwrap();
         assert!((150..300).contains(&ran), "{ran} INCRs ran");
         // Bytes in flight count as well.
         set_limits(&mut h, "normal 0 50 0");
-        let mut conn = Conn::new(h.client.info.clone(), &shared);
+        let mut conn = Conn::new(h.client.info.clone(), &h.shared);
         conn.set_in_flight(100);
-        let limits = shared.output_limits.snapshot();
+        let limits = h.shared.output_limits.snapshot();
         assert!(!conn.over_output_limit(&limits, 5_000), "the soft limit's first sight");
         assert!(!conn.over_output_limit(&limits, 5_999));
         assert!(conn.over_output_limit(&limits, 6_000));
@@ -478,15 +479,8 @@ mod tests {
     #[test]
     fn authenticated_client_may_pipeline_as_much() {
         let h = Harness::new();
-        let shared = h.shared.clone();
-        let mut conn = Conn::new(h.client.info.clone(), &shared);
-        let mut rng = fastrand::Rng::with_seed(1);
-        let stats = shared.thread_stats[0].clone();
-        let mut w = Worker { shared: &shared, stats: &stats, rng: &mut rng, now_ms: 0 };
-        for _ in 0..40_000 {
-            conn.rbuf.extend_from_slice(b"*1\r\n$4\r\nPING\r\n");
-        }
-        assert_eq!(conn.process(&mut w), Flow::Continue);
+        let (conn, flow) = pipeline(&h, b"*1\r\n$4\r\nPING\r\n", 40_000);
+        assert_eq!(flow, Flow::Continue);
         assert_eq!(conn.out.len(), 40_000 * 7);
     }
 }

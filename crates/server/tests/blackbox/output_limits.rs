@@ -20,6 +20,20 @@ fn subscribers(c: &mut RawConn, channel: &str) -> i64 {
     parse(&c.cmd(&["PUBSUB", "NUMSUB", channel])).items()[1].int()
 }
 
+/// A subscriber of `ch` that does not read, on a server whose limits are `limits`; then
+/// `messages` messages of 100 KB published to it.
+fn flood_subscriber(t: &Srv, c: &mut RawConn, limits: &str, messages: usize) -> RawConn {
+    set_limits(c, limits);
+    let mut sub = t.raw_conn();
+    sub.cmd(&["SUBSCRIBE", "ch"]);
+    assert_eq!(subscribers(c, "ch"), 1);
+    let payload = "m".repeat(100_000);
+    for _ in 0..messages {
+        c.cmd(&["PUBLISH", "ch", &payload]);
+    }
+    sub
+}
+
 /// Clients in CLIENT LIST whose flags are `flags`.
 fn clients_flagged(c: &mut RawConn, flags: &str) -> usize {
     let list = parse(&c.cmd(&["CLIENT", "LIST"])).text();
@@ -77,14 +91,7 @@ fn a_pipeline_whose_replies_pile_up_is_cut_off_and_stops() {
 fn a_slow_subscriber_is_disconnected_at_the_pubsub_hard_limit() {
     let t = exclusive();
     let mut c = t.raw_conn();
-    set_limits(&mut c, "pubsub 1mb 0 0");
-    let mut sub = t.raw_conn();
-    sub.cmd(&["SUBSCRIBE", "ch"]);
-    assert_eq!(subscribers(&mut c, "ch"), 1);
-    let payload = "m".repeat(100_000);
-    for _ in 0..200 {
-        c.cmd(&["PUBLISH", "ch", &payload]);
-    }
+    let mut sub = flood_subscriber(&t, &mut c, "pubsub 1mb 0 0", 200);
     assert!(
         wait_until(Duration::from_secs(5), || subscribers(&mut c, "ch") == 0),
         "the subscriber 20 MB behind is still subscribed"
@@ -100,14 +107,8 @@ fn a_slow_subscriber_is_disconnected_at_the_pubsub_hard_limit() {
 fn a_subscriber_over_the_soft_limit_is_disconnected_after_its_seconds() {
     let t = exclusive();
     let mut c = t.raw_conn();
-    set_limits(&mut c, "pubsub 0 1mb 1");
-    let mut sub = t.raw_conn();
-    sub.cmd(&["SUBSCRIBE", "ch"]);
-    let payload = "m".repeat(100_000);
     // 8 MB: well over the soft limit and what the sockets' buffers hold.
-    for _ in 0..80 {
-        c.cmd(&["PUBLISH", "ch", &payload]);
-    }
+    let mut sub = flood_subscriber(&t, &mut c, "pubsub 0 1mb 1", 80);
     assert_eq!(subscribers(&mut c, "ch"), 1, "disconnected before its soft limit's seconds");
     // No more messages: the server's timer finds it over the limit for too long.
     assert!(
