@@ -234,8 +234,8 @@ impl Conn {
         let auth_required = w.shared.auth_required.load(Ordering::Relaxed);
         let query_limit = w.shared.query_buffer_limit.load(Ordering::Relaxed);
         let batch_start = self.out.len();
-        let out_limits = w.shared.output_limits.snapshot();
-        let any_out_limit = out_limits.limits(Class::Normal) || out_limits.limits(Class::PubSub);
+        // One load per batch while no limit is set (the default `normal` class has none).
+        let out_limits = w.shared.output_limits.any().then(|| w.shared.output_limits.snapshot());
         // Set when the client went over its output limit: nothing more of its input
         // runs and the connection closes without writing (`output_limit`).
         let mut cut_off = false;
@@ -328,9 +328,9 @@ impl Conn {
                         }
                     }
                     *rpos += n;
-                    if any_out_limit
-                        && over_output_limit(&out_limits, client, out.len() - *opos + *in_flight, soft_limit_since, w.now_ms)
-                    {
+                    if out_limits.as_ref().is_some_and(|l| {
+                        over_output_limit(l, client, out.len() - *opos + *in_flight, soft_limit_since, w.now_ms)
+                    }) {
                         cut_off = true;
                         break;
                     }

@@ -21,7 +21,7 @@
 //!   and no further command of its pipeline runs.
 //! - 0 means no limit.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::config::OutputLimit;
 
@@ -64,6 +64,8 @@ impl Class {
 pub struct Limits {
     /// hard, soft, soft seconds; normal then pubsub.
     words: [AtomicU64; 6],
+    /// Any of the hard and soft limits is set (the request path's one load).
+    any: AtomicBool,
 }
 
 impl Limits {
@@ -80,6 +82,14 @@ impl Limits {
             self.words[3 * i + 1].store(l.soft, Ordering::Relaxed);
             self.words[3 * i + 2].store(l.soft_seconds, Ordering::Relaxed);
         }
+        let any = (0..2).any(|i| self.words[3 * i].load(Ordering::Relaxed) > 0 || self.words[3 * i + 1].load(Ordering::Relaxed) > 0);
+        self.any.store(any, Ordering::Relaxed);
+    }
+
+    /// Whether any limit of either class is set.
+    #[inline]
+    pub fn any(&self) -> bool {
+        self.any.load(Ordering::Relaxed)
     }
 
     /// The limits in force now, read once per batch of commands.
@@ -165,6 +175,9 @@ mod tests {
         let s = snapshot((0, 0, 0), (100, 0, 0));
         assert!(!s.limits(Class::Normal));
         assert!(s.limits(Class::PubSub));
+        let l = |hard| OutputLimit { hard, soft: 0, soft_seconds: 0 };
+        assert!(Limits::new(&[l(0), l(0), l(1)]).any());
+        assert!(!Limits::new(&[l(0), l(5), l(0)]).any(), "the replica class is not enforced");
     }
 
     #[test]
