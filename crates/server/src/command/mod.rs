@@ -693,9 +693,6 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     ctx.client.log_override = None;
     let targets = (is_write && ctx.shared.watch_count.load(Ordering::Relaxed) > 0)
         .then(|| transactions::before_write(ctx, spec, args));
-    // The thread's clock reads the TSC raw (as Redis 7's monotonic clock does where the
-    // TSC is constant) and scales the difference once: clock_gettime twice per command
-    // was 7% of pipelined CPU here, quanta's scaled Instant::now still 3%.
     // Client-side caching remembers a read's keys before it runs, and again after: a
     // write on another loop between the read and a registration made only afterwards
     // would find nobody to tell, and the reader would keep the old value for good.
@@ -707,6 +704,9 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     if tracked_read && !tracking_waits_for_exec(ctx) {
         remember_read_keys(ctx, spec, args);
     }
+    // The thread's clock reads the TSC raw (as Redis 7's monotonic clock does where the
+    // TSC is constant) and scales the difference once: clock_gettime twice per command
+    // was 7% of pipelined CPU here, quanta's scaled Instant::now still 3%.
     let clock = &ctx.stats.clock;
     let start = clock.raw();
     let result = (spec.handler)(ctx, args);

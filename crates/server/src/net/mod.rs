@@ -203,7 +203,7 @@ pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::co
                 conn.hold(conn.out.len(), mail.need);
             }
             conn.out.extend_from_slice(&mail.bytes);
-            if conn.over_output_limit(&w.shared.output_limits.snapshot(), w.now_ms) {
+            if over_output_limit(conn, w) {
                 return crate::conn::Flow::CloseNow;
             }
         }
@@ -211,11 +211,18 @@ pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::co
         return conn.process(w);
     }
     conn.out.extend_from_slice(&mail.bytes);
-    if conn.over_output_limit(&w.shared.output_limits.snapshot(), w.now_ms) {
+    if over_output_limit(conn, w) {
         crate::conn::Flow::CloseNow
     } else {
         crate::conn::Flow::Continue
     }
+}
+
+/// Whether a connection that was just given output is over its output limit (one load
+/// while no limit is set).
+fn over_output_limit(conn: &mut Conn, w: &crate::conn::Worker<'_>) -> bool {
+    let limits = &w.shared.output_limits;
+    limits.any() && conn.over_output_limit(&limits.snapshot(), w.now_ms)
 }
 
 /// Releases what the append-only log now allows of the replies held on a loop's
