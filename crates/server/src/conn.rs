@@ -195,6 +195,12 @@ impl Conn {
         self.out.len() - self.opos + self.in_flight
     }
 
+    /// Publishes the pending output for CLIENT LIST (`obl`, `oll`, `omem`); the engines
+    /// call it when a send completes, the request cycle and mail when output is added.
+    pub fn publish_output_size(&self) {
+        self.client.info.obuf.store(self.pending_output(), Ordering::Relaxed);
+    }
+
     /// True when this client's pending output is over its class's
     /// `client-output-buffer-limit` and it must be disconnected (logged here).
     pub fn over_output_limit(&mut self, limits: &output_limit::Snapshot, now_ms: i64) -> bool {
@@ -372,7 +378,7 @@ impl Conn {
             *rpos = 0;
         }
         client.info.qbuf.store(rbuf.len(), Ordering::Relaxed);
-        client.info.obuf.store(out.len(), Ordering::Relaxed);
+        client.info.obuf.store(out.len() - *opos + *in_flight, Ordering::Relaxed);
         if cut_off {
             return Flow::CloseNow;
         }

@@ -251,6 +251,9 @@ fn client_getname(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// The size of Redis's per-client reply buffer, and of its reply list's blocks.
+const REPLY_CHUNK: usize = 16 * 1024;
+
 /// One CLIENT LIST line for a client, in Redis's field order.
 pub fn describe(shared: &Shared, info: &ClientInfo, now_ms: i64) -> String {
     let t = table();
@@ -295,11 +298,15 @@ pub fn describe(shared: &Shared, info: &ClientInfo, now_ms: i64) -> String {
         flags.push('N');
     }
     let qbuf = info.qbuf.load(Ordering::Relaxed);
+    // Pending output shown as Redis's: its first 16 KiB in the client's buffer (`obl`),
+    // the rest in a reply list (`oll` blocks, `omem` bytes).
     let obuf = info.obuf.load(Ordering::Relaxed);
+    let obl = obuf.min(REPLY_CHUNK);
+    let omem = obuf - obl;
     let mut s = String::with_capacity(256);
     let _ = write!(
         s,
-        "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs={} rbp=0 obl={} oll=0 omem={} tot-mem={} events=r cmd={} user=default redir={} resp={} lib-name={} lib-ver={}",
+        "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs={} rbp=0 obl={} oll={} omem={} tot-mem={} events=r cmd={} user=default redir={} resp={} lib-name={} lib-ver={}",
         info.id,
         info.addr,
         info.laddr,
@@ -314,8 +321,9 @@ pub fn describe(shared: &Shared, info: &ClientInfo, now_ms: i64) -> String {
         info.multi.load(Ordering::Relaxed),
         qbuf,
         qbuf,
-        obuf,
-        obuf,
+        obl,
+        omem.div_ceil(REPLY_CHUNK),
+        omem,
         qbuf + obuf,
         cmd,
         tracking.map_or(-1, |(redirect, _, _)| redirect as i64),

@@ -325,6 +325,9 @@ impl EventLoop {
             }
         }
         bump(&stats.net_output_bytes, written);
+        if written > 0 {
+            slot.conn.publish_output_size();
+        }
         if failed {
             self.close(t);
         }

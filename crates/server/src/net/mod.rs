@@ -203,6 +203,7 @@ pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::co
                 conn.hold(conn.out.len(), mail.need);
             }
             conn.out.extend_from_slice(&mail.bytes);
+            conn.publish_output_size();
             if over_output_limit(conn, w) {
                 return crate::conn::Flow::CloseNow;
             }
@@ -211,6 +212,7 @@ pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::co
         return conn.process(w);
     }
     conn.out.extend_from_slice(&mail.bytes);
+    conn.publish_output_size();
     if over_output_limit(conn, w) {
         crate::conn::Flow::CloseNow
     } else {

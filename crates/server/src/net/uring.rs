@@ -833,6 +833,7 @@ impl EventLoop {
         bump(&self.shared.thread_stats[self.index].net_output_bytes, res as u64);
         slot.sent += res as usize;
         slot.conn.set_in_flight(slot.sending.len().saturating_sub(slot.sent));
+        slot.conn.publish_output_size();
         // Partial send, or replies produced meanwhile: send again.
         self.dirty.push(t);
     }

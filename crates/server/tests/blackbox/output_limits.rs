@@ -119,6 +119,32 @@ fn a_subscriber_over_the_soft_limit_is_disconnected_after_its_seconds() {
     set_limits(&mut c, DEFAULT_LIMITS);
 }
 
+/// CLIENT LIST shows what a subscriber that does not read has pending (`omem`), within
+/// the limits, and nothing once it has read it all.
+#[test]
+fn client_list_shows_a_slow_subscribers_pending_output() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    let mut sub = flood_subscriber(&t, &mut c, DEFAULT_LIMITS, 50);
+    let omem = |c: &mut RawConn| -> usize {
+        let list = parse(&c.cmd(&["CLIENT", "LIST"])).text();
+        let line = list.lines().find(|l| l.contains(" flags=P ")).unwrap_or_else(|| panic!("{list}")).to_string();
+        let field = line.split(' ').find_map(|f| f.strip_prefix("omem=")).unwrap_or_else(|| panic!("{line}"));
+        field.parse().unwrap_or_else(|_| panic!("{line}"))
+    };
+    // 5 MB published; what the sockets' buffers took is not counted.
+    let pending = omem(&mut c);
+    assert!(pending > 1_000_000, "omem={pending}");
+    // The subscriber reads everything: nothing is pending any more.
+    let mut got = 0;
+    while got < 50 {
+        let reply = sub.read_reply();
+        assert!(reply.starts_with(b"*3\r\n$7\r\nmessage\r\n"));
+        got += 1;
+    }
+    assert!(wait_until(Duration::from_secs(5), || omem(&mut c) == 0), "omem={}", omem(&mut c));
+}
+
 /// MONITOR clients are of the normal class: the pubsub limit leaves them alone, the
 /// normal one cuts them off; a subscriber is not subject to the normal limit.
 #[test]
