@@ -251,6 +251,14 @@ fn client_getname(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// A client's type for CLIENT LIST and CLIENT KILL's TYPE filters, as Redis's: `pubsub`
+/// while subscribed to anything, otherwise `normal` (MONITOR clients too; there are no
+/// masters or replicas yet). The same classes as `client-output-buffer-limit`'s.
+fn client_type(info: &ClientInfo) -> &'static str {
+    let subscriptions = info.sub.load(Ordering::Relaxed) + info.psub.load(Ordering::Relaxed);
+    crate::output_limit::Class::of(subscriptions).name()
+}
+
 /// The size of Redis's per-client reply buffer, and of its reply list's blocks.
 const REPLY_CHUNK: usize = 16 * 1024;
 
@@ -370,8 +378,7 @@ fn client_list(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         if ids.as_ref().is_some_and(|ids| !ids.contains(&c.id)) {
             continue;
         }
-        // Only normal clients exist until replication and pub/sub arrive.
-        if only_type.is_some_and(|t| !is(t, "normal")) {
+        if only_type.is_some_and(|t| !is(t, client_type(&c))) {
             continue;
         }
         text.push_str(&describe(ctx.shared, &c, ctx.now_ms));
@@ -398,7 +405,7 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut laddr = None;
     let mut skipme = true;
     let mut user_ok = true;
-    let mut type_ok = true;
+    let mut only_type: Option<&[u8]> = None;
     let mut max_age_s: Option<u64> = None;
     if old_form {
         addr = Some(a[2]);
@@ -427,7 +434,7 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
                         String::from_utf8_lossy(v)
                     )));
                 }
-                type_ok = is(v, "normal");
+                only_type = Some(v);
             } else if is(k, "skipme") {
                 skipme = if is(v, "yes") {
                     true
@@ -451,7 +458,7 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             && addr.is_none_or(|x| x == c.addr.as_bytes())
             && laddr.is_none_or(|x| x == c.laddr.as_bytes())
             && user_ok
-            && type_ok
+            && only_type.is_none_or(|t| is(t, client_type(&c)))
             && max_age_s.is_none_or(|m| c.created.elapsed().as_secs() >= m);
         // A client already being killed is on its way out: it no longer counts.
         if !matches || (skipme && c.id == me) || c.killed.load(Ordering::SeqCst) {

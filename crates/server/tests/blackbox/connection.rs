@@ -490,6 +490,38 @@ fn client_list_has_expected_fields() {
     assert_bytes!(c.cmd(&["CLIENT", "LIST", "foo"]), b"-ERR syntax error\r\n");
 }
 
+/// TYPE filters of CLIENT LIST and CLIENT KILL: a subscriber (RESP2 or RESP3) is
+/// `pubsub`, everything else `normal`, MONITOR clients included; no masters or replicas.
+#[test]
+fn client_types_of_list_and_kill() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    let me = client_id(&mut c);
+    let mut sub = t.raw_conn();
+    let sub_id = client_id(&mut sub);
+    sub.cmd(&["SUBSCRIBE", "x"]);
+    let mut mon = t.raw_conn();
+    let mon_id = client_id(&mut mon);
+    assert_bytes!(mon.cmd(&["MONITOR"]), b"+OK\r\n");
+    let mut sub3 = t.raw_conn();
+    let sub3_id = client_id(&mut sub3);
+    assert!(sub3.cmd(&["HELLO", "3"]).starts_with(b"%"));
+    sub3.cmd(&["SUBSCRIBE", "y"]);
+    let ids = |c: &mut RawConn, kind: &str| -> Vec<i64> {
+        let text = parse(&c.cmd(&["CLIENT", "LIST", "TYPE", kind])).text();
+        let mut v: Vec<i64> = text.lines().filter_map(|l| field(l, "id")?.parse().ok()).collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(ids(&mut c, "normal"), [me, mon_id]);
+    assert_eq!(ids(&mut c, "pubsub"), [sub_id, sub3_id]);
+    assert!(ids(&mut c, "replica").is_empty() && ids(&mut c, "master").is_empty());
+    assert_bytes!(c.cmd(&["CLIENT", "KILL", "TYPE", "pubsub"]), b":2\r\n");
+    // SKIPME yes by default: the caller stays, the monitor goes.
+    assert_bytes!(c.cmd(&["CLIENT", "KILL", "TYPE", "normal"]), b":1\r\n");
+    assert!(wait_until(Duration::from_secs(5), || ids(&mut c, "normal") == [me] && ids(&mut c, "pubsub").is_empty()));
+}
+
 #[test]
 fn client_info_describes_this_connection() {
     let t = shared();
