@@ -700,9 +700,13 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     // need; registered again, the keys stay tracked when the read itself expired one
     // (which invalidates it). Left: a write landing between a read's own expiry of a
     // key and the second registration goes untold (the key then reads as missing).
-    let tracked_read = ctx.client.tracking.is_some() && tracks_read(ctx, spec);
-    if tracked_read && !tracking_waits_for_exec(ctx) {
-        remember_read_keys(ctx, spec, args);
+    let read_keys: Vec<&[u8]> = if ctx.client.tracking.is_some() && tracks_read(ctx, spec) {
+        command_keys(spec, args).unwrap_or_default().into_iter().map(|i| args[i]).collect()
+    } else {
+        Vec::new()
+    };
+    if !read_keys.is_empty() && !tracking_waits_for_exec(ctx) {
+        remember_read_keys(ctx, &read_keys);
     }
     // The thread's clock reads the TSC raw (as Redis 7's monotonic clock does where the
     // TSC is constant) and scales the difference once: clock_gettime twice per command
@@ -776,8 +780,8 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
         ctx.stats.count_error(&text);
         write_error(ctx.out, &text);
     }
-    if tracked_read {
-        remember_read_keys(ctx, spec, args);
+    if !read_keys.is_empty() {
+        remember_read_keys(ctx, &read_keys);
     }
     // CLIENT CACHING's answer lasts one command, as in Redis: not cleared by CLIENT's
     // own subcommands, nor inside a transaction (MULTI, the commands EXEC runs), so
@@ -817,17 +821,13 @@ fn tracking_waits_for_exec(ctx: &Ctx<'_>) -> bool {
 
 /// Remembers a read's keys for its tracking client (or queues them, inside EXEC with the
 /// log).
-fn remember_read_keys(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) {
-    let keys: Vec<&[u8]> = command_keys(spec, args).unwrap_or_default().into_iter().map(|i| args[i]).collect();
-    if keys.is_empty() {
-        return;
-    }
+fn remember_read_keys(ctx: &Ctx<'_>, keys: &[&[u8]]) {
     if tracking_waits_for_exec(ctx) {
         for key in keys {
             store::events::push_track(ctx.client.db, key);
         }
     } else {
-        crate::tracking::remember(ctx.shared, ctx.client.info.id, &keys);
+        crate::tracking::remember(ctx.shared, ctx.client.info.id, keys);
     }
 }
 
