@@ -8,7 +8,7 @@
 //! flag), `expire-cycle` (an event loop's active expiry tick), `aof-write` (a write of
 //! the append-only log, by the writer thread or an event loop), `aof-fsync-always` (a
 //! durable commit under `appendfsync always`: the writer's fdatasync or a loop's
-//! `RWF_DSYNC` write). Redis's events about fork, eviction and its child process have no
+//! direct write and fdatasync). Redis's events about fork, eviction and its child process have no
 //! counterpart here. Samples are rare by design (over a threshold), so one lock guards
 //! all series; the common path is one relaxed load of the threshold.
 

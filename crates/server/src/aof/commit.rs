@@ -10,14 +10,25 @@
 //! gave 1.0x, because while it waits the next batch gathers.
 //!
 //! How: the loop that ends a batch takes the log's tail and writes it with one
-//! `O_DIRECT` write with `RWF_DSYNC` on a small ring of its own (the file is
-//! zero-filled ahead by `prealloc.rs`, so no metadata needs a journal commit). It waits
-//! for that write at most `aof-commit-wait-us`: a fast disk completes within it and the
-//! loop goes on exactly as Redis does after its fsync; a slow disk leaves the write in
-//! flight, the loop goes on serving (reads that need no durable state flow), and the
-//! completion wakes it through its waker. One commit is in flight at a time (the next
-//! takes everything gathered meanwhile), so the file is always a prefix of the log plus
-//! at most one partly written commit, the torn tail that `load.rs` cuts back.
+//! `O_DIRECT` write linked to an `fdatasync` (`IORING_OP_FSYNC`) on a small ring of its
+//! own (the file is zero-filled ahead by `prealloc.rs`, so no metadata needs a journal
+//! commit: the fdatasync is the device's cache flush). It waits for the pair at most
+//! `aof-commit-wait-us`: a fast disk completes within it and the loop goes on exactly
+//! as Redis does after its fsync; a slow disk leaves the commit in flight, the loop
+//! goes on serving (reads that need no durable state flow), and the completion wakes it
+//! through its waker. One commit is in flight at a time (the next takes everything
+//! gathered meanwhile), so the file is always a prefix of the log plus at most one
+//! partly written commit, the torn tail that `load.rs` cuts back.
+//!
+//! Why not one `RWF_DSYNC` write (what this path did until 2026-11-26): the kernel
+//! finishes an asynchronous direct write's sync on a worker bound to the CPU that took
+//! the disk's interrupt. Whenever a client kept that CPU busy, every commit waited for
+//! the scheduler to give the worker a turn there, while the loop's own CPU sat idle:
+//! 1.4-3.8 ms a commit instead of ~0.1 ms, and 6,500-23,000 SET/s against Redis's
+//! 50,000-75,000 (redis-benchmark SET -c 50 -d 128; it depended on which CPU the client
+//! landed on, so runs flipped between the two). io_uring runs the fdatasync on its own
+//! worker thread of this process, which can take whichever CPU is free: 100-250 us a
+//! commit in the same runs, never the collapse (docs/benchmarks.md, 2026-11-26 11:20).
 //!
 //! Blocks: a direct write covers whole blocks, so a commit starts at the block that
 //! holds the end of the file and rewrites that block's bytes (kept in memory,
@@ -36,7 +47,8 @@
 //! not take (a file system without O_DIRECT, a rewrite's file switch, the preallocation
 //! filling the region, shutdown) is left to the writer thread. DEBUG AOF-FLUSH-SLEEP
 //! delays a commit with a timeout linked before its write, so that tests of a slow disk
-//! run this path.
+//! run this path. A failed write posts its own completion (its success, and the
+//! cancelled fdatasync's, post none), which then ends the commit (`net/uring.rs`).
 
 use std::fs::File;
 use std::os::fd::AsRawFd;

@@ -183,7 +183,7 @@ impl Current {
     }
 
     /// An inline commit of `bytes` was submitted at the end of the file. It makes
-    /// itself durable (RWF_DSYNC): the writer has nothing to fsync for it.
+    /// itself durable (its linked fdatasync): the writer has nothing to fsync for it.
     pub(super) fn advance_inline(&mut self, bytes: &[u8]) {
         self.target.len += bytes.len() as u64;
         self.note_tail_block(bytes);

@@ -41,6 +41,9 @@ const OP_CANCEL: u64 = 5;
 /// user_data of DEBUG AOF-FLUSH-SLEEP's timeout on the commit ring (tokens count up
 /// from 0 and never reach it).
 const DEBUG_DELAY: u64 = u64::MAX;
+/// user_data of a commit's write on the commit ring; its completion is posted only when
+/// it fails (the commit's fdatasync, linked after it, carries the commit's token).
+const COMMIT_WRITE: u64 = u64::MAX - 1;
 
 const RING_ENTRIES: u32 = 1024;
 const BUF_GROUP: u16 = 0;
@@ -200,8 +203,10 @@ pub struct EventLoop {
     /// A small ring for this loop's durable log writes (`commit_log`), whose completions
     /// signal the waker; None without an append-only log.
     commit_ring: Option<IoUring>,
-    /// The token of this loop's log write in flight, and when it was submitted.
+    /// The token of this loop's log commit in flight, and when it was submitted.
     commit_token: Option<u64>,
+    /// Its length in bytes.
+    commit_len: u32,
     commit_started: Instant,
     /// The last commit took longer than `aof-commit-wait-us`: do not wait for the next.
     commit_slow: bool,
@@ -273,6 +278,7 @@ impl EventLoop {
             batching: Batching::new(shared_batch_wait_us),
             commit_ring: None,
             commit_token: None,
+            commit_len: 0,
             commit_started: Instant::now(),
             commit_slow: false,
             balancer: super::balance::Balancer::new(index),
@@ -718,13 +724,22 @@ impl EventLoop {
     fn submit_commit(&mut self, aof: &crate::aof::Aof) {
         let Some(ring) = self.commit_ring.as_mut() else { return };
         let Some(io) = aof.start_commit() else { return };
+        // A direct write linked to an fdatasync (not one RWF_DSYNC write): an
+        // asynchronous RWF_DSYNC write finishes on a kernel worker bound to the CPU that
+        // took the disk's interrupt, and while a client kept that CPU busy each commit
+        // waited for the scheduler there, up to 3 ms (see aof/commit.rs). The fdatasync
+        // runs on the ring's own worker thread, which may take any CPU.
         let write = opcode::Write::new(types::Fd(io.fd), io.ptr, io.len)
             .offset(io.offset)
-            .rw_flags(libc::RWF_DSYNC)
+            .build()
+            .flags(squeue::Flags::IO_LINK | squeue::Flags::SKIP_SUCCESS)
+            .user_data(COMMIT_WRITE);
+        let sync = opcode::Fsync::new(types::Fd(io.fd))
+            .flags(types::FsyncFlags::DATASYNC)
             .build()
             .user_data(io.token);
         // DEBUG AOF-FLUSH-SLEEP: a timeout linked before the write stands for a slow
-        // disk (the kernel reads the timespec when the pair is submitted, below).
+        // disk (the kernel reads the timespec when the chain is submitted, below).
         let sleep_us = aof.debug_flush_sleep_us.load(Ordering::Relaxed);
         let sleep = types::Timespec::from(Duration::from_micros(sleep_us));
         let delay = opcode::Timeout::new(&sleep)
@@ -736,7 +751,7 @@ impl EventLoop {
         // the writer thread (CommitIo's contract); the ring holds nothing else.
         let pushed = unsafe {
             let mut sq = ring.submission();
-            (sleep_us == 0 || sq.push(&delay).is_ok()) && sq.push(&write).is_ok()
+            (sleep_us == 0 || sq.push(&delay).is_ok()) && sq.push(&write).is_ok() && sq.push(&sync).is_ok()
         };
         if !pushed {
             aof.finish_commit(&self.shared, self.index, io.token, -libc::EBUSY);
@@ -746,6 +761,7 @@ impl EventLoop {
             crate::log::warning(&format!("event loop {}: log write: {e}", self.index));
         }
         self.commit_token = Some(io.token);
+        self.commit_len = io.len;
         self.commit_started = Instant::now();
     }
 
@@ -767,10 +783,25 @@ impl EventLoop {
     /// Finishes this loop's log commit if it completed.
     fn reap_commit(&mut self) {
         let Some(ring) = self.commit_ring.as_mut() else { return };
-        let done: Option<(u64, i32)> = ring
-            .completion()
-            .map(|c| (c.user_data(), c.result()))
-            .find(|&(token, _)| token != DEBUG_DELAY);
+        // The ring holds one commit's chain at most: take every completion there is. A
+        // failed write (an error or a short count) posts its own completion, and its
+        // fdatasync, cancelled, posts none (the write skips its success, and with it
+        // the cancelled link's): the write's result then ends the commit.
+        let mut done: Option<(u64, i32)> = None;
+        for (user_data, res) in ring.completion().map(|c| (c.user_data(), c.result())) {
+            let Some(token) = self.commit_token else { continue };
+            match user_data {
+                DEBUG_DELAY => {}
+                // What `finish_commit` reads: the commit's length when its write and
+                // fdatasync both succeeded, else the error or the write's short count.
+                COMMIT_WRITE => done = Some((token, res)),
+                t if t == token && done.is_none() => {
+                    let len = i32::try_from(self.commit_len).unwrap_or(i32::MAX);
+                    done = Some((token, if res == 0 { len } else { res }));
+                }
+                _ => {}
+            }
+        }
         if let Some((token, res)) = done {
             self.commit_token = None;
             let bound = u128::from(self.shared.config.read().aof_commit_wait_us);
