@@ -22,13 +22,14 @@
 //!
 //! Why not one `RWF_DSYNC` write (what this path did until 2026-11-26): the kernel
 //! finishes an asynchronous direct write's sync on a worker bound to the CPU that took
-//! the disk's interrupt. Whenever a client kept that CPU busy, every commit waited for
-//! the scheduler to give the worker a turn there, while the loop's own CPU sat idle:
-//! 1.4-3.8 ms a commit instead of ~0.1 ms, and 6,500-23,000 SET/s against Redis's
-//! 50,000-75,000 (redis-benchmark SET -c 50 -d 128; it depended on which CPU the client
-//! landed on, so runs flipped between the two). io_uring runs the fdatasync on its own
-//! worker thread of this process, which can take whichever CPU is free: 100-250 us a
-//! commit in the same runs, never the collapse (docs/benchmarks.md, 2026-11-26 11:20).
+//! the disk's interrupt. While that CPU was busy (measured with a third CPU-bound
+//! process beside the client and the server on this 2-vCPU machine), each commit
+//! waited for the scheduler to give the worker a turn there, while the loop waited
+//! idle for the commit: 1.4-3.8 ms a commit instead of ~0.1 ms, and 6,500-23,000 SET/s
+//! against Redis's 50,000-75,000 (redis-benchmark SET -c 50 -d 128). io_uring runs the
+//! fdatasync on its own worker thread of this process, which can take whichever CPU
+//! has room: 100-300 us a commit in the same runs, no collapse, and the same throughput
+//! as before without the busy process (docs/benchmarks.md, 2026-11-26).
 //!
 //! Blocks: a direct write covers whole blocks, so a commit starts at the block that
 //! holds the end of the file and rewrites that block's bytes (kept in memory,

@@ -726,9 +726,9 @@ impl EventLoop {
         let Some(io) = aof.start_commit() else { return };
         // A direct write linked to an fdatasync (not one RWF_DSYNC write): an
         // asynchronous RWF_DSYNC write finishes on a kernel worker bound to the CPU that
-        // took the disk's interrupt, and while a client kept that CPU busy each commit
-        // waited for the scheduler there, up to 3 ms (see aof/commit.rs). The fdatasync
-        // runs on the ring's own worker thread, which may take any CPU.
+        // took the disk's interrupt, and while that CPU was busy each commit waited for
+        // the scheduler there, up to 3.8 ms (see aof/commit.rs). The fdatasync runs on
+        // the ring's own worker thread, which may take any CPU.
         let write = opcode::Write::new(types::Fd(io.fd), io.ptr, io.len)
             .offset(io.offset)
             .build()
