@@ -265,9 +265,7 @@ impl<'a> Ctx<'a> {
             crate::notify::notify(self, store::events::class::KEY_MISS, "keymiss", key);
             // A key found expired (the store queued `expired`) is published while the
             // caller holds its lock.
-            if store::events::pending() {
-                crate::notify::publish_under_lock(crate::notify::at_once(self));
-            }
+            crate::notify::publish_under_lock(crate::notify::at_once(self));
         }
     }
 

@@ -162,14 +162,18 @@ pub fn tick<'a>(
         crate::expire::active_cycle(shared, owner, now_ms);
     }
     let timeout_s = shared.config.read().timeout_s;
+    // Under the defaults (no `timeout`, no output limit) there is nothing to look for.
+    let output_limits = shared.output_limits.any().then(|| shared.output_limits.snapshot());
+    if timeout_s == 0 && output_limits.is_none() {
+        return Vec::new();
+    }
     let limit = now_ms - (timeout_s as i64) * 1000;
-    let output_limits = shared.output_limits.snapshot();
     conns
         .filter(|(_, c)| {
             let idle = timeout_s > 0
                 && c.client.info.last_interaction_ms.load(Ordering::Relaxed) < limit
                 && c.client.info.created.elapsed().as_secs() > timeout_s;
-            idle || c.soft_output_limit_overdue(&output_limits, now_ms)
+            idle || output_limits.as_ref().is_some_and(|l| c.soft_output_limit_overdue(l, now_ms))
         })
         .map(|(i, _)| i)
         .collect()
