@@ -409,16 +409,46 @@ def fmt_ratio(a, b):
     return "n/a" if math.isnan(a) or math.isnan(b) or b == 0 else f"{a / b:.2f}"
 
 
-def fmt_rounds(b, r):
-    """The CPU ratio of each round (the servers ran back to back in it): its median and
-    range, which show how much of a difference this host's noise can make."""
+def round_ratios(b, r):
+    """The CPU ratio of each round (the servers ran back to back in it), sorted."""
     redis_by_round = {x[2]: x[1] for x in r}
-    ratios = sorted(x[1] / redis_by_round[x[2]] for x in b
-                    if x[2] in redis_by_round
-                    and not (math.isnan(x[1]) or math.isnan(redis_by_round[x[2]]) or redis_by_round[x[2]] == 0))
+    return sorted(x[1] / redis_by_round[x[2]] for x in b
+                  if x[2] in redis_by_round
+                  and not (math.isnan(x[1]) or math.isnan(redis_by_round[x[2]]) or redis_by_round[x[2]] == 0))
+
+
+def fmt_rounds(b, r):
+    """The median and range of the rounds' own CPU ratios, which show how much of a
+    difference this host's noise can make."""
+    ratios = round_ratios(b, r)
     if not ratios:
         return "n/a"
     return f"{statistics.median(ratios):.2f} [{ratios[0]:.2f}-{ratios[-1]:.2f}]"
+
+
+def median_interval(sorted_values, confidence=0.90):
+    """A distribution-free confidence interval for the median: the k-th smallest and
+    k-th largest values, with the largest k for which the chance that the true median
+    lies outside them (two binomial tails at p = 1/2) stays under 1 - confidence.
+    None when there are too few values for that confidence (under 5 at 90%)."""
+    n = len(sorted_values)
+    best = None
+    tail = 0.0
+    for k in range(1, n // 2 + 1):
+        # tail = P(Binomial(n, 1/2) <= k - 1)
+        tail += math.comb(n, k - 1) / 2 ** n
+        if 1 - 2 * tail < confidence:
+            break
+        best = k
+    if best is None:
+        return None
+    return sorted_values[best - 1], sorted_values[n - best]
+
+
+def fmt_round_interval(b, r):
+    """The 90% interval of the median round ratio (`median_interval`)."""
+    interval = median_interval(round_ratios(b, r))
+    return "n/a" if interval is None else f"{interval[0]:.2f}-{interval[1]:.2f}"
 
 
 def fmt_bytes(x):
@@ -471,15 +501,16 @@ def build_report(s, servers, results, memory, notes, elapsed):
     out("- rps: requests/s reported by redis-benchmark (higher is better). us/req: server "
         "CPU time (utime+stime, all threads) per request (lower is better). "
         "ratio = basalt / redis, of the medians; by round: the median and range of each "
-        "round's own CPU ratio.")
+        "round's own CPU ratio; 90% CI: a distribution-free confidence interval (at least 90%) of "
+        "that median (order statistics; n/a under 5 rounds).")
     out(f"- Wall time of this run: {elapsed / 60:.1f} min.")
     out("")
     for server in servers[1:]:
         out(f"### {server.name} vs redis")
         out("")
         out(f"| workload | redis rps | {server.name} rps | ratio | redis us/req | "
-            f"{server.name} us/req | ratio | us/req ratio by round |")
-        out("|---|---:|---:|---:|---:|---:|---:|---|")
+            f"{server.name} us/req | ratio | us/req ratio by round | 90% CI |")
+        out("|---|---:|---:|---:|---:|---:|---:|---|---|")
         for workload in s.workloads:
             r = results.get((workload, redis.name), [])
             b = results.get((workload, server.name), [])
@@ -487,7 +518,7 @@ def build_report(s, servers, results, memory, notes, elapsed):
             b_rps, b_us = median([x[0] for x in b]), median([x[1] for x in b])
             out(f"| {workload_label(workload)} | {fmt_rps(r_rps)} | {fmt_rps(b_rps)} | "
                 f"{fmt_ratio(b_rps, r_rps)} | {fmt_us(r_us)} | {fmt_us(b_us)} | "
-                f"{fmt_ratio(b_us, r_us)} | {fmt_rounds(b, r)} |")
+                f"{fmt_ratio(b_us, r_us)} | {fmt_rounds(b, r)} | {fmt_round_interval(b, r)} |")
         out("")
     if memory:
         out(f"### Memory: {s.keys:,} keys `key:N` -> `value:N` (SET via redis-cli --pipe)")
