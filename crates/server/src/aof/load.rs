@@ -302,6 +302,8 @@ impl<'a> Loader<'a> {
         let mut multi_start: Option<u64> = None;
         let mut at_boundary = true;
         let mut need_more = false;
+        // Set when replay stopped at a torn command before the end of the file.
+        let mut torn_len: Option<u64> = None;
         loop {
             let input = &buf[pos..];
             if at_boundary && !input.is_empty() {
@@ -340,6 +342,14 @@ impl<'a> Loader<'a> {
                 parser.parse(input)
             };
             need_more = false;
+            // A command whose bytes are not RESP, or whose bulk values are not each
+            // followed by CRLF (Redis's network parser skips those two bytes unread; a
+            // log cut inside a value and then zero-filled must not pass as a command).
+            let parsed = match parsed {
+                Ok(Some(_)) if !bulks_end_with_crlf(&parser, input) => Err(()),
+                Ok(r) => Ok(r),
+                Err(_) => Err(()),
+            };
             match parsed {
                 Ok(Some(n)) => {
                     at_boundary = true;
@@ -386,10 +396,21 @@ impl<'a> Loader<'a> {
                     buf.truncate(len + n);
                     eof = n == 0;
                 }
-                Err(_) => return Err(bad_format(name, base + pos as u64)),
+                Err(()) => {
+                    // A torn write: a command's beginning, then the zeros the writer
+                    // had not yet written over (or nothing). Anything else is damage.
+                    let offset = base + pos as u64;
+                    if !tail_is_torn(path, offset, max_bulk)? {
+                        return Err(bad_format(name, offset));
+                    }
+                    at_boundary = false;
+                    // The whole file was looked at: what follows is handled as a cut.
+                    torn_len = Some(file_len_of(path)?);
+                    break;
+                }
             }
         }
-        let file_len = base + buf.len() as u64;
+        let file_len = torn_len.unwrap_or(base + buf.len() as u64);
         if valid_up_to == file_len {
             return Ok(());
         }
@@ -476,6 +497,67 @@ impl<'a> Loader<'a> {
             self.client.blocked = false;
         }
     }
+}
+
+/// Whether every bulk argument of the multibulk request just parsed from `input` is
+/// followed by `\r\n`.
+fn bulks_end_with_crlf(parser: &RequestParser, input: &[u8]) -> bool {
+    parser.args(input).all(|arg| {
+        // Each argument is a slice of `input`: its end is its offset plus its length.
+        let end = arg.as_ptr() as usize - input.as_ptr() as usize + arg.len();
+        input.get(end..end + 2) == Some(&b"\r\n"[..])
+    })
+}
+
+fn file_len_of(path: &Path) -> Result<u64, LoadError> {
+    std::fs::metadata(path)
+        .map(|m| m.len())
+        .map_err(|e| io_err("Can't stat", path, e))
+}
+
+/// Whether the file from `from` to its end is a torn write: the beginning of one
+/// command, possibly followed by NUL bytes only (the preallocated space of
+/// `prealloc.rs`). The bytes before the trailing NULs must parse as an incomplete
+/// request; a complete one, a malformed one, or data after a hole of zeros is damage.
+fn tail_is_torn(path: &Path, from: u64, max_bulk: u64) -> Result<bool, LoadError> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = File::open(path).map_err(|e| io_err("Can't open", path, e))?;
+    file.seek(SeekFrom::Start(from))
+        .map_err(|e| io_err("Error reading", path, e))?;
+    // The end of the last non-zero byte, found in chunks.
+    let mut chunk = vec![0u8; 1 << 20];
+    let mut at = from;
+    let mut data_end = from;
+    loop {
+        let n = file
+            .read(&mut chunk)
+            .map_err(|e| io_err("Error reading", path, e))?;
+        if n == 0 {
+            break;
+        }
+        if let Some(last) = chunk[..n].iter().rposition(|&b| b != 0) {
+            data_end = at + last as u64 + 1;
+        }
+        at += n as u64;
+    }
+    // One command is at most a few bulk strings of `proto-max-bulk-len`: a longer run
+    // of data is not the start of one command.
+    let len = data_end - from;
+    if len == 0 || len > max_bulk.saturating_mul(4).saturating_add(1 << 20) {
+        return Ok(len == 0);
+    }
+    let mut bytes = vec![0u8; len as usize];
+    file.seek(SeekFrom::Start(from))
+        .and_then(|_| file.read_exact(&mut bytes))
+        .map_err(|e| io_err("Error reading", path, e))?;
+    if bytes[0] != b'*' {
+        return Ok(false);
+    }
+    let mut parser = RequestParser::new(Limits {
+        max_bulk_len: max_bulk,
+        ..Limits::default()
+    });
+    Ok(matches!(parser.parse(&bytes), Ok(None)))
 }
 
 /// Cuts a log file back to `len` bytes and makes that durable.
@@ -647,6 +729,58 @@ mod tests {
             len,
             (good.len() + 100 + cmd(&["SET", "b", "2"]).len()) as u64
         );
+    }
+
+    /// Issue 26, defect 1: a SIGKILL in the middle of a large write leaves the start of
+    /// a command followed by the zero-filled space ahead of the writer. Wherever the
+    /// cut falls (a header, a value, the CRLF after it), the loader must cut the file
+    /// back to the last whole command and apply nothing of the torn one.
+    #[test]
+    fn a_torn_write_followed_by_preallocated_zeros_is_cut_wherever_it_falls() {
+        let good = cmd(&["SET", "a", "1"]);
+        let value = "v".repeat(300_000);
+        let torn = cmd(&["SET", "big", &value]);
+        // Every cut point in the headers, a few inside the value, and around its CRLF.
+        let mut cuts: Vec<usize> = (1..30).collect();
+        cuts.extend([1000, 150_000, torn.len() - 3, torn.len() - 2, torn.len() - 1]);
+        for zeros in [0usize, 3, 100_000] {
+            for &cut_at in &cuts {
+                let mut h = harness();
+                let mut f = good.clone();
+                f.extend(&torn[..cut_at]);
+                f.extend(vec![0u8; zeros]);
+                let (r, len) = replay(&h, &f, true);
+                r.unwrap_or_else(|e| panic!("cut at {cut_at}, {zeros} zeros: {e}"));
+                assert_eq!(len, good.len() as u64, "cut at {cut_at}, {zeros} zeros");
+                assert_eq!(h.text("GET a"), "1");
+                assert_eq!(h.text("EXISTS big"), "0", "cut at {cut_at}, {zeros} zeros");
+            }
+        }
+        // The same torn write in a file that is not the last one stops the start.
+        let mut f = good.clone();
+        f.extend(&torn[..150_000]);
+        f.extend(vec![0u8; 4096]);
+        let err = replay(&harness(), &f, false).0.expect_err("not last").to_string();
+        assert!(err.contains("the truncated file is not the last file"), "{err}");
+    }
+
+    #[test]
+    fn a_value_not_followed_by_crlf_is_damage_when_data_follows() {
+        // The two bytes after a value are checked: here they are "xx", and more
+        // commands follow, so this is not a torn tail.
+        let h = harness();
+        let mut f = cmd(&["SET", "a", "1"]);
+        f.extend(b"*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\nvxx");
+        f.extend(cmd(&["SET", "c", "3"]));
+        let err = replay(&h, &f, true).0.expect_err("damage").to_string();
+        assert!(err.contains("Bad file format") && err.contains("at offset 27"), "{err}");
+        // Data after a hole of zeros inside a command is damage too.
+        let mut f = cmd(&["SET", "a", "1"]);
+        f.extend(b"*3\r\n$3\r\nSET\r\n");
+        f.extend(vec![0u8; 64]);
+        f.extend(b"$1\r\nb\r\n");
+        let err = replay(&h, &f, true).0.expect_err("damage").to_string();
+        assert!(err.contains("Bad file format"), "{err}");
     }
 
     #[test]
