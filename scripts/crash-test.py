@@ -58,7 +58,7 @@ tests/py/requirements.txt):
   python3 scripts/crash-test.py [--server-bin target/release/basalt-server]
       [--cycles 200] [--writers 4] [--readers 2] [--max-seconds 900] [--seed N]
       [--extra-args "--io-engine epoll"] [--slow-disk-us 2000] [--keep-dir]
-      [--appendfsync everysec] [--rewrite-every 0.3]
+      [--appendfsync everysec] [--rewrite-every 0.3] [--large-values]
 Check the script itself against real Redis:
   python3 scripts/crash-test.py --server-bin /usr/bin/redis-server --cycles 10
 """
@@ -190,8 +190,18 @@ def set_key(cycle, w, seq):
     return f"crash:k:{cycle}:{w}:{seq}"
 
 
+# --large-values: each SET's value is 300 KB to 3 MB (issue 26: a kill in the middle of
+# a large write must leave nothing of it, and nothing corrupt, after the restart).
+LARGE_VALUES = False
+_LARGE_FILL = bytes(range(33, 127)) * 40000  # printable, about 3.7 MB
+
+
 def set_value(cycle, w, seq):
-    return f"v{cycle}:{w}:{seq}"
+    head = f"v{cycle}:{w}:{seq}"
+    if not LARGE_VALUES:
+        return head
+    size = 300_000 + (seq * 7919 + w * 104729 + cycle * 1299709) % 2_700_000
+    return head + ":" + _LARGE_FILL[:size].decode()
 
 
 def list_key(cycle, w):
@@ -514,7 +524,11 @@ def main():
     ap.add_argument("--appendfsync", choices=["always", "everysec"], default="always")
     ap.add_argument("--rewrite-every", type=float, default=0,
                     help="send BGREWRITEAOF every 0.5-1.5 times this many seconds (0: never)")
+    ap.add_argument("--large-values", action="store_true",
+                    help="SET values of 300 KB to 3 MB, so that kills land inside large writes")
     args = ap.parse_args()
+    global LARGE_VALUES
+    LARGE_VALUES = args.large_values
 
     if not os.path.isfile(args.server_bin) or not os.access(args.server_bin, os.X_OK):
         print(f"crash-test: no server binary at {args.server_bin} (build it, or pass --server-bin)")
@@ -524,6 +538,7 @@ def main():
     data_dir = tempfile.mkdtemp(prefix="basalt-crash-test-")
     print(f"crash-test: server {args.server_bin}, appendfsync {args.appendfsync}, {args.writers} writers, "
           f"{args.readers} readers" + (f", BGREWRITEAOF every ~{args.rewrite_every} s" if args.rewrite_every else "")
+          + (", SET values of 300 KB to 3 MB" if args.large_values else "")
           + f", up to {args.cycles} cycles / {args.max_seconds:.0f} s, seed {seed}, dir {data_dir}", flush=True)
 
     server = Server(args.server_bin, data_dir, shlex.split(args.extra_args), args.slow_disk_us, args.appendfsync)

@@ -42,14 +42,21 @@ ensure_redis_tools() {
   fi
 }
 
-# Python with the packages of tests/py/requirements.txt.
+# Python with the packages of tests/py/requirements.txt, in a virtualenv of the project's
+# own (`.venv`, git-ignored), so that the system's Python is left as it is. Its `bin` goes
+# first on PATH: the caller's `python3` from then on is the virtualenv's.
 ensure_python_deps() {
   local req="$1"
+  local venv
+  venv="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.venv"
   command -v python3 >/dev/null 2>&1 || apt_install python3
-  if python3 -c 'import redis, pytest' >/dev/null 2>&1; then
-    return
+  if [ ! -x "$venv/bin/python3" ]; then
+    # Debian's python3 needs its venv package (ensurepip) to make one.
+    python3 -c 'import ensurepip' >/dev/null 2>&1 || apt_install python3-venv
+    python3 -m venv "$venv"
   fi
-  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
-  python3 -m pip install -q -r "$req" 2>/dev/null \
-    || python3 -m pip install -q --break-system-packages -r "$req"
+  export PATH="$venv/bin:$PATH"
+  if ! python3 -c 'import redis, pytest' >/dev/null 2>&1; then
+    python3 -m pip install -q --disable-pip-version-check -r "$req"
+  fi
 }
