@@ -27,6 +27,17 @@ const UNAUTHENTICATED_QUERY_LIMIT: u64 = 1024 * 1024;
 /// Pending output allowed to a client that has not authenticated.
 const UNAUTHENTICATED_OUTPUT_LIMIT: usize = 1024 * 1024;
 
+/// Backpressure on a client that does not read its replies: once this much output is
+/// pending (produced and not yet taken by the kernel), no more of its input runs and
+/// the engine stops reading from it; it goes on when the pending output is down to
+/// `OUTPUT_RESUME_BYTES`. A client that pipelines a million GETs of a large value and
+/// never reads so costs at most this plus one reply, not the sum of all its replies
+/// (Redis 7.0 keeps executing and dies of it, issue 26). Not a Redis parameter: large
+/// enough that a deep pipeline of large values never waits on it in practice
+/// (`-P 32` of 100 KB values is 3.2 MB).
+const OUTPUT_PAUSE_BYTES: usize = 8 * 1024 * 1024;
+const OUTPUT_RESUME_BYTES: usize = 2 * 1024 * 1024;
+
 /// What the engine should do after processing.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Flow {
@@ -60,6 +71,9 @@ pub struct Conn {
     /// When this client's output went over its soft limit (Unix seconds; 0: not over),
     /// `output_limit`.
     soft_limit_since: i64,
+    /// Input execution is paused until the pending output drains
+    /// (`OUTPUT_PAUSE_BYTES`); the engine stops reading meanwhile.
+    output_paused: bool,
 }
 
 /// Per-thread things a request needs besides the connection.
@@ -90,7 +104,25 @@ impl Conn {
             held_listed: false,
             in_flight: 0,
             soft_limit_since: 0,
+            output_paused: false,
         }
+    }
+
+    /// True while this client's input waits for its pending output to drain: the
+    /// engine reads no more from it until [`resume_output`](Self::resume_output) says so.
+    pub fn output_paused(&self) -> bool {
+        self.output_paused
+    }
+
+    /// After output was sent: when the input was paused for it and the pending output
+    /// is down to the resume mark, runs the waiting input. None when nothing resumed;
+    /// the engine reads again if the result left the input unpaused.
+    pub fn resume_output(&mut self, w: &mut Worker<'_>) -> Option<Flow> {
+        if !self.output_paused || self.pending_output() > OUTPUT_RESUME_BYTES {
+            return None;
+        }
+        self.output_paused = false;
+        Some(self.process(w))
     }
 
     /// Makes room for the next read and returns how many bytes to read at most.
@@ -113,6 +145,7 @@ impl Conn {
     pub fn can_move(&self) -> bool {
         let c = &self.client;
         self.rpos >= self.rbuf.len()
+            && !self.output_paused
             && self.holds.is_empty()
             && !self.held_listed
             && !c.blocked
@@ -245,7 +278,7 @@ impl Conn {
         // Set when the client went over its output limit: nothing more of its input
         // runs and the connection closes without writing (`output_limit`).
         let mut cut_off = false;
-        let Conn { client, rbuf, rpos, parser, out, holds, opos, in_flight, soft_limit_since, .. } = self;
+        let Conn { client, rbuf, rpos, parser, out, holds, opos, in_flight, soft_limit_since, output_paused, .. } = self;
         let client_owner = client.info.owner.load(Ordering::Relaxed).min(w.shared.gates.len() - 1);
         let shared: &Shared = w.shared;
         // This loop's gate, held while the batch runs (see below).
@@ -256,7 +289,11 @@ impl Conn {
         // taken or given back, since a gate's writer locks shards.
         let mut coalescing = Some(store::Coalescing::begin(&shared.keyspace));
         loop {
-            if client.close_after_reply || client.blocked {
+            if client.close_after_reply || client.blocked || *output_paused {
+                break;
+            }
+            if *rpos < rbuf.len() && out.len() - *opos + *in_flight > OUTPUT_PAUSE_BYTES {
+                *output_paused = true;
                 break;
             }
             // Backpressure from a slow disk: a client whose replies already wait for the

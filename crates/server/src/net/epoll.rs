@@ -32,6 +32,8 @@ pub struct EventLoop {
     by_id: hashbrown::HashMap<u64, usize>,
     /// Slots whose replies wait for the append-only log (see `aof`).
     held: Vec<usize>,
+    /// Slots paused for their output that wrote some of it (`resume_output`).
+    resume: Vec<usize>,
     rng: fastrand::Rng,
     /// This loop's part of a running capture's walk (`walk.rs`), and what it left.
     walk: crate::walk::LoopWalk,
@@ -70,6 +72,7 @@ impl EventLoop {
                 free: Vec::new(),
                 by_id: hashbrown::HashMap::new(),
                 held: Vec::new(),
+                resume: Vec::new(),
                 rng: fastrand::Rng::new(),
                 walk: Default::default(),
                 walk_progress: crate::walk::Progress::Idle,
@@ -87,6 +90,8 @@ impl EventLoop {
             let period = tick_period(&self.shared);
             let timeout = next_cron.saturating_duration_since(Instant::now());
             let timeout = crate::walk::wait(self.walk_progress, timeout, false);
+            // Paused input whose output drained: do not sleep before running it.
+            let timeout = if self.resume.is_empty() { timeout } else { Duration::ZERO };
             if let Err(e) = self.poll.poll(&mut events, Some(timeout)) {
                 if e.kind() != ErrorKind::Interrupted {
                     crate::log::warning(&format!("event loop {}: poll failed: {e}", self.index));
@@ -109,6 +114,7 @@ impl EventLoop {
                 }
             }
             self.release_held();
+            self.resume_output(now_ms);
             if self.walk_progress != crate::walk::Progress::Idle || self.shared.walk.running() {
                 let served = if events.is_empty() { Duration::ZERO } else { woke.elapsed() };
                 self.walk_progress = crate::walk::step(&self.shared, self.index, &mut self.walk, served);
@@ -228,6 +234,11 @@ impl EventLoop {
 
     fn on_readable(&mut self, t: usize, now_ms: i64) {
         let Some(Some(slot)) = self.conns.get_mut(t) else { return };
+        if slot.conn.output_paused() {
+            // Backpressure (`Conn::output_paused`): the input waits in the socket until
+            // the output drains; `resume_output` reads it then.
+            return;
+        }
         let shared = &*self.shared;
         let stats = &*shared.thread_stats[self.index];
         let mut closed = false;
@@ -258,7 +269,7 @@ impl EventLoop {
                     read_total += n as u64;
                     let mut w = Worker { shared, stats, rng: &mut self.rng, now_ms };
                     flow = slot.conn.process(&mut w);
-                    if flow != Flow::Continue {
+                    if flow != Flow::Continue || slot.conn.output_paused() {
                         break;
                     }
                     // A client that sends faster than we answer: keep going only while
@@ -299,6 +310,47 @@ impl EventLoop {
         }
     }
 
+    /// Runs the input of connections paused for their output (`Conn::output_paused`)
+    /// whose output has drained, then reads what waited in their sockets. A few rounds
+    /// per loop iteration; what is left stays listed (the poll then does not sleep).
+    fn resume_output(&mut self, now_ms: i64) {
+        for _ in 0..4 {
+            if self.resume.is_empty() {
+                return;
+            }
+            for t in std::mem::take(&mut self.resume) {
+                let Some(Some(slot)) = self.conns.get_mut(t) else { continue };
+                let shared = &*self.shared;
+                let stats = &*shared.thread_stats[self.index];
+                let mut w = Worker { shared, stats, rng: &mut self.rng, now_ms };
+                let Some(flow) = slot.conn.resume_output(&mut w) else { continue };
+                let paused = slot.conn.output_paused();
+                if slot.conn.needs_listing() {
+                    self.held.push(t);
+                }
+                match flow {
+                    Flow::CloseNow => {
+                        self.close(t);
+                        continue;
+                    }
+                    Flow::CloseAfterWrite => {
+                        self.flush(t);
+                        self.close_when_flushed(t);
+                        continue;
+                    }
+                    Flow::Continue => {}
+                }
+                if paused {
+                    // Paused again: what the socket takes now, the rest on writable.
+                    self.flush(t);
+                } else {
+                    // The edge that announced the waiting input is gone: read it now.
+                    self.on_readable(t, now_ms);
+                }
+            }
+        }
+    }
+
     /// Writes as much pending output as the socket takes.
     fn flush(&mut self, t: usize) {
         let Some(Some(slot)) = self.conns.get_mut(t) else { return };
@@ -327,6 +379,10 @@ impl EventLoop {
         bump(&stats.net_output_bytes, written);
         if written > 0 {
             slot.conn.publish_output_size();
+            if slot.conn.output_paused() {
+                // Perhaps drained enough to go on: the loop's iteration looks.
+                self.resume.push(t);
+            }
         }
         if failed {
             self.close(t);

@@ -146,6 +146,9 @@ struct Slot {
     /// A cancel of this slot's receive is in flight: the slot is not reused before its
     /// completion (the cancel finds its target by user_data, which is the slot's).
     cancel_inflight: bool,
+    /// Its input is paused for its output (`Conn::output_paused`): the receive was
+    /// cancelled or not re-armed, and is armed again when the output drains.
+    recv_parked: bool,
 }
 
 impl Slot {
@@ -162,6 +165,7 @@ impl Slot {
             active_ms: 0,
             moving_to: None,
             cancel_inflight: false,
+            recv_parked: false,
         }
     }
 
@@ -636,8 +640,11 @@ impl EventLoop {
                 if !moving {
                     self.rearm.push(t);
                 }
-            } else if res == -libc::ECANCELED && moving {
-                // The cancel asked for by `balance`.
+            } else if res == -libc::ECANCELED && (moving || slot.recv_parked) {
+                // The cancel asked for by `balance`, or by backpressure (`park_recv`).
+            } else if res == -libc::ECANCELED {
+                // Parked, and resumed before the cancel landed: receive again.
+                self.rearm.push(t);
             } else {
                 // EOF or error: the client is gone; nothing more to send.
                 self.begin_close(t);
@@ -664,14 +671,70 @@ impl EventLoop {
                 return true;
             }
         }
-        if !more && !slot.close_after_send && !moving {
+        let parked = slot.conn.output_paused();
+        if !more && !slot.close_after_send && !moving && !parked {
             self.rearm.push(t);
         }
         if slot.conn.needs_listing() {
             self.held.push(t);
         }
         self.dirty.push(t);
+        if parked {
+            self.park_recv(t, more);
+        }
         true
+    }
+
+    /// Backpressure (`Conn::output_paused`): stops receiving from a client whose
+    /// replies pile up unread, so that its input waits in the socket (and TCP holds
+    /// the client back) instead of in memory. `armed`: its multishot receive is still
+    /// armed and must be cancelled.
+    fn park_recv(&mut self, t: usize, armed: bool) {
+        let Some(Some(slot)) = self.slots.get_mut(t) else { return };
+        if slot.recv_parked {
+            return;
+        }
+        slot.recv_parked = true;
+        if armed && !slot.cancel_inflight {
+            slot.cancel_inflight = true;
+            let cancel = opcode::AsyncCancel::new(user_data(OP_RECV, t))
+                .build()
+                .user_data(user_data(OP_CANCEL, t));
+            if let Err(e) = self.push(cancel) {
+                crate::log::warning(&format!("cancelling a receive: {e}"));
+            }
+        }
+    }
+
+    /// After a send: runs the input paused for this connection's output once enough
+    /// of it has gone, and receives again when the input is no longer paused.
+    fn resume_output(&mut self, t: usize) {
+        let Some(Some(slot)) = self.slots.get_mut(t) else { return };
+        if !slot.conn.output_paused() {
+            return;
+        }
+        let now_ms = self.shared.keyspace.now_ms();
+        let shared = &*self.shared;
+        let stats = &*shared.thread_stats[self.index];
+        let mut w = Worker { shared, stats, rng: &mut self.rng, now_ms };
+        let Some(flow) = slot.conn.resume_output(&mut w) else { return };
+        if slot.conn.needs_listing() {
+            self.held.push(t);
+        }
+        match flow {
+            Flow::Continue => {}
+            Flow::CloseAfterWrite => slot.close_after_send = true,
+            Flow::CloseNow => {
+                self.begin_close(t);
+                return;
+            }
+        }
+        if !slot.conn.output_paused() && slot.recv_parked {
+            slot.recv_parked = false;
+            if !slot.recv_armed && !slot.close_after_send {
+                self.rearm.push(t);
+            }
+        }
     }
 
     /// Under `appendfsync always`, makes this loop's batch durable (`aof/commit.rs`):
@@ -867,6 +930,7 @@ impl EventLoop {
         slot.conn.publish_output_size();
         // Partial send, or replies produced meanwhile: send again.
         self.dirty.push(t);
+        self.resume_output(t);
     }
 
     fn on_wake(&mut self, flags: u32) {

@@ -182,3 +182,52 @@ fn monitor_clients_are_of_the_normal_class() {
     assert_eq!(subscribers(&mut c, "ch"), 1, "the normal limit cut a subscriber");
     set_limits(&mut c, DEFAULT_LIMITS);
 }
+
+/// Resident memory of a process, from /proc (bytes).
+fn rss_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    kb * 1024
+}
+
+/// Issue 26, defect 2: with the default limits (normal 0 0 0), a client that
+/// pipelines GETs of a large value and does not read must not make the server hold
+/// all the replies (it aborted at 1.6 GB of them): its input waits until its output
+/// drains, other clients are served meanwhile, and when it reads it gets every reply.
+#[test]
+fn a_client_that_does_not_read_is_held_back_not_buffered() {
+    let mut t = exclusive();
+    let mut c = t.raw_conn();
+    let value = "v".repeat(100_000);
+    assert_bytes!(c.cmd(&["SET", "big", &value]), b"+OK\r\n");
+    let pid = t.process().map(|p| p.pid());
+    let rss_before = pid.map_or(0, rss_bytes);
+    // 1,500 GETs: 150 MB of replies.
+    let n = 1500;
+    let mut flood = t.raw_conn();
+    let mut pipeline = Vec::new();
+    for _ in 0..n {
+        pipeline.extend(encode(&["GET", "big"]));
+    }
+    flood.send(&pipeline);
+    // Let the server run what it will of the pipeline.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n");
+    if is_basalt() {
+        if let Some(pid) = pid {
+            let grew = rss_bytes(pid).saturating_sub(rss_before);
+            assert!(grew < 64 << 20, "the server grew by {} MB for 150 MB of unread replies", grew >> 20);
+        }
+    }
+    // The client reads: every reply is there, whole and in order.
+    let head = format!("$100000\r\n{value}\r\n");
+    for i in 0..n {
+        let r = flood.read_reply();
+        assert!(r == head.as_bytes(), "reply {i} of {n}: {} bytes", r.len());
+    }
+    assert_bytes!(flood.cmd(&["PING"]), b"+PONG\r\n");
+}
