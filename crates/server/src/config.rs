@@ -67,6 +67,8 @@ pub struct Config {
     pub logfile: String,
     pub loglevel: LogLevel,
     pub enable_debug_command: String,
+    /// `enable-protected-configs`: no, yes or local (`Modify::Protected`).
+    pub enable_protected_configs: String,
     pub maxmemory: u64,
     pub maxmemory_policy: String,
     pub hz: u64,
@@ -170,6 +172,7 @@ impl Default for Config {
             logfile: String::new(),
             loglevel: LogLevel::Notice,
             enable_debug_command: "no".to_string(),
+            enable_protected_configs: "no".to_string(),
             maxmemory: 0,
             maxmemory_policy: "noeviction".to_string(),
             hz: 10,
@@ -227,7 +230,7 @@ macro_rules! recorded {
         Param {
             name: $name,
             kind: $kind,
-            mutable: $mutable,
+            modify: if $mutable { Mutable } else { Immutable },
             get: |c| c.recorded.get($name).cloned().unwrap_or_else(|| $default.to_string()),
             set: |c, v| {
                 c.recorded.insert($name, v.to_string());
@@ -241,8 +244,8 @@ macro_rules! recorded_memory {
     ($name:literal, $default:literal) => {
         Param {
             name: $name,
-            kind: Kind::Memory,
-            mutable: true,
+            kind: Kind::Memory { min: 0, max: i64::MAX as u64 },
+            modify: Mutable,
             get: |c| c.recorded.get($name).cloned().unwrap_or_else(|| $default.to_string()),
             set: |c, v| {
                 c.recorded.insert($name, parse_memory(v).unwrap_or(0).to_string());
@@ -256,7 +259,14 @@ macro_rules! recorded_memory {
 enum Kind {
     Bool,
     Int { min: i64, max: i64 },
-    Memory,
+    /// A size with an optional unit (`parse_memory`), within these bounds.
+    Memory { min: u64, max: u64 },
+    /// A file name without a path (`dbfilename`).
+    FileName,
+    /// An existing directory; stored absolute.
+    Dir,
+    /// `save`: "" or pairs of seconds (at least 1) and changes (at least 0).
+    Save,
     Enum(&'static [&'static str]),
     Str,
     /// Numbers from 0 to 100 separated by spaces.
@@ -269,12 +279,24 @@ enum Kind {
     NotifyEvents,
 }
 
+/// Who may change a parameter at run time (CONFIG SET), as Redis 7.0's flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Modify {
+    /// Only the config file or command line sets it.
+    Immutable,
+    Mutable,
+    /// Mutable only where `enable-protected-configs` allows (no by default; `local`:
+    /// from loopback clients): the parameters that name files the server writes, the
+    /// way into a file-write attack (`dir`, `dbfilename`).
+    Protected,
+}
+use Modify::{Immutable, Mutable, Protected};
+
 /// One configuration parameter.
 pub struct Param {
     pub name: &'static str,
     kind: Kind,
-    /// False for parameters that only the config file or command line may set.
-    pub mutable: bool,
+    pub modify: Modify,
     get: fn(&Config) -> String,
     set: fn(&mut Config, &str),
 }
@@ -292,7 +314,7 @@ const POLICIES: &[&str] = &[
 ];
 const DEBUG_MODES: &[&str] = &["no", "yes", "local"];
 const ENGINES: &[&str] = &["auto", "epoll", "uring"];
-const FSYNC_POLICIES: &[&str] = &["always", "everysec", "no"];
+const FSYNC_POLICIES: &[&str] = &["everysec", "always", "no"];
 
 fn yes_no(b: bool) -> String {
     if b { "yes" } else { "no" }.to_string()
@@ -300,123 +322,129 @@ fn yes_no(b: bool) -> String {
 
 /// The parameter table. `set` receives a value already validated against `kind`.
 pub static PARAMS: &[Param] = &[
-    Param { name: "port", kind: Kind::Int { min: 0, max: 65535 }, mutable: false,
+    Param { name: "port", kind: Kind::Int { min: 0, max: 65535 }, modify: Immutable,
         get: |c| c.port.to_string(), set: |c, v| c.port = v.parse().unwrap_or(c.port) },
-    Param { name: "bind", kind: Kind::Str, mutable: false,
+    Param { name: "bind", kind: Kind::Str, modify: Immutable,
         get: |c| c.bind.join(" "),
         set: |c, v| c.bind = v.split_whitespace().map(str::to_string).collect() },
-    Param { name: "threads", kind: Kind::Int { min: 1, max: 1024 }, mutable: false,
+    Param { name: "threads", kind: Kind::Int { min: 1, max: 1024 }, modify: Immutable,
         get: |c| c.threads.to_string(), set: |c, v| c.threads = v.parse().unwrap_or(c.threads) },
-    Param { name: "io-engine", kind: Kind::Enum(ENGINES), mutable: false,
+    Param { name: "io-engine", kind: Kind::Enum(ENGINES), modify: Immutable,
         get: |c| match c.io_engine { IoEngine::Auto => "auto", IoEngine::Epoll => "epoll", IoEngine::Uring => "uring" }.to_string(),
         set: |c, v| c.io_engine = match v { "epoll" => IoEngine::Epoll, "uring" => IoEngine::Uring, _ => IoEngine::Auto } },
-    Param { name: "requirepass", kind: Kind::Str, mutable: true,
+    Param { name: "requirepass", kind: Kind::Str, modify: Mutable,
         get: |c| c.requirepass.as_ref().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default(),
         set: |c, v| c.requirepass = (!v.is_empty()).then(|| v.as_bytes().to_vec()) },
-    Param { name: "databases", kind: Kind::Int { min: 1, max: 1_000_000 }, mutable: false,
+    Param { name: "databases", kind: Kind::Int { min: 1, max: 1_000_000 }, modify: Immutable,
         get: |c| c.databases.to_string(), set: |c, v| c.databases = v.parse().unwrap_or(c.databases) },
-    Param { name: "maxclients", kind: Kind::Int { min: 1, max: u32::MAX as i64 }, mutable: true,
+    Param { name: "maxclients", kind: Kind::Int { min: 1, max: u32::MAX as i64 }, modify: Mutable,
         get: |c| c.maxclients.to_string(), set: |c, v| c.maxclients = v.parse().unwrap_or(c.maxclients) },
-    Param { name: "timeout", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, mutable: true,
+    Param { name: "timeout", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, modify: Mutable,
         get: |c| c.timeout_s.to_string(), set: |c, v| c.timeout_s = v.parse().unwrap_or(c.timeout_s) },
-    Param { name: "tcp-keepalive", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, mutable: true,
+    Param { name: "tcp-keepalive", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, modify: Mutable,
         get: |c| c.tcp_keepalive_s.to_string(), set: |c, v| c.tcp_keepalive_s = v.parse().unwrap_or(c.tcp_keepalive_s) },
-    Param { name: "tcp-backlog", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, mutable: false,
+    Param { name: "tcp-backlog", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, modify: Immutable,
         get: |c| c.tcp_backlog.to_string(), set: |c, v| c.tcp_backlog = v.parse().unwrap_or(c.tcp_backlog) },
-    Param { name: "proto-max-bulk-len", kind: Kind::Memory, mutable: true,
+    Param { name: "proto-max-bulk-len", kind: Kind::Memory { min: 1024 * 1024, max: i64::MAX as u64 }, modify: Mutable,
         get: |c| c.proto_max_bulk_len.to_string(), set: |c, v| c.proto_max_bulk_len = parse_memory(v).unwrap_or(c.proto_max_bulk_len) },
-    Param { name: "client-query-buffer-limit", kind: Kind::Memory, mutable: true,
+    Param { name: "client-query-buffer-limit", kind: Kind::Memory { min: 1024 * 1024, max: i64::MAX as u64 }, modify: Mutable,
         get: |c| c.client_query_buffer_limit.to_string(), set: |c, v| c.client_query_buffer_limit = parse_memory(v).unwrap_or(c.client_query_buffer_limit) },
-    Param { name: "dir", kind: Kind::Str, mutable: true,
+    Param { name: "dir", kind: Kind::Dir, modify: Protected,
         get: |c| std::fs::canonicalize(&c.dir).unwrap_or_else(|_| c.dir.clone()).display().to_string(),
-        set: |c, v| c.dir = PathBuf::from(v) },
-    Param { name: "logfile", kind: Kind::Str, mutable: false,
+        set: |c, v| c.dir = std::fs::canonicalize(v).unwrap_or_else(|_| PathBuf::from(v)) },
+    Param { name: "logfile", kind: Kind::Str, modify: Immutable,
         get: |c| c.logfile.clone(), set: |c, v| c.logfile = v.to_string() },
-    Param { name: "loglevel", kind: Kind::Enum(LOGLEVELS), mutable: true,
+    Param { name: "loglevel", kind: Kind::Enum(LOGLEVELS), modify: Mutable,
         get: |c| LOGLEVELS[c.loglevel as usize].to_string(),
         set: |c, v| c.loglevel = match v { "debug" => LogLevel::Debug, "verbose" => LogLevel::Verbose, "warning" => LogLevel::Warning, _ => LogLevel::Notice } },
-    Param { name: "enable-debug-command", kind: Kind::Enum(DEBUG_MODES), mutable: false,
+    Param { name: "enable-debug-command", kind: Kind::Enum(DEBUG_MODES), modify: Immutable,
         get: |c| c.enable_debug_command.clone(), set: |c, v| c.enable_debug_command = v.to_string() },
-    Param { name: "maxmemory", kind: Kind::Memory, mutable: true,
+    Param { name: "enable-protected-configs", kind: Kind::Enum(DEBUG_MODES), modify: Immutable,
+        get: |c| c.enable_protected_configs.clone(), set: |c, v| c.enable_protected_configs = v.to_string() },
+    // No MODULE command here: shown as Redis shows it, and immutable as there.
+    recorded!("enable-module-command", "no", Kind::Enum(DEBUG_MODES), false),
+    Param { name: "maxmemory", kind: Kind::Memory { min: 0, max: u64::MAX }, modify: Mutable,
         get: |c| c.maxmemory.to_string(), set: |c, v| c.maxmemory = parse_memory(v).unwrap_or(c.maxmemory) },
-    Param { name: "maxmemory-policy", kind: Kind::Enum(POLICIES), mutable: true,
+    Param { name: "maxmemory-policy", kind: Kind::Enum(POLICIES), modify: Mutable,
         get: |c| c.maxmemory_policy.clone(), set: |c, v| c.maxmemory_policy = v.to_string() },
-    Param { name: "hz", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, mutable: true,
+    Param { name: "hz", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, modify: Mutable,
         get: |c| c.hz.to_string(), set: |c, v| c.hz = v.parse::<u64>().unwrap_or(c.hz).clamp(1, 500) },
-    Param { name: "slowlog-log-slower-than", kind: Kind::Int { min: -1, max: i64::MAX }, mutable: true,
+    Param { name: "slowlog-log-slower-than", kind: Kind::Int { min: -1, max: i64::MAX }, modify: Mutable,
         get: |c| c.slowlog_log_slower_than_us.to_string(), set: |c, v| c.slowlog_log_slower_than_us = v.parse().unwrap_or(c.slowlog_log_slower_than_us) },
-    Param { name: "slowlog-max-len", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
+    Param { name: "slowlog-max-len", kind: Kind::Int { min: 0, max: i64::MAX }, modify: Mutable,
         get: |c| c.slowlog_max_len.to_string(), set: |c, v| c.slowlog_max_len = v.parse().unwrap_or(c.slowlog_max_len) },
-    Param { name: "latency-tracking", kind: Kind::Bool, mutable: true,
+    Param { name: "latency-tracking", kind: Kind::Bool, modify: Mutable,
         get: |c| yes_no(c.latency_tracking), set: |c, v| c.latency_tracking = v == "yes" },
-    Param { name: "latency-tracking-info-percentiles", kind: Kind::Percentiles, mutable: true,
+    Param { name: "latency-tracking-info-percentiles", kind: Kind::Percentiles, modify: Mutable,
         get: |c| c.latency_tracking_info_percentiles.iter().map(|&p| crate::latency::format_percentile(p)).collect::<Vec<_>>().join(" "),
         set: |c, v| c.latency_tracking_info_percentiles = crate::latency::parse_percentiles(v).unwrap_or_default() },
-    Param { name: "latency-monitor-threshold", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
+    Param { name: "latency-monitor-threshold", kind: Kind::Int { min: 0, max: i64::MAX }, modify: Mutable,
         get: |c| c.latency_monitor_threshold_ms.to_string(),
         set: |c, v| c.latency_monitor_threshold_ms = v.parse().unwrap_or(c.latency_monitor_threshold_ms) },
-    Param { name: "protected-mode", kind: Kind::Bool, mutable: true,
+    Param { name: "protected-mode", kind: Kind::Bool, modify: Mutable,
         get: |c| yes_no(c.protected_mode), set: |c, v| c.protected_mode = v == "yes" },
-    Param { name: "daemonize", kind: Kind::Bool, mutable: false,
+    Param { name: "daemonize", kind: Kind::Bool, modify: Immutable,
         get: |c| yes_no(c.daemonize), set: |c, v| c.daemonize = v == "yes" },
-    Param { name: "pidfile", kind: Kind::Str, mutable: false,
+    Param { name: "pidfile", kind: Kind::Str, modify: Immutable,
         get: |c| c.pidfile.clone(), set: |c, v| c.pidfile = v.to_string() },
-    Param { name: "save", kind: Kind::Str, mutable: true,
+    Param { name: "save", kind: Kind::Save, modify: Mutable,
         get: |c| c.save.clone(), set: |c, v| c.save = v.to_string() },
     // Switching the log on or off at run time needs log compaction (issue 5, not built
     // yet): CONFIG SET refuses a change (command/server.rs).
-    Param { name: "appendonly", kind: Kind::Bool, mutable: true,
+    Param { name: "appendonly", kind: Kind::Bool, modify: Mutable,
         get: |c| yes_no(c.appendonly), set: |c, v| c.appendonly = v == "yes" },
-    Param { name: "appendfsync", kind: Kind::Enum(FSYNC_POLICIES), mutable: true,
+    Param { name: "appendfsync", kind: Kind::Enum(FSYNC_POLICIES), modify: Mutable,
         get: |c| c.appendfsync.name().to_string(),
         set: |c, v| c.appendfsync = match v { "always" => AppendFsync::Always, "no" => AppendFsync::No, _ => AppendFsync::Everysec } },
-    Param { name: "appenddirname", kind: Kind::Str, mutable: false,
+    Param { name: "appenddirname", kind: Kind::Str, modify: Immutable,
         get: |c| c.appenddirname.clone(), set: |c, v| c.appenddirname = v.to_string() },
-    Param { name: "appendfilename", kind: Kind::Str, mutable: false,
+    Param { name: "appendfilename", kind: Kind::Str, modify: Immutable,
         get: |c| c.appendfilename.clone(), set: |c, v| c.appendfilename = v.to_string() },
-    Param { name: "aof-load-truncated", kind: Kind::Bool, mutable: true,
+    Param { name: "aof-load-truncated", kind: Kind::Bool, modify: Mutable,
         get: |c| yes_no(c.aof_load_truncated), set: |c, v| c.aof_load_truncated = v == "yes" },
-    Param { name: "aof-use-rdb-preamble", kind: Kind::Bool, mutable: true,
+    Param { name: "aof-use-rdb-preamble", kind: Kind::Bool, modify: Mutable,
         get: |c| yes_no(c.aof_use_rdb_preamble), set: |c, v| c.aof_use_rdb_preamble = v == "yes" },
-    Param { name: "auto-aof-rewrite-percentage", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, mutable: true,
+    Param { name: "auto-aof-rewrite-percentage", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, modify: Mutable,
         get: |c| c.auto_aof_rewrite_percentage.to_string(), set: |c, v| c.auto_aof_rewrite_percentage = v.parse().unwrap_or(c.auto_aof_rewrite_percentage) },
-    Param { name: "auto-aof-rewrite-min-size", kind: Kind::Memory, mutable: true,
+    Param { name: "auto-aof-rewrite-min-size", kind: Kind::Memory { min: 0, max: i64::MAX as u64 }, modify: Mutable,
         get: |c| c.auto_aof_rewrite_min_size.to_string(), set: |c, v| c.auto_aof_rewrite_min_size = parse_memory(v).unwrap_or(c.auto_aof_rewrite_min_size) },
-    Param { name: "no-appendfsync-on-rewrite", kind: Kind::Bool, mutable: true,
+    Param { name: "no-appendfsync-on-rewrite", kind: Kind::Bool, modify: Mutable,
         get: |c| yes_no(c.no_appendfsync_on_rewrite), set: |c, v| c.no_appendfsync_on_rewrite = v == "yes" },
-    Param { name: "dbfilename", kind: Kind::Str, mutable: true,
+    Param { name: "dbfilename", kind: Kind::FileName, modify: Protected,
         get: |c| c.dbfilename.clone(), set: |c, v| c.dbfilename = v.to_string() },
-    Param { name: "rdbcompression", kind: Kind::Bool, mutable: true,
+    Param { name: "rdbcompression", kind: Kind::Bool, modify: Mutable,
         get: |c| yes_no(c.rdbcompression), set: |c, v| c.rdbcompression = v == "yes" },
-    Param { name: "rdbchecksum", kind: Kind::Bool, mutable: false,
+    Param { name: "rdbchecksum", kind: Kind::Bool, modify: Immutable,
         get: |c| yes_no(c.rdbchecksum), set: |c, v| c.rdbchecksum = v == "yes" },
-    Param { name: "lazyfree-lazy-user-flush", kind: Kind::Bool, mutable: true,
+    Param { name: "lazyfree-lazy-user-flush", kind: Kind::Bool, modify: Mutable,
         get: |c| yes_no(c.lazyfree_lazy_user_flush), set: |c, v| c.lazyfree_lazy_user_flush = v == "yes" },
-    Param { name: "lazyfree-lazy-user-del", kind: Kind::Bool, mutable: true,
+    Param { name: "lazyfree-lazy-user-del", kind: Kind::Bool, modify: Mutable,
         get: |c| yes_no(c.lazyfree_lazy_user_del), set: |c, v| c.lazyfree_lazy_user_del = v == "yes" },
-    Param { name: "io-uring-min-wait-us", kind: Kind::Int { min: 0, max: 10_000 }, mutable: false,
+    Param { name: "io-uring-min-wait-us", kind: Kind::Int { min: 0, max: 10_000 }, modify: Immutable,
         get: |c| c.io_uring_min_wait_us.to_string(), set: |c, v| c.io_uring_min_wait_us = v.parse().unwrap_or(c.io_uring_min_wait_us) },
-    Param { name: "io-uring-batch-wait-us", kind: Kind::Int { min: 0, max: 10_000 }, mutable: false,
+    Param { name: "io-uring-batch-wait-us", kind: Kind::Int { min: 0, max: 10_000 }, modify: Immutable,
         get: |c| c.io_uring_batch_wait_us.to_string(), set: |c, v| c.io_uring_batch_wait_us = v.parse().unwrap_or(c.io_uring_batch_wait_us) },
-    Param { name: "loop-spread-busy", kind: Kind::Int { min: 0, max: 100 }, mutable: true,
+    Param { name: "loop-spread-busy", kind: Kind::Int { min: 0, max: 100 }, modify: Mutable,
         get: |c| c.loop_spread_busy.to_string(), set: |c, v| c.loop_spread_busy = v.parse().unwrap_or(c.loop_spread_busy) },
-    Param { name: "aof-commit-wait-us", kind: Kind::Int { min: 0, max: 100_000 }, mutable: true,
+    Param { name: "aof-commit-wait-us", kind: Kind::Int { min: 0, max: 100_000 }, modify: Mutable,
         get: |c| c.aof_commit_wait_us.to_string(), set: |c, v| c.aof_commit_wait_us = v.parse().unwrap_or(c.aof_commit_wait_us) },
-    Param { name: "hash-max-listpack-entries", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
+    Param { name: "hash-max-listpack-entries", kind: Kind::Int { min: 0, max: i64::MAX }, modify: Mutable,
         get: |c| c.hash_max_listpack_entries.to_string(), set: |c, v| c.hash_max_listpack_entries = v.parse().unwrap_or(c.hash_max_listpack_entries) },
-    Param { name: "hash-max-listpack-value", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
-        get: |c| c.hash_max_listpack_value.to_string(), set: |c, v| c.hash_max_listpack_value = v.parse().unwrap_or(c.hash_max_listpack_value) },
-    Param { name: "set-max-intset-entries", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
+    Param { name: "hash-max-listpack-value", kind: Kind::Memory { min: 0, max: i64::MAX as u64 }, modify: Mutable,
+        get: |c| c.hash_max_listpack_value.to_string(),
+        set: |c, v| c.hash_max_listpack_value = parse_memory(v).unwrap_or(c.hash_max_listpack_value) },
+    Param { name: "set-max-intset-entries", kind: Kind::Int { min: 0, max: i64::MAX }, modify: Mutable,
         get: |c| c.set_max_intset_entries.to_string(), set: |c, v| c.set_max_intset_entries = v.parse().unwrap_or(c.set_max_intset_entries) },
-    Param { name: "zset-max-listpack-entries", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
+    Param { name: "zset-max-listpack-entries", kind: Kind::Int { min: 0, max: i64::MAX }, modify: Mutable,
         get: |c| c.zset_max_listpack_entries.to_string(), set: |c, v| c.zset_max_listpack_entries = v.parse().unwrap_or(c.zset_max_listpack_entries) },
-    Param { name: "zset-max-listpack-value", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
-        get: |c| c.zset_max_listpack_value.to_string(), set: |c, v| c.zset_max_listpack_value = v.parse().unwrap_or(c.zset_max_listpack_value) },
-    Param { name: "list-max-listpack-size", kind: Kind::Int { min: i32::MIN as i64, max: i32::MAX as i64 }, mutable: true,
+    Param { name: "zset-max-listpack-value", kind: Kind::Memory { min: 0, max: i64::MAX as u64 }, modify: Mutable,
+        get: |c| c.zset_max_listpack_value.to_string(),
+        set: |c, v| c.zset_max_listpack_value = parse_memory(v).unwrap_or(c.zset_max_listpack_value) },
+    Param { name: "list-max-listpack-size", kind: Kind::Int { min: i32::MIN as i64, max: i32::MAX as i64 }, modify: Mutable,
         get: |c| c.list_max_listpack_size.to_string(), set: |c, v| c.list_max_listpack_size = v.parse().unwrap_or(c.list_max_listpack_size) },
-    Param { name: "stop-writes-on-bgsave-error", kind: Kind::Bool, mutable: true,
+    Param { name: "stop-writes-on-bgsave-error", kind: Kind::Bool, modify: Mutable,
         get: |c| yes_no(c.stop_writes_on_bgsave_error), set: |c, v| c.stop_writes_on_bgsave_error = v == "yes" },
-    Param { name: "client-output-buffer-limit", kind: Kind::OutputLimits, mutable: true,
+    Param { name: "client-output-buffer-limit", kind: Kind::OutputLimits, modify: Mutable,
         get: |c| render_output_limits(&c.client_output_buffer_limit),
         set: |c, v| {
             if let Ok(groups) = parse_output_limits(v) {
@@ -425,9 +453,9 @@ pub static PARAMS: &[Param] = &[
                 }
             }
         } },
-    Param { name: "tracking-table-max-keys", kind: Kind::Int { min: 0, max: i64::MAX }, mutable: true,
+    Param { name: "tracking-table-max-keys", kind: Kind::Int { min: 0, max: i64::MAX }, modify: Mutable,
         get: |c| c.tracking_table_max_keys.to_string(), set: |c, v| c.tracking_table_max_keys = v.parse().unwrap_or(c.tracking_table_max_keys) },
-    Param { name: "notify-keyspace-events", kind: Kind::NotifyEvents, mutable: true,
+    Param { name: "notify-keyspace-events", kind: Kind::NotifyEvents, modify: Mutable,
         get: |c| crate::notify::format_flags(c.notify_keyspace_events),
         set: |c, v| c.notify_keyspace_events = crate::notify::parse_flags(v).unwrap_or(c.notify_keyspace_events) },
     recorded!("always-show-logo", "no", Kind::Bool, false),
@@ -573,8 +601,8 @@ pub fn parse_memory(s: &str) -> Option<u64> {
         "gb" => 1024 * 1024 * 1024,
         _ => return None,
     };
-    let n: i64 = num.parse().ok()?;
-    u64::try_from(n).ok()?.checked_mul(mul)
+    let n: u64 = num.parse().ok()?;
+    n.checked_mul(mul)
 }
 
 impl Param {
@@ -597,9 +625,44 @@ impl Param {
                 }
                 (self.set)(config, &n.to_string());
             }
-            Kind::Memory => {
-                if parse_memory(value).is_none() {
-                    return Err("argument must be a memory value".into());
+            Kind::Memory { min, max } => {
+                // Redis's memtoull reads an empty value as 0.
+                let value = if value.is_empty() { "0" } else { value };
+                let n = parse_memory(value).ok_or_else(|| "argument must be a memory value".to_string())?;
+                if n < min || n > max {
+                    return Err(format!("argument must be between {min} and {max} inclusive"));
+                }
+                (self.set)(config, value);
+            }
+            Kind::FileName => {
+                // Redis's pathIsBaseName: no directory part, so the file lands in `dir`.
+                if value.contains('/') || value.contains('\\') {
+                    return Err(format!("{} can't be a path, just a filename", self.name));
+                }
+                (self.set)(config, value);
+            }
+            Kind::Save => {
+                let words: Vec<&str> = value.split_whitespace().collect();
+                let valid = words.len() % 2 == 0
+                    && words.iter().enumerate().all(|(i, w)| {
+                        w.parse::<i64>().is_ok_and(|n| if i % 2 == 0 { n >= 1 } else { n >= 0 })
+                    });
+                if !valid {
+                    return Err("Invalid save parameters".into());
+                }
+                (self.set)(config, value);
+            }
+            Kind::Dir => {
+                match std::fs::metadata(value) {
+                    Ok(m) if m.is_dir() => {}
+                    Ok(_) => return Err("Not a directory".into()),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        return Err("No such file or directory".into())
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                        return Err("Permission denied".into())
+                    }
+                    Err(e) => return Err(e.to_string()),
                 }
                 (self.set)(config, value);
             }
@@ -634,6 +697,18 @@ impl Param {
     /// The current value as CONFIG GET shows it.
     pub fn get(&self, config: &Config) -> String {
         (self.get)(config)
+    }
+}
+
+/// Whether an `enable-debug-command` / `enable-protected-configs` mode (no, yes,
+/// local) lets a client in: `local` admits loopback and Unix-socket clients only.
+pub fn enabled_for(mode: &str, client_addr: &str) -> bool {
+    match mode {
+        "yes" => true,
+        "local" => {
+            client_addr.starts_with("127.") || client_addr.starts_with("[::1]") || client_addr.starts_with('/')
+        }
+        _ => false,
     }
 }
 

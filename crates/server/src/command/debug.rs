@@ -12,14 +12,7 @@ use super::{spec, CommandError, CommandSpec, Ctx};
 
 fn allowed(ctx: &Ctx<'_>) -> bool {
     let mode = ctx.shared.config.read().enable_debug_command.clone();
-    match mode.as_str() {
-        "yes" => true,
-        "local" => {
-            let addr = &ctx.client.info.addr;
-            addr.starts_with("127.") || addr.starts_with("[::1]") || addr.starts_with("/")
-        }
-        _ => false,
-    }
+    crate::config::enabled_for(&mode, &ctx.client.info.addr)
 }
 
 /// DEBUG subcommand [args ...].

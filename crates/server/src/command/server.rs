@@ -70,18 +70,27 @@ fn config_set(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
                 "ERR Unknown option or number of arguments for CONFIG SET - '{name}'"
             )));
         };
-        let fail = |why: &str| {
+        // As Redis 7.0.15: refusals name the parameter as the client wrote it, a value's
+        // errors in lower case (an old alias stays the alias).
+        let typed = String::from_utf8_lossy(pair[0]);
+        let fail_as = |shown: &str, why: &str| {
             CommandError::Owned(format!(
-                "ERR CONFIG SET failed (possibly related to argument '{}') - {why}",
-                p.name
+                "ERR CONFIG SET failed (possibly related to argument '{shown}') - {why}"
             ))
         };
+        let fail = |why: &str| fail_as(&name, why);
         if seen.contains(&p.name) {
-            return Err(fail("duplicate parameter"));
+            return Err(fail_as(&typed, "duplicate parameter"));
         }
         seen.push(p.name);
-        if !p.mutable {
-            return Err(fail("can't set immutable config"));
+        match p.modify {
+            config::Modify::Immutable => return Err(fail_as(&typed, "can't set immutable config")),
+            config::Modify::Protected
+                if !config::enabled_for(&staged.enable_protected_configs, &ctx.client.info.addr) =>
+            {
+                return Err(fail_as(&typed, "can't set protected config"))
+            }
+            _ => {}
         }
         let value = String::from_utf8_lossy(pair[1]);
         p.apply(&mut staged, &value).map_err(|e| fail(&e))?;

@@ -395,6 +395,67 @@ fn config_set_and_errors() {
     );
 }
 
+fn reply_text(reply: &[u8]) -> String {
+    String::from_utf8_lossy(reply).into_owned()
+}
+
+/// Issue 26, defects 4 and 5: the classic file-write attack (point `dir` and
+/// `dbfilename` somewhere, write a payload, SAVE) gets Redis 7's refusal, and the limits
+/// that would lock every client out cannot be set below Redis's range.
+#[test]
+fn config_set_refuses_protected_and_out_of_range_values() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    let fail = |name: &str, why: &str| format!("-ERR CONFIG SET failed (possibly related to argument '{name}') - {why}\r\n");
+    let protected = "can't set protected config";
+    assert_eq!(reply_text(&c.cmd(&["CONFIG", "SET", "dir", "/tmp"])), fail("dir", protected));
+    assert_eq!(reply_text(&c.cmd(&["CONFIG", "SET", "dbfilename", "evil.sh"])), fail("dbfilename", protected));
+    // Refusals name the parameter as written; errors in the value, in lower case.
+    assert_eq!(reply_text(&c.cmd(&["CONFIG", "SET", "DBFILENAME", "../../tmp/x.rdb"])), fail("DBFILENAME", protected));
+    assert_eq!(reply_text(&c.cmd(&["CONFIG", "SET", "DataBases", "1"])), fail("DataBases", "can't set immutable config"));
+    assert_eq!(reply_text(&c.cmd(&["CONFIG", "SET", "hz", "1", "HZ", "2"])), fail("HZ", "duplicate parameter"));
+    for name in ["enable-protected-configs", "enable-debug-command", "enable-module-command"] {
+        assert_eq!(reply_text(&c.cmd(&["CONFIG", "SET", name, "yes"])), fail(name, "can't set immutable config"));
+    }
+    let range = "argument must be between 1048576 and 9223372036854775807 inclusive";
+    for name in ["proto-max-bulk-len", "client-query-buffer-limit"] {
+        for v in ["1", "1048575", "1mb-", ""] {
+            let got = reply_text(&c.cmd(&["CONFIG", "SET", name, v]));
+            let why = if v == "1mb-" { "argument must be a memory value" } else { range };
+            assert_eq!(got, fail(name, why), "{name} {v:?}");
+        }
+    }
+    for v in ["1", "abc", "10 1 x", "0 1", "10 -1"] {
+        assert_eq!(reply_text(&c.cmd(&["CONFIG", "SET", "save", v])), fail("save", "Invalid save parameters"), "save {v:?}");
+    }
+    // The parameter named as the client wrote it (an old alias included).
+    assert_eq!(
+        reply_text(&c.cmd(&["CONFIG", "SET", "Hash-Max-Ziplist-Entries", "x"])),
+        fail("hash-max-ziplist-entries", "argument couldn't be parsed into an integer")
+    );
+    assert_eq!(reply_text(&c.cmd(&["PING"])), "+PONG\r\n");
+}
+
+/// With `enable-protected-configs yes`, `dir` and `dbfilename` change at run time,
+/// but `dbfilename` still takes no path and `dir` must exist (Redis 7.0.15's texts).
+#[test]
+fn protected_configs_when_enabled_still_refuse_paths() {
+    let Some(t) = exclusive_with_args(&["--enable-protected-configs", "yes"]) else { return };
+    let mut c = t.raw_conn();
+    let fail = |name: &str, why: &str| format!("-ERR CONFIG SET failed (possibly related to argument '{name}') - {why}\r\n");
+    for v in ["../x.rdb", "a/b.rdb", "/tmp/x.rdb"] {
+        assert_eq!(reply_text(&c.cmd(&["CONFIG", "SET", "dbfilename", v])), fail("dbfilename", "dbfilename can't be a path, just a filename"));
+    }
+    assert_eq!(reply_text(&c.cmd(&["CONFIG", "SET", "dbfilename", "other.rdb"])), "+OK\r\n");
+    assert_eq!(reply_text(&c.cmd(&["CONFIG", "SET", "dir", "/no/such/dir"])), fail("dir", "No such file or directory"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().to_str().expect("utf-8 path");
+    assert_eq!(reply_text(&c.cmd(&["CONFIG", "SET", "dir", path])), "+OK\r\n");
+    let got = parse(&c.cmd(&["CONFIG", "GET", "dir"]));
+    let canonical = std::fs::canonicalize(dir.path()).expect("canonical");
+    assert_eq!(got.items()[1].text(), canonical.to_str().expect("utf-8"));
+}
+
 #[test]
 fn config_set_maxmemory_policy_and_object_freq() {
     let t = exclusive();
