@@ -362,7 +362,8 @@ impl Conn {
                         // CLIENT REPLY OFF / SKIP (a blocked command's later reply is
                         // dropped on arrival, `net::apply_mail`).
                         if client.reply_mode != command::ReplyMode::On {
-                            if client.reply_mode.drops() {
+                            let pushed = std::mem::take(&mut client.reply_is_push);
+                            if client.reply_mode.drops() && !pushed {
                                 out.truncate(reply_at);
                             }
                             if !client.blocked {

@@ -258,7 +258,10 @@ fn drop_key(shared: &Shared, t: &mut Table, key: &[u8], writer: u64, mails: &mut
     let Some(ids) = t.keys.remove(key) else { return };
     t.items -= ids.len();
     for id in ids {
-        if id == writer && t.targets.get(&id).is_some_and(|x| x.mode.noloop) {
+        // As Redis: a reader that tracks in BCAST mode now (it read the key before
+        // turning tracking off and on again with BCAST) hears of keys by prefix only.
+        let skip = t.targets.get(&id).is_some_and(|x| x.mode.bcast || (id == writer && x.mode.noloop));
+        if skip {
             continue;
         }
         message_for(shared, t, id, Some(&[key]), mails);

@@ -169,7 +169,7 @@ fn bitfield_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(
         };
         drop(shard);
         if !read_only {
-            ctx.client.log_override = Some(Vec::new());
+            ctx.client.changed_nothing = true;
         }
         let buf = value.unwrap_or_default();
         encode::array_len(ctx.out, fields.len());
@@ -235,6 +235,8 @@ fn bitfield_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(
     }
     if changes > 0 {
         notify(ctx, class::STRING, "setbit", a[1]);
+    } else {
+        ctx.client.changed_nothing = true;
     }
     Ok(())
 }

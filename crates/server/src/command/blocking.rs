@@ -303,11 +303,31 @@ fn serve_waiters(shared: &Shared, now_ms: i64) {
             match try_serve(shared, id, w.db, now_ms, w.proto, &w.op, true, false) {
                 Ok(Some((reply, need))) => {
                     if let Some(w) = reg.remove(id) {
+                        // The served pop changed its keys: WATCH sees it, as Redis's
+                        // signalModifiedKey (BLMOVE's destination included).
+                        for key in w.op.keys() {
+                            shared.touch(w.db, key);
+                        }
+                        if let Op::Move { dst, .. } = &w.op {
+                            shared.touch(w.db, dst);
+                        }
                         shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
                         shared.post_mail(w.owner, Mail { client_id: id, bytes: Arc::from(reply), unblock: true, need });
                     }
                 }
-                _ => break,
+                Ok(None) => break,
+                Err(e) => {
+                    // A BLMOVE / BRPOPLPUSH whose destination now holds another type:
+                    // as Redis, the waiter gets the error and is unblocked, the
+                    // element stays in the source for the next waiter (it was left
+                    // waiting forever, issue 26).
+                    if let Some(w) = reg.remove(id) {
+                        shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
+                        let mut reply = Vec::new();
+                        super::write_error(&mut reply, &e.to_string());
+                        shared.post_mail(w.owner, Mail { client_id: id, bytes: Arc::from(reply), unblock: true, need: 0 });
+                    }
+                }
             }
         }
     }

@@ -179,6 +179,15 @@ pub struct Client {
     pub monitor: bool,
     /// CLIENT REPLY's state: whether this connection's replies are sent.
     pub reply_mode: ReplyMode,
+    /// Set (only while `reply_mode` is not On) by a command whose reply is a push
+    /// (the pub/sub confirmations): Redis sends those even under CLIENT REPLY OFF or
+    /// SKIP, and clients wait for them.
+    pub reply_is_push: bool,
+    /// Set by a write command whose call changed nothing (a SETBIT that leaves the bit
+    /// as it was, a BITFIELD of GETs or of SETs to the values there): as Redis, which
+    /// counts and signals only changes, it touches no WATCH, does not count in
+    /// `rdb_changes_since_last_save` and is not logged. Reset by the dispatcher.
+    pub changed_nothing: bool,
     /// Running the queue of an EXEC (blocking commands do not block there).
     pub in_exec: bool,
     /// Replaying the append-only log at start: writes are not logged again.
@@ -213,6 +222,8 @@ impl Client {
             postponed: false,
             monitor: false,
             reply_mode: ReplyMode::On,
+            reply_is_push: false,
+            changed_nothing: false,
             in_exec: false,
             loading: false,
             need: 0,
@@ -731,7 +742,11 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     if let (Some(targets), true) = (targets, result.is_ok()) {
         transactions::after_write(ctx, targets);
     }
-    if is_write && result.is_ok() {
+    let changed_nothing = std::mem::take(&mut ctx.client.changed_nothing);
+    if changed_nothing && ctx.client.log_override.is_none() {
+        ctx.client.log_override = Some(Vec::new());
+    }
+    if is_write && result.is_ok() && !changed_nothing {
         bump(&ctx.stats.writes, 1);
     }
     if let Some(aof) = aof {

@@ -44,6 +44,10 @@ fn me(ctx: &Ctx<'_>) -> Subscriber {
 }
 
 fn frame(ctx: &mut Ctx<'_>, kind: &[u8], name: Option<&[u8]>, count: usize) {
+    if ctx.client.reply_mode != super::ReplyMode::On {
+        // Sent under CLIENT REPLY OFF / SKIP too, as Redis's pushes are (conn.rs).
+        ctx.client.reply_is_push = true;
+    }
     let proto = ctx.client.proto;
     encode::push_len(ctx.out, 3, proto);
     encode::bulk(ctx.out, kind);

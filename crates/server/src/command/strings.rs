@@ -532,6 +532,8 @@ fn setbit(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     // Only a change is an event: a key created or grown, or the bit flipped (Redis).
     if created || buf.len() != len_before || (old == 1) != on {
         notify(ctx, class::STRING, "setbit", a[1]);
+    } else {
+        ctx.client.changed_nothing = true;
     }
     encode::integer(ctx.out, i64::from(old));
     Ok(())

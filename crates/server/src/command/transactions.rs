@@ -110,7 +110,9 @@ pub fn before_write(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> WriteT
             (d, k, before)
         }).collect(),
         // The *MPOP commands pop from one of their keys: the others keep their state.
-        changed_only: matches!(spec.name, "lmpop" | "blmpop" | "zmpop" | "bzmpop"),
+        // SMOVE leaves its destination alone when the member is there already (and
+        // does nothing when source and destination are one key), as Redis.
+        changed_only: matches!(spec.name, "lmpop" | "blmpop" | "zmpop" | "bzmpop" | "smove"),
     }
 }
 
@@ -139,6 +141,9 @@ fn moved_or_copied<'a>(ctx: &Ctx<'_>, name: &str, args: &[&'a [u8]]) -> Vec<(usi
 /// exists now (a DEL of a missing key, or a FLUSHDB that did not hold it, changes
 /// nothing, as in Redis), or, for the *MPOP commands, whose state changed.
 pub fn after_write(ctx: &Ctx<'_>, targets: WriteTargets) {
+    if ctx.client.changed_nothing {
+        return;
+    }
     for (db, key, before) in targets.keys {
         let after = state(ctx, db, &key);
         let touched = if targets.changed_only { after != before } else { before.is_some() || after.is_some() };

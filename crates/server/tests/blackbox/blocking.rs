@@ -453,3 +453,49 @@ fn client_unblock() {
     assert_bytes!(ctl.cmd(&["CLIENT", "UNBLOCK", "x"]), b"-ERR value is not an integer or out of range\r\n");
     assert_bytes!(waiter.cmd(&["PING"]), b"+PONG\r\n");
 }
+
+/// Issue 26, defect 7: a BRPOPLPUSH blocked while its destination holds a string is
+/// answered with WRONGTYPE when the source gets an element (it was left waiting
+/// forever), the element stays in the source, and the next waiter is served with it.
+#[test]
+fn a_blocked_move_whose_destination_has_the_wrong_type_gets_the_error() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    assert_bytes!(c.cmd(&["SET", "dst", "string"]), b"+OK\r\n");
+    let mut first = t.raw_conn();
+    first.send(&encode(&["BRPOPLPUSH", "src", "dst", "0"]));
+    wait_blocked(&mut c, 1);
+    let mut second = t.raw_conn();
+    second.send(&encode(&["BLMOVE", "src", "dst2", "RIGHT", "LEFT", "0"]));
+    wait_blocked(&mut c, 2);
+    assert_bytes!(c.cmd(&["LPUSH", "src", "x"]), b":1\r\n");
+    assert_bytes!(first.read_reply(), b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
+    assert_bytes!(second.read_reply(), b"$1\r\nx\r\n");
+    assert_bytes!(c.cmd(&["LRANGE", "dst2", "0", "-1"]), b"*1\r\n$1\r\nx\r\n");
+    assert_bytes!(c.cmd(&["EXISTS", "src"]), b":0\r\n");
+    // Alone, the element stays in the source.
+    first.send(&encode(&["BRPOPLPUSH", "src", "dst", "0"]));
+    wait_blocked(&mut c, 1);
+    assert_bytes!(c.cmd(&["LPUSH", "src", "y"]), b":1\r\n");
+    assert_bytes!(first.read_reply(), b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
+    assert_bytes!(c.cmd(&["LRANGE", "src", "0", "-1"]), b"*1\r\n$1\r\ny\r\n");
+    assert_bytes!(first.cmd(&["PING"]), b"+PONG\r\n");
+}
+
+/// A blocked BRPOPLPUSH served by another client's push changes its destination:
+/// a WATCH of the destination sees it (Redis signals both keys).
+#[test]
+fn a_served_blocked_move_touches_the_watched_destination() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    let mut watcher = t.raw_conn();
+    assert_bytes!(watcher.cmd(&["WATCH", "dst"]), b"+OK\r\n");
+    let mut blocked = t.raw_conn();
+    blocked.send(&encode(&["BRPOPLPUSH", "src", "dst", "0"]));
+    wait_blocked(&mut c, 1);
+    assert_bytes!(c.cmd(&["LPUSH", "src", "x"]), b":1\r\n");
+    assert_bytes!(blocked.read_reply(), b"$1\r\nx\r\n");
+    assert_bytes!(watcher.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(watcher.cmd(&["PING"]), b"+QUEUED\r\n");
+    assert_bytes!(watcher.cmd(&["EXEC"]), b"*-1\r\n");
+}

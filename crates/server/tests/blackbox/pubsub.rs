@@ -364,3 +364,36 @@ fn argument_errors() {
     // None of that entered subscribed mode.
     assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n");
 }
+
+/// Issue 26, defect 7: under CLIENT REPLY OFF or SKIP, the subscribe and unsubscribe
+/// confirmations are still sent (Redis 7.0.15 sends them as pushes, RESP2 and RESP3,
+/// and clients wait for them); other replies are dropped as usual.
+#[test]
+fn subscribe_confirmations_are_sent_under_client_reply_off_and_skip() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    c.send(&encode(&["CLIENT", "REPLY", "OFF"]));
+    c.send(&encode(&["PING"]));
+    c.send(&encode(&["SUBSCRIBE", "roff:a", "roff:b"]));
+    let mut want = frame("subscribe", "roff:a", 1);
+    want.extend(frame("subscribe", "roff:b", 2));
+    assert_bytes!(c.read_replies(2), &want);
+    c.send(&encode(&["PSUBSCRIBE", "roff:p*"]));
+    assert_bytes!(c.read_reply(), &frame("psubscribe", "roff:p*", 3));
+    c.send(&encode(&["UNSUBSCRIBE", "roff:a"]));
+    assert_bytes!(c.read_reply(), &frame("unsubscribe", "roff:a", 2));
+    c.expect_silence(Duration::from_millis(100));
+
+    let mut s = t.raw_conn();
+    s.send(&encode(&["CLIENT", "REPLY", "SKIP"]));
+    s.send(&encode(&["SUBSCRIBE", "roff:c"]));
+    assert_bytes!(s.read_reply(), &frame("subscribe", "roff:c", 1));
+    // The SKIP was spent on SUBSCRIBE: the next reply is sent.
+    assert_bytes!(s.cmd(&["PING"]), b"*2\r\n$4\r\npong\r\n$0\r\n\r\n");
+
+    let mut r3 = t.raw_conn();
+    r3.cmd(&["HELLO", "3"]);
+    r3.send(&encode(&["CLIENT", "REPLY", "OFF"]));
+    r3.send(&encode(&["SUBSCRIBE", "roff:d"]));
+    assert_bytes!(r3.read_reply(), &push("subscribe", "roff:d", 1));
+}

@@ -354,3 +354,24 @@ fn the_table_is_bounded_by_tracking_table_max_keys() {
     assert!(r.starts_with(b">2\r\n$10\r\ninvalidate\r\n*1\r\n$2\r\nm"), "{}", show(&r));
     assert!(wait_until(Duration::from_secs(5), || parse(&c.cmd(&["INFO", "stats"])).text().contains("tracking_total_keys:2\r\n")));
 }
+
+/// Issue 26, defect 7: a key read in default mode, then tracking turned off and on
+/// again in BCAST mode: a change of that key reaches the client once, as the BCAST
+/// message (Redis skips BCAST clients when it invalidates a key's readers); it got
+/// the stale per-key message first.
+#[test]
+fn keys_read_before_a_switch_to_bcast_are_not_invalidated_twice() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    c.cmd(&["HELLO", "3"]);
+    assert_bytes!(c.cmd(&["CLIENT", "TRACKING", "ON"]), b"+OK\r\n");
+    c.cmd(&["GET", "trk26:k"]);
+    assert_bytes!(c.cmd(&["CLIENT", "TRACKING", "OFF"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "trk26:"]), b"+OK\r\n");
+    let mut w = t.raw_conn();
+    assert_bytes!(w.cmd(&["SET", "trk26:k", "v"]), b"+OK\r\n");
+    assert_bytes!(c.read_reply(), b">2\r\n$10\r\ninvalidate\r\n*1\r\n$7\r\ntrk26:k\r\n");
+    c.expect_silence(Duration::from_millis(200));
+    assert_bytes!(c.cmd(&["CLIENT", "TRACKING", "OFF"]), b"+OK\r\n");
+    w.cmd(&["DEL", "trk26:k"]);
+}

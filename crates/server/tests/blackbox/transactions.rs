@@ -504,3 +504,41 @@ fn no_client_observes_half_of_an_exec() {
     }
     assert_bytes!(setup.cmd(&["MGET", a, b]), b"*2\r\n$4\r\n2000\r\n$4\r\n2000\r\n");
 }
+
+/// Issue 26, defect 7: WATCH sees what Redis signals, and only that. SMOVE of a member
+/// the destination already holds changes only the source; a SETBIT that leaves the
+/// bit as it was and a BITFIELD of GETs or same-value SETs change nothing (nor count
+/// as changes for `save`).
+#[test]
+fn watch_is_touched_only_by_real_changes() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    let exec_after = |c: &mut RawConn, watch: &str, write: &[&str]| -> Vec<u8> {
+        let mut w = t.raw_conn();
+        assert_bytes!(w.cmd(&["WATCH", watch]), b"+OK\r\n");
+        c.cmd(write);
+        assert_bytes!(w.cmd(&["MULTI"]), b"+OK\r\n");
+        assert_bytes!(w.cmd(&["PING"]), b"+QUEUED\r\n");
+        w.cmd(&["EXEC"])
+    };
+    let ran = b"*1\r\n+PONG\r\n";
+    let aborted = b"*-1\r\n";
+    assert_bytes!(c.cmd(&["SADD", "s1", "m", "n"]), b":2\r\n");
+    assert_bytes!(c.cmd(&["SADD", "s2", "m"]), b":1\r\n");
+    assert_bytes!(exec_after(&mut c, "s2", &["SMOVE", "s1", "s2", "m"]), ran);
+    assert_bytes!(exec_after(&mut c, "s1", &["SMOVE", "s1", "s2", "n"]), aborted);
+    assert_bytes!(exec_after(&mut c, "s2", &["SMOVE", "s2", "s2", "m"]), ran);
+    assert_bytes!(c.cmd(&["SETBIT", "bits", "3", "1"]), b":0\r\n");
+    let dirty = |c: &mut RawConn| -> i64 {
+        let info = parse(&c.cmd(&["INFO", "persistence"])).text();
+        let line = info.lines().find_map(|l| l.strip_prefix("rdb_changes_since_last_save:")).map(str::to_string);
+        line.and_then(|v| v.trim().parse().ok()).unwrap_or_else(|| panic!("{info}"))
+    };
+    let before = dirty(&mut c);
+    assert_bytes!(exec_after(&mut c, "bits", &["SETBIT", "bits", "3", "1"]), ran);
+    assert_bytes!(exec_after(&mut c, "bits", &["BITFIELD", "bits", "GET", "u8", "0"]), ran);
+    assert_bytes!(exec_after(&mut c, "bits", &["BITFIELD", "bits", "SET", "u8", "0", "16"]), ran);
+    assert_eq!(dirty(&mut c), before, "changes counted for writes that changed nothing");
+    assert_bytes!(exec_after(&mut c, "bits", &["SETBIT", "bits", "3", "0"]), aborted);
+    assert_eq!(dirty(&mut c), before + 1);
+}
