@@ -315,7 +315,10 @@ fn serve_waiters(shared: &Shared, now_ms: i64) {
                         shared.post_mail(w.owner, Mail { client_id: id, bytes: Arc::from(reply), unblock: true, need });
                     }
                 }
+                // A key of another type than the waiter's does not wake it (Redis
+                // serves a waiter only from a key of its type).
                 Ok(None) => break,
+                Err(_) if !destination_refused(shared, w, now_ms) => break,
                 Err(e) => {
                     // A BLMOVE / BRPOPLPUSH whose destination now holds another type:
                     // as Redis, the waiter gets the error and is unblocked, the
@@ -331,6 +334,14 @@ fn serve_waiters(shared: &Shared, now_ms: i64) {
             }
         }
     }
+}
+
+/// Whether a waiter's failed serve was a BLMOVE / BRPOPLPUSH whose source holds a list
+/// (so the destination's type refused the move): that waiter gets the error.
+fn destination_refused(shared: &Shared, w: &Waiter, now_ms: i64) -> bool {
+    let Op::Move { src, .. } = &w.op else { return false };
+    let (h, mut shard) = shared.keyspace.lock_key(w.db, src);
+    matches!(coll::check::<List>(&mut shard, h, src, now_ms), Ok(true))
 }
 
 /// Times out this loop's waiters whose deadline passed: each gets its null reply.
