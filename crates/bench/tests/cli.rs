@@ -16,8 +16,18 @@ impl Drop for Server {
     }
 }
 
+/// A port for a test server: below the kernel's range of ephemeral ports (so that no
+/// client socket of another test takes it between the check and the server's bind) and
+/// distinct per test of this process (tests run in parallel); a taken one is skipped.
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(7499)
+    static NEXT: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(0);
+    let base = 11000 + (std::process::id() % 400) as u16 * 50;
+    loop {
+        let port = base + NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 50;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 fn start(bin: &str) -> Option<(Server, u16)> {
@@ -31,9 +41,14 @@ fn start(bin: &str) -> Option<(Server, u16)> {
         .stderr(Stdio::null())
         .spawn()
         .ok()?;
-    let s = Server(child, dir);
+    let mut s = Server(child, dir);
     let t0 = Instant::now();
     while t0.elapsed() < Duration::from_secs(5) {
+        // Ours only while it runs (a server that could not bind exits; what answered
+        // would be another's).
+        if !matches!(s.0.try_wait(), Ok(None)) {
+            return None;
+        }
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
             return Some((s, port));
         }
