@@ -204,7 +204,8 @@ impl Default for Config {
             lazyfree_lazy_user_del: false,
             io_uring_min_wait_us: 0,
             io_uring_batch_wait_us: 50,
-            loop_spread_busy: 85,
+            // Off: the kernel's spread (issue 22; net/balance.rs says why).
+            loop_spread_busy: 0,
             aof_commit_wait_us: 2000,
             hash_max_listpack_entries: 512,
             hash_max_listpack_value: 64,
