@@ -706,8 +706,9 @@ impl Param {
 pub fn enabled_for(mode: &str, client_addr: &str) -> bool {
     match mode {
         "yes" => true,
+        // As Redis's islocalClient: exactly 127.0.0.1 or ::1 (or a Unix socket).
         "local" => {
-            client_addr.starts_with("127.") || client_addr.starts_with("[::1]") || client_addr.starts_with('/')
+            client_addr.starts_with("127.0.0.1:") || client_addr.starts_with("[::1]:") || client_addr.starts_with('/')
         }
         _ => false,
     }

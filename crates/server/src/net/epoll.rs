@@ -140,7 +140,7 @@ impl EventLoop {
                     return;
                 }
             };
-            let keepalive_s = match admit(&self.shared, self.index) {
+            let keepalive_s = match admit(&self.shared, self.index, Some(peer.ip())) {
                 Admission::Accept { keepalive_s } => keepalive_s,
                 Admission::Reject(msg) => {
                     let _ = stream.write(msg);

@@ -94,17 +94,37 @@ pub enum Admission {
     Reject(&'static [u8]),
 }
 
-/// Counts the connection and checks maxclients.
-pub fn admit(shared: &Shared, owner: usize) -> Admission {
+/// Redis 7.0.15's refusal of a client from another host while `protected-mode` is on
+/// and the default user has no password.
+const PROTECTED_MODE_DENIED: &[u8] = b"-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Setup a an authentication password for the default user. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n";
+
+/// Whether a peer is local as Redis counts it (`islocalClient`): exactly 127.0.0.1 or
+/// ::1 (another 127.x address is not).
+pub fn is_local_peer(peer: Option<std::net::IpAddr>) -> bool {
+    match peer {
+        Some(std::net::IpAddr::V4(ip)) => ip == std::net::Ipv4Addr::LOCALHOST,
+        Some(std::net::IpAddr::V6(ip)) => ip == std::net::Ipv6Addr::LOCALHOST,
+        None => false,
+    }
+}
+
+/// Counts the connection and checks maxclients and protected mode (as Redis, a client
+/// from another host is refused while `protected-mode` is on and the default user has
+/// no password; both refusals count in `rejected_connections`).
+pub fn admit(shared: &Shared, owner: usize, peer: Option<std::net::IpAddr>) -> Admission {
     let stats = &shared.thread_stats[owner];
     crate::shared::bump(&stats.connections_received, 1);
-    let (maxclients, keepalive_s) = {
+    let (maxclients, keepalive_s, protected) = {
         let c = shared.config.read();
-        (c.maxclients, c.tcp_keepalive_s)
+        (c.maxclients, c.tcp_keepalive_s, c.protected_mode && c.requirepass.is_none())
     };
     if shared.connected_clients.load(Ordering::Relaxed) as u64 >= maxclients {
         crate::shared::bump(&stats.rejected_connections, 1);
         return Admission::Reject(b"-ERR max number of clients reached\r\n");
+    }
+    if protected && !is_local_peer(peer) {
+        crate::shared::bump(&stats.rejected_connections, 1);
+        return Admission::Reject(PROTECTED_MODE_DENIED);
     }
     Admission::Accept { keepalive_s }
 }

@@ -485,7 +485,9 @@ impl EventLoop {
         }
         // SAFETY: a successful accept returns a new descriptor we now own.
         let fd = unsafe { OwnedFd::from_raw_fd(res as RawFd) };
-        let keepalive_s = match admit(&self.shared, self.index) {
+        let sock = socket2::SockRef::from(&fd);
+        let peer_addr: Option<SocketAddr> = sock.peer_addr().ok().and_then(|a| a.as_socket());
+        let keepalive_s = match admit(&self.shared, self.index, peer_addr.map(|a| a.ip())) {
             Admission::Accept { keepalive_s } => keepalive_s,
             Admission::Reject(msg) => {
                 // SAFETY: a short blocking-free write of a constant to our own fd.
@@ -494,12 +496,8 @@ impl EventLoop {
             }
         };
         tune_socket(fd.as_fd(), keepalive_s);
-        let sock = socket2::SockRef::from(&fd);
-        let addr = |a: io::Result<socket2::SockAddr>| {
-            a.ok().and_then(|a| a.as_socket()).map(|a: SocketAddr| a.to_string()).unwrap_or_default()
-        };
-        let peer = addr(sock.peer_addr());
-        let laddr = addr(sock.local_addr());
+        let peer = peer_addr.map(|a| a.to_string()).unwrap_or_default();
+        let laddr = sock.local_addr().ok().and_then(|a| a.as_socket()).map(|a: SocketAddr| a.to_string()).unwrap_or_default();
         let home = self.shared.loops.place(self.index);
         let conn = open_client(&self.shared, home, fd.as_raw_fd(), peer, laddr, now_ms);
         if home != self.index {

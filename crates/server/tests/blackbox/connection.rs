@@ -759,3 +759,35 @@ fn client_reply_off_and_skip() {
     let want: &[u8] = b"-ERR syntax error\r\n-ERR wrong number of arguments for 'client|reply' command\r\n+OK\r\n$1\r\n1\r\n$1\r\n2\r\n$1\r\nx\r\n+QUEUED\r\n*1\r\n+PONG\r\n+RESET\r\n:2\r\n";
     assert_bytes!(c.read_replies(10), want);
 }
+
+/// Issue 26, defect 6: `protected-mode` (on by default) refuses a client from another
+/// host while the default user has no password, with Redis 7.0.15's DENIED text, and
+/// closes it; 127.0.0.1 stands for the loopback interface, any other address (here
+/// 127.0.0.2) for another host, as Redis counts them. A password, or the mode off,
+/// lets that client in.
+#[test]
+fn protected_mode_refuses_other_hosts_without_a_password() {
+    let t = exclusive();
+    let mut admin = t.raw_conn();
+    let other = std::net::Ipv4Addr::new(127, 0, 0, 2);
+    let mut c = RawConn::connect_from(other, &t.addr);
+    c.send(b"PING\r\n");
+    let (got, closed) = c.read_until_quiet(Duration::from_millis(300), READ_TIMEOUT);
+    let text = String::from_utf8_lossy(&got);
+    assert!(text.starts_with("-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user."), "{text}");
+    assert!(text.ends_with("NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n"), "{text}");
+    assert!(closed, "the refused client stays connected");
+    let stats = parse(&admin.cmd(&["INFO", "stats"])).text();
+    assert!(stats.lines().any(|l| l.starts_with("rejected_connections:") && l != "rejected_connections:0"), "{stats}");
+    // With a password, the client may connect (and must authenticate).
+    assert_bytes!(admin.cmd(&["CONFIG", "SET", "requirepass", "pw"]), b"+OK\r\n");
+    let mut c = RawConn::connect_from(other, &t.addr);
+    assert_bytes!(c.cmd(&["PING"]), b"-NOAUTH Authentication required.\r\n");
+    assert_bytes!(c.cmd(&["AUTH", "pw"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["CONFIG", "SET", "requirepass", ""]), b"+OK\r\n");
+    // With the mode off, anyone.
+    assert_bytes!(admin.cmd(&["CONFIG", "SET", "protected-mode", "no"]), b"+OK\r\n");
+    let mut c = RawConn::connect_from(other, &t.addr);
+    assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n");
+    assert_bytes!(admin.cmd(&["CONFIG", "SET", "protected-mode", "yes"]), b"+OK\r\n");
+}

@@ -703,6 +703,20 @@ impl RawConn {
         }
     }
 
+    /// Connects from another loopback address than 127.0.0.1 (`source`, e.g.
+    /// 127.0.0.2): a peer that Redis does not count as local (protected mode).
+    pub fn connect_from(source: std::net::Ipv4Addr, addr: &str) -> RawConn {
+        let target: std::net::SocketAddr = addr.parse().expect("socket address");
+        let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("socket");
+        socket
+            .bind(&std::net::SocketAddr::from((source, 0)).into())
+            .unwrap_or_else(|e| panic!("bind {source}: {e}"));
+        socket.connect(&target.into()).unwrap_or_else(|e| panic!("connect {addr} from {source}: {e}"));
+        let stream: TcpStream = socket.into();
+        stream.set_write_timeout(Some(Duration::from_secs(10))).expect("write timeout");
+        RawConn { stream, buf: Vec::new() }
+    }
+
     pub fn send(&mut self, bytes: &[u8]) {
         self.stream.write_all(bytes).expect("write to server");
     }
