@@ -14,6 +14,14 @@
 //! the writer's position. The file's logical end is where the writer stopped: a clean
 //! stop truncates the zeros away (so Redis can read the file); after a crash the loader
 //! skips NUL bytes between commands and cuts them off (`load.rs`).
+//!
+//! The disk's last space belongs to the log itself, never to zeros ahead of it: a step
+//! is filled only while the file system keeps a reserve free after it (5% of its size,
+//! at least two steps), a step that fails gives back what it took, and a writer that
+//! cut the file back after a failed write (`writer.rs`) says so ([`Prealloc::cut_back`]).
+//! So on a nearly full disk the log grows without preallocation, and when space comes
+//! back after a disk-full error the writer, not the helper, gets it (issue 26: the
+//! helper's retries took the freed space while the writer kept failing).
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
@@ -98,6 +106,12 @@ impl Prealloc {
         true
     }
 
+    /// The writer cut the file back to `len` (its logical end) after a failed write:
+    /// the zeros past it are gone.
+    pub fn cut_back(&self, len: u64) {
+        self.alloc_end.fetch_min(len, Ordering::AcqRel);
+    }
+
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Release);
         let _g = self.lock.lock();
@@ -122,6 +136,8 @@ impl Prealloc {
         let Some(zeros) = AlignedZeros::new() else {
             return;
         };
+        // A failure is logged once until a step succeeds again.
+        let mut warned = false;
         loop {
             {
                 let mut g = self.lock.lock();
@@ -146,9 +162,20 @@ impl Prealloc {
                 self.filling.store(u64::MAX, Ordering::SeqCst);
                 continue;
             }
-            let result = fill(&file, &zeros, from, STEP, &self.stop);
-            if let Ok(true) = result {
-                self.alloc_end.store(from + STEP, Ordering::Release);
+            // Only with room to spare: the last free space is the log's.
+            let result = if room_for_a_step(&file) {
+                fill(&file, &zeros, from, STEP, &self.stop)
+            } else {
+                Ok(false)
+            };
+            match &result {
+                Ok(true) => self.alloc_end.store(from + STEP, Ordering::Release),
+                // Give back what a failed step took: the writer does not write past
+                // `from` while `filling` says so.
+                Err(_) => {
+                    let _ = file.set_len(from.max(self.writer_at.load(Ordering::SeqCst)));
+                }
+                Ok(false) => {}
             }
             self.filling.store(u64::MAX, Ordering::SeqCst);
             {
@@ -156,19 +183,41 @@ impl Prealloc {
                 self.wake.notify_all();
             }
             match result {
-                Ok(true) => {}
-                Ok(false) => return,
+                Ok(true) => warned = false,
+                Ok(false) if self.stop.load(Ordering::Acquire) => return,
+                Ok(false) => {
+                    // Too little room: the writer appends without preallocation
+                    // meanwhile; look again later.
+                    std::thread::sleep(Duration::from_secs(1));
+                }
                 Err(e) => {
-                    crate::log::warning(&format!(
-                        "Preallocating the AOF {} failed: {e}",
-                        path.display()
-                    ));
-                    // Try again later; the writer appends meanwhile.
+                    if !std::mem::replace(&mut warned, true) {
+                        crate::log::warning(&format!(
+                            "Preallocating the AOF {} failed: {e}; the log grows without it until there is room",
+                            path.display()
+                        ));
+                    }
                     std::thread::sleep(Duration::from_secs(1));
                 }
             }
         }
     }
+}
+
+/// Whether the file system of `file` keeps at least its reserve free after one more
+/// step: 5% of its size, and at least two steps. True when it cannot tell.
+fn room_for_a_step(file: &File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: fstatvfs fills the zeroed struct we own, on a descriptor we hold open.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatvfs(file.as_raw_fd(), &mut st) } != 0 {
+        return true;
+    }
+    let unit = st.f_frsize as u64;
+    let free = (st.f_bavail as u64).saturating_mul(unit);
+    let total = (st.f_blocks as u64).saturating_mul(unit);
+    let reserve = (total / 20).max(2 * STEP);
+    free >= STEP + reserve
 }
 
 /// Writes `len` zero bytes at `from` and makes them durable. False if stopped.

@@ -118,7 +118,7 @@ impl Current {
         if let Some((p, _)) = &self.prealloc {
             p.claim(self.target.len + bytes.len() as u64);
         }
-        write_round(aof, &mut self.target, bytes, stop);
+        write_round(aof, &mut self.target, self.prealloc.as_ref().map(|(p, _)| &**p), bytes, stop);
         self.note_tail_block(bytes);
         if policy == AppendFsync::Always {
             self.unsynced.extend_from_slice(bytes);
@@ -145,7 +145,11 @@ impl Current {
                 Ok(())
             }
             Err(e) => {
-                // Cut a partial record back (the writer thread retries the bytes).
+                // Cut a partial record back (the writer thread retries the bytes), and
+                // the preallocated zeros with it (see `write_round`).
+                if let Some((p, _)) = &self.prealloc {
+                    p.cut_back(self.target.len);
+                }
                 let _ = self.target.file.set_len(self.target.len);
                 Err(e)
             }
@@ -369,7 +373,7 @@ fn run(shared: &Shared, target: Target) {
 
 /// Writes `chunk` at the end of the file, retrying until it succeeds (or, when
 /// stopping, until a bounded number of attempts failed).
-fn write_round(aof: &Aof, target: &mut Target, chunk: &[u8], stop: bool) {
+fn write_round(aof: &Aof, target: &mut Target, prealloc: Option<&Prealloc>, chunk: &[u8], stop: bool) {
     let mut attempts = 0;
     loop {
         // Timed with DEBUG AOF-FLUSH-SLEEP's delay, which stands for a slow disk.
@@ -392,7 +396,12 @@ fn write_round(aof: &Aof, target: &mut Target, chunk: &[u8], stop: bool) {
                     &format!("Error writing to the AOF file {}", target.name),
                     &e,
                 );
-                // Cut a partial record back, so the file never holds half a round.
+                // Cut a partial record back, so the file never holds half a round (and
+                // the preallocated zeros with it: on a full disk that space is the
+                // log's, and the helper must not count it as filled).
+                if let Some(p) = prealloc {
+                    p.cut_back(target.len);
+                }
                 if let Err(t) = target.file.set_len(target.len) {
                     crate::log::warning(&format!(
                         "Could not remove the partial write from the AOF file {} ({}); Basalt may refuse to load it",

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use crate::assert_bytes;
 use crate::harness::*;
 
+mod disk_full;
 mod snapshots;
 
 const AOF_ALWAYS: &[&str] = &["--appendonly", "yes", "--appendfsync", "always"];
