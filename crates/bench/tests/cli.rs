@@ -363,3 +363,22 @@ fn memtier_open_loop_reports_service_time() {
     assert!(doc["ALL STATS"]["Totals"]["Time-Serie"]["0"].get("Service Time").is_none());
     assert!(doc["run information"].get("Open loop rate").is_none());
 }
+
+/// Issue 25, fault 1: a server that takes a while to answer the first command (here
+/// paused by CLIENT PAUSE for 300 ms) must not make the default engine's run fail with
+/// "Interrupted system call": the io_uring probe's signal interrupts the first blocking
+/// read, which must simply read again.
+#[test]
+fn a_slow_first_reply_does_not_fail_the_run() {
+    let Some((_s, port)) = redis() else { return };
+    let p = port.to_string();
+    for _ in 0..3 {
+        let o = Command::new("redis-cli").args(["-p", &p, "CLIENT", "PAUSE", "300", "ALL"]).output();
+        if o.is_err() {
+            return;
+        }
+        let (code, out, err) = bench(&["-p", &p, "-q", "-n", "2000", "-t", "ping"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("PING_INLINE: ") || out.contains("PING_MBULK: "), "{out}");
+    }
+}

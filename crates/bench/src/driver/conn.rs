@@ -177,12 +177,16 @@ pub fn call(s: &mut Blocking, args: &[&[u8]], target: &Target) -> Result<Vec<u8>
             Ok(None) => {}
             Err(e) => return Err(DriverError::NotResp { target: target.to_string(), reason: e.to_string() }),
         }
-        let n = s.read(&mut chunk).map_err(|e| match e.kind() {
-            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
-                DriverError::Timeout { target: target.to_string(), secs: 0.0 }
+        let n = match s.read(&mut chunk) {
+            Ok(n) => n,
+            // A signal arrived during the read (the io_uring probe at start sends one
+            // to this thread): read again; it is not the server's doing (issue 25).
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                return Err(DriverError::Timeout { target: target.to_string(), secs: 0.0 });
             }
-            _ => DriverError::Io { target: target.to_string(), reason: e.to_string() },
-        })?;
+            Err(e) => return Err(DriverError::Io { target: target.to_string(), reason: e.to_string() }),
+        };
         if n == 0 {
             return Err(DriverError::Closed { target: target.to_string() });
         }
