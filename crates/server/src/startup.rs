@@ -186,6 +186,13 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     let aof_writer = match shared.aof.as_ref() {
         Some(_) => {
             let target = crate::aof::load::open_and_replay(&shared, &dir)?;
+            // From now on an expired key's removal is logged, as Redis's DEL (after the
+            // replay, which must not log what it replays).
+            let weak = Arc::downgrade(&shared);
+            shared.keyspace.events().set_expire_hook(Box::new(move |db, key, now_ms| {
+                let Some(shared) = weak.upgrade() else { return true };
+                shared.aof.as_ref().is_none_or(|aof| aof.log_expiry(&shared.keyspace, db, key, now_ms))
+            }));
             Some(crate::aof::writer::spawn(shared.clone(), target).map_err(StartError::Loop)?)
         }
         None => {

@@ -14,6 +14,14 @@
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+/// Asked, under the key's shard lock, before an expired key is removed (lazily by a
+/// lookup or by the active cycle), with its database, name and the time: true to
+/// remove it now, false to leave it for later (it reads as absent meanwhile). The
+/// server's append-only log answers it, logging the deletion as Redis does (a DEL), in
+/// order with the writes to that key; without one every expired key is removed.
+pub type ExpireHook = Box<dyn Fn(usize, &[u8], i64) -> bool + Send + Sync>;
 
 /// Event classes, Redis's notification flags (one bit each, as `notify-keyspace-events`
 /// names them by letter).
@@ -70,6 +78,17 @@ pub struct Flags {
     /// loop): each reads the other's word to compute `queued`, and without it one could
     /// store a `queued` that misses the other's change for good.
     update: parking_lot::Mutex<()>,
+    /// See [`ExpireHook`]; set once, at start.
+    expire_hook: OnceLock<HookCell>,
+}
+
+/// The installed hook (a closure has no Debug of its own).
+struct HookCell(ExpireHook);
+
+impl std::fmt::Debug for HookCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ExpireHook")
+    }
 }
 
 /// Every class that is a change to a key (not `m`, a miss).
@@ -106,6 +125,18 @@ impl Flags {
     #[inline]
     pub fn wants(&self, class: u32) -> bool {
         self.queued.load(Ordering::Relaxed) & class != 0
+    }
+
+    /// Installs the [`ExpireHook`] (once; a second call is ignored).
+    pub fn set_expire_hook(&self, hook: ExpireHook) {
+        let _ = self.expire_hook.set(HookCell(hook));
+    }
+
+    /// Whether the expired key `key` of database `db` may be removed now (the hook's
+    /// answer; true without one).
+    #[inline]
+    pub fn may_expire(&self, db: usize, key: &[u8], now_ms: i64) -> bool {
+        self.expire_hook.get().is_none_or(|hook| (hook.0)(db, key, now_ms))
     }
 }
 

@@ -169,7 +169,7 @@ impl Shard {
         // modified the table since.
         let e = unsafe { bucket.as_mut() };
         if e.is_expired(now_ms) {
-            if self.expiry_held {
+            if self.expiry_held || !self.events.may_expire(self.db, e.key(), now_ms) {
                 return None;
             }
             keep(&mut self.capture, self.parity, e);
@@ -273,7 +273,9 @@ impl Shard {
             let had = e.expire_at_ms().is_some();
             if e.is_expired(now_ms) {
                 // Rewritten in place, but to a reader a key that expired and a new one:
-                // counted and reported as Redis's lookup then add would.
+                // counted and reported as Redis's lookup then add would (and logged:
+                // the writer holds the key, so the hook's answer is yes).
+                self.events.may_expire(self.db, key, now_ms);
                 self.stats.expired_keys += 1;
                 events::push(&self.events, class::EXPIRED, "expired", self.db, key);
                 events::push(&self.events, class::NEW, "new", self.db, key);
@@ -304,6 +306,8 @@ impl Shard {
         }
         self.maybe_shrink();
         if entry.is_expired(now_ms) {
+            // Removed already by the caller's write (which holds the key: the hook logs).
+            self.events.may_expire(self.db, key, now_ms);
             self.stats.expired_keys += 1;
             events::push(&self.events, class::EXPIRED, "expired", self.db, key);
             return None;
@@ -381,7 +385,7 @@ impl Shard {
         // (hashbrown documents that the current item may be erased during iteration).
         unsafe {
             for bucket in self.table.iter() {
-                if bucket.as_ref().is_expired(now_ms) {
+                if bucket.as_ref().is_expired(now_ms) && self.events.may_expire(self.db, bucket.as_ref().key(), now_ms) {
                     keep(&mut self.capture, self.parity, bucket.as_mut());
                     events::push(&self.events, class::EXPIRED, "expired", self.db, bucket.as_ref().key());
                     self.table.erase(bucket);
@@ -463,7 +467,8 @@ impl Shard {
             let bucket = unsafe { self.table.bucket(pos) };
             // SAFETY: as above.
             if unsafe { bucket.as_ref() }.is_expired(now_ms) {
-                if self.expiry_held {
+                // SAFETY: as above.
+                if self.expiry_held || !self.events.may_expire(self.db, unsafe { bucket.as_ref() }.key(), now_ms) {
                     continue;
                 }
                 // SAFETY: as above.
@@ -502,7 +507,7 @@ impl Shard {
                     let e = bucket.as_ref();
                     if e.expire_at_ms().is_some() {
                         step.sampled += 1;
-                        if e.is_expired(now_ms) {
+                        if e.is_expired(now_ms) && self.events.may_expire(self.db, e.key(), now_ms) {
                             keep(&mut self.capture, self.parity, bucket.as_mut());
                             events::push(&self.events, class::EXPIRED, "expired", self.db, bucket.as_ref().key());
                             self.table.erase(bucket);

@@ -180,6 +180,19 @@ pub fn reload(shared: &Shared, dir: &Path) -> Result<(), LoadError> {
     let aof_dir = dir.join(&dirname);
     let manifest_path = aof_dir.join(format!("{filename}.manifest"));
     let m = read_manifest(&manifest_path)?;
+    // Keys that expire during the replay are not logged again (`Aof::log_expiry`).
+    struct Replaying<'a>(Option<&'a super::Aof>);
+    impl Drop for Replaying<'_> {
+        fn drop(&mut self) {
+            if let Some(aof) = self.0 {
+                aof.replaying.store(false, std::sync::atomic::Ordering::Release);
+            }
+        }
+    }
+    if let Some(aof) = shared.aof.as_ref() {
+        aof.replaying.store(true, std::sync::atomic::Ordering::Release);
+    }
+    let _replaying = Replaying(shared.aof.as_ref());
     if let Some(b) = m.base.iter().find(|b| b.name.ends_with(".rdb")) {
         load_rdb_base(shared, &aof_dir.join(&b.name), &b.name)?;
     }

@@ -7,13 +7,19 @@
 //!   appended to the in-memory log before the stripes are released, so two writes that
 //!   touch a common key are logged in the order they ran, without a global lock around
 //!   execution. Stripes are taken before any shard lock and never while one is held.
-//! - **Records.** A record is the command as RESP, the same bytes Redis writes. Commands
-//!   whose effect is random or deferred are logged as their effect (SPOP as SREM, a
-//!   blocked pop served later as LPOP/LMOVE/ZPOPMIN...). A `SELECT` is written when the
-//!   database changes, and an annotation `#MS:<unix ms>` when the time changes: replay
-//!   runs each command at the time it first ran, so lazy expiry and relative TTLs
-//!   (EXPIRE 10, SET EX) replay exactly and no DEL needs to be logged for an expired
-//!   key. Redis 7 skips lines that start with `#`, so the file stays loadable by Redis.
+//! - **Records.** A record is the command as RESP, the same bytes Redis writes for it
+//!   (issue 26: Redis reads Basalt's log exactly as Basalt does). Commands whose effect
+//!   is random, relative in time or deferred are logged as their effect, as Redis
+//!   propagates them (the handler says so, `Ctx::log_as`): SPOP as SREM, a blocked pop
+//!   served later as LPOP/LMOVE/ZPOPMIN..., SET EX/PX/EXAT and SETEX as `SET key value
+//!   PXAT <ms>`, EXPIRE/PEXPIRE/EXPIREAT and GETEX as PEXPIREAT (a time already past
+//!   as DEL), RESTORE with ABSTTL, INCRBYFLOAT as `SET ... KEEPTTL` and HINCRBYFLOAT as
+//!   HSET of the value made; a write that changed nothing is not logged. An expired key
+//!   that is removed is logged as `DEL key` ([`Aof::log_expiry`]). A `SELECT` is
+//!   written when the database changes, and an annotation `#MS:<unix ms>` when the time
+//!   changes, so that Basalt replays each command at the time it first ran (logs of
+//!   older Basalt versions, with relative times, replay exactly too); Redis 7 skips
+//!   lines that start with `#`.
 //! - **Durability.** The writer thread (`writer.rs`) takes what was appended, writes it,
 //!   and fsyncs per `appendfsync`. Under `always` with the io_uring engine the loops
 //!   commit their batches themselves instead, with a bounded wait (`commit.rs`); under
@@ -114,6 +120,9 @@ pub struct Aof {
     waiting: Box<[AtomicU64]>,
     /// An EXEC is being logged (see `Tail::multi_stripes`).
     in_exec: AtomicBool,
+    /// The log is being replayed into the live keyspace (DEBUG LOADAOF / RELOAD): keys
+    /// that expire meanwhile are not logged again.
+    pub replaying: AtomicBool,
     /// False after a write or fsync error, until a write succeeds again.
     pub write_ok: AtomicBool,
     /// The last write error, as strerror would print it.
@@ -209,6 +218,7 @@ impl Aof {
                 .collect(),
             waiting: (0..loops.max(1)).map(|_| AtomicU64::new(0)).collect(),
             in_exec: AtomicBool::new(false),
+            replaying: AtomicBool::new(false),
             write_ok: AtomicBool::new(true),
             write_error: Mutex::new(String::new()),
             delayed_fsync: AtomicU64::new(0),
@@ -304,6 +314,28 @@ impl Aof {
         self.order(idx)
     }
 
+    /// The store's [`store::events::ExpireHook`]: called under the key's shard lock
+    /// before an expired key is removed. Logs `DEL key`, as Redis propagates an
+    /// expiry, and says yes; or says no (the key stays, read as absent, until later)
+    /// while another thread's write to a key of the same stripe is between its change
+    /// and its record, since a DEL logged now could land before that write's record.
+    /// Appended under the shard lock, the DEL comes before the record of any later
+    /// write to the key, which needs that lock first; the calling thread's own write
+    /// holds the stripe, and its record follows.
+    pub fn log_expiry(&self, ks: &store::Keyspace, db: usize, key: &[u8], now_ms: i64) -> bool {
+        if self.replaying.load(Ordering::Acquire) {
+            return true;
+        }
+        let i = self.stripe_of(key, ks) as u16;
+        if self.stripes[i as usize].last_write.load(Ordering::Acquire) == PENDING
+            && !OWN_STRIPES.with(|own| own.borrow().binary_search(&i).is_ok())
+        {
+            return false;
+        }
+        self.append_one(db, now_ms, &[&b"DEL"[..], key]);
+        true
+    }
+
     /// Takes every stripe (FLUSHALL, FLUSHDB, SWAPDB and other keyless writes).
     pub fn order_all(&self) -> Ordered<'_> {
         self.order((0..STRIPES as u16).collect())
@@ -321,6 +353,12 @@ impl Aof {
             guards.push(s.lock.lock());
             prev.push(s.last_write.swap(PENDING, Ordering::AcqRel));
         }
+        // A thread orders one write at a time (a stripe is a mutex it cannot take twice).
+        OWN_STRIPES.with(|own| {
+            let mut own = own.borrow_mut();
+            own.clear();
+            own.extend_from_slice(&idx);
+        });
         Ordered {
             aof: self,
             idx,
@@ -571,6 +609,12 @@ impl Tail {
     }
 }
 
+thread_local! {
+    /// The stripes the write running on this thread holds (sorted), for
+    /// [`Aof::log_expiry`]; empty between writes.
+    static OWN_STRIPES: std::cell::RefCell<Vec<u16>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Stripes held by a write while it runs; `finish` records where its record ended.
 pub struct Ordered<'a> {
     aof: &'a Aof,
@@ -604,6 +648,7 @@ impl Ordered<'_> {
 
 impl Drop for Ordered<'_> {
     fn drop(&mut self) {
+        OWN_STRIPES.with(|own| own.borrow_mut().clear());
         // A write that unwinds before `finish` must not leave its stripes PENDING
         // forever: put back what they held.
         for (&i, &p) in self.idx.iter().zip(&self.prev) {

@@ -122,6 +122,7 @@ fn expire_generic(
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
     let Some(e) = shard.get(h, a[1], ctx.now_ms) else {
+        ctx.client.changed_nothing = true;
         encode::integer(ctx.out, 0);
         return Ok(());
     };
@@ -132,15 +133,25 @@ fn expire_generic(
         && (!gt || current.is_some_and(|c| when > c))
         && (!lt || current.is_none_or(|c| when < c));
     if !allowed {
+        ctx.client.changed_nothing = true;
         encode::integer(ctx.out, 0);
         return Ok(());
     }
+    // The log gets what Redis 7.0 propagates: a DEL for a time already past, else
+    // PEXPIREAT with the absolute time (and the options as given).
     if when <= ctx.now_ms {
         shard.remove(h, a[1], ctx.now_ms);
         notify(ctx, class::GENERIC, "del", a[1]);
+        ctx.log_as(vec![super::record(&[b"DEL", a[1]])]);
     } else {
         shard.set_expire(h, a[1], Some(when), ctx.now_ms);
         notify(ctx, class::GENERIC, "expire", a[1]);
+        if unit != ExpireUnit::AbsMillis {
+            let at = when.to_string();
+            let mut words: Vec<&[u8]> = vec![b"PEXPIREAT", a[1], at.as_bytes()];
+            words.extend_from_slice(&a[3..]);
+            ctx.log_as(vec![super::record(&words)]);
+        }
     }
     encode::integer(ctx.out, 1);
     Ok(())
@@ -213,6 +224,8 @@ fn persist(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if had {
         shard.set_expire(h, a[1], None, ctx.now_ms);
         notify(ctx, class::GENERIC, "persist", a[1]);
+    } else {
+        ctx.client.changed_nothing = true;
     }
     encode::integer(ctx.out, i64::from(had));
     Ok(())

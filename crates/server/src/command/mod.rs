@@ -290,6 +290,20 @@ impl<'a> Ctx<'a> {
     pub fn lru(&self) -> u32 {
         store::clock::lru_clock(self.now_ms)
     }
+
+    /// States what this call means to the log, instead of the command as sent (Redis's
+    /// `rewriteClientCommandVector`): relative times become absolute, a float increment
+    /// the value it made. Nothing when there is no log or this is its replay.
+    pub fn log_as(&mut self, records: Vec<Vec<Vec<u8>>>) {
+        if self.shared.aof.is_some() && !self.client.loading {
+            self.client.log_override = Some(records);
+        }
+    }
+}
+
+/// A log record from its words (`record(&[b"PEXPIREAT", key, ms.as_bytes()])`).
+pub fn record(words: &[&[u8]]) -> Vec<Vec<u8>> {
+    words.iter().map(|w| w.to_vec()).collect()
 }
 
 /// Counts a keyspace hit or miss in a loop's stats (INFO's `keyspace_hits`,

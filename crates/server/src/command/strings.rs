@@ -13,7 +13,7 @@ use store::types::string as algo;
 
 use super::args::{self, is, ExpireUnit};
 use super::flags::*;
-use super::{spec, CommandError, CommandSpec, Ctx};
+use super::{record, spec, CommandError, CommandSpec, Ctx};
 use crate::notify::notify;
 
 const STRING_TOO_LONG: &str = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
@@ -81,6 +81,7 @@ enum Cond {
     IfPresent,
 }
 
+#[derive(Clone, Copy)]
 enum Ttl {
     Clear,
     Keep,
@@ -105,10 +106,17 @@ fn set(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     };
     let want_get = o.get;
     let reply = set_generic(ctx, a[1], a[2], cond, ttl, want_get)?;
+    match (&reply, ttl) {
+        // Not set (NX / XX): nothing changed, nothing to log (as Redis).
+        (SetReply::NotSet | SetReply::Old(_, false), _) => ctx.client.changed_nothing = true,
+        // A relative or second-grained expiry goes to the log as an absolute PXAT.
+        (_, Ttl::At(t)) if !o.expire.is_some_and(|(unit, _)| unit == ExpireUnit::AbsMillis) => log_set_pxat(ctx, a[1], a[2], t),
+        _ => {}
+    }
     match reply {
         SetReply::Ok => ctx.ok(),
         SetReply::NotSet => ctx.null(),
-        SetReply::Old(old) => match old {
+        SetReply::Old(old, _) => match old {
             Some(v) => encode::bulk(ctx.out, &v),
             None => ctx.null(),
         },
@@ -119,7 +127,8 @@ fn set(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 enum SetReply {
     Ok,
     NotSet,
-    Old(Option<Vec<u8>>),
+    /// SET ... GET and GETSET: the old value, and whether the value was set.
+    Old(Option<Vec<u8>>, bool),
 }
 
 fn set_generic(
@@ -181,7 +190,7 @@ fn set_generic(
         }
     }
     Ok(match (want_old, allowed) {
-        (true, _) => SetReply::Old(old),
+        (true, _) => SetReply::Old(old, allowed),
         (false, true) => SetReply::Ok,
         (false, false) => SetReply::NotSet,
     })
@@ -194,10 +203,18 @@ fn setnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// The log's form of a SET with an expiry, as Redis 7.0 writes it: `SET key value PXAT
+/// <unix ms>` (NX, XX and GET no longer matter once it ran).
+fn log_set_pxat(ctx: &mut Ctx<'_>, key: &[u8], value: &[u8], at_ms: i64) {
+    let at = at_ms.to_string();
+    ctx.log_as(vec![record(&[b"SET", key, value, b"PXAT", at.as_bytes()])]);
+}
+
 /// SETEX key seconds value — OK.
 fn setex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let at = args::positive_expire_at_ms(a[2], ExpireUnit::RelSeconds, ctx.now_ms, "setex")?;
     set_generic(ctx, a[1], a[3], Cond::Always, Ttl::At(at), false)?;
+    log_set_pxat(ctx, a[1], a[3], at);
     ctx.ok();
     Ok(())
 }
@@ -206,13 +223,14 @@ fn setex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn psetex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let at = args::positive_expire_at_ms(a[2], ExpireUnit::RelMillis, ctx.now_ms, "psetex")?;
     set_generic(ctx, a[1], a[3], Cond::Always, Ttl::At(at), false)?;
+    log_set_pxat(ctx, a[1], a[3], at);
     ctx.ok();
     Ok(())
 }
 
 /// GETSET key value — the old value or nil.
 fn getset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    if let SetReply::Old(old) = set_generic(ctx, a[1], a[2], Cond::Always, Ttl::Clear, true)? {
+    if let SetReply::Old(old, _) = set_generic(ctx, a[1], a[2], Cond::Always, Ttl::Clear, true)? {
         match old {
             Some(v) => encode::bulk(ctx.out, &v),
             None => ctx.null(),
@@ -322,26 +340,34 @@ fn getex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
     let Some(v) = lookup_str(&mut shard, h, a[1], ctx)? else {
+        ctx.client.changed_nothing = true;
         ctx.null();
         return Ok(());
     };
     reply_str(ctx.out, v);
+    // Never logged as sent: as Redis, its effect is a PEXPIREAT, a DEL or a PERSIST.
     match change {
-        Change::None => {}
+        Change::None => ctx.client.changed_nothing = true,
         Change::Persist => {
             let had_ttl = shard.peek(h, a[1], ctx.now_ms).is_some_and(|e| e.expire_at_ms().is_some());
             if had_ttl {
                 shard.set_expire(h, a[1], None, ctx.now_ms);
                 notify(ctx, class::GENERIC, "persist", a[1]);
+                ctx.log_as(vec![record(&[b"PERSIST", a[1]])]);
+            } else {
+                ctx.client.changed_nothing = true;
             }
         }
         Change::At(t) if t <= ctx.now_ms => {
             shard.remove(h, a[1], ctx.now_ms);
             notify(ctx, class::GENERIC, "del", a[1]);
+            ctx.log_as(vec![record(&[b"DEL", a[1]])]);
         }
         Change::At(t) => {
             shard.set_expire(h, a[1], Some(t), ctx.now_ms);
             notify(ctx, class::GENERIC, "expire", a[1]);
+            let at = t.to_string();
+            ctx.log_as(vec![record(&[b"PEXPIREAT", a[1], at.as_bytes()])]);
         }
     }
     Ok(())
@@ -453,6 +479,8 @@ fn incrbyfloat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     // Stored as a string even when it reads as an integer, as Redis does (embstr).
     shard.insert(h, Entry::new(a[1], Payload::StrNotInt(&text), ttl, lru));
     notify(ctx, class::STRING, "incrbyfloat", a[1]);
+    // Logged as the value it made, so that no float rounding differs on replay (Redis).
+    ctx.log_as(vec![record(&[b"SET", a[1], &text, b"KEEPTTL"])]);
     encode::bulk(ctx.out, &text);
     Ok(())
 }

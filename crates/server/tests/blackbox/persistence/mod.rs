@@ -19,6 +19,7 @@ use crate::assert_bytes;
 use crate::harness::*;
 
 mod disk_full;
+mod redis_reads_our_log;
 mod snapshots;
 
 const AOF_ALWAYS: &[&str] = &["--appendonly", "yes", "--appendfsync", "always"];
