@@ -134,7 +134,15 @@ fn full_disk_then_space(bin: &Path, appendfsync: &str) {
     assert!(full, "the disk never filled ({} writes acknowledged)", acked.len());
     assert!(!acked.is_empty(), "no large write was acknowledged before the disk filled");
     // Space comes back: writes must resume by themselves.
-    std::fs::remove_file(&spare).expect("remove spare");
+    // Basalt gets back 4 MB: it acknowledged only what the log holds, so that is enough.
+    // Redis 7.0.15 under everysec acknowledged writes it had not written (its buffer
+    // was 10 MB when the disk filled): it gets the whole disk back, or it cannot
+    // catch up.
+    if is_basalt() {
+        std::fs::remove_file(&spare).expect("remove spare");
+    } else {
+        std::fs::remove_file(&filler).expect("remove filler");
+    }
     let started = Instant::now();
     let back = wait_until(Duration::from_secs(15), || {
         let mut probe = RawConn::connect(&server.addr);
@@ -157,7 +165,7 @@ fn full_disk_then_space(bin: &Path, appendfsync: &str) {
     // Nothing acknowledged is lost, across a kill and a restart too (with room to
     // start again).
     server.kill9();
-    std::fs::remove_file(&filler).expect("remove filler");
+    let _ = std::fs::remove_file(&filler);
     let server = ServerProcess::spawn_in(bin, disk.path(), &flags);
     let mut c2 = RawConn::connect(&server.addr);
     for key in acked.iter().chain(["first".to_string(), "after".to_string()].iter()) {
