@@ -227,7 +227,8 @@ pub fn config_json(a: &MemtierArgs, c: &MemtierConfig) -> Value {
         "run_count": a.run_count,
         "debug": 0,
         "requests": c.requests.unwrap_or(0),
-        "rate_limit": a.rate.unwrap_or(0.0),
+        // memtier: `%u` (an integer of requests per second).
+        "rate_limit": a.rate.unwrap_or(0.0).round() as u64,
         "clients": c.clients,
         "threads": c.threads,
         "test_time": c.test_time.unwrap_or(0),

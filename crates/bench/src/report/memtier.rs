@@ -231,7 +231,7 @@ impl MemtierResult {
         let mut pct = Map::new();
         for &p in &self.percentiles {
             pct.insert(
-                format!("p{p:.3}"),
+                percentile_key(p),
                 json!(stats::value_at_percentile(&k.hist, p) as f64 / 1000.0),
             );
         }
@@ -252,7 +252,8 @@ impl MemtierResult {
         m.insert("Error Replies".into(), json!(k.errors));
         m.insert("Latency".into(), json!(avg));
         m.insert("Average Latency".into(), json!(avg));
-        m.insert("Accumulated Latency".into(), json!(k.sum_us as f64 / 1000.0));
+        // memtier writes it as an integer of milliseconds (`%lld`).
+        m.insert("Accumulated Latency".into(), json!(k.sum_us / 1000));
         m.insert("Min Latency".into(), json!(if n > 0 { k.hist.min() as f64 / 1000.0 } else { 0.0 }));
         m.insert("Max Latency".into(), json!(if n > 0 { k.hist.max() as f64 / 1000.0 } else { 0.0 }));
         m.insert("KB/sec".into(), json!(kb(k.bytes_rx + k.bytes_tx)));
@@ -272,7 +273,7 @@ impl MemtierResult {
             service.insert("Min Latency".into(), json!(if svc.is_empty() { 0.0 } else { ms(svc.min()) }));
             service.insert("Max Latency".into(), json!(if svc.is_empty() { 0.0 } else { ms(svc.max()) }));
             for &p in &self.percentiles {
-                service.insert(format!("p{p:.3}"), json!(ms(stats::value_at_percentile(svc, p))));
+                service.insert(percentile_key(p), json!(ms(stats::value_at_percentile(svc, p))));
             }
             m.insert("Service Time".into(), Value::Object(service));
         }
@@ -394,6 +395,15 @@ pub fn aggregate(runs: &[MemtierResult]) -> Option<MemtierResult> {
     })
 }
 
+/// A key of "Percentile Latencies" as memtier 2.3 writes it: `p%.3f` into an 8-byte
+/// buffer through `snprintf(buf, sizeof(buf) - 1, ...)`, which keeps 6 characters, so
+/// `p50.000` reads `p50.00` and `p99.900` `p99.90` (cut, not rounded: 99.995 is `p99.99`).
+fn percentile_key(p: f64) -> String {
+    let mut s = format!("p{p:.3}");
+    s.truncate(6);
+    s
+}
+
 fn second_json(s: &Second) -> Value {
     let n = s.count;
     let ms = |v: u64| v as f64 / 1000.0;
@@ -402,7 +412,7 @@ fn second_json(s: &Second) -> Value {
         "Bytes TX": s.bytes_tx,
         "Count": n,
         "Average Latency": if n > 0 { s.sum_us as f64 / n as f64 / 1000.0 } else { 0.0 },
-        "Accumulated Latency": ms(s.sum_us),
+        "Accumulated Latency": s.sum_us / 1000,
         "Min Latency": if n > 0 { ms(s.hist.min()) } else { 0.0 },
         "Max Latency": if n > 0 { ms(s.hist.max()) } else { 0.0 },
         "p50.00": ms(stats::value_at_percentile(&s.hist, 50.0)),
@@ -550,6 +560,10 @@ Totals     199818.06      1263.83    180372.45         0.99947         0.96700  
     #[test]
     fn labels() {
         assert_eq!(pct_label(50.0), "p50");
+        // memtier 2.3's JSON keys: `p%.3f` cut to 6 characters.
+        assert_eq!(percentile_key(50.0), "p50.00");
+        assert_eq!(percentile_key(99.9), "p99.90");
+        assert_eq!(percentile_key(99.995), "p99.99");
         assert_eq!(pct_label(99.9), "p99.9");
         assert_eq!(pct_label(99.99), "p99.99");
         assert_eq!(parse_percentiles("50,99,99.9"), Ok(vec![50.0, 99.0, 99.9]));
