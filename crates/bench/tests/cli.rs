@@ -383,3 +383,43 @@ fn a_slow_first_reply_does_not_fail_the_run() {
         assert!(out.contains("PING_INLINE: ") || out.contains("PING_MBULK: "), "{out}");
     }
 }
+
+/// Issue 25, fault 6: a server that wants a password stops the run at its first
+/// refusal, with redis-benchmark's message (said at the probe and at the refusal) and
+/// exit 1; it sent all `-n` requests before.
+#[test]
+fn a_refused_authentication_stops_the_run() {
+    let port = free_port();
+    let Ok(child) = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--requirepass", "pw"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        eprintln!("SKIP: redis-server not installed");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let _s = Server(child, dir);
+    let p = port.to_string();
+    let t0 = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() && t0.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (code, out, err) = bench(&["-p", &p, "-q", "-n", "200000", "-t", "set,get"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let line = format!("Node 127.0.0.1:{port} replied with error:\nNOAUTH Authentication required.\n");
+    assert_eq!(err, format!("{line}{line}"));
+    assert!(!out.contains("requests per second"), "{out}");
+    let o = Command::new("redis-cli").args(["-p", &p, "-a", "pw", "--no-auth-warning", "INFO", "commandstats"]).output();
+    if let Ok(o) = o {
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        let rejected: u64 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("cmdstat_set:"))
+            .and_then(|l| l.split(',').find_map(|f| f.strip_prefix("rejected_calls=")))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0);
+        assert!(rejected > 0 && rejected < 10_000, "{rejected} SETs sent after the first refusal\n{text}");
+    }
+}

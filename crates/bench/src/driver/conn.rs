@@ -194,6 +194,12 @@ pub fn call(s: &mut Blocking, args: &[&[u8]], target: &Target) -> Result<Vec<u8>
     }
 }
 
+/// Whether an error reply's message says the client may not run commands at all
+/// (NOAUTH, WRONGPASS, NOPERM), where redis-benchmark stops.
+pub fn is_auth_error(msg: &[u8]) -> bool {
+    msg.starts_with(b"NOAUTH") || msg.starts_with(b"WRONGPASS") || msg.starts_with(b"NOPERM")
+}
+
 /// The message of an error reply (`-ERR x` or `!len` blob error), None otherwise.
 pub fn error_message(reply: &[u8]) -> Option<&[u8]> {
     match reply.first() {

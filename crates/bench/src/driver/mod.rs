@@ -40,6 +40,16 @@ pub enum DriverError {
         /// Server message.
         reason: String,
     },
+    /// The server refused a request for want of authentication or permission
+    /// (NOAUTH, WRONGPASS, NOPERM): every further request would be refused too, so the
+    /// run stops, as redis-benchmark does (its message, word for word).
+    #[error("Node {target} replied with error:\n{reason}")]
+    AuthRefused {
+        /// Address.
+        target: String,
+        /// Server message.
+        reason: String,
+    },
     /// A set-up command was refused.
     #[error("{what} refused: {reason}")]
     Refused {
@@ -747,6 +757,12 @@ fn consume_replies(
             ks.bytes_rx += len as u64;
             ks.bytes_tx += p.tx as u64;
             if let Some(msg) = conn::error_message(frame) {
+                if conn::is_auth_error(msg) {
+                    return Err(DriverError::AuthRefused {
+                        target: spec.target.to_string(),
+                        reason: String::from_utf8_lossy(msg).into_owned(),
+                    });
+                }
                 ks.errors += 1;
                 stats.errors.add(msg);
                 stats.second(sec).errors += 1;

@@ -53,6 +53,12 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
 /// Fetches `CONFIG GET name` on a fresh connection: Ok(None) if the server refuses.
 fn config_get(c: &mut conn::Blocking, name: &str, target: &conn::Target) -> Result<Option<String>, driver::DriverError> {
     let reply = conn::call(c, &[b"CONFIG", b"GET", name.as_bytes()], target)?;
+    if let Some(msg) = conn::error_message(&reply).filter(|m| conn::is_auth_error(m)) {
+        return Err(driver::DriverError::AuthRefused {
+            target: target.to_string(),
+            reason: String::from_utf8_lossy(msg).into_owned(),
+        });
+    }
     Ok(match resp::decode_frame(&reply, u64::MAX) {
         Ok(Some((f, _))) => second_string(&f),
         _ => None,
@@ -88,14 +94,22 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
     }
     let save = config_get(&mut probe, "save", &cfg.target);
     let appendonly = config_get(&mut probe, "appendonly", &cfg.target);
+    let mut auth_refused = false;
     let (save, appendonly) = match (save, appendonly) {
         (Ok(s), Ok(a)) => (s, a),
+        // As redis-benchmark: said at the probe, then again when the first test's
+        // first reply is refused, which ends the run (exit 1).
+        (Err(e @ driver::DriverError::AuthRefused { .. }), _) => {
+            eprintln!("{e}");
+            auth_refused = true;
+            (None, None)
+        }
         (Err(e), _) | (_, Err(e)) => {
             eprintln!("{e}");
             return Ok(1);
         }
     };
-    if save.is_none() || appendonly.is_none() {
+    if (save.is_none() || appendonly.is_none()) && !auth_refused {
         eprintln!("WARNING: Could not fetch server CONFIG");
     }
     drop(probe);
