@@ -423,3 +423,21 @@ fn a_refused_authentication_stops_the_run() {
         assert!(rejected > 0 && rejected < 10_000, "{rejected} SETs sent after the first refusal\n{text}");
     }
 }
+
+/// Issue 25, fault 5: `-n allkeys` sends what memtier 2.3 sends: the key range's span
+/// per client, or under P:P that span shared by every client (plus one each): 4 clients
+/// over keys 1..10000 send 4 x (9999 / 4 + 1) = 10,000 SETs, not 40,000.
+#[test]
+fn memtier_allkeys_sends_memtiers_request_count() {
+    let Some((_s, port)) = redis() else { return };
+    let p = port.to_string();
+    let (code, out, err) = bench(&[
+        "memtier", "--port", &p, "--clients", "4", "--threads", "1", "--ratio", "1:0", "--key-pattern", "P:P",
+        "--requests", "allkeys", "--key-minimum", "1", "--key-maximum", "10000", "--hide-histogram",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let o = Command::new("redis-cli").args(["-p", &p, "INFO", "commandstats"]).output();
+    let Ok(o) = o else { return };
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(text.contains("cmdstat_set:calls=10000,"), "{text}");
+}

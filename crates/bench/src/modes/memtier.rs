@@ -100,13 +100,20 @@ impl MemtierConfig {
         if !(a.key_zipf_exp > 0.0 && a.key_zipf_exp < 5.0) {
             return Err("--key-zipf-exp must be in (0, 5)".into());
         }
-        let range = a.key_maximum - a.key_minimum + 1;
         let (requests, test_time) = match (&a.requests, a.test_time) {
             (Some(_), Some(_)) => return Err("--requests and --test-time are mutually exclusive".into()),
             (None, Some(0)) => return Err("Invalid --test-time: must be at least 1".into()),
             (None, Some(t)) => (None, Some(t)),
             (None, None) => (Some(10_000), None),
-            (Some(r), None) if r == "allkeys" => (Some(range), None),
+            // As memtier 2.3: the key range's span per client, or under P:P (each
+            // client its own slice) the span shared by every client, plus one; 0
+            // falls back to the default.
+            (Some(r), None) if r == "allkeys" => {
+                let span = a.key_maximum - a.key_minimum;
+                let conns = (a.clients as u64).saturating_mul(a.threads as u64).max(1);
+                let per = if a.key_pattern == "P:P" { span / conns + 1 } else { span };
+                (Some(if per == 0 { 10_000 } else { per }), None)
+            }
             (Some(r), None) => (Some(r.parse::<u64>().map_err(|_| format!("Invalid --requests \"{r}\""))?), None),
         };
         if requests == Some(0) {
