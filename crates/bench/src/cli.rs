@@ -161,14 +161,21 @@ pub struct CompareArgs {
     name = "basalt-bench memtier",
     about = "memtier_benchmark-compatible mode. Honest defaults that differ from memtier: every client gets its own seed (memtier: all clients draw the same keys unless --distinct-client-seed; use --same-client-seed for its behaviour) and values are random bytes (memtier: 'x' bytes unless -R; use --x-data for its behaviour).",
     after_help = LATENCY_NOTE,
-    disable_version_flag = true
+    disable_version_flag = true,
+    // memtier's -h is --host (help is --help only), and a flag given twice takes its
+    // last value, as getopt does there (issue 25).
+    disable_help_flag = true,
+    args_override_self = true
 )]
 pub struct MemtierArgs {
+    /// Output this help and exit.
+    #[arg(long = "help", action = clap::ArgAction::Help)]
+    pub help: Option<bool>,
     /// Server address.
     #[arg(short = 's', long = "server", default_value = "localhost")]
     pub server: String,
     /// Alias of --server.
-    #[arg(long = "host")]
+    #[arg(short = 'h', long = "host")]
     pub host: Option<String>,
     /// Server port.
     #[arg(short = 'p', long = "port", default_value_t = 6379)]

@@ -441,3 +441,23 @@ fn memtier_allkeys_sends_memtiers_request_count() {
     let text = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(text.contains("cmdstat_set:calls=10000,"), "{text}");
 }
+
+/// Issue 25, fault 5: in memtier mode `-h` is the host (help is `--help`), and a flag
+/// given twice takes its last value, as memtier's getopt does.
+#[test]
+fn memtier_h_is_the_host_and_the_last_repeated_flag_wins() {
+    let Some((_s, port)) = redis() else { return };
+    let p = port.to_string();
+    let (code, out, err) = bench(&[
+        "memtier", "-h", "127.0.0.1", "-p", &p, "-c", "1", "-t", "1", "-n", "10", "-n", "20", "--ratio", "1:0",
+        "--hide-histogram",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let o = Command::new("redis-cli").args(["-p", &p, "INFO", "commandstats"]).output();
+    let Ok(o) = o else { return };
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(text.contains("cmdstat_set:calls=20,"), "{text}");
+    let (code, out, _) = bench(&["memtier", "--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("Usage: basalt-bench memtier"), "{out}");
+}
