@@ -171,7 +171,13 @@ impl MemtierResult {
         let mut rows = Vec::new();
         for (i, name) in self.names.iter().enumerate() {
             let hm = self.hits_misses && name != "Sets";
-            rows.push(row_of(name, &self.stats.kinds[i], hm, self));
+            let mut row = row_of(name, &self.stats.kinds[i], hm, self);
+            // memtier's SET/GET table shows "---" for the latencies of a kind that ran
+            // no request (its --command rows show 0.00000).
+            if self.hits_misses && self.stats.kinds[i].hist.is_empty() {
+                row.latency = None;
+            }
+            rows.push(row);
         }
         if self.hits_misses {
             rows.push(Row { name: "Waits".into(), ops: 0.0, hits_misses: None, latency: None, kb: None });

@@ -56,28 +56,37 @@ pub enum CmdKind {
     Custom(Vec<Vec<Piece>>),
 }
 
-/// Parses a `--command` string: arguments split on spaces, `__key__` and `__data__` anywhere
-/// inside an argument.
+/// Parses a `--command` string: arguments split as memtier splits them (Redis's
+/// `sdssplitargs`: spaces, "double quotes" with escapes, 'single quotes'; the resp
+/// crate's inline-command parser is that), `__key__` and `__data__` anywhere inside an
+/// argument.
 pub fn parse_command(s: &str) -> Result<Vec<Vec<Piece>>, String> {
+    let mut line = s.as_bytes().to_vec();
+    line.push(b'\n');
+    let mut parser = resp::RequestParser::new(resp::Limits { max_inline_len: line.len() + 1, ..resp::Limits::default() });
+    let words: Vec<Vec<u8>> = match parser.parse(&line) {
+        Ok(Some(_)) => parser.args(&line).map(<[u8]>::to_vec).collect(),
+        Ok(None) | Err(_) => return Err(format!("Invalid --command \"{s}\": unbalanced quotes")),
+    };
     let mut args = Vec::new();
-    for word in s.split_whitespace() {
+    for word in &words {
         let mut pieces = Vec::new();
-        let mut rest = word;
+        let mut rest: &[u8] = word;
         while !rest.is_empty() {
-            let k = rest.find("__key__");
-            let d = rest.find("__data__");
+            let k = memchr::memmem::find(rest, b"__key__");
+            let d = memchr::memmem::find(rest, b"__data__");
             let (at, len, piece) = match (k, d) {
                 (Some(k), Some(d)) if k < d => (k, 7, Piece::Key),
                 (Some(_), Some(d)) => (d, 8, Piece::Data),
                 (Some(k), None) => (k, 7, Piece::Key),
                 (None, Some(d)) => (d, 8, Piece::Data),
                 (None, None) => {
-                    pieces.push(Piece::Lit(rest.as_bytes().to_vec()));
+                    pieces.push(Piece::Lit(rest.to_vec()));
                     break;
                 }
             };
             if at > 0 {
-                pieces.push(Piece::Lit(rest[..at].as_bytes().to_vec()));
+                pieces.push(Piece::Lit(rest[..at].to_vec()));
             }
             pieces.push(piece);
             rest = &rest[at + len..];
@@ -325,6 +334,20 @@ mod tests {
             expiry: None,
             random_data: false,
         }
+    }
+
+    /// Issue 25, fault 5: quotes in `--command` group words, as memtier's (Redis's)
+    /// argument splitting; placeholders still work inside quoted arguments.
+    #[test]
+    fn command_arguments_honour_quotes() {
+        let lit = |s: &str| vec![Piece::Lit(s.as_bytes().to_vec())];
+        let args = parse_command("EVAL 'return 1' 0").expect("parse");
+        assert_eq!(args, vec![lit("EVAL"), lit("return 1"), lit("0")]);
+        let args = parse_command(r#"SET "k:__key__ x" "a\x41\n""#).expect("parse");
+        assert_eq!(args[1], vec![Piece::Lit(b"k:".to_vec()), Piece::Key, Piece::Lit(b" x".to_vec())]);
+        assert_eq!(args[2], lit("aA\n"));
+        assert!(parse_command("GET \"unbalanced").is_err());
+        assert!(parse_command("   ").is_err());
     }
 
     #[test]
