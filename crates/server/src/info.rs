@@ -45,10 +45,12 @@ fn rates() -> (u64, f64, f64) {
     match (s.samples.front(), s.samples.back()) {
         (Some(a), Some(b)) if b.0 > a.0 => {
             let secs = (b.0 - a.0) as f64 / 1000.0;
+            // CONFIG RESETSTAT zeroes the counters between two samples: a window that
+            // spans it reads 0, not a wrapped difference (it panicked in debug builds).
             (
-                ((b.1 - a.1) as f64 / secs) as u64,
-                (b.2 - a.2) as f64 / secs / 1024.0,
-                (b.3 - a.3) as f64 / secs / 1024.0,
+                (b.1.saturating_sub(a.1) as f64 / secs) as u64,
+                b.2.saturating_sub(a.2) as f64 / secs / 1024.0,
+                b.3.saturating_sub(a.3) as f64 / secs / 1024.0,
             )
         }
         _ => (0, 0.0, 0.0),
@@ -304,9 +306,10 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
                 (ps.channels.len(), ps.patterns.len())
             };
             let (_, tracking_keys, tracking_items, tracking_prefixes) = shared.tracking.stats();
+            let evicted = shared.sum(|t| &t.evicted_keys);
             let _ = write!(
                 o,
-                "# Stats\r\ntotal_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:{ops}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\ntotal_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\ninstantaneous_input_kbps:{inkbps:.2}\r\ninstantaneous_output_kbps:{outkbps:.2}\r\ninstantaneous_input_repl_kbps:0.00\r\ninstantaneous_output_repl_kbps:0.00\r\nrejected_connections:{}\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\nexpired_keys:{}\r\nexpired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\nexpire_cycle_cpu_milliseconds:0\r\nevicted_keys:0\r\nevicted_clients:0\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\npubsub_patterns:{}\r\npubsubshard_channels:0\r\nlatest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\ntracking_total_keys:{tracking_keys}\r\ntracking_total_items:{tracking_items}\r\ntracking_total_prefixes:{tracking_prefixes}\r\nunexpected_error_replies:0\r\ntotal_error_replies:{}\r\ndump_payload_sanitizations:0\r\ntotal_reads_processed:0\r\ntotal_writes_processed:0\r\nio_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\n",
+                "# Stats\r\ntotal_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:{ops}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\ntotal_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\ninstantaneous_input_kbps:{inkbps:.2}\r\ninstantaneous_output_kbps:{outkbps:.2}\r\ninstantaneous_input_repl_kbps:0.00\r\ninstantaneous_output_repl_kbps:0.00\r\nrejected_connections:{}\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\nexpired_keys:{}\r\nexpired_stale_perc:0.00\r\nexpired_time_cap_reached_count:0\r\nexpire_cycle_cpu_milliseconds:0\r\nevicted_keys:{evicted}\r\nevicted_clients:0\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\npubsub_patterns:{}\r\npubsubshard_channels:0\r\nlatest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:0\r\nslave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\ncurrent_active_defrag_time:0\r\ntracking_total_keys:{tracking_keys}\r\ntracking_total_items:{tracking_items}\r\ntracking_total_prefixes:{tracking_prefixes}\r\nunexpected_error_replies:0\r\ntotal_error_replies:{}\r\ndump_payload_sanitizations:0\r\ntotal_reads_processed:0\r\ntotal_writes_processed:0\r\nio_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\nreply_buffer_expands:0\r\n",
                 shared.sum(|t| &t.connections_received),
                 shared.sum(|t| &t.total_commands),
                 shared.sum(|t| &t.net_input_bytes),

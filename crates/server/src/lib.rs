@@ -10,6 +10,7 @@ pub mod aof;
 pub mod command;
 pub mod config;
 pub mod conn;
+pub mod evict;
 pub mod expire;
 pub mod fsutil;
 pub mod info;

@@ -34,6 +34,8 @@ pub struct ThreadStats {
     pub total_error_replies: AtomicU64,
     /// Write commands that succeeded (rdb_changes_since_last_save).
     pub writes: AtomicU64,
+    /// Keys removed by maxmemory's eviction (INFO evicted_keys).
+    pub evicted_keys: AtomicU64,
     /// Error replies by code, indexed like [`ERROR_CODES`].
     pub errors: Box<[AtomicU64]>,
     /// The clock that times this thread's commands: the TSC where it is constant (as
@@ -76,6 +78,7 @@ impl ThreadStats {
             total_commands: AtomicU64::new(0),
             total_error_replies: AtomicU64::new(0),
             writes: AtomicU64::new(0),
+            evicted_keys: AtomicU64::new(0),
             errors: ERROR_CODES.iter().map(|_| AtomicU64::new(0)).collect(),
             clock: quanta::Clock::new(),
             latency: crate::latency::LoopLatencies::new(commands),
@@ -104,6 +107,7 @@ impl ThreadStats {
             &self.keyspace_misses,
             &self.total_commands,
             &self.total_error_replies,
+            &self.evicted_keys,
         ] {
             c.store(0, Ordering::Relaxed);
         }
@@ -362,6 +366,8 @@ pub struct Shared {
     pub output_limits: crate::output_limit::Limits,
     /// Copies of the encoding thresholds, read by every collection write.
     pub type_limits: TypeLimits,
+    /// maxmemory: the limit, the eviction settings and the memory estimate (`evict.rs`).
+    pub memory: crate::evict::Memory,
     /// One gate per event loop: a command holds its own loop's gate for reading (never
     /// contended but by EXEC), EXEC holds every gate for writing, so a transaction is
     /// isolated from all other commands without a global lock on the request path.
@@ -441,6 +447,7 @@ impl Shared {
             query_buffer_limit: AtomicU64::new(query_buffer_limit),
             output_limits,
             type_limits: TypeLimits::default(),
+            memory: crate::evict::Memory::default(),
             gates: (0..threads.max(1)).map(|_| RwLock::new(())).collect(),
             watches: Mutex::new(hashbrown::HashMap::new()),
             watch_count: AtomicUsize::new(0),
@@ -507,6 +514,7 @@ impl Shared {
         self.loops.set_spread_busy(c.loop_spread_busy);
         self.query_buffer_limit.store(c.client_query_buffer_limit, Ordering::Relaxed);
         self.output_limits.set(&c.client_output_buffer_limit);
+        self.memory.configure(&c);
         let t = &self.type_limits;
         t.hash_entries.store(c.hash_max_listpack_entries as usize, Ordering::Relaxed);
         t.hash_value.store(c.hash_max_listpack_value as usize, Ordering::Relaxed);

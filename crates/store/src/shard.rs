@@ -150,15 +150,62 @@ impl Shard {
         hash: u64,
         key: &[u8],
         now_ms: i64,
-        touch: Option<u32>,
+        touch: Option<crate::clock::Touch>,
     ) -> Option<&Entry> {
         let bucket = self.find_live(hash, key, now_ms)?;
         // SAFETY: a full bucket of this table; we hold &mut self for the returned lifetime.
         let e = unsafe { bucket.as_mut() };
-        if let Some(lru) = touch {
-            e.set_lru(lru);
+        if let Some(touch) = touch {
+            e.set_lru(touch.apply(e.lru()));
         }
         Some(e)
+    }
+
+    /// Up to `n` entries for maxmemory's eviction to rank (Redis's evictionPoolPopulate,
+    /// which takes a few keys from a random place of the table): from a random bucket
+    /// on, the next full ones (with a TTL only, when `volatile`), each as (key, access
+    /// field, expiry). Visits at most `16 * n` buckets.
+    pub fn sample(&self, rng: &mut fastrand::Rng, n: usize, volatile: bool) -> Vec<(Box<[u8]>, u32, Option<i64>)> {
+        let mut out = Vec::new();
+        if self.table.is_empty() || (volatile && self.volatile == 0) {
+            return out;
+        }
+        let buckets = self.table.buckets();
+        let mut pos = rng.usize(..buckets);
+        for _ in 0..(16 * n).min(buckets) {
+            // SAFETY: pos < buckets; the entry is only read.
+            unsafe {
+                if self.table.is_bucket_full(pos) {
+                    let e = self.table.bucket(pos).as_ref();
+                    if !volatile || e.expire_at_ms().is_some() {
+                        out.push((Box::from(e.key()), e.lru(), e.expire_at_ms()));
+                        if out.len() == n {
+                            break;
+                        }
+                    }
+                }
+            }
+            pos = (pos + 1) % buckets;
+        }
+        out
+    }
+
+    /// Removes `key` for maxmemory (Redis's eviction): the entry's bytes freed (as MEMORY
+    /// USAGE counts them), or None when it is gone or may not go now (the expiry hook,
+    /// which logs its DEL, said no). Pushes the `evicted` event.
+    pub fn evict(&mut self, hash: u64, key: &[u8], now_ms: i64) -> Option<usize> {
+        self.table.find(hash, |e| e.key() == key)?;
+        if !self.events.may_expire(self.db, key, now_ms) {
+            return None;
+        }
+        let mut entry = self.table.remove_entry(hash, |e| e.key() == key)?;
+        keep(&mut self.capture, self.parity, &mut entry);
+        if entry.expire_at_ms().is_some() {
+            self.volatile -= 1;
+        }
+        self.maybe_shrink();
+        events::push(&self.events, class::EVICTED, "evicted", self.db, key);
+        Some(entry.heap_size(Some(5)) + 7)
     }
 
     /// The bucket of a key unless it has expired (then it is removed, after the running

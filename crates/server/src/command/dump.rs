@@ -7,8 +7,8 @@
 //!
 //! RESTORE checks as Redis does, in its order: options, BUSYKEY, the TTL, the footer
 //! (version and checksum), the value. The value is built with the server's encoding
-//! thresholds. FREQ is accepted and range-checked but not kept (Basalt keeps no LFU
-//! counters yet); IDLETIME sets the key's idle time.
+//! thresholds. IDLETIME sets the key's idle time under an LRU policy, FREQ its access
+//! frequency under an LFU one (`evict.rs`), as Redis.
 
 use resp::encode;
 use store::events::class;
@@ -68,12 +68,15 @@ fn restore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
         i += 1;
     }
-    let _ = freq; // accepted, not kept (see the module header)
     let now = ctx.now_ms;
     let limits = crate::snapshot::limits(ctx.shared);
-    let lru = match idle_s {
-        Some(s) => store::clock::lru_clock(now.saturating_sub(s.saturating_mul(1000))),
-        None => ctx.lru(),
+    // As Redis's objectSetLRUOrLFU: IDLETIME sets the idle time under an LRU policy,
+    // FREQ the access frequency under an LFU one; otherwise the key is new.
+    let lfu = ctx.shared.memory.policy().lfu();
+    let lru = match (idle_s, freq, lfu) {
+        (Some(s), _, false) => store::clock::lru_clock(now.saturating_sub(s.saturating_mul(1000))),
+        (_, Some(f), true) => store::clock::lfu_pack(store::clock::lfu_minutes(now), f.clamp(0, 255) as u8),
+        _ => ctx.lru(),
     };
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     if !replace && shard.get(h, a[1], now).is_some() {

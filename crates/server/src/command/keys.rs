@@ -62,12 +62,13 @@ fn touch(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn count_live(ctx: &mut Ctx<'_>, a: &[&[u8]], touch: bool) -> Result<(), CommandError> {
     let ks = ctx.ks();
     let db = ctx.client.db;
-    let lru = ctx.lru();
+    // TOUCH records an access even under CLIENT NO-TOUCH (as Redis 7.2, which has it).
+    let access = touch.then(|| ctx.shared.memory.touch(ctx.now_ms, ctx.rng.f64()));
     let mut locked = ks.lock_keys(db, &a[1..]);
     let mut n = 0;
     for key in &a[1..] {
         let (h, shard) = locked.shard_for(db, key);
-        let found = shard.read(h, key, ctx.now_ms, touch.then_some(lru)).is_some();
+        let found = shard.read(h, key, ctx.now_ms, access).is_some();
         ctx.lookup(key, found);
         n += i64::from(found);
     }
@@ -575,7 +576,7 @@ const SHARED_INTEGERS: i64 = 10_000;
 
 /// OBJECT ENCODING|IDLETIME|FREQ|REFCOUNT key.
 fn object_sub(ctx: &mut Ctx<'_>, a: &[&[u8]], what: &str) -> Result<(), CommandError> {
-    let lfu = ctx.shared.config.read().maxmemory_policy.contains("lfu");
+    let lfu = ctx.shared.memory.policy().lfu();
     let ks = ctx.ks();
     let (h, shard) = ks.lock_key(ctx.client.db, a[2]);
     let found = shard.peek(h, a[2], ctx.now_ms);
@@ -600,8 +601,7 @@ fn object_sub(ctx: &mut Ctx<'_>, a: &[&[u8]], what: &str) -> Result<(), CommandE
             if !lfu {
                 return Err(CommandError::msg(LFU_NOT_SELECTED));
             }
-            // LFU counters arrive with eviction; until then every key reads as new.
-            encode::integer(ctx.out, 0);
+            encode::integer(ctx.out, i64::from(ctx.shared.memory.frequency(e.lru(), ctx.now_ms)));
         }
         _ => {
             let shared = matches!(e.value(), ValueRef::Str(StrRef::Int(n)) if (0..SHARED_INTEGERS).contains(&n))

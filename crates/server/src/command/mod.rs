@@ -286,9 +286,19 @@ impl<'a> Ctx<'a> {
         count_lookup(self.stats, found);
     }
 
-    /// The LRU clock value for now.
+    /// The access field of a key created now: the LRU clock, or under an LFU policy an
+    /// initial frequency (`evict.rs`).
     pub fn lru(&self) -> u32 {
-        store::clock::lru_clock(self.now_ms)
+        self.shared.memory.new_access(self.now_ms)
+    }
+
+    /// What a read records on the key it reads (LRU clock or LFU increment), unless
+    /// the client asked for CLIENT NO-TOUCH.
+    pub fn touch(&mut self) -> Option<store::clock::Touch> {
+        if self.client.info.no_touch.load(Ordering::Relaxed) {
+            return None;
+        }
+        Some(self.shared.memory.touch(self.now_ms, self.rng.f64()))
     }
 
     /// States what this call means to the log, instead of the command as sent (Redis's
@@ -672,6 +682,18 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     {
         return refuse(ctx, idx, "NOAUTH Authentication required.");
     }
+    // maxmemory (Redis's order: before MISCONF): evict until under the limit; a command
+    // that may add memory (a `denyoom` one, an EXEC of a queue with one, anything
+    // queued in MULTI but the transaction's own commands) is refused while still over.
+    if !ctx.client.loading && !ctx.client.in_exec && ctx.shared.memory.limited() {
+        let stats = ctx.stats;
+        if crate::evict::make_room(ctx.shared, stats, ctx.now_ms, ctx.rng).is_err() && grows_memory(ctx, spec) {
+            return reject(ctx, idx, spec, crate::evict::OOM_ERROR);
+        }
+        if spec.flags & flags::WRITE != 0 {
+            ctx.shared.memory.note_write(args.iter().map(|a| a.len()).sum::<usize>() + 64);
+        }
+    }
     // Writes (an EXEC of a queue with one included) and PING, as Redis, while the disk
     // cannot take them: refused before the transaction's queueing, so that EXEC aborts.
     if !ctx.client.loading && !ctx.client.in_exec {
@@ -856,6 +878,19 @@ fn remember_read_keys(ctx: &Ctx<'_>, keys: &[&[u8]]) {
     } else {
         crate::tracking::remember(ctx.shared, ctx.client.info.id, keys);
     }
+}
+
+/// Whether a command is refused while memory is over `maxmemory` (Redis's
+/// reject_cmd_on_oom): a `denyoom` command, an EXEC whose queue holds one, and inside
+/// MULTI anything queued but EXEC, DISCARD, MULTI, WATCH, QUIT and RESET.
+fn grows_memory(ctx: &Ctx<'_>, spec: &CommandSpec) -> bool {
+    if spec.flags & flags::DENYOOM != 0 {
+        return true;
+    }
+    if spec.name == "exec" {
+        return transactions::queued_any(ctx, |s| s.flags & flags::DENYOOM != 0);
+    }
+    ctx.client.multi.is_some() && !matches!(spec.name, "discard" | "multi" | "watch" | "quit" | "reset")
 }
 
 /// The MISCONF error for a write (or an EXEC of a queue with one, or PING, as Redis)

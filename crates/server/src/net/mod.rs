@@ -181,6 +181,12 @@ pub fn tick<'a>(
         let _gate = shared.gates[owner.min(shared.gates.len() - 1)].read();
         crate::expire::active_cycle(shared, owner, now_ms);
     }
+    if shared.memory.limited() && !shared.pause.active(now_ms) {
+        // Eviction that ran out of time before a command goes on here (Redis's timer);
+        // under the loop's gate, as any removal of keys.
+        let _gate = shared.gates[owner.min(shared.gates.len() - 1)].read();
+        crate::evict::tick(shared, owner, now_ms);
+    }
     let timeout_s = shared.config.read().timeout_s;
     // Under the defaults (no `timeout`, no output limit) there is nothing to look for.
     let output_limits = shared.output_limits.any().then(|| shared.output_limits.snapshot());

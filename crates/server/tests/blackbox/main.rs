@@ -19,6 +19,7 @@ mod blocking;
 mod concurrency;
 mod connection;
 mod dump;
+mod eviction;
 mod expiry;
 mod garbage;
 mod hashes;
