@@ -17,8 +17,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 /// Asked, under the key's shard lock, before an expired key is removed (lazily by a
-/// lookup or by the active cycle), with its database, name and the time: true to
-/// remove it now, false to leave it for later (it reads as absent meanwhile). The
+/// lookup or by the active cycle) or a key is evicted (`Shard::evict`), with its
+/// database, name and the time: true to remove it now, false to leave it for later
+/// (an expired key reads as absent meanwhile; eviction picks another). The
 /// server's append-only log answers it, logging the deletion as Redis does (a DEL), in
 /// order with the writes to that key; without one every expired key is removed.
 pub type ExpireHook = Box<dyn Fn(usize, &[u8], i64) -> bool + Send + Sync>;

@@ -315,7 +315,7 @@ impl Aof {
     }
 
     /// The store's [`store::events::ExpireHook`]: called under the key's shard lock
-    /// before an expired key is removed. Logs `DEL key`, as Redis propagates an
+    /// before an expired key is removed or a key is evicted (maxmemory). Logs `DEL key`, as Redis propagates an
     /// expiry, and says yes; or says no (the key stays, read as absent, until later)
     /// while another thread's write to a key of the same stripe is between its change
     /// and its record, since a DEL logged now could land before that write's record.
