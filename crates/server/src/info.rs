@@ -186,7 +186,8 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
                 uptime / 86_400,
                 cfg.hz,
                 cfg.hz,
-                store::clock::lru_clock(now_ms) & 0xff_ffff,
+                // Redis's: seconds, 24 bits.
+                (now_ms / 1000) & 0xff_ffff,
                 std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_default(),
                 cfg.config_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
                 crate::VERSION,

@@ -40,9 +40,20 @@ impl Clock {
     }
 }
 
-/// The LRU clock value for a time: whole seconds, wrapping at 2^32.
+/// Tenths of a second per LRU clock unit. Redis's clock counts seconds; a finer one
+/// tells apart keys read within the same second, which its eviction (sampled LRU)
+/// cannot (measured with scripts/bench-eviction.sh, docs/benchmarks.md). A u32 of
+/// tenths wraps after 13 years; idle times are differences, taken wrapping.
+pub const LRU_UNITS_PER_SECOND: u32 = 10;
+
+/// The LRU clock value for a time: tenths of a second, wrapping at 2^32.
 pub fn lru_clock(now_ms: i64) -> u32 {
-    (now_ms / 1000) as u32
+    (now_ms / (1000 / LRU_UNITS_PER_SECOND as i64)) as u32
+}
+
+/// Whole seconds since the access `lru` recorded (OBJECT IDLETIME).
+pub fn lru_idle_seconds(now_ms: i64, lru: u32) -> u32 {
+    lru_clock(now_ms).wrapping_sub(lru) / LRU_UNITS_PER_SECOND
 }
 
 /// A new key's access frequency counter under an LFU policy (Redis's LFU_INIT_VAL):

@@ -85,11 +85,11 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             store::ValueRef::Str(s) => s.len(),
             store::ValueRef::Obj(_) => 0,
         };
-        let idle = store::clock::lru_clock(ctx.now_ms).wrapping_sub(e.lru());
+        let idle = store::clock::lru_idle_seconds(ctx.now_ms, e.lru());
         let text = format!(
             "Value at:0x{:x} refcount:1 encoding:{enc} serializedlength:{len} lru:{} lru_seconds_idle:{idle}",
             e as *const Entry as usize,
-            e.lru() & 0xff_ffff,
+            (e.lru() / store::clock::LRU_UNITS_PER_SECOND) & 0xff_ffff,
         );
         encode::simple(ctx.out, text.as_bytes());
     } else if is(sub, "help") {

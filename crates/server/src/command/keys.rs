@@ -594,7 +594,7 @@ fn object_sub(ctx: &mut Ctx<'_>, a: &[&[u8]], what: &str) -> Result<(), CommandE
             if lfu {
                 return Err(CommandError::msg(LFU_SELECTED));
             }
-            let idle = store::clock::lru_clock(ctx.now_ms).wrapping_sub(e.lru());
+            let idle = store::clock::lru_idle_seconds(ctx.now_ms, e.lru());
             encode::integer(ctx.out, i64::from(idle));
         }
         "freq" => {
