@@ -228,7 +228,7 @@ mod tests {
                 }
             }
             7 => {
-                s.read(h, &k, now, Some(9));
+                s.read(h, &k, now, Some(crate::clock::Touch::Lru(9)));
             }
             8 => {
                 s.insert(h, Entry::new(&k, Payload::Str(b"inserted"), None, 0));
@@ -301,7 +301,7 @@ mod tests {
         drop(s);
         assert!(ks.begin_capture(0, false));
         let (h, mut s) = ks.lock_key(0, b"k");
-        assert!(s.read(h, b"k", 0, Some(5)).is_some());
+        assert!(s.read(h, b"k", 0, Some(crate::clock::Touch::Lru(5))).is_some());
         assert_eq!(ks.capture_pending_bytes(), 0, "a read kept a before-image");
         s.set_string(h, b"k", b"other", None, 0, 0);
         let once = ks.capture_pending_bytes();
