@@ -162,14 +162,14 @@ impl Memory {
     }
 
     /// What an access writes into an entry's access field now: the LRU clock, or under
-    /// an LFU policy the counter's increment (`r` in [0, 1) draws it).
-    pub fn touch(&self, now_ms: i64, r: f64) -> store::clock::Touch {
+    /// an LFU policy the counter's increment (`r` draws it in [0, 1), only then).
+    pub fn touch(&self, now_ms: i64, r: impl FnOnce() -> f64) -> store::clock::Touch {
         if self.policy().lfu() {
             store::clock::Touch::Lfu {
                 minutes: store::clock::lfu_minutes(now_ms),
                 log_factor: self.lfu_log_factor.load(Ordering::Relaxed),
                 decay_minutes: self.lfu_decay_time.load(Ordering::Relaxed),
-                r,
+                r: r(),
             }
         } else {
             store::clock::Touch::Lru(store::clock::lru_clock(now_ms))

@@ -63,7 +63,10 @@ fn count_live(ctx: &mut Ctx<'_>, a: &[&[u8]], touch: bool) -> Result<(), Command
     let ks = ctx.ks();
     let db = ctx.client.db;
     // TOUCH records an access even under CLIENT NO-TOUCH (as Redis 7.2, which has it).
-    let access = touch.then(|| ctx.shared.memory.touch(ctx.now_ms, ctx.rng.f64()));
+    let access = touch.then(|| {
+        let rng = &mut *ctx.rng;
+        ctx.shared.memory.touch(ctx.now_ms, || rng.f64())
+    });
     let mut locked = ks.lock_keys(db, &a[1..]);
     let mut n = 0;
     for key in &a[1..] {

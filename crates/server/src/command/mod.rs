@@ -292,15 +292,6 @@ impl<'a> Ctx<'a> {
         self.shared.memory.new_access(self.now_ms)
     }
 
-    /// What a read records on the key it reads (LRU clock or LFU increment), unless
-    /// the client asked for CLIENT NO-TOUCH.
-    pub fn touch(&mut self) -> Option<store::clock::Touch> {
-        if self.client.info.no_touch.load(Ordering::Relaxed) {
-            return None;
-        }
-        Some(self.shared.memory.touch(self.now_ms, self.rng.f64()))
-    }
-
     /// States what this call means to the log, instead of the command as sent (Redis's
     /// `rewriteClientCommandVector`): relative times become absolute, a float increment
     /// the value it made. Nothing when there is no log or this is its replay.

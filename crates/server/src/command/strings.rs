@@ -31,7 +31,7 @@ fn read_str<'s>(
     } else {
         // (`Ctx::touch` needs `&mut`; a read helper has `&`: the draw for LFU's
         // increment uses a per-thread generator here.)
-        Some(ctx.shared.memory.touch(ctx.now_ms, fastrand::f64()))
+        Some(ctx.shared.memory.touch(ctx.now_ms, fastrand::f64))
     };
     match shard.read(hash, key, ctx.now_ms, touch) {
         None => Ok(None),
