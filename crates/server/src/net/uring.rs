@@ -548,13 +548,7 @@ impl EventLoop {
                 continue;
             };
             slot.moving_to = Some(to);
-            slot.cancel_inflight = true;
-            let cancel = opcode::AsyncCancel::new(user_data(OP_RECV, t))
-                .build()
-                .user_data(user_data(OP_CANCEL, t));
-            if let Err(e) = self.push(cancel) {
-                crate::log::warning(&format!("cancelling a receive: {e}"));
-            }
+            self.cancel_recv(t);
             self.moving.push(t);
         }
     }
@@ -694,13 +688,20 @@ impl EventLoop {
         }
         slot.recv_parked = true;
         if armed && !slot.cancel_inflight {
-            slot.cancel_inflight = true;
-            let cancel = opcode::AsyncCancel::new(user_data(OP_RECV, t))
-                .build()
-                .user_data(user_data(OP_CANCEL, t));
-            if let Err(e) = self.push(cancel) {
-                crate::log::warning(&format!("cancelling a receive: {e}"));
-            }
+            self.cancel_recv(t);
+        }
+    }
+
+    /// Cancels slot `t`'s multishot receive (a move, or backpressure): the slot is not
+    /// reused before the cancel's completion (`cancel_inflight`).
+    fn cancel_recv(&mut self, t: usize) {
+        let Some(Some(slot)) = self.slots.get_mut(t) else { return };
+        slot.cancel_inflight = true;
+        let cancel = opcode::AsyncCancel::new(user_data(OP_RECV, t))
+            .build()
+            .user_data(user_data(OP_CANCEL, t));
+        if let Err(e) = self.push(cancel) {
+            crate::log::warning(&format!("cancelling a receive: {e}"));
         }
     }
 
