@@ -292,7 +292,9 @@ impl Conn {
             if client.close_after_reply || client.blocked || *output_paused {
                 break;
             }
-            if *rpos < rbuf.len() && out.len() - *opos + *in_flight > OUTPUT_PAUSE_BYTES {
+            // (`out.len() + in_flight` bounds the pending output from above: one compare
+            // in the common case.)
+            if out.len() + *in_flight > OUTPUT_PAUSE_BYTES && out.len() - *opos + *in_flight > OUTPUT_PAUSE_BYTES && *rpos < rbuf.len() {
                 *output_paused = true;
                 break;
             }

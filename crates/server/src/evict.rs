@@ -105,6 +105,8 @@ pub struct Memory {
     /// `maxmemory` in bytes (0: no limit).
     max: AtomicU64,
     policy: AtomicU8,
+    /// The policy is an LFU one (read on every access: one load).
+    lfu: AtomicBool,
     samples: AtomicU32,
     tenacity: AtomicU32,
     lfu_log_factor: AtomicU32,
@@ -125,6 +127,7 @@ impl Default for Memory {
         Memory {
             max: AtomicU64::new(0),
             policy: AtomicU8::new(Policy::NoEviction.code()),
+            lfu: AtomicBool::new(false),
             samples: AtomicU32::new(5),
             tenacity: AtomicU32::new(10),
             lfu_log_factor: AtomicU32::new(10),
@@ -142,7 +145,9 @@ impl Memory {
     /// Takes the settings of `c` (at start and after CONFIG SET).
     pub fn configure(&self, c: &Config) {
         self.max.store(c.maxmemory, Ordering::Relaxed);
-        self.policy.store(Policy::parse(&c.maxmemory_policy).code(), Ordering::Relaxed);
+        let policy = Policy::parse(&c.maxmemory_policy);
+        self.policy.store(policy.code(), Ordering::Relaxed);
+        self.lfu.store(policy.lfu(), Ordering::Relaxed);
         self.samples.store(c.maxmemory_samples.clamp(1, 64), Ordering::Relaxed);
         self.tenacity.store(c.maxmemory_eviction_tenacity, Ordering::Relaxed);
         self.lfu_log_factor.store(c.lfu_log_factor, Ordering::Relaxed);
@@ -163,8 +168,9 @@ impl Memory {
 
     /// What an access writes into an entry's access field now: the LRU clock, or under
     /// an LFU policy the counter's increment (`r` draws it in [0, 1), only then).
+    #[inline]
     pub fn touch(&self, now_ms: i64, r: impl FnOnce() -> f64) -> store::clock::Touch {
-        if self.policy().lfu() {
+        if self.lfu.load(Ordering::Relaxed) {
             store::clock::Touch::Lfu {
                 minutes: store::clock::lfu_minutes(now_ms),
                 log_factor: self.lfu_log_factor.load(Ordering::Relaxed),
@@ -178,8 +184,9 @@ impl Memory {
 
     /// The access field of a key created now: the LRU clock, or an LFU counter at
     /// its initial value.
+    #[inline]
     pub fn new_access(&self, now_ms: i64) -> u32 {
-        if self.policy().lfu() {
+        if self.lfu.load(Ordering::Relaxed) {
             store::clock::lfu_pack(store::clock::lfu_minutes(now_ms), store::clock::LFU_INIT_VAL)
         } else {
             store::clock::lru_clock(now_ms)

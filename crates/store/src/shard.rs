@@ -155,8 +155,10 @@ impl Shard {
         let bucket = self.find_live(hash, key, now_ms)?;
         // SAFETY: a full bucket of this table; we hold &mut self for the returned lifetime.
         let e = unsafe { bucket.as_mut() };
-        if let Some(touch) = touch {
-            e.set_lru(touch.apply(e.lru()));
+        match touch {
+            None => {}
+            Some(crate::clock::Touch::Lru(lru)) => e.set_lru(lru),
+            Some(lfu) => e.set_lru(lfu.apply(e.lru())),
         }
         Some(e)
     }

@@ -676,18 +676,19 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     // maxmemory (Redis's order: before MISCONF): evict until under the limit; a command
     // that may add memory (a `denyoom` one, an EXEC of a queue with one, anything
     // queued in MULTI but the transaction's own commands) is refused while still over.
-    if !ctx.client.loading && !ctx.client.in_exec && ctx.shared.memory.limited() {
-        let stats = ctx.stats;
-        if crate::evict::make_room(ctx.shared, stats, ctx.now_ms, ctx.rng).is_err() && grows_memory(ctx, spec) {
-            return reject(ctx, idx, spec, crate::evict::OOM_ERROR);
-        }
-        if spec.flags & flags::WRITE != 0 {
-            ctx.shared.memory.note_write(args.iter().map(|a| a.len()).sum::<usize>() + 64);
-        }
-    }
-    // Writes (an EXEC of a queue with one included) and PING, as Redis, while the disk
-    // cannot take them: refused before the transaction's queueing, so that EXEC aborts.
+    // Then writes (an EXEC of a queue with one included) and PING, as Redis, while the
+    // disk cannot take them: refused before the transaction's queueing, so that EXEC
+    // aborts.
     if !ctx.client.loading && !ctx.client.in_exec {
+        if ctx.shared.memory.limited() {
+            let stats = ctx.stats;
+            if crate::evict::make_room(ctx.shared, stats, ctx.now_ms, ctx.rng).is_err() && grows_memory(ctx, spec) {
+                return reject(ctx, idx, spec, crate::evict::OOM_ERROR);
+            }
+            if spec.flags & flags::WRITE != 0 {
+                ctx.shared.memory.note_write(args.iter().map(|a| a.len()).sum::<usize>() + 64);
+            }
+        }
         if let Some(text) = disk_error(ctx, spec) {
             return reject(ctx, idx, spec, &text);
         }
