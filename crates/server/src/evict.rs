@@ -119,6 +119,8 @@ pub struct Memory {
     read_at_us: AtomicU64,
     /// A reading is under way (others use the estimate meanwhile).
     reading: AtomicBool,
+    /// Allocated bytes once the server was ready (MEMORY STATS `startup.allocated`).
+    startup: AtomicU64,
     epoch: Instant,
 }
 
@@ -136,6 +138,7 @@ impl Default for Memory {
             since: AtomicI64::new(0),
             read_at_us: AtomicU64::new(0),
             reading: AtomicBool::new(false),
+            startup: AtomicU64::new(0),
             epoch: Instant::now(),
         }
     }
@@ -154,6 +157,15 @@ impl Memory {
         self.lfu_decay_time.store(c.lfu_decay_time, Ordering::Relaxed);
         // A new limit is judged on a fresh reading.
         self.read_at_us.store(0, Ordering::Relaxed);
+    }
+
+    /// Records the allocated bytes of the server ready to serve (before any data).
+    pub fn set_startup_allocated(&self, bytes: u64) {
+        self.startup.store(bytes, Ordering::Relaxed);
+    }
+
+    pub fn startup_allocated(&self) -> u64 {
+        self.startup.load(Ordering::Relaxed)
     }
 
     /// Whether a limit is set (one load: the per-command cost without one).

@@ -57,6 +57,19 @@ fn rates() -> (u64, f64, f64) {
     }
 }
 
+/// The most bytes allocated at any sample (INFO used_memory_peak, MEMORY STATS).
+pub fn peak_allocated() -> u64 {
+    SAMPLER.lock().peak_memory
+}
+
+/// jemalloc's active and resident bytes (as of its last stats refresh).
+pub fn allocator_active_resident() -> (u64, u64) {
+    (
+        jemalloc_stat(tikv_jemalloc_ctl::stats::active::read),
+        jemalloc_stat(tikv_jemalloc_ctl::stats::resident::read),
+    )
+}
+
 /// Bytes allocated through the allocator (jemalloc's stats.allocated).
 pub fn allocated_bytes() -> u64 {
     let _ = tikv_jemalloc_ctl::epoch::advance();

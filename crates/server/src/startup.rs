@@ -181,6 +181,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
 
+    shared.memory.set_startup_allocated(crate::info::allocated_bytes());
     // The data: the append-only log when it is on (Redis ignores dump.rdb then), else
     // dump.rdb if there is one. Loaded before any client is served.
     let aof_writer = match shared.aof.as_ref() {

@@ -232,6 +232,12 @@ impl Keyspace {
         self.dbs[db].shards.iter().map(|s| acquire(self, s).len()).sum()
     }
 
+    /// Bytes of `db`'s hash tables (MEMORY STATS): each bucket's 6-byte slot and its
+    /// control byte.
+    pub fn db_table_bytes(&self, db: usize) -> usize {
+        self.dbs[db].shards.iter().map(|s| acquire(self, s).table_bytes()).sum()
+    }
+
     /// (keys, keys with an expiry) of `db`, for INFO keyspace.
     pub fn db_counts(&self, db: usize) -> (usize, usize) {
         self.dbs[db].shards.iter().fold((0, 0), |(k, v), s| {

@@ -127,6 +127,11 @@ impl Shard {
         self.table.len() == 0
     }
 
+    /// Bytes of the hash table itself: a 6-byte slot and a control byte per bucket.
+    pub fn table_bytes(&self) -> usize {
+        self.table.buckets() * 7
+    }
+
     /// Number of keys with an expiry time.
     pub fn volatile(&self) -> usize {
         self.volatile

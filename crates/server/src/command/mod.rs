@@ -18,6 +18,7 @@ pub mod hashes;
 pub mod keys;
 pub mod latency;
 pub mod lists;
+pub mod memory;
 pub mod monitor;
 pub mod pause;
 pub mod pubsub;

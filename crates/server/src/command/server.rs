@@ -370,7 +370,8 @@ static SINCE: &[(&str, &str)] = &[
     ("pubsub|numpat", "2.8.0"), ("pubsub|help", "6.2.0"),
     ("blpop", "2.0.0"), ("brpop", "2.0.0"), ("blmove", "6.2.0"), ("brpoplpush", "2.2.0"), ("blmpop", "7.0.0"),
     ("bzpopmin", "5.0.0"), ("bzpopmax", "5.0.0"), ("bzmpop", "7.0.0"),
-    ("memory", "4.0.0"), ("memory|usage", "4.0.0"), ("memory|help", "4.0.0"),
+    ("memory", "4.0.0"), ("memory|usage", "4.0.0"), ("memory|help", "4.0.0"), ("memory|stats", "4.0.0"),
+    ("memory|doctor", "4.0.0"), ("memory|malloc-stats", "4.0.0"), ("memory|purge", "4.0.0"),
     ("multi", "1.2.0"), ("exec", "1.2.0"), ("discard", "2.0.0"), ("watch", "2.2.0"), ("unwatch", "2.2.0"),
 ];
 
@@ -672,52 +673,6 @@ fn lastsave(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
-/// MEMORY USAGE key [SAMPLES count] — bytes the key and its value take (its allocations
-/// plus its hash table slot), or nil.
-fn memory_usage(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    // As Redis: SAMPLES may repeat (the last wins), 0 means every element, and a large
-    // collection's members are otherwise estimated from the first 5 (so that MEMORY
-    // USAGE of a big key does not walk it while holding its shard).
-    let mut samples = Some(5);
-    let mut i = 3;
-    while i < a.len() {
-        if !(is(a[i], "samples") && i + 1 < a.len()) {
-            return Err(CommandError::Syntax);
-        }
-        samples = match args::int(a[i + 1])? {
-            n if n < 0 => return Err(CommandError::Syntax),
-            0 => None,
-            n => Some(usize::try_from(n).unwrap_or(usize::MAX)),
-        };
-        i += 2;
-    }
-    let ks = ctx.ks();
-    let (h, shard) = ks.lock_key(ctx.client.db, a[2]);
-    match shard.peek(h, a[2], ctx.now_ms) {
-        // 7 bytes: the entry's 6-byte pointer and its control byte in the table.
-        Some(e) => encode::integer(ctx.out, (e.heap_size(samples) + 7) as i64),
-        None => encode::null(ctx.out, ctx.client.proto),
-    }
-    Ok(())
-}
-
-fn memory_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    reply_help(
-        ctx,
-        "MEMORY",
-        &[
-            "USAGE <key> [SAMPLES <count>]",
-            "    Return memory in bytes used by <key> and its value. Nested values are",
-            "    sampled up to <count> times (default: 5, 0 means sample all).",
-        ],
-    );
-    Ok(())
-}
-
-static MEMORY_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("usage", -3, READONLY, (2, 2, 1), &[], "server", "Estimates the memory usage of a key.", memory_usage),
-    spec("help", 2, LOADING | STALE, (0, 0, 0), &[], "server", "Returns helpful text about the different subcommands.", memory_help),
-];
 
 const SERVER: &[&str] = &[];
 
@@ -765,7 +720,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     },
     spec("time", 1, LOADING | STALE | FAST, (0, 0, 0), SERVER, "server", "Returns the server time.", time),
     container("slowlog", "server", "A container for slow log commands.", SLOWLOG_SUBCOMMANDS),
-    container("memory", "server", "A container for memory diagnostics commands.", MEMORY_SUBCOMMANDS),
+    container("memory", "server", "A container for memory diagnostics commands.", super::memory::MEMORY_SUBCOMMANDS),
     spec("save", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk.", save),
     spec("bgsave", -1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING, (0, 0, 0), SERVER, "server", "Asynchronously saves the database(s) to disk.", bgsave),
     spec("bgrewriteaof", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING, (0, 0, 0), SERVER, "server", "Asynchronously rewrites the append-only file to disk.", bgrewriteaof),
@@ -812,19 +767,6 @@ mod tests {
         assert_eq!(h.text("CONFIG GET maxmemory"), "[maxmemory,10485760]");
         assert_eq!(h.text("CONFIG SET port 1"), "ERR CONFIG SET failed (possibly related to argument 'port') - can't set immutable config");
         assert_eq!(h.text("CONFIG REWRITE"), "ERR The server is running without a config file");
-    }
-
-    #[test]
-    fn memory_usage_reports_the_allocations() {
-        let mut h = Harness::new();
-        assert_eq!(h.text("MEMORY USAGE nokey"), "(nil)");
-        h.text("SET key:1 value:1");
-        let small: i64 = h.text("MEMORY USAGE key:1").parse().expect("integer");
-        assert!((20..=64).contains(&small), "{small}");
-        h.text(&format!("SET big {}", "x".repeat(1000)));
-        let big: i64 = h.text("MEMORY USAGE big SAMPLES 0").parse().expect("integer");
-        assert!(big > 1000, "{big}");
-        assert_eq!(h.text("MEMORY USAGE big SAMPLE 1"), "ERR syntax error");
     }
 
     #[test]

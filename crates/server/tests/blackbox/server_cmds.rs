@@ -959,3 +959,36 @@ fn unlink_frees_large_values_in_the_background() {
     wait_lazyfreed(&mut c, 2);
     assert_bytes!(c.cmd(&["EXISTS", "lazy:big1", "lazy:big2", "lazy:big3", "lazy:small"]), b":0\r\n");
 }
+
+/// MEMORY STATS lays its figures out as Redis 7.0.15 does (names, order, integers and
+/// ratios), with one map per database that holds keys; DOCTOR answers an (almost) empty
+/// instance with Redis's text; PURGE says OK.
+#[test]
+fn memory_stats_doctor_and_purge_as_redis() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    assert_bytes!(c.cmd(&["SET", "a", "1"]), b"+OK\r\n");
+    let stats = parse(&c.cmd(&["MEMORY", "STATS"]));
+    let items = stats.items();
+    let names: Vec<String> = items.iter().step_by(2).map(|n| n.text()).collect();
+    assert_eq!(
+        names,
+        [
+            "peak.allocated", "total.allocated", "startup.allocated", "replication.backlog", "clients.slaves",
+            "clients.normal", "cluster.links", "aof.buffer", "lua.caches", "functions.caches", "db.0", "overhead.total",
+            "keys.count", "keys.bytes-per-key", "dataset.bytes", "dataset.percentage", "peak.percentage",
+            "allocator.allocated", "allocator.active", "allocator.resident", "allocator-fragmentation.ratio",
+            "allocator-fragmentation.bytes", "allocator-rss.ratio", "allocator-rss.bytes", "rss-overhead.ratio",
+            "rss-overhead.bytes", "fragmentation", "fragmentation.bytes",
+        ]
+    );
+    let db0: Vec<String> = items[21].items().iter().step_by(2).map(|n| n.text()).collect();
+    assert_eq!(db0, ["overhead.hashtable.main", "overhead.hashtable.expires", "overhead.hashtable.slot-to-keys"]);
+    assert_eq!(items[25].int(), 1, "keys.count");
+    assert!(items[3].int() > 0, "total.allocated");
+    let doctor = String::from_utf8_lossy(&c.cmd(&["MEMORY", "DOCTOR"])).to_string();
+    assert!(doctor.contains("Hi Sam, this instance is empty or is using very little memory"), "{doctor}");
+    assert_bytes!(c.cmd(&["MEMORY", "PURGE"]), b"+OK\r\n");
+    let report = String::from_utf8_lossy(&c.cmd(&["MEMORY", "MALLOC-STATS"])).to_string();
+    assert!(report.contains("jemalloc"), "{}", &report[..report.len().min(200)]);
+}
