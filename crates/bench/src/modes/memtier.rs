@@ -322,6 +322,9 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
                 at(&totals.service, 99.0),
                 at(&totals.service, 99.9),
             );
+            if let Some(w) = super::rate_shortfall(rate, totals.hist.len(), result.elapsed_s) {
+                eprintln!("{w}");
+            }
         }
     }
     let Some(result) = runs.first() else { return Ok(1) };

@@ -11,3 +11,30 @@ use std::io::IsTerminal;
 pub fn stdout_is_tty() -> bool {
     std::io::stdout().is_terminal()
 }
+
+/// The warning an open-loop run prints when it did not reach its `--rate` (within 5%):
+/// the schedule fell behind, so its latencies, counted from the intended send times,
+/// grew for that reason (issue 25: asked 500,000/s, got 22,951/s, showed only as 6 s
+/// latencies).
+pub fn rate_shortfall(asked: f64, completed: u64, elapsed_s: f64) -> Option<String> {
+    if asked <= 0.0 || elapsed_s <= 0.0 {
+        return None;
+    }
+    let got = completed as f64 / elapsed_s;
+    (got < asked * 0.95).then(|| {
+        format!(
+            "WARNING: --rate {asked} requests/s was not reached ({got:.0}/s, {:.0}% of it): the server or this client could not keep up, and the latencies count from the intended send times.",
+            got / asked * 100.0
+        )
+    })
+}
+
+#[cfg(test)]
+mod rate_tests {
+    #[test]
+    fn a_rate_not_reached_is_said() {
+        assert!(super::rate_shortfall(1000.0, 990, 1.0).is_none());
+        let w = super::rate_shortfall(500_000.0, 22_951, 1.0).expect("warning");
+        assert!(w.contains("22951/s") && w.contains("5% of it"), "{w}");
+    }
+}

@@ -292,6 +292,9 @@ fn run_test(cfg: &RedisConfig, test: &Test, progress: bool, report: &mut RedisRe
             stats::value_at_percentile(&total.service, 50.0) as f64 / 1000.0,
             stats::value_at_percentile(&total.service, 99.0) as f64 / 1000.0,
         );
+        if let Some(w) = super::rate_shortfall(cfg.rate.unwrap_or(0.0), total.hist.len(), out.elapsed.as_secs_f64()) {
+            eprintln!("{w}");
+        }
     }
     if out.interrupted {
         eprintln!("Interrupted: partial report for {}", test.title);
