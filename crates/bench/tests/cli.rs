@@ -231,6 +231,10 @@ fn check_memtier(port: u16) {
     assert_eq!(cfg["ratio"].as_str(), Some("1:3"));
     assert_eq!(cfg["pipeline"].as_u64(), Some(4));
     assert!(cfg["server"].is_string() && cfg["port"].is_u64() && cfg["data_size"].is_u64());
+    // As memtier 2.3: unset string options are null, integers are integers.
+    assert!(cfg["unix socket"].is_null() && cfg["out_file"].is_null(), "{cfg}");
+    assert_eq!(cfg["address family"].as_str(), Some("Unspecified"));
+    assert!(cfg["rate_limit"].is_u64(), "{cfg}");
     let all = &doc["ALL STATS"];
     let rt = &all["Runtime"];
     assert!(rt["Start time"].is_u64() && rt["Finish time"].is_u64() && rt["Total duration"].is_u64());

@@ -226,11 +226,14 @@ pub fn config_json(a: &MemtierArgs, c: &MemtierConfig) -> Value {
         "server": host,
         "port": a.port,
         "uri": "",
-        "unix socket": a.unix_socket.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
-        "address family": "",
+        // null where memtier 2.3's option is unset (its JSON writer turns a NULL string
+        // into null), as its parsers expect (issue 25).
+        "unix socket": a.unix_socket.as_ref().map(|p| p.display().to_string()),
+        "address family": "Unspecified",
         "protocol": a.protocol,
-        "out_file": a.out_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+        "out_file": a.out_file.as_ref().map(|p| p.display().to_string()),
         "tls": "false",
+        "client_stats": null,
         "run_count": a.run_count,
         "debug": 0,
         "requests": c.requests.unwrap_or(0),
