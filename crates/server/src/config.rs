@@ -138,6 +138,9 @@ pub struct Config {
     pub aof_commit_wait_us: u32,
     /// The config file the server started from, for CONFIG REWRITE.
     pub config_file: Option<PathBuf>,
+    /// `rename-command NAME NEW-NAME` directives, in order, with their line number and
+    /// text for a start-up error (applied by `command::install_renames`).
+    pub rename_commands: Vec<RenameCommand>,
     /// `client-output-buffer-limit`: hard limit, soft limit, soft seconds of the
     /// normal, replica and pubsub classes. The normal and pubsub classes are enforced
     /// (`output_limit.rs`); the replica class is recorded (no replication yet).
@@ -225,6 +228,7 @@ impl Default for Config {
             zset_max_listpack_value: 64,
             list_max_listpack_size: -2,
             config_file: None,
+            rename_commands: Vec::new(),
             client_output_buffer_limit: [
                 OutputLimit { hard: 0, soft: 0, soft_seconds: 0 },
                 OutputLimit { hard: 256 << 20, soft: 64 << 20, soft_seconds: 60 },
@@ -744,6 +748,23 @@ pub struct ConfigError {
     pub reason: String,
 }
 
+/// One `rename-command` directive.
+#[derive(Clone, Debug, Default)]
+pub struct RenameCommand {
+    pub from: String,
+    /// Empty: the command is disabled.
+    pub to: String,
+    pub line: usize,
+    pub text: String,
+}
+
+impl RenameCommand {
+    /// The start-up error for this directive, as Redis reports a bad config line.
+    pub fn error(&self, reason: String) -> ConfigError {
+        ConfigError { version: crate::VERSION, line: self.line, text: self.text.clone(), reason }
+    }
+}
+
 /// What the command line asked for.
 pub enum Startup {
     Run(Box<Config>),
@@ -816,6 +837,13 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         let words = split_args(trimmed).ok_or_else(|| fail("Unbalanced quotes in configuration line".into()))?;
         let Some((name, values)) = words.split_first() else { continue };
         let name = name.to_ascii_lowercase();
+        if name == "rename-command" {
+            let [from, to] = values else {
+                return Err(fail("Bad directive or wrong number of arguments".into()));
+            };
+            config.rename_commands.push(RenameCommand { from: from.clone(), to: to.clone(), line: i + 1, text: raw.to_string() });
+            continue;
+        }
         let Some(p) = param(&name) else {
             return Err(fail("Bad directive or wrong number of arguments".into()));
         };
@@ -898,6 +926,9 @@ pub fn render(config: &Config) -> String {
     for p in PARAMS {
         let v = p.get(config);
         let _ = writeln!(out, "{} \"{}\"", p.name, v.replace('\\', "\\\\").replace('"', "\\\""));
+    }
+    for r in &config.rename_commands {
+        let _ = writeln!(out, "rename-command \"{}\" \"{}\"", r.from, r.to);
     }
     out
 }

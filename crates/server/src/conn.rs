@@ -327,7 +327,7 @@ impl Conn {
                             &many
                         };
                         // The name is looked up once, here, for the gate and for execute.
-                        let found = command::table().lookup(args[0]);
+                        let found = command::lookup_client(args[0]);
                         // Redis drops connections that look like HTTP (cross-protocol
                         // scripting): "POST" or "Host:" as a command name.
                         if found.is_none()

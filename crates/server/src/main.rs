@@ -30,6 +30,13 @@ fn main() {
         }
         Ok(Startup::Help) => println!("{USAGE}"),
         Ok(Startup::Run(config)) => {
+            // rename-command, before anything looks a command up.
+            let pairs: Vec<(String, String)> = config.rename_commands.iter().map(|r| (r.from.clone(), r.to.clone())).collect();
+            if let Err((n, reason)) = basalt_server::command::install_renames(&pairs) {
+                let directive = config.rename_commands.get(n).cloned().unwrap_or_default();
+                eprintln!("{}", directive.error(reason));
+                std::process::exit(1);
+            }
             if let Err(e) = basalt_server::startup::run(*config) {
                 eprintln!("{e:#}");
                 std::process::exit(1);

@@ -25,7 +25,7 @@ use resp::{Limits, RequestParser};
 
 use super::manifest::{self, Manifest};
 use super::writer::Target;
-use crate::command::{self, table, Client, Ctx};
+use crate::command::{self, Client, Ctx};
 use crate::shared::{ClientInfo, Shared};
 
 /// Why the log could not be opened or replayed; the text is logged and the start fails.
@@ -370,7 +370,7 @@ impl<'a> Loader<'a> {
                     let offset = base + pos as u64;
                     if argc > 0 {
                         let args: Vec<&[u8]> = (0..argc).map(|i| parser.arg(input, i)).collect();
-                        if table().lookup(args[0]).is_none() {
+                        if command::lookup_any(args[0]).is_none() {
                             return Err(LoadError(format!(
                                 "Unknown command '{}' reading the append only file {name}",
                                 String::from_utf8_lossy(&args[0][..args[0].len().min(128)])

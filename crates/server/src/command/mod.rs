@@ -556,6 +556,68 @@ pub fn table() -> &'static CommandTable {
     TABLE.get_or_init(CommandTable::build)
 }
 
+/// `rename-command` (redis.conf): commands clients reach by another name, or not at all.
+struct Renames {
+    /// New name (lower case) -> the command.
+    to: hashbrown::HashMap<Vec<u8>, usize>,
+    /// Commands no longer reachable by their own name.
+    hidden: Vec<usize>,
+}
+
+static RENAMES: OnceLock<Renames> = OnceLock::new();
+
+/// Applies the config's `rename-command` pairs (original, new; an empty new name
+/// disables the command), once, at start, with Redis's errors for an unknown command and
+/// a name taken: Err((index of the pair, reason)). The log's replay still knows every
+/// command by its own name too (`lookup_any`), as Redis's lookupCommandOrOriginal.
+pub fn install_renames(pairs: &[(String, String)]) -> Result<(), (usize, String)> {
+    if pairs.is_empty() {
+        return Ok(());
+    }
+    let t = table();
+    let mut r = Renames { to: hashbrown::HashMap::new(), hidden: Vec::new() };
+    for (n, (from, to)) in pairs.iter().enumerate() {
+        let Some(idx) = lookup_client_in(t, &r, from.as_bytes()) else {
+            return Err((n, "No such command in rename-command".into()));
+        };
+        let to = to.to_ascii_lowercase();
+        if !to.is_empty() && lookup_client_in(t, &r, to.as_bytes()).is_some() {
+            return Err((n, "Target command name already exists".into()));
+        }
+        r.to.retain(|_, i| *i != idx);
+        r.hidden.push(idx);
+        if !to.is_empty() {
+            r.to.insert(to.into_bytes(), idx);
+        }
+    }
+    RENAMES.set(r).map_err(|_| (0, "rename-command applied twice".to_string()))
+}
+
+fn lookup_client_in(t: &CommandTable, r: &Renames, name: &[u8]) -> Option<usize> {
+    if !r.to.is_empty() {
+        if let Some(&idx) = r.to.get(&name.to_ascii_lowercase()) {
+            return Some(idx);
+        }
+    }
+    t.lookup(name).filter(|idx| !r.hidden.contains(idx))
+}
+
+/// A command as clients name it (after `rename-command`).
+#[inline]
+pub fn lookup_client(name: &[u8]) -> Option<usize> {
+    let t = table();
+    match RENAMES.get() {
+        None => t.lookup(name),
+        Some(r) => lookup_client_in(t, r, name),
+    }
+}
+
+/// A command by the name a client gave it or by its own (the log's replay: records
+/// written as sent use the new names, those a command states, SET ... PXAT say, the own).
+pub fn lookup_any(name: &[u8]) -> Option<usize> {
+    lookup_client(name).or_else(|| table().lookup(name))
+}
+
 /// Answers a command that is refused before it runs: the error, counted as Redis counts
 /// it (`rejected_calls` of the command, `errorstat`).
 fn refuse(ctx: &mut Ctx<'_>, idx: usize, text: &str) {
@@ -622,7 +684,8 @@ fn unknown_command(args: &[&[u8]]) -> String {
 
 /// Runs one command: lookup, checks, handler, stats, slow log.
 pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
-    execute_found(ctx, table().lookup(args[0]), args);
+    let found = if ctx.client.loading { lookup_any(args[0]) } else { lookup_client(args[0]) };
+    execute_found(ctx, found, args);
 }
 
 /// [`execute`] for a caller that has looked the command name up already

@@ -265,8 +265,8 @@ fn command_count(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 fn find_entry(name: &[u8]) -> Option<usize> {
     let t = table();
     match name.iter().position(|&b| b == b'|') {
-        Some(bar) => t.lookup(&name[..bar]).and_then(|p| t.lookup_sub(p, &name[bar + 1..])),
-        None => t.lookup(name),
+        Some(bar) => super::lookup_client(&name[..bar]).and_then(|p| t.lookup_sub(p, &name[bar + 1..])),
+        None => super::lookup_client(name),
     }
 }
 
@@ -445,7 +445,7 @@ fn command_list(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn command_getkeys(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let t = table();
     let cmd = &a[2..];
-    let Some(mut idx) = t.lookup(cmd[0]) else {
+    let Some(mut idx) = super::lookup_client(cmd[0]) else {
         return Err(CommandError::msg("ERR Invalid command specified"));
     };
     if !t.entries[idx].spec.subcommands.is_empty() && cmd.len() > 1 {

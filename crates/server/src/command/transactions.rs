@@ -55,7 +55,7 @@ pub fn queued_any(ctx: &Ctx<'_>, pred: impl Fn(&CommandSpec) -> bool) -> bool {
     ctx.client.multi.as_ref().is_some_and(|m| {
         m.queue
             .iter()
-            .any(|cmd| cmd.first().and_then(|name| t.lookup(name)).is_some_and(|i| pred(t.entries[i].spec)))
+            .any(|cmd| cmd.first().and_then(|name| super::lookup_client(name)).is_some_and(|i| pred(t.entries[i].spec)))
     })
 }
 

@@ -992,3 +992,35 @@ fn memory_stats_doctor_and_purge_as_redis() {
     let report = String::from_utf8_lossy(&c.cmd(&["MEMORY", "MALLOC-STATS"])).to_string();
     assert!(report.contains("jemalloc"), "{}", &report[..report.len().min(200)]);
 }
+
+/// Issue 26: `rename-command` as Redis 7.0.15: a command renamed to "" is gone, one
+/// renamed answers to its new name only (COMMAND INFO shows its own name); an unknown
+/// command or a name taken stops the start with Redis's message.
+#[test]
+fn rename_command_hides_and_renames() {
+    let Some(t) = exclusive_with_args(&["--rename-command", "config", "", "--rename-command", "get", "fetch"]) else { return };
+    let mut c = t.raw_conn();
+    assert_eq!(
+        reply_text(&c.cmd(&["CONFIG", "GET", "port"])),
+        "-ERR unknown command 'CONFIG', with args beginning with: 'GET' 'port' \r\n"
+    );
+    assert_bytes!(c.cmd(&["SET", "a", "1"]), b"+OK\r\n");
+    assert_eq!(reply_text(&c.cmd(&["GET", "a"])), "-ERR unknown command 'GET', with args beginning with: 'a' \r\n");
+    assert_bytes!(c.cmd(&["FETCH", "a"]), b"$1\r\n1\r\n");
+    assert_bytes!(c.cmd(&["fetch", "a"]), b"$1\r\n1\r\n");
+    let info = parse(&c.cmd(&["COMMAND", "INFO", "fetch"]));
+    assert_eq!(info.items()[0].items()[0].text(), "get");
+    // Inside a transaction too.
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["FETCH", "a"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*1\r\n$1\r\n1\r\n");
+    let Some(bin) = server_binary() else { return };
+    for (args, reason) in [
+        (["--rename-command", "nosuch", "foo"], "No such command in rename-command"),
+        (["--rename-command", "get", "set"], "Target command name already exists"),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let failed = start_expect_exit(bin, dir.path(), &args, std::time::Duration::from_secs(10));
+        assert!(failed.log.contains(reason), "{reason} not in:\n{}", failed.log);
+    }
+}
