@@ -153,6 +153,12 @@ pub struct CompareArgs {
     /// I/O engine of the load threads: uring, epoll or auto.
     #[arg(long = "io-engine", default_value = "auto")]
     pub io_engine: String,
+    /// Password for both servers (AUTH), as redis-benchmark's -a.
+    #[arg(short = 'a', long = "auth")]
+    pub password: Option<String>,
+    /// User name for AUTH (with -a), as redis-benchmark's --user.
+    #[arg(long = "user")]
+    pub user: Option<String>,
 }
 
 /// memtier_benchmark's flags (`basalt-bench memtier ...`).

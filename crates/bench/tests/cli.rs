@@ -465,3 +465,62 @@ fn memtier_h_is_the_host_and_the_last_repeated_flag_wins() {
     assert_eq!(code, 0);
     assert!(out.contains("Usage: basalt-bench memtier"), "{out}");
 }
+
+/// Starts `bin` with `extra` flags on a port of its own; None when it is not installed.
+fn start_with(bin: &str, extra: &[&str]) -> Option<(Server, u16)> {
+    let port = free_port();
+    let dir = tempfile::tempdir().ok()?;
+    let child = Command::new(bin)
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--dir"])
+        .arg(dir.path())
+        .args(["--save", ""])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let s = Server(child, dir);
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(5) {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return Some((s, port));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
+}
+
+/// Issue 25, fault 4: compare says what it compares (servers, versions, persistence;
+/// a warning when the persistence differs), takes -a for password-protected servers,
+/// and Ctrl-C ends it once: the rounds that finished are reported, exit 130.
+#[test]
+fn compare_describes_the_servers_authenticates_and_stops_on_ctrl_c() {
+    let Some((_r, rport)) = start_with("redis-server", &["--requirepass", "pw"]) else { return };
+    let basalt = concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/debug/basalt-server");
+    if !std::path::Path::new(basalt).exists() {
+        return;
+    }
+    let Some((_b, bport)) = start_with(basalt, &["--requirepass", "pw", "--appendonly", "yes"]) else { return };
+    let (ra, rb) = (format!("127.0.0.1:{rport}"), format!("127.0.0.1:{bport}"));
+    let (code, out, err) =
+        bench(&["compare", "--a", &ra, "--b", &rb, "-a", "pw", "--rounds", "2", "-n", "2000", "-c", "5", "-t", "set"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(&format!("a: {ra} (Redis 7.")) && out.contains("appendonly no"), "{out}");
+    assert!(out.contains(&format!("b: {rb} (Basalt ")) && out.contains("appendonly yes, appendfsync everysec"), "{out}");
+    assert!(err.contains("WARNING: the servers' persistence settings differ"), "{err}");
+    assert!(out.contains("====== SET ======"), "{out}");
+    // Ctrl-C in the middle of a long comparison.
+    let child = Command::new(BIN)
+        .args(["compare", "--a", &ra, "--b", &rb, "-a", "pw", "--rounds", "1000", "-n", "20000", "-c", "5", "-t", "set,get"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn compare");
+    std::thread::sleep(Duration::from_millis(1500));
+    let _ = Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    let o = child.wait_with_output().expect("compare output");
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(130), "{out}{err}");
+    assert_eq!(err.matches("Interrupted: ").count(), 1, "{err}");
+    assert!(!out.contains("====== GET ======"), "the test after the interruption ran:\n{out}");
+}

@@ -1,9 +1,17 @@
 //! compare mode: the same workload against two servers, alternating the order every round
 //! (a,b then b,a) so drift on a noisy machine hits both sides alike; medians, spread, b/a.
+//!
+//! Before the rounds it says what it compares (each server's name and version, and its
+//! persistence settings, warning when they differ: a server with its log on against one
+//! without is rarely the comparison meant). Ctrl-C ends the whole comparison: the
+//! current round is dropped (a half-measured round would dilute the medians), the
+//! tables of the rounds that finished are printed, and the exit code is 130.
+
+use std::sync::atomic::Ordering;
 
 use crate::cli::CompareArgs;
 use crate::config::RedisConfig;
-use crate::driver::conn::{Handshake, Target};
+use crate::driver::conn::{self, Handshake, Target};
 use crate::report::compare::{table, Figures};
 use crate::stats;
 use crate::workload::{self, Test};
@@ -51,9 +59,10 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
             return Ok(1);
         }
     };
+    let handshake = Handshake { auth: a.password.clone().map(|p| (a.user.clone(), p)), ..Handshake::default() };
     let cfg = |t: Target| RedisConfig {
         target: t,
-        handshake: Handshake::default(),
+        handshake: handshake.clone(),
         clients: a.clients,
         requests: a.requests,
         datasize: a.datasize,
@@ -73,12 +82,27 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         io_engine,
     };
     let (ca, cb) = (cfg(ta), cfg(tb));
+    // What is compared.
+    let describe = |name: &str, c: &RedisConfig| -> Option<(String, String)> {
+        let (server, persistence) = describe_server(c)?;
+        println!("{name}: {} ({server}; {persistence})", if name == "a" { &a.a } else { &a.b });
+        Some((server, persistence))
+    };
+    match (describe("a", &ca), describe("b", &cb)) {
+        (Some((_, pa)), Some((_, pb))) if pa != pb => {
+            eprintln!("WARNING: the servers' persistence settings differ ({pa} against {pb}): the comparison measures that too");
+        }
+        (None, _) | (_, None) => eprintln!("WARNING: could not read a server's INFO and CONFIG (not compared)"),
+        _ => {}
+    }
+    println!();
     let mut code = 0;
-    for test in &tests {
+    'tests: for test in &tests {
         let mut fa = Vec::new();
         let mut fb = Vec::new();
         for round in 0..a.rounds {
             let order: [(&RedisConfig, bool); 2] = if round % 2 == 0 { [(&ca, true), (&cb, false)] } else { [(&cb, false), (&ca, true)] };
+            let mut this_round = Vec::with_capacity(2);
             for (c, is_a) in order {
                 let (r, errs) = match super::redis::measure(c, test) {
                     Ok(x) => x,
@@ -87,6 +111,13 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
                         return Ok(1);
                     }
                 };
+                if crate::driver::INTERRUPTED.load(Ordering::SeqCst) {
+                    // The round in progress is dropped: only whole rounds count.
+                    report(test, &a, &fa, &fb);
+                    eprintln!("Interrupted: {} of {} rounds of {} compared; the tests after it not run", fa.len(), a.rounds, test.title);
+                    code = 130;
+                    break 'tests;
+                }
                 code = code.max(errs);
                 let f = Figures {
                     rps: r.rps(),
@@ -95,12 +126,53 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
                     p99: stats::value_at_percentile(&r.hist, 99.0) as f64 / 1000.0,
                     p999: stats::value_at_percentile(&r.hist, 99.9) as f64 / 1000.0,
                 };
+                this_round.push((is_a, f));
+            }
+            for (is_a, f) in this_round {
                 if is_a { fa.push(f) } else { fb.push(f) }
             }
         }
-        println!("====== {} ======", test.title);
-        print!("{}", table(&a.a, &a.b, &fa, &fb));
-        println!();
+        report(test, &a, &fa, &fb);
     }
     Ok(code)
+}
+
+fn report(test: &Test, a: &CompareArgs, fa: &[Figures], fb: &[Figures]) {
+    if fa.is_empty() {
+        return;
+    }
+    println!("====== {} ======", test.title);
+    print!("{}", table(&a.a, &a.b, fa, fb));
+    println!();
+}
+
+/// A server's name and version, and its persistence settings, from INFO server and
+/// CONFIG GET (None when it cannot be read).
+fn describe_server(c: &RedisConfig) -> Option<(String, String)> {
+    let mut s = conn::connect(&c.target, std::time::Duration::from_secs(5)).ok()?;
+    conn::handshake(&mut s, &c.handshake, &c.target).ok()?;
+    let info = conn::call(&mut s, &[b"INFO", b"server"], &c.target).ok()?;
+    let info = String::from_utf8_lossy(&info).to_string();
+    let field = |name: &str| info.lines().find_map(|l| l.strip_prefix(&format!("{name}:"))).map(|v| v.trim().to_string());
+    let server = match field("basalt_version") {
+        Some(v) => format!("Basalt {v}, Redis {} compatible", field("redis_version").unwrap_or_default()),
+        None => format!("Redis {}", field("redis_version").unwrap_or_else(|| "?".into())),
+    };
+    let mut get = |name: &str| -> String {
+        conn::call(&mut s, &[b"CONFIG", b"GET", name.as_bytes()], &c.target)
+            .ok()
+            .and_then(|r| resp::decode_frame(&r, u64::MAX).ok().flatten())
+            .and_then(|(f, _)| match f {
+                resp::frame::Frame::Array(v) => v.get(1).and_then(|x| x.as_bytes()).map(|b| String::from_utf8_lossy(b).into_owned()),
+                _ => None,
+            })
+            .unwrap_or_else(|| "?".into())
+    };
+    let appendonly = get("appendonly");
+    let persistence = if appendonly == "yes" {
+        format!("appendonly yes, appendfsync {}, save \"{}\"", get("appendfsync"), get("save"))
+    } else {
+        format!("appendonly {appendonly}, save \"{}\"", get("save"))
+    };
+    Some((server, persistence))
 }

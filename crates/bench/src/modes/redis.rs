@@ -167,6 +167,7 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
                 }
             }
             if driver::INTERRUPTED.load(Ordering::SeqCst) {
+                eprintln!("Interrupted: partial report for {}", test.title);
                 code = 130;
                 break 'outer;
             }
@@ -295,9 +296,6 @@ fn run_test(cfg: &RedisConfig, test: &Test, progress: bool, report: &mut RedisRe
         if let Some(w) = super::rate_shortfall(cfg.rate.unwrap_or(0.0), total.hist.len(), out.elapsed.as_secs_f64()) {
             eprintln!("{w}");
         }
-    }
-    if out.interrupted {
-        eprintln!("Interrupted: partial report for {}", test.title);
     }
     Ok((
         TestResult {
