@@ -524,3 +524,24 @@ fn compare_describes_the_servers_authenticates_and_stops_on_ctrl_c() {
     assert_eq!(err.matches("Interrupted: ").count(), 1, "{err}");
     assert!(!out.contains("====== GET ======"), "the test after the interruption ran:\n{out}");
 }
+
+/// Issue 25, fault 6: a server that goes away in the middle of a run (CLIENT KILL of
+/// every connection) leaves the figures of what completed, with an error and exit 1,
+/// instead of nothing.
+#[test]
+fn a_run_cut_short_keeps_what_completed() {
+    let Some((_s, port)) = redis() else { return };
+    let p = port.to_string();
+    let killer = {
+        let p = p.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(700));
+            let _ = Command::new("redis-cli").args(["-p", &p, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"]).output();
+        })
+    };
+    let (code, out, err) = bench(&["-p", &p, "-q", "-n", "50000000", "-c", "4", "-t", "set"]);
+    let _ = killer.join();
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("stopped early; its figures are those of the"), "{err}");
+    assert!(out.contains("SET: ") && out.contains("requests per second"), "{out}");
+}

@@ -180,6 +180,9 @@ pub struct RunOutput {
     pub start_ms: u128,
     /// Stopped by Ctrl-C.
     pub interrupted: bool,
+    /// Stopped early by this failure (a connection closed or stalled): the stats are
+    /// those of the requests that completed before it (issue 25: they were thrown away).
+    pub stopped_by: Option<DriverError>,
 }
 
 /// Set by the SIGINT handler.
@@ -266,12 +269,16 @@ pub fn run(mut spec: RunSpec, live: Arc<Live>) -> Result<RunOutput, DriverError>
     barrier.wait(); // go
     let mut merged = RunStats::new(kinds, spec.sigfig);
     let mut first_err = None;
+    let mut stopped_by = None;
     let mut end = start;
     for h in handles {
         match h.join() {
-            Ok(Ok((s, t_end))) => {
+            Ok(Ok((s, t_end, stopped))) => {
                 merged.merge(&s);
                 end = end.max(t_end);
+                if let Some(e) = stopped {
+                    stopped_by.get_or_insert(e);
+                }
             }
             Ok(Err(e)) => {
                 first_err.get_or_insert(e);
@@ -289,6 +296,7 @@ pub fn run(mut spec: RunSpec, live: Arc<Live>) -> Result<RunOutput, DriverError>
         elapsed: end.saturating_duration_since(start),
         start_ms,
         interrupted: INTERRUPTED.load(Ordering::SeqCst),
+        stopped_by,
     })
 }
 
@@ -298,7 +306,7 @@ fn thread_main(
     barrier: &Barrier,
     start_cell: &std::sync::OnceLock<Instant>,
     gens: Vec<(usize, Generator)>,
-) -> Result<(RunStats, Instant), DriverError> {
+) -> Result<(RunStats, Instant, Option<DriverError>), DriverError> {
     let kinds = gens.first().map(|g| g.1.kinds()).unwrap_or(1);
     let setup = setup_conns(spec, gens);
     barrier.wait();
@@ -318,7 +326,13 @@ fn thread_main(
         shared.stop.store(true, Ordering::SeqCst);
     }
     stats.cpu.push(meter.finish());
-    res.map(|end| (stats, end))
+    match res {
+        Ok(end) => Ok((stats, end, None)),
+        // A refused AUTH ends the run with nothing to report (as redis-benchmark).
+        Err(e @ DriverError::AuthRefused { .. }) => Err(e),
+        // Anything else mid-run: what completed before it is kept.
+        Err(e) => Ok((stats, Instant::now(), Some(e))),
+    }
 }
 
 fn setup_conns(spec: &RunSpec, gens: Vec<(usize, Generator)>) -> Result<Vec<Conn>, DriverError> {

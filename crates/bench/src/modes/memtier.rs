@@ -372,7 +372,9 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
     }
     let result = runs.last().unwrap_or(result);
     if result.interrupted {
-        code = 130;
+        // Ctrl-C: 130; a run stopped early by a failure (a closed or stalled
+        // connection): 1.
+        code = if driver::INTERRUPTED.load(Ordering::SeqCst) { 130 } else { 1 };
     }
     Ok(code)
 }
@@ -417,6 +419,9 @@ pub fn run(cfg: &MemtierConfig, pipeline: usize, rate: Option<f64>, stall_timeou
         Ok(r) => r?,
         Err(_) => return Err(driver::DriverError::Io { target: cfg.target.to_string(), reason: "load thread panicked".into() }),
     };
+    if let Some(e) = &out.stopped_by {
+        eprintln!("ERROR: {e}: the run stopped early; the figures are those of the requests that completed (marked interrupted)");
+    }
     Ok(MemtierResult {
         threads: cfg.threads,
         clients: cfg.clients,
@@ -427,7 +432,7 @@ pub fn run(cfg: &MemtierConfig, pipeline: usize, rate: Option<f64>, stall_timeou
         hits_misses: cfg.set_get,
         elapsed_s: out.elapsed.as_secs_f64(),
         start_ms: out.start_ms,
-        interrupted: out.interrupted || driver::INTERRUPTED.load(Ordering::SeqCst),
+        interrupted: out.interrupted || out.stopped_by.is_some() || driver::INTERRUPTED.load(Ordering::SeqCst),
         stats: out.stats,
         percentiles: cfg.percentiles.clone(),
         sigfig: 3,

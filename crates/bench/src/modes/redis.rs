@@ -271,6 +271,14 @@ fn run_test(cfg: &RedisConfig, test: &Test, progress: bool, report: &mut RedisRe
     };
     let total = out.stats.total(cfg.precision);
     let mut code = 0;
+    if let Some(e) = &out.stopped_by {
+        eprintln!(
+            "ERROR: {e}: test {} stopped early; its figures are those of the {} requests that completed",
+            test.title,
+            total.hist.len()
+        );
+        code = 1;
+    }
     if out.stats.errors.total() > 0 {
         eprintln!(
             "ERROR: {} error replies in test {} (not counted as completed): {}",
