@@ -1,5 +1,7 @@
 //! The compare table: per metric, the median of each side over the rounds, the min-max spread,
-//! and the ratio of medians b/a.
+//! the ratio of medians b/a, and a 90% interval of the median of the rounds' own b/a
+//! ratios (distribution-free, from order statistics: `median_interval`), so that a ratio
+//! can be told from the machine's noise.
 
 use std::fmt::Write;
 
@@ -30,14 +32,39 @@ pub fn median(v: &[f64]) -> f64 {
     }
 }
 
+/// A distribution-free confidence interval of the median: the k-th smallest and k-th
+/// largest of `values`, with the largest k for which the chance that the true median
+/// lies outside (two binomial tails at p = 1/2) stays under 1 - `confidence`. None with
+/// too few values (under 5 at 90%). The same rule as scripts/bench/driver.py's.
+pub fn median_interval(values: &[f64], confidence: f64) -> Option<(f64, f64)> {
+    let mut s: Vec<f64> = values.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    let n = s.len();
+    let mut best = None;
+    let mut tail = 0.0;
+    // C(n, k - 1) / 2^n, computed as a running product to stay in range.
+    let mut comb = 1.0f64;
+    for k in 1..=n / 2 {
+        if k > 1 {
+            comb = comb * (n - (k - 2)) as f64 / (k - 1) as f64;
+        }
+        tail += comb / 2f64.powi(n as i32);
+        if 1.0 - 2.0 * tail < confidence {
+            break;
+        }
+        best = Some(k);
+    }
+    best.map(|k| (s[k - 1], s[n - k]))
+}
+
 /// The table for rounds of `a` and `b` (same length).
 pub fn table(a_name: &str, b_name: &str, a: &[Figures], b: &[Figures]) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{} rounds, alternating a and b (a = {a_name}, b = {b_name})", a.len());
     let _ = writeln!(
         o,
-        "{:<10} {:>12} {:>25} {:>12} {:>25} {:>8}",
-        "metric", "a median", "a min-max", "b median", "b min-max", "b/a"
+        "{:<10} {:>12} {:>25} {:>12} {:>25} {:>8} {:>15}",
+        "metric", "a median", "a min-max", "b median", "b min-max", "b/a", "90% CI"
     );
     let metrics: [(&str, fn(&Figures) -> f64, usize); 5] = [
         ("rps", |f| f.rps, 1),
@@ -56,7 +83,13 @@ pub fn table(a_name: &str, b_name: &str, a: &[Figures], b: &[Figures]) -> String
             format!("{lo:.prec$}-{hi:.prec$}")
         };
         let ratio = if am > 0.0 { format!("{:.3}", bm / am) } else { "n/a".into() };
-        let _ = writeln!(o, "{name:<10} {am:>12.prec$} {:>25} {bm:>12.prec$} {:>25} {ratio:>8}", span(&av), span(&bv));
+        // The rounds' own ratios (a round runs a and b back to back).
+        let rounds: Vec<f64> = av.iter().zip(&bv).filter(|(x, _)| **x > 0.0).map(|(x, y)| y / x).collect();
+        let ci = match median_interval(&rounds, 0.90) {
+            Some((lo, hi)) => format!("{lo:.3}-{hi:.3}"),
+            None => "n/a".into(),
+        };
+        let _ = writeln!(o, "{name:<10} {am:>12.prec$} {:>25} {bm:>12.prec$} {:>25} {ratio:>8} {ci:>15}", span(&av), span(&bv));
     }
     o
 }
@@ -64,6 +97,16 @@ pub fn table(a_name: &str, b_name: &str, a: &[Figures], b: &[Figures]) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn median_interval_takes_the_widest_k_that_keeps_the_confidence() {
+        // Under 5 values there is no 90% interval; with 5, the extremes (coverage
+        // 1 - 2/32 = 0.9375); with 10, the 2nd and 9th (0.979; the 3rd and 8th give 0.891).
+        assert_eq!(median_interval(&[1.0, 2.0, 3.0, 4.0], 0.9), None);
+        assert_eq!(median_interval(&[5.0, 1.0, 3.0, 2.0, 4.0], 0.9), Some((1.0, 5.0)));
+        let ten: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert_eq!(median_interval(&ten, 0.9), Some((2.0, 9.0)));
+    }
 
     #[test]
     fn medians() {
@@ -76,14 +119,20 @@ mod tests {
     fn golden_table() {
         let f = |rps| Figures { rps, avg: 0.5, p50: 0.4, p99: 1.0, p999: 2.0 };
         let t = table("x:1", "y:2", &[f(100.0), f(120.0), f(110.0)], &[f(200.0), f(220.0), f(210.0)]);
+        // Three rounds: too few for a 90% interval.
         let want = "3 rounds, alternating a and b (a = x:1, b = y:2)
-metric         a median                 a min-max     b median                 b min-max      b/a
-rps               110.0               100.0-120.0        210.0               200.0-220.0    1.909
-avg ms            0.500               0.500-0.500        0.500               0.500-0.500    1.000
-p50 ms            0.400               0.400-0.400        0.400               0.400-0.400    1.000
-p99 ms            1.000               1.000-1.000        1.000               1.000-1.000    1.000
-p99.9 ms          2.000               2.000-2.000        2.000               2.000-2.000    1.000
+metric         a median                 a min-max     b median                 b min-max      b/a          90% CI
+rps               110.0               100.0-120.0        210.0               200.0-220.0    1.909             n/a
+avg ms            0.500               0.500-0.500        0.500               0.500-0.500    1.000             n/a
+p50 ms            0.400               0.400-0.400        0.400               0.400-0.400    1.000             n/a
+p99 ms            1.000               1.000-1.000        1.000               1.000-1.000    1.000             n/a
+p99.9 ms          2.000               2.000-2.000        2.000               2.000-2.000    1.000             n/a
 ";
         assert_eq!(t, want, "\n{t}");
+        // Five rounds: the extremes of the rounds' ratios.
+        let a: Vec<Figures> = [100.0, 100.0, 100.0, 100.0, 100.0].iter().map(|&r| f(r)).collect();
+        let b: Vec<Figures> = [190.0, 200.0, 210.0, 180.0, 220.0].iter().map(|&r| f(r)).collect();
+        let t = table("x:1", "y:2", &a, &b);
+        assert!(t.lines().nth(2).is_some_and(|l| l.ends_with("2.000     1.800-2.200")), "\n{t}");
     }
 }
