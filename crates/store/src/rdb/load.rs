@@ -15,7 +15,7 @@ use std::io::{BufReader, Read};
 use super::crc64::crc64;
 use super::write::*;
 use super::{intset, legacy, listpack, lzf, Limits, LoadInfo, RdbError, RDB_VERSION};
-use crate::entry::{Entry, Payload, StrRef, INLINE_MAX};
+use crate::entry::{Entry, Payload, StrRef, INLINE_STRING_MAX};
 use crate::types::hash::Hash;
 use crate::types::list::{End, List};
 use crate::types::set::Set;
@@ -442,9 +442,9 @@ fn version_of(digits: &[u8]) -> u32 {
 /// The entry for a loaded value.
 fn entry_of(key: &[u8], value: Value, expire: Option<i64>, lru: u32) -> Entry {
     match value {
-        // Long strings move into their object; short ones and integers are copied
+        // Long strings move into their object; shorter ones and integers are copied
         // inline by Entry::new.
-        Value::Str(s) if s.len() > INLINE_MAX => {
+        Value::Str(s) if s.len() > INLINE_STRING_MAX => {
             Entry::new(key, Payload::Object(Box::new(Object::Str(s))), expire, lru)
         }
         Value::Str(s) => Entry::new(key, Payload::Str(&s), expire, lru),
