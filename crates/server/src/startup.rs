@@ -182,6 +182,14 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
 
     shared.memory.set_startup_allocated(crate::info::allocated_bytes());
+    // Temp files of saves and rewrites that a crash cut short: each can be a whole copy
+    // of the data set, and nothing else would ever remove them.
+    let aof_dir = dir.join(&shared.config.read().appenddirname);
+    for folder in [dir.as_path(), aof_dir.as_path()] {
+        for name in crate::fsutil::remove_stale_temp_files(folder) {
+            crate::log::notice(&format!("Removed {name}, left by an interrupted save or rewrite"));
+        }
+    }
     // The data: the append-only log when it is on (Redis ignores dump.rdb then), else
     // dump.rdb if there is one. Loaded before any client is served.
     let aof_writer = match shared.aof.as_ref() {

@@ -1343,3 +1343,38 @@ fn a_slow_disk_pauses_clients_that_outrun_it() {
     eprintln!("all 120 replies within {:?}", start.elapsed());
     assert_eq!(int(&mut c, &["DBSIZE"]), 120);
 }
+
+/// A save or rewrite cut short by a crash leaves its temp file (a whole copy of the data
+/// set) behind; the next start removes it (Basalt only: Redis 7.0 leaves them), and
+/// keeps everything else.
+#[test]
+fn start_removes_temp_files_a_crash_left() {
+    let Some(mut p) = Persisted::start(AOF_ALWAYS) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["SET", "kept", "v"]);
+    p.kill();
+    // pid_max is at most 2^22: no process can have this pid.
+    let planted = [
+        p.dir.path().join("temp-4999999.rdb"),
+        p.aof_dir().join("temp-4999999.rdb"),
+        p.aof_dir().join(".appendonly.aof.manifest.tmp-4999999"),
+    ];
+    for path in &planted {
+        std::fs::write(path, vec![b'x'; 1 << 20]).expect("plant temp file");
+    }
+    // Not ours to remove: a name that only looks like one.
+    let stranger = p.dir.path().join("temp-4999999.rdb.keep");
+    std::fs::write(&stranger, b"mine").expect("plant");
+    p.restart();
+    let mut c = p.conn();
+    assert_bytes!(c.cmd(&["GET", "kept"]), b"$1\r\nv\r\n");
+    assert!(stranger.exists(), "a file that is not a temp file was removed");
+    if crate::harness::is_basalt() {
+        for path in &planted {
+            assert!(!path.exists(), "{} is still there", path.display());
+        }
+        assert!(p.server().log().contains("Removed temp-4999999.rdb"), "{}", p.server().log());
+    }
+}
