@@ -150,7 +150,18 @@ pub fn read<'s, T: Collection>(
     key: &[u8],
     now_ms: i64,
 ) -> Result<Option<CollRef<'s, T>>, CommandError> {
-    let Some(e) = shard.read(hash, key, now_ms, None) else {
+    read_touched(shard, hash, key, now_ms, None)
+}
+
+/// [`read`], recording the access `touch` when given (LRU/LFU).
+fn read_touched<'s, T: Collection>(
+    shard: &'s mut Shard,
+    hash: u64,
+    key: &[u8],
+    now_ms: i64,
+    touch: Option<store::clock::Touch>,
+) -> Result<Option<CollRef<'s, T>>, CommandError> {
+    let Some(e) = shard.read(hash, key, now_ms, touch) else {
         return Ok(None);
     };
     match e.value() {
@@ -171,23 +182,40 @@ pub fn read_key<'s, T: Collection>(
     hash: u64,
     key: &[u8],
 ) -> Result<Option<CollRef<'s, T>>, CommandError> {
-    let found = read::<T>(shard, hash, key, ctx.now_ms);
+    let found = read_touched::<T>(shard, hash, key, ctx.now_ms, ctx.access());
     ctx.lookup(key, !matches!(found, Ok(None)));
     found
 }
 
 /// The collection at `key`, created empty when absent; WRONGTYPE when another type.
-/// The caller must leave it non-empty or call [`drop_if_empty`].
+/// An existing key's access is recorded (LRU/LFU), as Redis's write lookup does. The
+/// caller must leave it non-empty or call [`drop_if_empty`].
 pub fn get_or_create<'s, T: Collection>(
+    ctx: &Ctx<'_>,
+    shard: &'s mut Shard,
+    hash: u64,
+    key: &[u8],
+) -> Result<CollMut<'s, T>, CommandError> {
+    get_or_create_with(shard, hash, key, ctx.now_ms, (ctx.lru(), ctx.access()))
+}
+
+/// [`get_or_create`] for a caller without a client: `access` is (a new key's access
+/// field, what an existing key's access records, if anything).
+pub fn get_or_create_with<'s, T: Collection>(
     shard: &'s mut Shard,
     hash: u64,
     key: &[u8],
     now_ms: i64,
-    lru: u32,
+    (new_access, touch): (u32, Option<store::clock::Touch>),
 ) -> Result<CollMut<'s, T>, CommandError> {
+    let mut created = false;
     let e = shard.get_or_insert_with(hash, key, now_ms, || {
-        Entry::new(key, Payload::Object(Box::new(T::default().wrap())), None, lru)
+        created = true;
+        Entry::new(key, Payload::Object(Box::new(T::default().wrap())), None, new_access)
     });
+    if let Some(touch) = touch.filter(|_| !created && is_a::<T>(e)) {
+        e.set_lru(touch.apply(e.lru()));
+    }
     coll_mut(e)
 }
 

@@ -33,7 +33,7 @@ fn hset_pairs(ctx: &mut Ctx<'_>, a: &[&[u8]], name: &str) -> Result<i64, Command
     }
     let limits = ctx.shared.type_limits.hash();
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let mut hash = coll::get_or_create::<Hash>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut hash = coll::get_or_create::<Hash>(ctx, &mut shard, h, a[1])?;
     let mut added = 0;
     for pair in a[2..].chunks_exact(2) {
         if hash.set(pair[0], pair[1], limits) {
@@ -48,7 +48,7 @@ fn hset_pairs(ctx: &mut Ctx<'_>, a: &[&[u8]], name: &str) -> Result<i64, Command
 fn hsetnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let limits = ctx.shared.type_limits.hash();
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let mut hash = coll::get_or_create::<Hash>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut hash = coll::get_or_create::<Hash>(ctx, &mut shard, h, a[1])?;
     let set = hash.get(a[2]).is_none() && hash.set(a[2], a[3], limits);
     if set {
         notify(ctx, class::HASH, "hset", a[1]);
@@ -181,7 +181,7 @@ fn hincrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let delta = args::int(a[3])?;
     let limits = ctx.shared.type_limits.hash();
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let mut hash = coll::get_or_create::<Hash>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut hash = coll::get_or_create::<Hash>(ctx, &mut shard, h, a[1])?;
     let current = match hash.get(a[2]) {
         None => 0,
         Some(v) => algo::parse_i64(v).ok_or(CommandError::msg("ERR hash value is not an integer"))?,
@@ -211,7 +211,7 @@ fn hincrbyfloat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     let limits = ctx.shared.type_limits.hash();
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let mut hash = coll::get_or_create::<Hash>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut hash = coll::get_or_create::<Hash>(ctx, &mut shard, h, a[1])?;
     let current = hash.get(a[2]).map_or(b"0".to_vec(), <[u8]>::to_vec);
     // In C long double, as Redis (store::types::long_double).
     let text = match long_double::add(&current, a[3]) {

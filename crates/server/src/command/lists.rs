@@ -19,7 +19,7 @@ fn push(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End, only_existing: bool) -> Result
         encode::integer(ctx.out, 0);
         return Ok(());
     }
-    let mut list = coll::get_or_create::<List>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut list = coll::get_or_create::<List>(ctx, &mut shard, h, a[1])?;
     for item in &a[2..] {
         list.push(end, item);
     }
@@ -343,7 +343,7 @@ pub fn move_element(
     }
     drop(list);
     let (dh, d) = locked.shard_for(db, dst);
-    let mut list = coll::get_or_create::<List>(d, dh, dst, now_ms, store::clock::lru_clock(now_ms))?;
+    let mut list = coll::get_or_create_with::<List>(d, dh, dst, now_ms, (store::clock::lru_clock(now_ms), None))?;
     list.push(to, &item);
     drop(list);
     store::events::push(events, class::LIST, push_event(to), db, dst);

@@ -287,6 +287,18 @@ impl<'a> Ctx<'a> {
         count_lookup(self.stats, found);
     }
 
+    /// What looking a key up writes into its access field (Redis's lookupKey, reads and
+    /// writes alike): the LRU clock or an LFU increment; None under CLIENT NO-TOUCH.
+    /// (Takes `&self`, as the lookup helpers hold one: LFU's draw uses a per-thread
+    /// generator, not the loop's.)
+    pub fn access(&self) -> Option<store::clock::Touch> {
+        if self.client.info.no_touch.load(std::sync::atomic::Ordering::Relaxed) {
+            None
+        } else {
+            Some(self.shared.memory.touch(self.now_ms, fastrand::f64))
+        }
+    }
+
     /// The access field of a key created now: the LRU clock, or under an LFU policy an
     /// initial frequency (`evict.rs`).
     pub fn lru(&self) -> u32 {

@@ -19,7 +19,7 @@ use crate::notify::notify;
 fn sadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let max = ctx.shared.type_limits.intset();
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let mut set = coll::get_or_create::<Set>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut set = coll::get_or_create::<Set>(ctx, &mut shard, h, a[1])?;
     let added = a[2..].iter().filter(|m| set.add(m, max)).count();
     if added > 0 {
         notify(ctx, class::SET, "sadd", a[1]);
@@ -217,7 +217,7 @@ fn smove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         notify(ctx, class::SET, "srem", a[1]);
         coll::remove_if_empty(ctx, s, sh, a[1]);
         let (dh, d) = locked.shard_for(db, a[2]);
-        let mut set = coll::get_or_create::<Set>(d, dh, a[2], ctx.now_ms, ctx.lru())?;
+        let mut set = coll::get_or_create::<Set>(ctx, d, dh, a[2])?;
         if set.add(a[3], max) {
             notify(ctx, class::SET, "sadd", a[2]);
         }

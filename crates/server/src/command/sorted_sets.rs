@@ -109,7 +109,7 @@ fn zadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
         return Ok(());
     }
-    let mut z = coll::get_or_create::<ZSet>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut z = coll::get_or_create::<ZSet>(ctx, &mut shard, h, a[1])?;
     let (mut added, mut changed) = (0i64, 0i64);
     let mut incr_result: Option<f64> = None;
     for (score, member) in parsed {
@@ -164,7 +164,7 @@ fn zincrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let delta = score_arg(a[2])?;
     let limits = ctx.shared.type_limits.zset();
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let mut z = coll::get_or_create::<ZSet>(&mut shard, h, a[1], ctx.now_ms, ctx.lru())?;
+    let mut z = coll::get_or_create::<ZSet>(ctx, &mut shard, h, a[1])?;
     // A new member gets the increment itself, as in Redis (-0 stays -0 in the reply).
     let current = z.score(a[3]);
     let new = current.map_or(delta, |c| c + delta);

@@ -26,14 +26,7 @@ fn read_str<'s>(
     key: &[u8],
     ctx: &Ctx<'_>,
 ) -> Result<Option<StrRef<'s>>, CommandError> {
-    let touch = if ctx.client.info.no_touch.load(std::sync::atomic::Ordering::Relaxed) {
-        None
-    } else {
-        // (`Ctx::touch` needs `&mut`; a read helper has `&`: the draw for LFU's
-        // increment uses a per-thread generator here.)
-        Some(ctx.shared.memory.touch(ctx.now_ms, fastrand::f64))
-    };
-    match shard.read(hash, key, ctx.now_ms, touch) {
+    match shard.read(hash, key, ctx.now_ms, ctx.access()) {
         None => Ok(None),
         Some(e) => {
             match e.value() {

@@ -1,6 +1,6 @@
 //! `maxmemory` and its eviction (issue 26): under every policy the memory in use stays
 //! at the limit while writers fill it, `noeviction` refuses writes with Redis's -OOM,
-//! LFU counts accesses (OBJECT FREQ, RESTORE ... FREQ). Each test has a server of its
+//! LFU counts accesses of every type (OBJECT FREQ, RESTORE ... FREQ). Each test has a server of its
 //! own (the limit is global).
 
 use std::time::{Duration, Instant};
@@ -118,6 +118,38 @@ fn lfu_counts_accesses_and_restore_sets_the_frequency() {
     assert_eq!(parse(&c.cmd(&["OBJECT", "FREQ", "g"])).int(), 77);
     let idle = c.cmd(&["OBJECT", "IDLETIME", "g"]);
     assert!(show(&idle).starts_with("-ERR An LFU maxmemory policy is selected"), "{}", show(&idle));
+    set_config(&mut c, "maxmemory-policy", "noeviction");
+}
+
+/// Reads and writes of hashes, lists, sets and sorted sets are accesses too (Redis's
+/// lookupKey, whatever the type): under LFU their counters climb as a string's do.
+/// (They stayed at the creation value when only string reads counted: an allkeys-lru
+/// server then evicted the hottest hash as if nobody used it.)
+#[test]
+fn collection_reads_and_writes_count_as_accesses() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    set_config(&mut c, "maxmemory-policy", "allkeys-lfu");
+    let keys: [(&str, &[&str], &[&str]); 4] = [
+        ("lfu:hash", &["HSET", "lfu:hash", "f", "v"], &["HGET", "lfu:hash", "f"]),
+        ("lfu:list", &["RPUSH", "lfu:list", "a"], &["LRANGE", "lfu:list", "0", "-1"]),
+        ("lfu:set", &["SADD", "lfu:set", "a"], &["SISMEMBER", "lfu:set", "a"]),
+        ("lfu:zset", &["ZADD", "lfu:zset", "1", "a"], &["ZSCORE", "lfu:zset", "a"]),
+    ];
+    for (key, write, read) in keys {
+        c.cmd(write);
+        assert_eq!(parse(&c.cmd(&["OBJECT", "FREQ", key])).int(), 5, "{key} when new");
+        for _ in 0..200 {
+            c.cmd(read);
+        }
+        let after_reads = parse(&c.cmd(&["OBJECT", "FREQ", key])).int();
+        assert!((7..=20).contains(&after_reads), "{key}: OBJECT FREQ after 200 reads: {after_reads}");
+        for _ in 0..1500 {
+            c.cmd(write);
+        }
+        let after_writes = parse(&c.cmd(&["OBJECT", "FREQ", key])).int();
+        assert!(after_writes > after_reads, "{key}: OBJECT FREQ {after_reads} after reads, {after_writes} after 1500 writes more");
+    }
     set_config(&mut c, "maxmemory-policy", "noeviction");
 }
 
