@@ -125,6 +125,28 @@ pub fn get<'s, T: Collection>(
     }
 }
 
+/// [`get`] as Redis's write lookup: an existing key of this type records the access
+/// (LRU/LFU) unless the client asked for NO-TOUCH.
+pub fn get_key<'s, T: Collection>(
+    ctx: &Ctx<'_>,
+    shard: &'s mut Shard,
+    hash: u64,
+    key: &[u8],
+) -> Result<Option<CollMut<'s, T>>, CommandError> {
+    let Some(e) = shard.get(hash, key, ctx.now_ms) else {
+        return Ok(None);
+    };
+    record_access::<T>(e, ctx.access());
+    coll_mut(e).map(Some)
+}
+
+/// Writes `touch` into the access field of an entry that holds a T.
+fn record_access<T: Collection>(e: &mut Entry, touch: Option<store::clock::Touch>) {
+    if let Some(touch) = touch.filter(|_| is_a::<T>(e)) {
+        e.set_lru(touch.apply(e.lru()));
+    }
+}
+
 /// An entry as a T, or WRONGTYPE.
 fn coll_mut<T: Collection>(e: &mut Entry) -> Result<CollMut<'_, T>, CommandError> {
     // Type check on the entry first, so that a WRONGTYPE decodes nothing.
@@ -213,8 +235,8 @@ pub fn get_or_create_with<'s, T: Collection>(
         created = true;
         Entry::new(key, Payload::Object(Box::new(T::default().wrap())), None, new_access)
     });
-    if let Some(touch) = touch.filter(|_| !created && is_a::<T>(e)) {
-        e.set_lru(touch.apply(e.lru()));
+    if !created {
+        record_access::<T>(e, touch);
     }
     coll_mut(e)
 }

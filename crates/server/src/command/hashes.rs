@@ -137,7 +137,7 @@ fn hvals(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn hdel(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut removed = 0;
-    if let Some(mut hash) = coll::get::<Hash>(&mut shard, h, a[1], ctx.now_ms)? {
+    if let Some(mut hash) = coll::get_key::<Hash>(ctx, &mut shard, h, a[1])? {
         for f in &a[2..] {
             if hash.remove(f) {
                 removed += 1;

@@ -66,7 +66,7 @@ fn pop(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End) -> Result<(), CommandError> {
     };
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let proto = ctx.client.proto;
-    let Some(mut list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? else {
+    let Some(mut list) = coll::get_key::<List>(ctx, &mut shard, h, a[1])? else {
         match count {
             None => encode::null(ctx.out, proto),
             Some(_) => encode::null_array(ctx.out, proto),
@@ -136,7 +136,7 @@ fn lrange(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn lindex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let i = args::int(a[2])?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let list = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms);
+    let list = coll::get_key::<List>(ctx, &mut shard, h, a[1]);
     ctx.lookup(a[1], !matches!(list, Ok(None)));
     let list = list?;
     match list.as_ref().and_then(|l| l.index(i).and_then(|p| l.get(p))) {
@@ -150,7 +150,7 @@ fn lindex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn lset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let i = args::int(a[2])?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let mut list = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)?.ok_or(CommandError::NoSuchKey)?;
+    let mut list = coll::get_key::<List>(ctx, &mut shard, h, a[1])?.ok_or(CommandError::NoSuchKey)?;
     let p = list.index(i).ok_or(CommandError::msg("ERR index out of range"))?;
     list.set(p, a[3]);
     notify(ctx, class::LIST, "lset", a[1]);
@@ -169,7 +169,7 @@ fn linsert(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         return Err(CommandError::Syntax);
     };
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let Some(mut list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? else {
+    let Some(mut list) = coll::get_key::<List>(ctx, &mut shard, h, a[1])? else {
         encode::integer(ctx.out, 0);
         return Ok(());
     };
@@ -189,7 +189,7 @@ fn lrem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let count = args::int(a[2])?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut removed = 0u64;
-    if let Some(mut list) = coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? {
+    if let Some(mut list) = coll::get_key::<List>(ctx, &mut shard, h, a[1])? {
         let limit = if count == 0 { u64::MAX } else { count.unsigned_abs() };
         // Positions of the matches to remove: the first `limit` from the head (count
         // >= 0) or from the tail (count < 0).
@@ -217,7 +217,7 @@ fn ltrim(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let start = args::int(a[2])?;
     let stop = args::int(a[3])?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let trimmed = match coll::get::<List>(&mut shard, h, a[1], ctx.now_ms)? {
+    let trimmed = match coll::get_key::<List>(ctx, &mut shard, h, a[1])? {
         Some(mut list) => {
             match list.range(start, stop) {
                 Some((s, e)) => list.retain(|i, _| (s..=e).contains(&i)),
@@ -384,7 +384,7 @@ fn lmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut locked = ctx.ks().lock_keys(db, keys);
     for key in keys {
         let (h, shard) = locked.shard_for(db, key);
-        let Some(mut list) = coll::get::<List>(shard, h, key, ctx.now_ms)? else { continue };
+        let Some(mut list) = coll::get_key::<List>(ctx, shard, h, key)? else { continue };
         let n = count.min(list.len());
         encode::array_len(ctx.out, 2);
         encode::bulk(ctx.out, key);

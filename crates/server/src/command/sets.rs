@@ -31,7 +31,7 @@ fn sadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// SREM key member [member ...] — number removed; an emptied set is deleted.
 fn srem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let removed = match coll::get::<Set>(&mut shard, h, a[1], ctx.now_ms)? {
+    let removed = match coll::get_key::<Set>(ctx, &mut shard, h, a[1])? {
         Some(mut set) => a[2..].iter().filter(|m| set.remove(m)).count(),
         None => 0,
     };
@@ -104,7 +104,7 @@ fn spop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let proto = ctx.client.proto;
-    let Some(mut set) = coll::get::<Set>(&mut shard, h, a[1], ctx.now_ms)? else {
+    let Some(mut set) = coll::get_key::<Set>(ctx, &mut shard, h, a[1])? else {
         match count {
             None => encode::null(ctx.out, proto),
             Some(_) => encode::set_len(ctx.out, 0, proto),
@@ -211,7 +211,7 @@ fn smove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     if a[1] != a[2] {
         let (sh, s) = locked.shard_for(db, a[1]);
-        if let Some(mut set) = coll::get::<Set>(s, sh, a[1], ctx.now_ms)? {
+        if let Some(mut set) = coll::get_key::<Set>(ctx, s, sh, a[1])? {
             set.remove(a[3]);
         }
         notify(ctx, class::SET, "srem", a[1]);

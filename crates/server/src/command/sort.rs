@@ -280,7 +280,7 @@ fn load(
         }
         ValueType::ZSet => {
             let mut zset =
-                coll::get::<ZSet>(shard, h, key, ctx.now_ms)?.ok_or(CommandError::NoSuchKey)?;
+                coll::get_key::<ZSet>(ctx, shard, h, key)?.ok_or(CommandError::NoSuchKey)?;
             zset.to_large();
             let range = limit_range(zset.len(), o.limit);
             if o.dont_sort {

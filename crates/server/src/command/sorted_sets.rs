@@ -185,7 +185,7 @@ fn zincrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// ZREM key member [member ...] — number removed.
 fn zrem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let removed = match coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
+    let removed = match coll::get_key::<ZSet>(ctx, &mut shard, h, a[1])? {
         Some(mut z) => a[2..].iter().filter(|m| z.remove(m)).count(),
         None => 0,
     };
@@ -485,7 +485,7 @@ fn remrange(ctx: &mut Ctx<'_>, a: &[&[u8]], by: By) -> Result<(), CommandError> 
     };
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let mut removed = 0;
-    if let Some(mut z) = coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
+    if let Some(mut z) = coll::get_key::<ZSet>(ctx, &mut shard, h, a[1])? {
         let items = select(&z, &RangeQuery { by, rev: false, limit: None });
         for (_, m) in &items {
             z.remove(m);
@@ -542,7 +542,7 @@ fn zpop(ctx: &mut Ctx<'_>, a: &[&[u8]], max: bool) -> Result<(), CommandError> {
     }
     let count = a.get(2).map(|c| args::pop_count(c)).transpose()?;
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
-    let items = match coll::get::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
+    let items = match coll::get_key::<ZSet>(ctx, &mut shard, h, a[1])? {
         Some(mut z) => pop_from(&mut z, count.unwrap_or(1), max),
         None => Vec::new(),
     };
@@ -594,7 +594,7 @@ fn zmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut locked = ctx.ks().lock_keys(db, keys);
     for key in keys {
         let (h, shard) = locked.shard_for(db, key);
-        let Some(mut z) = coll::get::<ZSet>(shard, h, key, ctx.now_ms)? else { continue };
+        let Some(mut z) = coll::get_key::<ZSet>(ctx, shard, h, key)? else { continue };
         let items = pop_from(&mut z, count, max);
         drop(z);
         notify(ctx, class::ZSET, pop_event(max), key);
