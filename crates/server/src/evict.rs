@@ -384,10 +384,14 @@ fn remove(shared: &Shared, db: usize, key: &[u8], now_ms: i64) -> Option<usize> 
     Some(freed)
 }
 
+/// When the databases were last counted, and each one that held keys then (with
+/// whether it held keys with a TTL).
+type DbsCounted = (Option<Instant>, Vec<(usize, bool)>);
+
 thread_local! {
     /// The databases that held keys (and keys with a TTL) when last counted, and when:
     /// sampling skips the empty ones (counting locks every shard: at most every 100 ms).
-    static DBS: RefCell<(Option<Instant>, Vec<(usize, bool)>)> = const { RefCell::new((None, Vec::new())) };
+    static DBS: RefCell<DbsCounted> = const { RefCell::new((None, Vec::new())) };
 }
 
 /// The databases with keys (with keys that have a TTL, when `volatile`).
@@ -447,7 +451,7 @@ fn sample_shard(
     n: usize,
     volatile: bool,
     rng: &mut fastrand::Rng,
-) -> Option<Vec<(Box<[u8]>, u32, Option<i64>)>> {
+) -> Option<Vec<store::shard::Sampled>> {
     let ks = &shared.keyspace;
     for _ in 0..16 {
         let s = rng.usize(..ks.shards_per_db());

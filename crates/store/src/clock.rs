@@ -79,7 +79,7 @@ pub fn lfu_decayed(field: u32, now_minutes: u32, decay_minutes: u32) -> u8 {
     let then = field >> 8;
     // The minute counter wraps at 2^24, as Redis's LFUTimeElapsed.
     let elapsed = now_minutes.wrapping_sub(then) & 0x00ff_ffff;
-    let periods = if decay_minutes > 0 { elapsed / decay_minutes } else { 0 };
+    let periods = elapsed.checked_div(decay_minutes).unwrap_or(0);
     counter.saturating_sub(periods.min(255) as u8)
 }
 

@@ -36,6 +36,9 @@ use crate::events::{self, class, Flags};
 /// and is the same in every database (MOVE, COPY and SWAPDB rely on that).
 pub type KeyHasher = foldhash::fast::RandomState;
 
+/// A key [`Shard::sample`] offers to eviction: (key, access field, expiry in ms).
+pub type Sampled = (Box<[u8]>, u32, Option<i64>);
+
 /// Counters kept under the shard's lock and summed on demand.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ShardStats {
@@ -172,7 +175,7 @@ impl Shard {
     /// which takes a few keys from a random place of the table): from a random bucket
     /// on, the next full ones (with a TTL only, when `volatile`), each as (key, access
     /// field, expiry). Visits at most `16 * n` buckets.
-    pub fn sample(&self, rng: &mut fastrand::Rng, n: usize, volatile: bool) -> Vec<(Box<[u8]>, u32, Option<i64>)> {
+    pub fn sample(&self, rng: &mut fastrand::Rng, n: usize, volatile: bool) -> Vec<Sampled> {
         let mut out = Vec::new();
         if self.table.is_empty() || (volatile && self.volatile == 0) {
             return out;

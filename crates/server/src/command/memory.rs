@@ -145,7 +145,7 @@ fn memory_stats(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     }
     int(out, "overhead.total", f.overhead);
     int(out, "keys.count", f.keys);
-    int(out, "keys.bytes-per-key", if f.keys > 0 { net / f.keys } else { 0 });
+    int(out, "keys.bytes-per-key", net.checked_div(f.keys).unwrap_or(0));
     int(out, "dataset.bytes", dataset);
     let dbl = |out: &mut Vec<u8>, name: &str, v: f64| {
         encode::bulk(out, name.as_bytes());
