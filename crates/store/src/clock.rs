@@ -47,6 +47,7 @@ impl Clock {
 pub const LRU_UNITS_PER_SECOND: u32 = 10;
 
 /// The LRU clock value for a time: tenths of a second, wrapping at 2^32.
+#[inline]
 pub fn lru_clock(now_ms: i64) -> u32 {
     (now_ms / (1000 / LRU_UNITS_PER_SECOND as i64)) as u32
 }

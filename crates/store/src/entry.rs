@@ -547,6 +547,7 @@ impl Entry {
     }
 
     /// Last access time in seconds (the server's LRU clock).
+    #[inline]
     pub fn lru(&self) -> u32 {
         let at = self.lru_at();
         let mut b = [0u8; 4];
@@ -556,6 +557,7 @@ impl Entry {
     }
 
     /// Records an access.
+    #[inline]
     pub fn set_lru(&mut self, lru: u32) {
         let at = self.lru_at();
         // SAFETY: 4 lru bytes at lru_at inside the blob, uniquely borrowed.

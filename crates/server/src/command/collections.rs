@@ -136,14 +136,17 @@ pub fn get_key<'s, T: Collection>(
     let Some(e) = shard.get(hash, key, ctx.now_ms) else {
         return Ok(None);
     };
-    record_access::<T>(e, ctx.access());
+    record_access(e, ctx.access());
     coll_mut(e).map(Some)
 }
 
-/// Writes `touch` into the access field of an entry that holds a T.
-fn record_access<T: Collection>(e: &mut Entry, touch: Option<store::clock::Touch>) {
-    if let Some(touch) = touch.filter(|_| is_a::<T>(e)) {
-        e.set_lru(touch.apply(e.lru()));
+/// Writes `touch` into the entry's access field, whatever the entry's type: Redis's
+/// lookup records the access before its caller checks the type.
+fn record_access(e: &mut Entry, touch: Option<store::clock::Touch>) {
+    match touch {
+        None => {}
+        Some(store::clock::Touch::Lru(lru)) => e.set_lru(lru),
+        Some(lfu) => e.set_lru(lfu.apply(e.lru())),
     }
 }
 
@@ -236,7 +239,7 @@ pub fn get_or_create_with<'s, T: Collection>(
         Entry::new(key, Payload::Object(Box::new(T::default().wrap())), None, new_access)
     });
     if !created {
-        record_access::<T>(e, touch);
+        record_access(e, touch);
     }
     coll_mut(e)
 }

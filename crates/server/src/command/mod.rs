@@ -291,6 +291,7 @@ impl<'a> Ctx<'a> {
     /// writes alike): the LRU clock or an LFU increment; None under CLIENT NO-TOUCH.
     /// (Takes `&self`, as the lookup helpers hold one: LFU's draw uses a per-thread
     /// generator, not the loop's.)
+    #[inline]
     pub fn access(&self) -> Option<store::clock::Touch> {
         if self.client.info.no_touch.load(std::sync::atomic::Ordering::Relaxed) {
             None
