@@ -125,8 +125,8 @@ pub fn get<'s, T: Collection>(
     }
 }
 
-/// [`get`] as Redis's write lookup: an existing key of this type records the access
-/// (LRU/LFU) unless the client asked for NO-TOUCH.
+/// [`get`] as Redis's write lookup: an existing key records the access (LRU/LFU), even
+/// one of another type, unless the client asked for NO-TOUCH.
 pub fn get_key<'s, T: Collection>(
     ctx: &Ctx<'_>,
     shard: &'s mut Shard,
