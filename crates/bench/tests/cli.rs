@@ -31,12 +31,19 @@ fn free_port() -> u16 {
 }
 
 fn start(bin: &str) -> Option<(Server, u16)> {
+    start_with(bin, &[])
+}
+
+/// Starts `bin` with `extra` flags on a port of its own; None when it is not installed
+/// or could not bind.
+fn start_with(bin: &str, extra: &[&str]) -> Option<(Server, u16)> {
     let port = free_port();
     let dir = tempfile::tempdir().ok()?;
     let child = Command::new(bin)
         .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--dir"])
         .arg(dir.path())
         .args(["--save", ""])
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -464,30 +471,6 @@ fn memtier_h_is_the_host_and_the_last_repeated_flag_wins() {
     let (code, out, _) = bench(&["memtier", "--help"]);
     assert_eq!(code, 0);
     assert!(out.contains("Usage: basalt-bench memtier"), "{out}");
-}
-
-/// Starts `bin` with `extra` flags on a port of its own; None when it is not installed.
-fn start_with(bin: &str, extra: &[&str]) -> Option<(Server, u16)> {
-    let port = free_port();
-    let dir = tempfile::tempdir().ok()?;
-    let child = Command::new(bin)
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--dir"])
-        .arg(dir.path())
-        .args(["--save", ""])
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let s = Server(child, dir);
-    let t0 = Instant::now();
-    while t0.elapsed() < Duration::from_secs(5) {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return Some((s, port));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    None
 }
 
 /// Issue 25, fault 4: compare says what it compares (servers, versions, persistence;
