@@ -146,15 +146,17 @@ fn expire_generic(
     if when <= ctx.now_ms {
         shard.remove(h, a[1], ctx.now_ms);
         notify(ctx, class::GENERIC, "del", a[1]);
-        ctx.log_as(vec![super::record(&[b"DEL", a[1]])]);
+        ctx.log_as(|| vec![super::record(&[b"DEL", a[1]])]);
     } else {
         shard.set_expire(h, a[1], Some(when), ctx.now_ms);
         notify(ctx, class::GENERIC, "expire", a[1]);
         if unit != ExpireUnit::AbsMillis {
-            let at = when.to_string();
-            let mut words: Vec<&[u8]> = vec![b"PEXPIREAT", a[1], at.as_bytes()];
-            words.extend_from_slice(&a[3..]);
-            ctx.log_as(vec![super::record(&words)]);
+            ctx.log_as(|| {
+                let at = when.to_string();
+                let mut words: Vec<&[u8]> = vec![b"PEXPIREAT", a[1], at.as_bytes()];
+                words.extend_from_slice(&a[3..]);
+                vec![super::record(&words)]
+            });
         }
     }
     encode::integer(ctx.out, 1);

@@ -308,10 +308,11 @@ impl<'a> Ctx<'a> {
 
     /// States what this call means to the log, instead of the command as sent (Redis's
     /// `rewriteClientCommandVector`): relative times become absolute, a float increment
-    /// the value it made. Nothing when there is no log or this is its replay.
-    pub fn log_as(&mut self, records: Vec<Vec<Vec<u8>>>) {
+    /// the value it made. Nothing when there is no log or this is its replay: then
+    /// `records` is not called, so a server without a log copies no key or value.
+    pub fn log_as(&mut self, records: impl FnOnce() -> Vec<Vec<Vec<u8>>>) {
         if self.shared.aof.is_some() && !self.client.loading {
-            self.client.log_override = Some(records);
+            self.client.log_override = Some(records());
         }
     }
 }
