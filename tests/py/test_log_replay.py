@@ -182,9 +182,28 @@ def run_and_replay(spawn, rewrite):
     return written, replayed
 
 
+# INCRBYFLOAT leaves its result as a string ("embstr"), and the log holds it as
+# `SET key <result> KEEPTTL`, whose replay stores an integer-looking value as "int" (and
+# so does an RDB base): checked against Redis 7.0.15 (SET num 1.9, INCRBYFLOAT num 0.1:
+# embstr; after DEBUG LOADAOF: int). The test's INCRBYFLOAT key hits a whole number
+# whenever its count of 0.1 steps is a multiple of 10.
+STRING_ENCODINGS = {b"$6\r\nembstr\r\n", b"$3\r\nraw\r\n"}
+
+
+def as_replayed(written, replayed):
+    """What `written` reads as after a replay: a string holding an integer may come back
+    int-encoded."""
+    kind, value, expiry, encoding = written
+    if (kind == b"+string\r\n" and encoding in STRING_ENCODINGS and replayed[3] == b"$3\r\nint\r\n"
+            and value == replayed[1]):
+        encoding = replayed[3]
+    return kind, value, expiry, encoding
+
+
 def test_concurrent_writes_replay_to_the_same_state(spawn):
     written, replayed = run_and_replay(spawn, rewrite=False)
-    differ = [(k, written[k], replayed[k]) for k in sorted(written) if written[k] != replayed[k]]
+    differ = [(k, written[k], replayed[k]) for k in sorted(written)
+              if as_replayed(written[k], replayed[k]) != replayed[k]]
     assert not differ, f"{len(differ)} of {len(written)} keys replay differently (seed {SEED}); first: " + describe(*differ[0])
 
 
@@ -199,7 +218,7 @@ COMPACT = {b"$8\r\nlistpack\r\n", b"$6\r\nintset\r\n"}
 def as_loaded(written, replayed):
     """What `written` reads as once loaded from an RDB file, given the encoding the
     load chose (`replayed`'s)."""
-    kind, value, expiry, encoding = written
+    kind, value, expiry, encoding = as_replayed(written, replayed)
     if encoding != replayed[3] and replayed[3] in COMPACT:
         encoding = replayed[3]
         if kind == b"+zset\r\n":
