@@ -16,6 +16,7 @@
 //! resumes by itself when the disk does.
 
 use std::fs::File;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -28,6 +29,69 @@ use crate::shared::Shared;
 
 /// How long to wait before retrying after a disk error.
 const RETRY: Duration = Duration::from_millis(200);
+
+/// The page cache's unit of reads and writes.
+const PAGE: u64 = 4096;
+static ZERO_PAGE: [u8; PAGE as usize] = [0; PAGE as usize];
+
+/// The end of the zeros [`write_log_bytes`] puts after `len` bytes written at `at`.
+fn padded_end(at: u64, len: usize) -> u64 {
+    let end = at + len as u64;
+    if len == 0 || end % PAGE == 0 {
+        return end;
+    }
+    let last_page = (end - 1) / PAGE * PAGE;
+    if last_page >= at {
+        end.div_ceil(PAGE) * PAGE
+    } else {
+        end
+    }
+}
+
+/// Writes the log's `bytes` at `at` with buffered I/O, followed by zeros to the end of
+/// the last page when that page begins inside this write.
+///
+/// Why: the file ahead of the log is zero-filled with direct I/O (`prealloc.rs`), so
+/// its pages are not in the page cache, and a buffered write that covers only part of
+/// a page not in the cache makes the kernel read that page from the disk first, while
+/// the writer waits. Measured on a 16-core machine (issue 22, 8 loops, SET 512 bytes,
+/// 48 connections): `appendfsync everysec` ran at 0.25x of no persistence, the loops
+/// blocked in those reads (40 MB read from the disk in a 4 s run on the 2-vCPU
+/// machine). A write that covers whole pages needs no read; the page holding `at` was
+/// written by the write before, so it is in the cache. The zeros lie past the log's end
+/// in space that is zeros already (or trimmed at a clean stop, and skipped as
+/// preallocated space after a crash: `load.rs`); the next write overwrites them.
+pub(super) fn write_log_bytes(file: &File, bytes: &[u8], at: u64) -> std::io::Result<()> {
+    let pad = (padded_end(at, bytes.len()) - at - bytes.len() as u64) as usize;
+    let mut parts = [bytes, &ZERO_PAGE[..pad]];
+    let mut off = at;
+    while parts.iter().any(|p| !p.is_empty()) {
+        let iov = parts.map(|p| libc::iovec {
+            iov_base: p.as_ptr() as *mut libc::c_void,
+            iov_len: p.len(),
+        });
+        // SAFETY: both iovecs point into live slices of the given lengths.
+        let n = unsafe { libc::pwritev(file.as_raw_fd(), iov.as_ptr(), 2, off as libc::off_t) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if n == 0 {
+            return Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "wrote nothing"));
+        }
+        let mut n = n as usize;
+        off += n as u64;
+        for p in parts.iter_mut() {
+            let k = n.min(p.len());
+            *p = &p[k..];
+            n -= k;
+        }
+    }
+    Ok(())
+}
 
 /// The file the writer appends to.
 pub struct Target {
@@ -116,7 +180,7 @@ impl Current {
             return;
         }
         if let Some((p, _)) = &self.prealloc {
-            p.claim(self.target.len + bytes.len() as u64);
+            p.claim(padded_end(self.target.len, bytes.len()));
         }
         write_round(aof, &mut self.target, self.prealloc.as_ref().map(|(p, _)| &**p), bytes, stop);
         self.note_tail_block(bytes);
@@ -128,7 +192,7 @@ impl Current {
     /// One write attempt, for an event loop writing inline: no retry, no sleep.
     pub(super) fn write_once(&mut self, aof: &Aof, bytes: &[u8]) -> std::io::Result<()> {
         if let Some((p, _)) = &self.prealloc {
-            if !p.try_claim(self.target.len + bytes.len() as u64) {
+            if !p.try_claim(padded_end(self.target.len, bytes.len())) {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::WouldBlock,
                     "the preallocation is filling that region",
@@ -136,7 +200,7 @@ impl Current {
             }
         }
         let started = aof.latency.start();
-        let written = self.target.file.write_all_at(bytes, self.target.len);
+        let written = write_log_bytes(&self.target.file, bytes, self.target.len);
         aof.latency.observe_since("aof-write", started);
         match written {
             Ok(()) => {
@@ -382,7 +446,7 @@ fn write_round(aof: &Aof, target: &mut Target, prealloc: Option<&Prealloc>, chun
         if sleep_us > 0 {
             std::thread::sleep(Duration::from_micros(sleep_us));
         }
-        let written = target.file.write_all_at(chunk, target.len);
+        let written = write_log_bytes(&target.file, chunk, target.len);
         aof.latency.observe_since("aof-write", started);
         match written {
             Ok(()) => {
@@ -491,5 +555,44 @@ pub(super) fn wake_released_except(shared: &Shared, aof: &Aof, except: Option<us
         if need != 0 && need <= reached && Some(i) != except {
             shared.wake(i);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_that_starts_a_page_is_padded_to_its_end_and_one_inside_the_tail_page_is_not() {
+        // Inside the page that holds the start: that page is cached already.
+        assert_eq!(padded_end(100, 50), 150);
+        // Ends in a page that begins inside the write: zeros to that page's end.
+        assert_eq!(padded_end(4000, 200), 8192);
+        assert_eq!(padded_end(0, 10), 4096);
+        assert_eq!(padded_end(4096, 1), 8192);
+        // Ends on a page boundary, or writes nothing: no zeros.
+        assert_eq!(padded_end(4000, 96), 4096);
+        assert_eq!(padded_end(4000, 0), 4000);
+    }
+
+    #[test]
+    fn the_padding_is_zeros_after_the_bytes_and_the_next_write_overwrites_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("log");
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .expect("open");
+        write_log_bytes(&file, &[b'a'; 4000], 0).expect("write");
+        assert_eq!(std::fs::metadata(&path).expect("meta").len(), 4096);
+        write_log_bytes(&file, &[b'b'; 200], 4000).expect("write");
+        let data = std::fs::read(&path).expect("read");
+        assert_eq!(data.len(), 8192);
+        assert!(data[..4000].iter().all(|&c| c == b'a'));
+        assert!(data[4000..4200].iter().all(|&c| c == b'b'));
+        assert!(data[4200..].iter().all(|&c| c == 0));
     }
 }
