@@ -308,6 +308,11 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
                     s.max_usec.load(Ordering::Relaxed),
                     s.bytes.load(Ordering::Relaxed),
                 );
+                let (in_flight, peak) = a.commit_pipeline();
+                let _ = write!(
+                    o,
+                    "basalt_aof_commits_in_flight:{in_flight}\r\nbasalt_aof_commits_in_flight_peak:{peak}\r\n"
+                );
             }
         }
         "stats" => {

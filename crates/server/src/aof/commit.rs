@@ -150,7 +150,12 @@ impl Drop for AlignedBuf {
     }
 }
 
-/// The commit in flight (or failed, waiting for the writer thread).
+/// Commits in flight at most. Their writes go one at a time, their fdatasyncs overlap:
+/// with a write of a few tens of us and a flush of the device's cache of about the
+/// same, four keep the write slot busy while flushes run.
+pub const MAX_IN_FLIGHT: usize = 4;
+
+/// A commit in flight (or failed, waiting for the writer thread).
 struct Commit {
     token: u64,
     /// Log offset of the end of its records.
@@ -158,19 +163,42 @@ struct Commit {
     /// Where its blocks go in the file.
     file_off: u64,
     buf: AlignedBuf,
+    /// Its write completed (its fdatasync may still run): the next commit may start.
+    written: bool,
     failed: bool,
     /// When it was taken, and how many bytes of records it holds (`SyncStats`).
     started: std::time::Instant,
     records: u64,
 }
 
-/// The event loops' commit: at most one at a time.
+/// The event loops' commits in flight, oldest first.
 #[derive(Default)]
 pub struct Commits {
-    current: Option<Commit>,
-    /// The last commit's buffer, for reuse.
-    spare: Option<AlignedBuf>,
+    in_flight: std::collections::VecDeque<Commit>,
+    /// Buffers of finished commits, for reuse.
+    spare: Vec<AlignedBuf>,
     next_token: u64,
+    /// Counts every write completed and every commit ended, for loops that wait for
+    /// another loop's commit to move (`Aof::wait_commit_progress`).
+    progress: u64,
+    /// The most commits in flight at once since start (INFO).
+    pub peak: usize,
+}
+
+impl Commits {
+    /// A new commit may start: no write in flight, none failed, room in the pipeline.
+    fn can_start(&self) -> bool {
+        self.in_flight.len() < MAX_IN_FLIGHT && self.in_flight.iter().all(|c| c.written && !c.failed)
+    }
+
+    /// Commits in flight now (INFO).
+    pub fn len(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    fn find(&mut self, token: u64) -> Option<&mut Commit> {
+        self.in_flight.iter_mut().find(|c| c.token == token)
+    }
 }
 
 /// What a loop submits: one write of `len` bytes at `ptr` to `fd` at `offset`. The
@@ -192,7 +220,7 @@ impl Aof {
         if !self.commits_inline() {
             return None;
         }
-        if self.tail.lock().bytes.is_empty() || self.commits.lock().current.is_some() {
+        if self.tail.lock().bytes.is_empty() || !self.commits.lock().can_start() {
             return None;
         }
         let leave_to_writer = || {
@@ -212,7 +240,7 @@ impl Aof {
         };
         let (fd, align) = (direct.file.as_raw_fd(), direct.align);
         let mut commits = self.commits.lock();
-        if commits.current.is_some() {
+        if !commits.can_start() {
             return None;
         }
         let mut t = self.tail.lock();
@@ -237,7 +265,7 @@ impl Aof {
             drop(t);
             return leave_to_writer();
         }
-        let mut buf = match commits.spare.take() {
+        let mut buf = match commits.spare.pop() {
             Some(b) if b.cap >= padded && b.align == align => b,
             _ => match AlignedBuf::new(padded.max(64 * 1024).div_ceil(align) * align, align) {
                 Some(b) => b,
@@ -259,15 +287,17 @@ impl Aof {
         let token = commits.next_token;
         commits.next_token += 1;
         let ptr = buf.ptr as *const u8;
-        commits.current = Some(Commit {
+        commits.in_flight.push_back(Commit {
             token,
             log_end,
             file_off,
             buf,
+            written: false,
             failed: false,
             started: std::time::Instant::now(),
             records,
         });
+        commits.peak = commits.peak.max(commits.in_flight.len());
         Some(CommitIo {
             token,
             fd,
@@ -277,30 +307,80 @@ impl Aof {
         })
     }
 
-    /// A loop's commit completed with `res` (bytes written or -errno): the log is
-    /// durable up to its end, and the other loops whose held replies that releases are
-    /// woken. A failure is handed to the writer thread.
+    /// The write of a loop's commit completed with `res` (bytes written or -errno).
+    /// A whole write lets the next commit start while this one's fdatasync runs; a
+    /// failed or short one fails the commit.
+    pub fn commit_written(&self, shared: &crate::shared::Shared, owner: usize, token: u64, res: i32) {
+        let mut commits = self.commits.lock();
+        let Some(c) = commits.find(token).filter(|c| !c.failed) else {
+            return;
+        };
+        if res >= 0 && res as usize == c.buf.len {
+            c.written = true;
+            commits.progress += 1;
+            drop(commits);
+            self.commit_done.notify_all();
+        } else {
+            drop(commits);
+            self.finish_commit(shared, owner, token, res);
+        }
+    }
+
+    /// A loop's commit completed with `res` (its length when its write and fdatasync
+    /// both succeeded, else -errno or the write's short count): the log is durable up to
+    /// its end, and the other loops whose held replies that releases are woken. A
+    /// failure is handed to the writer thread.
+    ///
+    /// Why a later commit may publish its end while an earlier one's fdatasync still
+    /// runs: the later commit's write started only after the earlier one's write had
+    /// completed (`Commits::can_start`), and its fdatasync after its own write, so that
+    /// fdatasync covers the earlier blocks too. Behind a failed commit nothing is
+    /// published: the later one is marked failed as well, and the writer thread writes
+    /// both again, in order.
     pub fn finish_commit(&self, shared: &crate::shared::Shared, owner: usize, token: u64, res: i32) {
         let reached = {
             let mut commits = self.commits.lock();
-            let Some(c) = commits.current.as_mut().filter(|c| c.token == token && !c.failed) else {
+            let Some(pos) = commits.in_flight.iter().position(|c| c.token == token && !c.failed) else {
                 return;
             };
-            if res >= 0 && res as usize == c.buf.len {
-                let c = commits.current.take().expect("current");
+            let len = commits.in_flight[pos].buf.len;
+            let earlier_failed = commits.in_flight.iter().take(pos).any(|c| c.failed);
+            commits.progress += 1;
+            if res >= 0 && res as usize == len && !earlier_failed {
+                let c = commits.in_flight.remove(pos).expect("in flight");
                 self.syncs.record(c.started.elapsed(), c.records);
                 self.latency.observe("aof-fsync-always", c.started.elapsed());
-                commits.spare = Some(c.buf);
+                if commits.spare.len() < MAX_IN_FLIGHT {
+                    commits.spare.push(c.buf);
+                }
                 self.commit_done.notify_all();
                 Some(c.log_end)
+            } else if !earlier_failed && self.durable() >= commits.in_flight[pos].log_end {
+                // Its fdatasync failed after a later commit's succeeded: that one began
+                // after this commit's write had completed, so these blocks are durable
+                // already. Writing them again would put this commit's copy of the block
+                // it shares with the later commit over the later records.
+                let c = commits.in_flight.remove(pos).expect("in flight");
+                crate::log::warning(&format!(
+                    "An fdatasync of the AOF failed ({}) after a later one succeeded; nothing to write again",
+                    if res < 0 { std::io::Error::from_raw_os_error(-res).to_string() } else { "short write".into() }
+                ));
+                if commits.spare.len() < MAX_IN_FLIGHT {
+                    commits.spare.push(c.buf);
+                }
+                self.commit_done.notify_all();
+                return;
             } else {
-                c.failed = true;
-                let e = if res < 0 {
-                    std::io::Error::from_raw_os_error(-res)
-                } else {
-                    std::io::Error::new(std::io::ErrorKind::WriteZero, "short write")
-                };
-                super::writer::failed(self, "Error writing to the AOF file", &e);
+                commits.in_flight[pos].failed = true;
+                if !earlier_failed {
+                    let e = if res < 0 {
+                        std::io::Error::from_raw_os_error(-res)
+                    } else {
+                        std::io::Error::new(std::io::ErrorKind::WriteZero, "short write")
+                    };
+                    super::writer::failed(self, "Error writing to the AOF file", &e);
+                }
+                self.commit_done.notify_all();
                 None
             }
         };
@@ -319,24 +399,35 @@ impl Aof {
             && self.policy() == crate::config::AppendFsync::Always
     }
 
-    /// For a loop with records to commit while another loop's commit is in flight:
-    /// waits at most `timeout` for it to finish, so that this loop's batch goes out in
-    /// the next commit as soon as possible (and its next requests gather meanwhile, as
-    /// they do in a loop that waits for its own commit). True if none is in flight now.
-    pub fn wait_other_commit(&self, timeout: std::time::Duration) -> bool {
+    /// For a loop with records to commit while other loops' commits are in flight:
+    /// waits at most `timeout` for one of them to move (its write completed, so that a
+    /// new commit may start, or it ended), so that this loop's batch goes out in the
+    /// next commit as soon as possible (and its next requests gather meanwhile, as they
+    /// do in a loop that waits for its own commit). False if nothing moved, or nothing
+    /// is in flight that could (a failed commit waits for the writer thread).
+    pub fn wait_commit_progress(&self, timeout: std::time::Duration) -> bool {
         let deadline = std::time::Instant::now() + timeout;
         let mut commits = self.commits.lock();
-        while commits.current.as_ref().is_some_and(|c| !c.failed) {
-            if self.commit_done.wait_until(&mut commits, deadline).timed_out() {
+        let seen = commits.progress;
+        while commits.progress == seen {
+            if commits.in_flight.iter().all(|c| c.failed)
+                || self.commit_done.wait_until(&mut commits, deadline).timed_out()
+            {
                 break;
             }
         }
-        commits.current.is_none()
+        commits.progress != seen
+    }
+
+    /// The loops' commits in flight now, and the most there were at once (INFO).
+    pub fn commit_pipeline(&self) -> (usize, usize) {
+        let c = self.commits.lock();
+        (c.len(), c.peak)
     }
 
     /// A commit is in flight (or failed and waiting for the writer thread).
     pub fn commit_in_flight(&self) -> bool {
-        self.commits.lock().current.is_some()
+        !self.commits.lock().in_flight.is_empty()
     }
 
     /// The log is written and durable up to `end` (monotonic).
@@ -354,31 +445,45 @@ impl Aof {
     }
 
     /// For the writer thread, holding the file (so no new commit starts): waits for
-    /// the loops' commit in flight, and writes a failed one again, so that the file is
-    /// the writer's alone (at shutdown it gives up on a disk that keeps failing).
+    /// the loops' commits in flight, and writes the failed ones again, in order, so that
+    /// the file is the writer's alone (at shutdown it gives up on a disk that keeps
+    /// failing).
     pub(super) fn drain_commits(&self, cur: &mut super::writer::Current, stop: bool) {
         let started = std::time::Instant::now();
         loop {
             let mut commits = self.commits.lock();
-            let Some(c) = commits.current.as_mut() else {
+            if commits.in_flight.is_empty() {
                 return;
-            };
-            if !c.failed && stop && started.elapsed() > std::time::Duration::from_secs(2) {
+            }
+            if stop && started.elapsed() > std::time::Duration::from_secs(2) {
                 // A loop that stopped before its commit completed never reports it: write
                 // the blocks again (the same bytes, so a late completion changes nothing).
-                c.failed = true;
+                for c in commits.in_flight.iter_mut() {
+                    c.failed = true;
+                }
             }
-            if !c.failed {
+            if commits.in_flight.iter().any(|c| !c.failed) {
                 drop(commits);
                 std::thread::sleep(std::time::Duration::from_micros(100));
                 continue;
             }
-            let (off, bytes, end) = (c.file_off, c.buf.as_slice().to_vec(), c.log_end);
+            let failed: Vec<(u64, Vec<u8>, u64)> = commits
+                .in_flight
+                .iter()
+                .map(|c| (c.file_off, c.buf.as_slice().to_vec(), c.log_end))
+                .collect();
             drop(commits);
-            if !cur.rewrite_region(self, off, &bytes, stop) {
-                return;
+            let mut end = 0;
+            for (off, bytes, log_end) in failed {
+                if !cur.rewrite_region(self, off, &bytes, stop) {
+                    return;
+                }
+                end = end.max(log_end);
             }
-            self.commits.lock().current = None;
+            let mut commits = self.commits.lock();
+            commits.in_flight.clear();
+            commits.progress += 1;
+            drop(commits);
             self.commit_done.notify_all();
             self.publish_durable(end);
             return;
@@ -400,5 +505,95 @@ mod tests {
         b.fill(&[1u8; 300], &[2u8; 300]);
         assert_eq!(b.as_slice().len(), 1024);
         assert_eq!(b.ptr as usize % 512, 0);
+    }
+
+    fn shared() -> crate::shared::Shared {
+        let keyspace = store::Keyspace::new(1, 4, store::Clock::manual(0));
+        crate::shared::Shared::new(crate::config::Config::default(), keyspace, 1, 0)
+    }
+
+    /// Puts a commit of `len` bytes ending at log offset `log_end` in flight.
+    fn push(aof: &Aof, log_end: u64, len: usize) -> u64 {
+        let mut c = aof.commits.lock();
+        assert!(c.can_start());
+        let mut buf = AlignedBuf::new(4096, 512).expect("buffer");
+        buf.fill(&vec![b'x'; len], b"");
+        let token = c.next_token;
+        c.next_token += 1;
+        c.in_flight.push_back(Commit {
+            token,
+            log_end,
+            file_off: 0,
+            buf,
+            written: false,
+            failed: false,
+            started: std::time::Instant::now(),
+            records: len as u64,
+        });
+        c.peak = c.peak.max(c.in_flight.len());
+        token
+    }
+
+    fn aof() -> Aof {
+        Aof::new(1, crate::config::AppendFsync::Always, Default::default())
+    }
+
+    #[test]
+    fn the_next_commit_starts_once_the_write_before_it_completed_and_a_later_one_publishes_first() {
+        let (aof, shared) = (aof(), shared());
+        let a = push(&aof, 100, 512);
+        assert!(!aof.commits.lock().can_start(), "a write is in flight");
+        aof.commit_written(&shared, 0, a, 512);
+        assert!(aof.commits.lock().can_start(), "its fdatasync may run beside the next write");
+        let b = push(&aof, 200, 512);
+        aof.commit_written(&shared, 0, b, 512);
+        assert_eq!(aof.commit_pipeline(), (2, 2));
+        // The later commit's fdatasync covers the earlier blocks: it may publish first.
+        aof.finish_commit(&shared, 0, b, 512);
+        assert_eq!(aof.durable(), 200);
+        aof.finish_commit(&shared, 0, a, 512);
+        assert_eq!(aof.durable(), 200);
+        assert_eq!(aof.commit_pipeline(), (0, 2));
+    }
+
+    #[test]
+    fn nothing_is_published_behind_a_failed_commit_and_both_wait_for_the_writer() {
+        let (aof, shared) = (aof(), shared());
+        let a = push(&aof, 100, 512);
+        aof.commit_written(&shared, 0, a, 512);
+        let b = push(&aof, 200, 512);
+        aof.commit_written(&shared, 0, b, 512);
+        aof.finish_commit(&shared, 0, a, -libc::EIO);
+        assert!(!aof.write_ok.load(Ordering::Acquire));
+        assert!(!aof.commits.lock().can_start(), "no commit starts behind a failed one");
+        aof.finish_commit(&shared, 0, b, 512);
+        assert_eq!(aof.durable(), 0, "a commit behind a failed one publishes nothing");
+        let c = aof.commits.lock();
+        assert!(c.in_flight.iter().all(|c| c.failed) && c.in_flight.len() == 2);
+    }
+
+    #[test]
+    fn a_failed_fdatasync_already_covered_by_a_later_one_is_not_written_again() {
+        let (aof, shared) = (aof(), shared());
+        let a = push(&aof, 100, 512);
+        aof.commit_written(&shared, 0, a, 512);
+        let b = push(&aof, 200, 512);
+        aof.commit_written(&shared, 0, b, 512);
+        aof.finish_commit(&shared, 0, b, 512);
+        // Writing `a` again would put its copy of the block it shares with `b` over b's records.
+        aof.finish_commit(&shared, 0, a, -libc::EIO);
+        assert_eq!(aof.durable(), 200);
+        assert_eq!(aof.commit_pipeline().0, 0);
+        assert!(aof.commits.lock().can_start());
+    }
+
+    #[test]
+    fn a_short_write_fails_its_commit() {
+        let (aof, shared) = (aof(), shared());
+        let a = push(&aof, 100, 512);
+        aof.commit_written(&shared, 0, a, 100);
+        assert!(!aof.write_ok.load(Ordering::Acquire));
+        assert!(aof.commits.lock().in_flight[0].failed);
+        assert!(!aof.commits.lock().can_start());
     }
 }

@@ -445,58 +445,75 @@ impl Aof {
     /// thread: one write(2), no thread hop. Only when the file is free (never while the
     /// writer thread writes or fsyncs, so a slow fsync never stalls a loop), the log is
     /// healthy and no rewrite switch is pending; otherwise the writer thread does it.
+    ///
+    /// Several loops: the one holding the file writes everything appended so far, its
+    /// own records and the others'; a loop that finds the file taken leaves its records
+    /// to the holder, which looks at the tail again after letting the file go and writes
+    /// what came meanwhile (at most `ROUNDS` times, then the writer thread takes over).
+    /// Without that second look, records appended while another loop was writing
+    /// waited for some loop's next batch, or for the writer thread's one-second tick.
     pub fn write_inline(&self, shared: &crate::shared::Shared, owner: usize) {
+        const ROUNDS: usize = 8;
         let policy = self.policy();
-        if policy == AppendFsync::Always
-            || !self.write_ok.load(Ordering::Acquire)
-            || self.switch.lock().is_some()
-        {
-            return;
-        }
-        let Some(mut guard) = self.current.try_lock() else {
-            return;
-        };
-        let Some(cur) = guard.as_mut() else { return };
-        let (bytes, end) = {
-            let mut t = self.tail.lock();
-            // The switch again, under the tail's lock: a rewrite may have switched files
-            // since the check above, and records after its cut point must not go to
-            // the old file. Its cut is taken (and the switch set) while no loop runs,
-            // so any record appended after it is appended after the switch is visible.
-            if t.bytes.is_empty() || self.switch.lock().is_some() {
+        for _ in 0..ROUNDS {
+            if policy == AppendFsync::Always
+                || !self.write_ok.load(Ordering::Acquire)
+                || self.switch.lock().is_some()
+            {
                 return;
             }
-            (std::mem::take(&mut t.bytes), t.end)
-        };
-        match cur.write_once(self, &bytes) {
-            Ok(()) => {
-                self.written.store(end, Ordering::Release);
-                if policy == AppendFsync::No {
-                    self.durable.store(end, Ordering::Release);
-                }
+            let Some(mut guard) = self.current.try_lock() else {
+                return;
+            };
+            let Some(cur) = guard.as_mut() else { return };
+            let (bytes, end) = {
                 let mut t = self.tail.lock();
-                if t.bytes.is_empty() {
-                    // Give the buffer back for reuse.
+                // The switch again, under the tail's lock: a rewrite may have switched
+                // files since the check above, and records after its cut point must not
+                // go to the old file. Its cut is taken (and the switch set) while no loop
+                // runs, so any record appended after it is appended after the switch is
+                // visible.
+                if t.bytes.is_empty() || self.switch.lock().is_some() {
+                    return;
+                }
+                (std::mem::take(&mut t.bytes), t.end)
+            };
+            match cur.write_once(self, &bytes) {
+                Ok(()) => {
+                    self.written.store(end, Ordering::Release);
+                    if policy == AppendFsync::No {
+                        self.durable.store(end, Ordering::Release);
+                    }
+                    let mut t = self.tail.lock();
+                    if t.bytes.is_empty() {
+                        // Give the buffer back for reuse.
+                        let mut b = bytes;
+                        b.clear();
+                        t.bytes = b;
+                    }
+                }
+                Err(_) => {
+                    // Put the bytes back in front; the writer thread retries (and reports).
+                    let mut t = self.tail.lock();
                     let mut b = bytes;
-                    b.clear();
+                    b.extend_from_slice(&t.bytes);
                     t.bytes = b;
+                    drop(t);
+                    drop(guard);
+                    self.nudge_writer();
+                    return;
                 }
             }
-            Err(_) => {
-                // Put the bytes back in front; the writer thread retries (and reports).
-                let mut t = self.tail.lock();
-                let mut b = bytes;
-                b.extend_from_slice(&t.bytes);
-                t.bytes = b;
-                drop(t);
-                drop(guard);
-                self.nudge_writer();
+            drop(guard);
+            // Other loops waiting for these bytes; the caller releases its own next.
+            writer::wake_released_except(shared, self, Some(owner));
+            if self.tail.lock().bytes.is_empty() {
                 return;
             }
         }
-        drop(guard);
-        // Other loops waiting for these bytes; the caller releases its own next.
-        writer::wake_released_except(shared, self, Some(owner));
+        // Records keep coming while this loop writes for the others: the writer thread
+        // takes the rest, and this loop goes back to its own connections.
+        self.nudge_writer();
     }
 
     /// An EXEC is starting (every loop's gate is held, so nothing else appends until it

@@ -41,9 +41,9 @@ const OP_CANCEL: u64 = 5;
 /// user_data of DEBUG AOF-FLUSH-SLEEP's timeout on the commit ring (tokens count up
 /// from 0 and never reach it).
 const DEBUG_DELAY: u64 = u64::MAX;
-/// user_data of a commit's write on the commit ring; its completion is posted only when
-/// it fails (the commit's fdatasync, linked after it, carries the commit's token).
-const COMMIT_WRITE: u64 = u64::MAX - 1;
+/// Set in the user_data of a commit's write on the commit ring (the token's bits
+/// below it); its fdatasync, linked after it, carries the bare token.
+const COMMIT_WRITE: u64 = 1 << 62;
 
 const RING_ENTRIES: u32 = 1024;
 const BUF_GROUP: u16 = 0;
@@ -54,6 +54,13 @@ const BUF_SIZE: usize = 16 * 1024;
 const BATCH_LOAD: usize = 4;
 /// Completions to gather per wake-up under load (within io-uring-min-wait-us).
 const BATCH_WANT: usize = 8;
+
+/// One of this loop's log commits in flight: its token, its length, when it began.
+struct OwnCommit {
+    token: u64,
+    len: u32,
+    started: Instant,
+}
 
 /// Wake-up batching under load (`io-uring-batch-wait-us`). When many connections are
 /// active, the loop asks the kernel to wake it only once enough completions are ready
@@ -207,11 +214,9 @@ pub struct EventLoop {
     /// A small ring for this loop's durable log writes (`commit_log`), whose completions
     /// signal the waker; None without an append-only log.
     commit_ring: Option<IoUring>,
-    /// The token of this loop's log commit in flight, and when it was submitted.
-    commit_token: Option<u64>,
-    /// Its length in bytes.
-    commit_len: u32,
-    commit_started: Instant,
+    /// This loop's log commits in flight (several while their fdatasyncs overlap:
+    /// `aof/commit.rs`).
+    own_commits: Vec<OwnCommit>,
     /// The last commit took longer than `aof-commit-wait-us`: do not wait for the next.
     commit_slow: bool,
     /// This loop's side of connection balancing, and its slots on their way out.
@@ -281,15 +286,16 @@ impl EventLoop {
             walk_progress: crate::walk::Progress::Idle,
             batching: Batching::new(shared_batch_wait_us),
             commit_ring: None,
-            commit_token: None,
-            commit_len: 0,
-            commit_started: Instant::now(),
+            own_commits: Vec::with_capacity(crate::aof::commit::MAX_IN_FLIGHT),
             commit_slow: false,
             balancer: super::balance::Balancer::new(index),
             moving: Vec::new(),
         };
         if ev.shared.aof.is_some() {
-            let ring = IoUring::builder().setup_single_issuer().build(4)?;
+            // Room for every commit in flight: up to three entries each (delay, write,
+            // fdatasync), each posting a completion.
+            let entries = (3 * crate::aof::commit::MAX_IN_FLIGHT as u32).next_power_of_two();
+            let ring = IoUring::builder().setup_single_issuer().build(entries)?;
             ring.submitter().register_eventfd(ev.waker.as_raw_fd())?;
             ev.commit_ring = Some(ring);
         }
@@ -760,26 +766,22 @@ impl EventLoop {
         let bound = if self.commit_slow { 0 } else { shared.config.read().aof_commit_wait_us };
         let deadline = Instant::now() + Duration::from_micros(bound.into());
         loop {
-            if self.commit_token.is_none() {
-                self.submit_commit(aof);
-            }
+            self.submit_commit(aof);
             let left = deadline.saturating_duration_since(Instant::now());
             if aof.durable() >= target || left.is_zero() {
                 break;
             }
-            if self.commit_token.is_some() {
+            if !self.own_commits.is_empty() {
                 self.wait_own_commit(left);
                 self.reap_commit();
-            } else if !(aof.commit_in_flight() && aof.wait_other_commit(left)) {
-                // Nothing in flight that a wait would see finish (a case left to the
-                // writer thread, or the other loop's commit outlasted the bound).
+            } else if !(aof.commit_in_flight() && aof.wait_commit_progress(left)) {
+                // Nothing in flight that a wait would see move (a case left to the
+                // writer thread, or the other loops' commits outlasted the bound).
                 break;
             }
         }
         // Whatever gathered while waiting goes out now, without a wait.
-        if self.commit_token.is_none() {
-            self.submit_commit(aof);
-        }
+        self.submit_commit(aof);
     }
 
     /// Submits the log's tail as this loop's commit, if `start_commit` gives one.
@@ -794,8 +796,8 @@ impl EventLoop {
         let write = opcode::Write::new(types::Fd(io.fd), io.ptr, io.len)
             .offset(io.offset)
             .build()
-            .flags(squeue::Flags::IO_LINK | squeue::Flags::SKIP_SUCCESS)
-            .user_data(COMMIT_WRITE);
+            .flags(squeue::Flags::IO_LINK)
+            .user_data(COMMIT_WRITE | io.token);
         let sync = opcode::Fsync::new(types::Fd(io.fd))
             .flags(types::FsyncFlags::DATASYNC)
             .build()
@@ -822,9 +824,11 @@ impl EventLoop {
         if let Err(e) = ring.submitter().submit() {
             crate::log::warning(&format!("event loop {}: log write: {e}", self.index));
         }
-        self.commit_token = Some(io.token);
-        self.commit_len = io.len;
-        self.commit_started = Instant::now();
+        self.own_commits.push(OwnCommit {
+            token: io.token,
+            len: io.len,
+            started: Instant::now(),
+        });
     }
 
     /// Waits at most `left` for this loop's commit to complete.
@@ -842,35 +846,36 @@ impl EventLoop {
         ring.completion().enable_eventfd();
     }
 
-    /// Finishes this loop's log commit if it completed.
+    /// Handles the completions of this loop's log commits: a write that completed lets
+    /// the next commit start (`Aof::commit_written`), an fdatasync ends its commit. A
+    /// failed write (an error or a short count) ends its commit with that result; its
+    /// fdatasync, cancelled, then finds the commit ended already.
     fn reap_commit(&mut self) {
         let Some(ring) = self.commit_ring.as_mut() else { return };
-        // The ring holds one commit's chain at most: take every completion there is. A
-        // failed write (an error or a short count) posts its own completion, and its
-        // fdatasync, cancelled, posts none (the write skips its success, and with it
-        // the cancelled link's): the write's result then ends the commit.
-        let mut done: Option<(u64, i32)> = None;
-        for (user_data, res) in ring.completion().map(|c| (c.user_data(), c.result())) {
-            let Some(token) = self.commit_token else { continue };
-            match user_data {
-                DEBUG_DELAY => {}
-                // What `finish_commit` reads: the commit's length when its write and
-                // fdatasync both succeeded, else the error or the write's short count.
-                COMMIT_WRITE => done = Some((token, res)),
-                t if t == token && done.is_none() => {
-                    let len = i32::try_from(self.commit_len).unwrap_or(i32::MAX);
-                    done = Some((token, if res == 0 { len } else { res }));
+        let done: Vec<(u64, i32)> = ring.completion().map(|c| (c.user_data(), c.result())).collect();
+        let shared = self.shared.clone();
+        let Some(aof) = shared.aof.as_ref() else { return };
+        for (user_data, res) in done {
+            if user_data == DEBUG_DELAY {
+                continue;
+            }
+            let token = user_data & !COMMIT_WRITE;
+            let Some(pos) = self.own_commits.iter().position(|c| c.token == token) else {
+                continue;
+            };
+            let len = i32::try_from(self.own_commits[pos].len).unwrap_or(i32::MAX);
+            if user_data & COMMIT_WRITE != 0 {
+                if res == len {
+                    aof.commit_written(&shared, self.index, token, res);
+                    continue;
                 }
-                _ => {}
+                aof.finish_commit(&shared, self.index, token, res);
+            } else {
+                let bound = u128::from(self.shared.config.read().aof_commit_wait_us);
+                self.commit_slow = self.own_commits[pos].started.elapsed().as_micros() > bound;
+                aof.finish_commit(&shared, self.index, token, if res == 0 { len } else { res });
             }
-        }
-        if let Some((token, res)) = done {
-            self.commit_token = None;
-            let bound = u128::from(self.shared.config.read().aof_commit_wait_us);
-            self.commit_slow = self.commit_started.elapsed().as_micros() > bound;
-            if let Some(aof) = self.shared.aof.as_ref() {
-                aof.finish_commit(&self.shared, self.index, token, res);
-            }
+            self.own_commits.swap_remove(pos);
         }
     }
 
@@ -1013,7 +1018,7 @@ impl EventLoop {
             let _ = self.start_send(t);
         }
         while Instant::now() < deadline
-            && (self.commit_token.is_some()
+            && (!self.own_commits.is_empty()
                 || self.slots.iter().flatten().any(|s| s.send_inflight || !s.conn.all_written()))
         {
             self.commit_log();
