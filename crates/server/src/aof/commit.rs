@@ -192,7 +192,7 @@ impl Commits {
     }
 
     /// Commits in flight now (INFO).
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.in_flight.len()
     }
 
