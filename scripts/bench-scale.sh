@@ -10,6 +10,7 @@
 #   scripts/bench-scale.sh --basalt-server target/release/basalt-server \
 #       --basalt-bench target/release/basalt-bench [--redis-server /usr/bin/redis-server] \
 #       [--other 'valkey=/opt/valkey-server --io-threads 8'] [--keys 1000000] [--out report.md]
+#       [--durable-server "basalt-old=/path/to/older/basalt-server"]
 # On 2 CPUs, to check the script itself:
 #   scripts/bench-scale.sh ... --server-cpus 0 --client-cpus 1 --loops "1 2" --seconds 2 \
 #       --clients 50 --pipe-clients 16 --durable-conns "48"

@@ -21,7 +21,9 @@ efficiency against one loop (ops/s / (N x one loop's ops/s)).
 
 The durable sweep runs SET c<n> for each n of --durable-conns against Basalt (defaults)
 and Redis with no persistence, `appendfsync everysec` and `appendfsync always`, and
-prints each ratio to the no-persistence figure and Basalt's to Redis's.
+prints each ratio to the no-persistence figure and Basalt's to Redis's. --durable-server
+adds servers to it (an older build, other settings: everysec and always only, their
+ratios to Basalt's figure without persistence).
 
 Every run is bounded by --seconds; the whole run's length is printed before it starts.
 Only processes this script started are stopped, by their PID.
@@ -60,6 +62,9 @@ def parse_args():
     ap.add_argument("--pipe-clients", type=int, default=64, help="connections of the -P16 runs")
     ap.add_argument("--bench-threads", type=int, default=0, help="basalt-bench --threads [client CPUs]")
     ap.add_argument("--durable-conns", default="48 200 800", help="connections of the durable sweep ('' to skip)")
+    ap.add_argument("--durable-server", action="append", default=[], metavar="NAME=COMMAND",
+                    help="another server for the durable sweep, e.g. 'basalt-wait0=target/release/basalt-server "
+                         "--aof-commit-wait-us 0' or an older build (the persistence flags are appended)")
     ap.add_argument("--dir", default=tempfile.gettempdir(), help="where the data directories go (the disk measured)")
     ap.add_argument("--skip-fsync-probe", action="store_true")
     ap.add_argument("--out", default="", help="also write the Markdown report to this file")
@@ -224,12 +229,17 @@ def run_durable(args):
         return {}
     modes = [("none", ["--appendonly", "no"]), ("everysec", ["--appendonly", "yes", "--appendfsync", "everysec"]),
              ("always", ["--appendonly", "yes", "--appendfsync", "always"])]
-    servers = [("basalt", [args.basalt_server])]
+    # A server given with --durable-server runs everysec and always only: its ratios are
+    # to Basalt's own figure without persistence.
+    servers = [("basalt", [args.basalt_server], modes)]
+    for other in args.durable_server:
+        name, _, command = other.partition("=")
+        servers.append((name, command.split(), modes[1:]))
     if args.redis_server:
-        servers.append(("redis", [args.redis_server]))
+        servers.append(("redis", [args.redis_server], modes))
     out = {}
-    for sname, argv in servers:
-        for mode, flags in modes:
+    for sname, argv, server_modes in servers:
+        for mode, flags in server_modes:
             print(f"-- {sname} {mode}", flush=True)
             s = Server(sname, argv + flags, args.server_cpus, args.dir)
             try:
@@ -331,7 +341,7 @@ def report(args, results, durable, probe):
             cells = []
             for c in conns_list:
                 m = durable.get((sname, mode, c))
-                base = durable.get((sname, "none", c))
+                base = durable.get((sname, "none", c)) or durable.get(("basalt", "none", c))
                 if not m:
                     cells.append("-")
                     continue
@@ -363,7 +373,7 @@ def main():
     if shutil.which("taskset") is None:
         sys.exit("bench-scale: taskset (util-linux) is required")
     n_configs = len(args.loops.split()) + 1 + (1 if args.redis_server else 0) + len(args.other)
-    n_durable = len(args.durable_conns.split()) * 3 * (2 if args.redis_server else 1)
+    n_durable = len(args.durable_conns.split()) * (3 + 2 * len(args.durable_server) + (3 if args.redis_server else 0))
     est = (n_configs * 4 + n_durable) * (args.seconds + 1.5)
     print(f"bench-scale: {n_configs} configurations x 4 workloads, {n_durable} durable runs, "
           f"about {est / 60:.0f} min", flush=True)

@@ -16,9 +16,16 @@
 //! `aof-commit-wait-us`: a fast disk completes within it and the loop goes on exactly
 //! as Redis does after its fsync; a slow disk leaves the commit in flight, the loop
 //! goes on serving (reads that need no durable state flow), and the completion wakes it
-//! through its waker. One commit is in flight at a time (the next takes everything
-//! gathered meanwhile), so the file is always a prefix of the log plus at most one
-//! partly written commit, the torn tail that `load.rs` cuts back.
+//! through its waker.
+//!
+//! Pipeline: up to [`MAX_IN_FLIGHT`] commits are in flight, their writes one at a time
+//! and their fdatasyncs overlapping: the next commit starts (with everything gathered
+//! meanwhile) as soon as the write before it completed. So the file is always a prefix
+//! of the log plus at most one partly written commit, the torn tail that `load.rs` cuts
+//! back, and a commit's fdatasync, which begins after its own write, covers every
+//! earlier commit's blocks. With one commit at a time (until 2026-11-26) a 16-core
+//! machine's `always` at 200 connections ran at 0.19x of no persistence: 155 us a
+//! commit under load, ~60 SETs each, and nothing else moving meanwhile.
 //!
 //! Why not one `RWF_DSYNC` write (what this path did until 2026-11-26): the kernel
 //! finishes an asynchronous direct write's sync on a worker bound to the CPU that took
