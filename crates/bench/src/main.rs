@@ -16,6 +16,7 @@ fn main() {
         Some("memtier") => modes::memtier::main(&args[2..]),
         Some("compare") => modes::compare::main(&args[2..]),
         Some("redis-benchmark") => modes::redis::main(&args[2..]),
+        Some("ycsb") => modes::ycsb::main(&args[2..]),
         _ => modes::redis::main(&args[1..]),
     };
     std::process::exit(match code {

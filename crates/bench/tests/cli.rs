@@ -528,3 +528,87 @@ fn a_run_cut_short_keeps_what_completed() {
     assert!(err.contains("stopped early; its figures are those of the"), "{err}");
     assert!(out.contains("SET: ") && out.contains("requests per second"), "{out}");
 }
+
+/// `calls=` of `cmdstat_<name>` in INFO commandstats (0 when absent).
+fn calls(port: u16, name: &str) -> u64 {
+    let o = Command::new("redis-cli").args(["-p", &port.to_string(), "INFO", "commandstats"]).output().expect("redis-cli");
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("cmdstat_{name}:calls=")))
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A `[SERIES], Metric, value` line's value.
+fn ycsb_value(out: &str, series: &str, metric: &str) -> Option<f64> {
+    out.lines().find_map(|l| {
+        let mut parts = l.split(", ");
+        (parts.next() == Some(series) && parts.next() == Some(metric)).then(|| parts.next()?.trim().parse().ok())?
+    })
+}
+
+/// Issue 25, YCSB mode: load then run sends what YCSB's Redis binding sends (a hash per
+/// record, the `_indices` sorted set, HGETALL reads, HMSET updates, ZRANGEBYSCORE scans),
+/// in the workload's proportions, and prints YCSB's text output.
+fn check_ycsb(port: u16) {
+    let p = format!("redis.port={port}");
+    let (code, out, err) = bench(&["ycsb", "load", "--workload", "a", "-p", &p, "-p", "recordcount=300", "-threads", "3"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(ycsb_value(&out, "[INSERT]", "Operations"), Some(300.0), "{out}");
+    assert_eq!(ycsb_value(&out, "[INSERT]", "Return=OK"), Some(300.0), "{out}");
+    assert!(ycsb_value(&out, "[OVERALL]", "Throughput(ops/sec)").is_some_and(|t| t > 0.0), "{out}");
+    assert_eq!((calls(port, "hmset"), calls(port, "zadd")), (300, 300));
+
+    let (code, out, err) = bench(&[
+        "ycsb", "run", "--workload", "a", "-p", &p, "-p", "recordcount=300", "-p", "operationcount=2000", "-threads", "4",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let reads = ycsb_value(&out, "[READ]", "Operations").unwrap_or(0.0);
+    let updates = ycsb_value(&out, "[UPDATE]", "Operations").unwrap_or(0.0);
+    assert_eq!(reads + updates, 2000.0, "{out}");
+    assert!((800.0..1200.0).contains(&reads), "workload A is half reads: {out}");
+    assert_eq!(ycsb_value(&out, "[READ]", "Return=OK"), Some(reads), "every record was loaded: {out}");
+    assert_eq!(calls(port, "hgetall"), reads as u64);
+    assert_eq!(calls(port, "hmset"), 300 + updates as u64);
+    for metric in ["AverageLatency(us)", "MinLatency(us)", "MaxLatency(us)", "95thPercentileLatency(us)", "99thPercentileLatency(us)"] {
+        assert!(ycsb_value(&out, "[READ]", metric).is_some(), "{metric}: {out}");
+    }
+
+    // Workload E: scans through `_indices`, and inserts that extend it.
+    let (code, out, err) = bench(&[
+        "ycsb", "run", "--workload", "e", "-p", &p, "-p", "recordcount=300", "-p", "operationcount=300",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let scans = ycsb_value(&out, "[SCAN]", "Operations").unwrap_or(0.0);
+    let inserts = ycsb_value(&out, "[INSERT]", "Operations").unwrap_or(0.0);
+    assert_eq!(scans + inserts, 300.0, "{out}");
+    assert_eq!(calls(port, "zrangebyscore"), scans as u64);
+    assert_eq!(calls(port, "zadd"), 300 + inserts as u64);
+}
+
+#[test]
+fn ycsb_against_redis() {
+    let Some((_s, port)) = redis() else { return };
+    check_ycsb(port);
+}
+
+#[test]
+fn ycsb_against_basalt() {
+    let Some((_s, port)) = basalt() else { return };
+    check_ycsb(port);
+}
+
+#[test]
+fn ycsb_refuses_what_it_cannot_do() {
+    let (code, _, err) = bench(&["ycsb", "--workload", "a"]);
+    assert_eq!(code, 1, "no phase: {err}");
+    let (code, _, err) = bench(&["ycsb", "run", "--workload", "z"]);
+    assert!(code == 1 && err.contains("Unknown stock workload"), "{err}");
+    let (code, _, err) = bench(&["ycsb", "run", "--workload", "e", "-p", "basalt.indices=false"]);
+    assert!(code == 1 && err.contains("_indices"), "{err}");
+    let (code, _, err) = bench(&["ycsb", "run", "-p", "requestdistribution=pareto"]);
+    assert!(code == 1 && err.contains("Unknown request distribution"), "{err}");
+    let (code, out, _) = bench(&["ycsb", "--help"]);
+    assert!(code == 0 && out.contains("basalt-bench ycsb load|run"), "{out}");
+}

@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod memtier;
 pub mod redis;
+pub mod ycsb;
 
 use std::io::IsTerminal;
 

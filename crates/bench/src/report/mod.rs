@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod memtier;
 pub mod redis;
+pub mod ycsb;
 
 /// A format that turns finished tests into text: a header once, a block per test, a trailer.
 pub trait Report<T> {

@@ -4,6 +4,7 @@
 
 pub mod keys;
 pub mod memtier;
+pub mod ycsb;
 
 use fastrand::Rng;
 

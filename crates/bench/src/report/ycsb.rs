@@ -1,0 +1,56 @@
+//! YCSB's text output (its hdrhistogram measurement type, YCSB 0.17's default): an
+//! `[OVERALL]` block, then for each operation measured its count, average, min, max,
+//! 95th and 99th percentile latency in microseconds and its return codes, each line
+//! `[SERIES], Metric, value` as YCSB's own parsers read them.
+
+use crate::modes::ycsb::{YcsbResult, SERIES};
+
+/// The report of one phase.
+pub fn text(r: &YcsbResult) -> String {
+    let mut out = String::new();
+    let ms = r.runtime.as_millis();
+    let secs = r.runtime.as_secs_f64();
+    out.push_str(&format!("[OVERALL], RunTime(ms), {ms}\n"));
+    let tput = if secs > 0.0 { r.operations as f64 / secs } else { 0.0 };
+    out.push_str(&format!("[OVERALL], Throughput(ops/sec), {tput}\n"));
+    for (name, (h, ok, err)) in SERIES.iter().zip(&r.series) {
+        let n = h.len();
+        if n == 0 {
+            continue;
+        }
+        out.push_str(&format!("[{name}], Operations, {n}\n"));
+        out.push_str(&format!("[{name}], AverageLatency(us), {}\n", h.mean()));
+        out.push_str(&format!("[{name}], MinLatency(us), {}\n", h.min()));
+        out.push_str(&format!("[{name}], MaxLatency(us), {}\n", h.max()));
+        out.push_str(&format!("[{name}], 95thPercentileLatency(us), {}\n", h.value_at_quantile(0.95)));
+        out.push_str(&format!("[{name}], 99thPercentileLatency(us), {}\n", h.value_at_quantile(0.99)));
+        if *ok > 0 {
+            out.push_str(&format!("[{name}], Return=OK, {ok}\n"));
+        }
+        if *err > 0 {
+            out.push_str(&format!("[{name}], Return=ERROR, {err}\n"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_ycsbs() {
+        let mut series: Vec<_> = SERIES.iter().map(|_| (crate::stats::new_histogram(3), 0, 0)).collect();
+        for us in [100, 200, 300] {
+            series[0].0.record(us).expect("record");
+        }
+        series[0].1 = 2;
+        series[0].2 = 1;
+        let r = YcsbResult { runtime: std::time::Duration::from_millis(1500), operations: 3, series, client_cpu_s: 0.0 };
+        let t = text(&r);
+        assert!(t.starts_with("[OVERALL], RunTime(ms), 1500\n[OVERALL], Throughput(ops/sec), 2\n"), "{t}");
+        assert!(t.contains("[READ], Operations, 3\n[READ], AverageLatency(us), 200\n[READ], MinLatency(us), 100\n"), "{t}");
+        assert!(t.contains("[READ], Return=OK, 2\n[READ], Return=ERROR, 1\n"), "{t}");
+        assert!(!t.contains("[UPDATE]"), "series with no operations are left out: {t}");
+    }
+}
