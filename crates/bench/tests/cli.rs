@@ -612,3 +612,45 @@ fn ycsb_refuses_what_it_cannot_do() {
     let (code, out, _) = bench(&["ycsb", "--help"]);
     assert!(code == 0 && out.contains("basalt-bench ycsb load|run"), "{out}");
 }
+
+/// Issue 25, the whitepaper's data-type groups: `ycsb matrix` refuses to run without
+/// `--flushall`, then loads and runs A and C for each type and size, sending each
+/// type's commands, and prints one row per type and size.
+fn check_ycsb_matrix(port: u16) {
+    let p = format!("redis.port={port}");
+    let (code, _, err) = bench(&["ycsb", "matrix", "-p", &p]);
+    assert!(code == 1 && err.contains("--flushall"), "{err}");
+    let (code, out, err) = bench(&[
+        "ycsb", "matrix", "--flushall", "-p", &p, "-p", "recordcount=100", "-p", "operationcount=400",
+        "--types", "string,list,zset", "--sizes", "128,1024",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("| string") || l.starts_with("| list") || l.starts_with("| zset")).collect();
+    assert_eq!(rows.len(), 6, "{out}");
+    for r in rows {
+        let cells: Vec<&str> = r.split('|').map(str::trim).collect();
+        // type, size, server, then ops/s, avg, p99 for load, A and C.
+        assert_eq!(cells.len(), 14, "{r}");
+        for qps in [cells[4], cells[7], cells[10]] {
+            assert!(qps.parse::<f64>().is_ok_and(|q| q > 0.0), "{r}");
+        }
+    }
+    // Loads of 100 records per type and size; reads and updates of each type's record.
+    assert_eq!(calls(port, "rpush"), 200);
+    assert_eq!(calls(port, "ltrim"), 200);
+    assert!(calls(port, "lrange") > 0 && calls(port, "lset") > 0 && calls(port, "get") > 0);
+    assert!(calls(port, "zpopmin") > 0 && calls(port, "zrange") > 0);
+    assert_eq!(calls(port, "hmset") + calls(port, "hgetall"), 0, "no hash in this matrix");
+}
+
+#[test]
+fn ycsb_matrix_against_redis() {
+    let Some((_s, port)) = redis() else { return };
+    check_ycsb_matrix(port);
+}
+
+#[test]
+fn ycsb_matrix_against_basalt() {
+    let Some((_s, port)) = basalt() else { return };
+    check_ycsb_matrix(port);
+}

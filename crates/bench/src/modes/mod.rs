@@ -5,6 +5,7 @@ pub mod compare;
 pub mod memtier;
 pub mod redis;
 pub mod ycsb;
+pub mod ycsb_matrix;
 
 use std::io::IsTerminal;
 

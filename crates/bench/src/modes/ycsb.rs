@@ -9,7 +9,8 @@
 //! the key> key`; a scan is `ZRANGEBYSCORE _indices <hash> +inf LIMIT 0 <n>` then a
 //! read of each key; a read-modify-write is a read then an update. `-p
 //! basalt.indices=false` leaves the `_indices` set out (inserts are one HMSET; scans are
-//! then refused).
+//! then refused). `-p basalt.datatype=string|list|set|zset` keeps records in another
+//! type (`workload/ycsb_records.rs`); `ycsb matrix` (`ycsb_matrix.rs`) runs every type.
 //!
 //! Like YCSB, each of `threadcount` threads owns one connection and runs one operation
 //! at a time. With `target` (operations per second over all threads) each thread
@@ -28,11 +29,13 @@ use crate::driver::conn::{self, Blocking, Handshake, Target};
 use crate::driver::INTERRUPTED;
 use crate::stats::{self, cpu};
 use crate::workload::ycsb::{self, InsertSequence, Op, Props, Workload};
+use crate::workload::ycsb_records::{self as records, DataType, Write};
 
 /// The measured series, in the order they are printed.
 pub const SERIES: [&str; 6] = ["READ", "READ-MODIFY-WRITE", "UPDATE", "INSERT", "SCAN", "DELETE"];
 
 const HELP: &str = "Usage: basalt-bench ycsb load|run [options]
+       basalt-bench ycsb matrix --flushall [options]   (basalt-bench ycsb matrix --help)
 
 YCSB's core workload against a RESP server, as YCSB 0.17's Redis binding sends it,
 with YCSB's text output.
@@ -54,7 +57,9 @@ insertproportion, scanproportion, readmodifywriteproportion, requestdistribution
 uniform|zipfian|latest|hotspot|sequential|exponential, insertorder, insertstart,
 insertcount, zeropadding, minscanlength, maxscanlength, scanlengthdistribution,
 hotspotdatafraction, hotspotopnfraction, maxexecutiontime), the binding's redis.host,
-redis.port, redis.password, and basalt.indices=false (no _indices sorted set).
+redis.port, redis.password, basalt.indices=false (no _indices sorted set), and
+basalt.datatype=hash|string|list|set|zset (hash: YCSB's binding; the others keep a
+record as that type, see docs/bench-tool.md).
 ";
 
 /// What one run measured.
@@ -67,6 +72,12 @@ pub struct YcsbResult {
     pub series: Vec<(Histogram<u64>, u64, u64)>,
     /// The client's CPU seconds (every thread).
     pub client_cpu_s: f64,
+}
+
+/// A latency histogram of 1 us resolution up to a minute (YCSB reports microseconds;
+/// the other modes' histograms start at 10 us, as redis-benchmark's).
+pub fn us_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, stats::MAX_LATENCY_US, 3).unwrap_or_else(|_| stats::new_histogram(3))
 }
 
 fn series_index(name: &str) -> usize {
@@ -146,6 +157,9 @@ fn parse_args(args: &[String]) -> Result<Option<YcsbArgs>, String> {
 
 /// Entry point.
 pub fn main(args: &[String]) -> anyhow::Result<i32> {
+    if args.first().map(String::as_str) == Some("matrix") {
+        return crate::modes::ycsb_matrix::main(&args[1..]);
+    }
     let a = match parse_args(args) {
         Ok(Some(a)) => a,
         Ok(None) => {
@@ -197,6 +211,7 @@ pub struct Config {
     threads: usize,
     ops_per_s: f64,
     indices: bool,
+    datatype: DataType,
 }
 
 impl Config {
@@ -218,6 +233,7 @@ impl Config {
             threads,
             ops_per_s: p.get("target", 0.0)?,
             indices,
+            datatype: DataType::parse(p.raw("basalt.datatype").unwrap_or("hash"))?,
         })
     }
 }
@@ -263,7 +279,8 @@ pub fn run(cfg: &Config, load: bool, status: bool) -> Result<YcsbResult, String>
             w: w.clone(),
             rng: Rng::with_seed(0x5eed ^ (t as u64) << 20),
             indices: cfg.indices,
-            series: SERIES.iter().map(|_| (stats::new_histogram(3), 0, 0)).collect(),
+            datatype: cfg.datatype,
+            series: SERIES.iter().map(|_| (us_histogram(), 0, 0)).collect(),
             key: Vec::new(),
             value: Vec::with_capacity(w.fieldlength.2 as usize),
         };
@@ -287,7 +304,7 @@ pub fn run(cfg: &Config, load: bool, status: bool) -> Result<YcsbResult, String>
         let shared = shared.clone();
         std::thread::spawn(move || status_lines(&shared, start))
     });
-    let mut series: Vec<(Histogram<u64>, u64, u64)> = SERIES.iter().map(|_| (stats::new_histogram(3), 0, 0)).collect();
+    let mut series: Vec<(Histogram<u64>, u64, u64)> = SERIES.iter().map(|_| (us_histogram(), 0, 0)).collect();
     let mut first_err = None;
     let mut cpu_s = 0.0;
     for h in handles {
@@ -335,6 +352,7 @@ struct Worker {
     w: Workload,
     rng: Rng,
     indices: bool,
+    datatype: DataType,
     series: Vec<(Histogram<u64>, u64, u64)>,
     key: Vec<u8>,
     value: Vec<u8>,
@@ -438,50 +456,63 @@ impl Worker {
         conn::call(&mut self.conn, args, &self.target).map_err(|e| e.to_string())
     }
 
-    /// HGETALL (or HMGET of one field); an error reply or a missing record is an ERROR.
+    /// Sends commands one after another; the last reply.
+    fn send_all(&mut self, cmds: &[records::Command]) -> Result<Vec<u8>, String> {
+        let mut last = Vec::new();
+        for c in cmds {
+            let args: Vec<&[u8]> = c.iter().map(Vec::as_slice).collect();
+            last = self.call(&args)?;
+            if last.starts_with(b"-") {
+                break;
+            }
+        }
+        Ok(last)
+    }
+
+    /// Reads the record at `self.key` (one field of a hash with `field`): found or not.
+    fn read_record(&mut self, field: Option<usize>) -> Result<bool, String> {
+        let name = field.map(|f| self.w.fieldnames[f].clone());
+        let cmd = records::read(self.datatype, &self.key, name.as_deref());
+        let reply = self.send_all(&[cmd])?;
+        Ok(records::read_found(&reply))
+    }
+
+    /// A read; an error reply or a missing record is an ERROR, as in YCSB's binding.
     fn read(&mut self, field: Option<usize>, intended: Option<Instant>) -> Result<bool, String> {
         let t0 = intended.unwrap_or_else(Instant::now);
-        let key = std::mem::take(&mut self.key);
-        let reply = match field {
-            None => self.call(&[b"HGETALL", &key]),
-            Some(f) => {
-                let name = self.w.fieldnames[f].clone();
-                self.call(&[b"HMGET", &key, &name])
-            }
-        };
-        self.key = key;
-        let reply = reply?;
-        let ok = !reply.starts_with(b"-") && !reply.starts_with(b"*0\r\n");
+        let ok = self.read_record(field)?;
         self.note("READ", t0, ok);
         Ok(ok)
     }
 
-    /// The HMSET arguments of one field or every field, with fresh random values.
-    fn hmset(&mut self, all: bool) -> Result<bool, String> {
-        let fields: Vec<usize> = if all {
-            (0..self.w.fieldcount).collect()
-        } else {
-            vec![self.rng.usize(..self.w.fieldcount.max(1))]
+    /// Writes the record at `self.key` with fresh random values (see `ycsb_records`).
+    fn write_record(&mut self, kind: Write) -> Result<bool, String> {
+        let count = match (kind, self.datatype) {
+            (Write::One(_), _) | (_, DataType::String) => 1,
+            _ => self.w.fieldcount,
         };
-        let mut values = Vec::with_capacity(fields.len());
-        for _ in &fields {
+        let mut values = Vec::with_capacity(count);
+        let mut scores = Vec::with_capacity(count);
+        for _ in 0..count {
             let len = self.w.field_len(&mut self.rng);
             ycsb::random_value(len, &mut self.rng, &mut self.value);
             values.push(self.value.clone());
+            scores.push(self.rng.u64(..1 << 32));
         }
-        let key = self.key.clone();
-        let mut args: Vec<&[u8]> = vec![b"HMSET", &key];
-        for (f, v) in fields.iter().zip(&values) {
-            args.push(&self.w.fieldnames[*f]);
-            args.push(v);
-        }
-        let reply = conn::call(&mut self.conn, &args, &self.target).map_err(|e| e.to_string())?;
-        Ok(reply.starts_with(b"+OK"))
+        let cmds = records::write(self.datatype, &self.key, kind, &self.w.fieldnames, &values, &scores);
+        let reply = self.send_all(&cmds)?;
+        Ok(!reply.starts_with(b"-"))
+    }
+
+    /// An update of one value (all with `writeallfields`).
+    fn write_update(&mut self, all: bool) -> Result<bool, String> {
+        let kind = if all { Write::All } else { Write::One(self.rng.usize(..self.w.fieldcount.max(1))) };
+        self.write_record(kind)
     }
 
     fn update(&mut self, intended: Option<Instant>) -> Result<bool, String> {
         let t0 = intended.unwrap_or_else(Instant::now);
-        let ok = self.hmset(self.w.writeallfields)?;
+        let ok = self.write_update(self.w.writeallfields)?;
         self.note("UPDATE", t0, ok);
         Ok(ok)
     }
@@ -489,7 +520,7 @@ impl Worker {
     fn insert(&mut self, keynum: i64, intended: Option<Instant>) -> Result<(), String> {
         let t0 = intended.unwrap_or_else(Instant::now);
         self.set_key(keynum);
-        let mut ok = self.hmset(true)?;
+        let mut ok = self.write_record(Write::Insert)?;
         if ok && self.indices {
             let mut score = itoa::Buffer::new();
             let score = score.format(ycsb::java_hash(&self.key)).as_bytes().to_vec();
@@ -520,14 +551,7 @@ impl Worker {
             self.key = k;
             // The reads of a scan are the binding's own calls, not measured as READs
             // (YCSB measures only the DB interface's scan).
-            let reply = match field {
-                None => self.call(&[b"HGETALL", &self.key.clone()])?,
-                Some(f) => {
-                    let name = self.w.fieldnames[f].clone();
-                    self.call(&[b"HMGET", &self.key.clone(), &name])?
-                }
-            };
-            let _ = reply;
+            self.read_record(field)?;
         }
         self.note("SCAN", t0, ok);
         Ok(())

@@ -5,6 +5,7 @@
 pub mod keys;
 pub mod memtier;
 pub mod ycsb;
+pub mod ycsb_records;
 
 use fastrand::Rng;
 
