@@ -159,6 +159,14 @@ pub struct CompareArgs {
     /// User name for AUTH (with -a), as redis-benchmark's --user.
     #[arg(long = "user")]
     pub user: Option<String>,
+    /// Print each test's summary as CSV (test,metric,a_median,a_min,a_max,b_median,
+    /// b_min,b_max,b_over_a,ci90_low,ci90_high) instead of the table.
+    #[arg(long = "csv")]
+    pub csv: bool,
+    /// Also write the whole comparison as JSON: the servers compared, and per test every
+    /// round's figures and each metric's summary.
+    #[arg(long = "json-out-file")]
+    pub json_out_file: Option<std::path::PathBuf>,
 }
 
 /// memtier_benchmark's flags (`basalt-bench memtier ...`).

@@ -654,3 +654,30 @@ fn ycsb_matrix_against_basalt() {
     let Some((_s, port)) = basalt() else { return };
     check_ycsb_matrix(port);
 }
+
+/// Issue 25, fault 4: compare writes CSV (stdout holds the CSV alone) and JSON with the
+/// servers, every round's figures and each metric's summary.
+#[test]
+fn compare_writes_csv_and_json() {
+    let (Some((_a, pa)), Some((_b, pb))) = (redis(), redis()) else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("cmp.json");
+    let (code, out, err) = bench(&[
+        "compare", "--a", &format!("127.0.0.1:{pa}"), "--b", &format!("127.0.0.1:{pb}"), "--rounds", "5", "-n", "1000",
+        "-t", "set,get", "--csv", "--json-out-file", json.to_str().expect("path"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "test,metric,a_median,a_min,a_max,b_median,b_min,b_max,b_over_a,ci90_low,ci90_high", "{out}");
+    assert_eq!(lines.len(), 1 + 2 * 5, "{out}");
+    assert!(lines[1].starts_with("\"SET\",rps,") && lines[6].starts_with("\"GET\",rps,"), "{out}");
+    // Five rounds: the 90% interval exists.
+    assert!(lines[1].split(',').nth(10).is_some_and(|v| v.parse::<f64>().is_ok()), "{out}");
+    assert!(err.contains("a: 127.0.0.1:") && err.contains("Redis 7"), "the description goes to stderr: {err}");
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("parse");
+    assert_eq!(doc["tests"].as_array().map(Vec::len), Some(2));
+    assert_eq!(doc["tests"][0]["a"].as_array().map(Vec::len), Some(5));
+    assert!(doc["tests"][1]["summary"][0]["b_over_a"].as_f64().is_some(), "{doc}");
+    assert!(doc["a"]["server"].as_str().is_some_and(|s| s.starts_with("Redis ")), "{doc}");
+    assert_eq!(doc["interrupted"], false);
+}

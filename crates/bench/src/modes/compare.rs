@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 use crate::cli::CompareArgs;
 use crate::config::RedisConfig;
 use crate::driver::conn::{self, Handshake, Target};
-use crate::report::compare::{table, Figures};
+use crate::report::compare::{self as compare_report, table, Figures};
 use crate::stats;
 use crate::workload::{self, Test};
 use clap::Parser;
@@ -82,20 +82,34 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         io_engine,
     };
     let (ca, cb) = (cfg(ta), cfg(tb));
-    // What is compared.
+    // What is compared (on stderr under --csv, so that stdout is the CSV alone).
     let describe = |name: &str, c: &RedisConfig| -> Option<(String, String)> {
         let (server, persistence) = describe_server(c)?;
-        println!("{name}: {} ({server}; {persistence})", if name == "a" { &a.a } else { &a.b });
+        let line = format!("{name}: {} ({server}; {persistence})", if name == "a" { &a.a } else { &a.b });
+        if a.csv {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
         Some((server, persistence))
     };
-    match (describe("a", &ca), describe("b", &cb)) {
+    let (da, db) = (describe("a", &ca), describe("b", &cb));
+    match (&da, &db) {
         (Some((_, pa)), Some((_, pb))) if pa != pb => {
             eprintln!("WARNING: the servers' persistence settings differ ({pa} against {pb}): the comparison measures that too");
         }
         (None, _) | (_, None) => eprintln!("WARNING: could not read a server's INFO and CONFIG (not compared)"),
         _ => {}
     }
-    println!();
+    if a.csv {
+        println!("{}", compare_report::CSV_HEADER);
+    } else {
+        println!();
+    }
+    let server_json = |addr: &str, d: &Option<(String, String)>| {
+        serde_json::json!({"address": addr, "server": d.as_ref().map(|x| &x.0), "persistence": d.as_ref().map(|x| &x.1)})
+    };
+    let mut json_tests = Vec::new();
     let mut code = 0;
     'tests: for test in &tests {
         let mut fa = Vec::new();
@@ -114,6 +128,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
                 if crate::driver::INTERRUPTED.load(Ordering::SeqCst) {
                     // The round in progress is dropped: only whole rounds count.
                     report(test, &a, &fa, &fb);
+                    json_tests.push(test_json(test, &fa, &fb));
                     eprintln!("Interrupted: {} of {} rounds of {} compared; the tests after it not run", fa.len(), a.rounds, test.title);
                     code = 130;
                     break 'tests;
@@ -133,12 +148,44 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
             }
         }
         report(test, &a, &fa, &fb);
+        json_tests.push(test_json(test, &fa, &fb));
+    }
+    if let Some(path) = &a.json_out_file {
+        let doc = serde_json::json!({
+            "a": server_json(&a.a, &da),
+            "b": server_json(&a.b, &db),
+            "rounds asked": a.rounds,
+            "interrupted": code == 130,
+            "workload": {"clients": a.clients, "requests": a.requests, "data size": a.datasize,
+                         "pipeline": a.pipeline, "threads": a.threads, "rate": a.rate},
+            "tests": json_tests,
+        });
+        let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, text + "\n") {
+            eprintln!("Could not write {}: {e}", path.display());
+            return Ok(1);
+        }
     }
     Ok(code)
 }
 
+/// One test's rounds and summary, for --json-out-file (only whole rounds).
+fn test_json(test: &Test, fa: &[Figures], fb: &[Figures]) -> serde_json::Value {
+    serde_json::json!({
+        "test": test.title,
+        "rounds": fa.len(),
+        "a": fa,
+        "b": fb,
+        "summary": if fa.is_empty() { Vec::new() } else { compare_report::summarize(fa, fb) },
+    })
+}
+
 fn report(test: &Test, a: &CompareArgs, fa: &[Figures], fb: &[Figures]) {
     if fa.is_empty() {
+        return;
+    }
+    if a.csv {
+        print!("{}", compare_report::csv(&test.title, fa, fb));
         return;
     }
     println!("====== {} ======", test.title);

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 /// One round's figures for one server.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Figures {
     /// Requests per second.
     pub rps: f64,
@@ -57,6 +57,62 @@ pub fn median_interval(values: &[f64], confidence: f64) -> Option<(f64, f64)> {
     best.map(|k| (s[k - 1], s[n - k]))
 }
 
+/// One metric over the rounds: each side's median, min and max, the ratio of medians
+/// b/a, and the 90% interval of the median of the rounds' own b/a ratios.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MetricSummary {
+    /// `rps`, `avg ms`, `p50 ms`, `p99 ms` or `p99.9 ms`.
+    pub metric: &'static str,
+    /// Decimals the table prints.
+    #[serde(skip)]
+    pub precision: usize,
+    pub a_median: f64,
+    pub a_min: f64,
+    pub a_max: f64,
+    pub b_median: f64,
+    pub b_min: f64,
+    pub b_max: f64,
+    /// None when a's median is 0.
+    pub b_over_a: Option<f64>,
+    /// None under 5 rounds.
+    pub ci90: Option<(f64, f64)>,
+}
+
+/// The summaries of every metric for rounds of `a` and `b` (same length).
+pub fn summarize(a: &[Figures], b: &[Figures]) -> Vec<MetricSummary> {
+    let metrics: [(&str, fn(&Figures) -> f64, usize); 5] = [
+        ("rps", |f| f.rps, 1),
+        ("avg ms", |f| f.avg, 3),
+        ("p50 ms", |f| f.p50, 3),
+        ("p99 ms", |f| f.p99, 3),
+        ("p99.9 ms", |f| f.p999, 3),
+    ];
+    let lo = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    metrics
+        .into_iter()
+        .map(|(metric, get, precision)| {
+            let av: Vec<f64> = a.iter().map(get).collect();
+            let bv: Vec<f64> = b.iter().map(get).collect();
+            let (am, bm) = (median(&av), median(&bv));
+            // The rounds' own ratios (a round runs a and b back to back).
+            let rounds: Vec<f64> = av.iter().zip(&bv).filter(|(x, _)| **x > 0.0).map(|(x, y)| y / x).collect();
+            MetricSummary {
+                metric,
+                precision,
+                a_median: am,
+                a_min: lo(&av),
+                a_max: hi(&av),
+                b_median: bm,
+                b_min: lo(&bv),
+                b_max: hi(&bv),
+                b_over_a: (am > 0.0).then(|| bm / am),
+                ci90: median_interval(&rounds, 0.90),
+            }
+        })
+        .collect()
+}
+
 /// The table for rounds of `a` and `b` (same length).
 pub fn table(a_name: &str, b_name: &str, a: &[Figures], b: &[Figures]) -> String {
     let mut o = String::new();
@@ -66,30 +122,44 @@ pub fn table(a_name: &str, b_name: &str, a: &[Figures], b: &[Figures]) -> String
         "{:<10} {:>12} {:>25} {:>12} {:>25} {:>8} {:>15}",
         "metric", "a median", "a min-max", "b median", "b min-max", "b/a", "90% CI"
     );
-    let metrics: [(&str, fn(&Figures) -> f64, usize); 5] = [
-        ("rps", |f| f.rps, 1),
-        ("avg ms", |f| f.avg, 3),
-        ("p50 ms", |f| f.p50, 3),
-        ("p99 ms", |f| f.p99, 3),
-        ("p99.9 ms", |f| f.p999, 3),
-    ];
-    for (name, get, prec) in metrics {
-        let av: Vec<f64> = a.iter().map(get).collect();
-        let bv: Vec<f64> = b.iter().map(get).collect();
-        let (am, bm) = (median(&av), median(&bv));
-        let span = |v: &[f64]| {
-            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            format!("{lo:.prec$}-{hi:.prec$}")
-        };
-        let ratio = if am > 0.0 { format!("{:.3}", bm / am) } else { "n/a".into() };
-        // The rounds' own ratios (a round runs a and b back to back).
-        let rounds: Vec<f64> = av.iter().zip(&bv).filter(|(x, _)| **x > 0.0).map(|(x, y)| y / x).collect();
-        let ci = match median_interval(&rounds, 0.90) {
-            Some((lo, hi)) => format!("{lo:.3}-{hi:.3}"),
-            None => "n/a".into(),
-        };
-        let _ = writeln!(o, "{name:<10} {am:>12.prec$} {:>25} {bm:>12.prec$} {:>25} {ratio:>8} {ci:>15}", span(&av), span(&bv));
+    for m in summarize(a, b) {
+        let prec = m.precision;
+        let ratio = m.b_over_a.map_or("n/a".into(), |r| format!("{r:.3}"));
+        let ci = m.ci90.map_or("n/a".into(), |(lo, hi)| format!("{lo:.3}-{hi:.3}"));
+        let a_span = format!("{:.prec$}-{:.prec$}", m.a_min, m.a_max);
+        let b_span = format!("{:.prec$}-{:.prec$}", m.b_min, m.b_max);
+        let _ = writeln!(
+            o,
+            "{:<10} {:>12.prec$} {a_span:>25} {:>12.prec$} {b_span:>25} {ratio:>8} {ci:>15}",
+            m.metric, m.a_median, m.b_median
+        );
+    }
+    o
+}
+
+/// The CSV header of `--csv`.
+pub const CSV_HEADER: &str = "test,metric,a_median,a_min,a_max,b_median,b_min,b_max,b_over_a,ci90_low,ci90_high";
+
+/// CSV rows of one test (no header); empty fields where a value does not exist.
+pub fn csv(test: &str, a: &[Figures], b: &[Figures]) -> String {
+    let mut o = String::new();
+    let quoted = format!("\"{}\"", test.replace('"', "\"\""));
+    let opt = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x:.6}"));
+    for m in summarize(a, b) {
+        let _ = writeln!(
+            o,
+            "{quoted},{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{}",
+            m.metric,
+            m.a_median,
+            m.a_min,
+            m.a_max,
+            m.b_median,
+            m.b_min,
+            m.b_max,
+            opt(m.b_over_a),
+            opt(m.ci90.map(|c| c.0)),
+            opt(m.ci90.map(|c| c.1))
+        );
     }
     o
 }
