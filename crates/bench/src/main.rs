@@ -16,6 +16,7 @@ fn main() {
         Some("memtier") => modes::memtier::main(&args[2..]),
         Some("compare") => modes::compare::main(&args[2..]),
         Some("redis-benchmark") => modes::redis::main(&args[2..]),
+        Some("ycsb") if args.get(2).map(String::as_str) == Some("matrix") => modes::ycsb_matrix::main(&args[3..]),
         Some("ycsb") => modes::ycsb::main(&args[2..]),
         _ => modes::redis::main(&args[1..]),
     };

@@ -27,12 +27,10 @@ use hdrhistogram::Histogram;
 
 use crate::driver::conn::{self, Blocking, Handshake, Target};
 use crate::driver::INTERRUPTED;
+use crate::report::ycsb::{us_histogram, YcsbResult, SERIES};
 use crate::stats::{self, cpu};
 use crate::workload::ycsb::{self, InsertSequence, Op, Props, Workload};
 use crate::workload::ycsb_records::{self as records, DataType, Write};
-
-/// The measured series, in the order they are printed.
-pub const SERIES: [&str; 6] = ["READ", "READ-MODIFY-WRITE", "UPDATE", "INSERT", "SCAN", "DELETE"];
 
 const HELP: &str = "Usage: basalt-bench ycsb load|run [options]
        basalt-bench ycsb matrix --flushall [options]   (basalt-bench ycsb matrix --help)
@@ -61,24 +59,6 @@ redis.port, redis.password, basalt.indices=false (no _indices sorted set), and
 basalt.datatype=hash|string|list|set|zset (hash: YCSB's binding; the others keep a
 record as that type, see docs/bench-tool.md).
 ";
-
-/// What one run measured.
-pub struct YcsbResult {
-    /// Wall time of the run, first operation to last.
-    pub runtime: Duration,
-    /// Top-level operations completed (YCSB's count for the throughput).
-    pub operations: u64,
-    /// Per series: latency histogram (us), and counts of OK and ERROR returns.
-    pub series: Vec<(Histogram<u64>, u64, u64)>,
-    /// The client's CPU seconds (every thread).
-    pub client_cpu_s: f64,
-}
-
-/// A latency histogram of 1 us resolution up to a minute (YCSB reports microseconds;
-/// the other modes' histograms start at 10 us, as redis-benchmark's).
-pub fn us_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, stats::MAX_LATENCY_US, 3).unwrap_or_else(|_| stats::new_histogram(3))
-}
 
 fn series_index(name: &str) -> usize {
     SERIES.iter().position(|s| *s == name).unwrap_or(0)
@@ -157,9 +137,6 @@ fn parse_args(args: &[String]) -> Result<Option<YcsbArgs>, String> {
 
 /// Entry point.
 pub fn main(args: &[String]) -> anyhow::Result<i32> {
-    if args.first().map(String::as_str) == Some("matrix") {
-        return crate::modes::ycsb_matrix::main(&args[1..]);
-    }
     let a = match parse_args(args) {
         Ok(Some(a)) => a,
         Ok(None) => {

@@ -10,7 +10,8 @@
 //! names: the mode refuses to run without `--flushall`, which says the user knows.
 
 use crate::driver::conn::{self, Target};
-use crate::modes::ycsb::{self, Config, YcsbResult, SERIES};
+use crate::modes::ycsb::{self, Config};
+use crate::report::ycsb::{us_histogram, YcsbResult, SERIES};
 use crate::workload::ycsb::{stock, Props};
 use crate::workload::ycsb_records::{DataType, ALL};
 
@@ -37,7 +38,7 @@ struct Cell {
 }
 
 fn cell(r: &YcsbResult) -> Cell {
-    let mut h = crate::modes::ycsb::us_histogram();
+    let mut h = us_histogram();
     for (name, (hist, _, _)) in SERIES.iter().zip(&r.series) {
         // A phase's operations: inserts (load), reads and updates (A, C).
         if matches!(*name, "READ" | "UPDATE" | "INSERT") {
