@@ -167,6 +167,10 @@ pub struct CompareArgs {
     /// round's figures and each metric's summary.
     #[arg(long = "json-out-file")]
     pub json_out_file: Option<std::path::PathBuf>,
+    /// A custom command to compare instead of the -t tests (`__rand_int__` is replaced
+    /// with -r, as in redis-benchmark mode).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND ARGS")]
+    pub command: Vec<String>,
 }
 
 /// memtier_benchmark's flags (`basalt-bench memtier ...`).

@@ -681,3 +681,17 @@ fn compare_writes_csv_and_json() {
     assert!(doc["a"]["server"].as_str().is_some_and(|s| s.starts_with("Redis ")), "{doc}");
     assert_eq!(doc["interrupted"], false);
 }
+
+/// Issue 25, fault 4: compare takes a custom command, as redis-benchmark mode does.
+#[test]
+fn compare_a_custom_command() {
+    let (Some((_a, pa)), Some((_b, pb))) = (redis(), redis()) else { return };
+    let (code, out, err) = bench(&[
+        "compare", "--a", &format!("127.0.0.1:{pa}"), "--b", &format!("127.0.0.1:{pb}"), "--rounds", "2", "-n", "500",
+        "-r", "100", "HSET", "h:__rand_int__", "f", "v",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("====== HSET h:__rand_int__ f v ======"), "{out}");
+    assert_eq!(calls(pa, "hset"), 1000, "two rounds of 500 on a");
+    assert_eq!(calls(pb, "hset"), 1000, "two rounds of 500 on b");
+}

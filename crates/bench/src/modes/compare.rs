@@ -5,7 +5,8 @@
 //! persistence settings, warning when they differ: a server with its log on against one
 //! without is rarely the comparison meant). Ctrl-C ends the whole comparison: the
 //! current round is dropped (a half-measured round would dilute the medians), the
-//! tables of the rounds that finished are printed, and the exit code is 130.
+//! tables of the rounds that finished are printed, and the exit code is 130. On a
+//! terminal a progress line on stderr says which test, round and server runs.
 
 use std::sync::atomic::Ordering;
 
@@ -47,7 +48,11 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
     }
     let names: Vec<String> = a.tests.split(',').map(|s| s.to_ascii_lowercase()).collect();
     let data = workload::redis_benchmark_data(a.datasize);
-    let tests: Vec<Test> = workload::default_suite(Some(&names), &data, a.keyspace.is_some());
+    let custom: Option<Vec<Vec<u8>>> = (!a.command.is_empty()).then(|| a.command.iter().map(|w| w.clone().into_bytes()).collect());
+    let tests: Vec<Test> = match &custom {
+        Some(args) => vec![workload::custom_test(args)],
+        None => workload::default_suite(Some(&names), &data, a.keyspace.is_some()),
+    };
     if tests.is_empty() {
         eprintln!("no known test in -t {}", a.tests);
         return Ok(1);
@@ -76,7 +81,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         threads: Some(a.threads),
         precision: 3,
         seed: 12345,
-        command: None,
+        command: custom.clone(),
         rate: a.rate,
         stall_timeout: 10.0,
         io_engine,
@@ -110,6 +115,8 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         serde_json::json!({"address": addr, "server": d.as_ref().map(|x| &x.0), "persistence": d.as_ref().map(|x| &x.1)})
     };
     let mut json_tests = Vec::new();
+    // A progress line on a terminal (stderr), erased before each table.
+    let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut code = 0;
     'tests: for test in &tests {
         let mut fa = Vec::new();
@@ -118,6 +125,9 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
             let order: [(&RedisConfig, bool); 2] = if round % 2 == 0 { [(&ca, true), (&cb, false)] } else { [(&cb, false), (&ca, true)] };
             let mut this_round = Vec::with_capacity(2);
             for (c, is_a) in order {
+                if progress {
+                    eprint!("\r\x1b[K{}: round {} of {}, {}", test.title, round + 1, a.rounds, if is_a { "a" } else { "b" });
+                }
                 let (r, errs) = match super::redis::measure(c, test) {
                     Ok(x) => x,
                     Err(e) => {
@@ -181,6 +191,9 @@ fn test_json(test: &Test, fa: &[Figures], fb: &[Figures]) -> serde_json::Value {
 }
 
 fn report(test: &Test, a: &CompareArgs, fa: &[Figures], fb: &[Figures]) {
+    if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        eprint!("\r\x1b[K");
+    }
     if fa.is_empty() {
         return;
     }
