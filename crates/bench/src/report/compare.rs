@@ -78,9 +78,12 @@ pub struct MetricSummary {
     pub ci90: Option<(f64, f64)>,
 }
 
+/// A metric: its name, how a round's figures give it, the decimals the table prints.
+type Metric = (&'static str, fn(&Figures) -> f64, usize);
+
 /// The summaries of every metric for rounds of `a` and `b` (same length).
 pub fn summarize(a: &[Figures], b: &[Figures]) -> Vec<MetricSummary> {
-    let metrics: [(&str, fn(&Figures) -> f64, usize); 5] = [
+    let metrics: [Metric; 5] = [
         ("rps", |f| f.rps, 1),
         ("avg ms", |f| f.avg, 3),
         ("p50 ms", |f| f.p50, 3),

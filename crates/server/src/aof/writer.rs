@@ -37,7 +37,7 @@ static ZERO_PAGE: [u8; PAGE as usize] = [0; PAGE as usize];
 /// The end of the zeros [`write_log_bytes`] puts after `len` bytes written at `at`.
 fn padded_end(at: u64, len: usize) -> u64 {
     let end = at + len as u64;
-    if len == 0 || end % PAGE == 0 {
+    if len == 0 || end & (PAGE - 1) == 0 {
         return end;
     }
     let last_page = (end - 1) / PAGE * PAGE;
