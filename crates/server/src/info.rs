@@ -311,7 +311,8 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
                 let (in_flight, peak) = a.commit_pipeline();
                 let _ = write!(
                     o,
-                    "basalt_aof_commits_in_flight:{in_flight}\r\nbasalt_aof_commits_in_flight_peak:{peak}\r\n"
+                    "basalt_aof_commits_in_flight:{in_flight}\r\nbasalt_aof_commits_in_flight_peak:{peak}\r\nbasalt_aof_writer_rounds_inline:{}\r\n",
+                    a.writer_rounds_inline.load(Ordering::Relaxed)
                 );
             }
         }

@@ -128,6 +128,11 @@ pub struct Aof {
     /// The last write error, as strerror would print it.
     pub write_error: Mutex<String>,
     pub delayed_fsync: AtomicU64,
+    /// Rounds the writer thread took while the loops commit inline (`appendfsync
+    /// always`, io_uring): each is a case `commit.rs` left to it (a race for the file, a
+    /// failed commit, a rewrite's switch), and the slow path (INFO
+    /// `basalt_aof_writer_rounds_inline`).
+    pub writer_rounds_inline: AtomicU64,
     /// What making the log durable costs on this disk (INFO persistence `basalt_aof_sync*`).
     pub syncs: SyncStats,
     /// DEBUG AOF-FLUSH-SLEEP: each write of the log (a writer round, or a loop's commit
@@ -222,6 +227,7 @@ impl Aof {
             write_ok: AtomicBool::new(true),
             write_error: Mutex::new(String::new()),
             delayed_fsync: AtomicU64::new(0),
+            writer_rounds_inline: AtomicU64::new(0),
             syncs: SyncStats::default(),
             debug_flush_sleep_us: AtomicU64::new(0),
             switch: Mutex::new(None),

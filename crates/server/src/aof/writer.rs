@@ -364,6 +364,9 @@ fn run(shared: &Shared, target: Target) {
         }
         // The round runs under the file's lock, which an event loop writing inline
         // (`Aof::write_inline`) only ever tries: the two never interleave.
+        if policy == AppendFsync::Always && aof.inline_commits.load(Ordering::Acquire) {
+            aof.writer_rounds_inline.fetch_add(1, Ordering::Relaxed);
+        }
         let mut guard = aof.current.lock();
         let Some(cur) = guard.as_mut() else { return };
         let stop_now = aof.tail.lock().stop;
