@@ -167,6 +167,11 @@ pub struct CompareArgs {
     /// round's figures and each metric's summary.
     #[arg(long = "json-out-file")]
     pub json_out_file: Option<std::path::PathBuf>,
+    /// A memtier workload to compare instead of the -t tests: memtier mode's flags in one
+    /// string (e.g. "--ratio 1:10 --key-pattern G:G --test-time 5"); the server, port
+    /// and password are this comparison's.
+    #[arg(long = "memtier", value_name = "MEMTIER FLAGS")]
+    pub memtier: Option<String>,
     /// A custom command to compare instead of the -t tests (`__rand_int__` is replaced
     /// with -r, as in redis-benchmark mode).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND ARGS")]

@@ -695,3 +695,23 @@ fn compare_a_custom_command() {
     assert_eq!(calls(pa, "hset"), 1000, "two rounds of 500 on a");
     assert_eq!(calls(pb, "hset"), 1000, "two rounds of 500 on b");
 }
+
+/// Issue 25, fault 4: compare runs a memtier workload (memtier mode's flags) on both
+/// servers, the server and port being the comparison's.
+#[test]
+fn compare_a_memtier_workload() {
+    let (Some((_a, pa)), Some((_b, pb))) = (redis(), redis()) else { return };
+    let (code, out, err) = bench(&[
+        "compare", "--a", &format!("127.0.0.1:{pa}"), "--b", &format!("127.0.0.1:{pb}"), "--rounds", "2",
+        "--memtier", "--threads 1 --clients 2 --requests 100 --ratio 1:1 --key-maximum 50 --hide-histogram",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("====== memtier --threads 1"), "{out}");
+    assert!(out.contains("rps ") && out.contains("b/a"), "{out}");
+    // Two rounds of 2 clients x 100 requests, half SETs, on each server.
+    for port in [pa, pb] {
+        assert_eq!(calls(port, "set") + calls(port, "get"), 400, "port {port}");
+    }
+    let (code, _, err) = bench(&["compare", "--a", "127.0.0.1:1", "--b", "127.0.0.1:2", "--memtier", "--ratio x"]);
+    assert!(code == 1 && err.contains("--memtier"), "{err}");
+}

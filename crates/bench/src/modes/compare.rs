@@ -118,17 +118,55 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
     // A progress line on a terminal (stderr), erased before each table.
     let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut code = 0;
-    'tests: for test in &tests {
+    // The workloads: the -t tests or a custom command (each measured as redis-benchmark
+    // measures it), or one memtier workload (--memtier).
+    let memtier = match &a.memtier {
+        Some(flags) => match (memtier_side(&a, flags, &a.a), memtier_side(&a, flags, &a.b)) {
+            (Ok(x), Ok(y)) => Some((format!("memtier {flags}"), x, y)),
+            (Err(e), _) | (_, Err(e)) => {
+                eprintln!("{e}");
+                return Ok(1);
+            }
+        },
+        None => None,
+    };
+    let mut workloads: Vec<(String, Box<Measure>)> = Vec::new();
+    match memtier {
+        Some((title, ma, mb)) => workloads.push((
+            title,
+            Box::new(move |is_a: bool| {
+                let m = if is_a { &ma } else { &mb };
+                let r = super::memtier::run(&m.0, m.1, m.2, m.3, None).map_err(|e| e.to_string())?;
+                let t = r.totals();
+                let errs = i32::from(r.stats.errors.total() > 0);
+                Ok((figures(&t.hist, if r.elapsed_s > 0.0 { t.hist.len() as f64 / r.elapsed_s } else { 0.0 }), errs))
+            }),
+        )),
+        None => {
+            for test in tests {
+                let (ca, cb) = (ca.clone(), cb.clone());
+                workloads.push((
+                    test.title.clone(),
+                    Box::new(move |is_a: bool| {
+                        let (r, errs) = super::redis::measure(if is_a { &ca } else { &cb }, &test).map_err(|e| e.to_string())?;
+                        Ok((figures(&r.hist, r.rps()), errs))
+                    }),
+                ));
+            }
+        }
+    }
+    for (title, mut measure) in workloads {
         let mut fa = Vec::new();
         let mut fb = Vec::new();
-        for round in 0..a.rounds {
-            let order: [(&RedisConfig, bool); 2] = if round % 2 == 0 { [(&ca, true), (&cb, false)] } else { [(&cb, false), (&ca, true)] };
+        let mut interrupted = false;
+        'rounds: for round in 0..a.rounds {
+            let order = if round % 2 == 0 { [true, false] } else { [false, true] };
             let mut this_round = Vec::with_capacity(2);
-            for (c, is_a) in order {
+            for is_a in order {
                 if progress {
-                    eprint!("\r\x1b[K{}: round {} of {}, {}", test.title, round + 1, a.rounds, if is_a { "a" } else { "b" });
+                    eprint!("\r\x1b[K{title}: round {} of {}, {}", round + 1, a.rounds, if is_a { "a" } else { "b" });
                 }
-                let (r, errs) = match super::redis::measure(c, test) {
+                let (f, errs) = match measure(is_a) {
                     Ok(x) => x,
                     Err(e) => {
                         eprintln!("{e}");
@@ -137,28 +175,23 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
                 };
                 if crate::driver::INTERRUPTED.load(Ordering::SeqCst) {
                     // The round in progress is dropped: only whole rounds count.
-                    report(test, &a, &fa, &fb);
-                    json_tests.push(test_json(test, &fa, &fb));
-                    eprintln!("Interrupted: {} of {} rounds of {} compared; the tests after it not run", fa.len(), a.rounds, test.title);
-                    code = 130;
-                    break 'tests;
+                    interrupted = true;
+                    break 'rounds;
                 }
                 code = code.max(errs);
-                let f = Figures {
-                    rps: r.rps(),
-                    avg: stats::mean(&r.hist) / 1000.0,
-                    p50: stats::value_at_percentile(&r.hist, 50.0) as f64 / 1000.0,
-                    p99: stats::value_at_percentile(&r.hist, 99.0) as f64 / 1000.0,
-                    p999: stats::value_at_percentile(&r.hist, 99.9) as f64 / 1000.0,
-                };
                 this_round.push((is_a, f));
             }
             for (is_a, f) in this_round {
                 if is_a { fa.push(f) } else { fb.push(f) }
             }
         }
-        report(test, &a, &fa, &fb);
-        json_tests.push(test_json(test, &fa, &fb));
+        report(&title, &a, &fa, &fb);
+        json_tests.push(test_json(&title, &fa, &fb));
+        if interrupted {
+            eprintln!("Interrupted: {} of {} rounds of {title} compared; the tests after it not run", fa.len(), a.rounds);
+            code = 130;
+            break;
+        }
     }
     if let Some(path) = &a.json_out_file {
         let doc = serde_json::json!({
@@ -179,10 +212,48 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
     Ok(code)
 }
 
+/// One round's figures from a latency histogram (us) and a rate.
+fn figures(h: &hdrhistogram::Histogram<u64>, rps: f64) -> Figures {
+    Figures {
+        rps,
+        avg: stats::mean(h) / 1000.0,
+        p50: stats::value_at_percentile(h, 50.0) as f64 / 1000.0,
+        p99: stats::value_at_percentile(h, 99.0) as f64 / 1000.0,
+        p999: stats::value_at_percentile(h, 99.9) as f64 / 1000.0,
+    }
+}
+
+/// A workload measured once on a (true) or b: its figures and whether error replies came.
+type Measure = dyn FnMut(bool) -> Result<(Figures, i32), String>;
+
+/// A memtier run of `flags` against `addr`: its config and run options (pipeline, rate,
+/// stall timeout), from memtier mode's own parser, with the server, port and password of
+/// this comparison.
+fn memtier_side(
+    a: &CompareArgs,
+    flags: &str,
+    addr: &str,
+) -> Result<(super::memtier::MemtierConfig, usize, Option<f64>, f64), String> {
+    let words = crate::workload::memtier::split_args(flags)?;
+    let (host, port) = addr.rsplit_once(':').ok_or("--a and --b must be HOST:PORT")?;
+    let mut argv = vec!["basalt-bench memtier".to_string()];
+    argv.extend(words);
+    argv.extend(["--server".into(), host.into(), "--port".into(), port.into()]);
+    if let Some(p) = &a.password {
+        argv.extend(["--authenticate".into(), match &a.user {
+            Some(u) => format!("{u}:{p}"),
+            None => p.clone(),
+        }]);
+    }
+    let m = crate::cli::MemtierArgs::try_parse_from(&argv).map_err(|e| format!("--memtier: {e}"))?;
+    let cfg = super::memtier::MemtierConfig::from_args(&m).map_err(|e| format!("--memtier: {e}"))?;
+    Ok((cfg, m.pipeline, m.rate, m.stall_timeout))
+}
+
 /// One test's rounds and summary, for --json-out-file (only whole rounds).
-fn test_json(test: &Test, fa: &[Figures], fb: &[Figures]) -> serde_json::Value {
+fn test_json(title: &str, fa: &[Figures], fb: &[Figures]) -> serde_json::Value {
     serde_json::json!({
-        "test": test.title,
+        "test": title,
         "rounds": fa.len(),
         "a": fa,
         "b": fb,
@@ -190,7 +261,7 @@ fn test_json(test: &Test, fa: &[Figures], fb: &[Figures]) -> serde_json::Value {
     })
 }
 
-fn report(test: &Test, a: &CompareArgs, fa: &[Figures], fb: &[Figures]) {
+fn report(title: &str, a: &CompareArgs, fa: &[Figures], fb: &[Figures]) {
     if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         eprint!("\r\x1b[K");
     }
@@ -198,10 +269,10 @@ fn report(test: &Test, a: &CompareArgs, fa: &[Figures], fb: &[Figures]) {
         return;
     }
     if a.csv {
-        print!("{}", compare_report::csv(&test.title, fa, fb));
+        print!("{}", compare_report::csv(title, fa, fb));
         return;
     }
-    println!("====== {} ======", test.title);
+    println!("====== {title} ======");
     print!("{}", table(&a.a, &a.b, fa, fb));
     println!();
 }

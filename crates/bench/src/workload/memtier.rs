@@ -56,6 +56,18 @@ pub enum CmdKind {
     Custom(Vec<Vec<Piece>>),
 }
 
+/// Splits a string into words as Redis's `sdssplitargs` does (spaces, "double quotes"
+/// with escapes, 'single quotes'): the resp crate's inline-command parser.
+pub fn split_args(s: &str) -> Result<Vec<String>, String> {
+    let mut line = s.as_bytes().to_vec();
+    line.push(b'\n');
+    let mut parser = resp::RequestParser::new(resp::Limits { max_inline_len: line.len() + 1, ..resp::Limits::default() });
+    match parser.parse(&line) {
+        Ok(Some(_)) => Ok(parser.args(&line).map(|w| String::from_utf8_lossy(w).into_owned()).collect()),
+        Ok(None) | Err(_) => Err(format!("Invalid arguments \"{s}\": unbalanced quotes")),
+    }
+}
+
 /// Parses a `--command` string: arguments split as memtier splits them (Redis's
 /// `sdssplitargs`: spaces, "double quotes" with escapes, 'single quotes'; the resp
 /// crate's inline-command parser is that), `__key__` and `__data__` anywhere inside an
