@@ -338,7 +338,7 @@ static SINCE: &[(&str, &str)] = &[
     ("command|getkeys", "2.8.13"), ("command|help", "5.0.0"), ("time", "2.6.0"), ("slowlog", "2.2.12"),
     ("slowlog|get", "2.2.12"), ("slowlog|len", "2.2.12"), ("slowlog|reset", "2.2.12"),
     ("slowlog|help", "6.2.0"), ("shutdown", "1.0.0"), ("debug", "1.0.0"),
-    ("save", "1.0.0"), ("bgsave", "1.0.0"), ("bgrewriteaof", "1.0.0"), ("lastsave", "1.0.0"),
+    ("save", "1.0.0"), ("bgsave", "1.0.0"), ("bgrewriteaof", "1.0.0"), ("lastsave", "1.0.0"), ("role", "2.8.12"),
     ("hset", "2.0.0"), ("hmset", "2.0.0"), ("hsetnx", "2.0.0"), ("hget", "2.0.0"), ("hmget", "2.0.0"),
     ("hgetall", "2.0.0"), ("hkeys", "2.0.0"), ("hvals", "2.0.0"), ("hdel", "2.0.0"), ("hlen", "2.0.0"),
     ("hstrlen", "3.2.0"), ("hexists", "2.0.0"), ("hincrby", "2.0.0"), ("hincrbyfloat", "2.6.0"),
@@ -673,6 +673,16 @@ fn lastsave(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// ROLE. Basalt does not replicate yet (issue 24): it is always a master with no
+/// replicas, at replication offset 0, as INFO replication says.
+fn role(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    encode::array_len(ctx.out, 3);
+    encode::bulk(ctx.out, b"master");
+    encode::integer(ctx.out, 0);
+    encode::array_len(ctx.out, 0);
+    Ok(())
+}
+
 
 const SERVER: &[&str] = &[];
 
@@ -725,6 +735,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("bgsave", -1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING, (0, 0, 0), SERVER, "server", "Asynchronously saves the database(s) to disk.", bgsave),
     spec("bgrewriteaof", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING, (0, 0, 0), SERVER, "server", "Asynchronously rewrites the append-only file to disk.", bgrewriteaof),
     spec("lastsave", 1, LOADING | STALE | FAST, (0, 0, 0), &["admin", "dangerous"], "server", "Returns the Unix timestamp of the last successful save to disk.", lastsave),
+    spec("role", 1, NOSCRIPT | LOADING | STALE | FAST, (0, 0, 0), &["admin", "dangerous"], "server", "Return the role of the instance in the context of replication", role),
     spec("shutdown", -1, ADMIN | NOSCRIPT | LOADING | STALE | NO_MULTI | SENTINEL | ALLOW_BUSY, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk and shuts down the Redis server.", shutdown),
 ];
 

@@ -1024,3 +1024,13 @@ fn rename_command_hides_and_renames() {
         assert!(failed.log.contains(reason), "{reason} not in:\n{}", failed.log);
     }
 }
+
+/// ROLE of a master without replicas, byte for byte as Redis 7.0.15 answers it (a
+/// client's probe for the master: Basalt does not replicate yet, issue 24).
+#[test]
+fn role_of_a_master_without_replicas() {
+    let t = shared();
+    let mut c = t.raw_conn();
+    assert_eq!(c.cmd(&["ROLE"]), b"*3\r\n$6\r\nmaster\r\n:0\r\n*0\r\n");
+    assert!(c.cmd(&["ROLE", "x"]).starts_with(b"-ERR wrong number of arguments for 'role' command"));
+}
