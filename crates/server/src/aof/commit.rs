@@ -474,9 +474,14 @@ impl Aof {
                 std::thread::sleep(std::time::Duration::from_micros(100));
                 continue;
             }
+            // A commit that a later commit's fdatasync already covered (only possible
+            // here for one failed at shutdown) is not written again: its copy of the
+            // block it shares with the later commit would overwrite the later records.
+            let durable = self.durable();
             let failed: Vec<(u64, Vec<u8>, u64)> = commits
                 .in_flight
                 .iter()
+                .filter(|c| c.log_end > durable)
                 .map(|c| (c.file_off, c.buf.as_slice().to_vec(), c.log_end))
                 .collect();
             drop(commits);
