@@ -302,6 +302,10 @@ pub struct MemtierArgs {
     /// JSON output file (memtier "Format version" 2).
     #[arg(long = "json-out-file")]
     pub json_out_file: Option<std::path::PathBuf>,
+    /// Also write a self-contained HTML report (latency spectrum, per-second timeline,
+    /// configuration, the server's version and persistence, client CPU).
+    #[arg(long = "report")]
+    pub report: Option<std::path::PathBuf>,
     /// Text output file (default stdout).
     #[arg(short = 'o', long = "out-file")]
     pub out_file: Option<std::path::PathBuf>,

@@ -715,3 +715,36 @@ fn compare_a_memtier_workload() {
     let (code, _, err) = bench(&["compare", "--a", "127.0.0.1:1", "--b", "127.0.0.1:2", "--memtier", "--ratio x"]);
     assert!(code == 1 && err.contains("--memtier"), "{err}");
 }
+
+/// Issue 25, item 3 (memtier mode only so far): `--report FILE.html` writes a
+/// self-contained page: three inline SVG charts whose series have one point per
+/// percentile step (51) or per second, the server's version, no script.
+#[test]
+fn memtier_writes_an_html_report() {
+    let Some((_s, port)) = redis() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let page = dir.path().join("r.html");
+    let (code, out, err) = bench(&[
+        "memtier", "--port", &port.to_string(), "--threads", "1", "--clients", "4", "--test-time", "2", "--ratio", "1:1",
+        "--hide-histogram", "--report", page.to_str().expect("path"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let html = std::fs::read_to_string(&page).expect("report");
+    assert!(html.starts_with("<!DOCTYPE html>") && !html.contains("<script"), "self-contained, no script");
+    assert_eq!(html.matches("<svg").count(), 3, "spectrum, throughput, latency timeline");
+    assert!(html.contains("<td>Redis 7."), "the server's version");
+    let counts: Vec<(String, usize)> = html
+        .split("data-name=\"")
+        .skip(1)
+        .map(|rest| {
+            let name = rest.split('"').next().unwrap_or_default().to_string();
+            let n = rest.split("data-points=\"").nth(1).and_then(|v| v.split('"').next()).and_then(|v| v.parse().ok()).unwrap_or(0);
+            (name, n)
+        })
+        .collect();
+    assert_eq!(counts[0], ("SET".to_string(), 51), "{counts:?}");
+    assert_eq!(counts[1], ("GET".to_string(), 51), "{counts:?}");
+    let seconds = counts[2].1;
+    assert!((2..=3).contains(&seconds), "one point per second of a 2 s run: {counts:?}");
+    assert!(counts[3..].iter().all(|c| c.1 == seconds), "{counts:?}");
+}

@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 
 use crate::cli::CompareArgs;
 use crate::config::RedisConfig;
-use crate::driver::conn::{self, Handshake, Target};
+use crate::driver::conn::{Handshake, Target};
 use crate::report::compare::{self as compare_report, table, Figures};
 use crate::stats;
 use crate::workload::{self, Test};
@@ -89,7 +89,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
     let (ca, cb) = (cfg(ta), cfg(tb));
     // What is compared (on stderr under --csv, so that stdout is the CSV alone).
     let describe = |name: &str, c: &RedisConfig| -> Option<(String, String)> {
-        let (server, persistence) = describe_server(c)?;
+        let (server, persistence) = super::describe_server(&c.target, &c.handshake)?;
         let line = format!("{name}: {} ({server}; {persistence})", if name == "a" { &a.a } else { &a.b });
         if a.csv {
             eprintln!("{line}");
@@ -275,35 +275,4 @@ fn report(title: &str, a: &CompareArgs, fa: &[Figures], fb: &[Figures]) {
     println!("====== {title} ======");
     print!("{}", table(&a.a, &a.b, fa, fb));
     println!();
-}
-
-/// A server's name and version, and its persistence settings, from INFO server and
-/// CONFIG GET (None when it cannot be read).
-fn describe_server(c: &RedisConfig) -> Option<(String, String)> {
-    let mut s = conn::connect(&c.target, std::time::Duration::from_secs(5)).ok()?;
-    conn::handshake(&mut s, &c.handshake, &c.target).ok()?;
-    let info = conn::call(&mut s, &[b"INFO", b"server"], &c.target).ok()?;
-    let info = String::from_utf8_lossy(&info).to_string();
-    let field = |name: &str| info.lines().find_map(|l| l.strip_prefix(&format!("{name}:"))).map(|v| v.trim().to_string());
-    let server = match field("basalt_version") {
-        Some(v) => format!("Basalt {v}, Redis {} compatible", field("redis_version").unwrap_or_default()),
-        None => format!("Redis {}", field("redis_version").unwrap_or_else(|| "?".into())),
-    };
-    let mut get = |name: &str| -> String {
-        conn::call(&mut s, &[b"CONFIG", b"GET", name.as_bytes()], &c.target)
-            .ok()
-            .and_then(|r| resp::decode_frame(&r, u64::MAX).ok().flatten())
-            .and_then(|(f, _)| match f {
-                resp::frame::Frame::Array(v) => v.get(1).and_then(|x| x.as_bytes()).map(|b| String::from_utf8_lossy(b).into_owned()),
-                _ => None,
-            })
-            .unwrap_or_else(|| "?".into())
-    };
-    let appendonly = get("appendonly");
-    let persistence = if appendonly == "yes" {
-        format!("appendonly yes, appendfsync {}, save \"{}\"", get("appendfsync"), get("save"))
-    } else {
-        format!("appendonly {appendonly}, save \"{}\"", get("save"))
-    };
-    Some((server, persistence))
 }

@@ -370,6 +370,27 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         let s = serde_json::to_string_pretty(&doc)?;
         std::fs::write(p, s + "\n").map_err(|e| anyhow::anyhow!("Could not write {}: {e}", p.display()))?;
     }
+    if let Some(p) = &a.report {
+        // The last run (the only one, by default).
+        let r = runs.last().unwrap_or(result);
+        let config: Vec<(String, String)> = match config_json(&a, &cfg) {
+            Value::Object(m) => m.into_iter().map(|(k, v)| (k, v.as_str().map_or_else(|| v.to_string(), str::to_string))).collect(),
+            _ => Vec::new(),
+        };
+        let server = super::describe_server(&cfg.target, &cfg.handshake)
+            .map(|(name, persistence)| vec![("server".to_string(), name), ("persistence".to_string(), persistence)])
+            .unwrap_or_default();
+        let page = crate::report::html::Page {
+            title: format!("basalt-bench memtier against {}", cfg.target),
+            config,
+            server,
+            kinds: r.hist_names.iter().cloned().zip(r.stats.kinds.iter().map(|k| &k.hist)).collect(),
+            seconds: &r.stats.timeline,
+            cpu: &r.stats.cpu,
+            open_loop: r.rate.is_some(),
+        };
+        std::fs::write(p, crate::report::html::render(&page)).map_err(|e| anyhow::anyhow!("Could not write {}: {e}", p.display()))?;
+    }
     let result = runs.last().unwrap_or(result);
     if result.interrupted {
         // Ctrl-C: 130; a run stopped early by a failure (a closed or stalled

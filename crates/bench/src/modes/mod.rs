@@ -9,6 +9,8 @@ pub mod ycsb_matrix;
 
 use std::io::IsTerminal;
 
+use crate::driver::conn::{self, Handshake, Target};
+
 /// Whether stdout is a terminal (progress lines are drawn only then).
 pub fn stdout_is_tty() -> bool {
     std::io::stdout().is_terminal()
@@ -29,6 +31,37 @@ pub fn rate_shortfall(asked: f64, completed: u64, elapsed_s: f64) -> Option<Stri
             got / asked * 100.0
         )
     })
+}
+
+/// A server's name and version, and its persistence settings, from INFO server and
+/// CONFIG GET (None when it cannot be read).
+pub fn describe_server(target: &Target, handshake: &Handshake) -> Option<(String, String)> {
+    let mut s = conn::connect(target, std::time::Duration::from_secs(5)).ok()?;
+    conn::handshake(&mut s, handshake, target).ok()?;
+    let info = conn::call(&mut s, &[b"INFO", b"server"], target).ok()?;
+    let info = String::from_utf8_lossy(&info).to_string();
+    let field = |name: &str| info.lines().find_map(|l| l.strip_prefix(&format!("{name}:"))).map(|v| v.trim().to_string());
+    let server = match field("basalt_version") {
+        Some(v) => format!("Basalt {v}, Redis {} compatible", field("redis_version").unwrap_or_default()),
+        None => format!("Redis {}", field("redis_version").unwrap_or_else(|| "?".into())),
+    };
+    let mut get = |name: &str| -> String {
+        conn::call(&mut s, &[b"CONFIG", b"GET", name.as_bytes()], target)
+            .ok()
+            .and_then(|r| resp::decode_frame(&r, u64::MAX).ok().flatten())
+            .and_then(|(f, _)| match f {
+                resp::frame::Frame::Array(v) => v.get(1).and_then(|x| x.as_bytes()).map(|b| String::from_utf8_lossy(b).into_owned()),
+                _ => None,
+            })
+            .unwrap_or_else(|| "?".into())
+    };
+    let appendonly = get("appendonly");
+    let persistence = if appendonly == "yes" {
+        format!("appendonly yes, appendfsync {}, save \"{}\"", get("appendfsync"), get("save"))
+    } else {
+        format!("appendonly {appendonly}, save \"{}\"", get("save"))
+    };
+    Some((server, persistence))
 }
 
 #[cfg(test)]
