@@ -10,6 +10,7 @@ cd "$repo"
 ensure_rust
 ensure_redis_tools
 ensure_python_deps tests/py/requirements.txt
+ensure_chromium
 
 echo "== cargo test (unit, in-process and black-box tests against Basalt)"
 cargo test --workspace --quiet 2>&1

@@ -42,6 +42,14 @@ ensure_redis_tools() {
   fi
 }
 
+# Debian's Chromium, to open basalt-bench's HTML report headless (tests/py/test_html_report.py).
+ensure_chromium() {
+  if ! command -v chromium >/dev/null 2>&1; then
+    echo "Installing Debian's chromium (headless check of the HTML report)..." >&2
+    apt_install chromium
+  fi
+}
+
 # Python with the packages of tests/py/requirements.txt, in a virtualenv of the project's
 # own (`.venv`, git-ignored), so that the system's Python is left as it is. Its `bin` goes
 # first on PATH: the caller's `python3` from then on is the virtualenv's.
