@@ -748,3 +748,25 @@ fn memtier_writes_an_html_report() {
     assert!((2..=3).contains(&seconds), "one point per second of a 2 s run: {counts:?}");
     assert!(counts[3..].iter().all(|c| c.1 == seconds), "{counts:?}");
 }
+
+/// YCSB mode writes the same HTML report (`--report`, basalt-bench's own flag).
+#[test]
+fn ycsb_writes_an_html_report() {
+    let Some((_s, port)) = start_with("redis-server", &["--requirepass", "sekret"]) else { return };
+    let p = format!("redis.port={port}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let page = dir.path().join("y.html");
+    let pass = "redis.password=sekret";
+    let (code, out, err) = bench(&["ycsb", "load", "--workload", "c", "-p", &p, "-p", pass, "-p", "recordcount=100"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = bench(&[
+        "ycsb", "run", "--workload", "c", "-p", &p, "-p", "recordcount=100", "-p", "operationcount=500",
+        "-p", pass, "--report", page.to_str().expect("path"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let html = std::fs::read_to_string(&page).expect("report");
+    assert!(html.contains("data-name=\"READ\" data-points=\"51\""), "{html}");
+    assert!(html.contains("data-name=\"requests/s\" data-points=\"1\""), "a run under a second: {html}");
+    assert!(html.contains("<th>phase</th><td>run</td>") && html.contains("<td>Redis 7."), "{html}");
+    assert!(!html.contains("sekret"), "the password is left out of the page");
+}

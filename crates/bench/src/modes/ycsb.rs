@@ -28,7 +28,7 @@ use hdrhistogram::Histogram;
 use crate::driver::conn::{self, Blocking, Handshake, Target};
 use crate::driver::INTERRUPTED;
 use crate::report::ycsb::{us_histogram, YcsbResult, SERIES};
-use crate::stats::{self, cpu};
+use crate::stats::{self, cpu, Second};
 use crate::workload::ycsb::{self, InsertSequence, Op, Props, Workload};
 use crate::workload::ycsb_records::{self as records, DataType, Write};
 
@@ -47,6 +47,7 @@ with YCSB's text output.
   -target N          operations per second over all threads (target); latencies then
                      count from each operation's intended start
   -s                 status every 10 s on stderr
+  --report FILE.html a self-contained HTML report (not YCSB's: basalt-bench's)
   -db NAME           accepted for YCSB's command lines; only the Redis binding exists
 
 Properties: YCSB's core workload (recordcount, operationcount, fieldcount, fieldlength,
@@ -69,6 +70,8 @@ struct YcsbArgs {
     load: bool,
     props: Props,
     status: bool,
+    /// `--report FILE.html` (ours, not YCSB's).
+    report: Option<std::path::PathBuf>,
 }
 
 fn parse_args(args: &[String]) -> Result<Option<YcsbArgs>, String> {
@@ -76,6 +79,7 @@ fn parse_args(args: &[String]) -> Result<Option<YcsbArgs>, String> {
     let mut overrides: Vec<(String, String)> = Vec::new();
     let mut phase = None;
     let mut status = false;
+    let mut report = None;
     let mut i = 0;
     let value = |i: usize, flag: &str| -> Result<String, String> {
         args.get(i + 1).cloned().ok_or_else(|| format!("Missing argument value for {flag}."))
@@ -87,6 +91,10 @@ fn parse_args(args: &[String]) -> Result<Option<YcsbArgs>, String> {
             "run" | "-t" => phase = Some(false),
             "-h" | "--help" | "-help" => return Ok(None),
             "-s" => status = true,
+            "--report" => {
+                report = Some(std::path::PathBuf::from(value(i, a)?));
+                i += 1;
+            }
             "-P" => {
                 let f = value(i, a)?;
                 match std::fs::read_to_string(&f) {
@@ -132,7 +140,7 @@ fn parse_args(args: &[String]) -> Result<Option<YcsbArgs>, String> {
         props.set(&k, &v);
     }
     let load = phase.ok_or("Say load or run (basalt-bench ycsb load|run ...)")?;
-    Ok(Some(YcsbArgs { load, props, status }))
+    Ok(Some(YcsbArgs { load, props, status, report }))
 }
 
 /// Entry point.
@@ -165,6 +173,29 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
     match run(&cfg, a.load, a.status) {
         Ok(r) => {
             print!("{}", crate::report::ycsb::text(&r));
+            if let Some(path) = &a.report {
+                let mut config: Vec<(String, String)> = a.props.0.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                config.sort();
+                config.retain(|(k, _)| k != "redis.password");
+                config.insert(0, ("phase".into(), if a.load { "load" } else { "run" }.into()));
+                let hs = Handshake { auth: cfg.password.clone().map(|p| (None, p)), db: 0, resp3: false };
+                let server = super::describe_server(&cfg.target, &hs)
+                    .map(|(name, persistence)| vec![("server".to_string(), name), ("persistence".to_string(), persistence)])
+                    .unwrap_or_default();
+                let page = crate::report::html::Page {
+                    title: format!("basalt-bench ycsb {} against {}", if a.load { "load" } else { "run" }, cfg.target),
+                    config,
+                    server,
+                    kinds: SERIES.iter().zip(&r.series).filter(|(_, s)| !s.0.is_empty()).map(|(n, s)| (n.to_string(), &s.0)).collect(),
+                    seconds: &r.timeline,
+                    cpu: &r.cpu,
+                    open_loop: cfg.ops_per_s > 0.0,
+                };
+                if let Err(e) = std::fs::write(path, crate::report::html::render(&page)) {
+                    eprintln!("Could not write {}: {e}", path.display());
+                    return Ok(1);
+                }
+            }
             let ops = r.operations.max(1) as f64;
             eprintln!(
                 "basalt-bench ycsb: client CPU {:.1} us per operation ({:.2} s in all)",
@@ -258,6 +289,7 @@ pub fn run(cfg: &Config, load: bool, status: bool) -> Result<YcsbResult, String>
             indices: cfg.indices,
             datatype: cfg.datatype,
             series: SERIES.iter().map(|_| (us_histogram(), 0, 0)).collect(),
+            timeline: Vec::new(),
             key: Vec::new(),
             value: Vec::with_capacity(w.fieldlength.2 as usize),
         };
@@ -270,7 +302,7 @@ pub fn run(cfg: &Config, load: bool, status: bool) -> Result<YcsbResult, String>
                     barrier.wait();
                     let meter = cpu::CpuMeter::start();
                     let r = worker.run(&shared, load, mine, interval, deadline);
-                    (r, worker.series, meter.finish().cpu_s)
+                    (r, worker.series, worker.timeline, meter.finish())
                 })
                 .map_err(|e| e.to_string())?,
         );
@@ -283,9 +315,10 @@ pub fn run(cfg: &Config, load: bool, status: bool) -> Result<YcsbResult, String>
     });
     let mut series: Vec<(Histogram<u64>, u64, u64)> = SERIES.iter().map(|_| (us_histogram(), 0, 0)).collect();
     let mut first_err = None;
-    let mut cpu_s = 0.0;
+    let mut cpu = Vec::new();
+    let mut timeline: Vec<Second> = Vec::new();
     for h in handles {
-        let (r, s, c) = h.join().map_err(|_| "a client thread panicked".to_string())?;
+        let (r, s, t, c) = h.join().map_err(|_| "a client thread panicked".to_string())?;
         if let Err(e) = r {
             first_err.get_or_insert(e);
         }
@@ -294,7 +327,13 @@ pub fn run(cfg: &Config, load: bool, status: bool) -> Result<YcsbResult, String>
             acc.1 += one.1;
             acc.2 += one.2;
         }
-        cpu_s += c;
+        for (i, sec) in t.iter().enumerate() {
+            if timeline.len() <= i {
+                timeline.resize_with(i + 1, Second::new);
+            }
+            timeline[i].merge(sec);
+        }
+        cpu.push(c);
     }
     let runtime = start.elapsed();
     shared.stop.store(true, Ordering::SeqCst);
@@ -304,7 +343,14 @@ pub fn run(cfg: &Config, load: bool, status: bool) -> Result<YcsbResult, String>
     if let Some(e) = first_err {
         return Err(e);
     }
-    Ok(YcsbResult { runtime, operations: shared.done.load(Ordering::SeqCst), series, client_cpu_s: cpu_s })
+    Ok(YcsbResult {
+        runtime,
+        operations: shared.done.load(Ordering::SeqCst),
+        series,
+        client_cpu_s: cpu.iter().map(|c| c.cpu_s).sum(),
+        timeline,
+        cpu,
+    })
 }
 
 /// YCSB's status line every 10 s (`-s`), on stderr.
@@ -331,6 +377,8 @@ struct Worker {
     indices: bool,
     datatype: DataType,
     series: Vec<(Histogram<u64>, u64, u64)>,
+    /// Top-level operations per second since the start, with their latencies.
+    timeline: Vec<Second>,
     key: Vec<u8>,
     value: Vec<u8>,
 }
@@ -360,6 +408,7 @@ impl Worker {
                 }
                 None => None,
             };
+            let t0 = intended.unwrap_or_else(Instant::now);
             if load {
                 let keynum = shared.load_next.fetch_add(1, Ordering::SeqCst);
                 self.insert(keynum, intended)?;
@@ -367,6 +416,15 @@ impl Worker {
                 self.transaction(shared, intended)?;
             }
             shared.done.fetch_add(1, Ordering::Relaxed);
+            let sec = start.elapsed().as_secs() as usize;
+            if self.timeline.len() <= sec {
+                self.timeline.resize_with(sec + 1, Second::new);
+            }
+            let s = &mut self.timeline[sec];
+            s.count += 1;
+            let us = t0.elapsed().as_micros() as u64;
+            s.sum_us += us;
+            stats::record(&mut s.hist, us, 1);
         }
         Ok(())
     }

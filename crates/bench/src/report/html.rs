@@ -5,7 +5,7 @@
 //! the latency on a log scale), the per-second throughput and p50/p99/p99.9 timeline,
 //! and the client's own CPU use and time waiting for a CPU per thread.
 //!
-//! Only memtier mode writes one so far; the other modes (redis, ycsb, compare) do not.
+//! memtier and ycsb modes write one; redis-benchmark mode and compare do not yet.
 
 use std::fmt::Write;
 

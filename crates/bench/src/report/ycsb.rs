@@ -20,6 +20,10 @@ pub struct YcsbResult {
     pub series: Vec<(Histogram<u64>, u64, u64)>,
     /// The client's CPU seconds (every thread).
     pub client_cpu_s: f64,
+    /// Top-level operations per second of the run, with their latencies.
+    pub timeline: Vec<crate::stats::Second>,
+    /// Each client thread's CPU, time waiting for a CPU, and wall time.
+    pub cpu: Vec<crate::stats::cpu::ThreadCpu>,
 }
 
 /// A latency histogram of 1 us resolution up to a minute (YCSB reports microseconds;
@@ -69,7 +73,14 @@ mod tests {
         }
         series[0].1 = 2;
         series[0].2 = 1;
-        let r = YcsbResult { runtime: std::time::Duration::from_millis(1500), operations: 3, series, client_cpu_s: 0.0 };
+        let r = YcsbResult {
+            runtime: std::time::Duration::from_millis(1500),
+            operations: 3,
+            series,
+            client_cpu_s: 0.0,
+            timeline: Vec::new(),
+            cpu: Vec::new(),
+        };
         let t = text(&r);
         assert!(t.starts_with("[OVERALL], RunTime(ms), 1500\n[OVERALL], Throughput(ops/sec), 2\n"), "{t}");
         // The histogram keeps about three significant digits: the values come back close.
