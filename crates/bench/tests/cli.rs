@@ -770,3 +770,29 @@ fn ycsb_writes_an_html_report() {
     assert!(html.contains("<th>phase</th><td>run</td>") && html.contains("<td>Redis 7."), "{html}");
     assert!(!html.contains("sekret"), "the password is left out of the page");
 }
+
+/// Issue 25, fault 6 in YCSB mode: a connection closed mid-run ends the run, and the
+/// report of what completed is still printed (exit status 1, the reason on stderr).
+#[test]
+fn a_ycsb_run_cut_short_keeps_what_completed() {
+    let Some((_s, port)) = redis() else { return };
+    let p = format!("redis.port={port}");
+    let (code, out, err) = bench(&["ycsb", "load", "--workload", "c", "-p", &p, "-p", "recordcount=100"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let child = Command::new(BIN)
+        .args(["ycsb", "run", "--workload", "c", "-p", &p, "-p", "recordcount=100", "-p", "operationcount=100000000",
+               "-p", "maxexecutiontime=20"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_millis(500));
+    let killed = Command::new("redis-cli").args(["-p", &port.to_string(), "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"]).output();
+    assert!(killed.is_ok());
+    let o = child.wait_with_output().expect("wait");
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(err.contains("The run stopped early"), "{err}");
+    let reads = ycsb_value(&out, "[READ]", "Operations").unwrap_or(0.0);
+    assert!(reads > 0.0 && reads < 100_000_000.0, "{out}");
+}

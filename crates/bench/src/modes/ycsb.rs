@@ -202,6 +202,10 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
                 r.client_cpu_s * 1e6 / ops,
                 r.client_cpu_s
             );
+            if let Some(e) = &r.stopped_by {
+                eprintln!("{e}\nThe run stopped early: the report covers the operations that completed.");
+                return Ok(1);
+            }
             Ok(if INTERRUPTED.load(Ordering::SeqCst) { 130 } else { 0 })
         }
         Err(e) => {
@@ -340,10 +344,8 @@ pub fn run(cfg: &Config, load: bool, status: bool) -> Result<YcsbResult, String>
     if let Some(t) = status_thread {
         let _ = t.join();
     }
-    if let Some(e) = first_err {
-        return Err(e);
-    }
     Ok(YcsbResult {
+        stopped_by: first_err,
         runtime,
         operations: shared.done.load(Ordering::SeqCst),
         series,
@@ -394,7 +396,10 @@ impl Worker {
     ) -> Result<(), String> {
         let start = Instant::now();
         for i in 0..count {
-            if INTERRUPTED.load(Ordering::SeqCst) || deadline.is_some_and(|d| start.elapsed() >= d) {
+            if INTERRUPTED.load(Ordering::SeqCst)
+                || shared.stop.load(Ordering::Relaxed)
+                || deadline.is_some_and(|d| start.elapsed() >= d)
+            {
                 break;
             }
             // Open loop: the operation's intended start; the latency counts from it.
@@ -409,11 +414,17 @@ impl Worker {
                 None => None,
             };
             let t0 = intended.unwrap_or_else(Instant::now);
-            if load {
+            let done = if load {
                 let keynum = shared.load_next.fetch_add(1, Ordering::SeqCst);
-                self.insert(keynum, intended)?;
+                self.insert(keynum, intended)
             } else {
-                self.transaction(shared, intended)?;
+                self.transaction(shared, intended)
+            };
+            if let Err(e) = done {
+                // A closed or stalled connection ends the whole run; what completed is
+                // reported (issue 25, fault 6).
+                shared.stop.store(true, Ordering::Relaxed);
+                return Err(e);
             }
             shared.done.fetch_add(1, Ordering::Relaxed);
             let sec = start.elapsed().as_secs() as usize;

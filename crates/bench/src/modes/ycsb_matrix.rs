@@ -84,7 +84,11 @@ fn one(props: &Props, dt: DataType, size: usize) -> Result<[Cell; 3], String> {
         p.set("basalt.datatype", dt.name());
         p.set("fieldlength", &size.to_string());
         let cfg = Config::from_props(&p)?;
-        out[i] = cell(&ycsb::run(&cfg, load, false)?);
+        let r = ycsb::run(&cfg, load, false)?;
+        if let Some(e) = r.stopped_by {
+            return Err(e);
+        }
+        out[i] = cell(&r);
     }
     Ok(out)
 }

@@ -24,6 +24,8 @@ pub struct YcsbResult {
     pub timeline: Vec<crate::stats::Second>,
     /// Each client thread's CPU, time waiting for a CPU, and wall time.
     pub cpu: Vec<crate::stats::cpu::ThreadCpu>,
+    /// The failure that ended the run early (a closed or stalled connection).
+    pub stopped_by: Option<String>,
 }
 
 /// A latency histogram of 1 us resolution up to a minute (YCSB reports microseconds;
@@ -80,6 +82,7 @@ mod tests {
             client_cpu_s: 0.0,
             timeline: Vec::new(),
             cpu: Vec::new(),
+            stopped_by: None,
         };
         let t = text(&r);
         assert!(t.starts_with("[OVERALL], RunTime(ms), 1500\n[OVERALL], Throughput(ops/sec), 2\n"), "{t}");
