@@ -167,6 +167,10 @@ pub struct CompareArgs {
     /// round's figures and each metric's summary.
     #[arg(long = "json-out-file")]
     pub json_out_file: Option<std::path::PathBuf>,
+    /// Also write a self-contained HTML page: both servers, per test the medians side by
+    /// side with b/a and its interval, and both servers' latency spectra.
+    #[arg(long = "report")]
+    pub report: Option<std::path::PathBuf>,
     /// A memtier workload to compare instead of the -t tests: memtier mode's flags in one
     /// string (e.g. "--ratio 1:10 --key-pattern G:G --test-time 5"); the server, port
     /// and password are this comparison's.

@@ -796,3 +796,25 @@ fn a_ycsb_run_cut_short_keeps_what_completed() {
     let reads = ycsb_value(&out, "[READ]", "Operations").unwrap_or(0.0);
     assert!(reads > 0.0 && reads < 100_000_000.0, "{out}");
 }
+
+/// Issue 25, item 3: compare's page puts both servers side by side: per test the
+/// medians, b/a and its 90% interval, and a spectrum with a series for a and one for b.
+#[test]
+fn compare_writes_an_html_report() {
+    let (Some((_a, pa)), Some((_b, pb))) = (redis(), redis()) else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let page = dir.path().join("c.html");
+    let (code, out, err) = bench(&[
+        "compare", "--a", &format!("127.0.0.1:{pa}"), "--b", &format!("127.0.0.1:{pb}"), "--rounds", "5", "-n", "500",
+        "-t", "set,get", "--report", page.to_str().expect("path"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let html = std::fs::read_to_string(&page).expect("page");
+    assert!(html.contains("<h2>SET</h2>") && html.contains("<h2>GET</h2>"), "{html}");
+    assert_eq!(html.matches("data-name=\"a\" data-points=\"51\"").count(), 2, "{html}");
+    assert_eq!(html.matches("data-name=\"b\" data-points=\"51\"").count(), 2, "{html}");
+    assert!(html.contains("(Redis 7."), "both servers described: {html}");
+    // Five rounds: the interval of b/a is given for every metric of both tests.
+    assert!(!html.contains("n/a (under 5 rounds)"), "{html}");
+    assert_eq!(html.matches("<tr><td>rps</td>").count(), 2, "{html}");
+}

@@ -139,7 +139,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
                 let r = super::memtier::run(&m.0, m.1, m.2, m.3, None).map_err(|e| e.to_string())?;
                 let t = r.totals();
                 let errs = i32::from(r.stats.errors.total() > 0);
-                Ok((figures(&t.hist, if r.elapsed_s > 0.0 { t.hist.len() as f64 / r.elapsed_s } else { 0.0 }), errs))
+                Ok((figures(&t.hist, if r.elapsed_s > 0.0 { t.hist.len() as f64 / r.elapsed_s } else { 0.0 }), errs, t.hist))
             }),
         )),
         None => {
@@ -149,15 +149,18 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
                     test.title.clone(),
                     Box::new(move |is_a: bool| {
                         let (r, errs) = super::redis::measure(if is_a { &ca } else { &cb }, &test).map_err(|e| e.to_string())?;
-                        Ok((figures(&r.hist, r.rps()), errs))
+                        Ok((figures(&r.hist, r.rps()), errs, r.hist))
                     }),
                 ));
             }
         }
     }
+    // For --report: each test's summary and all its whole rounds' latencies per side.
+    let mut pages = Vec::new();
     for (title, mut measure) in workloads {
         let mut fa = Vec::new();
         let mut fb = Vec::new();
+        let (mut ha, mut hb) = (stats::new_histogram(3), stats::new_histogram(3));
         let mut interrupted = false;
         'rounds: for round in 0..a.rounds {
             let order = if round % 2 == 0 { [true, false] } else { [false, true] };
@@ -166,7 +169,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
                 if progress {
                     eprint!("\r\x1b[K{title}: round {} of {}, {}", round + 1, a.rounds, if is_a { "a" } else { "b" });
                 }
-                let (f, errs) = match measure(is_a) {
+                let (f, errs, h) = match measure(is_a) {
                     Ok(x) => x,
                     Err(e) => {
                         eprintln!("{e}");
@@ -179,18 +182,43 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
                     break 'rounds;
                 }
                 code = code.max(errs);
-                this_round.push((is_a, f));
+                this_round.push((is_a, f, h));
             }
-            for (is_a, f) in this_round {
-                if is_a { fa.push(f) } else { fb.push(f) }
+            for (is_a, f, h) in this_round {
+                if is_a {
+                    fa.push(f);
+                    let _ = ha.add(&h);
+                } else {
+                    fb.push(f);
+                    let _ = hb.add(&h);
+                }
             }
         }
         report(&title, &a, &fa, &fb);
         json_tests.push(test_json(&title, &fa, &fb));
+        if !fa.is_empty() {
+            pages.push((title.clone(), compare_report::summarize(&fa, &fb), ha, hb));
+        }
         if interrupted {
             eprintln!("Interrupted: {} of {} rounds of {title} compared; the tests after it not run", fa.len(), a.rounds);
             code = 130;
             break;
+        }
+    }
+    if let Some(path) = &a.report {
+        let side = |addr: &str, d: &Option<(String, String)>| match d {
+            Some((server, persistence)) => format!("{addr} ({server}; {persistence})"),
+            None => addr.to_string(),
+        };
+        let servers = vec![("a".to_string(), side(&a.a, &da)), ("b".to_string(), side(&a.b, &db))];
+        let tests: Vec<crate::report::html::CompareTest<'_>> = pages
+            .iter()
+            .map(|(title, summary, ha, hb)| crate::report::html::CompareTest { title: title.clone(), summary: summary.clone(), a: ha, b: hb })
+            .collect();
+        let html = crate::report::html::render_compare(&format!("basalt-bench compare: a = {}, b = {}", a.a, a.b), &servers, a.rounds, &tests);
+        if let Err(e) = std::fs::write(path, html) {
+            eprintln!("Could not write {}: {e}", path.display());
+            return Ok(1);
         }
     }
     if let Some(path) = &a.json_out_file {
@@ -224,7 +252,7 @@ fn figures(h: &hdrhistogram::Histogram<u64>, rps: f64) -> Figures {
 }
 
 /// A workload measured once on a (true) or b: its figures and whether error replies came.
-type Measure = dyn FnMut(bool) -> Result<(Figures, i32), String>;
+type Measure = dyn FnMut(bool) -> Result<(Figures, i32, hdrhistogram::Histogram<u64>), String>;
 
 /// A memtier run of `flags` against `addr`: its config and run options (pipeline, rate,
 /// stall timeout), from memtier mode's own parser, with the server, port and password of

@@ -5,7 +5,8 @@
 //! the latency on a log scale), the per-second throughput and p50/p99/p99.9 timeline,
 //! and the client's own CPU use and time waiting for a CPU per thread.
 //!
-//! memtier and ycsb modes write one; redis-benchmark mode and compare do not yet.
+//! memtier and ycsb modes write one (`render`), compare its own side by side
+//! (`render_compare`); redis-benchmark mode does not yet.
 
 use std::fmt::Write;
 
@@ -188,15 +189,60 @@ fn table(rows: &[(String, String)]) -> String {
     s
 }
 
+/// The page's head and heading.
+fn head(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title>\n<style>body{{font-family:sans-serif;margin:24px;max-width:800px}}table{{border-collapse:collapse;margin:8px 0 16px}}th,td{{border:1px solid #ccc;padding:3px 8px;text-align:left;font-size:13px}}svg{{display:block;margin:12px 0}}</style></head><body>\n<h1>{}</h1>\n",
+        esc(title),
+        esc(title)
+    )
+}
+
+/// One test of a comparison: its title, each metric's summary, and the latency
+/// histograms of all its rounds on a and on b.
+pub struct CompareTest<'a> {
+    pub title: String,
+    pub summary: Vec<crate::report::compare::MetricSummary>,
+    pub a: &'a Histogram<u64>,
+    pub b: &'a Histogram<u64>,
+}
+
+/// The page of `compare`: both servers, then per test the medians side by side with
+/// the ratio b/a and its 90% interval, and both servers' latency spectra in one chart.
+pub fn render_compare(title: &str, servers: &[(String, String)], rounds: usize, tests: &[CompareTest<'_>]) -> String {
+    let mut s = head(title);
+    s.push_str("<h2>Servers</h2>\n");
+    s.push_str(&table(servers));
+    let _ = writeln!(s, "<p>{rounds} rounds asked, alternating a and b.</p>");
+    for t in tests {
+        let _ = writeln!(s, "<h2>{}</h2>", esc(&t.title));
+        s.push_str("<table>\n<tr><th>metric</th><th>a median</th><th>a min-max</th><th>b median</th><th>b min-max</th><th>b/a</th><th>90% interval of b/a</th></tr>\n");
+        for m in &t.summary {
+            let p = m.precision;
+            let ratio = m.b_over_a.map_or("n/a".into(), |r| format!("{r:.3}"));
+            let ci = m.ci90.map_or("n/a (under 5 rounds)".into(), |(lo, hi)| format!("{lo:.3}-{hi:.3}"));
+            let _ = writeln!(
+                s,
+                "<tr><td>{}</td><td>{:.p$}</td><td>{:.p$}-{:.p$}</td><td>{:.p$}</td><td>{:.p$}-{:.p$}</td><td>{ratio}</td><td>{ci}</td></tr>",
+                esc(m.metric),
+                m.a_median,
+                m.a_min,
+                m.a_max,
+                m.b_median,
+                m.b_min,
+                m.b_max
+            );
+        }
+        s.push_str("</table>\n");
+        s.push_str(&spectrum(&[("a".to_string(), t.a), ("b".to_string(), t.b)]));
+    }
+    s.push_str("</body></html>\n");
+    s
+}
+
 /// The whole page.
 pub fn render(p: &Page<'_>) -> String {
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title>\n<style>body{{font-family:sans-serif;margin:24px;max-width:800px}}table{{border-collapse:collapse;margin:8px 0 16px}}th,td{{border:1px solid #ccc;padding:3px 8px;text-align:left;font-size:13px}}svg{{display:block;margin:12px 0}}</style></head><body>\n<h1>{}</h1>\n",
-        esc(&p.title),
-        esc(&p.title)
-    );
+    let mut s = head(&p.title);
     s.push_str("<h2>Server</h2>\n");
     if p.server.is_empty() {
         s.push_str("<p>Its INFO and CONFIG could not be read.</p>\n");
