@@ -98,6 +98,10 @@ pub struct RedisArgs {
     /// I/O engine of the load threads: uring, epoll or auto (as the server's --io-engine).
     #[arg(long = "io-engine", default_value = "auto")]
     pub io_engine: String,
+    /// Also write a self-contained HTML report (each test's latency spectrum, the
+    /// configuration, the server's version and persistence). Not redis-benchmark's.
+    #[arg(long = "report")]
+    pub report: Option<std::path::PathBuf>,
     /// Output this help and exit.
     #[arg(long = "help")]
     pub help: bool,

@@ -58,6 +58,8 @@ pub struct RedisConfig {
     pub stall_timeout: f64,
     /// I/O engine of the load threads.
     pub io_engine: crate::driver::IoEngine,
+    /// `--report FILE.html`.
+    pub report: Option<std::path::PathBuf>,
 }
 
 /// Parses `redis://[user[:password]@]host[:port][/db]`.
@@ -183,6 +185,7 @@ impl RedisConfig {
             rate: a.rate,
             stall_timeout: a.stall_timeout.max(0.1),
             io_engine: crate::driver::IoEngine::parse(&a.io_engine).map_err(|e| bad(&e))?,
+            report: a.report.clone(),
         })
     }
 }

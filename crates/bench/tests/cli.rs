@@ -818,3 +818,18 @@ fn compare_writes_an_html_report() {
     assert!(!html.contains("n/a (under 5 rounds)"), "{html}");
     assert_eq!(html.matches("<tr><td>rps</td>").count(), 2, "{html}");
 }
+
+/// redis-benchmark mode's report: one spectrum series per test (no timeline: that mode
+/// keeps none per test).
+#[test]
+fn redis_mode_writes_an_html_report() {
+    let Some((_s, port)) = redis() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let page = dir.path().join("b.html");
+    let (code, out, err) = bench(&["-p", &port.to_string(), "-q", "-n", "2000", "-t", "set,get", "--report", page.to_str().expect("path")]);
+    assert_eq!(code, 0, "{out}{err}");
+    let html = std::fs::read_to_string(&page).expect("page");
+    assert!(html.contains("data-name=\"SET\" data-points=\"51\"") && html.contains("data-name=\"GET\" data-points=\"51\""), "{html}");
+    assert_eq!(html.matches("<svg").count(), 1, "the spectrum only: {html}");
+    assert!(html.contains("<th>requests (-n)</th><td>2000</td>") && html.contains("<td>Redis 7."), "{html}");
+}

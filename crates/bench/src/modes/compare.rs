@@ -85,6 +85,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         rate: a.rate,
         stall_timeout: 10.0,
         io_engine,
+        report: None,
     };
     let (ca, cb) = (cfg(ta), cfg(tb));
     // What is compared (on stderr under --csv, so that stdout is the CSV alone).

@@ -147,6 +147,8 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
     let mut out = std::io::stdout();
     let _ = out.write_all(report.begin().as_bytes());
     let mut code = 0;
+    // For --report: each test's title and latencies.
+    let mut done: Vec<(String, hdrhistogram::Histogram<u64>)> = Vec::new();
     'outer: loop {
         for test in &tests {
             let payload = if cfg.command.is_some() { test.template.bytes.len() } else { cfg.datasize };
@@ -159,6 +161,9 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
                     let _ = out.write_all(report.test(&r).as_bytes());
                     let _ = out.flush();
                     code = code.max(extra_code);
+                    if cfg.report.is_some() {
+                        done.push((r.title.clone(), r.hist.clone()));
+                    }
                 }
                 Err(e) => {
                     let _ = out.flush();
@@ -178,6 +183,34 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
     }
     let _ = out.write_all(report.end().as_bytes());
     let _ = out.flush();
+    if let Some(path) = &cfg.report {
+        let opt = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |x| x.to_string());
+        let config = vec![
+            ("clients (-c)".to_string(), cfg.clients.to_string()),
+            ("requests (-n)".to_string(), cfg.requests.to_string()),
+            ("data size (-d)".to_string(), cfg.datasize.to_string()),
+            ("pipeline (-P)".to_string(), cfg.pipeline.to_string()),
+            ("keyspace (-r)".to_string(), opt(cfg.keyspace)),
+            ("threads".to_string(), cfg.threads.map_or_else(|| "-".to_string(), |t| t.to_string())),
+            ("rate".to_string(), cfg.rate.map_or_else(|| "-".to_string(), |r| r.to_string())),
+        ];
+        let server = super::describe_server(&cfg.target, &cfg.handshake)
+            .map(|(name, persistence)| vec![("server".to_string(), name), ("persistence".to_string(), persistence)])
+            .unwrap_or_default();
+        let page = crate::report::html::Page {
+            title: format!("basalt-bench against {}", cfg.target),
+            config,
+            server,
+            kinds: done.iter().map(|(t, h)| (t.clone(), h)).collect(),
+            seconds: &[],
+            cpu: &[],
+            open_loop: cfg.rate.is_some(),
+        };
+        if let Err(e) = std::fs::write(path, crate::report::html::render(&page)) {
+            eprintln!("Could not write {}: {e}", path.display());
+            return Ok(1);
+        }
+    }
     Ok(code)
 }
 

@@ -5,8 +5,9 @@
 //! the latency on a log scale), the per-second throughput and p50/p99/p99.9 timeline,
 //! and the client's own CPU use and time waiting for a CPU per thread.
 //!
-//! memtier and ycsb modes write one (`render`), compare its own side by side
-//! (`render_compare`); redis-benchmark mode does not yet.
+//! memtier, ycsb and redis-benchmark modes write one (`render`; redis-benchmark mode's
+//! has each test's spectrum and no timeline), compare its own side by side
+//! (`render_compare`).
 
 use std::fmt::Write;
 
@@ -256,10 +257,17 @@ pub fn render(p: &Page<'_>) -> String {
         s.push_str("<p>Open loop: latencies count from each request's intended send time.</p>\n");
     }
     s.push_str(&spectrum(&p.kinds));
-    let (a, b) = timeline(p.seconds);
-    s.push_str("<h2>Timeline</h2>\n");
-    s.push_str(&a);
-    s.push_str(&b);
+    // redis-benchmark mode keeps no timeline or thread figures per test.
+    if !p.seconds.is_empty() {
+        let (a, b) = timeline(p.seconds);
+        s.push_str("<h2>Timeline</h2>\n");
+        s.push_str(&a);
+        s.push_str(&b);
+    }
+    if p.cpu.is_empty() {
+        s.push_str("</body></html>\n");
+        return s;
+    }
     s.push_str("<h2>Client threads</h2>\n<table>\n<tr><th>thread</th><th>CPU s</th><th>waiting for a CPU s</th><th>wall s</th><th>busy</th></tr>\n");
     for (i, c) in p.cpu.iter().enumerate() {
         let _ = writeln!(
