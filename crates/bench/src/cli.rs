@@ -314,6 +314,9 @@ pub struct MemtierArgs {
     /// configuration, the server's version and persistence, client CPU).
     #[arg(long = "report")]
     pub report: Option<std::path::PathBuf>,
+    /// Also write the latencies as HdrHistogram's interval log (.hlog, microseconds).
+    #[arg(long = "hdr-log")]
+    pub hdr_log: Option<std::path::PathBuf>,
     /// Text output file (default stdout).
     #[arg(short = 'o', long = "out-file")]
     pub out_file: Option<std::path::PathBuf>,

@@ -833,3 +833,30 @@ fn redis_mode_writes_an_html_report() {
     assert_eq!(html.matches("<svg").count(), 1, "the spectrum only: {html}");
     assert!(html.contains("<th>requests (-n)</th><td>2000</td>") && html.contains("<td>Redis 7."), "{html}");
 }
+
+/// Issue 25, item 3: `--hdr-log` writes HdrHistogram's interval log: a header, one
+/// untagged interval per second, and one interval per kind tagged with its name.
+#[test]
+fn memtier_and_ycsb_write_an_hdr_interval_log() {
+    let Some((_s, port)) = redis() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("m.hlog");
+    let (code, out, err) = bench(&[
+        "memtier", "--port", &port.to_string(), "--threads", "1", "--clients", "2", "--test-time", "2", "--ratio", "1:1",
+        "--hide-histogram", "--hdr-log", log.to_str().expect("path"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(text.contains("#[StartTime: ") && text.contains("#[BaseTime: "), "{text}");
+    let intervals: Vec<&str> = text.lines().filter(|l| !l.starts_with('#') && !l.starts_with("\"StartTimestamp\"")).collect();
+    assert!(intervals.iter().any(|l| l.starts_with("Tag=SET,")) && intervals.iter().any(|l| l.starts_with("Tag=GET,")), "{text}");
+    let seconds = intervals.iter().filter(|l| !l.starts_with("Tag=")).count();
+    assert!((2..=3).contains(&seconds), "one interval per second: {text}");
+
+    let ylog = dir.path().join("y.hlog");
+    let p = format!("redis.port={port}");
+    let (code, out, err) = bench(&["ycsb", "load", "--workload", "c", "-p", &p, "-p", "recordcount=50", "--hdr-log", ylog.to_str().expect("path")]);
+    assert_eq!(code, 0, "{out}{err}");
+    let text = std::fs::read_to_string(&ylog).expect("log");
+    assert!(text.lines().any(|l| l.starts_with("Tag=INSERT,")), "{text}");
+}

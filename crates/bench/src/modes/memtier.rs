@@ -391,6 +391,12 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         };
         std::fs::write(p, crate::report::html::render(&page)).map_err(|e| anyhow::anyhow!("Could not write {}: {e}", p.display()))?;
     }
+    if let Some(p) = &a.hdr_log {
+        let r = runs.last().unwrap_or(result);
+        let kinds: Vec<(String, &hdrhistogram::Histogram<u64>)> =
+            r.hist_names.iter().cloned().zip(r.stats.kinds.iter().map(|k| &k.hist)).collect();
+        crate::report::hdr_log::write(p, r.start_ms, &kinds, &r.stats.timeline).map_err(|e| anyhow::anyhow!(e))?;
+    }
     let result = runs.last().unwrap_or(result);
     if result.interrupted {
         // Ctrl-C: 130; a run stopped early by a failure (a closed or stalled

@@ -48,6 +48,7 @@ with YCSB's text output.
                      count from each operation's intended start
   -s                 status every 10 s on stderr
   --report FILE.html a self-contained HTML report (not YCSB's: basalt-bench's)
+  --hdr-log FILE     the latencies as HdrHistogram's interval log (.hlog, microseconds)
   -db NAME           accepted for YCSB's command lines; only the Redis binding exists
 
 Properties: YCSB's core workload (recordcount, operationcount, fieldcount, fieldlength,
@@ -72,6 +73,8 @@ struct YcsbArgs {
     status: bool,
     /// `--report FILE.html` (ours, not YCSB's).
     report: Option<std::path::PathBuf>,
+    /// `--hdr-log FILE` (ours).
+    hdr_log: Option<std::path::PathBuf>,
 }
 
 fn parse_args(args: &[String]) -> Result<Option<YcsbArgs>, String> {
@@ -80,6 +83,7 @@ fn parse_args(args: &[String]) -> Result<Option<YcsbArgs>, String> {
     let mut phase = None;
     let mut status = false;
     let mut report = None;
+    let mut hdr_log = None;
     let mut i = 0;
     let value = |i: usize, flag: &str| -> Result<String, String> {
         args.get(i + 1).cloned().ok_or_else(|| format!("Missing argument value for {flag}."))
@@ -93,6 +97,10 @@ fn parse_args(args: &[String]) -> Result<Option<YcsbArgs>, String> {
             "-s" => status = true,
             "--report" => {
                 report = Some(std::path::PathBuf::from(value(i, a)?));
+                i += 1;
+            }
+            "--hdr-log" => {
+                hdr_log = Some(std::path::PathBuf::from(value(i, a)?));
                 i += 1;
             }
             "-P" => {
@@ -140,7 +148,7 @@ fn parse_args(args: &[String]) -> Result<Option<YcsbArgs>, String> {
         props.set(&k, &v);
     }
     let load = phase.ok_or("Say load or run (basalt-bench ycsb load|run ...)")?;
-    Ok(Some(YcsbArgs { load, props, status, report }))
+    Ok(Some(YcsbArgs { load, props, status, report, hdr_log }))
 }
 
 /// Entry point.
@@ -193,6 +201,18 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
                 };
                 if let Err(e) = std::fs::write(path, crate::report::html::render(&page)) {
                     eprintln!("Could not write {}: {e}", path.display());
+                    return Ok(1);
+                }
+            }
+            if let Some(path) = &a.hdr_log {
+                let start_ms = std::time::SystemTime::now()
+                    .checked_sub(r.runtime)
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_millis());
+                let kinds: Vec<(String, &Histogram<u64>)> =
+                    SERIES.iter().zip(&r.series).filter(|(_, s)| !s.0.is_empty()).map(|(n, s)| (n.to_string(), &s.0)).collect();
+                if let Err(e) = crate::report::hdr_log::write(path, start_ms, &kinds, &r.timeline) {
+                    eprintln!("{e}");
                     return Ok(1);
                 }
             }

@@ -2,6 +2,7 @@
 //! table and JSON "Format version" 2), and the compare table.
 
 pub mod compare;
+pub mod hdr_log;
 pub mod html;
 pub mod memtier;
 pub mod redis;
