@@ -860,3 +860,61 @@ fn memtier_and_ycsb_write_an_hdr_interval_log() {
     let text = std::fs::read_to_string(&ylog).expect("log");
     assert!(text.lines().any(|l| l.starts_with("Tag=INSERT,")), "{text}");
 }
+
+/// Every key path of a JSON document with its type (object keys that are numbers, the
+/// seconds of a Time-Serie, read as `<n>`; array items as `[]`).
+fn json_shape(v: &serde_json::Value, path: String, out: &mut std::collections::BTreeMap<String, &'static str>) {
+    use serde_json::Value;
+    let kind = match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let k = if k.chars().all(|c| c.is_ascii_digit()) { "<n>".to_string() } else { k.clone() };
+                json_shape(x, format!("{path}/{k}"), out);
+            }
+            "object"
+        }
+        Value::Array(a) => {
+            for x in a {
+                json_shape(x, format!("{path}/[]"), out);
+            }
+            "array"
+        }
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::String(_) => "string",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "integer",
+    };
+    out.insert(path, kind);
+}
+
+/// Issue 25, fault 2: memtier mode's JSON has every key path of memtier 2.3's with the
+/// same type. The fixture is what memtier_benchmark 2.3.0 (built from its tag) wrote for
+/// `-s 127.0.0.1 -p PORT --threads 1 --clients 2 --requests 200 --ratio 1:1
+/// --hide-histogram --json-out-file F` against Redis 7.0.15; basalt-bench runs the same.
+/// Our extra keys are named here: `Error Replies` (error replies per row), `seed` and
+/// `distinct_client_seed` (our honest default, stated), `tls` (memtier writes it when
+/// built with TLS).
+#[test]
+fn memtier_json_has_every_key_of_memtier_2_3() {
+    let Some((_s, port)) = redis() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ours = dir.path().join("ours.json");
+    let (code, out, err) = bench(&[
+        "memtier", "-s", "127.0.0.1", "-p", &port.to_string(), "--threads", "1", "--clients", "2", "--requests", "200",
+        "--ratio", "1:1", "--hide-histogram", "--json-out-file", ours.to_str().expect("path"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let theirs: serde_json::Value = serde_json::from_str(include_str!("fixtures/memtier-2.3.0-ratio-1-1.json")).expect("fixture");
+    let ours: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&ours).expect("ours")).expect("ours parses");
+    let (mut a, mut b) = (std::collections::BTreeMap::new(), std::collections::BTreeMap::new());
+    json_shape(&theirs, String::new(), &mut a);
+    json_shape(&ours, String::new(), &mut b);
+    for (path, kind) in &a {
+        assert_eq!(b.get(path), Some(kind), "{path}: memtier 2.3 writes a {kind}");
+    }
+    let ours_only = ["Error Replies", "/configuration/seed", "/configuration/distinct_client_seed", "/configuration/tls"];
+    for path in b.keys().filter(|p| !a.contains_key(*p)) {
+        assert!(ours_only.iter().any(|x| path.ends_with(x)), "{path}: not in memtier 2.3's JSON");
+    }
+}

@@ -222,7 +222,7 @@ impl MemtierConfig {
 /// The "configuration" object of the JSON file (memtier's key names).
 pub fn config_json(a: &MemtierArgs, c: &MemtierConfig) -> Value {
     let host = a.host.clone().unwrap_or_else(|| a.server.clone());
-    json!({
+    let mut v = json!({
         "server": host,
         "port": a.port,
         "uri": "",
@@ -262,7 +262,30 @@ pub fn config_json(a: &MemtierArgs, c: &MemtierConfig) -> Value {
         "select-db": a.select_db,
         "distinct_client_seed": if c.same_seed { "false" } else { "true" },
         "seed": c.seed,
-    })
+    });
+    // memtier 2.3's options that basalt-bench does not have, as memtier writes them when
+    // they are off, so that its parsers find every key (issue 25). Added apart: one json!
+    // of them all passes the macro's recursion limit.
+    let off = json!({
+        "connection_timeout": 0,
+        "data_import": null,
+        "data_verify": "false",
+        "generate_keys": "false",
+        "multi_key_get": 0,
+        "no-expiry": "false",
+        "num-slaves": "0:0",
+        "print-all-runs": if a.print_all_runs { "true" } else { "false" },
+        "reconnect_interval": 0,
+        "thread_conn_start_max_jitter_micros": 0,
+        "thread_conn_start_min_jitter_micros": 0,
+        "verify_only": "false",
+        "wait-ratio": "0:0",
+        "wait-timeout": "0-0",
+    });
+    if let (Value::Object(m), Value::Object(extra)) = (&mut v, off) {
+        m.extend(extra);
+    }
+    v
 }
 
 /// Runs memtier mode with `args` (without the program name and `memtier`).

@@ -324,7 +324,13 @@ impl MemtierResult {
         }
         if self.hits_misses {
             let empty = KindStats::new(self.sigfig);
-            all.insert("Waits".into(), self.kind_json(&empty, None, false));
+            let mut waits = self.kind_json(&empty, None, false);
+            // memtier 2.3 writes a Waits entry for every second, of three counters.
+            let seconds: Map<String, Value> = (0..self.stats.timeline.len())
+                .map(|i| (i.to_string(), json!({"Bytes RX": 0, "Bytes TX": 0, "Count": 0})))
+                .collect();
+            waits["Time-Serie"] = Value::Object(seconds);
+            all.insert("Waits".into(), waits);
         }
         let mut totals = self.kind_json(&self.totals(), Some(&self.stats.timeline), self.hits_misses);
         if let (true, Some(g)) = (self.hits_misses, self.names.iter().position(|n| n == "Gets")) {
