@@ -66,34 +66,11 @@ mod tests {
         let mut got = Vec::new();
         for entry in IntervalLogIterator::new(&bytes) {
             if let Ok(LogEntry::Interval(ilh)) = entry {
-                let raw = base64_decode(ilh.encoded_histogram());
+                let raw = crate::report::base64_decode(ilh.encoded_histogram());
                 let h: Histogram<u64> = d.deserialize(&mut raw.as_slice()).expect("histogram");
                 got.push((ilh.tag().map(|t| t.as_str().to_string()), ilh.start_timestamp().as_secs(), h.len()));
             }
         }
         assert_eq!(got, vec![(None, 0, 10), (None, 1, 20), (Some("LRANGE_0_9".into()), 0, 30)]);
-    }
-
-    /// Standard base64, as the log encodes each histogram (the test's own decoder: the
-    /// crate reads the text but leaves the decoding to its user).
-    fn base64_decode(s: &str) -> Vec<u8> {
-        let val = |c: u8| match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            _ => 63,
-        };
-        let clean: Vec<u8> = s.bytes().filter(|&c| c != b'=' && !c.is_ascii_whitespace()).collect();
-        let mut out = Vec::new();
-        for chunk in clean.chunks(4) {
-            let mut n = 0u32;
-            for (i, &c) in chunk.iter().enumerate() {
-                n |= u32::from(val(c)) << (18 - 6 * i);
-            }
-            let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-            out.extend_from_slice(&bytes[..chunk.len() - 1]);
-        }
-        out
     }
 }

@@ -549,20 +549,7 @@ Totals     199818.06      1263.83    180372.45         0.99947         0.96700  
         let s = compressed_histogram(&h);
         assert!(s.starts_with("HISTF"), "{s}");
         // Decode our base64 back and deserialize: same counts.
-        let mut bytes = Vec::new();
-        let val = |c: u8| match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            _ => 63,
-        };
-        for q in s.as_bytes().chunks(4) {
-            let n = q.iter().take_while(|&&c| c != b'=').fold(0u32, |a, &c| a << 6 | val(c) as u32)
-                << (6 * q.iter().filter(|&&c| c == b'=').count());
-            let keep = 3 - q.iter().filter(|&&c| c == b'=').count();
-            bytes.extend_from_slice(&n.to_be_bytes()[1..1 + keep]);
-        }
+        let bytes = crate::report::base64_decode(&s);
         let back: hdrhistogram::Histogram<u64> =
             hdrhistogram::serialization::Deserializer::new().deserialize(&mut bytes.as_slice()).expect("decode");
         assert_eq!(back.len(), 100);
