@@ -400,9 +400,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
             Value::Object(m) => m.into_iter().map(|(k, v)| (k, v.as_str().map_or_else(|| v.to_string(), str::to_string))).collect(),
             _ => Vec::new(),
         };
-        let server = super::describe_server(&cfg.target, &cfg.handshake)
-            .map(|(name, persistence)| vec![("server".to_string(), name), ("persistence".to_string(), persistence)])
-            .unwrap_or_default();
+        let server = super::server_rows(&cfg.target, &cfg.handshake);
         let page = crate::report::html::Page {
             title: format!("basalt-bench memtier against {}", cfg.target),
             config,

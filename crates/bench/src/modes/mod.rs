@@ -64,6 +64,14 @@ pub fn describe_server(target: &Target, handshake: &Handshake) -> Option<(String
     Some((server, persistence))
 }
 
+/// The server's description as the HTML reports' rows (`server`, `persistence`);
+/// none when it cannot be read.
+pub fn server_rows(target: &Target, handshake: &Handshake) -> Vec<(String, String)> {
+    describe_server(target, handshake)
+        .map(|(name, persistence)| vec![("server".to_string(), name), ("persistence".to_string(), persistence)])
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod rate_tests {
     #[test]

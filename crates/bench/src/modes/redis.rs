@@ -194,9 +194,7 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
             ("threads".to_string(), cfg.threads.map_or_else(|| "-".to_string(), |t| t.to_string())),
             ("rate".to_string(), cfg.rate.map_or_else(|| "-".to_string(), |r| r.to_string())),
         ];
-        let server = super::describe_server(&cfg.target, &cfg.handshake)
-            .map(|(name, persistence)| vec![("server".to_string(), name), ("persistence".to_string(), persistence)])
-            .unwrap_or_default();
+        let server = super::server_rows(&cfg.target, &cfg.handshake);
         let page = crate::report::html::Page {
             title: format!("basalt-bench against {}", cfg.target),
             config,

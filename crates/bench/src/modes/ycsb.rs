@@ -186,10 +186,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
                 config.sort();
                 config.retain(|(k, _)| k != "redis.password");
                 config.insert(0, ("phase".into(), if a.load { "load" } else { "run" }.into()));
-                let hs = Handshake { auth: cfg.password.clone().map(|p| (None, p)), db: 0, resp3: false };
-                let server = super::describe_server(&cfg.target, &hs)
-                    .map(|(name, persistence)| vec![("server".to_string(), name), ("persistence".to_string(), persistence)])
-                    .unwrap_or_default();
+                let server = super::server_rows(&cfg.target, &cfg.handshake());
                 let page = crate::report::html::Page {
                     title: format!("basalt-bench ycsb {} against {}", if a.load { "load" } else { "run" }, cfg.target),
                     config,
@@ -247,6 +244,11 @@ pub struct Config {
 }
 
 impl Config {
+    /// The connection set-up: AUTH with `redis.password`, as the binding.
+    fn handshake(&self) -> Handshake {
+        Handshake { auth: self.password.clone().map(|p| (None, p)), db: 0, resp3: false }
+    }
+
     /// From properties.
     pub fn from_props(p: &Props) -> Result<Config, String> {
         let workload = Workload::from_props(p)?;
@@ -293,8 +295,7 @@ pub fn run(cfg: &Config, load: bool, status: bool) -> Result<YcsbResult, String>
     let mut conns = Vec::new();
     for _ in 0..cfg.threads {
         let mut c = conn::connect(&cfg.target, Duration::from_secs(30)).map_err(|e| e.to_string())?;
-        let hs = Handshake { auth: cfg.password.clone().map(|p| (None, p)), db: 0, resp3: false };
-        conn::handshake(&mut c, &hs, &cfg.target).map_err(|e| e.to_string())?;
+        conn::handshake(&mut c, &cfg.handshake(), &cfg.target).map_err(|e| e.to_string())?;
         conns.push(c);
     }
     let barrier = Arc::new(Barrier::new(cfg.threads + 1));
