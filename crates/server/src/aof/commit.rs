@@ -203,6 +203,13 @@ impl Commits {
         self.in_flight.len()
     }
 
+    /// Keeps a finished commit's buffer for the next (at most one per commit in flight).
+    fn recycle(&mut self, buf: AlignedBuf) {
+        if self.spare.len() < MAX_IN_FLIGHT {
+            self.spare.push(buf);
+        }
+    }
+
     fn find(&mut self, token: u64) -> Option<&mut Commit> {
         self.in_flight.iter_mut().find(|c| c.token == token)
     }
@@ -357,9 +364,7 @@ impl Aof {
                 let c = commits.in_flight.remove(pos).expect("in flight");
                 self.syncs.record(c.started.elapsed(), c.records);
                 self.latency.observe("aof-fsync-always", c.started.elapsed());
-                if commits.spare.len() < MAX_IN_FLIGHT {
-                    commits.spare.push(c.buf);
-                }
+                commits.recycle(c.buf);
                 self.commit_done.notify_all();
                 Some(c.log_end)
             } else if !earlier_failed && self.durable() >= commits.in_flight[pos].log_end {
@@ -372,9 +377,7 @@ impl Aof {
                     "An fdatasync of the AOF failed ({}) after a later one succeeded; nothing to write again",
                     if res < 0 { std::io::Error::from_raw_os_error(-res).to_string() } else { "short write".into() }
                 ));
-                if commits.spare.len() < MAX_IN_FLIGHT {
-                    commits.spare.push(c.buf);
-                }
+                commits.recycle(c.buf);
                 self.commit_done.notify_all();
                 return;
             } else {
