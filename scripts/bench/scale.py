@@ -275,6 +275,11 @@ def fsync_probe(directory, n=2000, size=4096):
     return times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.99))], len(times)
 
 
+def header(names, numbers):
+    """A Markdown table's header: left-aligned name columns, right-aligned figures."""
+    return ["| " + " | ".join(names + numbers) + " |", "|" + "---|" * len(names) + "---:|" * len(numbers)]
+
+
 def fmt(x, spec):
     return "-" if x != x else format(x, spec)  # NaN
 
@@ -286,8 +291,7 @@ def report(args, results, durable, probe):
                  f"basalt-bench memtier.")
     lines.append("")
     labels = [w[0].format(c=args.clients) for w in WORKLOADS]
-    lines.append("| server | " + " | ".join(labels) + " | us/req " + " | us/req ".join(labels) + " | cores (SET) |")
-    lines.append("|---|" + "---:|" * (2 * len(labels) + 1))
+    lines += header(["server"], labels + [f"us/req {l}" for l in labels] + ["cores (SET)"])
     for name, row in results.items():
         cells = [fmt(row[l]["ops"] / 1000, ",.0f") + "k" for l in labels]
         cells += [fmt(row[l]["us_per_req"], ".2f") for l in labels]
@@ -296,8 +300,7 @@ def report(args, results, durable, probe):
     lines.append("")
     lines.append("Latency, p50 / p99 (ms):")
     lines.append("")
-    lines.append("| server | " + " | ".join(labels) + " |")
-    lines.append("|---|" + "---:|" * len(labels))
+    lines += header(["server"], labels)
     for name, row in results.items():
         lines.append(f"| {name} | " + " | ".join(f"{fmt(row[l]['p50'], '.3f')} / {fmt(row[l]['p99'], '.3f')}"
                                                   for l in labels) + " |")
@@ -306,8 +309,7 @@ def report(args, results, durable, probe):
         lines.append("")
         lines.append("Scaling against one loop (ops/s ratio / loops = efficiency; CPU per request ratio):")
         lines.append("")
-        lines.append("| loops | " + " | ".join(labels) + " |")
-        lines.append("|---|" + "---:|" * len(labels))
+        lines += header(["loops"], labels)
         for n in args.loops.split():
             row = results.get(f"basalt --threads {n}")
             if not row:
@@ -323,8 +325,7 @@ def report(args, results, durable, probe):
         lines.append("")
         lines.append("Against Redis (ops/s ratio):")
         lines.append("")
-        lines.append("| server | " + " | ".join(labels) + " |")
-        lines.append("|---|" + "---:|" * len(labels))
+        lines += header(["server"], labels)
         for name, row in results.items():
             if name == "redis":
                 continue
@@ -335,8 +336,7 @@ def report(args, results, durable, probe):
         lines.append("Durable writes (SET, unpipelined; ops/s, ratio to the same server without persistence, p50 ms):")
         lines.append("")
         conns_list = [int(c) for c in args.durable_conns.split()]
-        lines.append("| server | mode | " + " | ".join(f"c{c}" for c in conns_list) + " |")
-        lines.append("|---|---|" + "---:|" * len(conns_list))
+        lines += header(["server", "mode"], [f"c{c}" for c in conns_list])
         for (sname, mode) in sorted({(k[0], k[1]) for k in durable}, key=lambda x: (x[0], ["none", "everysec", "always"].index(x[1]))):
             cells = []
             for c in conns_list:
@@ -350,8 +350,7 @@ def report(args, results, durable, probe):
             lines.append(f"| {sname} | {mode} | " + " | ".join(cells) + " |")
         if args.redis_server:
             lines.append("")
-            lines.append("| Basalt / Redis | " + " | ".join(f"c{c}" for c in conns_list) + " |")
-            lines.append("|---|" + "---:|" * len(conns_list))
+            lines += header(["Basalt / Redis"], [f"c{c}" for c in conns_list])
             for mode in ["none", "everysec", "always"]:
                 cells = []
                 for c in conns_list:
