@@ -280,6 +280,11 @@ def header(names, numbers):
     return ["| " + " | ".join(names + numbers) + " |", "|" + "---|" * len(names) + "---:|" * len(numbers)]
 
 
+def section(title, names, numbers):
+    """A titled table's opening lines: a blank line, the title, a blank line, the header."""
+    return ["", title, ""] + header(names, numbers)
+
+
 def fmt(x, spec):
     return "-" if x != x else format(x, spec)  # NaN
 
@@ -297,19 +302,13 @@ def report(args, results, durable, probe):
         cells += [fmt(row[l]["us_per_req"], ".2f") for l in labels]
         cells.append(fmt(row[labels[0]]["cores"], ".1f"))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines.append("")
-    lines.append("Latency, p50 / p99 (ms):")
-    lines.append("")
-    lines += header(["server"], labels)
+    lines += section("Latency, p50 / p99 (ms):", ["server"], labels)
     for name, row in results.items():
         lines.append(f"| {name} | " + " | ".join(f"{fmt(row[l]['p50'], '.3f')} / {fmt(row[l]['p99'], '.3f')}"
                                                   for l in labels) + " |")
     one = results.get("basalt --threads 1")
     if one:
-        lines.append("")
-        lines.append("Scaling against one loop (ops/s ratio / loops = efficiency; CPU per request ratio):")
-        lines.append("")
-        lines += header(["loops"], labels)
+        lines += section("Scaling against one loop (ops/s ratio / loops = efficiency; CPU per request ratio):", ["loops"], labels)
         for n in args.loops.split():
             row = results.get(f"basalt --threads {n}")
             if not row:
@@ -322,21 +321,16 @@ def report(args, results, durable, probe):
             lines.append(f"| {n} | " + " | ".join(cells) + " |")
     redis = results.get("redis")
     if redis:
-        lines.append("")
-        lines.append("Against Redis (ops/s ratio):")
-        lines.append("")
-        lines += header(["server"], labels)
+        lines += section("Against Redis (ops/s ratio):", ["server"], labels)
         for name, row in results.items():
             if name == "redis":
                 continue
             lines.append(f"| {name} | " + " | ".join(fmt(row[l]["ops"] / redis[l]["ops"], ".2f") if redis[l]["ops"]
                                                       else "-" for l in labels) + " |")
     if durable:
-        lines.append("")
-        lines.append("Durable writes (SET, unpipelined; ops/s, ratio to the same server without persistence, p50 ms):")
-        lines.append("")
         conns_list = [int(c) for c in args.durable_conns.split()]
-        lines += header(["server", "mode"], [f"c{c}" for c in conns_list])
+        lines += section("Durable writes (SET, unpipelined; ops/s, ratio to the same server without persistence, p50 ms):",
+                         ["server", "mode"], [f"c{c}" for c in conns_list])
         for (sname, mode) in sorted({(k[0], k[1]) for k in durable}, key=lambda x: (x[0], ["none", "everysec", "always"].index(x[1]))):
             cells = []
             for c in conns_list:
