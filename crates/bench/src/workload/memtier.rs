@@ -57,29 +57,29 @@ pub enum CmdKind {
 }
 
 /// Splits a string into words as Redis's `sdssplitargs` does (spaces, "double quotes"
-/// with escapes, 'single quotes'): the resp crate's inline-command parser.
-pub fn split_args(s: &str) -> Result<Vec<String>, String> {
+/// with escapes, 'single quotes'): the resp crate's inline-command parser. None when a
+/// quote is not closed.
+fn split_words(s: &str) -> Option<Vec<Vec<u8>>> {
     let mut line = s.as_bytes().to_vec();
     line.push(b'\n');
     let mut parser = resp::RequestParser::new(resp::Limits { max_inline_len: line.len() + 1, ..resp::Limits::default() });
     match parser.parse(&line) {
-        Ok(Some(_)) => Ok(parser.args(&line).map(|w| String::from_utf8_lossy(w).into_owned()).collect()),
-        Ok(None) | Err(_) => Err(format!("Invalid arguments \"{s}\": unbalanced quotes")),
+        Ok(Some(_)) => Some(parser.args(&line).map(<[u8]>::to_vec).collect()),
+        Ok(None) | Err(_) => None,
     }
 }
 
-/// Parses a `--command` string: arguments split as memtier splits them (Redis's
-/// `sdssplitargs`: spaces, "double quotes" with escapes, 'single quotes'; the resp
-/// crate's inline-command parser is that), `__key__` and `__data__` anywhere inside an
-/// argument.
+/// [`split_words`] as strings (compare's `--memtier` flags).
+pub fn split_args(s: &str) -> Result<Vec<String>, String> {
+    split_words(s)
+        .map(|w| w.iter().map(|x| String::from_utf8_lossy(x).into_owned()).collect())
+        .ok_or_else(|| format!("Invalid arguments \"{s}\": unbalanced quotes"))
+}
+
+/// Parses a `--command` string: arguments split as memtier splits them ([`split_words`]),
+/// `__key__` and `__data__` anywhere inside an argument.
 pub fn parse_command(s: &str) -> Result<Vec<Vec<Piece>>, String> {
-    let mut line = s.as_bytes().to_vec();
-    line.push(b'\n');
-    let mut parser = resp::RequestParser::new(resp::Limits { max_inline_len: line.len() + 1, ..resp::Limits::default() });
-    let words: Vec<Vec<u8>> = match parser.parse(&line) {
-        Ok(Some(_)) => parser.args(&line).map(<[u8]>::to_vec).collect(),
-        Ok(None) | Err(_) => return Err(format!("Invalid --command \"{s}\": unbalanced quotes")),
-    };
+    let words = split_words(s).ok_or_else(|| format!("Invalid --command \"{s}\": unbalanced quotes"))?;
     let mut args = Vec::new();
     for word in &words {
         let mut pieces = Vec::new();
