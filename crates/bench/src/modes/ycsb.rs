@@ -249,6 +249,18 @@ impl Config {
         Handshake { auth: self.password.clone().map(|p| (None, p)), db: 0, resp3: false }
     }
 
+    /// A connection to the server, set up as the binding sets it up.
+    pub fn connect(&self) -> Result<Blocking, String> {
+        let mut c = conn::connect(&self.target, Duration::from_secs(30)).map_err(|e| e.to_string())?;
+        conn::handshake(&mut c, &self.handshake(), &self.target).map_err(|e| e.to_string())?;
+        Ok(c)
+    }
+
+    /// The server.
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
     /// From properties.
     pub fn from_props(p: &Props) -> Result<Config, String> {
         let workload = Workload::from_props(p)?;
@@ -294,9 +306,7 @@ pub fn run(cfg: &Config, load: bool, status: bool) -> Result<YcsbResult, String>
     // Connect every thread's connection first, as YCSB's init does.
     let mut conns = Vec::new();
     for _ in 0..cfg.threads {
-        let mut c = conn::connect(&cfg.target, Duration::from_secs(30)).map_err(|e| e.to_string())?;
-        conn::handshake(&mut c, &cfg.handshake(), &cfg.target).map_err(|e| e.to_string())?;
-        conns.push(c);
+        conns.push(cfg.connect()?);
     }
     let barrier = Arc::new(Barrier::new(cfg.threads + 1));
     let mut handles = Vec::new();

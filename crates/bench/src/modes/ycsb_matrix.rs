@@ -9,7 +9,7 @@
 //! The database is emptied (FLUSHALL) before every cell, since the types share key
 //! names: the mode refuses to run without `--flushall`, which says the user knows.
 
-use crate::driver::conn::{self, Target};
+use crate::driver::conn;
 use crate::modes::ycsb::{self, Config};
 use crate::report::ycsb::{us_histogram, YcsbResult, SERIES};
 use crate::workload::ycsb::{stock, Props};
@@ -54,16 +54,11 @@ fn cell(r: &YcsbResult) -> Cell {
 }
 
 fn flushall(props: &Props) -> Result<(), String> {
-    let target = Target::Tcp(
-        props.raw("redis.host").unwrap_or("127.0.0.1").to_string(),
-        props.get("redis.port", 6379)?,
-    );
-    let mut c = conn::connect(&target, std::time::Duration::from_secs(10)).map_err(|e| e.to_string())?;
-    let hs = conn::Handshake { auth: props.raw("redis.password").map(|p| (None, p.to_string())), db: 0, resp3: false };
-    conn::handshake(&mut c, &hs, &target).map_err(|e| e.to_string())?;
-    let reply = conn::call(&mut c, &[b"FLUSHALL"], &target).map_err(|e| e.to_string())?;
+    let cfg = Config::from_props(props)?;
+    let mut c = cfg.connect()?;
+    let reply = conn::call(&mut c, &[b"FLUSHALL"], cfg.target()).map_err(|e| e.to_string())?;
     if reply.starts_with(b"-") {
-        return Err(format!("FLUSHALL refused by {target}: {}", String::from_utf8_lossy(&reply).trim()));
+        return Err(format!("FLUSHALL refused by {}: {}", cfg.target(), String::from_utf8_lossy(&reply).trim()));
     }
     Ok(())
 }
