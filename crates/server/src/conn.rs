@@ -1,18 +1,19 @@
 //! One client connection's buffers and the request cycle, independent of the I/O
 //! engine: the engine appends bytes to `rbuf`, calls [`Conn::process`], and writes out
-//! `out[opos..]`. Every complete request in the buffer is decoded, executed and answered
-//! into one output buffer, so pipelining costs one read and one write per batch.
+//! what [`Output`] says may leave. Every complete request in the buffer is decoded,
+//! executed and answered into the output's tail, so pipelining costs one read and one
+//! write per batch.
 //!
 //! Arguments are slices of the read buffer (no copy, no allocation per command for up
 //! to 16 arguments); the buffers are reused for the life of the connection.
 
-use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use resp::{Limits, RequestParser};
 
 use crate::command::{self, Client, Ctx};
+use crate::output::Output;
 use crate::output_limit::{self, Class};
 use crate::shared::{ClientInfo, Shared, ThreadStats};
 
@@ -55,19 +56,10 @@ pub struct Conn {
     /// Start of the unconsumed part of `rbuf`.
     rpos: usize,
     parser: RequestParser,
-    pub out: Vec<u8>,
-    /// Bytes of `out` already written.
-    pub opos: usize,
-    /// Replies that may not leave yet because they reveal writes not yet on disk (see
-    /// `aof`): (position in `out` where the held replies start, log offset they wait
-    /// for), in output order with non-decreasing offsets. Everything from the first
-    /// hold's position on waits.
-    pub holds: VecDeque<(usize, u64)>,
+    /// Replies not yet taken by the kernel, and those held for the log.
+    pub output: Output,
     /// The owning loop lists this connection among those with holds.
     pub held_listed: bool,
-    /// Output the engine took from `out` and has not sent yet (io_uring's send in
-    /// flight), counted with `out` against `client-output-buffer-limit`.
-    in_flight: usize,
     /// When this client's output went over its soft limit (Unix seconds; 0: not over),
     /// `output_limit`.
     soft_limit_since: i64,
@@ -98,11 +90,8 @@ impl Conn {
             rbuf: Vec::with_capacity(READ_CHUNK),
             rpos: 0,
             parser: RequestParser::new(limits),
-            out: Vec::with_capacity(READ_CHUNK),
-            opos: 0,
-            holds: VecDeque::new(),
+            output: Output::new(),
             held_listed: false,
-            in_flight: 0,
             soft_limit_since: 0,
             output_paused: false,
         }
@@ -125,15 +114,44 @@ impl Conn {
         Some(self.process(w))
     }
 
-    /// Makes room for the next read and returns how many bytes to read at most.
-    pub fn reserve_for_read(&mut self) -> usize {
+    /// Makes room for the next read and returns how many bytes to read at most; None
+    /// when the memory for it cannot be had (logged here: the engine closes the client,
+    /// and the server goes on).
+    pub fn reserve_for_read(&mut self) -> Option<usize> {
         // A large bulk announced by the client grows the buffer at most 1 MiB ahead of
         // the bytes actually received: memory is never reserved on a client's word.
         let want = self.parser.bytes_hint().unwrap_or(0).clamp(READ_CHUNK, 1024 * 1024);
-        if self.rbuf.capacity() - self.rbuf.len() < READ_CHUNK {
-            self.rbuf.reserve(want);
+        if self.rbuf.capacity() - self.rbuf.len() < READ_CHUNK && !self.grow_input(want) {
+            return None;
         }
-        self.rbuf.capacity() - self.rbuf.len()
+        Some(self.rbuf.capacity() - self.rbuf.len())
+    }
+
+    /// Appends received bytes, for engines that receive into buffers of their own; false
+    /// when the memory for them cannot be had (logged here: the engine closes the client).
+    pub fn take_input(&mut self, bytes: &[u8]) -> bool {
+        if self.rbuf.capacity() - self.rbuf.len() < bytes.len() && !self.grow_input(bytes.len()) {
+            return false;
+        }
+        self.rbuf.extend_from_slice(bytes);
+        true
+    }
+
+    /// Grows the read buffer by at least `more` bytes without aborting when the
+    /// allocator refuses (a client can ask for a query buffer of up to
+    /// `client-query-buffer-limit`, 1 GB by default): doubling first, then exactly what
+    /// is needed, then the client is given up.
+    fn grow_input(&mut self, more: usize) -> bool {
+        if self.rbuf.try_reserve(more).is_ok() || self.rbuf.try_reserve_exact(more).is_ok() {
+            return true;
+        }
+        crate::log::warning(&format!(
+            "Closing client id={} addr={}: no memory for its query buffer ({} bytes held, {more} more asked).",
+            self.client.info.id,
+            self.client.info.addr,
+            self.rbuf.len()
+        ));
+        false
     }
 
     /// True when nothing in this connection refers to its event loop, so that it may
@@ -146,7 +164,7 @@ impl Conn {
         let c = &self.client;
         self.rpos >= self.rbuf.len()
             && !self.output_paused
-            && self.holds.is_empty()
+            && !self.output.has_holds()
             && !self.held_listed
             && !c.blocked
             && !c.paused_for_log
@@ -165,67 +183,38 @@ impl Conn {
 
     /// True while output may be written now.
     pub fn has_output(&self) -> bool {
-        self.opos < self.sendable_end()
+        self.output.has_sendable()
     }
 
     /// True once every byte of output, held or not, has been written.
     pub fn all_written(&self) -> bool {
-        self.opos >= self.out.len()
+        self.output.all_written()
     }
 
     /// Notes that the owning loop must watch this connection's holds; true the first
     /// time (the caller adds it to its list).
     pub fn needs_listing(&mut self) -> bool {
-        if self.holds.is_empty() || self.held_listed {
+        if !self.output.has_holds() || self.held_listed {
             return false;
         }
         self.held_listed = true;
         true
     }
 
-    /// The end of the part of `out` that may be written now (the rest is held).
-    pub fn sendable_end(&self) -> usize {
-        self.holds.front().map_or(self.out.len(), |h| h.0)
-    }
-
-    /// Holds the replies from `start` on until the log reaches `need`.
-    pub fn hold(&mut self, start: usize, need: u64) {
-        self.holds.push_back((start, need));
-    }
-
-    /// Releases the holds whose offset the log has reached. Returns the offset the
-    /// first remaining hold waits for, if any.
-    pub fn release_holds(&mut self, reached: u64) -> Option<u64> {
-        while self.holds.front().is_some_and(|h| h.1 <= reached) {
-            self.holds.pop_front();
-        }
-        self.holds.front().map(|h| h.1)
-    }
-
     /// Hands the output that may leave to the engine in exchange for `spare` (an empty
     /// buffer), for engines that keep a buffer stable while the kernel sends it.
     pub fn swap_output(&mut self, spare: &mut Vec<u8>) {
-        debug_assert!(spare.is_empty() && self.opos == 0);
-        let end = self.sendable_end();
-        if end == self.out.len() {
-            std::mem::swap(&mut self.out, spare);
-        } else {
-            spare.extend_from_slice(&self.out[..end]);
-            self.out.drain(..end);
-            for h in self.holds.iter_mut() {
-                h.0 -= end;
-            }
-        }
+        self.output.take_sendable(spare);
     }
 
-    /// Tells how many bytes the engine has taken from `out` and not sent yet.
+    /// Tells how many bytes the engine has taken from the output and not sent yet.
     pub fn set_in_flight(&mut self, bytes: usize) {
-        self.in_flight = bytes;
+        self.output.set_in_flight(bytes);
     }
 
     /// Bytes of output produced and not yet handed to the kernel, held replies included.
     pub fn pending_output(&self) -> usize {
-        self.out.len() - self.opos + self.in_flight
+        self.output.pending()
     }
 
     /// Publishes the pending output for CLIENT LIST (`obl`, `oll`, `omem`); the engines
@@ -255,30 +244,22 @@ impl Conn {
         true
     }
 
-    /// Marks `n` bytes of output written; resets the buffer when all is out.
+    /// Marks `n` bytes of [`Output::sendable`] written.
     pub fn advance_output(&mut self, n: usize) {
-        self.opos += n;
-        if self.opos >= self.out.len() {
-            self.out.clear();
-            self.opos = 0;
-            // Give back memory after a huge reply.
-            if self.out.capacity() > 1024 * 1024 {
-                self.out.shrink_to(READ_CHUNK);
-            }
-        }
+        self.output.advance(n);
     }
 
     /// Decodes and executes every complete request in the read buffer.
     pub fn process(&mut self, w: &mut Worker<'_>) -> Flow {
         let auth_required = w.shared.auth_required.load(Ordering::Relaxed);
         let query_limit = w.shared.query_buffer_limit.load(Ordering::Relaxed);
-        let batch_start = self.out.len();
+        let batch_start = self.output.end_at();
         // One load per batch while no limit is set (the default `normal` class has none).
         let out_limits = w.shared.output_limits.any().then(|| w.shared.output_limits.snapshot());
         // Set when the client went over its output limit: nothing more of its input
         // runs and the connection closes without writing (`output_limit`).
         let mut cut_off = false;
-        let Conn { client, rbuf, rpos, parser, out, holds, opos, in_flight, soft_limit_since, output_paused, .. } = self;
+        let Conn { client, rbuf, rpos, parser, output, soft_limit_since, output_paused, .. } = self;
         let client_owner = client.info.owner.load(Ordering::Relaxed).min(w.shared.gates.len() - 1);
         let shared: &Shared = w.shared;
         // This loop's gate, held while the batch runs (see below).
@@ -292,9 +273,7 @@ impl Conn {
             if client.close_after_reply || client.blocked || *output_paused {
                 break;
             }
-            // (`out.len() + in_flight` bounds the pending output from above: one compare
-            // in the common case.)
-            if out.len() + *in_flight > OUTPUT_PAUSE_BYTES && out.len() - *opos + *in_flight > OUTPUT_PAUSE_BYTES && *rpos < rbuf.len() {
+            if output.pending() > OUTPUT_PAUSE_BYTES && *rpos < rbuf.len() {
                 *output_paused = true;
                 break;
             }
@@ -303,7 +282,7 @@ impl Conn {
             // over its limit; the loop resumes it when its replies leave.
             // (Only with holds from earlier batches: the loop lists such a connection and
             // so is sure to come back to it.)
-            if !holds.is_empty() && shared.aof.as_ref().is_some_and(|a| a.tail_over_limit()) {
+            if output.has_holds() && shared.aof.as_ref().is_some_and(|a| a.tail_over_limit()) {
                 client.paused_for_log = true;
                 break;
             }
@@ -339,7 +318,7 @@ impl Conn {
                         let mut ctx = Ctx {
                             shared: w.shared,
                             client,
-                            out,
+                            out: &mut output.tail,
                             now_ms: w.now_ms,
                             stats: w.stats,
                             rng: &mut *w.rng,
@@ -366,16 +345,17 @@ impl Conn {
                         if client.reply_mode != command::ReplyMode::On {
                             let pushed = std::mem::take(&mut client.reply_is_push);
                             if client.reply_mode.drops() && !pushed {
-                                out.truncate(reply_at);
+                                output.tail.truncate(reply_at);
                             }
                             if !client.blocked {
                                 client.reply_mode = client.reply_mode.after_command();
                             }
                         }
                     }
+                    output.seal_if_full();
                     *rpos += n;
                     if out_limits.as_ref().is_some_and(|l| {
-                        over_output_limit(l, client, out.len() - *opos + *in_flight, soft_limit_since, w.now_ms)
+                        over_output_limit(l, client, output.pending(), soft_limit_since, w.now_ms)
                     }) {
                         cut_off = true;
                         break;
@@ -385,7 +365,7 @@ impl Conn {
                 Err(e) => {
                     let text = format!("ERR Protocol error: {e}");
                     w.stats.count_error(&text);
-                    command::write_error(out, &text);
+                    command::write_error(&mut output.tail, &text);
                     crate::log::verbose(&format!(
                         "Protocol error ({e}) from client: id={} addr={}",
                         client.info.id, client.info.addr
@@ -401,7 +381,7 @@ impl Conn {
             // These replies reveal writes: they leave once the log has them on disk.
             if let Some(aof) = shared.aof.as_ref() {
                 if client.need > aof.reached() {
-                    holds.push_back((batch_start, client.need));
+                    output.hold(batch_start, client.need);
                 }
             }
             client.need = 0;
@@ -418,12 +398,12 @@ impl Conn {
             *rpos = 0;
         }
         client.info.qbuf.store(rbuf.len(), Ordering::Relaxed);
-        client.info.obuf.store(out.len() - *opos + *in_flight, Ordering::Relaxed);
+        client.info.obuf.store(output.pending(), Ordering::Relaxed);
         if cut_off {
             return Flow::CloseNow;
         }
         let unauthenticated = auth_required && !client.authenticated;
-        if unauthenticated && out.len() > UNAUTHENTICATED_OUTPUT_LIMIT {
+        if unauthenticated && output.pending() > UNAUTHENTICATED_OUTPUT_LIMIT {
             // A client that cannot log in may only earn error replies; one that piles
             // them up without reading is cut off (the lesson of CVE-2025-21605).
             crate::log::warning(&format!(
@@ -523,10 +503,25 @@ mod tests {
     }
 
     #[test]
+    fn a_deep_pipeline_of_large_replies_is_kept_in_chunks() {
+        let mut h = Harness::new();
+        let value = vec![b'v'; 100_000];
+        h.run_args(&[b"SET", b"big", &value]);
+        // 60 GETs of 100 KB: 6 MB of replies, under the backpressure mark.
+        let (conn, flow) = pipeline(&h, b"*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n", 60);
+        assert_eq!(flow, Flow::Continue);
+        assert_eq!(conn.pending_output(), 60 * (100_000 + 11));
+        let chunks = conn.output.chunk_lens();
+        assert!(chunks.len() >= 5, "{chunks:?}");
+        let most = crate::output::CHUNK_BYTES + 100_011;
+        assert!(chunks.iter().all(|&c| c <= most), "no chunk past one chunk and one reply: {chunks:?}");
+    }
+
+    #[test]
     fn authenticated_client_may_pipeline_as_much() {
         let h = Harness::new();
         let (conn, flow) = pipeline(&h, b"*1\r\n$4\r\nPING\r\n", 40_000);
         assert_eq!(flow, Flow::Continue);
-        assert_eq!(conn.out.len(), 40_000 * 7);
+        assert_eq!(conn.pending_output(), 40_000 * 7);
     }
 }

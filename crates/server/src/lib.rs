@@ -20,6 +20,7 @@ pub mod lazyfree;
 pub mod log;
 pub mod net;
 pub mod notify;
+pub mod output;
 pub mod output_limit;
 pub mod shared;
 pub mod snapshot;

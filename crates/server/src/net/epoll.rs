@@ -245,7 +245,10 @@ impl EventLoop {
         let mut flow = Flow::Continue;
         let mut read_total = 0u64;
         loop {
-            let room = slot.conn.reserve_for_read();
+            let Some(room) = slot.conn.reserve_for_read() else {
+                closed = true;
+                break;
+            };
             let buf = &mut slot.conn.rbuf;
             let len = buf.len();
             // SAFETY: the spare capacity is written by read() before set_len exposes
@@ -358,8 +361,7 @@ impl EventLoop {
         let mut written = 0u64;
         let mut failed = false;
         while slot.conn.has_output() {
-            let end = slot.conn.sendable_end();
-            match slot.stream.write(&slot.conn.out[slot.conn.opos..end]) {
+            match slot.stream.write(slot.conn.output.sendable()) {
                 Ok(0) => {
                     failed = true;
                     break;

@@ -230,9 +230,9 @@ pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::co
         let mode = conn.client.reply_mode;
         if !mode.drops() {
             if mail.need > 0 && w.shared.aof.as_ref().is_some_and(|a| mail.need > a.reached()) {
-                conn.hold(conn.out.len(), mail.need);
+                conn.output.hold_from_here(mail.need);
             }
-            conn.out.extend_from_slice(&mail.bytes);
+            conn.output.append(&mail.bytes);
             conn.publish_output_size();
             if over_output_limit(conn, w) {
                 return crate::conn::Flow::CloseNow;
@@ -241,7 +241,7 @@ pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::co
         conn.client.reply_mode = mode.after_command();
         return conn.process(w);
     }
-    conn.out.extend_from_slice(&mail.bytes);
+    conn.output.append(&mail.bytes);
     conn.publish_output_size();
     if over_output_limit(conn, w) {
         crate::conn::Flow::CloseNow
@@ -281,15 +281,15 @@ pub fn release_held<S>(
         for t in std::mem::take(held) {
             let Some(Some(slot)) = slots.get_mut(t) else { continue };
             let c = conn(slot);
-            let before = c.holds.len();
-            match c.release_holds(reached) {
+            let before = c.output.holds_len();
+            match c.output.release_holds(reached) {
                 Some(n) => {
                     smallest = smallest.min(n);
                     held.push(t);
                 }
                 None => c.held_listed = false,
             }
-            if c.holds.len() != before {
+            if c.output.holds_len() != before {
                 released.push(t);
             }
         }
@@ -309,7 +309,7 @@ pub fn release_held<S>(
 /// Executes the pending input of a connection that was paused because the log's tail
 /// was over its limit, once its held replies have left. None when it was not paused.
 pub fn resume_paused(conn: &mut Conn, w: &mut crate::conn::Worker<'_>) -> Option<crate::conn::Flow> {
-    if !conn.client.paused_for_log || !conn.holds.is_empty() {
+    if !conn.client.paused_for_log || conn.output.has_holds() {
         return None;
     }
     conn.client.paused_for_log = false;
