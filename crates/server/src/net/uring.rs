@@ -665,8 +665,12 @@ impl EventLoop {
         let shared = &*self.shared;
         let stats = &*shared.thread_stats[self.index];
         bump(&stats.net_input_bytes, res as u64);
-        slot.conn.rbuf.extend_from_slice(self.bufs.bytes(bid, res as usize));
+        let took = slot.conn.take_input(self.bufs.bytes(bid, res as usize));
         self.bufs.give(bid);
+        if !took {
+            self.begin_close(t);
+            return true;
+        }
         let mut w = Worker { shared, stats, rng: &mut self.rng, now_ms };
         let flow = slot.conn.process(&mut w);
         match flow {
@@ -1004,6 +1008,13 @@ impl EventLoop {
             slot.closing = true;
             // SAFETY: shutdown on a descriptor we own.
             unsafe { libc::shutdown(slot.fd.as_raw_fd(), libc::SHUT_RDWR) };
+            // A receive shut down still takes what a client goes on sending (Linux queues
+            // it after SHUT_RD), so the multishot receive could run for as long as the
+            // client sends: a client closed for its query buffer went on sending for 20 s.
+            // Cancelled, it ends now and the close follows.
+            if slot.recv_armed && !slot.cancel_inflight {
+                self.cancel_recv(t);
+            }
         }
         self.maybe_finish_close(t);
     }

@@ -13,6 +13,7 @@
 
 mod harness;
 
+mod allocation_failure;
 mod balance;
 mod bitfield;
 mod blocking;

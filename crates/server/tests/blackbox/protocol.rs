@@ -508,3 +508,30 @@ fn many_connections_at_once() {
         assert_eq!(parse(&c.read_reply()), Resp::Bulk(want.into_bytes()));
     }
 }
+
+/// A client whose query buffer passes `client-query-buffer-limit` is closed even while
+/// it goes on sending: its writes fail within seconds, long before it has sent the
+/// 500 MB it announced.
+#[test]
+fn a_client_over_the_query_buffer_limit_is_closed_while_it_sends() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    assert_bytes!(c.cmd(&["CONFIG", "SET", "client-query-buffer-limit", "1mb"]), b"+OK\r\n");
+    let mut big = t.raw_conn();
+    big.stream.set_write_timeout(Some(Duration::from_secs(2))).expect("write timeout");
+    big.send(b"*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$500000000\r\n");
+    let piece = vec![b'a'; 1 << 20];
+    let started = Instant::now();
+    let mut sent_mb = 0;
+    while sent_mb < 500 && started.elapsed() < Duration::from_secs(10) && std::io::Write::write_all(&mut big.stream, &piece).is_ok() {
+        sent_mb += 1;
+    }
+    assert!(
+        sent_mb < 100 && started.elapsed() < Duration::from_secs(5),
+        "the client sent {sent_mb} MB in {:?} before the server let it go",
+        started.elapsed()
+    );
+    assert!(big.is_closed_within(CLOSE_WAIT), "the client was not closed");
+    assert_bytes!(c.cmd(&["EXISTS", "big"]), b":0\r\n");
+    assert_bytes!(c.cmd(&["CONFIG", "SET", "client-query-buffer-limit", "1gb"]), b"+OK\r\n");
+}
