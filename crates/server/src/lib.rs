@@ -22,6 +22,7 @@ pub mod net;
 pub mod notify;
 pub mod output;
 pub mod output_limit;
+pub mod propagate;
 pub mod shared;
 pub mod snapshot;
 pub mod startup;

@@ -200,7 +200,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
             let weak = Arc::downgrade(&shared);
             shared.keyspace.events().set_expire_hook(Box::new(move |db, key, now_ms| {
                 let Some(shared) = weak.upgrade() else { return true };
-                shared.aof.as_ref().is_none_or(|aof| aof.log_expiry(&shared.keyspace, db, key, now_ms))
+                shared.aof.as_ref().is_none_or(|aof| crate::propagate::expiry(aof, &shared.keyspace, db, key, now_ms))
             }));
             Some(crate::aof::writer::spawn(shared.clone(), target).map_err(StartError::Loop)?)
         }

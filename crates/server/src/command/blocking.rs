@@ -100,12 +100,6 @@ impl Registry {
     }
 }
 
-/// True for the commands that order and log themselves (see [`try_serve`]): the
-/// dispatcher must not take their ordering stripes, which come after the registry lock.
-pub fn logs_itself(name: &str) -> bool {
-    matches!(name, "blpop" | "brpop" | "blmove" | "brpoplpush" | "blmpop" | "bzpopmin" | "bzpopmax" | "bzmpop")
-}
-
 /// The non-blocking command that has the effect of a served pop (for the log).
 fn effect(op: &Op, key: &[u8], popped: usize) -> Vec<Vec<u8>> {
     let word = |s: &str| s.as_bytes().to_vec();
@@ -150,7 +144,7 @@ fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto,
     let at_once = aof.is_none().then_some((shared, client));
     let served = pop_now(ks, db, now_ms, proto, op, at_once)?;
     let end = match (&served, aof) {
-        (Some((_, key, popped)), Some(aof)) => Some(aof.append_one(db, now_ms, &effect(op, key, *popped))),
+        (Some((_, key, popped)), Some(aof)) => Some(crate::propagate::effect(aof, db, now_ms, &effect(op, key, *popped))),
         _ => None,
     };
     // Its keyspace events, before the stripes go (see `notify.rs`).
@@ -260,8 +254,8 @@ fn block(ctx: &mut Ctx<'_>, op: Op, timeout_ms: Option<i64>, null_in_multi: fn(&
     let shared = ctx.shared;
     let db = ctx.client.db;
     let proto = ctx.client.proto;
-    // Logged by try_serve, never by the dispatcher.
-    ctx.client.log_override = Some(Vec::new());
+    // Propagated by try_serve, never by the dispatcher.
+    ctx.propagate_nothing();
     let mut reg = registry(shared);
     if let Some((reply, need)) = try_serve(shared, ctx.client.info.id, db, ctx.now_ms, proto, &op, !ctx.client.loading, ctx.client.in_exec)? {
         drop(reg);

@@ -100,17 +100,17 @@ fn restore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         notify(ctx, class::GENERIC, "restore", a[1]);
         // The log gets the TTL as an absolute time (Redis 7.0 appends ABSTTL).
         if let (Some(t), false) = (expire_at, absttl) {
-            ctx.log_as(|| {
+            ctx.propagate_as(|| {
                 let at = t.to_string();
                 let mut words: Vec<&[u8]> = a.to_vec();
                 words[2] = at.as_bytes();
                 words.push(b"ABSTTL");
-                vec![super::record(&words)]
+                vec![crate::propagate::record(&words)]
             });
         }
     } else if replaced {
         notify(ctx, class::GENERIC, "del", a[1]);
-        ctx.log_as(|| vec![super::record(&[b"DEL", a[1]])]);
+        ctx.propagate_as(|| vec![crate::propagate::record(&[b"DEL", a[1]])]);
     } else {
         ctx.client.changed_nothing = true;
     }

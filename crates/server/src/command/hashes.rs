@@ -229,7 +229,7 @@ fn hincrbyfloat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     hash.set(a[2], &text, limits);
     notify(ctx, class::HASH, "hincrbyfloat", a[1]);
     // Logged as the value it made (Redis: HSET key field value).
-    ctx.log_as(|| vec![super::record(&[b"HSET", a[1], a[2], &text])]);
+    ctx.propagate_as(|| vec![crate::propagate::record(&[b"HSET", a[1], a[2], &text])]);
     encode::bulk(ctx.out, &text);
     Ok(())
 }

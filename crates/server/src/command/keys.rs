@@ -146,16 +146,16 @@ fn expire_generic(
     if when <= ctx.now_ms {
         shard.remove(h, a[1], ctx.now_ms);
         notify(ctx, class::GENERIC, "del", a[1]);
-        ctx.log_as(|| vec![super::record(&[b"DEL", a[1]])]);
+        ctx.propagate_as(|| vec![crate::propagate::record(&[b"DEL", a[1]])]);
     } else {
         shard.set_expire(h, a[1], Some(when), ctx.now_ms);
         notify(ctx, class::GENERIC, "expire", a[1]);
         if unit != ExpireUnit::AbsMillis {
-            ctx.log_as(|| {
+            ctx.propagate_as(|| {
                 let at = when.to_string();
                 let mut words: Vec<&[u8]> = vec![b"PEXPIREAT", a[1], at.as_bytes()];
                 words.extend_from_slice(&a[3..]);
-                vec![super::record(&words)]
+                vec![crate::propagate::record(&words)]
             });
         }
     }

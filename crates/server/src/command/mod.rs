@@ -37,6 +37,7 @@ use std::sync::{Arc, OnceLock};
 use hashbrown::HashMap;
 use resp::{encode, Proto};
 
+use crate::propagate::Propagation;
 use crate::shared::{bump, ClientInfo, Shared, ThreadStats};
 
 /// A handler: parse `args` (args[0] is the command name), act, write the reply.
@@ -196,9 +197,9 @@ pub struct Client {
     /// Log offset that the replies produced since the last batch end may not leave
     /// before (they reveal a write not yet on disk); 0 = none. See `aof`.
     pub need: u64,
-    /// What the log records for the running command instead of its arguments (SPOP
-    /// logs the SREM of what it popped); `Some(empty)` logs nothing.
-    pub log_override: Option<Vec<Vec<Vec<u8>>>>,
+    /// What the running call means to the log, as its handler stated it (SPOP: the
+    /// SREM of what it popped); taken by the dispatcher's propagate phase.
+    pub propagation: crate::propagate::Propagation,
     /// Input is not executed until this client's held replies leave: the log's tail
     /// was over its limit (`aof::TAIL_LIMIT`). The owning loop resumes it.
     pub paused_for_log: bool,
@@ -228,7 +229,7 @@ impl Client {
             in_exec: false,
             loading: false,
             need: 0,
-            log_override: None,
+            propagation: crate::propagate::Propagation::AsSent,
             paused_for_log: false,
             tracking: None,
             caching: None,
@@ -307,19 +308,21 @@ impl<'a> Ctx<'a> {
     }
 
     /// States what this call means to the log, instead of the command as sent (Redis's
-    /// `rewriteClientCommandVector`): relative times become absolute, a float increment
-    /// the value it made. Nothing when there is no log or this is its replay: then
-    /// `records` is not called, so a server without a log copies no key or value.
-    pub fn log_as(&mut self, records: impl FnOnce() -> Vec<Vec<Vec<u8>>>) {
+    /// `rewriteClientCommandVector` and `alsoPropagate`): relative times become
+    /// absolute, a float increment the value it made, a random pop what it popped.
+    /// Nothing when there is no log or this is its replay: then `records` is not called,
+    /// so a server without a log copies no key or value. (`crate::propagate`.)
+    pub fn propagate_as(&mut self, records: impl FnOnce() -> Vec<crate::propagate::Record>) {
         if self.shared.aof.is_some() && !self.client.loading {
-            self.client.log_override = Some(records());
+            self.client.propagation = crate::propagate::Propagation::Effect(records());
         }
     }
-}
 
-/// A log record from its words (`record(&[b"PEXPIREAT", key, ms.as_bytes()])`).
-pub fn record(words: &[&[u8]]) -> Vec<Vec<u8>> {
-    words.iter().map(|w| w.to_vec()).collect()
+    /// States that this call propagates nothing (it changed nothing, or propagated
+    /// itself).
+    pub fn propagate_nothing(&mut self) {
+        self.client.propagation = crate::propagate::Propagation::Nothing;
+    }
 }
 
 /// Counts a keyspace hit or miss in a loop's stats (INFO's `keyspace_hits`,
@@ -705,51 +708,60 @@ pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
 /// [`execute`] for a caller that has looked the command name up already
 /// ([`CommandTable::lookup`] of `args[0]`).
 pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
-    let t = table();
-    let Some(mut idx) = found else {
-        if let Some(m) = ctx.client.multi.as_mut() {
-            m.aborted = true;
-        }
-        let text = unknown_command(args);
-        ctx.stats.count_error(&text);
-        write_error(ctx.out, &text);
+    let Some(idx) = resolve(ctx, found, args) else { return };
+    let spec = table().entries[idx].spec;
+    if !admit(ctx, idx, spec, args) {
         return;
-    };
-    let mut spec = t.entries[idx].spec;
-    if !spec.subcommands.is_empty() && args.len() >= 2 {
-        match t.lookup_sub(idx, args[1]) {
-            Some(sub) => {
-                idx = sub;
-                spec = t.entries[sub].spec;
-            }
+    }
+    let before = prepare(ctx, spec, args);
+    let (result, us) = call(ctx, idx, spec, args);
+    if let (Some(targets), true) = (before.watch_targets, result.is_ok()) {
+        transactions::after_write(ctx, targets);
+    }
+    propagate(ctx, idx, spec, args, before.ordered, before.db, result.is_ok());
+    after(ctx, idx, spec, args, result, us, &before.read_keys);
+}
+
+/// The dispatcher's first phase: the command's table index (a subcommand's when it has
+/// them), or None after answering an unknown command or subcommand (which, inside MULTI,
+/// aborts the transaction).
+fn resolve(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) -> Option<usize> {
+    let t = table();
+    let text = match found {
+        None => unknown_command(args),
+        Some(idx) if t.entries[idx].spec.subcommands.is_empty() || args.len() < 2 => return Some(idx),
+        Some(idx) => match t.lookup_sub(idx, args[1]) {
+            Some(sub) => return Some(sub),
             None => {
                 let sub = String::from_utf8_lossy(&args[1][..args[1].len().min(128)]).into_owned();
-                let text = format!(
-                    "ERR unknown subcommand '{sub}'. Try {} HELP.",
-                    t.entries[idx].fullname.to_ascii_uppercase()
-                );
-                if let Some(m) = ctx.client.multi.as_mut() {
-                    m.aborted = true;
-                }
-                ctx.stats.count_error(&text);
-                write_error(ctx.out, &text);
-                return;
+                format!("ERR unknown subcommand '{sub}'. Try {} HELP.", t.entries[idx].fullname.to_ascii_uppercase())
             }
-        }
+        },
+    };
+    if let Some(m) = ctx.client.multi.as_mut() {
+        m.aborted = true;
     }
-    let data = t.entries[idx].data;
-    if !coalescable(ctx, data) {
+    ctx.stats.count_error(&text);
+    write_error(ctx.out, &text);
+    None
+}
+
+/// The admit phase: every refusal Redis makes before a call, in Redis's order (arity,
+/// authentication, out of memory, MISCONF, pub/sub context, MONITOR, no-multi), then
+/// CLIENT PAUSE's postponing and MULTI's queueing. True when the command is to run now.
+fn admit(ctx: &mut Ctx<'_>, idx: usize, spec: &'static CommandSpec, args: &[&[u8]]) -> bool {
+    let t = table();
+    if !coalescable(ctx, t.entries[idx].data) {
         store::release_kept();
     }
     if !arity_ok(spec.arity, args.len()) {
         let text = CommandError::Arity(t.entries[idx].fullname.clone()).to_string();
-        return reject(ctx, idx, spec, &text);
+        reject(ctx, idx, spec, &text);
+        return false;
     }
-    if !ctx.client.authenticated
-        && spec.flags & flags::NO_AUTH == 0
-        && ctx.shared.auth_required.load(Ordering::Relaxed)
-    {
-        return refuse(ctx, idx, "NOAUTH Authentication required.");
+    if !ctx.client.authenticated && spec.flags & flags::NO_AUTH == 0 && ctx.shared.auth_required.load(Ordering::Relaxed) {
+        refuse(ctx, idx, "NOAUTH Authentication required.");
+        return false;
     }
     // maxmemory (Redis's order: before MISCONF): evict until under the limit; a command
     // that may add memory (a `denyoom` one, an EXEC of a queue with one, anything
@@ -761,24 +773,29 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
         if ctx.shared.memory.limited() {
             let stats = ctx.stats;
             if crate::evict::make_room(ctx.shared, stats, ctx.now_ms, ctx.rng).is_err() && grows_memory(ctx, spec) {
-                return reject(ctx, idx, spec, crate::evict::OOM_ERROR);
+                reject(ctx, idx, spec, crate::evict::OOM_ERROR);
+                return false;
             }
             if spec.flags & flags::WRITE != 0 {
                 ctx.shared.memory.note_write(args.iter().map(|a| a.len()).sum::<usize>() + 64);
             }
         }
         if let Some(text) = disk_error(ctx, spec) {
-            return reject(ctx, idx, spec, &text);
+            reject(ctx, idx, spec, &text);
+            return false;
         }
     }
     if let Some(text) = pubsub::subscribed_mode_error(ctx, t.entries[idx].parent.map_or(spec.name, |p| t.entries[p].spec.name)) {
-        return refuse(ctx, idx, &text);
+        refuse(ctx, idx, &text);
+        return false;
     }
     if ctx.client.monitor && spec.flags & (flags::READONLY | flags::WRITE) != 0 {
-        return refuse(ctx, idx, monitor::KEYSPACE_REFUSED);
+        refuse(ctx, idx, monitor::KEYSPACE_REFUSED);
+        return false;
     }
     if ctx.client.multi.is_some() && spec.flags & flags::NO_MULTI != 0 && !transactions::runs_inside_multi(spec) {
-        return reject(ctx, idx, spec, "ERR Command not allowed inside a transaction");
+        reject(ctx, idx, spec, "ERR Command not allowed inside a transaction");
+        return false;
     }
     // CLIENT PAUSE: after the command's own errors, before MULTI's queueing (Redis's
     // order). The command is not consumed (`conn.rs` sees `postponed`).
@@ -786,27 +803,41 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
         // CLIENT LIST shows it blocked in this command, as Redis does.
         ctx.client.info.last_cmd.store(idx, Ordering::Relaxed);
         publish_client_state(ctx.client);
-        return;
+        return false;
     }
     if ctx.client.multi.is_some() && !transactions::runs_inside_multi(spec) {
         transactions::queue(ctx, args);
-        return;
+        return false;
     }
-    let info = &ctx.client.info;
-    info.last_cmd.store(idx, Ordering::Relaxed);
-    info.last_interaction_ms.store(ctx.now_ms, Ordering::Relaxed);
+    true
+}
 
+/// What the dispatcher takes before a call and uses after it.
+struct BeforeCall<'s, 'k> {
+    /// The write's ordering stripes, held until its records are in the log.
+    ordered: Option<crate::aof::Ordered<'s>>,
+    /// The database the call started in (SELECT inside MULTI changes it).
+    db: usize,
+    /// The watched keys this write touches (`transactions::before_write`).
+    watch_targets: Option<transactions::WriteTargets>,
+    /// A tracked read's keys, remembered before the call and again after it.
+    read_keys: Vec<&'k [u8]>,
+}
+
+/// The phase before a call: the write's ordering stripes, its WATCH targets, and a
+/// tracked read's keys.
+fn prepare<'s, 'k>(ctx: &mut Ctx<'s>, spec: &CommandSpec, args: &[&'k [u8]]) -> BeforeCall<'s, 'k> {
     let is_write = spec.flags & flags::WRITE != 0;
-    let aof = ctx.shared.aof.as_ref().filter(|_| !ctx.client.loading);
+    let shared: &'s Shared = ctx.shared;
+    let aof = shared.aof.as_ref().filter(|_| !ctx.client.loading);
     // Writes hold their keys' ordering stripes until their record is in the log
-    // (blocking pops order and log themselves, under the waiters' registry lock).
+    // (blocking pops order and propagate themselves, under the waiters' registry lock).
     let ordered = match aof {
-        Some(aof) if is_write && !blocking::logs_itself(spec.name) => Some(aof_order(aof, ctx, spec, args)),
+        Some(aof) if is_write && spec.flags & flags::BLOCKING == 0 => Some(aof_order(aof, ctx, spec, args)),
         _ => None,
     };
-    let db_before = ctx.client.db;
-    ctx.client.log_override = None;
-    let targets = (is_write && ctx.shared.watch_count.load(Ordering::Relaxed) > 0)
+    ctx.client.propagation = crate::propagate::Propagation::AsSent;
+    let watch_targets = (is_write && ctx.shared.watch_count.load(Ordering::Relaxed) > 0)
         .then(|| transactions::before_write(ctx, spec, args));
     // Client-side caching remembers a read's keys before it runs, and again after: a
     // write on another loop between the read and a registration made only afterwards
@@ -815,7 +846,7 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     // need; registered again, the keys stay tracked when the read itself expired one
     // (which invalidates it). Left: a write landing between a read's own expiry of a
     // key and the second registration goes untold (the key then reads as missing).
-    let read_keys: Vec<&[u8]> = if ctx.client.tracking.is_some() && tracks_read(ctx, spec) {
+    let read_keys: Vec<&'k [u8]> = if ctx.client.tracking.is_some() && tracks_read(ctx, spec) {
         command_keys(spec, args).unwrap_or_default().into_iter().map(|i| args[i]).collect()
     } else {
         Vec::new()
@@ -823,6 +854,16 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     if !read_keys.is_empty() && !tracking_waits_for_exec(ctx) {
         remember_read_keys(ctx, &read_keys);
     }
+    BeforeCall { ordered, db: ctx.client.db, watch_targets, read_keys }
+}
+
+/// The call phase: the handler, timed; the latency monitor and histogram, MONITOR's
+/// feed, the command's stats. Returns the handler's result and its time in µs.
+#[inline]
+fn call(ctx: &mut Ctx<'_>, idx: usize, spec: &CommandSpec, args: &[&[u8]]) -> (Result<(), CommandError>, u64) {
+    let info = &ctx.client.info;
+    info.last_cmd.store(idx, Ordering::Relaxed);
+    info.last_interaction_ms.store(ctx.now_ms, Ordering::Relaxed);
     // The thread's clock reads the TSC raw (as Redis 7's monotonic clock does where the
     // TSC is constant) and scales the difference once: clock_gettime twice per command
     // was 7% of pipelined CPU here, quanta's scaled Instant::now still 3%.
@@ -837,7 +878,6 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     if ctx.shared.latency_tracking.load(Ordering::Relaxed) {
         ctx.stats.latency.record(idx, ns);
     }
-
     if monitor::wanted(ctx.shared, spec) && !ctx.client.loading {
         monitor::feed(ctx, args);
     }
@@ -845,53 +885,56 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     bump(&stats.calls, 1);
     bump(&stats.usec, us);
     bump(&ctx.stats.total_commands, 1);
-    if let (Some(targets), true) = (targets, result.is_ok()) {
-        transactions::after_write(ctx, targets);
-    }
+    (result, us)
+}
+
+/// The propagate phase: what the call means to the log (`crate::propagate`), appended
+/// under the stripes it held; its keyspace notifications, each held until the log has
+/// the write it reveals; and the log offset this client's replies must wait for.
+fn propagate(ctx: &mut Ctx<'_>, idx: usize, spec: &CommandSpec, args: &[&[u8]], ordered: Option<crate::aof::Ordered<'_>>, db: usize, ok: bool) {
     let changed_nothing = std::mem::take(&mut ctx.client.changed_nothing);
-    if changed_nothing && ctx.client.log_override.is_none() {
-        ctx.client.log_override = Some(Vec::new());
-    }
-    if is_write && result.is_ok() && !changed_nothing {
+    let what = std::mem::take(&mut ctx.client.propagation);
+    if spec.flags & flags::WRITE != 0 && ok && !changed_nothing {
         bump(&ctx.stats.writes, 1);
     }
-    if let Some(aof) = aof {
-        let need = match ordered {
-            Some(ordered) => {
-                let end = match (result.is_ok(), ctx.client.log_override.take()) {
-                    (false, _) => None,
-                    (true, None) => Some(aof.append_one(db_before, ctx.now_ms, args)),
-                    (true, Some(records)) if records.is_empty() => None,
-                    (true, Some(records)) => {
-                        let recs: Vec<&[Vec<u8>]> = records.iter().map(Vec::as_slice).collect();
-                        Some(aof.append(db_before, ctx.now_ms, &recs))
-                    }
-                };
-                // Keyspace notifications go out before the stripes do (so in the order
-                // the key changed), each held until the log has the write it reveals;
-                // inside EXEC, once the whole transaction is in the log.
-                if !ctx.client.in_exec {
-                    crate::notify::flush(ctx.shared, end.unwrap_or(0), ctx.client.info.id);
-                }
-                let need = ordered.finish(end);
-                // SORT's patterns read keys its stripes do not cover.
-                if spec.name == "sort" { need.max(aof.need_for_all()) } else { need }
+    let Some(aof) = ctx.shared.aof.as_ref().filter(|_| !ctx.client.loading) else {
+        // Events not published yet: those of a handler that queued none itself (a read
+        // that found a key expired, a miss).
+        crate::notify::flush(ctx.shared, ctx.client.need, ctx.client.info.id);
+        return;
+    };
+    let need = match ordered {
+        Some(ordered) => {
+            let what = if changed_nothing && matches!(what, Propagation::AsSent) { Propagation::Nothing } else { what };
+            let end = if ok { crate::propagate::call(aof, db, ctx.now_ms, args, what) } else { None };
+            // Keyspace notifications go out before the stripes do (so in the order the
+            // key changed), each held until the log has the write it reveals; inside
+            // EXEC, once the whole transaction is in the log.
+            if !ctx.client.in_exec {
+                crate::notify::flush(ctx.shared, end.unwrap_or(0), ctx.client.info.id);
             }
-            None => read_need(aof, ctx, spec, data, args),
-        };
-        ctx.client.need = ctx.client.need.max(need);
-    }
-    // Events not published yet: without the log, those of a handler that queued none
-    // itself (a read that found a key expired, a miss); with it, a read's.
-    if !ctx.client.in_exec || aof.is_none() {
+            let need = ordered.finish(end);
+            // SORT's patterns read keys its stripes do not cover.
+            if spec.name == "sort" { need.max(aof.need_for_all()) } else { need }
+        }
+        None => read_need(aof, ctx, spec, table().entries[idx].data, args),
+    };
+    ctx.client.need = ctx.client.need.max(need);
+    // A read's events (inside EXEC they wait for the transaction's end).
+    if !ctx.client.in_exec {
         crate::notify::flush(ctx.shared, ctx.client.need, ctx.client.info.id);
     }
+}
+
+/// The phase after a call: blocked clients served, the error reply, tracking, CLIENT
+/// CACHING's end, the client's published state, the slow log.
+fn after(ctx: &mut Ctx<'_>, idx: usize, spec: &CommandSpec, args: &[&[u8]], result: Result<(), CommandError>, us: u64, read_keys: &[&[u8]]) {
     if result.is_ok() && spec.flags & flags::WRITE != 0 && !ctx.client.in_exec {
         // Waiters on keys this write filled are served now, in FIFO order.
         blocking::serve(ctx.shared, ctx.now_ms);
     }
     if let Err(e) = result {
-        bump(&stats.failed_calls, 1);
+        bump(&ctx.stats.commands[idx].failed_calls, 1);
         let text: Cow<'_, str> = match &e {
             CommandError::Static(s) => Cow::Borrowed(s),
             other => Cow::Owned(other.to_string()),
@@ -900,11 +943,12 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
         write_error(ctx.out, &text);
     }
     if !read_keys.is_empty() {
-        remember_read_keys(ctx, &read_keys);
+        remember_read_keys(ctx, read_keys);
     }
     // CLIENT CACHING's answer lasts one command, as in Redis: not cleared by CLIENT's
     // own subcommands, nor inside a transaction (MULTI, the commands EXEC runs), so
     // that it covers a whole MULTI/EXEC; EXEC's end clears it.
+    let t = table();
     if ctx.client.caching.is_some()
         && ctx.client.multi.is_none()
         && !ctx.client.in_exec

@@ -125,16 +125,17 @@ fn spop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         coll::remove_if_empty(ctx, &mut shard, h, a[1]);
     }
     drop(shard);
-    // Random: the log records what was popped, as Redis does (built only when there
-    // is a log to write it to).
-    if ctx.shared.aof.is_some() && !ctx.client.loading {
-        let mut srem = Vec::with_capacity(popped.len() + 2);
-        if !popped.is_empty() {
+    // Random: propagated as what was popped, as Redis does.
+    if popped.is_empty() {
+        ctx.propagate_nothing();
+    } else {
+        ctx.propagate_as(|| {
+            let mut srem = Vec::with_capacity(popped.len() + 2);
             srem.push(b"SREM".to_vec());
             srem.push(a[1].to_vec());
             srem.extend(popped.iter().map(|m| m.to_vec()));
-        }
-        ctx.client.log_override = Some(if srem.is_empty() { Vec::new() } else { vec![srem] });
+            vec![srem]
+        });
     }
     match count {
         None => match popped.first() {

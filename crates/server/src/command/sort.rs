@@ -390,8 +390,8 @@ fn sort_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(), C
 
     let Some(dest) = o.store else {
         drop(locked);
-        // Nothing changed: nothing to log.
-        ctx.client.log_override = Some(Vec::new());
+        // Nothing changed: nothing to propagate.
+        ctx.propagate_nothing();
         encode::array_len(ctx.out, output.len());
         for v in &output {
             match v {
@@ -405,15 +405,17 @@ fn sort_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(), C
     let (h, shard) = locked.shard_for(db, dest);
     coll::store(ctx, shard, h, dest, List::from_items(items.iter().copied()), (class::LIST, "sortstore"));
     drop(locked);
-    let mut records = vec![vec![b"DEL".to_vec(), dest.to_vec()]];
-    for batch in items.chunks(LOG_BATCH) {
-        let mut rec = Vec::with_capacity(batch.len() + 2);
-        rec.push(b"RPUSH".to_vec());
-        rec.push(dest.to_vec());
-        rec.extend(batch.iter().map(|v| v.to_vec()));
-        records.push(rec);
-    }
-    ctx.client.log_override = Some(records);
+    ctx.propagate_as(|| {
+        let mut records = vec![vec![b"DEL".to_vec(), dest.to_vec()]];
+        for batch in items.chunks(LOG_BATCH) {
+            let mut rec = Vec::with_capacity(batch.len() + 2);
+            rec.push(b"RPUSH".to_vec());
+            rec.push(dest.to_vec());
+            rec.extend(batch.iter().map(|v| v.to_vec()));
+            records.push(rec);
+        }
+        records
+    });
     encode::integer(ctx.out, items.len() as i64);
     Ok(())
 }

@@ -13,7 +13,8 @@ use store::types::string as algo;
 
 use super::args::{self, is, ExpireUnit};
 use super::flags::*;
-use super::{record, spec, CommandError, CommandSpec, Ctx};
+use super::{spec, CommandError, CommandSpec, Ctx};
+use crate::propagate::record;
 use crate::notify::notify;
 
 const STRING_TOO_LONG: &str = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
@@ -205,7 +206,7 @@ fn setnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// The log's form of a SET with an expiry, as Redis 7.0 writes it: `SET key value PXAT
 /// <unix ms>` (NX, XX and GET no longer matter once it ran).
 fn log_set_pxat(ctx: &mut Ctx<'_>, key: &[u8], value: &[u8], at_ms: i64) {
-    ctx.log_as(|| vec![record(&[b"SET", key, value, b"PXAT", at_ms.to_string().as_bytes()])]);
+    ctx.propagate_as(|| vec![record(&[b"SET", key, value, b"PXAT", at_ms.to_string().as_bytes()])]);
 }
 
 /// SETEX key seconds value — OK.
@@ -351,7 +352,7 @@ fn getex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             if had_ttl {
                 shard.set_expire(h, a[1], None, ctx.now_ms);
                 notify(ctx, class::GENERIC, "persist", a[1]);
-                ctx.log_as(|| vec![record(&[b"PERSIST", a[1]])]);
+                ctx.propagate_as(|| vec![record(&[b"PERSIST", a[1]])]);
             } else {
                 ctx.client.changed_nothing = true;
             }
@@ -359,12 +360,12 @@ fn getex(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         Change::At(t) if t <= ctx.now_ms => {
             shard.remove(h, a[1], ctx.now_ms);
             notify(ctx, class::GENERIC, "del", a[1]);
-            ctx.log_as(|| vec![record(&[b"DEL", a[1]])]);
+            ctx.propagate_as(|| vec![record(&[b"DEL", a[1]])]);
         }
         Change::At(t) => {
             shard.set_expire(h, a[1], Some(t), ctx.now_ms);
             notify(ctx, class::GENERIC, "expire", a[1]);
-            ctx.log_as(|| vec![record(&[b"PEXPIREAT", a[1], t.to_string().as_bytes()])]);
+            ctx.propagate_as(|| vec![record(&[b"PEXPIREAT", a[1], t.to_string().as_bytes()])]);
         }
     }
     Ok(())
@@ -477,7 +478,7 @@ fn incrbyfloat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     shard.insert(h, Entry::new(a[1], Payload::StrNotInt(&text), ttl, lru));
     notify(ctx, class::STRING, "incrbyfloat", a[1]);
     // Logged as the value it made, so that no float rounding differs on replay (Redis).
-    ctx.log_as(|| vec![record(&[b"SET", a[1], &text, b"KEEPTTL"])]);
+    ctx.propagate_as(|| vec![record(&[b"SET", a[1], &text, b"KEEPTTL"])]);
     encode::bulk(ctx.out, &text);
     Ok(())
 }

@@ -203,13 +203,13 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     ctx.client.in_exec = true;
     let aof = ctx.shared.aof.as_ref().filter(|_| !ctx.client.loading);
     if let Some(aof) = aof {
-        aof.begin_exec();
+        crate::propagate::begin_transaction(aof);
     }
     for cmd in &m.queue {
         let args: Vec<&[u8]> = cmd.iter().map(Vec::as_slice).collect();
         execute(ctx, &args);
     }
-    if let Some(end) = aof.and_then(|a| a.end_exec()) {
+    if let Some(end) = aof.and_then(crate::propagate::end_transaction) {
         ctx.client.need = ctx.client.need.max(end);
     }
     // With the log, the queue's keyspace notifications waited for the whole
