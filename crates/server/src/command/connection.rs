@@ -788,12 +788,12 @@ static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
 ];
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("ping", -1, FAST, (0, 0, 0), CONN, "connection", "Returns the server's liveliness response.", ping),
+    spec("ping", -1, FAST | WHILE_SUBSCRIBED | DISK_PROBE, (0, 0, 0), CONN, "connection", "Returns the server's liveliness response.", ping),
     spec("echo", 2, LOADING | STALE | FAST, (0, 0, 0), CONN, "connection", "Returns the given string.", echo),
-    spec("quit", -1, ALLOW_BUSY | NOSCRIPT | LOADING | STALE | FAST | NO_AUTH, (0, 0, 0), CONN, "connection", "Closes the connection.", quit),
+    spec("quit", -1, ALLOW_BUSY | NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | NOT_QUEUED | WHILE_SUBSCRIBED, (0, 0, 0), CONN, "connection", "Closes the connection.", quit),
     spec("select", 2, LOADING | STALE | FAST, (0, 0, 0), CONN, "connection", "Changes the selected database.", select),
     spec("auth", -2, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | ALLOW_BUSY, (0, 0, 0), CONN, "connection", "Authenticates the connection.", auth),
     spec("hello", -1, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | ALLOW_BUSY, (0, 0, 0), CONN, "connection", "Handshakes with the Redis server.", hello),
-    spec("reset", 1, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | ALLOW_BUSY, (0, 0, 0), CONN, "connection", "Resets the connection.", reset),
-    container("client", "connection", "A container for client connection commands.", CLIENT_SUBCOMMANDS),
+    spec("reset", 1, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | ALLOW_BUSY | NOT_QUEUED | WHILE_SUBSCRIBED, (0, 0, 0), CONN, "connection", "Resets the connection.", reset),
+    CommandSpec { flags: KEEPS_CACHING, ..container("client", "connection", "A container for client connection commands.", CLIENT_SUBCOMMANDS) },
 ];

@@ -162,7 +162,7 @@ fn populate(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 pub static COMMANDS: &[CommandSpec] = &[spec(
     "debug",
     -2,
-    ADMIN | NOSCRIPT | LOADING | STALE,
+    ADMIN | NOSCRIPT | LOADING | STALE | ALL_GATES | READS_ANY_KEY,
     (0, 0, 0),
     &[],
     "server",

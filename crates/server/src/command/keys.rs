@@ -684,10 +684,10 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("keys", 2, READONLY, (0, 0, 0), KEYSPACE_DANGEROUS, "generic", "Returns all key names that match a pattern.", keys),
     spec("scan", -2, READONLY, (0, 0, 0), KEYSPACE, "generic", "Iterates over the key names in the database.", scan),
     spec("randomkey", 1, READONLY, (0, 0, 0), KEYSPACE, "generic", "Returns a random key name from the database.", randomkey),
-    spec("dbsize", 1, READONLY | FAST, (0, 0, 0), KEYSPACE, "server", "Returns the number of keys in the database.", dbsize),
-    spec("flushdb", -1, WRITE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Remove all keys from the current database.", flushdb),
-    spec("flushall", -1, WRITE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Removes all keys from all databases.", flushall),
-    spec("swapdb", 3, WRITE | FAST, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Swaps two Redis databases.", swapdb),
+    spec("dbsize", 1, READONLY | FAST | READS_ANY_KEY, (0, 0, 0), KEYSPACE, "server", "Returns the number of keys in the database.", dbsize),
+    spec("flushdb", -1, WRITE | WHOLE_KEYSPACE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Remove all keys from the current database.", flushdb),
+    spec("flushall", -1, WRITE | WHOLE_KEYSPACE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Removes all keys from all databases.", flushall),
+    spec("swapdb", 3, WRITE | FAST | WHOLE_KEYSPACE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Swaps two Redis databases.", swapdb),
     container("object", "generic", "A container for object introspection commands.", OBJECT_SUBCOMMANDS),
 ];
 

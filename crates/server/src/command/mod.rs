@@ -62,6 +62,34 @@ pub mod flags {
     pub const BLOCKING: u32 = 1 << 14;
     pub const NO_ASYNC_LOADING: u32 = 1 << 15;
 
+    // Basalt's own facts about a command, which the dispatcher reads instead of
+    // comparing names (COMMAND INFO does not show them):
+    /// Runs at once inside MULTI instead of being queued (EXEC, DISCARD, MULTI, WATCH,
+    /// QUIT, RESET).
+    pub const NOT_QUEUED: u32 = 1 << 16;
+    /// A RESP2 client may run it while subscribed.
+    pub const WHILE_SUBSCRIBED: u32 = 1 << 17;
+    /// Takes every event loop's gate itself, to run the keyspace alone: the dispatcher
+    /// releases the caller's gate first (`TableEntry::all_gates`).
+    pub const ALL_GATES: u32 = 1 << 18;
+    /// Writes the keyspace as a whole (FLUSHALL, FLUSHDB, SWAPDB): takes every ordering
+    /// stripe of the log.
+    pub const WHOLE_KEYSPACE: u32 = 1 << 19;
+    /// Its reply may reveal any key (DBSIZE, SORT's BY and GET patterns, DEBUG ...): it
+    /// waits for every write in the log, not only its keys'.
+    pub const READS_ANY_KEY: u32 = 1 << 20;
+    /// Redis's may-replicate without being a write (PUBLISH): CLIENT PAUSE WRITE
+    /// postpones it.
+    pub const MAY_REPLICATE: u32 = 1 << 21;
+    /// Refused with MISCONF while the disk fails, as a write is (PING, as Redis: a
+    /// health check sees the failure).
+    pub const DISK_PROBE: u32 = 1 << 22;
+    /// Runs a transaction's queue (EXEC): the refusals for memory, disk and pause look
+    /// at the queued commands, and a refusal discards the transaction.
+    pub const RUNS_QUEUE: u32 = 1 << 23;
+    /// CLIENT CACHING's answer outlives it (the CLIENT commands, as Redis).
+    pub const KEEPS_CACHING: u32 = 1 << 24;
+
     /// Names in Redis 7.0's COMMAND INFO order (`movablekeys`, computed from the key
     /// positions, goes before `allow_busy`; `sentinel` is not shown, as in Redis).
     pub const NAMES: &[(u32, &str)] = &[
@@ -343,7 +371,7 @@ pub struct TableEntry {
     /// a shard lock across a batch (`coalescable`), and as a read it waits for the log
     /// offsets of its keys (`read_need`). Computed once from the group name.
     pub data: bool,
-    /// Takes every event loop's gate itself ([`takes_all_gates`]).
+    /// Takes every event loop's gate itself (`flags::ALL_GATES`).
     pub all_gates: bool,
 }
 
@@ -496,7 +524,7 @@ impl CommandTable {
                     fullname: spec.name.to_string(),
                     parent: None,
                     data: is_data_group(spec.group),
-                    all_gates: takes_all_gates(spec.name),
+                    all_gates: spec.flags & flags::ALL_GATES != 0,
                 });
                 t.top.insert(spec.name.as_bytes().to_vec(), idx);
                 if let Some(key) = short_key(spec.name.as_bytes()) {
@@ -648,7 +676,7 @@ fn refuse(ctx: &mut Ctx<'_>, idx: usize, text: &str) {
 /// discards it, saying why (the reason without its "ERR " code, as Redis words it).
 fn reject(ctx: &mut Ctx<'_>, idx: usize, spec: &CommandSpec, text: &str) {
     if let Some(m) = ctx.client.multi.as_mut() {
-        if spec.name == "exec" {
+        if spec.flags & flags::RUNS_QUEUE != 0 {
             ctx.client.multi = None;
             transactions::unwatch_all(ctx.shared, ctx.client);
             let reason = text.strip_prefix("ERR ").unwrap_or(text);
@@ -785,7 +813,7 @@ fn admit(ctx: &mut Ctx<'_>, idx: usize, spec: &'static CommandSpec, args: &[&[u8
             return false;
         }
     }
-    if let Some(text) = pubsub::subscribed_mode_error(ctx, t.entries[idx].parent.map_or(spec.name, |p| t.entries[p].spec.name)) {
+    if let Some(text) = pubsub::subscribed_mode_error(ctx, t.entries[idx].parent.map_or(spec, |p| t.entries[p].spec)) {
         refuse(ctx, idx, &text);
         return false;
     }
@@ -915,7 +943,7 @@ fn propagate(ctx: &mut Ctx<'_>, idx: usize, spec: &CommandSpec, args: &[&[u8]], 
             }
             let need = ordered.finish(end);
             // SORT's patterns read keys its stripes do not cover.
-            if spec.name == "sort" { need.max(aof.need_for_all()) } else { need }
+            if spec.flags & flags::READS_ANY_KEY != 0 { need.max(aof.need_for_all()) } else { need }
         }
         None => read_need(aof, ctx, spec, table().entries[idx].data, args),
     };
@@ -952,7 +980,7 @@ fn after(ctx: &mut Ctx<'_>, idx: usize, spec: &CommandSpec, args: &[&[u8]], resu
     if ctx.client.caching.is_some()
         && ctx.client.multi.is_none()
         && !ctx.client.in_exec
-        && !t.entries[idx].parent.is_some_and(|p| t.entries[p].spec.name == "client")
+        && !t.entries[idx].parent.is_some_and(|p| t.entries[p].spec.flags & flags::KEEPS_CACHING != 0)
     {
         ctx.client.caching = None;
     }
@@ -1001,10 +1029,10 @@ fn grows_memory(ctx: &Ctx<'_>, spec: &CommandSpec) -> bool {
     if spec.flags & flags::DENYOOM != 0 {
         return true;
     }
-    if spec.name == "exec" {
+    if spec.flags & flags::RUNS_QUEUE != 0 {
         return transactions::queued_any(ctx, |s| s.flags & flags::DENYOOM != 0);
     }
-    ctx.client.multi.is_some() && !matches!(spec.name, "discard" | "multi" | "watch" | "quit" | "reset")
+    ctx.client.multi.is_some() && spec.flags & flags::NOT_QUEUED == 0
 }
 
 /// The MISCONF error for a write (or an EXEC of a queue with one, or PING, as Redis)
@@ -1018,8 +1046,8 @@ fn disk_error(ctx: &Ctx<'_>, spec: &CommandSpec) -> Option<String> {
         return None;
     }
     let writes = spec.flags & flags::WRITE != 0
-        || spec.name == "ping"
-        || (spec.name == "exec" && transactions::queued_any(ctx, |s| s.flags & flags::WRITE != 0));
+        || spec.flags & flags::DISK_PROBE != 0
+        || (spec.flags & flags::RUNS_QUEUE != 0 && transactions::queued_any(ctx, |s| s.flags & flags::WRITE != 0));
     if !writes {
         return None;
     }
@@ -1040,19 +1068,13 @@ fn coalescable(ctx: &Ctx<'_>, data: bool) -> bool {
     data && ctx.shared.aof.is_none() && !ctx.client.in_exec
 }
 
-/// Commands that take every event loop's gate themselves (run the keyspace alone):
-/// dispatch must release the caller's own gate before them (`TableEntry::all_gates`).
-fn takes_all_gates(name: &str) -> bool {
-    matches!(name, "exec" | "debug" | "save" | "bgsave" | "bgrewriteaof" | "shutdown")
-}
-
 /// Takes the ordering stripes a write command needs: those of its keys ([`command_keys`]:
 /// numkeys commands and SORT's STORE included), all of them for FLUSHALL, FLUSHDB and
 /// SWAPDB, and those of every argument for other keyless writes.
 fn aof_order<'a>(aof: &'a crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> crate::aof::Ordered<'a> {
     match command_keys(spec, args) {
         Some(keys) if !keys.is_empty() => aof.order_keys(ctx.ks(), keys.iter().map(|&i| args[i])),
-        _ if matches!(spec.name, "flushall" | "flushdb" | "swapdb") => aof.order_all(),
+        _ if spec.flags & flags::WHOLE_KEYSPACE != 0 => aof.order_all(),
         // Other keyless writes, and a numkeys count that is not valid (the command fails
         // on it): every argument, a superset of any keys.
         _ => aof.order_keys(ctx.ks(), args[1..].iter()),
@@ -1067,9 +1089,9 @@ fn aof_order<'a>(aof: &'a crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, ar
 /// `aof_last_write_status` while the disk fails.
 fn read_need(aof: &crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, data: bool, args: &[&[u8]]) -> u64 {
     let keys = command_keys(spec, args).unwrap_or_default();
-    if data && !keys.is_empty() && spec.name != "sort_ro" {
+    if data && !keys.is_empty() && spec.flags & flags::READS_ANY_KEY == 0 {
         aof.need_for_keys(ctx.ks(), keys.iter().map(|&i| args[i]))
-    } else if data || matches!(spec.name, "dbsize" | "debug" | "memory" | "object" | "exec") {
+    } else if data || spec.flags & flags::READS_ANY_KEY != 0 {
         aof.need_for_all()
     } else {
         0

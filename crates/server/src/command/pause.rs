@@ -70,13 +70,13 @@ pub fn postpones(ctx: &Ctx<'_>, spec: &CommandSpec) -> bool {
     match ctx.shared.pause.mode_at(ctx.now_ms) {
         OFF => false,
         ALL => true,
-        _ => may_change_data(spec) || (spec.name == "exec" && super::transactions::queued_any(ctx, may_change_data)),
+        _ => may_change_data(spec) || (spec.flags & flags::RUNS_QUEUE != 0 && super::transactions::queued_any(ctx, may_change_data)),
     }
 }
 
 /// Redis's "may replicate": writes, and PUBLISH (Basalt has no scripts).
 fn may_change_data(spec: &CommandSpec) -> bool {
-    spec.flags & flags::WRITE != 0 || spec.name == "publish"
+    spec.flags & (flags::WRITE | flags::MAY_REPLICATE) != 0
 }
 
 /// Wakes the postponed clients once no pause is in force (each loop's tick; also the

@@ -30,10 +30,6 @@ impl Subscriptions {
     }
 }
 
-/// Commands a RESP2 client may run while subscribed.
-pub fn allowed_while_subscribed(name: &str) -> bool {
-    matches!(name, "subscribe" | "unsubscribe" | "psubscribe" | "punsubscribe" | "ping" | "quit" | "reset")
-}
 
 fn me(ctx: &Ctx<'_>) -> Subscriber {
     Subscriber {
@@ -281,10 +277,13 @@ fn pubsub_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
-/// True when a RESP2 client in subscribed mode may not run `name`; the error to send.
+/// True when a RESP2 client in subscribed mode may not run `command` (a top-level
+/// command: a subcommand is judged by its parent); the error to send.
 #[inline]
-pub fn subscribed_mode_error(ctx: &Ctx<'_>, name: &str) -> Option<String> {
-    (ctx.client.proto == Proto::Resp2 && ctx.client.subs.count() > 0 && !allowed_while_subscribed(name)).then(|| {
+pub fn subscribed_mode_error(ctx: &Ctx<'_>, command: &CommandSpec) -> Option<String> {
+    let allowed = command.flags & WHILE_SUBSCRIBED != 0;
+    (ctx.client.proto == Proto::Resp2 && ctx.client.subs.count() > 0 && !allowed).then(|| {
+        let name = command.name;
         format!("ERR Can't execute '{name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
     })
 }
@@ -299,11 +298,11 @@ static PUBSUB_SUBCOMMANDS: &[CommandSpec] = &[
 ];
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("subscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels.", subscribe),
-    spec("unsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages posted to channels.", unsubscribe),
-    spec("psubscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels that match one or more patterns.", psubscribe),
-    spec("punsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages published to channels that match one or more patterns.", punsubscribe),
-    spec("publish", 3, PUBSUB | LOADING | STALE | FAST, (0, 0, 0), PUBSUB_ACL, "pubsub", "Posts a message to a channel.", publish),
+    spec("subscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels.", subscribe),
+    spec("unsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages posted to channels.", unsubscribe),
+    spec("psubscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels that match one or more patterns.", psubscribe),
+    spec("punsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages published to channels that match one or more patterns.", punsubscribe),
+    spec("publish", 3, PUBSUB | LOADING | STALE | FAST | MAY_REPLICATE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Posts a message to a channel.", publish),
     container("pubsub", "pubsub", "A container for Pub/Sub commands.", PUBSUB_SUBCOMMANDS),
 ];
 

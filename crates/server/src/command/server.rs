@@ -731,12 +731,12 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("time", 1, LOADING | STALE | FAST, (0, 0, 0), SERVER, "server", "Returns the server time.", time),
     container("slowlog", "server", "A container for slow log commands.", SLOWLOG_SUBCOMMANDS),
     container("memory", "server", "A container for memory diagnostics commands.", super::memory::MEMORY_SUBCOMMANDS),
-    spec("save", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk.", save),
-    spec("bgsave", -1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING, (0, 0, 0), SERVER, "server", "Asynchronously saves the database(s) to disk.", bgsave),
-    spec("bgrewriteaof", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING, (0, 0, 0), SERVER, "server", "Asynchronously rewrites the append-only file to disk.", bgrewriteaof),
+    spec("save", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI | ALL_GATES, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk.", save),
+    spec("bgsave", -1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | ALL_GATES, (0, 0, 0), SERVER, "server", "Asynchronously saves the database(s) to disk.", bgsave),
+    spec("bgrewriteaof", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | ALL_GATES, (0, 0, 0), SERVER, "server", "Asynchronously rewrites the append-only file to disk.", bgrewriteaof),
     spec("lastsave", 1, LOADING | STALE | FAST, (0, 0, 0), &["admin", "dangerous"], "server", "Returns the Unix timestamp of the last successful save to disk.", lastsave),
     spec("role", 1, NOSCRIPT | LOADING | STALE | FAST, (0, 0, 0), &["admin", "dangerous"], "server", "Return the role of the instance in the context of replication", role),
-    spec("shutdown", -1, ADMIN | NOSCRIPT | LOADING | STALE | NO_MULTI | SENTINEL | ALLOW_BUSY, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk and shuts down the Redis server.", shutdown),
+    spec("shutdown", -1, ADMIN | NOSCRIPT | LOADING | STALE | NO_MULTI | SENTINEL | ALLOW_BUSY | ALL_GATES, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk and shuts down the Redis server.", shutdown),
 ];
 
 #[cfg(test)]

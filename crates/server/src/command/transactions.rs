@@ -34,9 +34,9 @@ pub struct Watched {
     pub expire_at_ms: Option<i64>,
 }
 
-/// Commands that run immediately even inside MULTI.
+/// Commands that run immediately even inside MULTI (`flags::NOT_QUEUED`).
 pub fn runs_inside_multi(spec: &CommandSpec) -> bool {
-    matches!(spec.name, "exec" | "discard" | "multi" | "watch" | "quit" | "reset")
+    spec.flags & super::flags::NOT_QUEUED != 0
 }
 
 /// Queues a command (already checked for existence, arity and authentication).
@@ -252,9 +252,9 @@ fn unwatch(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 const TX: &[&str] = &["transaction"];
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("multi", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY, (0, 0, 0), TX, "transactions", "Starts a transaction.", multi),
-    spec("exec", 1, NOSCRIPT | LOADING | STALE | SKIP_SLOWLOG, (0, 0, 0), TX, "transactions", "Executes all commands in a transaction.", exec),
-    spec("discard", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY, (0, 0, 0), TX, "transactions", "Discards a transaction.", discard),
-    spec("watch", -2, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY, (1, -1, 1), TX, "transactions", "Monitors changes to keys to determine the execution of a transaction.", watch),
+    spec("multi", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (0, 0, 0), TX, "transactions", "Starts a transaction.", multi),
+    spec("exec", 1, NOSCRIPT | LOADING | STALE | SKIP_SLOWLOG | NOT_QUEUED | ALL_GATES | READS_ANY_KEY | RUNS_QUEUE, (0, 0, 0), TX, "transactions", "Executes all commands in a transaction.", exec),
+    spec("discard", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (0, 0, 0), TX, "transactions", "Discards a transaction.", discard),
+    spec("watch", -2, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (1, -1, 1), TX, "transactions", "Monitors changes to keys to determine the execution of a transaction.", watch),
     spec("unwatch", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY, (0, 0, 0), TX, "transactions", "Forgets about watched keys of a transaction.", unwatch),
 ];

@@ -34,6 +34,19 @@ fn multi_exec_queues_and_runs_in_order() {
     assert_bytes!(c.cmd(&["DEL", k]), b":1\r\n");
 }
 
+/// Subcommands named like a transaction's own commands are queued as any other:
+/// SLOWLOG RESET and LATENCY RESET inside MULTI wait for EXEC (Basalt ran them at once,
+/// taking them for RESET, and EXEC answered an empty array).
+#[test]
+fn subcommands_named_reset_are_queued() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    assert_bytes!(c.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SLOWLOG", "RESET"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["LATENCY", "RESET"]), b"+QUEUED\r\n");
+    assert_bytes!(c.cmd(&["EXEC"]), b"*2\r\n+OK\r\n:0\r\n");
+}
+
 #[test]
 fn queued_commands_are_not_visible_before_exec() {
     let t = shared();
