@@ -7,6 +7,7 @@
 //! `expire.rs` (active expiry), `log.rs`.
 
 pub mod aof;
+pub mod apply;
 pub mod command;
 pub mod config;
 pub mod conn;
@@ -27,6 +28,7 @@ pub mod shared;
 pub mod snapshot;
 pub mod startup;
 pub mod tracking;
+pub mod version;
 pub mod walk;
 
 /// Basalt's own version.

@@ -25,7 +25,7 @@ fn main() {
             println!(
                 "Basalt server v={} (Redis {} compatible)",
                 basalt_server::VERSION,
-                basalt_server::command::connection::REDIS_VERSION
+                basalt_server::version::REDIS_VERSION
             );
         }
         Ok(Startup::Help) => println!("{USAGE}"),

@@ -232,7 +232,7 @@ fn write_atomically(
     let aux: [(&str, &[u8]); 5] = [
         (
             "redis-ver",
-            crate::command::connection::REDIS_VERSION.as_bytes(),
+            crate::version::REDIS_VERSION.as_bytes(),
         ),
         ("redis-bits", b"64"),
         ("ctime", ctime.as_bytes()),

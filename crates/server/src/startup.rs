@@ -115,7 +115,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
         "Basalt {} starting, pid={}, Redis {} compatible",
         crate::VERSION,
         std::process::id(),
-        crate::command::connection::REDIS_VERSION
+        crate::version::REDIS_VERSION
     ));
     let engine = match config.io_engine {
         IoEngine::Epoll => Engine::Epoll,
@@ -194,7 +194,8 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     // dump.rdb if there is one. Loaded before any client is served.
     let aof_writer = match shared.aof.as_ref() {
         Some(_) => {
-            let target = crate::aof::load::open_and_replay(&shared, &dir)?;
+            let mut replayer = crate::command::replay::Replayer::new(&shared, "aof-loader");
+            let target = crate::aof::load::open_and_replay(&shared, &dir, &mut replayer)?;
             // From now on an expired key's removal is logged, as Redis's DEL (after the
             // replay, which must not log what it replays).
             let weak = Arc::downgrade(&shared);

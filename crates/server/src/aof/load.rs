@@ -25,8 +25,8 @@ use resp::{Limits, RequestParser};
 
 use super::manifest::{self, Manifest};
 use super::writer::Target;
-use crate::command::{self, Client, Ctx};
-use crate::shared::{ClientInfo, Shared};
+use crate::apply::Apply;
+use crate::shared::Shared;
 
 /// Why the log could not be opened or replayed; the text is logged and the start fails.
 #[derive(Debug, thiserror::Error)]
@@ -39,7 +39,7 @@ fn io_err(what: &str, path: &Path, e: std::io::Error) -> LoadError {
 
 /// Opens or creates the log under `dir`, replays it, and returns the file the writer
 /// appends to.
-pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadError> {
+pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path, apply: &mut dyn Apply) -> Result<Target, LoadError> {
     let (dirname, filename, load_truncated) = {
         let c = shared.config.read();
         (
@@ -69,7 +69,7 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path) -> Result<Target, LoadE
         }
     }
     let started = Instant::now();
-    let mut loader = Loader::new(shared);
+    let mut loader = Loader::new(shared, apply);
     let last = files.len() - 1;
     for (i, (name, is_base)) in files.iter().enumerate() {
         let path = aof_dir.join(name);
@@ -172,7 +172,7 @@ fn load_rdb_base(shared: &Shared, path: &Path, name: &str) -> Result<(), LoadErr
 /// DEBUG LOADAOF: replays the log named in the manifest into the (emptied) keyspace,
 /// while the caller holds every loop's gate. Unlike start-up it changes no file: the
 /// writer keeps appending to the last one, whose zero-filled end is skipped.
-pub fn reload(shared: &Shared, dir: &Path) -> Result<(), LoadError> {
+pub fn reload(shared: &Shared, dir: &Path, apply: &mut dyn Apply) -> Result<(), LoadError> {
     let (dirname, filename) = {
         let c = shared.config.read();
         (c.appenddirname.clone(), c.appendfilename.clone())
@@ -196,7 +196,7 @@ pub fn reload(shared: &Shared, dir: &Path) -> Result<(), LoadError> {
     if let Some(b) = m.base.iter().find(|b| b.name.ends_with(".rdb")) {
         load_rdb_base(shared, &aof_dir.join(&b.name), &b.name)?;
     }
-    let mut loader = Loader::new(shared);
+    let mut loader = Loader::new(shared, apply);
     for entry in m
         .base
         .iter()
@@ -267,33 +267,16 @@ enum Damage {
 /// Replays files into the keyspace as a loading client.
 struct Loader<'a> {
     shared: &'a Shared,
-    client: Client,
-    rng: fastrand::Rng,
-    scratch: Vec<u8>,
+    /// Runs each command (the dispatcher, given from above).
+    apply: &'a mut dyn Apply,
     /// The time of the records being replayed (0 before the first annotation: nothing
     /// expires then).
     now_ms: i64,
 }
 
 impl<'a> Loader<'a> {
-    fn new(shared: &'a Shared) -> Loader<'a> {
-        let info = Arc::new(ClientInfo::new(
-            0,
-            "aof-loader".into(),
-            String::new(),
-            -1,
-            0,
-            0,
-        ));
-        let mut client = Client::new(info, true);
-        client.loading = true;
-        Loader {
-            shared,
-            client,
-            rng: fastrand::Rng::with_seed(0),
-            scratch: Vec::new(),
-            now_ms: 0,
-        }
+    fn new(shared: &'a Shared, apply: &'a mut dyn Apply) -> Loader<'a> {
+        Loader { shared, apply, now_ms: 0 }
     }
 
     fn replay(&mut self, path: &Path, name: &str, damage: Damage) -> Result<(), LoadError> {
@@ -370,7 +353,7 @@ impl<'a> Loader<'a> {
                     let offset = base + pos as u64;
                     if argc > 0 {
                         let args: Vec<&[u8]> = (0..argc).map(|i| parser.arg(input, i)).collect();
-                        if command::lookup_any(args[0]).is_none() {
+                        if !self.apply.knows(args[0]) {
                             return Err(LoadError(format!(
                                 "Unknown command '{}' reading the append only file {name}",
                                 String::from_utf8_lossy(&args[0][..args[0].len().min(128)])
@@ -446,7 +429,7 @@ impl<'a> Loader<'a> {
             crate::log::warning(&format!(
                 "Revert incomplete MULTI/EXEC transaction in AOF file {name}"
             ));
-            self.client.multi = None;
+            self.apply.drop_transaction();
         }
         match damage {
             Damage::Cut => {}
@@ -492,23 +475,7 @@ impl<'a> Loader<'a> {
     }
 
     fn execute(&mut self, args: &[&[u8]]) {
-        let stats = self.shared.thread_stats[0].clone();
-        let mut ctx = Ctx {
-            shared: self.shared,
-            client: &mut self.client,
-            out: &mut self.scratch,
-            now_ms: self.now_ms,
-            stats: &stats,
-            rng: &mut self.rng,
-        };
-        command::execute(&mut ctx, args);
-        self.scratch.clear();
-        if self.client.blocked {
-            // A blocking command whose data is not there: nothing to wait for in a
-            // replay (Basalt logs only pops that happened).
-            command::blocking::forget(self.shared, self.client.info.id);
-            self.client.blocked = false;
-        }
+        self.apply.apply(args, self.now_ms);
     }
 }
 
@@ -623,7 +590,8 @@ mod tests {
         } else {
             Damage::NotLast
         };
-        let r = Loader::new(&h.shared).replay(&path, "appendonly.aof.1.incr.aof", damage);
+        let mut replayer = crate::command::replay::Replayer::new(&h.shared, "aof-loader");
+        let r = Loader::new(&h.shared, &mut replayer).replay(&path, "appendonly.aof.1.incr.aof", damage);
         let len = std::fs::metadata(&path).expect("stat").len();
         (r, len)
     }

@@ -11,9 +11,7 @@ use super::args::{self, is};
 use super::flags::*;
 use super::{container, spec, table, CommandError, CommandSpec, Ctx};
 use crate::shared::{ClientInfo, Shared};
-
-/// The Redis version Basalt reports to clients, which pick features by it.
-pub const REDIS_VERSION: &str = "7.0.15";
+use crate::version::REDIS_VERSION;
 
 /// PING [message] — PONG or the message.
 fn ping(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {

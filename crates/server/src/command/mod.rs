@@ -22,6 +22,7 @@ pub mod memory;
 pub mod monitor;
 pub mod pause;
 pub mod pubsub;
+pub mod replay;
 pub mod server;
 pub mod sets;
 pub mod sort;
