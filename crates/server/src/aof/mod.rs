@@ -10,10 +10,10 @@
 //! - **Records.** A record is the command as RESP, the same bytes Redis writes for it
 //!   (issue 26: Redis reads Basalt's log exactly as Basalt does). Commands whose effect
 //!   is random, relative in time or deferred are logged as their effect, as Redis
-//!   propagates them (the handler says so, `Ctx::log_as`): SPOP as SREM, a blocked pop
-//!   served later as LPOP/LMOVE/ZPOPMIN..., SET EX/PX/EXAT and SETEX as `SET key value
-//!   PXAT <ms>`, EXPIRE/PEXPIRE/EXPIREAT and GETEX as PEXPIREAT (a time already past
-//!   as DEL), RESTORE with ABSTTL, INCRBYFLOAT as `SET ... KEEPTTL` and HINCRBYFLOAT as
+//!   propagates them (the handler says so, `Ctx::propagate_as`; records reach the log
+//!   only through `crate::propagate`): SPOP as SREM, a blocked pop served later as
+//!   LPOP/LMOVE/ZPOPMIN..., SET EX/PX/EXAT and SETEX as `SET key value PXAT <ms>`,
+//!   EXPIRE/PEXPIRE/EXPIREAT and GETEX as PEXPIREAT (a time already past as DEL), RESTORE with ABSTTL, INCRBYFLOAT as `SET ... KEEPTTL` and HINCRBYFLOAT as
 //!   HSET of the value made; a write that changed nothing is not logged. An expired key
 //!   that is removed is logged as `DEL key` ([`Aof::log_expiry`]). A `SELECT` is
 //!   written when the database changes, and an annotation `#MS:<unix ms>` when the time
