@@ -102,6 +102,10 @@ pub struct RedisArgs {
     /// configuration, the server's version and persistence). Not redis-benchmark's.
     #[arg(long = "report")]
     pub report: Option<std::path::PathBuf>,
+    /// Also write the latencies as HdrHistogram's interval log (.hlog, microseconds):
+    /// one interval per test, tagged with its name. Not redis-benchmark's.
+    #[arg(long = "hdr-log")]
+    pub hdr_log: Option<std::path::PathBuf>,
     /// Output this help and exit.
     #[arg(long = "help")]
     pub help: bool,
@@ -175,6 +179,11 @@ pub struct CompareArgs {
     /// side with b/a and its interval, and both servers' latency spectra.
     #[arg(long = "report")]
     pub report: Option<std::path::PathBuf>,
+    /// Also write the latencies as HdrHistogram's interval log (.hlog, microseconds): per
+    /// test, one interval for each server over its whole rounds, tagged `a:TEST` and
+    /// `b:TEST`.
+    #[arg(long = "hdr-log")]
+    pub hdr_log: Option<std::path::PathBuf>,
     /// A memtier workload to compare instead of the -t tests: memtier mode's flags in one
     /// string (e.g. "--ratio 1:10 --key-pattern G:G --test-time 5"); the server, port
     /// and password are this comparison's.

@@ -60,6 +60,8 @@ pub struct RedisConfig {
     pub io_engine: crate::driver::IoEngine,
     /// `--report FILE.html`.
     pub report: Option<std::path::PathBuf>,
+    /// `--hdr-log FILE`.
+    pub hdr_log: Option<std::path::PathBuf>,
 }
 
 /// Parses `redis://[user[:password]@]host[:port][/db]`.
@@ -186,6 +188,7 @@ impl RedisConfig {
             stall_timeout: a.stall_timeout.max(0.1),
             io_engine: crate::driver::IoEngine::parse(&a.io_engine).map_err(|e| bad(&e))?,
             report: a.report.clone(),
+            hdr_log: a.hdr_log.clone(),
         })
     }
 }

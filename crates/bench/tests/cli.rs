@@ -834,10 +834,12 @@ fn redis_mode_writes_an_html_report() {
     assert!(html.contains("<th>requests (-n)</th><td>2000</td>") && html.contains("<td>Redis 7."), "{html}");
 }
 
-/// Issue 25, item 3: `--hdr-log` writes HdrHistogram's interval log: a header, one
-/// untagged interval per second, and one interval per kind tagged with its name.
+/// Issue 25, item 3: `--hdr-log` writes HdrHistogram's interval log in every mode: a
+/// header, one untagged interval per second, and one interval per kind tagged with its
+/// name (memtier, ycsb); one per test (redis-benchmark mode), per test and server
+/// (compare).
 #[test]
-fn memtier_and_ycsb_write_an_hdr_interval_log() {
+fn every_mode_writes_an_hdr_interval_log() {
     let Some((_s, port)) = redis() else { return };
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("m.hlog");
@@ -859,6 +861,21 @@ fn memtier_and_ycsb_write_an_hdr_interval_log() {
     assert_eq!(code, 0, "{out}{err}");
     let text = std::fs::read_to_string(&ylog).expect("log");
     assert!(text.lines().any(|l| l.starts_with("Tag=INSERT,")), "{text}");
+
+    // redis-benchmark mode: one interval per test; compare: one per test and server.
+    let rlog = dir.path().join("r.hlog");
+    let (code, out, err) = bench(&["-p", &port.to_string(), "-q", "-n", "500", "-t", "set,get", "--hdr-log", rlog.to_str().expect("path")]);
+    assert_eq!(code, 0, "{out}{err}");
+    let text = std::fs::read_to_string(&rlog).expect("log");
+    let tags: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("Tag=")).map(|l| l.split(',').next().unwrap_or("")).collect();
+    assert_eq!(tags, ["SET", "GET"], "{text}");
+    let clog = dir.path().join("c.hlog");
+    let addr = format!("127.0.0.1:{port}");
+    let (code, out, err) = bench(&["compare", "--a", &addr, "--b", &addr, "--rounds", "1", "-n", "500", "-t", "set", "--hdr-log", clog.to_str().expect("path")]);
+    assert_eq!(code, 0, "{out}{err}");
+    let text = std::fs::read_to_string(&clog).expect("log");
+    let tags: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("Tag=")).map(|l| l.split(',').next().unwrap_or("")).collect();
+    assert_eq!(tags, ["a:SET", "b:SET"], "{text}");
 }
 
 /// Every key path of a JSON document with its type (object keys that are numbers, the

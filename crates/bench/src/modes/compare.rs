@@ -86,6 +86,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         stall_timeout: 10.0,
         io_engine,
         report: None,
+        hdr_log: None,
     };
     let (ca, cb) = (cfg(ta), cfg(tb));
     // What is compared (on stderr under --csv, so that stdout is the CSV alone).
@@ -156,9 +157,13 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
             }
         }
     }
-    // For --report: each test's summary and all its whole rounds' latencies per side.
+    // For --report and --hdr-log: each test's summary, all its whole rounds' latencies
+    // per side, and when the test ran.
     let mut pages = Vec::new();
+    let start_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+    let started = std::time::Instant::now();
     for (title, mut measure) in workloads {
+        let offset = started.elapsed();
         let mut fa = Vec::new();
         let mut fb = Vec::new();
         let (mut ha, mut hb) = (stats::new_histogram(3), stats::new_histogram(3));
@@ -198,7 +203,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         report(&title, &a, &fa, &fb);
         json_tests.push(test_json(&title, &fa, &fb));
         if !fa.is_empty() {
-            pages.push((title.clone(), compare_report::summarize(&fa, &fb), ha, hb));
+            pages.push((title.clone(), compare_report::summarize(&fa, &fb), ha, hb, offset, started.elapsed() - offset));
         }
         if interrupted {
             eprintln!("Interrupted: {} of {} rounds of {title} compared; the tests after it not run", fa.len(), a.rounds);
@@ -214,11 +219,23 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         let servers = vec![("a".to_string(), side(&a.a, &da)), ("b".to_string(), side(&a.b, &db))];
         let tests: Vec<crate::report::html::CompareTest<'_>> = pages
             .iter()
-            .map(|(title, summary, ha, hb)| crate::report::html::CompareTest { title: title.clone(), summary: summary.clone(), a: ha, b: hb })
+            .map(|(title, summary, ha, hb, ..)| crate::report::html::CompareTest { title: title.clone(), summary: summary.clone(), a: ha, b: hb })
             .collect();
         let html = crate::report::html::render_compare(&format!("basalt-bench compare: a = {}, b = {}", a.a, a.b), &servers, a.rounds, &tests);
         if let Err(e) = std::fs::write(path, html) {
             eprintln!("Could not write {}: {e}", path.display());
+            return Ok(1);
+        }
+    }
+    if let Some(path) = &a.hdr_log {
+        let mut intervals = Vec::new();
+        for (title, _, ha, hb, offset, length) in &pages {
+            for (side, hist) in [("a", ha), ("b", hb)] {
+                intervals.push(crate::report::hdr_log::Interval { tag: Some(format!("{side}:{title}")), offset: *offset, length: *length, hist });
+            }
+        }
+        if let Err(e) = crate::report::hdr_log::write_intervals(path, start_ms, &intervals) {
+            eprintln!("{e}");
             return Ok(1);
         }
     }

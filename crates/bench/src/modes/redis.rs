@@ -147,10 +147,13 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
     let mut out = std::io::stdout();
     let _ = out.write_all(report.begin().as_bytes());
     let mut code = 0;
-    // For --report: each test's title and latencies.
-    let mut done: Vec<(String, hdrhistogram::Histogram<u64>)> = Vec::new();
+    // For --report and --hdr-log: each test's title, latencies, and when it ran.
+    let mut done: Vec<(String, hdrhistogram::Histogram<u64>, Duration, Duration)> = Vec::new();
+    let start_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+    let started = Instant::now();
     'outer: loop {
         for test in &tests {
+            let offset = started.elapsed();
             let payload = if cfg.command.is_some() { test.template.bytes.len() } else { cfg.datasize };
             match run_test(cfg, test, tty && style != Style::Csv, &mut report) {
                 Ok((result, extra_code)) => {
@@ -161,8 +164,8 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
                     let _ = out.write_all(report.test(&r).as_bytes());
                     let _ = out.flush();
                     code = code.max(extra_code);
-                    if cfg.report.is_some() {
-                        done.push((r.title.clone(), r.hist.clone()));
+                    if cfg.report.is_some() || cfg.hdr_log.is_some() {
+                        done.push((r.title.clone(), r.hist.clone(), offset, started.elapsed() - offset));
                     }
                 }
                 Err(e) => {
@@ -199,13 +202,28 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
             title: format!("basalt-bench against {}", cfg.target),
             config,
             server,
-            kinds: done.iter().map(|(t, h)| (t.clone(), h)).collect(),
+            kinds: done.iter().map(|(t, h, ..)| (t.clone(), h)).collect(),
             seconds: &[],
             cpu: &[],
             open_loop: cfg.rate.is_some(),
         };
         if let Err(e) = std::fs::write(path, crate::report::html::render(&page)) {
             eprintln!("Could not write {}: {e}", path.display());
+            return Ok(1);
+        }
+    }
+    if let Some(path) = &cfg.hdr_log {
+        let intervals: Vec<crate::report::hdr_log::Interval<'_>> = done
+            .iter()
+            .map(|(title, hist, offset, length)| crate::report::hdr_log::Interval {
+                tag: Some(title.clone()),
+                offset: *offset,
+                length: *length,
+                hist,
+            })
+            .collect();
+        if let Err(e) = crate::report::hdr_log::write_intervals(path, start_ms, &intervals) {
+            eprintln!("{e}");
             return Ok(1);
         }
     }

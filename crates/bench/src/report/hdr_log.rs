@@ -18,8 +18,33 @@ fn tag_text(name: &str) -> String {
     name.chars().map(|c| if c == ',' || c.is_whitespace() { '_' } else { c }).collect()
 }
 
-/// Writes the log of a run that started at `start_ms` (ms since the epoch).
+/// One interval of the log: `hist` over `length` from `offset` after the run's start,
+/// tagged (a kind, a test) or not (a second of the run).
+pub struct Interval<'a> {
+    pub tag: Option<String>,
+    pub offset: Duration,
+    pub length: Duration,
+    pub hist: &'a Histogram<u64>,
+}
+
+/// Writes the log of a run that started at `start_ms` (ms since the epoch): one
+/// untagged interval per second (`seconds`), then one interval per kind over the whole
+/// run, tagged with its name.
 pub fn write(path: &std::path::Path, start_ms: u128, kinds: &[(String, &Histogram<u64>)], seconds: &[Second]) -> Result<(), String> {
+    let run = Duration::from_secs(seconds.len().max(1) as u64);
+    let per_second = seconds.iter().enumerate().map(|(i, s)| Interval {
+        tag: None,
+        offset: Duration::from_secs(i as u64),
+        length: Duration::from_secs(1),
+        hist: &s.hist,
+    });
+    let per_kind = kinds.iter().map(|(name, h)| Interval { tag: Some(name.clone()), offset: Duration::ZERO, length: run, hist: *h });
+    write_intervals(path, start_ms, &per_second.chain(per_kind).collect::<Vec<_>>())
+}
+
+/// Writes the intervals, in the order given, as the log of a run that started at
+/// `start_ms` (ms since the epoch).
+pub fn write_intervals(path: &std::path::Path, start_ms: u128, intervals: &[Interval<'_>]) -> Result<(), String> {
     let start = UNIX_EPOCH + Duration::from_millis(u64::try_from(start_ms).unwrap_or(0));
     let mut out = Vec::new();
     let mut serializer = V2DeflateSerializer::new();
@@ -32,14 +57,10 @@ pub fn write(path: &std::path::Path, start_ms: u128, kinds: &[(String, &Histogra
             .with_max_value_divisor(1000.0)
             .begin_log_with(&mut out, &mut serializer)
             .map_err(|e| err(&e))?;
-        for (i, s) in seconds.iter().enumerate() {
-            log.write_histogram(&s.hist, Duration::from_secs(i as u64), Duration::from_secs(1), None)
-                .map_err(|e| err(&e))?;
-        }
-        let run = Duration::from_secs(seconds.len().max(1) as u64);
-        for (name, h) in kinds {
-            let text = tag_text(name);
-            log.write_histogram(*h, Duration::ZERO, run, Tag::new(&text)).map_err(|e| err(&e))?;
+        for i in intervals {
+            let text = i.tag.as_deref().map(tag_text);
+            let tag = text.as_deref().and_then(Tag::new);
+            log.write_histogram(i.hist, i.offset, i.length, tag).map_err(|e| err(&e))?;
         }
     }
     std::fs::write(path, out).map_err(|e| err(&e))
