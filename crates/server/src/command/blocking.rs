@@ -135,7 +135,7 @@ fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto,
     }
     let ks = &shared.keyspace;
     let aof = shared.aof.as_ref().filter(|_| log);
-    let ordered = aof.map(|a| match op {
+    let mut ordered = aof.map(|a| match op {
         Op::Move { src, dst, .. } => a.order_keys(ks, [src, dst]),
         Op::Pop { keys, .. } | Op::ZPop { keys, .. } => a.order_keys(ks, keys.iter()),
         // (WAIT and pauses returned above; nothing to order.)
@@ -151,7 +151,8 @@ fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto,
     if !in_exec {
         crate::notify::flush(shared, end.unwrap_or(0), client);
     }
-    let need = ordered.map_or(0, |o| o.finish(end));
+    let need = ordered.as_mut().map_or(0, |o| o.finish(end));
+    drop(ordered);
     Ok(served.map(|(reply, _, _)| (reply, need)))
 }
 
