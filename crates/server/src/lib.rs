@@ -29,6 +29,7 @@ pub mod snapshot;
 pub mod startup;
 pub mod tracking;
 pub mod version;
+pub mod waker;
 pub mod walk;
 
 /// Basalt's own version.

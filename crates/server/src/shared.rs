@@ -342,7 +342,7 @@ pub struct Shared {
     pub next_client_id: AtomicU64,
     pub connected_clients: AtomicUsize,
     pub thread_stats: Vec<Arc<ThreadStats>>,
-    pub wakers: RwLock<Vec<Arc<crate::net::LoopWaker>>>,
+    pub wakers: Arc<crate::waker::Wakers>,
     pub shutdown: AtomicBool,
     pub slowlog: Mutex<std::collections::VecDeque<SlowlogEntry>>,
     pub slowlog_next_id: AtomicU64,
@@ -395,7 +395,7 @@ pub struct Shared {
     pub blocked_count: AtomicUsize,
     pub stat_expired_stale_perc: AtomicU64,
     /// The append-only log, when `appendonly` is yes.
-    pub aof: Option<crate::aof::Aof>,
+    pub aof: Option<Arc<crate::aof::Aof>>,
     /// Background freeing of large deleted values (`lazyfree.rs`).
     pub lazyfree: crate::lazyfree::LazyFree,
     /// Snapshot bookkeeping (LASTSAVE, INFO persistence).
@@ -418,11 +418,12 @@ impl Shared {
         let query_buffer_limit = config.client_query_buffer_limit;
         let output_limits = crate::output_limit::Limits::new(&config.client_output_buffer_limit);
         let latency_monitor = Arc::new(crate::latency_monitor::LatencyMonitor::default());
+        let wakers = Arc::new(crate::waker::Wakers::default());
         latency_monitor.set_threshold_ms(config.latency_monitor_threshold_ms);
         keyspace.events().set(config.notify_keyspace_events);
         let aof = config
             .appendonly
-            .then(|| crate::aof::Aof::new(threads, config.appendfsync, Arc::clone(&latency_monitor)));
+            .then(|| Arc::new(crate::aof::Aof::new(threads, config.appendfsync, Arc::clone(&latency_monitor), Arc::clone(&wakers))));
         let shared = Shared {
             keyspace,
             config: RwLock::new(config),
@@ -433,7 +434,7 @@ impl Shared {
             next_client_id: AtomicU64::new(1),
             connected_clients: AtomicUsize::new(0),
             thread_stats: (0..threads).map(|_| Arc::new(ThreadStats::new(commands))).collect(),
-            wakers: RwLock::new(Vec::new()),
+            wakers,
             shutdown: AtomicBool::new(false),
             slowlog: Mutex::new(Default::default()),
             slowlog_next_id: AtomicU64::new(0),
@@ -489,16 +490,12 @@ impl Shared {
     }
 
     pub fn wake_all(&self) {
-        for w in self.wakers.read().iter() {
-            let _ = w.wake();
-        }
+        self.wakers.wake_all();
     }
 
     /// Wakes the event loop that owns a client (after setting its kill flag).
     pub fn wake(&self, owner: usize) {
-        if let Some(w) = self.wakers.read().get(owner) {
-            let _ = w.wake();
-        }
+        self.wakers.wake(owner);
     }
 
     /// Refreshes the lock-free copies of hot configuration values after CONFIG SET.

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::{Config, IoEngine};
-use crate::net::{listen, Engine, LoopWaker};
+use crate::net::{listen, Engine};
+use crate::waker::LoopWaker;
 use crate::shared::Shared;
 
 /// Why the server could not start.
@@ -90,7 +91,7 @@ fn start_loops(
         .map_err(StartError::Loop)?;
         handles.push(handle);
     }
-    *shared.wakers.write() = wakers;
+    shared.wakers.install(wakers);
     drop(ready_tx);
     for _ in 0..handles.len() {
         match ready_rx.recv() {
@@ -192,8 +193,8 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     }
     // The data: the append-only log when it is on (Redis ignores dump.rdb then), else
     // dump.rdb if there is one. Loaded before any client is served.
-    let aof_writer = match shared.aof.as_ref() {
-        Some(_) => {
+    let aof_writer = match shared.aof.clone() {
+        Some(aof) => {
             let mut replayer = crate::command::replay::Replayer::new(&shared, "aof-loader");
             let target = crate::aof::load::open_and_replay(&shared, &dir, &mut replayer)?;
             // From now on an expired key's removal is logged, as Redis's DEL (after the
@@ -203,7 +204,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
                 let Some(shared) = weak.upgrade() else { return true };
                 shared.aof.as_ref().is_none_or(|aof| crate::propagate::expiry(aof, &shared.keyspace, db, key, now_ms))
             }));
-            Some(crate::aof::writer::spawn(shared.clone(), target).map_err(StartError::Loop)?)
+            Some(crate::aof::writer::spawn(aof, target).map_err(StartError::Loop)?)
         }
         None => {
             crate::snapshot::load_at_start(&shared).map_err(StartError::Snapshot)?;

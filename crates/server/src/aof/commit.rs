@@ -324,7 +324,7 @@ impl Aof {
     /// The write of a loop's commit completed with `res` (bytes written or -errno).
     /// A whole write lets the next commit start while this one's fdatasync runs; a
     /// failed or short one fails the commit.
-    pub fn commit_written(&self, shared: &crate::shared::Shared, owner: usize, token: u64, res: i32) {
+    pub fn commit_written(&self, owner: usize, token: u64, res: i32) {
         let mut commits = self.commits.lock();
         let Some(c) = commits.find(token).filter(|c| !c.failed) else {
             return;
@@ -336,7 +336,7 @@ impl Aof {
             self.commit_done.notify_all();
         } else {
             drop(commits);
-            self.finish_commit(shared, owner, token, res);
+            self.finish_commit(owner, token, res);
         }
     }
 
@@ -351,7 +351,7 @@ impl Aof {
     /// fdatasync covers the earlier blocks too. Behind a failed commit nothing is
     /// published: the later one is marked failed as well, and the writer thread writes
     /// both again, in order.
-    pub fn finish_commit(&self, shared: &crate::shared::Shared, owner: usize, token: u64, res: i32) {
+    pub fn finish_commit(&self, owner: usize, token: u64, res: i32) {
         let reached = {
             let mut commits = self.commits.lock();
             let Some(pos) = commits.in_flight.iter().position(|c| c.token == token && !c.failed) else {
@@ -397,7 +397,7 @@ impl Aof {
         match reached {
             Some(end) => {
                 self.publish_durable(end);
-                super::writer::wake_released_except(shared, self, Some(owner));
+                super::writer::wake_released_except(self, Some(owner));
             }
             None => self.want_writer(),
         }
@@ -522,11 +522,6 @@ mod tests {
         assert_eq!(b.ptr as usize % 512, 0);
     }
 
-    fn shared() -> crate::shared::Shared {
-        let keyspace = store::Keyspace::new(1, 4, store::Clock::manual(0));
-        crate::shared::Shared::new(crate::config::Config::default(), keyspace, 1, 0)
-    }
-
     /// Puts a commit of `len` bytes ending at log offset `log_end` in flight.
     fn push(aof: &Aof, log_end: u64, len: usize) -> u64 {
         let mut c = aof.commits.lock();
@@ -550,38 +545,38 @@ mod tests {
     }
 
     fn aof() -> Aof {
-        Aof::new(1, crate::config::AppendFsync::Always, Default::default())
+        Aof::new(1, crate::config::AppendFsync::Always, Default::default(), Default::default())
     }
 
     #[test]
     fn the_next_commit_starts_once_the_write_before_it_completed_and_a_later_one_publishes_first() {
-        let (aof, shared) = (aof(), shared());
+        let aof = aof();
         let a = push(&aof, 100, 512);
         assert!(!aof.commits.lock().can_start(), "a write is in flight");
-        aof.commit_written(&shared, 0, a, 512);
+        aof.commit_written(0, a, 512);
         assert!(aof.commits.lock().can_start(), "its fdatasync may run beside the next write");
         let b = push(&aof, 200, 512);
-        aof.commit_written(&shared, 0, b, 512);
+        aof.commit_written(0, b, 512);
         assert_eq!(aof.commit_pipeline(), (2, 2));
         // The later commit's fdatasync covers the earlier blocks: it may publish first.
-        aof.finish_commit(&shared, 0, b, 512);
+        aof.finish_commit(0, b, 512);
         assert_eq!(aof.durable(), 200);
-        aof.finish_commit(&shared, 0, a, 512);
+        aof.finish_commit(0, a, 512);
         assert_eq!(aof.durable(), 200);
         assert_eq!(aof.commit_pipeline(), (0, 2));
     }
 
     #[test]
     fn nothing_is_published_behind_a_failed_commit_and_both_wait_for_the_writer() {
-        let (aof, shared) = (aof(), shared());
+        let aof = aof();
         let a = push(&aof, 100, 512);
-        aof.commit_written(&shared, 0, a, 512);
+        aof.commit_written(0, a, 512);
         let b = push(&aof, 200, 512);
-        aof.commit_written(&shared, 0, b, 512);
-        aof.finish_commit(&shared, 0, a, -libc::EIO);
+        aof.commit_written(0, b, 512);
+        aof.finish_commit(0, a, -libc::EIO);
         assert!(!aof.write_ok.load(Ordering::Acquire));
         assert!(!aof.commits.lock().can_start(), "no commit starts behind a failed one");
-        aof.finish_commit(&shared, 0, b, 512);
+        aof.finish_commit(0, b, 512);
         assert_eq!(aof.durable(), 0, "a commit behind a failed one publishes nothing");
         let c = aof.commits.lock();
         assert!(c.in_flight.iter().all(|c| c.failed) && c.in_flight.len() == 2);
@@ -589,14 +584,14 @@ mod tests {
 
     #[test]
     fn a_failed_fdatasync_already_covered_by_a_later_one_is_not_written_again() {
-        let (aof, shared) = (aof(), shared());
+        let aof = aof();
         let a = push(&aof, 100, 512);
-        aof.commit_written(&shared, 0, a, 512);
+        aof.commit_written(0, a, 512);
         let b = push(&aof, 200, 512);
-        aof.commit_written(&shared, 0, b, 512);
-        aof.finish_commit(&shared, 0, b, 512);
+        aof.commit_written(0, b, 512);
+        aof.finish_commit(0, b, 512);
         // Writing `a` again would put its copy of the block it shares with `b` over b's records.
-        aof.finish_commit(&shared, 0, a, -libc::EIO);
+        aof.finish_commit(0, a, -libc::EIO);
         assert_eq!(aof.durable(), 200);
         assert_eq!(aof.commit_pipeline().0, 0);
         assert!(aof.commits.lock().can_start());
@@ -604,9 +599,9 @@ mod tests {
 
     #[test]
     fn a_short_write_fails_its_commit() {
-        let (aof, shared) = (aof(), shared());
+        let aof = aof();
         let a = push(&aof, 100, 512);
-        aof.commit_written(&shared, 0, a, 100);
+        aof.commit_written(0, a, 100);
         assert!(!aof.write_ok.load(Ordering::Acquire));
         assert!(aof.commits.lock().in_flight[0].failed);
         assert!(!aof.commits.lock().can_start());

@@ -192,7 +192,7 @@ pub fn reload(shared: &Shared, dir: &Path, apply: &mut dyn Apply) -> Result<(), 
     if let Some(aof) = shared.aof.as_ref() {
         aof.replaying.store(true, std::sync::atomic::Ordering::Release);
     }
-    let _replaying = Replaying(shared.aof.as_ref());
+    let _replaying = Replaying(shared.aof.as_deref());
     if let Some(b) = m.base.iter().find(|b| b.name.ends_with(".rdb")) {
         load_rdb_base(shared, &aof_dir.join(&b.name), &b.name)?;
     }

@@ -36,6 +36,7 @@
 //! Not built yet: turning the log on at run time (CONFIG SET appendonly).
 
 pub mod commit;
+mod files;
 pub mod load;
 pub mod manifest;
 mod prealloc;
@@ -142,6 +143,8 @@ pub struct Aof {
     switch: Mutex<Option<writer::Switch>>,
     /// The server's latency monitor (events `aof-write`, `aof-fsync-always`).
     pub latency: Arc<crate::latency_monitor::LatencyMonitor>,
+    /// The event loops' wakers: the log wakes the loops whose held replies it released.
+    wakers: Arc<crate::waker::Wakers>,
     /// The file being appended to: the writer thread's, which an event loop may borrow
     /// (try_lock only) to write its batch's records itself under everysec/no.
     current: Mutex<Option<writer::Current>>,
@@ -196,9 +199,15 @@ fn policy_code(p: AppendFsync) -> u8 {
 }
 
 impl Aof {
-    pub fn new(loops: usize, policy: AppendFsync, latency: Arc<crate::latency_monitor::LatencyMonitor>) -> Aof {
+    pub fn new(
+        loops: usize,
+        policy: AppendFsync,
+        latency: Arc<crate::latency_monitor::LatencyMonitor>,
+        wakers: Arc<crate::waker::Wakers>,
+    ) -> Aof {
         Aof {
             latency,
+            wakers,
             tail: Mutex::new(Tail {
                 bytes: Vec::with_capacity(64 * 1024),
                 end: 0,
@@ -458,7 +467,7 @@ impl Aof {
     /// what came meanwhile (at most `ROUNDS` times, then the writer thread takes over).
     /// Without that second look, records appended while another loop was writing
     /// waited for some loop's next batch, or for the writer thread's one-second tick.
-    pub fn write_inline(&self, shared: &crate::shared::Shared, owner: usize) {
+    pub fn write_inline(&self, owner: usize) {
         const ROUNDS: usize = 8;
         let policy = self.policy();
         for _ in 0..ROUNDS {
@@ -512,7 +521,7 @@ impl Aof {
             }
             drop(guard);
             // Other loops waiting for these bytes; the caller releases its own next.
-            writer::wake_released_except(shared, self, Some(owner));
+            writer::wake_released_except(self, Some(owner));
             if self.tail.lock().bytes.is_empty() {
                 return;
             }
@@ -696,7 +705,7 @@ mod tests {
 
     #[test]
     fn records_carry_select_and_time_only_when_they_change() {
-        let aof = Aof::new(1, AppendFsync::Always, Default::default());
+        let aof = Aof::new(1, AppendFsync::Always, Default::default(), Default::default());
         let e1 = aof.append_one(0, 1000, &["SET", "a", "1"]);
         let e2 = aof.append_one(0, 1000, &["INCR", "a"]);
         let e3 = aof.append_one(3, 1001, &["DEL", "b"]);
@@ -713,7 +722,7 @@ mod tests {
 
     #[test]
     fn a_transaction_is_bracketed_only_when_it_logged_something() {
-        let aof = Aof::new(1, AppendFsync::Always, Default::default());
+        let aof = Aof::new(1, AppendFsync::Always, Default::default(), Default::default());
         aof.begin_exec();
         assert_eq!(aof.end_exec(), None);
         assert_eq!(take(&aof), "");
@@ -729,7 +738,7 @@ mod tests {
     #[test]
     fn stripes_remember_the_last_write_and_make_readers_wait_for_one_in_flight() {
         let ks = store::Keyspace::new(1, 4, store::Clock::manual(0));
-        let aof = std::sync::Arc::new(Aof::new(1, AppendFsync::Always, Default::default()));
+        let aof = std::sync::Arc::new(Aof::new(1, AppendFsync::Always, Default::default(), Default::default()));
         assert_eq!(aof.need_for_keys(&ks, ["k"]), 0);
         let mut o = aof.order_keys(&ks, ["k", "k"]);
         let end = aof.append_one(0, 1, &["SET", "k", "v"]);

@@ -25,7 +25,6 @@ use std::time::{Duration, Instant};
 use super::prealloc::Prealloc;
 use super::Aof;
 use crate::config::AppendFsync;
-use crate::shared::Shared;
 
 /// How long to wait before retrying after a disk error.
 const RETRY: Duration = Duration::from_millis(200);
@@ -110,10 +109,10 @@ pub struct Switch {
 }
 
 /// Starts the writer thread.
-pub fn spawn(shared: Arc<Shared>, target: Target) -> std::io::Result<std::thread::JoinHandle<()>> {
+pub fn spawn(aof: Arc<Aof>, target: Target) -> std::io::Result<std::thread::JoinHandle<()>> {
     std::thread::Builder::new()
         .name("aof-writer".into())
-        .spawn(move || run(&shared, target))
+        .spawn(move || run(&aof, target))
 }
 
 fn strerror(e: &std::io::Error) -> String {
@@ -324,10 +323,7 @@ impl Current {
     }
 }
 
-fn run(shared: &Shared, target: Target) {
-    let Some(aof) = shared.aof.as_ref() else {
-        return;
-    };
+fn run(aof: &Aof, target: Target) {
     let mut chunk: Vec<u8> = Vec::with_capacity(64 * 1024);
     *aof.current.lock() = Some(Current::open(target));
     loop {
@@ -431,7 +427,7 @@ fn run(shared: &Shared, target: Target) {
             }
         }
         drop(guard);
-        wake_released(shared, aof);
+        wake_released(aof);
         if finished {
             return;
         }
@@ -546,17 +542,17 @@ fn recovered(aof: &Aof) {
 }
 
 /// Wakes every loop with a held connection whose wait is over.
-fn wake_released(shared: &Shared, aof: &Aof) {
-    wake_released_except(shared, aof, None);
+fn wake_released(aof: &Aof) {
+    wake_released_except(aof, None);
 }
 
 /// The same, leaving out loop `except` (the caller, which releases its own).
-pub(super) fn wake_released_except(shared: &Shared, aof: &Aof, except: Option<usize>) {
+pub(super) fn wake_released_except(aof: &Aof, except: Option<usize>) {
     let reached = aof.reached();
     for (i, w) in aof.waiting.iter().enumerate() {
         let need = w.load(Ordering::Acquire);
         if need != 0 && need <= reached && Some(i) != except {
-            shared.wake(i);
+            aof.wakers.wake(i);
         }
     }
 }

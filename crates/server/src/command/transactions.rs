@@ -209,7 +209,7 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
         let args: Vec<&[u8]> = cmd.iter().map(Vec::as_slice).collect();
         execute(ctx, &args);
     }
-    if let Some(end) = aof.and_then(crate::propagate::end_transaction) {
+    if let Some(end) = aof.and_then(|a| crate::propagate::end_transaction(a)) {
         ctx.client.need = ctx.client.need.max(end);
     }
     // With the log, the queue's keyspace notifications waited for the whole

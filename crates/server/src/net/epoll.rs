@@ -14,7 +14,8 @@ use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token, Waker};
 
 use crate::conn::{Conn, Flow, Worker};
-use super::{admit, close_client, open_client, tick, tick_period, tune_socket, Admission, LoopWaker};
+use super::{admit, close_client, open_client, tick, tick_period, tune_socket, Admission};
+use crate::waker::LoopWaker;
 use crate::shared::{bump, Shared};
 
 const WAKER: Token = Token(usize::MAX - 1);

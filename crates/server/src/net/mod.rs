@@ -10,7 +10,7 @@ pub mod epoll;
 pub mod uring;
 
 use std::net::SocketAddr;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::BorrowedFd;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -45,36 +45,6 @@ pub fn probe_port_free(addr: SocketAddr) -> std::io::Result<()> {
         socket.set_only_v6(true)?;
     }
     socket.bind(&addr.into())
-}
-
-/// Wakes an event loop from another thread (CLIENT KILL, shutdown).
-pub enum LoopWaker {
-    Mio(mio::Waker),
-    /// An eventfd the io_uring loop polls.
-    EventFd(OwnedFd),
-}
-
-impl LoopWaker {
-    pub fn wake(&self) -> std::io::Result<()> {
-        match self {
-            LoopWaker::Mio(w) => w.wake(),
-            LoopWaker::EventFd(fd) => {
-                let one: u64 = 1;
-                // SAFETY: writes 8 bytes from a valid u64 to an eventfd we own.
-                let n = unsafe {
-                    libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), std::mem::size_of::<u64>())
-                };
-                if n < 0 {
-                    let e = std::io::Error::last_os_error();
-                    // EAGAIN: the counter is saturated, the loop will wake anyway.
-                    if e.kind() != std::io::ErrorKind::WouldBlock {
-                        return Err(e);
-                    }
-                }
-                Ok(())
-            }
-        }
-    }
 }
 
 /// Applies TCP_NODELAY and keepalive to an accepted socket.
@@ -274,7 +244,7 @@ pub fn release_held<S>(
     if held.is_empty() {
         return released;
     }
-    aof.write_inline(shared, owner);
+    aof.write_inline(owner);
     while !held.is_empty() {
         let reached = aof.reached();
         let mut smallest = u64::MAX;

@@ -830,7 +830,7 @@ impl EventLoop {
             (sleep_us == 0 || sq.push(&delay).is_ok()) && sq.push(&write).is_ok() && sq.push(&sync).is_ok()
         };
         if !pushed {
-            aof.finish_commit(&self.shared, self.index, io.token, -libc::EBUSY);
+            aof.finish_commit(self.index, io.token, -libc::EBUSY);
             return;
         }
         if let Err(e) = ring.submitter().submit() {
@@ -881,14 +881,14 @@ impl EventLoop {
             let len = i32::try_from(self.own_commits[pos].len).unwrap_or(i32::MAX);
             if user_data & COMMIT_WRITE != 0 {
                 if res == len {
-                    aof.commit_written(&shared, self.index, token, res);
+                    aof.commit_written(self.index, token, res);
                     continue;
                 }
-                aof.finish_commit(&shared, self.index, token, res);
+                aof.finish_commit(self.index, token, res);
             } else {
                 let bound = u128::from(self.shared.config.read().aof_commit_wait_us);
                 self.commit_slow = self.own_commits[pos].started.elapsed().as_micros() > bound;
-                aof.finish_commit(&shared, self.index, token, if res == 0 { len } else { res });
+                aof.finish_commit(self.index, token, if res == 0 { len } else { res });
             }
             self.own_commits.swap_remove(pos);
         }
