@@ -481,8 +481,8 @@ pub static PARAMS: &[Param] = &[
     Param { name: "tracking-table-max-keys", kind: Kind::Int { min: 0, max: i64::MAX }, modify: Mutable,
         get: |c| c.tracking_table_max_keys.to_string(), set: |c, v| c.tracking_table_max_keys = v.parse().unwrap_or(c.tracking_table_max_keys) },
     Param { name: "notify-keyspace-events", kind: Kind::NotifyEvents, modify: Mutable,
-        get: |c| crate::notify::format_flags(c.notify_keyspace_events),
-        set: |c, v| c.notify_keyspace_events = crate::notify::parse_flags(v).unwrap_or(c.notify_keyspace_events) },
+        get: |c| crate::notify_flags::format_flags(c.notify_keyspace_events),
+        set: |c, v| c.notify_keyspace_events = crate::notify_flags::parse_flags(v).unwrap_or(c.notify_keyspace_events) },
     recorded!("always-show-logo", "no", Kind::Bool, false),
     recorded!("set-proc-title", "yes", Kind::Bool, false),
     recorded!("proc-title-template", "{title} {listen-addr} {server-mode}", Kind::Str, true),
@@ -712,7 +712,7 @@ impl Param {
             }
             Kind::OomValues => (self.set)(config, &parse_oom_values(value)?),
             Kind::NotifyEvents => {
-                crate::notify::parse_flags(value)?;
+                crate::notify_flags::parse_flags(value)?;
                 (self.set)(config, value);
             }
         }

@@ -14,7 +14,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
-use crate::shared::bump;
+use crate::counters::bump;
 
 /// Linear buckets per power of two (and the exact buckets below it).
 const SUB: u64 = 128;

@@ -30,63 +30,6 @@ use store::events::{self, class, Event};
 use crate::command::{pubsub, Ctx};
 use crate::shared::{PubSub, Shared};
 
-/// Flag letters in the order Redis 7.0 writes them back (CONFIG GET): the classes when
-/// not all of `A`'s are set, then `K`, `E`, `m`.
-const LETTERS: &[(u8, u32)] = &[
-    (b'g', class::GENERIC),
-    (b'$', class::STRING),
-    (b'l', class::LIST),
-    (b's', class::SET),
-    (b'h', class::HASH),
-    (b'z', class::ZSET),
-    (b'x', class::EXPIRED),
-    (b'e', class::EVICTED),
-    (b't', class::STREAM),
-    (b'd', class::MODULE),
-    (b'n', class::NEW),
-];
-
-/// Parses a `notify-keyspace-events` value (any order; `A` for all of
-/// `g$lshzxetd`). The error is Redis's CONFIG SET reason.
-pub fn parse_flags(value: &str) -> Result<u32, String> {
-    let mut flags = 0;
-    for c in value.bytes() {
-        flags |= match c {
-            b'A' => class::ALL,
-            b'K' => class::KEYSPACE,
-            b'E' => class::KEYEVENT,
-            b'm' => class::KEY_MISS,
-            other => match LETTERS.iter().find(|(l, _)| *l == other) {
-                Some(&(_, bit)) => bit,
-                None => return Err("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.".into()),
-            },
-        };
-    }
-    Ok(flags)
-}
-
-/// The flags as Redis 7.0 writes them: `A` when all of its classes are set (and then,
-/// as Redis, `n` is not written even when set), otherwise each class letter; then `K`,
-/// `E` and `m`.
-pub fn format_flags(flags: u32) -> String {
-    let mut out = String::new();
-    if flags & class::ALL == class::ALL {
-        out.push('A');
-    } else {
-        for &(letter, bit) in LETTERS {
-            if flags & bit != 0 {
-                out.push(char::from(letter));
-            }
-        }
-    }
-    for (letter, bit) in [('K', class::KEYSPACE), ('E', class::KEYEVENT), ('m', class::KEY_MISS)] {
-        if flags & bit != 0 {
-            out.push(letter);
-        }
-    }
-    out
-}
-
 /// Queues the event `name` of `class` for `key` in the client's database, and publishes
 /// it at once unless the dispatcher does after the log (see the module header).
 #[inline]
@@ -251,31 +194,5 @@ fn collect(ps: &PubSub, flags: u32, event: &Event, out: &mut Vec<pubsub::Deliver
     if flags & class::KEYEVENT != 0 {
         let channel = format!("__keyevent@{}__:{}", event.db, event.name);
         pubsub::collect(ps, channel.as_bytes(), &event.key, out);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn flags_read_and_write_as_redis_does() {
-        // Pairs checked against Redis 7.0.15's CONFIG SET / CONFIG GET.
-        for (set, shown) in [
-            ("KEA", "AKE"),
-            ("AKE", "AKE"),
-            ("Kx", "xK"),
-            ("KEAmn", "AKEm"),
-            ("Eg$lshzxetd", "AE"),
-            ("gK", "gK"),
-            ("", ""),
-            ("mn", "nm"),
-        ] {
-            assert_eq!(format_flags(parse_flags(set).unwrap()), shown, "{set}");
-        }
-        assert_eq!(parse_flags("KEAmn").unwrap() & class::NEW, class::NEW, "n is set though not shown");
-        for bad in ["q", "KEA t", "a"] {
-            assert_eq!(parse_flags(bad).unwrap_err(), "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
-        }
     }
 }

@@ -52,11 +52,7 @@ pub const ERROR_CODES: &[&str] = &[
     "READONLY", "LOADING", "OOM", "NOPERM", "BUSYKEY", "ERR",
 ];
 
-/// Adds to a counter that only the calling thread writes.
-#[inline]
-pub fn bump(counter: &AtomicU64, n: u64) {
-    counter.store(counter.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
-}
+pub use crate::counters::bump;
 
 impl ThreadStats {
     pub fn new(commands: usize) -> ThreadStats {
