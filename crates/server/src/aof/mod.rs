@@ -36,7 +36,7 @@
 //! Not built yet: turning the log on at run time (CONFIG SET appendonly).
 
 pub mod commit;
-mod files;
+pub mod files;
 pub mod load;
 pub mod manifest;
 mod prealloc;
@@ -156,8 +156,8 @@ pub struct Aof {
     /// The loops run io_uring and may commit inline (set at start).
     pub inline_commits: AtomicBool,
     /// The manifest as last persisted, the folder and the base name (rewrite.rs).
-    pub files: Mutex<Option<rewrite::Files>>,
-    pub rewrite: rewrite::RewriteStats,
+    pub files: Mutex<Option<files::Files>>,
+    pub rewrite: files::RewriteStats,
     /// Size in bytes of the files named in the manifest, at start plus what was
     /// written since (INFO aof_current_size / aof_base_size).
     pub base_size: AtomicU64,
@@ -245,7 +245,7 @@ impl Aof {
             commit_done: Condvar::new(),
             inline_commits: AtomicBool::new(false),
             files: Mutex::new(None),
-            rewrite: rewrite::RewriteStats::default(),
+            rewrite: files::RewriteStats::default(),
             base_size: AtomicU64::new(0),
             start_size: AtomicU64::new(0),
             size_offset: AtomicU64::new(0),

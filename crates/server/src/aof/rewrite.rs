@@ -15,7 +15,6 @@
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
-pub use super::files::{Files, RewriteStats};
 use super::manifest::{self, FileEntry, Kind, Manifest};
 use super::writer::Target;
 use crate::shared::Shared;
