@@ -112,7 +112,12 @@ impl Output {
     }
 
     /// True while output may be written now.
+    #[inline]
     pub fn has_sendable(&self) -> bool {
+        if self.sealed.is_empty() && self.holds.is_empty() {
+            // The common case: one chunk, nothing held.
+            return self.front_written < self.tail.len();
+        }
         self.front_written < self.sendable_end()
     }
 
@@ -145,8 +150,20 @@ impl Output {
 
     /// Hands what may be written now, from the front chunk, to an engine that keeps the
     /// bytes stable while the kernel sends them, in exchange for `spare` (empty).
+    #[inline]
     pub fn take_sendable(&mut self, spare: &mut Vec<u8>) {
         debug_assert!(spare.is_empty() && self.front_written == 0);
+        if self.sealed.is_empty() && self.holds.is_empty() {
+            // The common case: the whole tail leaves.
+            self.front_at += self.tail.len() as u64;
+            std::mem::swap(&mut self.tail, spare);
+            return;
+        }
+        self.take_held_or_sealed(spare);
+    }
+
+    /// [`take_sendable`](Self::take_sendable) with sealed chunks or held replies.
+    fn take_held_or_sealed(&mut self, spare: &mut Vec<u8>) {
         let n = self.sendable_end();
         if n == 0 {
             return;
