@@ -29,6 +29,7 @@ pub mod propagate;
 pub mod shared;
 pub mod snapshot;
 pub mod startup;
+pub mod state;
 pub mod tracking;
 pub mod version;
 pub mod waker;

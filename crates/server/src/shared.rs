@@ -395,7 +395,7 @@ pub struct Shared {
     /// Background freeing of large deleted values (`lazyfree.rs`).
     pub lazyfree: crate::lazyfree::LazyFree,
     /// Snapshot bookkeeping (LASTSAVE, INFO persistence).
-    pub snapshots: crate::snapshot::SnapshotStats,
+    pub snapshots: crate::state::snapshots::SnapshotStats,
     /// The running capture's walk, shared by the event loops and the snapshot thread.
     pub walk: crate::walk::Walk,
     /// SHUTDOWN already saved (or was told NOSAVE): the exit path must not save again.
@@ -459,7 +459,7 @@ impl Shared {
             stat_expired_stale_perc: AtomicU64::new(0),
             aof,
             lazyfree: crate::lazyfree::LazyFree::start(),
-            snapshots: crate::snapshot::SnapshotStats::new(store::Clock::System.now_ms() / 1000),
+            snapshots: crate::state::snapshots::SnapshotStats::new(store::Clock::System.now_ms() / 1000),
             walk: crate::walk::Walk::default(),
             final_save_done: AtomicBool::new(false),
             io_engine: std::sync::OnceLock::new(),
@@ -467,6 +467,11 @@ impl Shared {
         // Derive every lock-free copy of configuration values from the config.
         shared.config_changed();
         shared
+    }
+
+    /// Loop `owner`'s gate (the last one for an index past them).
+    pub fn gate(&self, owner: usize) -> &RwLock<()> {
+        &self.gates[owner.min(self.gates.len() - 1)]
     }
 
     /// Every event loop's gate, taken for writing in index order: the keyspace to the

@@ -20,13 +20,12 @@
 
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
-
 use crate::shared::Shared;
+pub use crate::state::snapshots::{Job, SnapshotStats};
 
 /// Redis's refusal of writes after a failed save (`stop-writes-on-bgsave-error`).
 pub const MISCONF_RDB: &str = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error.";
@@ -40,68 +39,6 @@ pub fn writes_refused(shared: &Shared) -> bool {
     }
     let c = shared.config.read();
     c.stop_writes_on_bgsave_error && !c.save.trim().is_empty()
-}
-
-/// What INFO persistence and LASTSAVE report about snapshots.
-#[derive(Default)]
-pub struct SnapshotStats {
-    /// Unix seconds of the last successful save (start time before the first).
-    pub last_save_s: AtomicI64,
-    pub saves: AtomicU64,
-    /// False after a failed save, until one succeeds.
-    pub last_ok: AtomicBool,
-    /// Write commands counted at the last save (rdb_changes_since_last_save).
-    pub writes_at_save: AtomicU64,
-    /// Write commands counted when the running background save began.
-    pub writes_at_bg: AtomicU64,
-    /// Keys loaded from / expired while loading the file at start.
-    pub loaded_keys: AtomicU64,
-    pub loaded_expired: AtomicU64,
-    /// A background save is running (its capture has begun).
-    pub bg_in_progress: AtomicBool,
-    /// The running capture is a save of `dbfilename` (not a log rewrite's base).
-    dump_running: AtomicBool,
-    /// FLUSHALL asked the running save of `dbfilename` to stop (see `abort_dump`).
-    dump_abort: AtomicBool,
-    /// BGSAVE SCHEDULE during a log rewrite: starts when the capture is free.
-    pub bg_scheduled: AtomicBool,
-    /// Unix ms when the running background save began.
-    pub bg_started_ms: AtomicI64,
-    /// Seconds the last background save took (-1 before the first).
-    pub bg_last_time_s: AtomicI64,
-    /// Unix ms of the last failed background save (rules retry after 5 s, as Redis).
-    pub bg_failed_ms: AtomicI64,
-    /// Per database (keys, keys with an expiry) when the running capture began.
-    bg_counts: Mutex<Vec<(usize, usize)>>,
-    /// Wakes the snapshot thread (a capture to write out, or shutdown).
-    wake: Condvar,
-    state: Mutex<SaverState>,
-}
-
-#[derive(Default)]
-struct SaverState {
-    /// A capture has begun and waits for the snapshot thread to write it.
-    pending: Option<Job>,
-    stop: bool,
-}
-
-/// What a capture is for.
-pub enum Job {
-    /// BGSAVE or a save rule: `dbfilename`.
-    Dump,
-    /// BGREWRITEAOF: the append-only log's new base.
-    AofBase(crate::aof::rewrite::Job),
-}
-
-impl SnapshotStats {
-    pub fn new(start_s: i64) -> SnapshotStats {
-        SnapshotStats {
-            last_save_s: AtomicI64::new(start_s),
-            last_ok: AtomicBool::new(true),
-            bg_last_time_s: AtomicI64::new(-1),
-            ..Default::default()
-        }
-    }
 }
 
 fn dump_path(shared: &Shared) -> PathBuf {

@@ -27,9 +27,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
-
-use crate::shared::Shared;
+use parking_lot::{Condvar, Mutex, RwLock};
 
 /// Walk time per iteration of a loop that served requests in it: bounds.
 pub const SLICE_MIN: Duration = Duration::from_micros(5);
@@ -184,9 +182,8 @@ impl Walk {
 }
 
 /// Walks for a slice on behalf of loop `owner`, which spent `served` on requests in this
-/// iteration (zero when it had none).
-pub fn step(shared: &Shared, owner: usize, lw: &mut LoopWalk, served: Duration) -> Progress {
-    let walk = &shared.walk;
+/// iteration (zero when it had none), under that loop's `gate`.
+pub fn step(walk: &Walk, keyspace: &store::Keyspace, gate: &RwLock<()>, owner: usize, lw: &mut LoopWalk, served: Duration) -> Progress {
     if !walk.active.load(Ordering::Acquire) {
         if lw.current.is_some() || lw.out.capacity() > 0 {
             *lw = LoopWalk {
@@ -198,7 +195,7 @@ pub fn step(shared: &Shared, owner: usize, lw: &mut LoopWalk, served: Duration) 
     }
     // Under the loop's gate: a capture begins only with every gate held, so none ends
     // and begins again in the middle of this slice (which would mix two captures' bytes).
-    let _gate = shared.gates[owner.min(shared.gates.len() - 1)].read();
+    let _gate = gate.read();
     let generation = walk.generation.load(Ordering::Acquire);
     if lw.generation != generation {
         // A new capture: start from this loop's first position.
@@ -240,8 +237,7 @@ pub fn step(shared: &Shared, owner: usize, lw: &mut LoopWalk, served: Duration) 
                 at
             }
         };
-        if shared
-            .keyspace
+        if keyspace
             .lock(db, shard)
             .capture_step(STEP, &mut lw.out)
         {
@@ -302,7 +298,7 @@ mod tests {
         let mut idle_rounds = 0;
         while idle_rounds < 3 {
             let progress: Vec<Progress> = (0..2)
-                .map(|w| step(shared, w, &mut loops[w], Duration::ZERO))
+                .map(|w| step(&shared.walk, ks, shared.gate(w), w, &mut loops[w], Duration::ZERO))
                 .collect();
             assert!(
                 progress.iter().all(|p| *p != Progress::Idle),
@@ -337,7 +333,7 @@ mod tests {
         let mut last_db = None;
         loop {
             for (w, lw) in loops.iter_mut().enumerate() {
-                step(shared, w, lw, Duration::ZERO);
+                step(&shared.walk, ks, shared.gate(w), w, lw, Duration::ZERO);
             }
             let next = {
                 let st = shared.walk.state.lock();

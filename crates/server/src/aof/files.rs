@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64};
 
-use super::manifest::Manifest;
+use super::manifest::{FileEntry, Manifest};
 
 /// Where the log's files live and what the manifest on disk says.
 pub struct Files {
@@ -50,3 +50,10 @@ impl Default for RewriteStats {
     }
 }
 
+/// The base file a running rewrite writes, and the incremental file that goes with it.
+pub struct Job {
+    pub base: FileEntry,
+    pub incr: FileEntry,
+    /// The log offset where the new incremental file begins.
+    pub at: u64,
+}

@@ -15,6 +15,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
+pub use super::files::Job;
 use super::manifest::{self, FileEntry, Kind, Manifest};
 use super::writer::Target;
 use crate::shared::Shared;
@@ -23,14 +24,6 @@ use crate::shared::Shared;
 pub enum Started {
     Now,
     Scheduled,
-}
-
-/// The base file a running rewrite writes, and the incremental file that goes with it.
-pub struct Job {
-    pub base: FileEntry,
-    pub incr: FileEntry,
-    /// The log offset where the new incremental file begins.
-    pub at: u64,
 }
 
 /// Starts a rewrite: takes every loop's gate for an instant (the caller must not hold

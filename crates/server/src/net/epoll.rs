@@ -118,7 +118,7 @@ impl EventLoop {
             self.resume_output(now_ms);
             if self.walk_progress != crate::walk::Progress::Idle || self.shared.walk.running() {
                 let served = if events.is_empty() { Duration::ZERO } else { woke.elapsed() };
-                self.walk_progress = crate::walk::step(&self.shared, self.index, &mut self.walk, served);
+                self.walk_progress = crate::walk::step(&self.shared.walk, &self.shared.keyspace, self.shared.gate(self.index), self.index, &mut self.walk, served);
             }
             if self.shared.shutdown.load(Ordering::SeqCst) {
                 break;

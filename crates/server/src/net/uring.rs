@@ -459,7 +459,7 @@ impl EventLoop {
             }
             if self.walk_progress != crate::walk::Progress::Idle || self.shared.walk.running() {
                 let served = if self.last_batch == 0 { Duration::ZERO } else { woke.elapsed() };
-                self.walk_progress = crate::walk::step(&self.shared, self.index, &mut self.walk, served);
+                self.walk_progress = crate::walk::step(&self.shared.walk, &self.shared.keyspace, self.shared.gate(self.index), self.index, &mut self.walk, served);
             }
             if self.shared.shutdown.load(Ordering::SeqCst) {
                 break;

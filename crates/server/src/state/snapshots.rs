@@ -1,0 +1,69 @@
+//! The snapshots' state that the loops, the snapshot thread and INFO share: counts,
+//! the running background save, and the snapshot thread's queue. What saves and loads
+//! is `snapshot.rs`.
+
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64};
+
+use parking_lot::{Condvar, Mutex};
+
+/// What INFO persistence and LASTSAVE report about snapshots.
+#[derive(Default)]
+pub struct SnapshotStats {
+    /// Unix seconds of the last successful save (start time before the first).
+    pub last_save_s: AtomicI64,
+    pub saves: AtomicU64,
+    /// False after a failed save, until one succeeds.
+    pub last_ok: AtomicBool,
+    /// Write commands counted at the last save (rdb_changes_since_last_save).
+    pub writes_at_save: AtomicU64,
+    /// Write commands counted when the running background save began.
+    pub writes_at_bg: AtomicU64,
+    /// Keys loaded from / expired while loading the file at start.
+    pub loaded_keys: AtomicU64,
+    pub loaded_expired: AtomicU64,
+    /// A background save is running (its capture has begun).
+    pub bg_in_progress: AtomicBool,
+    /// The running capture is a save of `dbfilename` (not a log rewrite's base).
+    pub(crate) dump_running: AtomicBool,
+    /// FLUSHALL asked the running save of `dbfilename` to stop (see `abort_dump`).
+    pub(crate) dump_abort: AtomicBool,
+    /// BGSAVE SCHEDULE during a log rewrite: starts when the capture is free.
+    pub bg_scheduled: AtomicBool,
+    /// Unix ms when the running background save began.
+    pub bg_started_ms: AtomicI64,
+    /// Seconds the last background save took (-1 before the first).
+    pub bg_last_time_s: AtomicI64,
+    /// Unix ms of the last failed background save (rules retry after 5 s, as Redis).
+    pub bg_failed_ms: AtomicI64,
+    /// Per database (keys, keys with an expiry) when the running capture began.
+    pub(crate) bg_counts: Mutex<Vec<(usize, usize)>>,
+    /// Wakes the snapshot thread (a capture to write out, or shutdown).
+    pub(crate) wake: Condvar,
+    pub(crate) state: Mutex<SaverState>,
+}
+
+#[derive(Default)]
+pub(crate) struct SaverState {
+    /// A capture has begun and waits for the snapshot thread to write it.
+    pub(crate) pending: Option<Job>,
+    pub(crate) stop: bool,
+}
+
+/// What a capture is for.
+pub enum Job {
+    /// BGSAVE or a save rule: `dbfilename`.
+    Dump,
+    /// BGREWRITEAOF: the append-only log's new base.
+    AofBase(crate::aof::files::Job),
+}
+
+impl SnapshotStats {
+    pub fn new(start_s: i64) -> SnapshotStats {
+        SnapshotStats {
+            last_save_s: AtomicI64::new(start_s),
+            last_ok: AtomicBool::new(true),
+            bg_last_time_s: AtomicI64::new(-1),
+            ..Default::default()
+        }
+    }
+}
