@@ -384,9 +384,9 @@ pub struct Shared {
     /// How many there are: the one load every command makes for MONITOR.
     pub monitor_count: AtomicUsize,
     /// Clients blocked in BLPOP and friends.
-    pub blocked: Mutex<crate::command::blocking::Registry>,
+    pub blocked: Mutex<crate::state::waiters::Registry>,
     /// CLIENT PAUSE's state (`command::pause`).
-    pub pause: crate::command::pause::Pause,
+    pub pause: crate::state::pause::Pause,
     /// Number of blocked clients; writes skip the registry when it is 0.
     pub blocked_count: AtomicUsize,
     pub stat_expired_stale_perc: AtomicU64,

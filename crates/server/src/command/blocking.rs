@@ -24,7 +24,6 @@ use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use hashbrown::HashMap;
 use resp::{encode, Proto};
 use store::events::class;
 use store::types::list::{End, List};
@@ -35,70 +34,7 @@ use super::collections::{self as coll};
 use super::flags::*;
 use super::{spec, CommandError, CommandSpec, Ctx};
 use crate::shared::{Mail, Shared};
-
-/// What a blocked client waits to do.
-#[derive(Clone, Debug)]
-pub enum Op {
-    /// BLPOP/BRPOP (`count` None) and BLMPOP (`count` Some).
-    Pop { keys: Vec<Vec<u8>>, end: End, count: Option<usize> },
-    /// BLMOVE/BRPOPLPUSH.
-    Move { src: Vec<u8>, dst: Vec<u8>, from: End, to: End },
-    /// BZPOPMIN/BZPOPMAX (`count` None) and BZMPOP (`count` Some).
-    ZPop { keys: Vec<Vec<u8>>, max: bool, count: Option<usize> },
-    /// WAIT for replica acknowledgements: never served (Basalt has no replicas), only
-    /// timed out, with 0.
-    Wait,
-    /// A command postponed by CLIENT PAUSE (`pause.rs`): not served, resumed when the
-    /// pause ends, and then run again from the client's input.
-    Pause,
-}
-
-impl Op {
-    fn keys(&self) -> Vec<&[u8]> {
-        match self {
-            Op::Pop { keys, .. } | Op::ZPop { keys, .. } => keys.iter().map(Vec::as_slice).collect(),
-            Op::Move { src, .. } => vec![src.as_slice()],
-            Op::Wait | Op::Pause => Vec::new(),
-        }
-    }
-}
-
-/// A blocked client.
-pub struct Waiter {
-    owner: usize,
-    db: usize,
-    proto: Proto,
-    op: Op,
-    deadline_ms: Option<i64>,
-}
-
-/// Waiters by key and by client.
-#[derive(Default)]
-pub struct Registry {
-    queues: HashMap<(usize, Vec<u8>), VecDeque<u64>>,
-    waiters: HashMap<u64, Waiter>,
-    /// Clients postponed by CLIENT PAUSE, in the order they were.
-    postponed: VecDeque<u64>,
-}
-
-impl Registry {
-    fn remove(&mut self, id: u64) -> Option<Waiter> {
-        let w = self.waiters.remove(&id)?;
-        if matches!(w.op, Op::Pause) {
-            self.postponed.retain(|x| *x != id);
-        }
-        for key in w.op.keys() {
-            let qk = (w.db, key.to_vec());
-            if let Some(q) = self.queues.get_mut(&qk) {
-                q.retain(|x| *x != id);
-                if q.is_empty() {
-                    self.queues.remove(&qk);
-                }
-            }
-        }
-        Some(w)
-    }
-}
+use crate::state::waiters::{Op, Registry, Waiter};
 
 /// The non-blocking command that has the effect of a served pop (for the log).
 fn effect(op: &Op, key: &[u8], popped: usize) -> Vec<Vec<u8>> {

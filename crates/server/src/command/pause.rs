@@ -14,48 +14,12 @@
 //! pause ends (`Keyspace::hold_expiry`). Basalt has no replicas, the clients Redis never
 //! pauses.
 
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
+use std::sync::atomic::Ordering;
 
 use super::args::{self, is};
 use super::{flags, CommandError, CommandSpec, Ctx};
 use crate::shared::Shared;
-
-const OFF: u8 = 0;
-const WRITE: u8 = 1;
-const ALL: u8 = 2;
-
-/// The pause in force, if any. A pause whose time is over stays recorded (its mode is
-/// not reset by the readers, which could race with a new CLIENT PAUSE): `mode_at`
-/// reads it as OFF.
-#[derive(Default)]
-pub struct Pause {
-    /// OFF, WRITE or ALL.
-    mode: AtomicU8,
-    /// Unix time in ms at which it ends.
-    end_ms: AtomicI64,
-    /// Serializes CLIENT PAUSE, UNPAUSE and the end of a pause by its time (read,
-    /// combine, store, and the keyspace's expiry hold).
-    update: parking_lot::Mutex<()>,
-    /// The keyspace holds expired keys (`Keyspace::hold_expiry`) for this pause.
-    expiry_held: AtomicBool,
-}
-
-impl Pause {
-    /// The mode in force at `now_ms` (OFF once its time is over).
-    fn mode_at(&self, now_ms: i64) -> u8 {
-        let mode = self.mode.load(Ordering::Acquire);
-        if mode == OFF || now_ms >= self.end_ms.load(Ordering::Acquire) {
-            OFF
-        } else {
-            mode
-        }
-    }
-
-    /// True while clients are paused in any mode (active expiry stops).
-    pub fn active(&self, now_ms: i64) -> bool {
-        self.mode_at(now_ms) != OFF
-    }
-}
+use crate::state::pause::{ALL, OFF, WRITE};
 
 /// Whether the command `spec` from this client waits for the pause to end. One atomic
 /// load when no pause was ever set (or since the last UNPAUSE).

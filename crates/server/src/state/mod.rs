@@ -4,4 +4,6 @@
 //! above (`snapshot.rs`, `tracking.rs`, `evict.rs` ...). Keeping the state below
 //! `Shared` is what keeps the crate's modules out of one import circle.
 
+pub mod pause;
 pub mod snapshots;
+pub mod waiters;

@@ -1,0 +1,73 @@
+//! The waiters' registry: clients blocked in a command (BLPOP, BLMOVE, BZPOPMIN, WAIT
+//! ...) or postponed by CLIENT PAUSE, by key and by client. Serving and timing them out
+//! is `command/blocking.rs`.
+
+use std::collections::VecDeque;
+
+use hashbrown::HashMap;
+use resp::Proto;
+use store::types::list::End;
+
+/// What a blocked client waits to do.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// BLPOP/BRPOP (`count` None) and BLMPOP (`count` Some).
+    Pop { keys: Vec<Vec<u8>>, end: End, count: Option<usize> },
+    /// BLMOVE/BRPOPLPUSH.
+    Move { src: Vec<u8>, dst: Vec<u8>, from: End, to: End },
+    /// BZPOPMIN/BZPOPMAX (`count` None) and BZMPOP (`count` Some).
+    ZPop { keys: Vec<Vec<u8>>, max: bool, count: Option<usize> },
+    /// WAIT for replica acknowledgements: never served (Basalt has no replicas), only
+    /// timed out, with 0.
+    Wait,
+    /// A command postponed by CLIENT PAUSE (`command/pause.rs`): not served, resumed when the
+    /// pause ends, and then run again from the client's input.
+    Pause,
+}
+
+impl Op {
+    pub(crate) fn keys(&self) -> Vec<&[u8]> {
+        match self {
+            Op::Pop { keys, .. } | Op::ZPop { keys, .. } => keys.iter().map(Vec::as_slice).collect(),
+            Op::Move { src, .. } => vec![src.as_slice()],
+            Op::Wait | Op::Pause => Vec::new(),
+        }
+    }
+}
+
+/// A blocked client.
+pub struct Waiter {
+    pub(crate) owner: usize,
+    pub(crate) db: usize,
+    pub(crate) proto: Proto,
+    pub(crate) op: Op,
+    pub(crate) deadline_ms: Option<i64>,
+}
+
+/// Waiters by key and by client.
+#[derive(Default)]
+pub struct Registry {
+    pub(crate) queues: HashMap<(usize, Vec<u8>), VecDeque<u64>>,
+    pub(crate) waiters: HashMap<u64, Waiter>,
+    /// Clients postponed by CLIENT PAUSE, in the order they were.
+    pub(crate) postponed: VecDeque<u64>,
+}
+
+impl Registry {
+    pub(crate) fn remove(&mut self, id: u64) -> Option<Waiter> {
+        let w = self.waiters.remove(&id)?;
+        if matches!(w.op, Op::Pause) {
+            self.postponed.retain(|x| *x != id);
+        }
+        for key in w.op.keys() {
+            let qk = (w.db, key.to_vec());
+            if let Some(q) = self.queues.get_mut(&qk) {
+                q.retain(|x| *x != id);
+                if q.is_empty() {
+                    self.queues.remove(&qk);
+                }
+            }
+        }
+        Some(w)
+    }
+}
