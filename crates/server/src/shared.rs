@@ -3,7 +3,7 @@
 //! log, and the shutdown signal. Nothing here is touched per request except through
 //! per-thread counters and the shard locks inside the keyspace.
 
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -53,6 +53,7 @@ pub const ERROR_CODES: &[&str] = &[
 ];
 
 pub use crate::counters::bump;
+pub use crate::state::clients::ClientInfo;
 
 impl ThreadStats {
     pub fn new(commands: usize) -> ThreadStats {
@@ -117,74 +118,6 @@ impl ThreadStats {
         let code = text.split(' ').next().unwrap_or("ERR");
         let i = ERROR_CODES.iter().position(|c| *c == code).unwrap_or(ERROR_CODES.len() - 1);
         bump(&self.errors[i], 1);
-    }
-}
-
-/// What other threads may know and change about a connection.
-pub struct ClientInfo {
-    pub id: u64,
-    pub addr: String,
-    pub laddr: String,
-    pub fd: i32,
-    pub created: Instant,
-    /// Index of the event loop that owns the connection (changes when the connection
-    /// moves to another loop: `net/balance.rs`).
-    pub owner: AtomicUsize,
-    pub name: Mutex<Vec<u8>>,
-    pub lib_name: Mutex<Vec<u8>>,
-    pub lib_ver: Mutex<Vec<u8>>,
-    pub db: AtomicUsize,
-    pub resp: AtomicU8,
-    /// Last command time, Unix ms.
-    pub last_interaction_ms: AtomicI64,
-    /// Index in the command table of the last command, or usize::MAX.
-    pub last_cmd: AtomicUsize,
-    pub qbuf: AtomicUsize,
-    pub obuf: AtomicUsize,
-    pub no_evict: AtomicBool,
-    pub no_touch: AtomicBool,
-    /// Set by CLIENT KILL; the owner closes the connection when it sees it.
-    pub killed: AtomicBool,
-    /// Channel and pattern subscriptions, commands queued in MULTI (-1 outside), and
-    /// whether the client is blocked: published by the owner after each command for
-    /// CLIENT LIST.
-    pub sub: AtomicUsize,
-    pub psub: AtomicUsize,
-    pub multi: AtomicI64,
-    pub blocked: AtomicBool,
-    /// Tracking clients whose invalidations are redirected to this one (`tracking.rs`):
-    /// while any, the connection stays on its event loop.
-    pub redirect_sources: AtomicUsize,
-}
-
-impl ClientInfo {
-    /// A new client's record, as registered on accept.
-    pub fn new(id: u64, addr: String, laddr: String, fd: i32, owner: usize, now_ms: i64) -> ClientInfo {
-        ClientInfo {
-            id,
-            addr,
-            laddr,
-            fd,
-            created: Instant::now(),
-            owner: AtomicUsize::new(owner),
-            name: Default::default(),
-            lib_name: Default::default(),
-            lib_ver: Default::default(),
-            db: Default::default(),
-            resp: AtomicU8::new(2),
-            last_interaction_ms: AtomicI64::new(now_ms),
-            last_cmd: AtomicUsize::new(usize::MAX),
-            qbuf: Default::default(),
-            obuf: Default::default(),
-            no_evict: Default::default(),
-            no_touch: Default::default(),
-            killed: Default::default(),
-            sub: Default::default(),
-            psub: Default::default(),
-            multi: AtomicI64::new(-1),
-            blocked: Default::default(),
-            redirect_sources: Default::default(),
-        }
     }
 }
 
@@ -349,7 +282,7 @@ pub struct Shared {
     /// The latency monitor (`latency-monitor-threshold`), shared with the log's writer.
     pub latency_monitor: Arc<crate::latency_monitor::LatencyMonitor>,
     /// Client-side caching (CLIENT TRACKING): who tracks what.
-    pub tracking: crate::tracking::Tracking,
+    pub tracking: crate::state::tracking::Tracking,
     /// 0 when requirepass is unset; read on every command without the config lock.
     pub auth_required: AtomicBool,
     pub active_expire_enabled: AtomicBool,
@@ -437,7 +370,7 @@ impl Shared {
             slowlog_threshold_us: AtomicI64::new(slowlog_threshold),
             latency_tracking: AtomicBool::new(latency_tracking),
             latency_monitor,
-            tracking: crate::tracking::Tracking::default(),
+            tracking: crate::state::tracking::Tracking::default(),
             auth_required: AtomicBool::new(auth),
             active_expire_enabled: AtomicBool::new(true),
             hz: AtomicU64::new(hz),

@@ -25,71 +25,15 @@
 //! Limits: `tracking-table-max-keys` bounds the table; past it, keys are dropped and
 //! their readers invalidated, as Redis does.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use hashbrown::HashMap;
-use parking_lot::Mutex;
 use resp::{encode, Proto};
 
 use crate::shared::{ClientInfo, Mail, Shared};
 
-/// A client's CLIENT TRACKING options (kept by its connection while tracking is on).
-#[derive(Clone, Debug, Default)]
-pub struct Mode {
-    /// REDIRECT's client id, 0 without.
-    pub redirect: u64,
-    pub bcast: bool,
-    pub optin: bool,
-    pub optout: bool,
-    pub noloop: bool,
-    pub prefixes: Vec<Vec<u8>>,
-}
-
-/// A tracking client as the table knows it.
-struct Target {
-    info: Arc<ClientInfo>,
-    mode: Mode,
-    /// Its redirect client went away (CLIENT LIST `R`).
-    broken: bool,
-}
-
-#[derive(Default)]
-struct Table {
-    /// Default mode: key name -> ids of the clients that read it.
-    keys: HashMap<Vec<u8>, Vec<u64>>,
-    /// Entries of `keys`, summed (INFO `tracking_total_items`).
-    items: usize,
-    /// BCAST: prefix -> ids of the clients that registered it.
-    prefixes: Vec<(Vec<u8>, Vec<u64>)>,
-    /// Every client with tracking on.
-    targets: HashMap<u64, Target>,
-}
-
-/// The server's tracking state.
-#[derive(Default)]
-pub struct Tracking {
-    /// Clients with tracking on: 0 makes every hook one load.
-    clients: AtomicUsize,
-    /// `tracking-table-max-keys` (0: no limit).
-    pub max_keys: AtomicUsize,
-    table: Mutex<Table>,
-}
-
-impl Tracking {
-    /// Whether any client tracks.
-    #[inline]
-    pub fn active(&self) -> bool {
-        self.clients.load(Ordering::Relaxed) != 0
-    }
-
-    /// INFO: (tracking_clients, tracking_total_keys, tracking_total_items,
-    /// tracking_total_prefixes).
-    pub fn stats(&self) -> (usize, usize, usize, usize) {
-        let t = self.table.lock();
-        (t.targets.len(), t.keys.len(), t.items, t.prefixes.len())
-    }
-}
+pub use crate::state::tracking::{Mode, Tracking};
+use crate::state::tracking::{Table, Target};
 
 /// Turns tracking on for a client (CLIENT TRACKING ON, options already checked).
 /// Returns its options now: turning it on again adds prefixes to those registered.

@@ -4,6 +4,8 @@
 //! above (`snapshot.rs`, `tracking.rs`, `evict.rs` ...). Keeping the state below
 //! `Shared` is what keeps the crate's modules out of one import circle.
 
+pub mod clients;
 pub mod pause;
 pub mod snapshots;
+pub mod tracking;
 pub mod waiters;
