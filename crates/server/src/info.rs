@@ -30,7 +30,7 @@ pub fn sample(shared: &Shared) {
     let cmds = shared.sum(|t| &t.total_commands);
     let inb = shared.sum(|t| &t.net_input_bytes);
     let outb = shared.sum(|t| &t.net_output_bytes);
-    let used = allocated_bytes();
+    let used = crate::allocator::allocated_bytes();
     let mut s = SAMPLER.lock();
     s.samples.push_back((now, cmds, inb, outb));
     while s.samples.len() > 16 {
@@ -60,24 +60,6 @@ fn rates() -> (u64, f64, f64) {
 /// The most bytes allocated at any sample (INFO used_memory_peak, MEMORY STATS).
 pub fn peak_allocated() -> u64 {
     SAMPLER.lock().peak_memory
-}
-
-/// jemalloc's active and resident bytes (as of its last stats refresh).
-pub fn allocator_active_resident() -> (u64, u64) {
-    (
-        jemalloc_stat(tikv_jemalloc_ctl::stats::active::read),
-        jemalloc_stat(tikv_jemalloc_ctl::stats::resident::read),
-    )
-}
-
-/// Bytes allocated through the allocator (jemalloc's stats.allocated).
-pub fn allocated_bytes() -> u64 {
-    let _ = tikv_jemalloc_ctl::epoch::advance();
-    tikv_jemalloc_ctl::stats::allocated::read().unwrap_or(0) as u64
-}
-
-fn jemalloc_stat(read: fn() -> tikv_jemalloc_ctl::Result<usize>) -> u64 {
-    read().unwrap_or(0) as u64
 }
 
 /// Resident set size of the process, from /proc/self/statm.
@@ -221,11 +203,10 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
             );
         }
         "memory" => {
-            let used = allocated_bytes();
+            let used = crate::allocator::allocated_bytes();
             let rss = rss_bytes();
             let peak = SAMPLER.lock().peak_memory.max(used);
-            let active = jemalloc_stat(tikv_jemalloc_ctl::stats::active::read);
-            let resident = jemalloc_stat(tikv_jemalloc_ctl::stats::resident::read);
+            let (active, resident) = crate::allocator::active_resident();
             let total = total_system_memory();
             let frag = if used > 0 { rss as f64 / used as f64 } else { 0.0 };
             let (lazy_pending, lazy_freed) = (shared.lazyfree.pending(), shared.lazyfree.freed());

@@ -6,6 +6,7 @@
 //! families), `shared.rs` (state shared by the loops), `config.rs`, `info.rs`,
 //! `expire.rs` (active expiry), `log.rs`.
 
+pub mod allocator;
 pub mod aof;
 pub mod apply;
 pub mod command;

@@ -296,7 +296,7 @@ pub struct Shared {
     /// Copies of the encoding thresholds, read by every collection write.
     pub type_limits: TypeLimits,
     /// maxmemory: the limit, the eviction settings and the memory estimate (`evict.rs`).
-    pub memory: crate::evict::Memory,
+    pub memory: crate::state::memory::Memory,
     /// One gate per event loop: a command holds its own loop's gate for reading (never
     /// contended but by EXEC), EXEC holds every gate for writing, so a transaction is
     /// isolated from all other commands without a global lock on the request path.
@@ -377,7 +377,7 @@ impl Shared {
             query_buffer_limit: AtomicU64::new(query_buffer_limit),
             output_limits,
             type_limits: TypeLimits::default(),
-            memory: crate::evict::Memory::default(),
+            memory: crate::state::memory::Memory::default(),
             gates: (0..threads.max(1)).map(|_| RwLock::new(())).collect(),
             watches: Mutex::new(hashbrown::HashMap::new()),
             watch_count: AtomicUsize::new(0),

@@ -165,7 +165,7 @@ fn write_atomically(
     let file =
         std::fs::File::create(&tmp).map_err(|e| fail("Failed opening the temp RDB file", e))?;
     let ctime = (now_ms / 1000).to_string();
-    let used = crate::info::allocated_bytes().to_string();
+    let used = crate::allocator::allocated_bytes().to_string();
     let aux: [(&str, &[u8]); 5] = [
         (
             "redis-ver",

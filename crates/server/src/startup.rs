@@ -182,7 +182,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
 
-    shared.memory.set_startup_allocated(crate::info::allocated_bytes());
+    shared.memory.set_startup_allocated(crate::allocator::allocated_bytes());
     // Temp files of saves and rewrites that a crash cut short: each can be a whole copy
     // of the data set, and nothing else would ever remove them.
     let aof_dir = dir.join(&shared.config.read().appenddirname);

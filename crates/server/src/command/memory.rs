@@ -65,7 +65,7 @@ struct Figures {
 
 fn figures(ctx: &Ctx<'_>) -> Figures {
     let shared = ctx.shared;
-    let total = info::allocated_bytes();
+    let total = crate::allocator::allocated_bytes();
     let peak = info::peak_allocated().max(total);
     let startup = shared.memory.startup_allocated();
     let clients_normal: u64 = shared
@@ -86,7 +86,7 @@ fn figures(ctx: &Ctx<'_>) -> Figures {
         }
     }
     let overhead = startup + clients_normal + aof_buffer + dbs.iter().map(|d| d.1).sum::<u64>();
-    let (allocator_active, allocator_resident) = info::allocator_active_resident();
+    let (allocator_active, allocator_resident) = crate::allocator::active_resident();
     Figures {
         peak,
         total,
