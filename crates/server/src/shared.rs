@@ -308,7 +308,7 @@ pub struct Shared {
     /// Pub/sub subscriptions.
     pub pubsub: Mutex<PubSub>,
     /// The loops' load and the queues that move connections between them.
-    pub loops: crate::net::balance::Loops,
+    pub loops: crate::state::loops::Loops,
     /// Per event loop: messages for its connections, posted by any thread, drained by
     /// the loop when woken.
     pub mailboxes: Vec<Mutex<Vec<Mail>>>,
@@ -382,7 +382,7 @@ impl Shared {
             watches: Mutex::new(hashbrown::HashMap::new()),
             watch_count: AtomicUsize::new(0),
             pubsub: Mutex::new(PubSub::default()),
-            loops: crate::net::balance::Loops::new(threads, loop_spread_busy),
+            loops: crate::state::loops::Loops::new(threads, loop_spread_busy),
             mailboxes: (0..threads.max(1)).map(|_| Mutex::new(Vec::new())).collect(),
             monitors: Mutex::new(Vec::new()),
             monitor_count: AtomicUsize::new(0),

@@ -60,15 +60,17 @@ fn start_loops(
 ) -> Result<Vec<std::thread::JoinHandle<()>>, StartError> {
     let mut wakers = Vec::new();
     let mut handles = Vec::new();
+    let arrivals = Arc::new(crate::net::balance::Arrivals::new(per_loop.len()));
     let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), std::io::Error>>();
     for (i, lists) in per_loop.into_iter().enumerate() {
         let shared = shared.clone();
+        let arrivals = arrivals.clone();
         let ready = ready_tx.clone();
         let spawn = std::thread::Builder::new().name(format!("loop-{i}"));
         let handle = match engine {
             Engine::Epoll => {
                 let (ev, waker) =
-                    crate::net::epoll::EventLoop::new(i, shared, lists).map_err(StartError::Loop)?;
+                    crate::net::epoll::EventLoop::new(i, shared, arrivals, lists).map_err(StartError::Loop)?;
                 wakers.push(waker);
                 let _ = ready.send(Ok(()));
                 spawn.spawn(move || ev.run())
@@ -77,7 +79,7 @@ fn start_loops(
                 let fd = crate::net::uring::new_waker_fd().map_err(StartError::Loop)?;
                 let loop_fd = fd.try_clone().map_err(StartError::Loop)?;
                 wakers.push(Arc::new(LoopWaker::EventFd(fd)));
-                spawn.spawn(move || match crate::net::uring::EventLoop::new(i, shared, lists, loop_fd) {
+                spawn.spawn(move || match crate::net::uring::EventLoop::new(i, shared, arrivals, lists, loop_fd) {
                     Ok(ev) => {
                         let _ = ready.send(Ok(()));
                         ev.run();

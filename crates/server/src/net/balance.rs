@@ -40,42 +40,19 @@
 //! log, no unparsed input (`Conn::can_move`).
 
 use std::os::fd::OwnedFd;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
 use crate::conn::Conn;
 use crate::shared::Shared;
+use crate::state::loops::Loops;
 
 /// A connection on its way to another loop.
 pub struct Arrival {
     pub fd: OwnedFd,
     pub conn: Conn,
-}
-
-/// What one loop publishes about itself, and its queue of arriving connections.
-#[derive(Default)]
-struct LoopState {
-    /// Busy fraction of one CPU, in thousandths (smoothed over two ticks).
-    busy: AtomicU32,
-    clients: AtomicUsize,
-    moved_in: AtomicU64,
-    moved_out: AtomicU64,
-    arrivals: Mutex<Vec<Arrival>>,
-    /// Connections (client ids) this loop is asked to send back to another loop after
-    /// a spread that did not pay off.
-    recalls: Mutex<Vec<(u64, usize)>>,
-}
-
-/// The loops' published load and the hand-over queues, shared by all loops.
-pub struct Loops {
-    states: Vec<LoopState>,
-    /// `loop-spread-busy`, in percent (0: balancing off).
-    spread_busy: AtomicU32,
-    /// The machine's idle CPU in the last window any loop measured, in thousandths of
-    /// one CPU (INFO).
-    idle_cpu: AtomicU32,
 }
 
 /// A decision to hand `count` connections to loop `to`.
@@ -95,55 +72,13 @@ const MIN_WINDOW: Duration = Duration::from_millis(90);
 /// loop's figures must first show the move).
 const COOLDOWN_WINDOWS: u32 = 3;
 
-impl Loops {
-    pub fn new(threads: usize, spread_busy_percent: u32) -> Loops {
-        Loops {
-            states: (0..threads.max(1)).map(|_| LoopState::default()).collect(),
-            spread_busy: AtomicU32::new(spread_busy_percent),
-            idle_cpu: AtomicU32::new(0),
-        }
-    }
+/// The connections on their way to each loop. Held by the engines (not in `Shared`: a
+/// `Conn` belongs to the layers above it).
+pub struct Arrivals(Vec<Mutex<Vec<Arrival>>>);
 
-    pub fn set_spread_busy(&self, percent: u32) {
-        self.spread_busy.store(percent, Ordering::Relaxed);
-    }
-
-    fn spread_permille(&self) -> u32 {
-        self.spread_busy.load(Ordering::Relaxed).saturating_mul(10)
-    }
-
-    fn busy(&self) -> Vec<u32> {
-        self.states
-            .iter()
-            .map(|s| s.busy.load(Ordering::Relaxed))
-            .collect()
-    }
-
-    /// The loop a connection accepted by loop `me` should live on: one of the loops
-    /// already serving clients (only a spread that paid off adds a loop to those), the
-    /// first not busier than the threshold, else the least busy; loop 0 when none is.
-    pub fn place(&self, me: usize) -> usize {
-        let spread = self.spread_permille();
-        if spread == 0 || self.states.len() < 2 {
-            return me;
-        }
-        let serving = self
-            .states
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.clients.load(Ordering::Relaxed) > 0);
-        let busy = |s: &LoopState| s.busy.load(Ordering::Relaxed);
-        let mut least: Option<(usize, u32)> = None;
-        for (i, s) in serving {
-            let b = busy(s);
-            if b < spread {
-                return i;
-            }
-            if least.is_none_or(|(_, l)| b < l) {
-                least = Some((i, b));
-            }
-        }
-        least.map_or(0, |(i, _)| i)
+impl Arrivals {
+    pub fn new(loops: usize) -> Arrivals {
+        Arrivals((0..loops.max(1)).map(|_| Mutex::new(Vec::new())).collect())
     }
 
     /// Hands a connection to loop `to`: records the new owner, queues it, wakes the loop.
@@ -152,36 +87,18 @@ impl Loops {
         // with CLIENT KILL's flag-then-owner): a kill that read the old owner set its
         // flag before the new loop checks it on adoption.
         conn.client.info.owner.store(to, Ordering::SeqCst);
-        if let Some(s) = self.states.get(from) {
-            s.moved_out.fetch_add(1, Ordering::Relaxed);
-        }
-        if let Some(s) = self.states.get(to) {
-            s.moved_in.fetch_add(1, Ordering::Relaxed);
-            s.arrivals.lock().push(Arrival { fd, conn });
+        shared.loops.count_move(from, to);
+        if let Some(queue) = self.0.get(to) {
+            queue.lock().push(Arrival { fd, conn });
         }
         shared.wake(to);
     }
 
-    /// Asks loop `holder` to send connections `ids` back to loop `to`.
-    fn recall(&self, holder: usize, ids: &[u64], to: usize) {
-        if let Some(s) = self.states.get(holder) {
-            s.recalls.lock().extend(ids.iter().map(|&id| (id, to)));
-        }
-    }
-
-    /// The connections loop `me` is asked to send back: (client id, loop).
-    pub fn take_recalls(&self, me: usize) -> Vec<(u64, usize)> {
-        match self.states.get(me) {
-            Some(s) => std::mem::take(&mut *s.recalls.lock()),
-            None => Vec::new(),
-        }
-    }
-
     /// The connections handed to loop `me` since it last looked.
-    pub fn take_arrivals(&self, me: usize) -> Vec<Arrival> {
-        match self.states.get(me) {
-            Some(s) => {
-                let mut queue = s.arrivals.lock();
+    pub fn take(&self, me: usize) -> Vec<Arrival> {
+        match self.0.get(me) {
+            Some(queue) => {
+                let mut queue = queue.lock();
                 if queue.is_empty() {
                     Vec::new()
                 } else {
@@ -189,27 +106,6 @@ impl Loops {
                 }
             }
             None => Vec::new(),
-        }
-    }
-
-    /// INFO server lines, one per loop: `basalt_loop<i>:clients=..,busy_percent=..,...`.
-    pub fn render_info(&self, out: &mut String) {
-        use std::fmt::Write;
-        let _ = write!(
-            out,
-            "basalt_loop_spread_busy:{}\r\nbasalt_idle_cpu_percent:{}\r\n",
-            self.spread_busy.load(Ordering::Relaxed),
-            self.idle_cpu.load(Ordering::Relaxed) / 10
-        );
-        for (i, s) in self.states.iter().enumerate() {
-            let _ = write!(
-                out,
-                "basalt_loop{i}:clients={},busy_percent={},moved_in={},moved_out={}\r\n",
-                s.clients.load(Ordering::Relaxed),
-                s.busy.load(Ordering::Relaxed) / 10,
-                s.moved_in.load(Ordering::Relaxed),
-                s.moved_out.load(Ordering::Relaxed),
-            );
         }
     }
 }

@@ -25,6 +25,8 @@ const LISTENER_BASE: usize = usize::MAX - 1024;
 pub struct EventLoop {
     index: usize,
     shared: Arc<Shared>,
+    /// Connections handed to this loop by others (`balance.rs`).
+    arrivals: Arc<super::balance::Arrivals>,
     poll: Poll,
     listeners: Vec<TcpListener>,
     conns: Vec<Option<Slot>>,
@@ -53,6 +55,7 @@ impl EventLoop {
     pub fn new(
         index: usize,
         shared: Arc<Shared>,
+        arrivals: Arc<super::balance::Arrivals>,
         listeners: Vec<std::net::TcpListener>,
     ) -> std::io::Result<(EventLoop, Arc<LoopWaker>)> {
         let poll = Poll::new()?;
@@ -67,6 +70,7 @@ impl EventLoop {
             EventLoop {
                 index,
                 shared,
+                arrivals,
                 poll,
                 listeners: mio_listeners,
                 conns: Vec::new(),
@@ -158,9 +162,7 @@ impl EventLoop {
             let home = self.shared.loops.place(self.index);
             let conn = open_client(&self.shared, home, fd, peer.to_string(), laddr, now_ms);
             if home != self.index {
-                self.shared
-                    .loops
-                    .hand_over(&self.shared, self.index, home, into_fd(stream), conn);
+                self.arrivals.hand_over(&self.shared, self.index, home, into_fd(stream), conn);
                 continue;
             }
             self.install(stream, conn, now_ms);
@@ -195,7 +197,7 @@ impl EventLoop {
     /// Takes in the connections other loops handed to this one.
     fn adopt_arrivals(&mut self) {
         let now_ms = self.shared.keyspace.now_ms();
-        for a in self.shared.loops.take_arrivals(self.index) {
+        for a in self.arrivals.take(self.index) {
             let stream = TcpStream::from_std(std::net::TcpStream::from(a.fd));
             self.install(stream, a.conn, now_ms);
         }
@@ -223,7 +225,7 @@ impl EventLoop {
             let _ = self.poll.registry().deregister(&mut slot.stream);
             self.by_id.remove(&slot.conn.client.info.id);
             self.free.push(t);
-            self.shared.loops.hand_over(
+            self.arrivals.hand_over(
                 &self.shared,
                 self.index,
                 to,

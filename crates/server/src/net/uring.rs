@@ -193,6 +193,8 @@ impl Slot {
 pub struct EventLoop {
     index: usize,
     shared: Arc<Shared>,
+    /// Connections handed to this loop by others (`balance.rs`).
+    arrivals: Arc<super::balance::Arrivals>,
     // Field order matters: the ring must drop (unregistering the buffer ring) before
     // `bufs` unmaps the memory it refers to.
     ring: IoUring,
@@ -262,6 +264,7 @@ impl EventLoop {
     pub fn new(
         index: usize,
         shared: Arc<Shared>,
+        arrivals: Arc<super::balance::Arrivals>,
         listeners: Vec<std::net::TcpListener>,
         waker: OwnedFd,
     ) -> io::Result<EventLoop> {
@@ -276,6 +279,7 @@ impl EventLoop {
         let mut ev = EventLoop {
             index,
             shared,
+            arrivals,
             ring,
             bufs,
             listeners,
@@ -515,9 +519,7 @@ impl EventLoop {
         let home = self.shared.loops.place(self.index);
         let conn = open_client(&self.shared, home, fd.as_raw_fd(), peer, laddr, now_ms);
         if home != self.index {
-            self.shared
-                .loops
-                .hand_over(&self.shared, self.index, home, fd, conn);
+            self.arrivals.hand_over(&self.shared, self.index, home, fd, conn);
             return;
         }
         self.install(fd, conn);
@@ -542,7 +544,7 @@ impl EventLoop {
 
     /// Takes in the connections other loops handed to this one.
     fn adopt_arrivals(&mut self) {
-        for a in self.shared.loops.take_arrivals(self.index) {
+        for a in self.arrivals.take(self.index) {
             self.install(a.fd, a.conn);
         }
     }
@@ -611,9 +613,7 @@ impl EventLoop {
             };
             self.by_id.remove(&slot.conn.client.info.id);
             self.free.push(t);
-            self.shared
-                .loops
-                .hand_over(&self.shared, self.index, to, slot.fd, slot.conn);
+            self.arrivals.hand_over(&self.shared, self.index, to, slot.fd, slot.conn);
         }
     }
 
