@@ -139,7 +139,7 @@ pub struct Config {
     /// The config file the server started from, for CONFIG REWRITE.
     pub config_file: Option<PathBuf>,
     /// `rename-command NAME NEW-NAME` directives, in order, with their line number and
-    /// text for a start-up error (applied by `command::install_renames`).
+    /// text for a start-up error (applied by `command::table::install_renames`).
     pub rename_commands: Vec<RenameCommand>,
     /// `client-output-buffer-limit`: hard limit, soft limit, soft seconds of the
     /// normal, replica and pubsub classes. The normal and pubsub classes are enforced

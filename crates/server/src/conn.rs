@@ -261,6 +261,7 @@ impl Conn {
         let mut cut_off = false;
         let Conn { client, rbuf, rpos, parser, output, soft_limit_since, output_paused, .. } = self;
         let client_owner = client.info.owner.load(Ordering::Relaxed).min(w.shared.gates.len() - 1);
+        let commands = command::registry::table();
         let shared: &Shared = w.shared;
         // This loop's gate, held while the batch runs (see below).
         let mut gate: Option<parking_lot::RwLockReadGuard<'_, ()>> = None;
@@ -306,7 +307,7 @@ impl Conn {
                             &many
                         };
                         // The name is looked up once, here, for the gate and for execute.
-                        let found = command::lookup_client(args[0]);
+                        let found = commands.lookup_client(args[0]);
                         // Redis drops connections that look like HTTP (cross-protocol
                         // scripting): "POST" or "Host:" as a command name.
                         if found.is_none()
@@ -317,6 +318,7 @@ impl Conn {
                         }
                         let mut ctx = Ctx {
                             shared: w.shared,
+                            table: commands,
                             client,
                             out: &mut output.tail,
                             now_ms: w.now_ms,
@@ -328,14 +330,14 @@ impl Conn {
                         // SHUTDOWN, DEBUG LOADAOF/RELOAD): ours is released first (see
                         // command::transactions).
                         let reply_at = ctx.out.len();
-                        if found.is_some_and(|i| command::table().entries[i].all_gates) {
+                        if found.is_some_and(|i| commands.entries[i].all_gates) {
                             store::release_kept();
                             gate = None;
                         } else if gate.is_none() {
                             store::release_kept();
                             gate = Some(shared.gates[client_owner].read());
                         }
-                        command::execute_found(&mut ctx, found, args);
+                        command::dispatch::execute_found(&mut ctx, found, args);
                         if client.postponed {
                             // CLIENT PAUSE: this command runs again when the pause ends.
                             break;

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 
 use parking_lot::Mutex;
 
-use crate::command::table;
+use crate::command::table::CommandTable;
 use crate::shared::Shared;
 
 /// Samples of (time ms, commands, input bytes, output bytes), taken every 100 ms, for
@@ -124,7 +124,7 @@ const DEFAULT_SECTIONS: &[&str] = &[
 ];
 
 /// Renders INFO for the requested section names (lower case; empty = default).
-pub fn render(shared: &Shared, requested: &[String]) -> String {
+pub fn render(shared: &Shared, table: &CommandTable, requested: &[String]) -> String {
     let mut wanted: Vec<&str> = Vec::new();
     if requested.is_empty() || requested.iter().any(|s| s == "default") {
         wanted.extend(DEFAULT_SECTIONS);
@@ -151,7 +151,7 @@ pub fn render(shared: &Shared, requested: &[String]) -> String {
             out.push_str("\r\n");
         }
         let len_with_sep = out.len();
-        let known = write_section(shared, section, &mut out);
+        let known = write_section(shared, table, section, &mut out);
         if !known {
             out.truncate(before);
         } else if out.len() == len_with_sep {
@@ -161,7 +161,7 @@ pub fn render(shared: &Shared, requested: &[String]) -> String {
     out
 }
 
-fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
+fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut String) -> bool {
     let cfg = shared.config.read().clone();
     let now_ms = store::Clock::System.now_ms();
     let uptime = shared.started.elapsed().as_secs();
@@ -353,7 +353,7 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
         "latencystats" => {
             o.push_str("# Latencystats\r\n");
             let percentiles = shared.config.read().latency_tracking_info_percentiles.clone();
-            for (i, e) in table().entries.iter().enumerate() {
+            for (i, e) in table.entries.iter().enumerate() {
                 let Some(m) = crate::latency::Merged::of(shared.thread_stats.iter().map(|s| &s.latency), i) else {
                     continue;
                 };
@@ -375,7 +375,7 @@ fn write_section(shared: &Shared, section: &str, o: &mut String) -> bool {
         }
         "commandstats" => {
             o.push_str("# Commandstats\r\n");
-            let t = table();
+            let t = table;
             for (i, e) in t.entries.iter().enumerate() {
                 let sum = |f: fn(&crate::shared::CommandStats) -> &std::sync::atomic::AtomicU64| -> u64 {
                     shared.thread_stats.iter().map(|ts| f(&ts.commands[i]).load(Ordering::Relaxed)).sum()

@@ -32,7 +32,7 @@ fn main() {
         Ok(Startup::Run(config)) => {
             // rename-command, before anything looks a command up.
             let pairs: Vec<(String, String)> = config.rename_commands.iter().map(|r| (r.from.clone(), r.to.clone())).collect();
-            if let Err((n, reason)) = basalt_server::command::install_renames(&pairs) {
+            if let Err((n, reason)) = basalt_server::command::table::install_renames(basalt_server::command::registry::table(), &pairs) {
                 let directive = config.rename_commands.get(n).cloned().unwrap_or_default();
                 eprintln!("{}", directive.error(reason));
                 std::process::exit(1);

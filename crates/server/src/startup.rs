@@ -168,7 +168,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     // short; at most MAX_SHARDS because a SCAN cursor carries the shard index in 12 bits.
     let shards = (threads * 16).next_power_of_two().clamp(256, crate::command::keys::MAX_SHARDS);
     let keyspace = store::Keyspace::new(config.databases, shards, store::Clock::System);
-    let commands = crate::command::table().entries.len();
+    let commands = crate::command::registry::table().entries.len();
     let port = config.port;
     let dir = config.dir.clone();
     let shared = Arc::new(Shared::new(config, keyspace, threads, commands));

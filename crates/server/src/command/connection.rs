@@ -9,7 +9,7 @@ use resp::{encode, Proto};
 
 use super::args::{self, is};
 use super::flags::*;
-use super::{container, spec, table, CommandError, CommandSpec, Ctx};
+use super::{container, spec, CommandError, CommandSpec, Ctx};
 use crate::shared::{ClientInfo, Shared};
 use crate::version::REDIS_VERSION;
 
@@ -261,8 +261,7 @@ fn client_type(info: &ClientInfo) -> &'static str {
 const REPLY_CHUNK: usize = 16 * 1024;
 
 /// One CLIENT LIST line for a client, in Redis's field order.
-pub fn describe(shared: &Shared, info: &ClientInfo, now_ms: i64) -> String {
-    let t = table();
+pub fn describe(shared: &Shared, t: &super::table::CommandTable, info: &ClientInfo, now_ms: i64) -> String {
     let cmd = match info.last_cmd.load(Ordering::Relaxed) {
         usize::MAX => "NULL".to_string(),
         i => t.entries.get(i).map_or("NULL".to_string(), |e| e.fullname.clone()),
@@ -379,7 +378,7 @@ fn client_list(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         if only_type.is_some_and(|t| !is(t, client_type(&c))) {
             continue;
         }
-        text.push_str(&describe(ctx.shared, &c, ctx.now_ms));
+        text.push_str(&describe(ctx.shared, ctx.table, &c, ctx.now_ms));
         text.push('\n');
     }
     encode::verbatim(ctx.out, b"txt", text.as_bytes(), ctx.client.proto);
@@ -388,7 +387,7 @@ fn client_list(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 /// CLIENT INFO — this connection's CLIENT LIST line.
 fn client_info(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    let mut line = describe(ctx.shared, &ctx.client.info, ctx.now_ms);
+    let mut line = describe(ctx.shared, ctx.table, &ctx.client.info, ctx.now_ms);
     line.push('\n');
     encode::verbatim(ctx.out, b"txt", line.as_bytes(), ctx.client.proto);
     Ok(())

@@ -7,14 +7,14 @@
 use resp::encode;
 
 use super::flags::*;
-use super::{container, spec, table, CommandError, CommandSpec, Ctx};
+use super::{container, spec, CommandError, CommandSpec, Ctx};
 use crate::latency::Merged;
 
 /// LATENCY HISTOGRAM [command ...] — per command: its calls and the cumulative
 /// distribution of its run times (microsecond buckets, powers of two). A container
 /// command names its subcommands; unknown names and commands never run are left out.
 fn histogram(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let t = table();
+    let t = ctx.table;
     let wanted: Vec<usize> = if a.len() == 2 {
         (0..t.entries.len()).collect()
     } else {

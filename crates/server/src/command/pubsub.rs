@@ -14,22 +14,9 @@ use std::sync::Arc;
 use resp::{encode, Proto};
 
 use super::flags::*;
+pub use super::client::Subscriptions;
 use super::{container, spec, CommandError, CommandSpec, Ctx};
 use crate::shared::{Mail, PubSub, Shared, Subscriber};
-
-/// Per-client subscription state.
-#[derive(Default)]
-pub struct Subscriptions {
-    pub channels: Vec<Vec<u8>>,
-    pub patterns: Vec<Vec<u8>>,
-}
-
-impl Subscriptions {
-    pub fn count(&self) -> usize {
-        self.channels.len() + self.patterns.len()
-    }
-}
-
 
 fn me(ctx: &Ctx<'_>) -> Subscriber {
     Subscriber {
@@ -316,16 +303,16 @@ mod tests {
         assert!(h.raw("SUBSCRIBE a b").ends_with(b":2\r\n"));
         assert!(h.raw("PSUBSCRIBE p*").ends_with(b":3\r\n"));
         // Subscribed RESP2 clients may not run CLIENT INFO or INFO: read the shared state.
-        let line = crate::command::connection::describe(&h.shared, &h.client.info, 0);
+        let line = crate::command::connection::describe(&h.shared, crate::command::registry::table(), &h.client.info, 0);
         assert!(line.contains(" flags=P ") && line.contains(" sub=2 psub=1 "), "{line}");
-        let info = crate::info::render(&h.shared, &["stats".to_string()]);
+        let info = crate::info::render(&h.shared, crate::command::registry::table(), &["stats".to_string()]);
         assert!(info.contains("pubsub_channels:2\r\npubsub_patterns:1"), "{info}");
         h.text("RESET");
         assert!(h.text("INFO stats").contains("pubsub_channels:0\r\npubsub_patterns:0"));
         h.text("MULTI");
         h.text("SET k v");
         // CLIENT INFO would be queued; the shared record shows the transaction.
-        let line = crate::command::connection::describe(&h.shared, &h.client.info, 0);
+        let line = crate::command::connection::describe(&h.shared, crate::command::registry::table(), &h.client.info, 0);
         assert!(line.contains(" flags=x ") && line.contains(" multi=1 "), "{line}");
     }
 }

@@ -32,20 +32,21 @@ impl<'a> Replayer<'a> {
 
 impl Apply for Replayer<'_> {
     fn knows(&self, name: &[u8]) -> bool {
-        super::lookup_any(name).is_some()
+        super::registry::table().lookup_any(name).is_some()
     }
 
     fn apply(&mut self, args: &[&[u8]], now_ms: i64) {
         let stats = self.shared.thread_stats[0].clone();
         let mut ctx = Ctx {
             shared: self.shared,
+            table: super::registry::table(),
             client: &mut self.client,
             out: &mut self.scratch,
             now_ms,
             stats: &stats,
             rng: &mut self.rng,
         };
-        super::execute(&mut ctx, args);
+        super::dispatch::execute(&mut ctx, args);
         self.scratch.clear();
         if self.client.blocked {
             // A blocking command whose data is not there: nothing to wait for in a

@@ -7,7 +7,8 @@ use resp::{encode, Proto};
 
 use super::args::{self, is};
 use super::flags::*;
-use super::{container, spec, table, CommandError, CommandSpec, Ctx, TableEntry};
+use super::table::{CommandTable, TableEntry};
+use super::{container, spec, CommandError, CommandSpec, Ctx};
 use crate::config;
 
 /// Writes a HELP reply: a header line then the lines, as Redis's addReplyHelp.
@@ -29,7 +30,7 @@ pub fn reply_help(ctx: &mut Ctx<'_>, command: &str, lines: &[&str]) {
 fn info(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let sections: Vec<String> =
         a[1..].iter().map(|s| String::from_utf8_lossy(s).to_ascii_lowercase()).collect();
-    let text = crate::info::render(ctx.shared, &sections);
+    let text = crate::info::render(ctx.shared, ctx.table, &sections);
     encode::verbatim(ctx.out, b"txt", text.as_bytes(), ctx.client.proto);
     Ok(())
 }
@@ -174,9 +175,8 @@ fn acl_categories(spec: &CommandSpec) -> Vec<String> {
 }
 
 /// One COMMAND INFO entry (10 fields, as Redis 7).
-fn write_command_info(out: &mut Vec<u8>, proto: Proto, idx: usize, e: &TableEntry) {
+fn write_command_info(t: &CommandTable, out: &mut Vec<u8>, proto: Proto, idx: usize, e: &TableEntry) {
     let spec = e.spec;
-    let t = table();
     encode::array_len(out, 10);
     encode::bulk(out, e.fullname.as_bytes());
     encode::integer(out, i64::from(spec.arity));
@@ -236,7 +236,7 @@ fn write_command_info(out: &mut Vec<u8>, proto: Proto, idx: usize, e: &TableEntr
     let children: Vec<_> = t.children(idx).collect();
     encode::array_len(out, children.len());
     for (ci, ce) in children {
-        write_command_info(out, proto, ci, ce);
+        write_command_info(t, out, proto, ci, ce);
     }
 }
 
@@ -246,48 +246,46 @@ fn command(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         // Unknown subcommands are answered by dispatch; reaching here is a bug guard.
         return Err(CommandError::Syntax);
     }
-    let t = table();
+    let t = ctx.table;
     let top: Vec<_> = t.top_level().collect();
     encode::array_len(ctx.out, top.len());
     for (i, e) in top {
-        write_command_info(ctx.out, ctx.client.proto, i, e);
+        write_command_info(t, ctx.out, ctx.client.proto, i, e);
     }
     Ok(())
 }
 
 /// COMMAND COUNT — number of top-level commands.
 fn command_count(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    encode::integer(ctx.out, table().top_level().count() as i64);
+    encode::integer(ctx.out, ctx.table.top_level().count() as i64);
     Ok(())
 }
 
 /// Finds a command or "parent|sub" by name.
-fn find_entry(name: &[u8]) -> Option<usize> {
-    let t = table();
+fn find_entry(t: &CommandTable, name: &[u8]) -> Option<usize> {
     match name.iter().position(|&b| b == b'|') {
-        Some(bar) => super::lookup_client(&name[..bar]).and_then(|p| t.lookup_sub(p, &name[bar + 1..])),
-        None => super::lookup_client(name),
+        Some(bar) => t.lookup_client(&name[..bar]).and_then(|p| t.lookup_sub(p, &name[bar + 1..])),
+        None => t.lookup_client(name),
     }
 }
 
 /// COMMAND INFO [name ...] — info for each (nil for unknown names).
 fn command_info(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let t = table();
+    let t = ctx.table;
     if a.len() == 2 {
         return command(ctx, &a[..1]);
     }
     encode::array_len(ctx.out, a.len() - 2);
     for name in &a[2..] {
-        match find_entry(name) {
-            Some(i) => write_command_info(ctx.out, ctx.client.proto, i, &t.entries[i]),
+        match find_entry(t, name) {
+            Some(i) => write_command_info(t, ctx.out, ctx.client.proto, i, &t.entries[i]),
             None => encode::null_array(ctx.out, ctx.client.proto),
         }
     }
     Ok(())
 }
 
-fn write_docs(out: &mut Vec<u8>, proto: Proto, idx: usize) {
-    let t = table();
+fn write_docs(t: &CommandTable, out: &mut Vec<u8>, proto: Proto, idx: usize) {
     let spec = t.entries[idx].spec;
     let children: Vec<_> = t.children(idx).collect();
     encode::map_len(out, if children.is_empty() { 3 } else { 4 }, proto);
@@ -302,7 +300,7 @@ fn write_docs(out: &mut Vec<u8>, proto: Proto, idx: usize) {
         encode::map_len(out, children.len(), proto);
         for (ci, ce) in children {
             encode::bulk(out, ce.fullname.as_bytes());
-            write_docs(out, proto, ci);
+            write_docs(t, out, proto, ci);
         }
     }
 }
@@ -378,23 +376,23 @@ static SINCE: &[(&str, &str)] = &[
 /// COMMAND DOCS [name ...] — a map of name to documentation (summary, since and group;
 /// the argument descriptions of Redis's docs are not generated yet).
 fn command_docs(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let t = table();
+    let t = ctx.table;
     let wanted: Vec<usize> = if a.len() == 2 {
         t.top_level().map(|(i, _)| i).collect()
     } else {
-        a[2..].iter().filter_map(|n| find_entry(n)).collect()
+        a[2..].iter().filter_map(|n| find_entry(t, n)).collect()
     };
     encode::map_len(ctx.out, wanted.len(), ctx.client.proto);
     for i in wanted {
         encode::bulk(ctx.out, t.entries[i].fullname.as_bytes());
-        write_docs(ctx.out, ctx.client.proto, i);
+        write_docs(t, ctx.out, ctx.client.proto, i);
     }
     Ok(())
 }
 
 /// COMMAND LIST [FILTERBY MODULE name|ACLCAT cat|PATTERN pattern] — command names.
 fn command_list(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let t = table();
+    let t = ctx.table;
     let filter: Option<(&[u8], &[u8])> = match a.len() {
         2 => None,
         5 if is(a[2], "filterby") => Some((a[3], a[4])),
@@ -443,9 +441,9 @@ fn command_list(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 /// COMMAND GETKEYS command [arg ...] — the key arguments.
 fn command_getkeys(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let t = table();
+    let t = ctx.table;
     let cmd = &a[2..];
-    let Some(mut idx) = super::lookup_client(cmd[0]) else {
+    let Some(mut idx) = t.lookup_client(cmd[0]) else {
         return Err(CommandError::msg("ERR Invalid command specified"));
     };
     if !t.entries[idx].spec.subcommands.is_empty() && cmd.len() > 1 {
@@ -742,12 +740,11 @@ pub static COMMANDS: &[CommandSpec] = &[
 #[cfg(test)]
 mod tests {
     use super::since;
-    use crate::command::table;
     use crate::command::testing::Harness;
 
     #[test]
     fn every_command_has_a_since_version() {
-        for e in &table().entries {
+        for e in &crate::command::registry::table().entries {
             assert_ne!(since(&e.fullname), "unknown", "add {} to SINCE", e.fullname);
         }
     }
@@ -783,7 +780,7 @@ mod tests {
     #[test]
     fn command_count_matches_the_table() {
         let mut h = Harness::new();
-        let top = table().top_level().count();
+        let top = crate::command::registry::table().top_level().count();
         assert_eq!(h.text("COMMAND COUNT"), top.to_string());
         assert_eq!(h.text("COMMAND GETKEYS MSET a 1 b 2"), "[a,b]");
     }

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use resp::Frame;
 
-use super::{execute, table, Client, Ctx};
+use super::dispatch::execute;
+use super::registry::table;
+use super::{Client, Ctx};
 use crate::config::Config;
 use crate::shared::{ClientInfo, Shared};
 
@@ -50,6 +52,7 @@ impl Harness {
         let stats = self.shared.thread_stats[0].clone();
         let mut ctx = Ctx {
             shared: &self.shared,
+            table: table(),
             client: &mut self.client,
             out: &mut out,
             now_ms: self.clock.now_ms(),

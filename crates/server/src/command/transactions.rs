@@ -14,25 +14,10 @@
 use resp::encode;
 
 use super::flags::*;
-use super::{execute, spec, CommandError, CommandSpec, Ctx};
+pub use super::client::{Multi, Watched};
+use super::dispatch::execute;
+use super::{spec, CommandError, CommandSpec, Ctx};
 use crate::shared::Shared;
-
-/// The queue of a client inside MULTI.
-#[derive(Default)]
-pub struct Multi {
-    pub queue: Vec<Vec<Vec<u8>>>,
-    /// A command was refused while queueing: EXEC will answer EXECABORT.
-    pub aborted: bool,
-}
-
-/// A key a client watches.
-pub struct Watched {
-    pub db: usize,
-    pub key: Vec<u8>,
-    pub version: u64,
-    /// The key's expiry when WATCH ran.
-    pub expire_at_ms: Option<i64>,
-}
 
 /// Commands that run immediately even inside MULTI (`flags::NOT_QUEUED`).
 pub fn runs_inside_multi(spec: &CommandSpec) -> bool {
@@ -51,11 +36,11 @@ pub fn queue(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
 /// Whether the client's MULTI queue holds a command for which `pred` holds (what Redis
 /// keeps as the queue's union of command flags).
 pub fn queued_any(ctx: &Ctx<'_>, pred: impl Fn(&CommandSpec) -> bool) -> bool {
-    let t = super::table();
+    let t = ctx.table;
     ctx.client.multi.as_ref().is_some_and(|m| {
         m.queue
             .iter()
-            .any(|cmd| cmd.first().and_then(|name| super::lookup_client(name)).is_some_and(|i| pred(t.entries[i].spec)))
+            .any(|cmd| cmd.first().and_then(|name| t.lookup_client(name)).is_some_and(|i| pred(t.entries[i].spec)))
     })
 }
 

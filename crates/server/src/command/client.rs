@@ -1,0 +1,155 @@
+//! Per-connection state that the owning event loop keeps (`Client`), with the state of
+//! its transaction (MULTI's queue, WATCH) and subscriptions, and what it publishes for
+//! other threads (CLIENT LIST).
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use resp::Proto;
+
+use crate::shared::ClientInfo;
+
+/// CLIENT REPLY ON|OFF|SKIP, as Redis's flags: SKIP marks the next command
+/// (`SkipNext`), whose reply is then dropped (`Skip`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplyMode {
+    On,
+    Off,
+    SkipNext,
+    Skip,
+}
+
+impl ReplyMode {
+    /// Whether the reply of the command that just ran is dropped.
+    pub fn drops(self) -> bool {
+        matches!(self, ReplyMode::Off | ReplyMode::Skip)
+    }
+
+    /// The state for the next command, once a command (not blocked) is done.
+    pub fn after_command(self) -> ReplyMode {
+        match self {
+            ReplyMode::SkipNext => ReplyMode::Skip,
+            ReplyMode::Skip => ReplyMode::On,
+            other => other,
+        }
+    }
+}
+
+/// Per-connection state that the owning event loop keeps.
+pub struct Client {
+    pub info: Arc<ClientInfo>,
+    pub db: usize,
+    pub proto: Proto,
+    pub authenticated: bool,
+    /// Close once the pending output is written (QUIT, protocol error, CLIENT KILL of
+    /// self).
+    pub close_after_reply: bool,
+    /// Commands queued since MULTI.
+    pub multi: Option<Multi>,
+    /// Keys watched by WATCH.
+    pub watched: Vec<Watched>,
+    /// Pub/sub channels and patterns.
+    pub subs: Subscriptions,
+    /// Waiting in a blocking command: no further input runs until its reply comes.
+    pub blocked: bool,
+    /// Blocked by CLIENT PAUSE before its command ran: the command stays in the input
+    /// and runs when the pause ends (`pause.rs`).
+    pub postponed: bool,
+    /// In MONITOR mode (`monitor.rs`).
+    pub monitor: bool,
+    /// CLIENT REPLY's state: whether this connection's replies are sent.
+    pub reply_mode: ReplyMode,
+    /// Set (only while `reply_mode` is not On) by a command whose reply is a push
+    /// (the pub/sub confirmations): Redis sends those even under CLIENT REPLY OFF or
+    /// SKIP, and clients wait for them.
+    pub reply_is_push: bool,
+    /// Set by a write command whose call changed nothing (a SETBIT that leaves the bit
+    /// as it was, a BITFIELD of GETs or of SETs to the values there): as Redis, which
+    /// counts and signals only changes, it touches no WATCH, does not count in
+    /// `rdb_changes_since_last_save` and is not logged. Reset by the dispatcher.
+    pub changed_nothing: bool,
+    /// Running the queue of an EXEC (blocking commands do not block there).
+    pub in_exec: bool,
+    /// Replaying the append-only log at start: writes are not logged again.
+    pub loading: bool,
+    /// Log offset that the replies produced since the last batch end may not leave
+    /// before (they reveal a write not yet on disk); 0 = none. See `aof`.
+    pub need: u64,
+    /// What the running call means to the log, as its handler stated it (SPOP: the
+    /// SREM of what it popped); taken by the dispatcher's propagate phase.
+    pub propagation: crate::propagate::Propagation,
+    /// Input is not executed until this client's held replies leave: the log's tail
+    /// was over its limit (`aof::TAIL_LIMIT`). The owning loop resumes it.
+    pub paused_for_log: bool,
+    /// CLIENT TRACKING's options while tracking is on (`crate::tracking`).
+    pub tracking: Option<crate::tracking::Mode>,
+    /// CLIENT CACHING's answer, for the next command only.
+    pub caching: Option<bool>,
+}
+
+impl Client {
+    pub fn new(info: Arc<ClientInfo>, authenticated: bool) -> Client {
+        Client {
+            info,
+            db: 0,
+            proto: Proto::Resp2,
+            authenticated,
+            close_after_reply: false,
+            multi: None,
+            watched: Vec::new(),
+            subs: Subscriptions::default(),
+            blocked: false,
+            postponed: false,
+            monitor: false,
+            reply_mode: ReplyMode::On,
+            reply_is_push: false,
+            changed_nothing: false,
+            in_exec: false,
+            loading: false,
+            need: 0,
+            propagation: crate::propagate::Propagation::AsSent,
+            paused_for_log: false,
+            tracking: None,
+            caching: None,
+        }
+    }
+}
+
+/// Copies the state CLIENT LIST shows from the owner's client into the shared record.
+pub fn publish_client_state(client: &Client) {
+    let info = &client.info;
+    info.sub.store(client.subs.channels.len(), Ordering::Relaxed);
+    info.psub.store(client.subs.patterns.len(), Ordering::Relaxed);
+    info.multi.store(client.multi.as_ref().map_or(-1, |m| m.queue.len() as i64), Ordering::Relaxed);
+    info.blocked.store(client.blocked, Ordering::Relaxed);
+}
+
+/// The queue of a client inside MULTI.
+#[derive(Default)]
+pub struct Multi {
+    pub queue: Vec<Vec<Vec<u8>>>,
+    /// A command was refused while queueing: EXEC will answer EXECABORT.
+    pub aborted: bool,
+}
+
+/// A key a client watches.
+pub struct Watched {
+    pub db: usize,
+    pub key: Vec<u8>,
+    pub version: u64,
+    /// The key's expiry when WATCH ran.
+    pub expire_at_ms: Option<i64>,
+}
+
+/// Per-client subscription state.
+#[derive(Default)]
+pub struct Subscriptions {
+    pub channels: Vec<Vec<u8>>,
+    pub patterns: Vec<Vec<u8>>,
+}
+
+impl Subscriptions {
+    pub fn count(&self) -> usize {
+        self.channels.len() + self.patterns.len()
+    }
+}
