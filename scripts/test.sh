@@ -12,6 +12,9 @@ ensure_redis_tools
 ensure_python_deps tests/py/requirements.txt
 ensure_chromium
 
+echo "== import circles: no file of the server crate in a circle of more than 4 (issue 23)"
+python3 scripts/import-circles.py --max 4 crates/server crates/store crates/resp crates/bench 2>&1 | grep -v '^    '
+
 echo "== cargo test (unit, in-process and black-box tests against Basalt)"
 cargo test --workspace --quiet 2>&1
 

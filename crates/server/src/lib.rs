@@ -27,6 +27,7 @@ pub mod notify_flags;
 pub mod output;
 pub mod output_limit;
 pub mod propagate;
+pub mod publish;
 pub mod shared;
 pub mod snapshot;
 pub mod startup;

@@ -27,7 +27,8 @@ use std::cell::{Cell, RefCell};
 
 use store::events::{self, class, Event};
 
-use crate::command::{pubsub, Ctx};
+use crate::command::Ctx;
+use crate::publish;
 use crate::shared::{PubSub, Shared};
 
 /// Queues the event `name` of `class` for `key` in the client's database, and publishes
@@ -149,7 +150,7 @@ fn publish_queued(shared: &Shared, need: u64, writer: u64, when: Invalidate) {
             collect(&ps, flags, event, &mut deliveries);
         }
     }
-    pubsub::post_all(shared, deliveries, need);
+    publish::post_all(shared, deliveries, need);
 }
 
 /// Client-side caching's part of publishing `queued` (changes only, a flush only as the
@@ -185,14 +186,14 @@ fn invalidate(shared: &Shared, queued: &[Event], need: u64, writer: u64, when: I
 }
 
 /// The deliveries of one event on its keyspace and keyevent channels, as the flags ask.
-fn collect(ps: &PubSub, flags: u32, event: &Event, out: &mut Vec<pubsub::Delivery>) {
+fn collect(ps: &PubSub, flags: u32, event: &Event, out: &mut Vec<publish::Delivery>) {
     if flags & class::KEYSPACE != 0 {
         let mut channel = format!("__keyspace@{}__:", event.db).into_bytes();
         channel.extend_from_slice(&event.key);
-        pubsub::collect(ps, &channel, event.name.as_bytes(), out);
+        publish::collect(ps, &channel, event.name.as_bytes(), out);
     }
     if flags & class::KEYEVENT != 0 {
         let channel = format!("__keyevent@{}__:{}", event.db, event.name);
-        pubsub::collect(ps, channel.as_bytes(), &event.key, out);
+        publish::collect(ps, channel.as_bytes(), &event.key, out);
     }
 }

@@ -715,7 +715,7 @@ fn client_trackinginfo(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandErro
 }
 
 fn client_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    super::server::reply_help(
+    super::reply_help(
         ctx,
         "CLIENT",
         &[

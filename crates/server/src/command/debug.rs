@@ -93,7 +93,7 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         );
         encode::simple(ctx.out, text.as_bytes());
     } else if is(sub, "help") {
-        super::server::reply_help(
+        super::reply_help(
             ctx,
             "DEBUG",
             &[

@@ -630,7 +630,7 @@ fn object_refcount(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     object_sub(ctx, a, "refcount")
 }
 fn object_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    super::server::reply_help(
+    super::reply_help(
         ctx,
         "OBJECT",
         &[

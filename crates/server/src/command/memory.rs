@@ -13,7 +13,7 @@ use resp::encode;
 
 use super::args::{self, is};
 use super::flags::*;
-use super::server::reply_help;
+use super::reply_help;
 use super::{spec, CommandError, CommandSpec, Ctx};
 use crate::info;
 

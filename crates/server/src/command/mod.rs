@@ -269,6 +269,21 @@ pub fn write_error(out: &mut Vec<u8>, text: &str) {
     }
 }
 
+/// Writes a HELP reply: a header line then the lines, as Redis's addReplyHelp.
+pub fn reply_help(ctx: &mut Ctx<'_>, command: &str, lines: &[&str]) {
+    let out = &mut *ctx.out;
+    encode::array_len(out, lines.len() + 3);
+    encode::simple(
+        out,
+        format!("{command} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:").as_bytes(),
+    );
+    for l in lines {
+        encode::simple(out, l.as_bytes());
+    }
+    encode::simple(out, b"HELP");
+    encode::simple(out, b"    Print this help.");
+}
+
 /// Shorthand for a spec line in a family table.
 #[allow(clippy::too_many_arguments)]
 pub const fn spec(

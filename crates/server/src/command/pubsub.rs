@@ -9,14 +9,13 @@
 //! RESP2 clients in subscribed mode may only run the commands Redis allows there.
 
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
 use resp::{encode, Proto};
 
 use super::flags::*;
 pub use super::client::Subscriptions;
 use super::{container, spec, CommandError, CommandSpec, Ctx};
-use crate::shared::{Mail, PubSub, Shared, Subscriber};
+use crate::shared::{Shared, Subscriber};
 
 fn me(ctx: &Ctx<'_>) -> Subscriber {
     Subscriber {
@@ -144,61 +143,13 @@ pub fn unsubscribe_all(shared: &Shared, client: &mut super::Client) {
     }
 }
 
-fn encode_message(parts: &[&[u8]], resp3: bool) -> Arc<[u8]> {
-    let mut out = Vec::with_capacity(32 + parts.iter().map(|p| p.len() + 16).sum::<usize>());
-    encode::push_len(&mut out, parts.len(), if resp3 { Proto::Resp3 } else { Proto::Resp2 });
-    for p in parts {
-        encode::bulk(&mut out, p);
-    }
-    out.into()
-}
-
 /// PUBLISH channel message — the number of clients that received it.
 fn publish(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut deliveries = Vec::new();
-    collect(&ctx.shared.pubsub.lock(), a[1], a[2], &mut deliveries);
-    let n = post_all(ctx.shared, deliveries, 0);
+    crate::publish::collect(&ctx.shared.pubsub.lock(), a[1], a[2], &mut deliveries);
+    let n = crate::publish::post_all(ctx.shared, deliveries, 0);
     encode::integer(ctx.out, n as i64);
     Ok(())
-}
-
-/// One message for one subscriber, encoded for its protocol.
-pub type Delivery = (Subscriber, Arc<[u8]>);
-
-/// Adds the deliveries of `msg` on `ch` to `out` (the subscriptions are locked by the
-/// caller, so that several messages, keyspace notifications, take the lock once).
-pub fn collect(ps: &PubSub, ch: &[u8], msg: &[u8], out: &mut Vec<Delivery>) {
-    let mut cache: [Option<Arc<[u8]>>; 2] = [None, None];
-    if let Some(subs) = ps.channels.get(ch) {
-        for s in subs {
-            let bytes = cache[usize::from(s.resp3)]
-                .get_or_insert_with(|| encode_message(&[b"message", ch, msg], s.resp3))
-                .clone();
-            out.push((*s, bytes));
-        }
-    }
-    for (pat, subs) in &ps.patterns {
-        if !store::glob::glob_match(pat, ch, false) {
-            continue;
-        }
-        let mut cache: [Option<Arc<[u8]>>; 2] = [None, None];
-        for s in subs {
-            let bytes = cache[usize::from(s.resp3)]
-                .get_or_insert_with(|| encode_message(&[b"pmessage", pat, ch, msg], s.resp3))
-                .clone();
-            out.push((*s, bytes));
-        }
-    }
-}
-
-/// Posts collected deliveries, in order, each held until the log reaches `need`.
-/// Returns how many there were.
-pub fn post_all(shared: &Shared, deliveries: Vec<Delivery>, need: u64) -> usize {
-    let n = deliveries.len();
-    for (to, bytes) in deliveries {
-        shared.post_mail(to.owner, Mail { client_id: to.id, bytes, unblock: false, need });
-    }
-    n
 }
 
 /// PUBSUB CHANNELS [pattern] — active channels.
@@ -248,7 +199,7 @@ fn pubsub_numpat(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 fn pubsub_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    super::server::reply_help(
+    super::reply_help(
         ctx,
         "PUBSUB",
         &[

@@ -11,21 +11,6 @@ use super::table::{CommandTable, TableEntry};
 use super::{container, spec, CommandError, CommandSpec, Ctx};
 use crate::config;
 
-/// Writes a HELP reply: a header line then the lines, as Redis's addReplyHelp.
-pub fn reply_help(ctx: &mut Ctx<'_>, command: &str, lines: &[&str]) {
-    let out = &mut *ctx.out;
-    encode::array_len(out, lines.len() + 3);
-    encode::simple(
-        out,
-        format!("{command} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:").as_bytes(),
-    );
-    for l in lines {
-        encode::simple(out, l.as_bytes());
-    }
-    encode::simple(out, b"HELP");
-    encode::simple(out, b"    Print this help.");
-}
-
 /// INFO [section [section ...]] — the report as a verbatim/bulk string.
 fn info(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let sections: Vec<String> =
@@ -133,7 +118,7 @@ fn config_rewrite(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 fn config_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    reply_help(
+    super::reply_help(
         ctx,
         "CONFIG",
         &[
@@ -469,7 +454,7 @@ fn command_getkeys(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 fn command_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    reply_help(
+    super::reply_help(
         ctx,
         "COMMAND",
         &[
@@ -549,7 +534,7 @@ fn slowlog_reset(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 fn slowlog_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    reply_help(
+    super::reply_help(
         ctx,
         "SLOWLOG",
         &[
