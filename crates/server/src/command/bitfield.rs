@@ -15,7 +15,7 @@ use store::types::string::parse_i64;
 
 use super::args::{self, is};
 use super::flags::*;
-use super::{spec, CommandError, CommandSpec, Ctx};
+use super::{spec, CommandError, CommandSpec, Ctx, Writes};
 use crate::notify::notify;
 
 #[derive(Clone, Copy)]
@@ -261,6 +261,6 @@ const BITMAP: &[&str] = &["bitmap"];
 
 #[rustfmt::skip]
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("bitfield", -2, WRITE | DENYOOM, (1, 1, 1), BITMAP, "bitmap", "Performs arbitrary bitfield integer operations on strings.", bitfield),
+    spec("bitfield", -2, WRITE | DENYOOM, (1, 1, 1), BITMAP, "bitmap", "Performs arbitrary bitfield integer operations on strings.", bitfield).writes(Writes::KeysIf(writes)),
     spec("bitfield_ro", -2, READONLY | FAST, (1, 1, 1), BITMAP, "bitmap", "Performs arbitrary read-only bitfield integer operations on strings.", bitfield_ro),
 ];

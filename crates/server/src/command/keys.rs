@@ -10,7 +10,7 @@ use store::ValueType;
 
 use super::args::{self, is, ExpireUnit};
 use super::flags::*;
-use super::{container, spec, CommandError, CommandSpec, Ctx};
+use super::{container, spec, CommandError, CommandSpec, Ctx, Writes};
 use crate::notify::{notify, notify_in};
 
 /// DEL key [key ...] — the number of keys removed. Values are freed after the shard
@@ -662,6 +662,31 @@ static OBJECT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("help", 2, LOADING | STALE, (0, 0, 0), KEYSPACE, "generic", "Returns helpful text about the different subcommands.", object_help),
 ];
 
+/// What MOVE changes, for WATCH: its key in the current database and in the target
+/// one (an argument that does not parse names nothing more: the command then fails).
+fn moved<'a>(db: usize, args: &[&'a [u8]]) -> Vec<(usize, &'a [u8])> {
+    let mut v = vec![(db, args[1])];
+    v.extend(args.get(2).and_then(|a| db_index(a)).map(|to| (to, args[1])));
+    v
+}
+
+/// What COPY changes, for WATCH: its destination in the database DB names (the current
+/// one by default).
+fn copied<'a>(db: usize, args: &[&'a [u8]]) -> Vec<(usize, &'a [u8])> {
+    let dest_db = args
+        .iter()
+        .skip(3)
+        .position(|a| super::args::is(a, "db"))
+        .and_then(|i| args.get(3 + i + 1))
+        .and_then(|a| db_index(a))
+        .unwrap_or(db);
+    args.get(2).map(|dst| vec![(dest_db, *dst)]).unwrap_or_default()
+}
+
+fn db_index(arg: &[u8]) -> Option<usize> {
+    store::types::string::parse_i64(arg).and_then(|n| usize::try_from(n).ok())
+}
+
 pub static COMMANDS: &[CommandSpec] = &[
     spec("del", -2, WRITE, (1, -1, 1), KEYSPACE, "generic", "Deletes one or more keys.", del),
     spec("unlink", -2, WRITE | FAST, (1, -1, 1), KEYSPACE, "generic", "Asynchronously deletes one or more keys.", unlink),
@@ -679,15 +704,15 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("persist", 2, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Removes the expiration time of a key.", persist),
     spec("rename", 3, WRITE, (1, 2, 1), KEYSPACE, "generic", "Renames a key and overwrites the destination.", rename),
     spec("renamenx", 3, WRITE | FAST, (1, 2, 1), KEYSPACE, "generic", "Renames a key only when the target key name doesn't exist.", renamenx),
-    spec("copy", -3, WRITE | DENYOOM, (1, 2, 1), KEYSPACE, "generic", "Copies the value of a key to a new key.", copy),
-    spec("move", 3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Moves a key to another database.", move_),
+    spec("copy", -3, WRITE | DENYOOM, (1, 2, 1), KEYSPACE, "generic", "Copies the value of a key to a new key.", copy).writes(Writes::InDatabases(copied)),
+    spec("move", 3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Moves a key to another database.", move_).writes(Writes::InDatabases(moved)),
     spec("keys", 2, READONLY, (0, 0, 0), KEYSPACE_DANGEROUS, "generic", "Returns all key names that match a pattern.", keys),
     spec("scan", -2, READONLY, (0, 0, 0), KEYSPACE, "generic", "Iterates over the key names in the database.", scan),
     spec("randomkey", 1, READONLY, (0, 0, 0), KEYSPACE, "generic", "Returns a random key name from the database.", randomkey),
     spec("dbsize", 1, READONLY | FAST | READS_ANY_KEY, (0, 0, 0), KEYSPACE, "server", "Returns the number of keys in the database.", dbsize),
     spec("flushdb", -1, WRITE | WHOLE_KEYSPACE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Remove all keys from the current database.", flushdb),
-    spec("flushall", -1, WRITE | WHOLE_KEYSPACE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Removes all keys from all databases.", flushall),
-    spec("swapdb", 3, WRITE | FAST | WHOLE_KEYSPACE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Swaps two Redis databases.", swapdb),
+    spec("flushall", -1, WRITE | WHOLE_KEYSPACE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Removes all keys from all databases.", flushall).writes(Writes::AllDatabases),
+    spec("swapdb", 3, WRITE | FAST | WHOLE_KEYSPACE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Swaps two Redis databases.", swapdb).writes(Writes::AllDatabases),
     container("object", "generic", "A container for object introspection commands.", OBJECT_SUBCOMMANDS),
 ];
 

@@ -422,5 +422,5 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("lpos", -3, READONLY, (1, 1, 1), LIST, "list", "Returns the index of matching elements in a list.", lpos),
     spec("lmove", 5, WRITE | DENYOOM, (1, 2, 1), LIST, "list", "Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved.", lmove),
     spec("rpoplpush", 3, WRITE | DENYOOM, (1, 2, 1), LIST, "list", "Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped.", rpoplpush),
-    spec("lmpop", -4, WRITE, (0, 0, 0), LIST, "list", "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.", lmpop),
+    spec("lmpop", -4, WRITE | WATCH_CHANGED_ONLY, (0, 0, 0), LIST, "list", "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.", lmpop).numkeys(&[], 1),
 ];

@@ -89,6 +89,10 @@ pub mod flags {
     pub const RUNS_QUEUE: u32 = 1 << 23;
     /// CLIENT CACHING's answer outlives it (the CLIENT commands, as Redis).
     pub const KEEPS_CACHING: u32 = 1 << 24;
+    /// For WATCH, only the keys whose state it changed count as written (the *MPOP
+    /// commands pop from one of their keys; SMOVE leaves a destination that has the
+    /// member alone).
+    pub const WATCH_CHANGED_ONLY: u32 = 1 << 25;
 
     /// Names in Redis 7.0's COMMAND INFO order (`movablekeys`, computed from the key
     /// positions, goes before `allow_busy`; `sentinel` is not shown, as in Redis).
@@ -127,6 +131,27 @@ pub struct CommandSpec {
     pub summary: &'static str,
     pub handler: Handler,
     pub subcommands: &'static [CommandSpec],
+    /// Where its keys are when they move with its arguments (Redis's `movablekeys`).
+    pub movable: Option<Movable>,
+    /// Which of its keys a write may change (WATCH).
+    pub writes: Writes,
+}
+
+impl CommandSpec {
+    /// Its keys follow a `numkeys` count at `count_at`, after the keys at `fixed`.
+    pub const fn numkeys(self, fixed: &'static [usize], count_at: usize) -> CommandSpec {
+        CommandSpec { movable: Some(Movable::NumKeys { fixed, count_at }), ..self }
+    }
+
+    /// Its keys are found as `m` says.
+    pub const fn movable(self, m: Movable) -> CommandSpec {
+        CommandSpec { movable: Some(m), ..self }
+    }
+
+    /// Which of its keys a write changes.
+    pub const fn writes(self, w: Writes) -> CommandSpec {
+        CommandSpec { writes: w, ..self }
+    }
 }
 
 /// A command error; its Display is the exact error reply text (code included).
@@ -296,7 +321,7 @@ pub const fn spec(
     summary: &'static str,
     handler: Handler,
 ) -> CommandSpec {
-    CommandSpec { name, arity, flags, keys, acl, group, summary, handler, subcommands: &[] }
+    CommandSpec { name, arity, flags, keys, acl, group, summary, handler, subcommands: &[], movable: None, writes: Writes::Keys }
 }
 
 /// A parent command that dispatches to subcommands (CLIENT, CONFIG, OBJECT ...). Its
@@ -317,6 +342,8 @@ pub const fn container(
         summary,
         handler: container_without_subcommand,
         subcommands,
+        movable: None,
+        writes: Writes::Keys,
     }
 }
 
@@ -327,29 +354,39 @@ fn container_without_subcommand(_: &mut Ctx<'_>, args: &[&[u8]]) -> Result<(), C
 
 /// Where a command whose keys move with its arguments (Redis's `movablekeys`) has them.
 #[derive(Clone, Copy)]
-enum Movable {
+pub enum Movable {
     /// `numkeys key ...` with the count at `count_at`, after the keys at `fixed`.
     NumKeys { fixed: &'static [usize], count_at: usize },
     /// SORT: its key, and the last STORE's destination.
     Sort,
+    /// SORT_RO: its key is its range, but its BY and GET patterns may read others.
+    Patterns,
 }
 
-fn movable(name: &str) -> Option<Movable> {
-    Some(match name {
-        "zunionstore" | "zinterstore" | "zdiffstore" => Movable::NumKeys { fixed: &[1], count_at: 2 },
-        "zunion" | "zinter" | "zdiff" | "zintercard" | "sintercard" | "lmpop" | "zmpop" => {
-            Movable::NumKeys { fixed: &[], count_at: 1 }
-        }
-        "blmpop" | "bzmpop" => Movable::NumKeys { fixed: &[], count_at: 2 },
-        "sort" => Movable::Sort,
-        _ => return None,
-    })
+/// Which of the keys a write command names it may change, for WATCH (what Redis's key
+/// specs say with their write flags).
+#[derive(Clone, Copy)]
+pub enum Writes {
+    /// Every key it names.
+    Keys,
+    /// Its first key; the others it only reads (SINTERSTORE, ZRANGESTORE, BITOP,
+    /// ZUNIONSTORE).
+    FirstKey,
+    /// The keys after its first (SORT changes only its STORE destination).
+    AfterFirst,
+    /// Its keys, when this says its arguments write (a BITFIELD of GETs changes nothing).
+    KeysIf(fn(&[&[u8]]) -> bool),
+    /// Keys of other databases too, as this finds them from the client's database and
+    /// the arguments (MOVE, COPY ... DB).
+    InDatabases(for<'a> fn(usize, &[&'a [u8]]) -> Vec<(usize, &'a [u8])>),
+    /// Every key of every database (FLUSHALL, SWAPDB).
+    AllDatabases,
 }
 
 /// Whether COMMAND INFO flags the command `movablekeys` (SORT_RO too: Redis counts its
 /// BY/GET patterns, though GETKEYS names only its key).
 pub fn has_movable_keys(spec: &CommandSpec) -> bool {
-    movable(spec.name).is_some() || spec.name == "sort_ro"
+    spec.movable.is_some()
 }
 
 /// Positions of a command's keys, as COMMAND GETKEYS names them: the spec's range, or,
@@ -357,8 +394,8 @@ pub fn has_movable_keys(spec: &CommandSpec) -> bool {
 /// SORT's last STORE, skipping LIMIT's, BY's and GET's arguments). None when the count
 /// is not a number from 1 to the arguments left.
 pub fn command_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<Vec<usize>> {
-    match movable(spec.name) {
-        None => Some(key_positions(spec, args.len())),
+    match spec.movable {
+        None | Some(Movable::Patterns) => Some(key_positions(spec, args.len())),
         Some(Movable::NumKeys { fixed, count_at }) => {
             let n = store::types::string::parse_i64(args.get(count_at)?)?;
             let first = count_at + 1;
@@ -385,20 +422,19 @@ pub fn command_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<Vec<usize>> {
 }
 
 /// The keys a write command may change (WATCH), when they can be told from its
-/// arguments: SORT changes only its STORE destination, ZUNIONSTORE and the like only
-/// theirs (the spec's range), S*STORE, ZRANGESTORE and BITOP their first key, the *MPOP
-/// commands one of their numkeys keys, a BITFIELD of GETs nothing. None for a keyless
-/// write (the caller considers every key).
+/// arguments (`CommandSpec::writes`): all it names, its first (S*STORE, ZRANGESTORE,
+/// BITOP, ZUNIONSTORE ...), those after its first (SORT's STORE destination), none for a
+/// BITFIELD of GETs. None for a keyless write, or one whose keys are in other databases
+/// too (the caller considers every key).
 pub fn written_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<Vec<usize>> {
-    match movable(spec.name) {
-        Some(Movable::Sort) => Some(command_keys(spec, args)?.into_iter().skip(1).collect()),
-        Some(Movable::NumKeys { fixed: &[], .. }) if spec.flags & flags::WRITE != 0 => command_keys(spec, args),
-        None if spec.name == "bitfield" && !bitfield::writes(args) => Some(Vec::new()),
-        // Their spec's range names their sources too, which they only read.
-        None if matches!(spec.name, "sinterstore" | "sunionstore" | "sdiffstore" | "zrangestore" | "bitop") => {
-            Some(key_positions(spec, args.len()).into_iter().take(1).collect())
-        }
-        _ => Some(key_positions(spec, args.len())).filter(|k| !k.is_empty()),
+    let keys = command_keys(spec, args)?;
+    match spec.writes {
+        Writes::Keys => Some(keys).filter(|k| !k.is_empty()),
+        Writes::FirstKey => Some(keys.into_iter().take(1).collect()),
+        Writes::AfterFirst => Some(keys.into_iter().skip(1).collect()),
+        Writes::KeysIf(writes) if !writes(args) => Some(Vec::new()),
+        Writes::KeysIf(_) => Some(keys).filter(|k| !k.is_empty()),
+        Writes::InDatabases(_) | Writes::AllDatabases => None,
     }
 }
 

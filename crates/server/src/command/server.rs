@@ -710,6 +710,8 @@ pub static COMMANDS: &[CommandSpec] = &[
         summary: "Returns detailed information about all commands.",
         handler: command,
         subcommands: COMMAND_SUBCOMMANDS,
+        movable: None,
+        writes: super::Writes::Keys,
     },
     spec("time", 1, LOADING | STALE | FAST, (0, 0, 0), SERVER, "server", "Returns the server time.", time),
     container("slowlog", "server", "A container for slow log commands.", SLOWLOG_SUBCOMMANDS),

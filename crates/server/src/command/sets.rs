@@ -12,7 +12,7 @@ use super::args;
 use super::collections::{self as coll};
 use super::flags::*;
 use super::hashes::{check_random_count, parse_scan_args, random_picks, sample_picks, write_scan_reply};
-use super::{spec, CommandError, CommandSpec, Ctx};
+use super::{spec, CommandError, CommandSpec, Ctx, Writes};
 use crate::notify::notify;
 
 /// SADD key member [member ...] — number added.
@@ -404,13 +404,13 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("scard", 2, READONLY | FAST, (1, 1, 1), SET, "set", "Returns the number of members in a set.", scard),
     spec("spop", -2, WRITE | FAST, (1, 1, 1), SET, "set", "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.", spop),
     spec("srandmember", -2, READONLY, (1, 1, 1), SET, "set", "Get one or multiple random members from a set", srandmember),
-    spec("smove", 4, WRITE | FAST, (1, 2, 1), SET, "set", "Moves a member from one set to another.", smove),
+    spec("smove", 4, WRITE | FAST | WATCH_CHANGED_ONLY, (1, 2, 1), SET, "set", "Moves a member from one set to another.", smove),
     spec("sinter", -2, READONLY, (1, -1, 1), SET, "set", "Returns the intersect of multiple sets.", sinter),
-    spec("sintercard", -3, READONLY, (0, 0, 0), SET, "set", "Returns the number of members of the intersect of multiple sets.", sintercard),
-    spec("sinterstore", -3, WRITE | DENYOOM, (1, -1, 1), SET, "set", "Stores the intersect of multiple sets in a key.", sinterstore),
+    spec("sintercard", -3, READONLY, (0, 0, 0), SET, "set", "Returns the number of members of the intersect of multiple sets.", sintercard).numkeys(&[], 1),
+    spec("sinterstore", -3, WRITE | DENYOOM, (1, -1, 1), SET, "set", "Stores the intersect of multiple sets in a key.", sinterstore).writes(Writes::FirstKey),
     spec("sunion", -2, READONLY, (1, -1, 1), SET, "set", "Returns the union of multiple sets.", sunion),
-    spec("sunionstore", -3, WRITE | DENYOOM, (1, -1, 1), SET, "set", "Stores the union of multiple sets in a key.", sunionstore),
+    spec("sunionstore", -3, WRITE | DENYOOM, (1, -1, 1), SET, "set", "Stores the union of multiple sets in a key.", sunionstore).writes(Writes::FirstKey),
     spec("sdiff", -2, READONLY, (1, -1, 1), SET, "set", "Returns the difference of multiple sets.", sdiff),
-    spec("sdiffstore", -3, WRITE | DENYOOM, (1, -1, 1), SET, "set", "Stores the difference of multiple sets in a key.", sdiffstore),
+    spec("sdiffstore", -3, WRITE | DENYOOM, (1, -1, 1), SET, "set", "Stores the difference of multiple sets in a key.", sdiffstore).writes(Writes::FirstKey),
     spec("sscan", -3, READONLY, (1, 1, 1), SET, "set", "Iterates over members of a set.", sscan),
 ];

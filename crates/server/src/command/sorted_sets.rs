@@ -15,7 +15,7 @@ use super::args::{self, is};
 use super::collections::{self as coll};
 use super::flags::*;
 use super::hashes::{check_random_count, parse_scan_args, random_picks, sample_picks, write_scan_reply};
-use super::{spec, CommandError, CommandSpec, Ctx};
+use super::{spec, CommandError, CommandSpec, Ctx, Writes};
 use crate::notify::notify;
 
 const NOT_FLOAT: CommandError = CommandError::NotFloat;
@@ -940,7 +940,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("zrank", 3, READONLY | FAST, (1, 1, 1), ZSET, "sorted_set", "Returns the index of a member in a sorted set ordered by ascending scores.", zrank),
     spec("zrevrank", 3, READONLY | FAST, (1, 1, 1), ZSET, "sorted_set", "Returns the index of a member in a sorted set ordered by descending scores.", zrevrank),
     spec("zrange", -4, READONLY, (1, 1, 1), ZSET, "sorted_set", "Returns members in a sorted set within a range of indexes.", zrange),
-    spec("zrangestore", -5, WRITE | DENYOOM, (1, 2, 1), ZSET, "sorted_set", "Stores a range of members from sorted set in a key.", zrangestore),
+    spec("zrangestore", -5, WRITE | DENYOOM, (1, 2, 1), ZSET, "sorted_set", "Stores a range of members from sorted set in a key.", zrangestore).writes(Writes::FirstKey),
     spec("zrangebyscore", -4, READONLY, (1, 1, 1), ZSET, "sorted_set", "Returns members in a sorted set within a range of scores.", zrangebyscore),
     spec("zrevrangebyscore", -4, READONLY, (1, 1, 1), ZSET, "sorted_set", "Returns members in a sorted set within a range of scores in reverse order.", zrevrangebyscore),
     spec("zrangebylex", -4, READONLY, (1, 1, 1), ZSET, "sorted_set", "Returns members in a sorted set within a lexicographical range.", zrangebylex),
@@ -951,14 +951,14 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("zremrangebylex", 4, WRITE, (1, 1, 1), ZSET, "sorted_set", "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.", zremrangebylex),
     spec("zpopmin", -2, WRITE | FAST, (1, 1, 1), ZSET, "sorted_set", "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", zpopmin),
     spec("zpopmax", -2, WRITE | FAST, (1, 1, 1), ZSET, "sorted_set", "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", zpopmax),
-    spec("zmpop", -4, WRITE, (0, 0, 0), ZSET, "sorted_set", "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.", zmpop),
+    spec("zmpop", -4, WRITE | WATCH_CHANGED_ONLY, (0, 0, 0), ZSET, "sorted_set", "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.", zmpop).numkeys(&[], 1),
     spec("zrandmember", -2, READONLY, (1, 1, 1), ZSET, "sorted_set", "Returns one or more random members from a sorted set.", zrandmember),
-    spec("zunion", -3, READONLY, (0, 0, 0), ZSET, "sorted_set", "Returns the union of multiple sorted sets.", zunion),
-    spec("zinter", -3, READONLY, (0, 0, 0), ZSET, "sorted_set", "Returns the intersect of multiple sorted sets.", zinter),
-    spec("zdiff", -3, READONLY, (0, 0, 0), ZSET, "sorted_set", "Returns the difference between multiple sorted sets.", zdiff),
-    spec("zunionstore", -4, WRITE | DENYOOM, (1, 1, 1), ZSET, "sorted_set", "Stores the union of multiple sorted sets in a key.", zunionstore),
-    spec("zinterstore", -4, WRITE | DENYOOM, (1, 1, 1), ZSET, "sorted_set", "Stores the intersect of multiple sorted sets in a key.", zinterstore),
-    spec("zdiffstore", -4, WRITE | DENYOOM, (1, 1, 1), ZSET, "sorted_set", "Stores the difference of multiple sorted sets in a key.", zdiffstore),
-    spec("zintercard", -3, READONLY, (0, 0, 0), ZSET, "sorted_set", "Returns the number of members of the intersect of multiple sorted sets.", zintercard),
+    spec("zunion", -3, READONLY, (0, 0, 0), ZSET, "sorted_set", "Returns the union of multiple sorted sets.", zunion).numkeys(&[], 1),
+    spec("zinter", -3, READONLY, (0, 0, 0), ZSET, "sorted_set", "Returns the intersect of multiple sorted sets.", zinter).numkeys(&[], 1),
+    spec("zdiff", -3, READONLY, (0, 0, 0), ZSET, "sorted_set", "Returns the difference between multiple sorted sets.", zdiff).numkeys(&[], 1),
+    spec("zunionstore", -4, WRITE | DENYOOM, (1, 1, 1), ZSET, "sorted_set", "Stores the union of multiple sorted sets in a key.", zunionstore).numkeys(&[1], 2).writes(Writes::FirstKey),
+    spec("zinterstore", -4, WRITE | DENYOOM, (1, 1, 1), ZSET, "sorted_set", "Stores the intersect of multiple sorted sets in a key.", zinterstore).numkeys(&[1], 2).writes(Writes::FirstKey),
+    spec("zdiffstore", -4, WRITE | DENYOOM, (1, 1, 1), ZSET, "sorted_set", "Stores the difference of multiple sorted sets in a key.", zdiffstore).numkeys(&[1], 2).writes(Writes::FirstKey),
+    spec("zintercard", -3, READONLY, (0, 0, 0), ZSET, "sorted_set", "Returns the number of members of the intersect of multiple sorted sets.", zintercard).numkeys(&[], 1),
     spec("zscan", -3, READONLY, (1, 1, 1), ZSET, "sorted_set", "Iterates over members and scores of a sorted set.", zscan),
 ];

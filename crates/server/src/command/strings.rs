@@ -13,7 +13,7 @@ use store::types::string as algo;
 
 use super::args::{self, is, ExpireUnit};
 use super::flags::*;
-use super::{spec, CommandError, CommandSpec, Ctx};
+use super::{spec, CommandError, CommandSpec, Ctx, Writes};
 use crate::propagate::record;
 use crate::notify::notify;
 
@@ -784,7 +784,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("getbit", 3, READONLY | FAST, (1, 1, 1), &["bitmap"], "bitmap", "Returns a bit value by offset.", getbit),
     spec("bitcount", -2, READONLY, (1, 1, 1), &["bitmap"], "bitmap", "Counts the number of set bits (population counting) in a string.", bitcount),
     spec("bitpos", -3, READONLY, (1, 1, 1), &["bitmap"], "bitmap", "Finds the first set (1) or clear (0) bit in a string.", bitpos),
-    spec("bitop", -4, WRITE | DENYOOM, (2, -1, 1), &["bitmap"], "bitmap", "Performs bitwise operations on multiple strings, and stores the result.", bitop),
+    spec("bitop", -4, WRITE | DENYOOM, (2, -1, 1), &["bitmap"], "bitmap", "Performs bitwise operations on multiple strings, and stores the result.", bitop).writes(Writes::FirstKey),
     spec("lcs", -3, READONLY, (1, 2, 1), STR, "string", "Finds the longest common substring.", lcs),
 ];
 

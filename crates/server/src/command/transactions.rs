@@ -16,7 +16,7 @@ use resp::encode;
 use super::flags::*;
 pub use super::client::{Multi, Watched};
 use super::dispatch::execute;
-use super::{spec, CommandError, CommandSpec, Ctx};
+use super::{spec, CommandError, CommandSpec, Ctx, Writes};
 use crate::shared::Shared;
 
 /// Commands that run immediately even inside MULTI (`flags::NOT_QUEUED`).
@@ -69,19 +69,19 @@ fn state(ctx: &Ctx<'_>, db: usize, key: &[u8]) -> Option<usize> {
 }
 
 /// Before a write command (only called while some client watches a key): the watched
-/// keys it may change ([`super::written_keys`]; MOVE's and COPY's by database).
-/// Commands that change many keys, or keyless ones, consider every watched key of the
-/// database (all databases for FLUSHALL and SWAPDB).
+/// keys it may change (`CommandSpec::writes`: its keys, [`super::written_keys`], or
+/// those it names in other databases too, MOVE's and COPY's). Commands that change many
+/// keys, or keyless ones, consider every watched key of the database (of every database
+/// for FLUSHALL and SWAPDB).
 pub fn before_write(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> WriteTargets {
     let db = ctx.client.db;
     let watched: Vec<(usize, Vec<u8>)> = ctx.shared.watches.lock().keys().cloned().collect();
-    let candidates: Vec<(usize, Vec<u8>)> = match spec.name {
-        "flushall" | "swapdb" => watched,
-        // MOVE changes its key in both databases, COPY only its destination (in the
-        // database DB names, if any): not every watched key (the shared black-box server
-        // saw unrelated WATCHes fail while another test ran COPY).
-        "move" | "copy" => {
-            let targets = moved_or_copied(ctx, spec.name, args);
+    let candidates: Vec<(usize, Vec<u8>)> = match spec.writes {
+        Writes::AllDatabases => watched,
+        // Not every watched key (the shared black-box server saw unrelated WATCHes fail
+        // while another test ran COPY).
+        Writes::InDatabases(targets) => {
+            let targets = targets(db, args);
             watched.into_iter().filter(|(d, k)| targets.iter().any(|(td, tk)| td == d && *tk == k.as_slice())).collect()
         }
         _ => match super::written_keys(spec, args) {
@@ -94,32 +94,8 @@ pub fn before_write(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> WriteT
             let before = state(ctx, d, &k);
             (d, k, before)
         }).collect(),
-        // The *MPOP commands pop from one of their keys: the others keep their state.
-        // SMOVE leaves its destination alone when the member is there already (and
-        // does nothing when source and destination are one key), as Redis.
-        changed_only: matches!(spec.name, "lmpop" | "blmpop" | "zmpop" | "bzmpop" | "smove"),
+        changed_only: spec.flags & WATCH_CHANGED_ONLY != 0,
     }
-}
-
-/// The (database, key) pairs MOVE or COPY change: MOVE's key in the current and the
-/// target database, COPY's destination in its DB (the current one by default). Arguments
-/// that do not parse give what they name anyway: the command then fails, changing nothing.
-fn moved_or_copied<'a>(ctx: &Ctx<'_>, name: &str, args: &[&'a [u8]]) -> Vec<(usize, &'a [u8])> {
-    let db = ctx.client.db;
-    let index = |arg: &[u8]| store::types::string::parse_i64(arg).and_then(|n| usize::try_from(n).ok());
-    if name == "move" {
-        let mut v = vec![(db, args[1])];
-        v.extend(args.get(2).and_then(|a| index(a)).map(|to| (to, args[1])));
-        return v;
-    }
-    let dest_db = args
-        .iter()
-        .skip(3)
-        .position(|a| super::args::is(a, "db"))
-        .and_then(|i| args.get(3 + i + 1))
-        .and_then(|a| index(a))
-        .unwrap_or(db);
-    args.get(2).map(|dst| vec![(dest_db, *dst)]).unwrap_or_default()
 }
 
 /// After a successful write: bumps the version of each target that existed before or
