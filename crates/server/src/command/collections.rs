@@ -214,7 +214,9 @@ pub fn read_key<'s, T: Collection>(
 
 /// The collection at `key`, created empty when absent; WRONGTYPE when another type.
 /// An existing key's access is recorded (LRU/LFU), as Redis's write lookup does. The
-/// caller must leave it non-empty or call [`drop_if_empty`].
+/// caller must leave it non-empty or call [`drop_if_empty`]. (Inlined: on the path of
+/// every collection write; LLVM stopped inlining it when the command folder was split.)
+#[inline]
 pub fn get_or_create<'s, T: Collection>(
     ctx: &Ctx<'_>,
     shard: &'s mut Shard,
@@ -226,6 +228,7 @@ pub fn get_or_create<'s, T: Collection>(
 
 /// [`get_or_create`] for a caller without a client: `access` is (a new key's access
 /// field, what an existing key's access records, if anything).
+#[inline]
 pub fn get_or_create_with<'s, T: Collection>(
     shard: &'s mut Shard,
     hash: u64,
