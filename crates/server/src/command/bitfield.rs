@@ -261,6 +261,6 @@ const BITMAP: &[&str] = &["bitmap"];
 
 #[rustfmt::skip]
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("bitfield", -2, WRITE | DENYOOM, (1, 1, 1), BITMAP, "bitmap", "Performs arbitrary bitfield integer operations on strings.", bitfield).writes(Writes::KeysIf(writes)),
-    spec("bitfield_ro", -2, READONLY | FAST, (1, 1, 1), BITMAP, "bitmap", "Performs arbitrary read-only bitfield integer operations on strings.", bitfield_ro),
+    spec("bitfield", -2, WRITE | DENYOOM, (1, 1, 1), BITMAP, "bitmap", "Performs arbitrary bitfield integer operations on strings.", bitfield).since("3.2.0").writes(Writes::KeysIf(writes)),
+    spec("bitfield_ro", -2, READONLY | FAST, (1, 1, 1), BITMAP, "bitmap", "Performs arbitrary read-only bitfield integer operations on strings.", bitfield_ro).since("6.0.0"),
 ];

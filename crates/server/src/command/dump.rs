@@ -123,6 +123,6 @@ const KEYSPACE_DANGEROUS: &[&str] = &["keyspace", "dangerous"];
 
 #[rustfmt::skip]
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("dump", 2, READONLY, (1, 1, 1), KEYSPACE, "generic", "Returns a serialized representation of the value stored at a key.", dump),
-    spec("restore", -4, WRITE | DENYOOM, (1, 1, 1), KEYSPACE_DANGEROUS, "generic", "Creates a key from the serialized representation of a value.", restore),
+    spec("dump", 2, READONLY, (1, 1, 1), KEYSPACE, "generic", "Returns a serialized representation of the value stored at a key.", dump).since("2.6.0"),
+    spec("restore", -4, WRITE | DENYOOM, (1, 1, 1), KEYSPACE_DANGEROUS, "generic", "Creates a key from the serialized representation of a value.", restore).since("2.6.0"),
 ];

@@ -146,13 +146,13 @@ const NO_ACL: &[&str] = &[];
 
 #[rustfmt::skip]
 static SUBCOMMANDS: &[CommandSpec] = &[
-    spec("histogram", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the cumulative distribution of latencies of a subset or all commands.", histogram),
-    spec("latest", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the latest latency samples for all events.", latest),
-    spec("history", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns timestamp-latency samples for an event.", history),
-    spec("reset", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Resets the latency data for one or more events.", reset),
-    spec("doctor", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns a human-readable latency analysis report.", doctor),
-    spec("graph", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns a latency graph for an event.", graph),
-    spec("help", 2, LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns helpful text about the different subcommands.", help),
+    spec("histogram", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the cumulative distribution of latencies of a subset or all commands.", histogram).since("7.0.0"),
+    spec("latest", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the latest latency samples for all events.", latest).since("2.8.13"),
+    spec("history", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns timestamp-latency samples for an event.", history).since("2.8.13"),
+    spec("reset", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Resets the latency data for one or more events.", reset).since("2.8.13"),
+    spec("doctor", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns a human-readable latency analysis report.", doctor).since("2.8.13"),
+    spec("graph", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns a latency graph for an event.", graph).since("2.8.13"),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns helpful text about the different subcommands.", help).since("2.8.13"),
 ];
 
 pub static COMMANDS: &[CommandSpec] = &[container(
@@ -160,4 +160,4 @@ pub static COMMANDS: &[CommandSpec] = &[container(
     "server",
     "A container for latency diagnostics commands.",
     SUBCOMMANDS,
-)];
+).since("2.8.13")];

@@ -275,12 +275,12 @@ fn memory_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 
 #[rustfmt::skip]
 pub static MEMORY_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("usage", -3, READONLY | READS_ANY_KEY, (2, 2, 1), &[], "server", "Estimates the memory usage of a key.", memory_usage),
-    spec("stats", 2, READS_ANY_KEY, (0, 0, 0), &[], "server", "Returns details about memory usage.", memory_stats),
-    spec("doctor", 2, 0, (0, 0, 0), &[], "server", "Outputs a memory problems report.", memory_doctor),
-    spec("malloc-stats", 2, 0, (0, 0, 0), &[], "server", "Returns the allocator statistics.", memory_malloc_stats),
-    spec("purge", 2, 0, (0, 0, 0), &[], "server", "Asks the allocator to release memory.", memory_purge),
-    spec("help", 2, LOADING | STALE, (0, 0, 0), &[], "server", "Returns helpful text about the different subcommands.", memory_help),
+    spec("usage", -3, READONLY | READS_ANY_KEY, (2, 2, 1), &[], "server", "Estimates the memory usage of a key.", memory_usage).since("4.0.0"),
+    spec("stats", 2, READS_ANY_KEY, (0, 0, 0), &[], "server", "Returns details about memory usage.", memory_stats).since("4.0.0"),
+    spec("doctor", 2, 0, (0, 0, 0), &[], "server", "Outputs a memory problems report.", memory_doctor).since("4.0.0"),
+    spec("malloc-stats", 2, 0, (0, 0, 0), &[], "server", "Returns the allocator statistics.", memory_malloc_stats).since("4.0.0"),
+    spec("purge", 2, 0, (0, 0, 0), &[], "server", "Asks the allocator to release memory.", memory_purge).since("4.0.0"),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), &[], "server", "Returns helpful text about the different subcommands.", memory_help).since("4.0.0"),
 ];
 
 #[cfg(test)]

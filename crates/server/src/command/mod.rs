@@ -135,6 +135,8 @@ pub struct CommandSpec {
     pub movable: Option<Movable>,
     /// Which of its keys a write may change (WATCH).
     pub writes: Writes,
+    /// The Redis version that introduced it (COMMAND DOCS).
+    pub since: &'static str,
 }
 
 impl CommandSpec {
@@ -151,6 +153,11 @@ impl CommandSpec {
     /// Which of its keys a write changes.
     pub const fn writes(self, w: Writes) -> CommandSpec {
         CommandSpec { writes: w, ..self }
+    }
+
+    /// The Redis version that introduced it.
+    pub const fn since(self, version: &'static str) -> CommandSpec {
+        CommandSpec { since: version, ..self }
     }
 }
 
@@ -321,7 +328,7 @@ pub const fn spec(
     summary: &'static str,
     handler: Handler,
 ) -> CommandSpec {
-    CommandSpec { name, arity, flags, keys, acl, group, summary, handler, subcommands: &[], movable: None, writes: Writes::Keys }
+    CommandSpec { name, arity, flags, keys, acl, group, summary, handler, subcommands: &[], movable: None, writes: Writes::Keys, since: "" }
 }
 
 /// A parent command that dispatches to subcommands (CLIENT, CONFIG, OBJECT ...). Its
@@ -344,6 +351,7 @@ pub const fn container(
         subcommands,
         movable: None,
         writes: Writes::Keys,
+        since: "",
     }
 }
 

@@ -133,7 +133,7 @@ pub const KEYSPACE_REFUSED: &str = "ERR Replica can't interact with the keyspace
 
 #[rustfmt::skip]
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("monitor", 1, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), &["dangerous"], "server", "Listens for all requests received by the server in real-time.", monitor),
+    spec("monitor", 1, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), &["dangerous"], "server", "Listens for all requests received by the server in real-time.", monitor).since("1.0.0"),
 ];
 
 #[cfg(test)]

@@ -229,19 +229,19 @@ pub fn subscribed_mode_error(ctx: &Ctx<'_>, command: &CommandSpec) -> Option<Str
 const PUBSUB_ACL: &[&str] = &["pubsub"];
 
 static PUBSUB_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("channels", -2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns the active channels.", pubsub_channels),
-    spec("numsub", -2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns a count of subscribers to channels.", pubsub_numsub),
-    spec("numpat", 2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns a count of unique pattern subscriptions.", pubsub_numpat),
-    spec("help", 2, LOADING | STALE, (0, 0, 0), &[], "pubsub", "Returns helpful text about the different subcommands.", pubsub_help),
+    spec("channels", -2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns the active channels.", pubsub_channels).since("2.8.0"),
+    spec("numsub", -2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns a count of subscribers to channels.", pubsub_numsub).since("2.8.0"),
+    spec("numpat", 2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns a count of unique pattern subscriptions.", pubsub_numpat).since("2.8.0"),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), &[], "pubsub", "Returns helpful text about the different subcommands.", pubsub_help).since("6.2.0"),
 ];
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("subscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels.", subscribe),
-    spec("unsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages posted to channels.", unsubscribe),
-    spec("psubscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels that match one or more patterns.", psubscribe),
-    spec("punsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages published to channels that match one or more patterns.", punsubscribe),
-    spec("publish", 3, PUBSUB | LOADING | STALE | FAST | MAY_REPLICATE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Posts a message to a channel.", publish),
-    container("pubsub", "pubsub", "A container for Pub/Sub commands.", PUBSUB_SUBCOMMANDS),
+    spec("subscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels.", subscribe).since("2.0.0"),
+    spec("unsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages posted to channels.", unsubscribe).since("2.0.0"),
+    spec("psubscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels that match one or more patterns.", psubscribe).since("2.0.0"),
+    spec("punsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages published to channels that match one or more patterns.", punsubscribe).since("2.0.0"),
+    spec("publish", 3, PUBSUB | LOADING | STALE | FAST | MAY_REPLICATE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Posts a message to a channel.", publish).since("2.0.0"),
+    container("pubsub", "pubsub", "A container for Pub/Sub commands.", PUBSUB_SUBCOMMANDS).since("2.8.0"),
 ];
 
 #[cfg(test)]

@@ -437,6 +437,6 @@ const SORT_ACL: &[&str] = &["set", "sortedset", "list", "dangerous"];
 
 #[rustfmt::skip]
 pub const COMMANDS: &[CommandSpec] = &[
-    spec("sort", -2, WRITE | DENYOOM | READS_ANY_KEY, (1, 1, 1), SORT_ACL, "generic", "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.", sort_cmd).movable(Movable::Sort).writes(Writes::AfterFirst),
-    spec("sort_ro", -2, READONLY | READS_ANY_KEY, (1, 1, 1), SORT_ACL, "generic", "Returns the sorted elements of a list, a set, or a sorted set.", sort_ro).movable(Movable::Patterns),
+    spec("sort", -2, WRITE | DENYOOM | READS_ANY_KEY, (1, 1, 1), SORT_ACL, "generic", "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.", sort_cmd).movable(Movable::Sort).writes(Writes::AfterFirst).since("1.0.0"),
+    spec("sort_ro", -2, READONLY | READS_ANY_KEY, (1, 1, 1), SORT_ACL, "generic", "Returns the sorted elements of a list, a set, or a sorted set.", sort_ro).movable(Movable::Patterns).since("7.0.0"),
 ];

@@ -213,9 +213,9 @@ fn unwatch(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 const TX: &[&str] = &["transaction"];
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("multi", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (0, 0, 0), TX, "transactions", "Starts a transaction.", multi),
-    spec("exec", 1, NOSCRIPT | LOADING | STALE | SKIP_SLOWLOG | NOT_QUEUED | ALL_GATES | READS_ANY_KEY | RUNS_QUEUE, (0, 0, 0), TX, "transactions", "Executes all commands in a transaction.", exec),
-    spec("discard", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (0, 0, 0), TX, "transactions", "Discards a transaction.", discard),
-    spec("watch", -2, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (1, -1, 1), TX, "transactions", "Monitors changes to keys to determine the execution of a transaction.", watch),
-    spec("unwatch", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY, (0, 0, 0), TX, "transactions", "Forgets about watched keys of a transaction.", unwatch),
+    spec("multi", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (0, 0, 0), TX, "transactions", "Starts a transaction.", multi).since("1.2.0"),
+    spec("exec", 1, NOSCRIPT | LOADING | STALE | SKIP_SLOWLOG | NOT_QUEUED | ALL_GATES | READS_ANY_KEY | RUNS_QUEUE, (0, 0, 0), TX, "transactions", "Executes all commands in a transaction.", exec).since("1.2.0"),
+    spec("discard", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (0, 0, 0), TX, "transactions", "Discards a transaction.", discard).since("2.0.0"),
+    spec("watch", -2, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (1, -1, 1), TX, "transactions", "Monitors changes to keys to determine the execution of a transaction.", watch).since("2.2.0"),
+    spec("unwatch", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY, (0, 0, 0), TX, "transactions", "Forgets about watched keys of a transaction.", unwatch).since("2.2.0"),
 ];
