@@ -819,8 +819,8 @@ fn compare_writes_an_html_report() {
     assert_eq!(html.matches("<tr><td>rps</td>").count(), 2, "{html}");
 }
 
-/// redis-benchmark mode's report: one spectrum series per test (no timeline: that mode
-/// keeps none per test).
+/// redis-benchmark mode's report: one spectrum series per test, the run's per-second
+/// timeline (the tests one after another) and the load threads' CPU.
 #[test]
 fn redis_mode_writes_an_html_report() {
     let Some((_s, port)) = redis() else { return };
@@ -830,7 +830,8 @@ fn redis_mode_writes_an_html_report() {
     assert_eq!(code, 0, "{out}{err}");
     let html = std::fs::read_to_string(&page).expect("page");
     assert!(html.contains("data-name=\"SET\" data-points=\"51\"") && html.contains("data-name=\"GET\" data-points=\"51\""), "{html}");
-    assert_eq!(html.matches("<svg").count(), 1, "the spectrum only: {html}");
+    assert_eq!(html.matches("<svg").count(), 3, "spectrum, throughput, latency timeline: {html}");
+    assert!(html.contains("<h2>Client threads</h2>"), "the load threads' CPU: {html}");
     assert!(html.contains("<th>requests (-n)</th><td>2000</td>") && html.contains("<td>Redis 7."), "{html}");
 }
 

@@ -149,6 +149,10 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
     let mut code = 0;
     // For --report and --hdr-log: each test's title, latencies, and when it ran.
     let mut done: Vec<(String, hdrhistogram::Histogram<u64>, Duration, Duration)> = Vec::new();
+    // For --report: the run's per-second timeline (the tests' one after another) and
+    // each load thread's CPU over all tests.
+    let mut seconds: Vec<crate::stats::Second> = Vec::new();
+    let mut cpu: Vec<crate::stats::cpu::ThreadCpu> = Vec::new();
     let start_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
     let started = Instant::now();
     'outer: loop {
@@ -166,6 +170,17 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
                     code = code.max(extra_code);
                     if cfg.report.is_some() || cfg.hdr_log.is_some() {
                         done.push((r.title.clone(), r.hist.clone(), offset, started.elapsed() - offset));
+                        seconds.extend(std::mem::take(&mut r.timeline));
+                        for (i, c) in r.cpu.iter().enumerate() {
+                            match cpu.get_mut(i) {
+                                Some(t) => {
+                                    t.cpu_s += c.cpu_s;
+                                    t.wait_s += c.wait_s;
+                                    t.wall_s += c.wall_s;
+                                }
+                                None => cpu.push(c.clone()),
+                            }
+                        }
                     }
                 }
                 Err(e) => {
@@ -203,8 +218,8 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
             config,
             server,
             kinds: done.iter().map(|(t, h, ..)| (t.clone(), h)).collect(),
-            seconds: &[],
-            cpu: &[],
+            seconds: &seconds,
+            cpu: &cpu,
             open_loop: cfg.rate.is_some(),
         };
         if let Err(e) = std::fs::write(path, crate::report::html::render(&page)) {
@@ -366,6 +381,8 @@ fn run_test(cfg: &RedisConfig, test: &Test, progress: bool, report: &mut RedisRe
             appendonly: None,
             threads: cfg.threads,
             hist: total.hist,
+            timeline: out.stats.timeline.clone(),
+            cpu: out.stats.cpu.clone(),
         },
         code,
     ))

@@ -30,6 +30,9 @@ pub struct TestResult {
     pub threads: Option<usize>,
     /// Latencies, µs.
     pub hist: Histogram<u64>,
+    /// Its per-second timeline, and each load thread's CPU (for `--report`).
+    pub timeline: Vec<crate::stats::Second>,
+    pub cpu: Vec<crate::stats::cpu::ThreadCpu>,
 }
 
 impl TestResult {
@@ -214,6 +217,8 @@ mod tests {
             appendonly: Some("no".into()),
             threads: None,
             hist: h,
+            timeline: Vec::new(),
+            cpu: Vec::new(),
         }
     }
 
