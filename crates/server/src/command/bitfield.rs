@@ -15,7 +15,8 @@ use store::types::string::parse_i64;
 
 use super::args::{self, is};
 use super::flags::*;
-use super::{spec, CommandError, CommandSpec, Ctx, Writes};
+use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Writes};
+use super::key_flags as kf;
 use crate::notify::notify;
 
 #[derive(Clone, Copy)]
@@ -261,6 +262,6 @@ const BITMAP: &[&str] = &["bitmap"];
 
 #[rustfmt::skip]
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("bitfield", -2, WRITE | DENYOOM, (1, 1, 1), BITMAP, "bitmap", "Performs arbitrary bitfield integer operations on strings.", bitfield).since("3.2.0").writes(Writes::KeysIf(writes)),
-    spec("bitfield_ro", -2, READONLY | FAST, (1, 1, 1), BITMAP, "bitmap", "Performs arbitrary read-only bitfield integer operations on strings.", bitfield_ro).since("6.0.0"),
+    spec("bitfield", -2, WRITE | DENYOOM, (1, 1, 1), BITMAP, "bitmap", "Performs arbitrary bitfield integer operations on strings.", bitfield).since("3.2.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE | kf::VARIABLE_FLAGS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).writes(Writes::KeysIf(writes)),
+    spec("bitfield_ro", -2, READONLY | FAST, (1, 1, 1), BITMAP, "bitmap", "Performs arbitrary read-only bitfield integer operations on strings.", bitfield_ro).since("6.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
 ];

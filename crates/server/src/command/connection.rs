@@ -767,8 +767,8 @@ static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
     spec("id", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns the unique client ID of the connection.", client_id).since("5.0.0"),
     spec("setname", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Sets the connection name.", client_setname).since("2.6.9"),
     spec("getname", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns the name of the connection.", client_getname).since("2.6.9"),
-    spec("list", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Lists open connections.", client_list).since("2.4.0"),
-    spec("info", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns information about the connection.", client_info).since("6.2.0"),
+    spec("list", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Lists open connections.", client_list).since("2.4.0").tips(&["nondeterministic_output"]),
+    spec("info", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns information about the connection.", client_info).since("6.2.0").tips(&["nondeterministic_output"]),
     spec("kill", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Terminates open connections.", client_kill).since("2.4.0"),
     spec("no-evict", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Sets the client eviction mode of the connection.", client_no_evict).since("7.0.0"),
     spec("no-touch", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", client_no_touch).since("7.2.0"),
@@ -785,7 +785,7 @@ static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
 ];
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("ping", -1, FAST | WHILE_SUBSCRIBED | DISK_PROBE, (0, 0, 0), CONN, "connection", "Returns the server's liveliness response.", ping).since("1.0.0"),
+    spec("ping", -1, FAST | WHILE_SUBSCRIBED | DISK_PROBE, (0, 0, 0), CONN, "connection", "Returns the server's liveliness response.", ping).since("1.0.0").tips(&["request_policy:all_shards", "response_policy:all_succeeded"]),
     spec("echo", 2, LOADING | STALE | FAST, (0, 0, 0), CONN, "connection", "Returns the given string.", echo).since("1.0.0"),
     spec("quit", -1, ALLOW_BUSY | NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | NOT_QUEUED | WHILE_SUBSCRIBED, (0, 0, 0), CONN, "connection", "Closes the connection.", quit).since("1.0.0"),
     spec("select", 2, LOADING | STALE | FAST, (0, 0, 0), CONN, "connection", "Changes the selected database.", select).since("1.0.0"),

@@ -15,7 +15,8 @@ use store::events::class;
 
 use super::args::{self, is};
 use super::flags::*;
-use super::{spec, CommandError, CommandSpec, Ctx};
+use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
+use super::key_flags as kf;
 use crate::notify::notify;
 
 /// DUMP key — the serialized value, or nil.
@@ -123,6 +124,6 @@ const KEYSPACE_DANGEROUS: &[&str] = &["keyspace", "dangerous"];
 
 #[rustfmt::skip]
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("dump", 2, READONLY, (1, 1, 1), KEYSPACE, "generic", "Returns a serialized representation of the value stored at a key.", dump).since("2.6.0"),
-    spec("restore", -4, WRITE | DENYOOM, (1, 1, 1), KEYSPACE_DANGEROUS, "generic", "Creates a key from the serialized representation of a value.", restore).since("2.6.0"),
+    spec("dump", 2, READONLY, (1, 1, 1), KEYSPACE, "generic", "Returns a serialized representation of the value stored at a key.", dump).since("2.6.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output"]),
+    spec("restore", -4, WRITE | DENYOOM, (1, 1, 1), KEYSPACE_DANGEROUS, "generic", "Creates a key from the serialized representation of a value.", restore).since("2.6.0").key_specs(&[KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
 ];

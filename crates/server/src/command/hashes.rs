@@ -10,7 +10,8 @@ use store::types::string as algo;
 use super::args::{self, is};
 use super::collections::{self as coll};
 use super::flags::*;
-use super::{spec, CommandError, CommandSpec, Ctx};
+use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
+use super::key_flags as kf;
 use crate::notify::notify;
 
 /// HSET key field value [field value ...] — number of fields added.
@@ -446,20 +447,20 @@ fn hscan(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 const HASH: &[&str] = &["hash"];
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("hset", -4, WRITE | DENYOOM | FAST, (1, 1, 1), HASH, "hash", "Creates or modifies the value of a field in a hash.", hset).since("2.0.0"),
-    spec("hmset", -4, WRITE | DENYOOM | FAST, (1, 1, 1), HASH, "hash", "Sets the values of multiple fields.", hmset).since("2.0.0"),
-    spec("hsetnx", 4, WRITE | DENYOOM | FAST, (1, 1, 1), HASH, "hash", "Sets the value of a field in a hash only when the field doesn't exist.", hsetnx).since("2.0.0"),
-    spec("hget", 3, READONLY | FAST, (1, 1, 1), HASH, "hash", "Returns the value of a field in a hash.", hget).since("2.0.0"),
-    spec("hmget", -3, READONLY | FAST, (1, 1, 1), HASH, "hash", "Returns the values of all fields in a hash.", hmget).since("2.0.0"),
-    spec("hgetall", 2, READONLY, (1, 1, 1), HASH, "hash", "Returns all fields and values in a hash.", hgetall).since("2.0.0"),
-    spec("hkeys", 2, READONLY, (1, 1, 1), HASH, "hash", "Returns all fields in a hash.", hkeys).since("2.0.0"),
-    spec("hvals", 2, READONLY, (1, 1, 1), HASH, "hash", "Returns all values in a hash.", hvals).since("2.0.0"),
-    spec("hdel", -3, WRITE | FAST, (1, 1, 1), HASH, "hash", "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.", hdel).since("2.0.0"),
-    spec("hlen", 2, READONLY | FAST, (1, 1, 1), HASH, "hash", "Returns the number of fields in a hash.", hlen).since("2.0.0"),
-    spec("hstrlen", 3, READONLY | FAST, (1, 1, 1), HASH, "hash", "Returns the length of the value of a field.", hstrlen).since("3.2.0"),
-    spec("hexists", 3, READONLY | FAST, (1, 1, 1), HASH, "hash", "Determines whether a field exists in a hash.", hexists).since("2.0.0"),
-    spec("hincrby", 4, WRITE | DENYOOM | FAST, (1, 1, 1), HASH, "hash", "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.", hincrby).since("2.0.0"),
-    spec("hincrbyfloat", 4, WRITE | DENYOOM | FAST, (1, 1, 1), HASH, "hash", "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.", hincrbyfloat).since("2.6.0"),
-    spec("hrandfield", -2, READONLY, (1, 1, 1), HASH, "hash", "Returns one or more random fields from a hash.", hrandfield).since("6.2.0"),
-    spec("hscan", -3, READONLY, (1, 1, 1), HASH, "hash", "Iterates over fields and values of a hash.", hscan).since("2.8.0"),
+    spec("hset", -4, WRITE | DENYOOM | FAST, (1, 1, 1), HASH, "hash", "Creates or modifies the value of a field in a hash.", hset).since("2.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("hmset", -4, WRITE | DENYOOM | FAST, (1, 1, 1), HASH, "hash", "Sets the values of multiple fields.", hmset).since("2.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("hsetnx", 4, WRITE | DENYOOM | FAST, (1, 1, 1), HASH, "hash", "Sets the value of a field in a hash only when the field doesn't exist.", hsetnx).since("2.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::INSERT, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("hget", 3, READONLY | FAST, (1, 1, 1), HASH, "hash", "Returns the value of a field in a hash.", hget).since("2.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("hmget", -3, READONLY | FAST, (1, 1, 1), HASH, "hash", "Returns the values of all fields in a hash.", hmget).since("2.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("hgetall", 2, READONLY, (1, 1, 1), HASH, "hash", "Returns all fields and values in a hash.", hgetall).since("2.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output_order"]),
+    spec("hkeys", 2, READONLY, (1, 1, 1), HASH, "hash", "Returns all fields in a hash.", hkeys).since("2.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output_order"]),
+    spec("hvals", 2, READONLY, (1, 1, 1), HASH, "hash", "Returns all values in a hash.", hvals).since("2.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output_order"]),
+    spec("hdel", -3, WRITE | FAST, (1, 1, 1), HASH, "hash", "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.", hdel).since("2.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("hlen", 2, READONLY | FAST, (1, 1, 1), HASH, "hash", "Returns the number of fields in a hash.", hlen).since("2.0.0").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("hstrlen", 3, READONLY | FAST, (1, 1, 1), HASH, "hash", "Returns the length of the value of a field.", hstrlen).since("3.2.0").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("hexists", 3, READONLY | FAST, (1, 1, 1), HASH, "hash", "Determines whether a field exists in a hash.", hexists).since("2.0.0").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("hincrby", 4, WRITE | DENYOOM | FAST, (1, 1, 1), HASH, "hash", "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.", hincrby).since("2.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("hincrbyfloat", 4, WRITE | DENYOOM | FAST, (1, 1, 1), HASH, "hash", "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.", hincrbyfloat).since("2.6.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("hrandfield", -2, READONLY, (1, 1, 1), HASH, "hash", "Returns one or more random fields from a hash.", hrandfield).since("6.2.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output"]),
+    spec("hscan", -3, READONLY, (1, 1, 1), HASH, "hash", "Iterates over fields and values of a hash.", hscan).since("2.8.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output"]),
 ];

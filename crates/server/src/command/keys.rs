@@ -10,7 +10,8 @@ use store::ValueType;
 
 use super::args::{self, is, ExpireUnit};
 use super::flags::*;
-use super::{container, spec, CommandError, CommandSpec, Ctx, Writes};
+use super::{container, spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Writes};
+use super::key_flags as kf;
 use crate::notify::{notify, notify_in};
 
 /// DEL key [key ...] — the number of keys removed. Values are freed after the shard
@@ -655,10 +656,10 @@ const KEYSPACE: &[&str] = &["keyspace"];
 const KEYSPACE_DANGEROUS: &[&str] = &["keyspace", "dangerous"];
 
 static OBJECT_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("encoding", 3, READONLY, (2, 2, 1), KEYSPACE, "generic", "Returns the internal encoding of a Redis object.", object_encoding).since("2.2.3"),
-    spec("idletime", 3, READONLY, (2, 2, 1), KEYSPACE, "generic", "Returns the time since the last access to a Redis object.", object_idletime).since("2.2.3"),
-    spec("freq", 3, READONLY, (2, 2, 1), KEYSPACE, "generic", "Returns the logarithmic access frequency counter of a Redis object.", object_freq).since("4.0.0"),
-    spec("refcount", 3, READONLY, (2, 2, 1), KEYSPACE, "generic", "Returns the reference count of a value of a key.", object_refcount).since("2.2.3"),
+    spec("encoding", 3, READONLY, (2, 2, 1), KEYSPACE, "generic", "Returns the internal encoding of a Redis object.", object_encoding).since("2.2.3").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output"]),
+    spec("idletime", 3, READONLY, (2, 2, 1), KEYSPACE, "generic", "Returns the time since the last access to a Redis object.", object_idletime).since("2.2.3").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output"]),
+    spec("freq", 3, READONLY, (2, 2, 1), KEYSPACE, "generic", "Returns the logarithmic access frequency counter of a Redis object.", object_freq).since("4.0.0").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output"]),
+    spec("refcount", 3, READONLY, (2, 2, 1), KEYSPACE, "generic", "Returns the reference count of a value of a key.", object_refcount).since("2.2.3").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output"]),
     spec("help", 2, LOADING | STALE, (0, 0, 0), KEYSPACE, "generic", "Returns helpful text about the different subcommands.", object_help).since("6.2.0"),
 ];
 
@@ -688,30 +689,30 @@ fn db_index(arg: &[u8]) -> Option<usize> {
 }
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("del", -2, WRITE, (1, -1, 1), KEYSPACE, "generic", "Deletes one or more keys.", del).since("1.0.0"),
-    spec("unlink", -2, WRITE | FAST, (1, -1, 1), KEYSPACE, "generic", "Asynchronously deletes one or more keys.", unlink).since("4.0.0"),
-    spec("exists", -2, READONLY | FAST, (1, -1, 1), KEYSPACE, "generic", "Determines whether one or more keys exist.", exists).since("1.0.0"),
-    spec("touch", -2, READONLY | FAST, (1, -1, 1), KEYSPACE, "generic", "Returns the number of existing keys out of those specified after updating the time they were last accessed.", touch).since("3.2.1"),
-    spec("type", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Determines the type of value stored at a key.", type_).since("1.0.0"),
-    spec("expire", -3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Sets the expiration time of a key in seconds.", expire).since("1.0.0"),
-    spec("pexpire", -3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Sets the expiration time of a key in milliseconds.", pexpire).since("2.6.0"),
-    spec("expireat", -3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Sets the expiration time of a key to a Unix timestamp.", expireat).since("1.2.0"),
-    spec("pexpireat", -3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Sets the expiration time of a key to a Unix milliseconds timestamp.", pexpireat).since("2.6.0"),
-    spec("ttl", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Returns the expiration time in seconds of a key.", ttl).since("1.0.0"),
-    spec("pttl", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Returns the expiration time in milliseconds of a key.", pttl).since("2.6.0"),
-    spec("expiretime", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Returns the expiration time of a key as a Unix timestamp.", expiretime).since("7.0.0"),
-    spec("pexpiretime", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Returns the expiration time of a key as a Unix milliseconds timestamp.", pexpiretime).since("7.0.0"),
-    spec("persist", 2, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Removes the expiration time of a key.", persist).since("2.2.0"),
-    spec("rename", 3, WRITE, (1, 2, 1), KEYSPACE, "generic", "Renames a key and overwrites the destination.", rename).since("1.0.0"),
-    spec("renamenx", 3, WRITE | FAST, (1, 2, 1), KEYSPACE, "generic", "Renames a key only when the target key name doesn't exist.", renamenx).since("1.0.0"),
-    spec("copy", -3, WRITE | DENYOOM, (1, 2, 1), KEYSPACE, "generic", "Copies the value of a key to a new key.", copy).since("6.2.0").writes(Writes::InDatabases(copied)),
-    spec("move", 3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Moves a key to another database.", move_).since("1.0.0").writes(Writes::InDatabases(moved)),
-    spec("keys", 2, READONLY, (0, 0, 0), KEYSPACE_DANGEROUS, "generic", "Returns all key names that match a pattern.", keys).since("1.0.0"),
-    spec("scan", -2, READONLY, (0, 0, 0), KEYSPACE, "generic", "Iterates over the key names in the database.", scan).since("2.8.0"),
-    spec("randomkey", 1, READONLY, (0, 0, 0), KEYSPACE, "generic", "Returns a random key name from the database.", randomkey).since("1.0.0"),
-    spec("dbsize", 1, READONLY | FAST | READS_ANY_KEY, (0, 0, 0), KEYSPACE, "server", "Returns the number of keys in the database.", dbsize).since("1.0.0"),
-    spec("flushdb", -1, WRITE | WHOLE_KEYSPACE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Remove all keys from the current database.", flushdb).since("1.0.0"),
-    spec("flushall", -1, WRITE | WHOLE_KEYSPACE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Removes all keys from all databases.", flushall).since("1.0.0").writes(Writes::AllDatabases),
+    spec("del", -2, WRITE, (1, -1, 1), KEYSPACE, "generic", "Deletes one or more keys.", del).since("1.0.0").key_specs(&[KeySpec { flags: kf::RM | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }]).tips(&["request_policy:multi_shard", "response_policy:agg_sum"]),
+    spec("unlink", -2, WRITE | FAST, (1, -1, 1), KEYSPACE, "generic", "Asynchronously deletes one or more keys.", unlink).since("4.0.0").key_specs(&[KeySpec { flags: kf::RM | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }]).tips(&["request_policy:multi_shard", "response_policy:agg_sum"]),
+    spec("exists", -2, READONLY | FAST, (1, -1, 1), KEYSPACE, "generic", "Determines whether one or more keys exist.", exists).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }]).tips(&["request_policy:multi_shard", "response_policy:agg_sum"]),
+    spec("touch", -2, READONLY | FAST, (1, -1, 1), KEYSPACE, "generic", "Returns the number of existing keys out of those specified after updating the time they were last accessed.", touch).since("3.2.1").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }]).tips(&["request_policy:multi_shard", "response_policy:agg_sum"]),
+    spec("type", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Determines the type of value stored at a key.", type_).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("expire", -3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Sets the expiration time of a key in seconds.", expire).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("pexpire", -3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Sets the expiration time of a key in milliseconds.", pexpire).since("2.6.0").key_specs(&[KeySpec { flags: kf::RW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("expireat", -3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Sets the expiration time of a key to a Unix timestamp.", expireat).since("1.2.0").key_specs(&[KeySpec { flags: kf::RW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("pexpireat", -3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Sets the expiration time of a key to a Unix milliseconds timestamp.", pexpireat).since("2.6.0").key_specs(&[KeySpec { flags: kf::RW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("ttl", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Returns the expiration time in seconds of a key.", ttl).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output"]),
+    spec("pttl", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Returns the expiration time in milliseconds of a key.", pttl).since("2.6.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output"]),
+    spec("expiretime", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Returns the expiration time of a key as a Unix timestamp.", expiretime).since("7.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("pexpiretime", 2, READONLY | FAST, (1, 1, 1), KEYSPACE, "generic", "Returns the expiration time of a key as a Unix milliseconds timestamp.", pexpiretime).since("7.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("persist", 2, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Removes the expiration time of a key.", persist).since("2.2.0").key_specs(&[KeySpec { flags: kf::RW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("rename", 3, WRITE, (1, 2, 1), KEYSPACE, "generic", "Renames a key and overwrites the destination.", rename).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("renamenx", 3, WRITE | FAST, (1, 2, 1), KEYSPACE, "generic", "Renames a key only when the target key name doesn't exist.", renamenx).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::OW | kf::INSERT, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("copy", -3, WRITE | DENYOOM, (1, 2, 1), KEYSPACE, "generic", "Copies the value of a key to a new key.", copy).since("6.2.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).writes(Writes::InDatabases(copied)),
+    spec("move", 3, WRITE | FAST, (1, 1, 1), KEYSPACE, "generic", "Moves a key to another database.", move_).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).writes(Writes::InDatabases(moved)),
+    spec("keys", 2, READONLY, (0, 0, 0), KEYSPACE_DANGEROUS, "generic", "Returns all key names that match a pattern.", keys).since("1.0.0").tips(&["request_policy:all_shards", "nondeterministic_output_order"]),
+    spec("scan", -2, READONLY, (0, 0, 0), KEYSPACE, "generic", "Iterates over the key names in the database.", scan).since("2.8.0").tips(&["nondeterministic_output", "request_policy:special"]),
+    spec("randomkey", 1, READONLY, (0, 0, 0), KEYSPACE, "generic", "Returns a random key name from the database.", randomkey).since("1.0.0").tips(&["request_policy:all_shards", "nondeterministic_output"]),
+    spec("dbsize", 1, READONLY | FAST | READS_ANY_KEY, (0, 0, 0), KEYSPACE, "server", "Returns the number of keys in the database.", dbsize).since("1.0.0").tips(&["request_policy:all_shards", "response_policy:agg_sum"]),
+    spec("flushdb", -1, WRITE | WHOLE_KEYSPACE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Remove all keys from the current database.", flushdb).since("1.0.0").tips(&["request_policy:all_shards", "response_policy:all_succeeded"]),
+    spec("flushall", -1, WRITE | WHOLE_KEYSPACE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Removes all keys from all databases.", flushall).since("1.0.0").tips(&["request_policy:all_shards", "response_policy:all_succeeded"]).writes(Writes::AllDatabases),
     spec("swapdb", 3, WRITE | FAST | WHOLE_KEYSPACE, (0, 0, 0), KEYSPACE_DANGEROUS, "server", "Swaps two Redis databases.", swapdb).since("4.0.0").writes(Writes::AllDatabases),
     container("object", "generic", "A container for object introspection commands.", OBJECT_SUBCOMMANDS).since("2.2.3"),
 ];

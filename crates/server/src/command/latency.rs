@@ -146,12 +146,12 @@ const NO_ACL: &[&str] = &[];
 
 #[rustfmt::skip]
 static SUBCOMMANDS: &[CommandSpec] = &[
-    spec("histogram", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the cumulative distribution of latencies of a subset or all commands.", histogram).since("7.0.0"),
-    spec("latest", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the latest latency samples for all events.", latest).since("2.8.13"),
-    spec("history", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns timestamp-latency samples for an event.", history).since("2.8.13"),
-    spec("reset", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Resets the latency data for one or more events.", reset).since("2.8.13"),
-    spec("doctor", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns a human-readable latency analysis report.", doctor).since("2.8.13"),
-    spec("graph", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns a latency graph for an event.", graph).since("2.8.13"),
+    spec("histogram", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the cumulative distribution of latencies of a subset or all commands.", histogram).since("7.0.0").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
+    spec("latest", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the latest latency samples for all events.", latest).since("2.8.13").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
+    spec("history", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns timestamp-latency samples for an event.", history).since("2.8.13").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
+    spec("reset", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Resets the latency data for one or more events.", reset).since("2.8.13").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
+    spec("doctor", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns a human-readable latency analysis report.", doctor).since("2.8.13").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
+    spec("graph", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns a latency graph for an event.", graph).since("2.8.13").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
     spec("help", 2, LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns helpful text about the different subcommands.", help).since("2.8.13"),
 ];
 

@@ -10,7 +10,8 @@ use store::types::list::{End, List};
 use super::args::{self, is};
 use super::collections::{self as coll};
 use super::flags::*;
-use super::{spec, CommandError, CommandSpec, Ctx};
+use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
+use super::key_flags as kf;
 use crate::notify::notify;
 
 fn push(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End, only_existing: bool) -> Result<(), CommandError> {
@@ -406,21 +407,21 @@ fn lmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 const LIST: &[&str] = &["list"];
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("lpush", -3, WRITE | DENYOOM | FAST, (1, 1, 1), LIST, "list", "Prepends one or more elements to a list. Creates the key if it doesn't exist.", lpush).since("1.0.0"),
-    spec("rpush", -3, WRITE | DENYOOM | FAST, (1, 1, 1), LIST, "list", "Appends one or more elements to a list. Creates the key if it doesn't exist.", rpush).since("1.0.0"),
-    spec("lpushx", -3, WRITE | DENYOOM | FAST, (1, 1, 1), LIST, "list", "Prepends one or more elements to a list only when the list exists.", lpushx).since("2.2.0"),
-    spec("rpushx", -3, WRITE | DENYOOM | FAST, (1, 1, 1), LIST, "list", "Appends an element to a list only when the list exists.", rpushx).since("2.2.0"),
-    spec("lpop", -2, WRITE | FAST, (1, 1, 1), LIST, "list", "Returns the first elements in a list after removing it. Deletes the list if the last element was popped.", lpop).since("1.0.0"),
-    spec("rpop", -2, WRITE | FAST, (1, 1, 1), LIST, "list", "Returns and removes the last elements of a list. Deletes the list if the last element was popped.", rpop).since("1.0.0"),
-    spec("llen", 2, READONLY | FAST, (1, 1, 1), LIST, "list", "Returns the length of a list.", llen).since("1.0.0"),
-    spec("lrange", 4, READONLY, (1, 1, 1), LIST, "list", "Returns a range of elements from a list.", lrange).since("1.0.0"),
-    spec("lindex", 3, READONLY, (1, 1, 1), LIST, "list", "Returns an element from a list by its index.", lindex).since("1.0.0"),
-    spec("lset", 4, WRITE | DENYOOM, (1, 1, 1), LIST, "list", "Sets the value of an element in a list by its index.", lset).since("1.0.0"),
-    spec("linsert", 5, WRITE | DENYOOM, (1, 1, 1), LIST, "list", "Inserts an element before or after another element in a list.", linsert).since("2.2.0"),
-    spec("lrem", 4, WRITE, (1, 1, 1), LIST, "list", "Removes elements from a list. Deletes the list if the last element was removed.", lrem).since("1.0.0"),
-    spec("ltrim", 4, WRITE, (1, 1, 1), LIST, "list", "Removes elements from both ends a list. Deletes the list if all elements were trimmed.", ltrim).since("1.0.0"),
-    spec("lpos", -3, READONLY, (1, 1, 1), LIST, "list", "Returns the index of matching elements in a list.", lpos).since("6.0.6"),
-    spec("lmove", 5, WRITE | DENYOOM, (1, 2, 1), LIST, "list", "Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved.", lmove).since("6.2.0"),
-    spec("rpoplpush", 3, WRITE | DENYOOM, (1, 2, 1), LIST, "list", "Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped.", rpoplpush).since("1.2.0"),
-    spec("lmpop", -4, WRITE | WATCH_CHANGED_ONLY, (0, 0, 0), LIST, "list", "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.", lmpop).since("7.0.0").numkeys(&[], 1),
+    spec("lpush", -3, WRITE | DENYOOM | FAST, (1, 1, 1), LIST, "list", "Prepends one or more elements to a list. Creates the key if it doesn't exist.", lpush).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::INSERT, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("rpush", -3, WRITE | DENYOOM | FAST, (1, 1, 1), LIST, "list", "Appends one or more elements to a list. Creates the key if it doesn't exist.", rpush).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::INSERT, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("lpushx", -3, WRITE | DENYOOM | FAST, (1, 1, 1), LIST, "list", "Prepends one or more elements to a list only when the list exists.", lpushx).since("2.2.0").key_specs(&[KeySpec { flags: kf::RW | kf::INSERT, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("rpushx", -3, WRITE | DENYOOM | FAST, (1, 1, 1), LIST, "list", "Appends an element to a list only when the list exists.", rpushx).since("2.2.0").key_specs(&[KeySpec { flags: kf::RW | kf::INSERT, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("lpop", -2, WRITE | FAST, (1, 1, 1), LIST, "list", "Returns the first elements in a list after removing it. Deletes the list if the last element was popped.", lpop).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("rpop", -2, WRITE | FAST, (1, 1, 1), LIST, "list", "Returns and removes the last elements of a list. Deletes the list if the last element was popped.", rpop).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("llen", 2, READONLY | FAST, (1, 1, 1), LIST, "list", "Returns the length of a list.", llen).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("lrange", 4, READONLY, (1, 1, 1), LIST, "list", "Returns a range of elements from a list.", lrange).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("lindex", 3, READONLY, (1, 1, 1), LIST, "list", "Returns an element from a list by its index.", lindex).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("lset", 4, WRITE | DENYOOM, (1, 1, 1), LIST, "list", "Sets the value of an element in a list by its index.", lset).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("linsert", 5, WRITE | DENYOOM, (1, 1, 1), LIST, "list", "Inserts an element before or after another element in a list.", linsert).since("2.2.0").key_specs(&[KeySpec { flags: kf::RW | kf::INSERT, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("lrem", 4, WRITE, (1, 1, 1), LIST, "list", "Removes elements from a list. Deletes the list if the last element was removed.", lrem).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("ltrim", 4, WRITE, (1, 1, 1), LIST, "list", "Removes elements from both ends a list. Deletes the list if all elements were trimmed.", ltrim).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("lpos", -3, READONLY, (1, 1, 1), LIST, "list", "Returns the index of matching elements in a list.", lpos).since("6.0.6").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("lmove", 5, WRITE | DENYOOM, (1, 2, 1), LIST, "list", "Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved.", lmove).since("6.2.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::RW | kf::INSERT, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("rpoplpush", 3, WRITE | DENYOOM, (1, 2, 1), LIST, "list", "Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped.", rpoplpush).since("1.2.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::RW | kf::INSERT, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("lmpop", -4, WRITE | WATCH_CHANGED_ONLY, (0, 0, 0), LIST, "list", "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.", lmpop).since("7.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Keynum { keynum_idx: 0, first_key: 1, key_step: 1 } }]).numkeys(&[], 1),
 ];

@@ -115,6 +115,67 @@ pub mod flags {
     ];
 }
 
+/// A key specification, as Redis 7 describes where a command's keys are and what it does
+/// with them (COMMAND INFO's key specs; `key_flags` for the flags).
+#[derive(Clone, Copy, Debug)]
+pub struct KeySpec {
+    pub flags: u16,
+    pub begin: BeginSearch,
+    pub find: FindKeys,
+}
+
+/// Where the search for a key spec's keys begins.
+#[derive(Clone, Copy, Debug)]
+pub enum BeginSearch {
+    /// At this argument.
+    Index(i32),
+    /// After the argument equal to this keyword, searched from `start_from` (negative:
+    /// from the end, backwards).
+    Keyword { keyword: &'static str, start_from: i32 },
+    /// Not known from the arguments alone.
+    Unknown,
+}
+
+/// How a key spec's keys are found from where the search began.
+#[derive(Clone, Copy, Debug)]
+pub enum FindKeys {
+    /// Keys up to `last_key` (relative to the start; negative: from the end), every
+    /// `key_step`, at most a fraction `limit` of the rest (0: no limit).
+    Range { last_key: i32, key_step: i32, limit: i32 },
+    /// A count at `keynum_idx`, then the keys from `first_key`, every `key_step`.
+    Keynum { keynum_idx: i32, first_key: i32, key_step: i32 },
+    Unknown,
+}
+
+/// Key spec flags, in the order Redis 7.0's COMMAND INFO lists them.
+pub mod key_flags {
+    pub const RO: u16 = 1 << 0;
+    pub const RW: u16 = 1 << 1;
+    pub const OW: u16 = 1 << 2;
+    pub const RM: u16 = 1 << 3;
+    pub const ACCESS: u16 = 1 << 4;
+    pub const UPDATE: u16 = 1 << 5;
+    pub const INSERT: u16 = 1 << 6;
+    pub const DELETE: u16 = 1 << 7;
+    pub const NOT_KEY: u16 = 1 << 8;
+    pub const INCOMPLETE: u16 = 1 << 9;
+    pub const VARIABLE_FLAGS: u16 = 1 << 10;
+
+    pub const NAMES: &[(u16, &str)] = &[
+        (RO, "RO"),
+        (RW, "RW"),
+        (OW, "OW"),
+        (RM, "RM"),
+        (ACCESS, "access"),
+        (UPDATE, "update"),
+        (INSERT, "insert"),
+        (DELETE, "delete"),
+        (NOT_KEY, "not_key"),
+        (INCOMPLETE, "incomplete"),
+        (VARIABLE_FLAGS, "variable_flags"),
+    ];
+}
+
 /// The static description of a command (or subcommand).
 pub struct CommandSpec {
     /// Lower-case name (for a subcommand, just its own word).
@@ -137,6 +198,11 @@ pub struct CommandSpec {
     pub writes: Writes,
     /// The Redis version that introduced it (COMMAND DOCS).
     pub since: &'static str,
+    /// Its key specs (COMMAND INFO); empty for a keyless command.
+    pub key_specs: &'static [KeySpec],
+    /// Redis's command tips (COMMAND INFO: `nondeterministic_output`,
+    /// `request_policy:all_shards` ...).
+    pub tips: &'static [&'static str],
 }
 
 impl CommandSpec {
@@ -158,6 +224,16 @@ impl CommandSpec {
     /// The Redis version that introduced it.
     pub const fn since(self, version: &'static str) -> CommandSpec {
         CommandSpec { since: version, ..self }
+    }
+
+    /// Where its keys are and what it does with them.
+    pub const fn key_specs(self, specs: &'static [KeySpec]) -> CommandSpec {
+        CommandSpec { key_specs: specs, ..self }
+    }
+
+    /// Its command tips.
+    pub const fn tips(self, tips: &'static [&'static str]) -> CommandSpec {
+        CommandSpec { tips, ..self }
     }
 }
 
@@ -328,7 +404,7 @@ pub const fn spec(
     summary: &'static str,
     handler: Handler,
 ) -> CommandSpec {
-    CommandSpec { name, arity, flags, keys, acl, group, summary, handler, subcommands: &[], movable: None, writes: Writes::Keys, since: "" }
+    CommandSpec { name, arity, flags, keys, acl, group, summary, handler, subcommands: &[], movable: None, writes: Writes::Keys, since: "", key_specs: &[], tips: &[] }
 }
 
 /// A parent command that dispatches to subcommands (CLIENT, CONFIG, OBJECT ...). Its
@@ -352,6 +428,8 @@ pub const fn container(
         movable: None,
         writes: Writes::Keys,
         since: "",
+        key_specs: &[],
+        tips: &[],
     }
 }
 

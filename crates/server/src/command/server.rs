@@ -8,7 +8,7 @@ use resp::{encode, Proto};
 use super::args::{self, is};
 use super::flags::*;
 use super::table::{CommandTable, TableEntry};
-use super::{container, spec, CommandError, CommandSpec, Ctx};
+use super::{container, key_flags, spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
 use crate::config;
 
 /// INFO [section [section ...]] — the report as a verbatim/bulk string.
@@ -186,42 +186,84 @@ fn write_command_info(t: &CommandTable, out: &mut Vec<u8>, proto: Proto, idx: us
     for c in cats {
         encode::simple(out, c.as_bytes());
     }
-    encode::array_len(out, 0); // tips
-    if first > 0 {
-        let access = if spec.flags & WRITE != 0 { "RW" } else { "RO" };
-        let lastkey = if last < 0 { last } else { last - first };
-        encode::array_len(out, 1);
-        encode::map_len(out, 3, proto);
-        encode::bulk(out, b"flags");
-        encode::set_len(out, 1, proto);
-        encode::simple(out, access.as_bytes());
-        encode::bulk(out, b"begin_search");
-        encode::map_len(out, 2, proto);
-        encode::bulk(out, b"type");
-        encode::bulk(out, b"index");
-        encode::bulk(out, b"spec");
-        encode::map_len(out, 1, proto);
-        encode::bulk(out, b"index");
-        encode::integer(out, i64::from(first));
-        encode::bulk(out, b"find_keys");
-        encode::map_len(out, 2, proto);
-        encode::bulk(out, b"type");
-        encode::bulk(out, b"range");
-        encode::bulk(out, b"spec");
-        encode::map_len(out, 3, proto);
-        encode::bulk(out, b"lastkey");
-        encode::integer(out, i64::from(lastkey));
-        encode::bulk(out, b"keystep");
-        encode::integer(out, i64::from(step));
-        encode::bulk(out, b"limit");
-        encode::integer(out, 0);
-    } else {
-        encode::array_len(out, 0);
+    encode::array_len(out, spec.tips.len());
+    for tip in spec.tips {
+        encode::simple(out, tip.as_bytes());
+    }
+    encode::array_len(out, spec.key_specs.len());
+    for ks in spec.key_specs {
+        write_key_spec(out, proto, ks);
     }
     let children: Vec<_> = t.children(idx).collect();
     encode::array_len(out, children.len());
     for (ci, ce) in children {
         write_command_info(t, out, proto, ci, ce);
+    }
+}
+
+/// One key spec as Redis 7.0's COMMAND INFO writes it (without the notes Redis gives
+/// some, which are its prose).
+fn write_key_spec(out: &mut Vec<u8>, proto: Proto, ks: &KeySpec) {
+    encode::map_len(out, 3, proto);
+    encode::bulk(out, b"flags");
+    let names: Vec<&str> = key_flags::NAMES.iter().filter(|(bit, _)| ks.flags & bit != 0).map(|(_, n)| *n).collect();
+    encode::set_len(out, names.len(), proto);
+    for n in names {
+        encode::simple(out, n.as_bytes());
+    }
+    encode::bulk(out, b"begin_search");
+    encode::map_len(out, 2, proto);
+    encode::bulk(out, b"type");
+    match ks.begin {
+        BeginSearch::Index(i) => {
+            encode::bulk(out, b"index");
+            encode::bulk(out, b"spec");
+            encode::map_len(out, 1, proto);
+            encode::bulk(out, b"index");
+            encode::integer(out, i64::from(i));
+        }
+        BeginSearch::Keyword { keyword, start_from } => {
+            encode::bulk(out, b"keyword");
+            encode::bulk(out, b"spec");
+            encode::map_len(out, 2, proto);
+            encode::bulk(out, b"keyword");
+            encode::bulk(out, keyword.as_bytes());
+            encode::bulk(out, b"startfrom");
+            encode::integer(out, i64::from(start_from));
+        }
+        BeginSearch::Unknown => {
+            encode::bulk(out, b"unknown");
+            encode::bulk(out, b"spec");
+            encode::map_len(out, 0, proto);
+        }
+    }
+    encode::bulk(out, b"find_keys");
+    encode::map_len(out, 2, proto);
+    encode::bulk(out, b"type");
+    match ks.find {
+        FindKeys::Range { last_key, key_step, limit } => {
+            encode::bulk(out, b"range");
+            encode::bulk(out, b"spec");
+            encode::map_len(out, 3, proto);
+            for (name, v) in [(&b"lastkey"[..], last_key), (b"keystep", key_step), (b"limit", limit)] {
+                encode::bulk(out, name);
+                encode::integer(out, i64::from(v));
+            }
+        }
+        FindKeys::Keynum { keynum_idx, first_key, key_step } => {
+            encode::bulk(out, b"keynum");
+            encode::bulk(out, b"spec");
+            encode::map_len(out, 3, proto);
+            for (name, v) in [(&b"keynumidx"[..], keynum_idx), (b"firstkey", first_key), (b"keystep", key_step)] {
+                encode::bulk(out, name);
+                encode::integer(out, i64::from(v));
+            }
+        }
+        FindKeys::Unknown => {
+            encode::bulk(out, b"unknown");
+            encode::bulk(out, b"spec");
+            encode::map_len(out, 0, proto);
+        }
     }
 }
 
@@ -603,7 +645,7 @@ const SERVER: &[&str] = &[];
 
 static CONFIG_SUBCOMMANDS: &[CommandSpec] = &[
     spec("get", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), SERVER, "server", "Returns the effective values of configuration parameters.", config_get).since("2.0.0"),
-    spec("set", -4, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), SERVER, "server", "Sets configuration parameters in-flight.", config_set).since("2.0.0"),
+    spec("set", -4, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), SERVER, "server", "Sets configuration parameters in-flight.", config_set).since("2.0.0").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
     spec("resetstat", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), SERVER, "server", "Resets the server's statistics.", config_resetstat).since("2.0.0"),
     spec("rewrite", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), SERVER, "server", "Persists the effective configuration to file.", config_rewrite).since("2.8.0"),
     spec("help", 2, LOADING | STALE, (0, 0, 0), SERVER, "server", "Returns helpful text about the different subcommands.", config_help).since("5.0.0"),
@@ -611,17 +653,17 @@ static CONFIG_SUBCOMMANDS: &[CommandSpec] = &[
 
 static COMMAND_SUBCOMMANDS: &[CommandSpec] = &[
     spec("count", 2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns a count of commands.", command_count).since("2.8.13"),
-    spec("info", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns information about one, multiple or all commands.", command_info).since("2.8.13"),
-    spec("docs", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns documentary information about one, multiple or all commands.", command_docs).since("7.0.0"),
-    spec("list", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns a list of command names.", command_list).since("7.0.0"),
+    spec("info", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns information about one, multiple or all commands.", command_info).since("2.8.13").tips(&["nondeterministic_output_order"]),
+    spec("docs", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns documentary information about one, multiple or all commands.", command_docs).since("7.0.0").tips(&["nondeterministic_output_order"]),
+    spec("list", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns a list of command names.", command_list).since("7.0.0").tips(&["nondeterministic_output_order"]),
     spec("getkeys", -4, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Extracts the key names from an arbitrary command.", command_getkeys).since("2.8.13"),
     spec("help", 2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns helpful text about the different subcommands.", command_help).since("5.0.0"),
 ];
 
 static SLOWLOG_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("get", -2, ADMIN | LOADING | STALE, (0, 0, 0), SERVER, "server", "Returns the slow log's entries.", slowlog_get).since("2.2.12"),
-    spec("len", 2, ADMIN | LOADING | STALE, (0, 0, 0), SERVER, "server", "Returns the number of entries in the slow log.", slowlog_len).since("2.2.12"),
-    spec("reset", 2, ADMIN | LOADING | STALE, (0, 0, 0), SERVER, "server", "Clears all entries from the slow log.", slowlog_reset).since("2.2.12"),
+    spec("get", -2, ADMIN | LOADING | STALE, (0, 0, 0), SERVER, "server", "Returns the slow log's entries.", slowlog_get).since("2.2.12").tips(&["request_policy:all_nodes", "nondeterministic_output"]),
+    spec("len", 2, ADMIN | LOADING | STALE, (0, 0, 0), SERVER, "server", "Returns the number of entries in the slow log.", slowlog_len).since("2.2.12").tips(&["request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"]),
+    spec("reset", 2, ADMIN | LOADING | STALE, (0, 0, 0), SERVER, "server", "Clears all entries from the slow log.", slowlog_reset).since("2.2.12").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
     spec("help", 2, LOADING | STALE, (0, 0, 0), SERVER, "server", "Show helpful text about the different subcommands", slowlog_help).since("6.2.0"),
 ];
 
@@ -630,7 +672,7 @@ static SLOWLOG_SUBCOMMANDS: &[CommandSpec] = &[
 static COMMAND_SPEC_FLAGS: u32 = LOADING | STALE;
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("info", -1, LOADING | STALE, (0, 0, 0), &["dangerous"], "server", "Returns information and statistics about the server.", info).since("1.0.0"),
+    spec("info", -1, LOADING | STALE, (0, 0, 0), &["dangerous"], "server", "Returns information and statistics about the server.", info).since("1.0.0").tips(&["nondeterministic_output", "request_policy:all_shards", "response_policy:special"]),
     container("config", "server", "A container for server configuration commands.", CONFIG_SUBCOMMANDS).since("2.0.0"),
     CommandSpec {
         name: "command",
@@ -645,14 +687,16 @@ pub static COMMANDS: &[CommandSpec] = &[
         movable: None,
         writes: super::Writes::Keys,
         since: "2.8.13",
+        key_specs: &[],
+        tips: &["nondeterministic_output_order"],
     },
-    spec("time", 1, LOADING | STALE | FAST, (0, 0, 0), SERVER, "server", "Returns the server time.", time).since("2.6.0"),
+    spec("time", 1, LOADING | STALE | FAST, (0, 0, 0), SERVER, "server", "Returns the server time.", time).since("2.6.0").tips(&["nondeterministic_output"]),
     container("slowlog", "server", "A container for slow log commands.", SLOWLOG_SUBCOMMANDS).since("2.2.12"),
     container("memory", "server", "A container for memory diagnostics commands.", super::memory::MEMORY_SUBCOMMANDS).since("4.0.0"),
     spec("save", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI | ALL_GATES, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk.", save).since("1.0.0"),
     spec("bgsave", -1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | ALL_GATES, (0, 0, 0), SERVER, "server", "Asynchronously saves the database(s) to disk.", bgsave).since("1.0.0"),
     spec("bgrewriteaof", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | ALL_GATES, (0, 0, 0), SERVER, "server", "Asynchronously rewrites the append-only file to disk.", bgrewriteaof).since("1.0.0"),
-    spec("lastsave", 1, LOADING | STALE | FAST, (0, 0, 0), &["admin", "dangerous"], "server", "Returns the Unix timestamp of the last successful save to disk.", lastsave).since("1.0.0"),
+    spec("lastsave", 1, LOADING | STALE | FAST, (0, 0, 0), &["admin", "dangerous"], "server", "Returns the Unix timestamp of the last successful save to disk.", lastsave).since("1.0.0").tips(&["nondeterministic_output"]),
     spec("role", 1, NOSCRIPT | LOADING | STALE | FAST, (0, 0, 0), &["admin", "dangerous"], "server", "Return the role of the instance in the context of replication", role).since("2.8.12"),
     spec("shutdown", -1, ADMIN | NOSCRIPT | LOADING | STALE | NO_MULTI | SENTINEL | ALLOW_BUSY | ALL_GATES, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk and shuts down the Redis server.", shutdown).since("1.0.0"),
 ];

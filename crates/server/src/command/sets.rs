@@ -12,7 +12,8 @@ use super::args;
 use super::collections::{self as coll};
 use super::flags::*;
 use super::hashes::{check_random_count, parse_scan_args, random_picks, sample_picks, write_scan_reply};
-use super::{spec, CommandError, CommandSpec, Ctx, Writes};
+use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Writes};
+use super::key_flags as kf;
 use crate::notify::notify;
 
 /// SADD key member [member ...] — number added.
@@ -396,21 +397,21 @@ fn sscan(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 const SET: &[&str] = &["set"];
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("sadd", -3, WRITE | DENYOOM | FAST, (1, 1, 1), SET, "set", "Adds one or more members to a set. Creates the key if it doesn't exist.", sadd).since("1.0.0"),
-    spec("srem", -3, WRITE | FAST, (1, 1, 1), SET, "set", "Removes one or more members from a set. Deletes the set if the last member was removed.", srem).since("1.0.0"),
-    spec("smembers", 2, READONLY, (1, 1, 1), SET, "set", "Returns all members of a set.", smembers).since("1.0.0"),
-    spec("sismember", 3, READONLY | FAST, (1, 1, 1), SET, "set", "Determines whether a member belongs to a set.", sismember).since("1.0.0"),
-    spec("smismember", -3, READONLY | FAST, (1, 1, 1), SET, "set", "Determines whether multiple members belong to a set.", smismember).since("6.2.0"),
-    spec("scard", 2, READONLY | FAST, (1, 1, 1), SET, "set", "Returns the number of members in a set.", scard).since("1.0.0"),
-    spec("spop", -2, WRITE | FAST, (1, 1, 1), SET, "set", "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.", spop).since("1.0.0"),
-    spec("srandmember", -2, READONLY, (1, 1, 1), SET, "set", "Get one or multiple random members from a set", srandmember).since("1.0.0"),
-    spec("smove", 4, WRITE | FAST | WATCH_CHANGED_ONLY, (1, 2, 1), SET, "set", "Moves a member from one set to another.", smove).since("1.0.0"),
-    spec("sinter", -2, READONLY, (1, -1, 1), SET, "set", "Returns the intersect of multiple sets.", sinter).since("1.0.0"),
-    spec("sintercard", -3, READONLY, (0, 0, 0), SET, "set", "Returns the number of members of the intersect of multiple sets.", sintercard).since("7.0.0").numkeys(&[], 1),
-    spec("sinterstore", -3, WRITE | DENYOOM, (1, -1, 1), SET, "set", "Stores the intersect of multiple sets in a key.", sinterstore).since("1.0.0").writes(Writes::FirstKey),
-    spec("sunion", -2, READONLY, (1, -1, 1), SET, "set", "Returns the union of multiple sets.", sunion).since("1.0.0"),
-    spec("sunionstore", -3, WRITE | DENYOOM, (1, -1, 1), SET, "set", "Stores the union of multiple sets in a key.", sunionstore).since("1.0.0").writes(Writes::FirstKey),
-    spec("sdiff", -2, READONLY, (1, -1, 1), SET, "set", "Returns the difference of multiple sets.", sdiff).since("1.0.0"),
-    spec("sdiffstore", -3, WRITE | DENYOOM, (1, -1, 1), SET, "set", "Stores the difference of multiple sets in a key.", sdiffstore).since("1.0.0").writes(Writes::FirstKey),
-    spec("sscan", -3, READONLY, (1, 1, 1), SET, "set", "Iterates over members of a set.", sscan).since("2.8.0"),
+    spec("sadd", -3, WRITE | DENYOOM | FAST, (1, 1, 1), SET, "set", "Adds one or more members to a set. Creates the key if it doesn't exist.", sadd).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::INSERT, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("srem", -3, WRITE | FAST, (1, 1, 1), SET, "set", "Removes one or more members from a set. Deletes the set if the last member was removed.", srem).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("smembers", 2, READONLY, (1, 1, 1), SET, "set", "Returns all members of a set.", smembers).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output_order"]),
+    spec("sismember", 3, READONLY | FAST, (1, 1, 1), SET, "set", "Determines whether a member belongs to a set.", sismember).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("smismember", -3, READONLY | FAST, (1, 1, 1), SET, "set", "Determines whether multiple members belong to a set.", smismember).since("6.2.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("scard", 2, READONLY | FAST, (1, 1, 1), SET, "set", "Returns the number of members in a set.", scard).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("spop", -2, WRITE | FAST, (1, 1, 1), SET, "set", "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.", spop).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output"]),
+    spec("srandmember", -2, READONLY, (1, 1, 1), SET, "set", "Get one or multiple random members from a set", srandmember).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output"]),
+    spec("smove", 4, WRITE | FAST | WATCH_CHANGED_ONLY, (1, 2, 1), SET, "set", "Moves a member from one set to another.", smove).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::RW | kf::INSERT, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("sinter", -2, READONLY, (1, -1, 1), SET, "set", "Returns the intersect of multiple sets.", sinter).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output_order"]),
+    spec("sintercard", -3, READONLY, (0, 0, 0), SET, "set", "Returns the number of members of the intersect of multiple sets.", sintercard).since("7.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Keynum { keynum_idx: 0, first_key: 1, key_step: 1 } }]).numkeys(&[], 1),
+    spec("sinterstore", -3, WRITE | DENYOOM, (1, -1, 1), SET, "set", "Stores the intersect of multiple sets in a key.", sinterstore).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }]).writes(Writes::FirstKey),
+    spec("sunion", -2, READONLY, (1, -1, 1), SET, "set", "Returns the union of multiple sets.", sunion).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output_order"]),
+    spec("sunionstore", -3, WRITE | DENYOOM, (1, -1, 1), SET, "set", "Stores the union of multiple sets in a key.", sunionstore).since("1.0.0").key_specs(&[KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }]).writes(Writes::FirstKey),
+    spec("sdiff", -2, READONLY, (1, -1, 1), SET, "set", "Returns the difference of multiple sets.", sdiff).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output_order"]),
+    spec("sdiffstore", -3, WRITE | DENYOOM, (1, -1, 1), SET, "set", "Stores the difference of multiple sets in a key.", sdiffstore).since("1.0.0").key_specs(&[KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }]).writes(Writes::FirstKey),
+    spec("sscan", -3, READONLY, (1, 1, 1), SET, "set", "Iterates over members of a set.", sscan).since("2.8.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output"]),
 ];

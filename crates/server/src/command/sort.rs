@@ -38,7 +38,8 @@ use store::{ValueRef, ValueType};
 use super::args;
 use super::collections as coll;
 use super::flags::*;
-use super::{spec, CommandError, CommandSpec, Ctx, Movable, Writes};
+use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Movable, Writes};
+use super::key_flags as kf;
 use crate::shared::ThreadStats;
 
 /// Elements of a STORE result per RPUSH record in the log (Redis's AOF rewrite batches
@@ -437,6 +438,6 @@ const SORT_ACL: &[&str] = &["set", "sortedset", "list", "dangerous"];
 
 #[rustfmt::skip]
 pub const COMMANDS: &[CommandSpec] = &[
-    spec("sort", -2, WRITE | DENYOOM | READS_ANY_KEY, (1, 1, 1), SORT_ACL, "generic", "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.", sort_cmd).movable(Movable::Sort).writes(Writes::AfterFirst).since("1.0.0"),
-    spec("sort_ro", -2, READONLY | READS_ANY_KEY, (1, 1, 1), SORT_ACL, "generic", "Returns the sorted elements of a list, a set, or a sorted set.", sort_ro).movable(Movable::Patterns).since("7.0.0"),
+    spec("sort", -2, WRITE | DENYOOM | READS_ANY_KEY, (1, 1, 1), SORT_ACL, "generic", "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.", sort_cmd).key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Unknown, find: FindKeys::Unknown }, KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Unknown, find: FindKeys::Unknown }]).movable(Movable::Sort).writes(Writes::AfterFirst).since("1.0.0"),
+    spec("sort_ro", -2, READONLY | READS_ANY_KEY, (1, 1, 1), SORT_ACL, "generic", "Returns the sorted elements of a list, a set, or a sorted set.", sort_ro).key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Unknown, find: FindKeys::Unknown }]).movable(Movable::Patterns).since("7.0.0"),
 ];

@@ -13,7 +13,8 @@ use store::types::string as algo;
 
 use super::args::{self, is, ExpireUnit};
 use super::flags::*;
-use super::{spec, CommandError, CommandSpec, Ctx, Writes};
+use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Writes};
+use super::key_flags as kf;
 use crate::propagate::record;
 use crate::notify::notify;
 
@@ -759,33 +760,33 @@ fn lcs(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 const STR: &[&str] = &["string"];
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("get", 2, READONLY | FAST, (1, 1, 1), STR, "string", "Returns the string value of a key.", get).since("1.0.0"),
-    spec("set", -3, WRITE | DENYOOM, (1, 1, 1), STR, "string", "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", set).since("1.0.0"),
-    spec("setnx", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Set the string value of a key only when the key doesn't exist.", setnx).since("1.0.0"),
-    spec("setex", 4, WRITE | DENYOOM, (1, 1, 1), STR, "string", "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", setex).since("2.0.0"),
-    spec("psetex", 4, WRITE | DENYOOM, (1, 1, 1), STR, "string", "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.", psetex).since("2.6.0"),
-    spec("getset", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Returns the previous string value of a key after setting it to a new value.", getset).since("1.0.0"),
-    spec("mget", -2, READONLY | FAST, (1, -1, 1), STR, "string", "Atomically returns the string values of one or more keys.", mget).since("1.0.0"),
-    spec("mset", -3, WRITE | DENYOOM, (1, -1, 2), STR, "string", "Atomically creates or modifies the string values of one or more keys.", mset).since("1.0.1"),
-    spec("msetnx", -3, WRITE | DENYOOM, (1, -1, 2), STR, "string", "Atomically modifies the string values of one or more keys only when all keys don't exist.", msetnx).since("1.0.1"),
-    spec("getdel", 2, WRITE | FAST, (1, 1, 1), STR, "string", "Returns the string value of a key after deleting the key.", getdel).since("6.2.0"),
-    spec("getex", -2, WRITE | FAST, (1, 1, 1), STR, "string", "Returns the string value of a key after setting its expiration time.", getex).since("6.2.0"),
-    spec("strlen", 2, READONLY | FAST, (1, 1, 1), STR, "string", "Returns the length of a string value.", strlen).since("2.2.0"),
-    spec("append", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Appends a string to the value of a key. Creates the key if it doesn't exist.", append).since("2.0.0"),
-    spec("incr", 2, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", incr).since("1.0.0"),
-    spec("decr", 2, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", decr).since("1.0.0"),
-    spec("incrby", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.", incrby).since("1.0.0"),
-    spec("decrby", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.", decrby).since("1.0.0"),
-    spec("incrbyfloat", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.", incrbyfloat).since("2.6.0"),
-    spec("getrange", 4, READONLY, (1, 1, 1), STR, "string", "Returns a substring of the string stored at a key.", getrange).since("2.4.0"),
-    spec("substr", 4, READONLY, (1, 1, 1), STR, "string", "Returns a substring from a string value.", getrange).since("1.0.0"),
-    spec("setrange", 4, WRITE | DENYOOM, (1, 1, 1), STR, "string", "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", setrange).since("2.2.0"),
-    spec("setbit", 4, WRITE | DENYOOM, (1, 1, 1), &["bitmap"], "bitmap", "Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist.", setbit).since("2.2.0"),
-    spec("getbit", 3, READONLY | FAST, (1, 1, 1), &["bitmap"], "bitmap", "Returns a bit value by offset.", getbit).since("2.2.0"),
-    spec("bitcount", -2, READONLY, (1, 1, 1), &["bitmap"], "bitmap", "Counts the number of set bits (population counting) in a string.", bitcount).since("2.6.0"),
-    spec("bitpos", -3, READONLY, (1, 1, 1), &["bitmap"], "bitmap", "Finds the first set (1) or clear (0) bit in a string.", bitpos).since("2.8.7"),
-    spec("bitop", -4, WRITE | DENYOOM, (2, -1, 1), &["bitmap"], "bitmap", "Performs bitwise operations on multiple strings, and stores the result.", bitop).since("2.6.0").writes(Writes::FirstKey),
-    spec("lcs", -3, READONLY, (1, 2, 1), STR, "string", "Finds the longest common substring.", lcs).since("7.0.0"),
+    spec("get", 2, READONLY | FAST, (1, 1, 1), STR, "string", "Returns the string value of a key.", get).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("set", -3, WRITE | DENYOOM, (1, 1, 1), STR, "string", "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", set).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE | kf::VARIABLE_FLAGS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("setnx", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Set the string value of a key only when the key doesn't exist.", setnx).since("1.0.0").key_specs(&[KeySpec { flags: kf::OW | kf::INSERT, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("setex", 4, WRITE | DENYOOM, (1, 1, 1), STR, "string", "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", setex).since("2.0.0").key_specs(&[KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("psetex", 4, WRITE | DENYOOM, (1, 1, 1), STR, "string", "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.", psetex).since("2.6.0").key_specs(&[KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("getset", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Returns the previous string value of a key after setting it to a new value.", getset).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("mget", -2, READONLY | FAST, (1, -1, 1), STR, "string", "Atomically returns the string values of one or more keys.", mget).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }]).tips(&["request_policy:multi_shard"]),
+    spec("mset", -3, WRITE | DENYOOM, (1, -1, 2), STR, "string", "Atomically creates or modifies the string values of one or more keys.", mset).since("1.0.1").key_specs(&[KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: -1, key_step: 2, limit: 0 } }]).tips(&["request_policy:multi_shard", "response_policy:all_succeeded"]),
+    spec("msetnx", -3, WRITE | DENYOOM, (1, -1, 2), STR, "string", "Atomically modifies the string values of one or more keys only when all keys don't exist.", msetnx).since("1.0.1").key_specs(&[KeySpec { flags: kf::OW | kf::INSERT, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: -1, key_step: 2, limit: 0 } }]).tips(&["request_policy:multi_shard", "response_policy:agg_min"]),
+    spec("getdel", 2, WRITE | FAST, (1, 1, 1), STR, "string", "Returns the string value of a key after deleting the key.", getdel).since("6.2.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("getex", -2, WRITE | FAST, (1, 1, 1), STR, "string", "Returns the string value of a key after setting its expiration time.", getex).since("6.2.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("strlen", 2, READONLY | FAST, (1, 1, 1), STR, "string", "Returns the length of a string value.", strlen).since("2.2.0").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("append", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Appends a string to the value of a key. Creates the key if it doesn't exist.", append).since("2.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::INSERT, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("incr", 2, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", incr).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("decr", 2, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", decr).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("incrby", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.", incrby).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("decrby", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.", decrby).since("1.0.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("incrbyfloat", 3, WRITE | DENYOOM | FAST, (1, 1, 1), STR, "string", "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.", incrbyfloat).since("2.6.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("getrange", 4, READONLY, (1, 1, 1), STR, "string", "Returns a substring of the string stored at a key.", getrange).since("2.4.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("substr", 4, READONLY, (1, 1, 1), STR, "string", "Returns a substring from a string value.", getrange).since("1.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("setrange", 4, WRITE | DENYOOM, (1, 1, 1), STR, "string", "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", setrange).since("2.2.0").key_specs(&[KeySpec { flags: kf::RW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("setbit", 4, WRITE | DENYOOM, (1, 1, 1), &["bitmap"], "bitmap", "Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist.", setbit).since("2.2.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("getbit", 3, READONLY | FAST, (1, 1, 1), &["bitmap"], "bitmap", "Returns a bit value by offset.", getbit).since("2.2.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("bitcount", -2, READONLY, (1, 1, 1), &["bitmap"], "bitmap", "Counts the number of set bits (population counting) in a string.", bitcount).since("2.6.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("bitpos", -3, READONLY, (1, 1, 1), &["bitmap"], "bitmap", "Finds the first set (1) or clear (0) bit in a string.", bitpos).since("2.8.7").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("bitop", -4, WRITE | DENYOOM, (2, -1, 1), &["bitmap"], "bitmap", "Performs bitwise operations on multiple strings, and stores the result.", bitop).since("2.6.0").key_specs(&[KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(3), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }]).writes(Writes::FirstKey),
+    spec("lcs", -3, READONLY, (1, 2, 1), STR, "string", "Finds the longest common substring.", lcs).since("7.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 1, key_step: 1, limit: 0 } }]),
 ];
 
 #[cfg(test)]

@@ -16,7 +16,8 @@ use resp::encode;
 use super::flags::*;
 pub use super::client::{Multi, Watched};
 use super::dispatch::execute;
-use super::{spec, CommandError, CommandSpec, Ctx, Writes};
+use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Writes};
+use super::key_flags as kf;
 use crate::shared::Shared;
 
 /// Commands that run immediately even inside MULTI (`flags::NOT_QUEUED`).
@@ -216,6 +217,6 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("multi", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (0, 0, 0), TX, "transactions", "Starts a transaction.", multi).since("1.2.0"),
     spec("exec", 1, NOSCRIPT | LOADING | STALE | SKIP_SLOWLOG | NOT_QUEUED | ALL_GATES | READS_ANY_KEY | RUNS_QUEUE, (0, 0, 0), TX, "transactions", "Executes all commands in a transaction.", exec).since("1.2.0"),
     spec("discard", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (0, 0, 0), TX, "transactions", "Discards a transaction.", discard).since("2.0.0"),
-    spec("watch", -2, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (1, -1, 1), TX, "transactions", "Monitors changes to keys to determine the execution of a transaction.", watch).since("2.2.0"),
+    spec("watch", -2, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (1, -1, 1), TX, "transactions", "Monitors changes to keys to determine the execution of a transaction.", watch).since("2.2.0").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }]),
     spec("unwatch", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY, (0, 0, 0), TX, "transactions", "Forgets about watched keys of a transaction.", unwatch).since("2.2.0"),
 ];
