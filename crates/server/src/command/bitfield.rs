@@ -262,6 +262,17 @@ const BITMAP: &[&str] = &["bitmap"];
 
 #[rustfmt::skip]
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("bitfield", -2, WRITE | DENYOOM, (1, 1, 1), BITMAP, "bitmap", "Performs arbitrary bitfield integer operations on strings.", bitfield).since("3.2.0").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE | kf::VARIABLE_FLAGS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).writes(Writes::KeysIf(writes)),
-    spec("bitfield_ro", -2, READONLY | FAST, (1, 1, 1), BITMAP, "bitmap", "Performs arbitrary read-only bitfield integer operations on strings.", bitfield_ro).since("6.0.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("bitfield", -2, WRITE | DENYOOM, (1, 1, 1), BITMAP, "bitmap", "Performs arbitrary bitfield integer operations on strings.", bitfield).since("3.2.0").args(ARGS_BITFIELD).complexity("O(1)").key_specs(&[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE | kf::VARIABLE_FLAGS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).writes(Writes::KeysIf(writes)),
+    spec("bitfield_ro", -2, READONLY | FAST, (1, 1, 1), BITMAP, "bitmap", "Performs arbitrary read-only bitfield integer operations on strings.", bitfield_ro).since("6.0.0").args(ARGS_BITFIELD_RO).complexity("O(1)").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
 ];
+
+/// The arguments of this file's commands, as COMMAND DOCS describes them (Redis
+/// 7.0.15's interface: redis-cli builds its hints from them).
+#[rustfmt::skip]
+mod docs_args {
+    use super::super::{arg, Arg, ArgKind::*};
+
+    pub const ARGS_BITFIELD: &[Arg] = &[arg("key", Key).key_spec(0), arg("operation", OneOf).optional().multiple().args(&[arg("encoding_offset", Block).token("GET").args(&[arg("encoding", String), arg("offset", Integer)]), arg("write", Block).args(&[arg("wrap_sat_fail", OneOf).token("OVERFLOW").optional().args(&[arg("wrap", PureToken).token("WRAP"), arg("sat", PureToken).token("SAT"), arg("fail", PureToken).token("FAIL")]), arg("write_operation", OneOf).args(&[arg("encoding_offset_value", Block).token("SET").args(&[arg("encoding", String), arg("offset", Integer), arg("value", Integer)]), arg("encoding_offset_increment", Block).token("INCRBY").args(&[arg("encoding", String), arg("offset", Integer), arg("increment", Integer)])])])])];
+    pub const ARGS_BITFIELD_RO: &[Arg] = &[arg("key", Key).key_spec(0), arg("encoding_offset", Block).token("GET").optional().multiple().multiple_token().args(&[arg("encoding", String), arg("offset", Integer)])];
+}
+use docs_args::*;

@@ -764,33 +764,56 @@ fn client_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 const CONN: &[&str] = &["connection"];
 
 static CLIENT_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("id", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns the unique client ID of the connection.", client_id).since("5.0.0"),
-    spec("setname", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Sets the connection name.", client_setname).since("2.6.9"),
-    spec("getname", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns the name of the connection.", client_getname).since("2.6.9"),
-    spec("list", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Lists open connections.", client_list).since("2.4.0").tips(&["nondeterministic_output"]),
-    spec("info", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns information about the connection.", client_info).since("6.2.0").tips(&["nondeterministic_output"]),
-    spec("kill", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Terminates open connections.", client_kill).since("2.4.0"),
-    spec("no-evict", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Sets the client eviction mode of the connection.", client_no_evict).since("7.0.0"),
+    spec("id", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns the unique client ID of the connection.", client_id).since("5.0.0").complexity("O(1)"),
+    spec("setname", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Sets the connection name.", client_setname).since("2.6.9").args(ARGS_CLIENT_SETNAME).complexity("O(1)"),
+    spec("getname", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns the name of the connection.", client_getname).since("2.6.9").complexity("O(1)"),
+    spec("list", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Lists open connections.", client_list).since("2.4.0").args(ARGS_CLIENT_LIST).complexity("O(N)").tips(&["nondeterministic_output"]),
+    spec("info", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns information about the connection.", client_info).since("6.2.0").complexity("O(1)").tips(&["nondeterministic_output"]),
+    spec("kill", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Terminates open connections.", client_kill).since("2.4.0").args(ARGS_CLIENT_KILL).complexity("O(N)"),
+    spec("no-evict", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Sets the client eviction mode of the connection.", client_no_evict).since("7.0.0").args(ARGS_CLIENT_NO_EVICT).complexity("O(1)"),
     spec("no-touch", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", client_no_touch).since("7.2.0"),
     spec("setinfo", 4, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Sets information specific to the client or connection.", client_setinfo).since("7.2.0"),
-    spec("reply", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Instructs the server whether to reply to commands.", client_reply).since("3.2.0"),
-    spec("unblock", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Unblocks a client blocked by a blocking command from a different connection.", client_unblock).since("5.0.0"),
-    spec("pause", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Stop processing commands from clients for some time", super::pause::client_pause).since("2.9.50"),
-    spec("unpause", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Resume processing of clients that were paused", super::pause::client_unpause).since("6.2.0"),
-    spec("tracking", -3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Enable or disable server assisted client side caching support", client_tracking).since("6.0.0"),
-    spec("caching", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Instruct the server about tracking or not keys in the next request", client_caching).since("6.0.0"),
-    spec("getredir", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Get tracking notifications redirection client ID if any", client_getredir).since("6.0.0"),
-    spec("trackinginfo", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Return information about server assisted client side caching for the current connection", client_trackinginfo).since("6.2.0"),
-    spec("help", 2, LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns helpful text about the different subcommands.", client_help).since("5.0.0"),
+    spec("reply", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Instructs the server whether to reply to commands.", client_reply).since("3.2.0").args(ARGS_CLIENT_REPLY).complexity("O(1)"),
+    spec("unblock", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Unblocks a client blocked by a blocking command from a different connection.", client_unblock).since("5.0.0").args(ARGS_CLIENT_UNBLOCK).complexity("O(log N)"),
+    spec("pause", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Stop processing commands from clients for some time", super::pause::client_pause).since("2.9.50").args(ARGS_CLIENT_PAUSE).complexity("O(1)"),
+    spec("unpause", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Resume processing of clients that were paused", super::pause::client_unpause).since("6.2.0").complexity("O(N)"),
+    spec("tracking", -3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Enable or disable server assisted client side caching support", client_tracking).since("6.0.0").args(ARGS_CLIENT_TRACKING).complexity("O(1)"),
+    spec("caching", 3, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Instruct the server about tracking or not keys in the next request", client_caching).since("6.0.0").args(ARGS_CLIENT_CACHING).complexity("O(1)"),
+    spec("getredir", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Get tracking notifications redirection client ID if any", client_getredir).since("6.0.0").complexity("O(1)"),
+    spec("trackinginfo", 2, NOSCRIPT | LOADING | STALE, (0, 0, 0), CONN, "connection", "Return information about server assisted client side caching for the current connection", client_trackinginfo).since("6.2.0").complexity("O(1)"),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), CONN, "connection", "Returns helpful text about the different subcommands.", client_help).since("5.0.0").complexity("O(1)"),
 ];
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("ping", -1, FAST | WHILE_SUBSCRIBED | DISK_PROBE, (0, 0, 0), CONN, "connection", "Returns the server's liveliness response.", ping).since("1.0.0").tips(&["request_policy:all_shards", "response_policy:all_succeeded"]),
-    spec("echo", 2, LOADING | STALE | FAST, (0, 0, 0), CONN, "connection", "Returns the given string.", echo).since("1.0.0"),
-    spec("quit", -1, ALLOW_BUSY | NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | NOT_QUEUED | WHILE_SUBSCRIBED, (0, 0, 0), CONN, "connection", "Closes the connection.", quit).since("1.0.0"),
-    spec("select", 2, LOADING | STALE | FAST, (0, 0, 0), CONN, "connection", "Changes the selected database.", select).since("1.0.0"),
-    spec("auth", -2, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | ALLOW_BUSY, (0, 0, 0), CONN, "connection", "Authenticates the connection.", auth).since("1.0.0"),
-    spec("hello", -1, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | ALLOW_BUSY, (0, 0, 0), CONN, "connection", "Handshakes with the Redis server.", hello).since("6.0.0"),
-    spec("reset", 1, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | ALLOW_BUSY | NOT_QUEUED | WHILE_SUBSCRIBED, (0, 0, 0), CONN, "connection", "Resets the connection.", reset).since("6.2.0"),
-    CommandSpec { flags: KEEPS_CACHING, since: "2.4.0", ..container("client", "connection", "A container for client connection commands.", CLIENT_SUBCOMMANDS) },
+    spec("ping", -1, FAST | WHILE_SUBSCRIBED | DISK_PROBE, (0, 0, 0), CONN, "connection", "Returns the server's liveliness response.", ping).since("1.0.0").args(ARGS_PING).complexity("O(1)").tips(&["request_policy:all_shards", "response_policy:all_succeeded"]),
+    spec("echo", 2, LOADING | STALE | FAST, (0, 0, 0), CONN, "connection", "Returns the given string.", echo).since("1.0.0").args(ARGS_ECHO).complexity("O(1)"),
+    spec("quit", -1, ALLOW_BUSY | NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | NOT_QUEUED | WHILE_SUBSCRIBED, (0, 0, 0), CONN, "connection", "Closes the connection.", quit).since("1.0.0").complexity("O(1)"),
+    spec("select", 2, LOADING | STALE | FAST, (0, 0, 0), CONN, "connection", "Changes the selected database.", select).since("1.0.0").args(ARGS_SELECT).complexity("O(1)"),
+    spec("auth", -2, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | ALLOW_BUSY, (0, 0, 0), CONN, "connection", "Authenticates the connection.", auth).since("1.0.0").args(ARGS_AUTH).complexity("O(N)"),
+    spec("hello", -1, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | ALLOW_BUSY, (0, 0, 0), CONN, "connection", "Handshakes with the Redis server.", hello).since("6.0.0").args(ARGS_HELLO).complexity("O(1)"),
+    spec("reset", 1, NOSCRIPT | LOADING | STALE | FAST | NO_AUTH | ALLOW_BUSY | NOT_QUEUED | WHILE_SUBSCRIBED, (0, 0, 0), CONN, "connection", "Resets the connection.", reset).since("6.2.0").complexity("O(1)"),
+    CommandSpec { flags: KEEPS_CACHING, complexity: "Depends on the subcommand.", since: "2.4.0", ..container("client", "connection", "A container for client connection commands.", CLIENT_SUBCOMMANDS) },
 ];
+
+/// The arguments of this file's commands, as COMMAND DOCS describes them (Redis
+/// 7.0.15's interface: redis-cli builds its hints from them).
+#[rustfmt::skip]
+mod docs_args {
+    use super::super::{arg, Arg, ArgKind::*};
+
+    pub const ARGS_CLIENT_SETNAME: &[Arg] = &[arg("connection-name", String)];
+    pub const ARGS_CLIENT_LIST: &[Arg] = &[arg("normal_master_replica_pubsub", OneOf).token("TYPE").since("5.0.0").optional().args(&[arg("normal", PureToken).token("NORMAL"), arg("master", PureToken).token("MASTER"), arg("replica", PureToken).token("REPLICA"), arg("pubsub", PureToken).token("PUBSUB")]), arg("id", Block).token("ID").since("6.2.0").optional().args(&[arg("client-id", Integer).multiple()])];
+    pub const ARGS_CLIENT_KILL: &[Arg] = &[arg("filter", OneOf).args(&[arg("ip:port", String).deprecated_since("2.8.12"), arg("new-format", OneOf).multiple().args(&[arg("client-id", Integer).token("ID").since("2.8.12").optional(), arg("normal_master_slave_pubsub", OneOf).token("TYPE").since("2.8.12").optional().args(&[arg("normal", PureToken).token("NORMAL"), arg("master", PureToken).token("MASTER").since("3.2.0"), arg("slave", PureToken).token("SLAVE"), arg("replica", PureToken).token("REPLICA").since("5.0.0"), arg("pubsub", PureToken).token("PUBSUB")]), arg("username", String).token("USER").optional(), arg("ip:port", String).token("ADDR").optional(), arg("ip:port", String).token("LADDR").since("6.2.0").optional(), arg("yes/no", String).token("SKIPME").optional()])])];
+    pub const ARGS_CLIENT_NO_EVICT: &[Arg] = &[arg("enabled", OneOf).args(&[arg("on", PureToken).token("ON"), arg("off", PureToken).token("OFF")])];
+    pub const ARGS_CLIENT_REPLY: &[Arg] = &[arg("on_off_skip", OneOf).args(&[arg("on", PureToken).token("ON"), arg("off", PureToken).token("OFF"), arg("skip", PureToken).token("SKIP")])];
+    pub const ARGS_CLIENT_UNBLOCK: &[Arg] = &[arg("client-id", Integer), arg("timeout_error", OneOf).optional().args(&[arg("timeout", PureToken).token("TIMEOUT"), arg("error", PureToken).token("ERROR")])];
+    pub const ARGS_CLIENT_PAUSE: &[Arg] = &[arg("timeout", Integer), arg("mode", OneOf).since("6.2.0").optional().args(&[arg("write", PureToken).token("WRITE"), arg("all", PureToken).token("ALL")])];
+    pub const ARGS_CLIENT_TRACKING: &[Arg] = &[arg("status", OneOf).args(&[arg("on", PureToken).token("ON"), arg("off", PureToken).token("OFF")]), arg("client-id", Integer).token("REDIRECT").optional(), arg("prefix", String).token("PREFIX").optional().multiple().multiple_token(), arg("bcast", PureToken).token("BCAST").optional(), arg("optin", PureToken).token("OPTIN").optional(), arg("optout", PureToken).token("OPTOUT").optional(), arg("noloop", PureToken).token("NOLOOP").optional()];
+    pub const ARGS_CLIENT_CACHING: &[Arg] = &[arg("mode", OneOf).args(&[arg("yes", PureToken).token("YES"), arg("no", PureToken).token("NO")])];
+    pub const ARGS_PING: &[Arg] = &[arg("message", String).optional()];
+    pub const ARGS_ECHO: &[Arg] = &[arg("message", String)];
+    pub const ARGS_SELECT: &[Arg] = &[arg("index", Integer)];
+    pub const ARGS_AUTH: &[Arg] = &[arg("username", String).since("6.0.0").optional(), arg("password", String)];
+    pub const ARGS_HELLO: &[Arg] = &[arg("arguments", Block).optional().args(&[arg("protover", Integer), arg("username_password", Block).token("AUTH").optional().args(&[arg("username", String), arg("password", String)]), arg("clientname", String).token("SETNAME").optional()])];
+}
+use docs_args::*;

@@ -168,4 +168,4 @@ pub static COMMANDS: &[CommandSpec] = &[spec(
     "server",
     "A container for debugging commands.",
     debug,
-).since("1.0.0")];
+).since("1.0.0").complexity("Depends on the subcommand.").syscmd()];

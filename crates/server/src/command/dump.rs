@@ -124,6 +124,17 @@ const KEYSPACE_DANGEROUS: &[&str] = &["keyspace", "dangerous"];
 
 #[rustfmt::skip]
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("dump", 2, READONLY, (1, 1, 1), KEYSPACE, "generic", "Returns a serialized representation of the value stored at a key.", dump).since("2.6.0").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output"]),
-    spec("restore", -4, WRITE | DENYOOM, (1, 1, 1), KEYSPACE_DANGEROUS, "generic", "Creates a key from the serialized representation of a value.", restore).since("2.6.0").key_specs(&[KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("dump", 2, READONLY, (1, 1, 1), KEYSPACE, "generic", "Returns a serialized representation of the value stored at a key.", dump).since("2.6.0").args(ARGS_DUMP).complexity("O(1) or O(N*M) or O(1*M)").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output"]),
+    spec("restore", -4, WRITE | DENYOOM, (1, 1, 1), KEYSPACE_DANGEROUS, "generic", "Creates a key from the serialized representation of a value.", restore).since("2.6.0").args(ARGS_RESTORE).complexity("O(1) or O(N*M) or O(1*M) or O(N*M*log(N)) or O(log(N))").key_specs(&[KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
 ];
+
+/// The arguments of this file's commands, as COMMAND DOCS describes them (Redis
+/// 7.0.15's interface: redis-cli builds its hints from them).
+#[rustfmt::skip]
+mod docs_args {
+    use super::super::{arg, Arg, ArgKind::*};
+
+    pub const ARGS_DUMP: &[Arg] = &[arg("key", Key).key_spec(0)];
+    pub const ARGS_RESTORE: &[Arg] = &[arg("key", Key).key_spec(0), arg("ttl", Integer), arg("serialized-value", String), arg("replace", PureToken).token("REPLACE").since("3.0.0").optional(), arg("absttl", PureToken).token("ABSTTL").since("5.0.0").optional(), arg("seconds", Integer).token("IDLETIME").since("5.0.0").optional(), arg("frequency", Integer).token("FREQ").since("5.0.0").optional()];
+}
+use docs_args::*;

@@ -146,13 +146,13 @@ const NO_ACL: &[&str] = &[];
 
 #[rustfmt::skip]
 static SUBCOMMANDS: &[CommandSpec] = &[
-    spec("histogram", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the cumulative distribution of latencies of a subset or all commands.", histogram).since("7.0.0").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
-    spec("latest", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the latest latency samples for all events.", latest).since("2.8.13").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
-    spec("history", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns timestamp-latency samples for an event.", history).since("2.8.13").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
-    spec("reset", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Resets the latency data for one or more events.", reset).since("2.8.13").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
-    spec("doctor", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns a human-readable latency analysis report.", doctor).since("2.8.13").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
-    spec("graph", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns a latency graph for an event.", graph).since("2.8.13").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
-    spec("help", 2, LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns helpful text about the different subcommands.", help).since("2.8.13"),
+    spec("histogram", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the cumulative distribution of latencies of a subset or all commands.", histogram).since("7.0.0").args(ARGS_LATENCY_HISTOGRAM).complexity("O(N)").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
+    spec("latest", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns the latest latency samples for all events.", latest).since("2.8.13").complexity("O(1)").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
+    spec("history", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns timestamp-latency samples for an event.", history).since("2.8.13").args(ARGS_LATENCY_HISTORY).complexity("O(1)").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
+    spec("reset", -2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Resets the latency data for one or more events.", reset).since("2.8.13").args(ARGS_LATENCY_RESET).complexity("O(1)").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
+    spec("doctor", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns a human-readable latency analysis report.", doctor).since("2.8.13").complexity("O(1)").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
+    spec("graph", 3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns a latency graph for an event.", graph).since("2.8.13").args(ARGS_LATENCY_GRAPH).complexity("O(1)").tips(&["nondeterministic_output", "request_policy:all_nodes", "response_policy:special"]),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), NO_ACL, "server", "Returns helpful text about the different subcommands.", help).since("2.8.13").complexity("O(1)"),
 ];
 
 pub static COMMANDS: &[CommandSpec] = &[container(
@@ -160,4 +160,17 @@ pub static COMMANDS: &[CommandSpec] = &[container(
     "server",
     "A container for latency diagnostics commands.",
     SUBCOMMANDS,
-).since("2.8.13")];
+).since("2.8.13").complexity("Depends on the subcommand.")];
+
+/// The arguments of this file's commands, as COMMAND DOCS describes them (Redis
+/// 7.0.15's interface: redis-cli builds its hints from them).
+#[rustfmt::skip]
+mod docs_args {
+    use super::super::{arg, Arg, ArgKind::*};
+
+    pub const ARGS_LATENCY_HISTOGRAM: &[Arg] = &[arg("command", String).optional().multiple()];
+    pub const ARGS_LATENCY_HISTORY: &[Arg] = &[arg("event", String)];
+    pub const ARGS_LATENCY_RESET: &[Arg] = &[arg("event", String).optional().multiple()];
+    pub const ARGS_LATENCY_GRAPH: &[Arg] = &[arg("event", String)];
+}
+use docs_args::*;

@@ -276,13 +276,24 @@ fn memory_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 
 #[rustfmt::skip]
 pub static MEMORY_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("usage", -3, READONLY | READS_ANY_KEY, (2, 2, 1), &[], "server", "Estimates the memory usage of a key.", memory_usage).since("4.0.0").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
-    spec("stats", 2, READS_ANY_KEY, (0, 0, 0), &[], "server", "Returns details about memory usage.", memory_stats).since("4.0.0").tips(&["nondeterministic_output", "request_policy:all_shards", "response_policy:special"]),
-    spec("doctor", 2, 0, (0, 0, 0), &[], "server", "Outputs a memory problems report.", memory_doctor).since("4.0.0").tips(&["nondeterministic_output", "request_policy:all_shards", "response_policy:special"]),
-    spec("malloc-stats", 2, 0, (0, 0, 0), &[], "server", "Returns the allocator statistics.", memory_malloc_stats).since("4.0.0").tips(&["nondeterministic_output", "request_policy:all_shards", "response_policy:special"]),
-    spec("purge", 2, 0, (0, 0, 0), &[], "server", "Asks the allocator to release memory.", memory_purge).since("4.0.0").tips(&["request_policy:all_shards", "response_policy:all_succeeded"]),
-    spec("help", 2, LOADING | STALE, (0, 0, 0), &[], "server", "Returns helpful text about the different subcommands.", memory_help).since("4.0.0"),
+    spec("usage", -3, READONLY | READS_ANY_KEY, (2, 2, 1), &[], "server", "Estimates the memory usage of a key.", memory_usage).since("4.0.0").args(ARGS_MEMORY_USAGE).complexity("O(N)").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("stats", 2, READS_ANY_KEY, (0, 0, 0), &[], "server", "Returns details about memory usage.", memory_stats).since("4.0.0").complexity("O(1)").tips(&["nondeterministic_output", "request_policy:all_shards", "response_policy:special"]),
+    spec("doctor", 2, 0, (0, 0, 0), &[], "server", "Outputs a memory problems report.", memory_doctor).since("4.0.0").complexity("O(1)").tips(&["nondeterministic_output", "request_policy:all_shards", "response_policy:special"]),
+    spec("malloc-stats", 2, 0, (0, 0, 0), &[], "server", "Returns the allocator statistics.", memory_malloc_stats).since("4.0.0").complexity("Depends on the allocator's state.").tips(&["nondeterministic_output", "request_policy:all_shards", "response_policy:special"]),
+    spec("purge", 2, 0, (0, 0, 0), &[], "server", "Asks the allocator to release memory.", memory_purge).since("4.0.0").complexity("Depends on how much memory the allocator can give back.").tips(&["request_policy:all_shards", "response_policy:all_succeeded"]),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), &[], "server", "Returns helpful text about the different subcommands.", memory_help).since("4.0.0").complexity("O(1)"),
 ];
+
+
+/// The arguments of this file's commands, as COMMAND DOCS describes them (Redis
+/// 7.0.15's interface: redis-cli builds its hints from them).
+#[rustfmt::skip]
+mod docs_args {
+    use super::super::{arg, Arg, ArgKind::*};
+
+    pub const ARGS_MEMORY_USAGE: &[Arg] = &[arg("key", Key).key_spec(0), arg("count", Integer).token("SAMPLES").optional()];
+}
+use docs_args::*;
 
 #[cfg(test)]
 mod tests {

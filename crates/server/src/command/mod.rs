@@ -93,6 +93,8 @@ pub mod flags {
     /// commands pop from one of their keys; SMOVE leaves a destination that has the
     /// member alone).
     pub const WATCH_CHANGED_ONLY: u32 = 1 << 25;
+    /// COMMAND DOCS's `syscmd` doc flag (DEBUG).
+    pub const DOC_SYSCMD: u32 = 1 << 26;
 
     /// Names in Redis 7.0's COMMAND INFO order (`movablekeys`, computed from the key
     /// positions, goes before `allow_busy`; `sentinel` is not shown, as in Redis).
@@ -176,6 +178,93 @@ pub mod key_flags {
     ];
 }
 
+/// One argument of a command as COMMAND DOCS describes it (redis-cli builds its hints
+/// from these): built with [`arg`] and the methods below.
+#[derive(Clone, Copy, Debug)]
+pub struct Arg {
+    pub name: &'static str,
+    pub kind: ArgKind,
+    /// Index of the key spec of a `key` argument.
+    pub key_spec_index: Option<u8>,
+    pub token: Option<&'static str>,
+    pub since: Option<&'static str>,
+    pub deprecated_since: Option<&'static str>,
+    /// `arg_flags`.
+    pub flags: u8,
+    /// The arguments of a `oneof` or `block`.
+    pub args: &'static [Arg],
+}
+
+/// An argument's type, as COMMAND DOCS names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    String,
+    Integer,
+    Double,
+    Key,
+    Pattern,
+    UnixTime,
+    PureToken,
+    OneOf,
+    Block,
+}
+
+impl ArgKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ArgKind::String => "string",
+            ArgKind::Integer => "integer",
+            ArgKind::Double => "double",
+            ArgKind::Key => "key",
+            ArgKind::Pattern => "pattern",
+            ArgKind::UnixTime => "unix-time",
+            ArgKind::PureToken => "pure-token",
+            ArgKind::OneOf => "oneof",
+            ArgKind::Block => "block",
+        }
+    }
+}
+
+/// Argument flags, in COMMAND DOCS's order.
+pub mod arg_flags {
+    pub const OPTIONAL: u8 = 1 << 0;
+    pub const MULTIPLE: u8 = 1 << 1;
+    pub const MULTIPLE_TOKEN: u8 = 1 << 2;
+    pub const NAMES: &[(u8, &str)] = &[(OPTIONAL, "optional"), (MULTIPLE, "multiple"), (MULTIPLE_TOKEN, "multiple_token")];
+}
+
+/// An argument named `name` of type `kind`.
+pub const fn arg(name: &'static str, kind: ArgKind) -> Arg {
+    Arg { name, kind, key_spec_index: None, token: None, since: None, deprecated_since: None, flags: 0, args: &[] }
+}
+
+impl Arg {
+    pub const fn key_spec(self, index: u8) -> Arg {
+        Arg { key_spec_index: Some(index), ..self }
+    }
+    pub const fn token(self, token: &'static str) -> Arg {
+        Arg { token: Some(token), ..self }
+    }
+    pub const fn since(self, version: &'static str) -> Arg {
+        Arg { since: Some(version), ..self }
+    }
+    pub const fn deprecated_since(self, version: &'static str) -> Arg {
+        Arg { deprecated_since: Some(version), ..self }
+    }
+    pub const fn optional(self) -> Arg {
+        Arg { flags: self.flags | arg_flags::OPTIONAL, ..self }
+    }
+    pub const fn multiple(self) -> Arg {
+        Arg { flags: self.flags | arg_flags::MULTIPLE, ..self }
+    }
+    pub const fn multiple_token(self) -> Arg {
+        Arg { flags: self.flags | arg_flags::MULTIPLE_TOKEN, ..self }
+    }
+    pub const fn args(self, args: &'static [Arg]) -> Arg {
+        Arg { args, ..self }
+    }
+}
+
 /// The static description of a command (or subcommand).
 pub struct CommandSpec {
     /// Lower-case name (for a subcommand, just its own word).
@@ -203,6 +292,12 @@ pub struct CommandSpec {
     /// Redis's command tips (COMMAND INFO: `nondeterministic_output`,
     /// `request_policy:all_shards` ...).
     pub tips: &'static [&'static str],
+    /// Its arguments (COMMAND DOCS).
+    pub args: &'static [Arg],
+    /// Its time complexity, in big-O (COMMAND DOCS).
+    pub complexity: &'static str,
+    /// The Redis version that deprecated it (COMMAND DOCS), if any.
+    pub deprecated_since: &'static str,
 }
 
 impl CommandSpec {
@@ -234,6 +329,26 @@ impl CommandSpec {
     /// Its command tips.
     pub const fn tips(self, tips: &'static [&'static str]) -> CommandSpec {
         CommandSpec { tips, ..self }
+    }
+
+    /// Its arguments, for COMMAND DOCS.
+    pub const fn args(self, args: &'static [Arg]) -> CommandSpec {
+        CommandSpec { args, ..self }
+    }
+
+    /// Its time complexity.
+    pub const fn complexity(self, complexity: &'static str) -> CommandSpec {
+        CommandSpec { complexity, ..self }
+    }
+
+    /// Deprecated since that Redis version.
+    pub const fn deprecated(self, since: &'static str) -> CommandSpec {
+        CommandSpec { deprecated_since: since, ..self }
+    }
+
+    /// A command for the system, not for users (Redis's `syscmd` doc flag).
+    pub const fn syscmd(self) -> CommandSpec {
+        CommandSpec { flags: self.flags | flags::DOC_SYSCMD, ..self }
     }
 }
 
@@ -404,7 +519,7 @@ pub const fn spec(
     summary: &'static str,
     handler: Handler,
 ) -> CommandSpec {
-    CommandSpec { name, arity, flags, keys, acl, group, summary, handler, subcommands: &[], movable: None, writes: Writes::Keys, since: "", key_specs: &[], tips: &[] }
+    CommandSpec { name, arity, flags, keys, acl, group, summary, handler, subcommands: &[], movable: None, writes: Writes::Keys, since: "", key_specs: &[], tips: &[], args: &[], complexity: "", deprecated_since: "" }
 }
 
 /// A parent command that dispatches to subcommands (CLIENT, CONFIG, OBJECT ...). Its
@@ -430,6 +545,9 @@ pub const fn container(
         since: "",
         key_specs: &[],
         tips: &[],
+        args: &[],
+        complexity: "",
+        deprecated_since: "",
     }
 }
 

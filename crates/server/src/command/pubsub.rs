@@ -229,20 +229,37 @@ pub fn subscribed_mode_error(ctx: &Ctx<'_>, command: &CommandSpec) -> Option<Str
 const PUBSUB_ACL: &[&str] = &["pubsub"];
 
 static PUBSUB_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("channels", -2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns the active channels.", pubsub_channels).since("2.8.0"),
-    spec("numsub", -2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns a count of subscribers to channels.", pubsub_numsub).since("2.8.0"),
-    spec("numpat", 2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns a count of unique pattern subscriptions.", pubsub_numpat).since("2.8.0"),
-    spec("help", 2, LOADING | STALE, (0, 0, 0), &[], "pubsub", "Returns helpful text about the different subcommands.", pubsub_help).since("6.2.0"),
+    spec("channels", -2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns the active channels.", pubsub_channels).since("2.8.0").args(ARGS_PUBSUB_CHANNELS).complexity("O(N)"),
+    spec("numsub", -2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns a count of subscribers to channels.", pubsub_numsub).since("2.8.0").args(ARGS_PUBSUB_NUMSUB).complexity("O(N)"),
+    spec("numpat", 2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns a count of unique pattern subscriptions.", pubsub_numpat).since("2.8.0").complexity("O(1)"),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), &[], "pubsub", "Returns helpful text about the different subcommands.", pubsub_help).since("6.2.0").complexity("O(1)"),
 ];
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("subscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels.", subscribe).since("2.0.0"),
-    spec("unsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages posted to channels.", unsubscribe).since("2.0.0"),
-    spec("psubscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels that match one or more patterns.", psubscribe).since("2.0.0"),
-    spec("punsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages published to channels that match one or more patterns.", punsubscribe).since("2.0.0"),
-    spec("publish", 3, PUBSUB | LOADING | STALE | FAST | MAY_REPLICATE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Posts a message to a channel.", publish).since("2.0.0"),
-    container("pubsub", "pubsub", "A container for Pub/Sub commands.", PUBSUB_SUBCOMMANDS).since("2.8.0"),
+    spec("subscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels.", subscribe).since("2.0.0").args(ARGS_SUBSCRIBE).complexity("O(N)"),
+    spec("unsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages posted to channels.", unsubscribe).since("2.0.0").args(ARGS_UNSUBSCRIBE).complexity("O(N)"),
+    spec("psubscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels that match one or more patterns.", psubscribe).since("2.0.0").args(ARGS_PSUBSCRIBE).complexity("O(N)"),
+    spec("punsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages published to channels that match one or more patterns.", punsubscribe).since("2.0.0").args(ARGS_PUNSUBSCRIBE).complexity("O(N+M)"),
+    spec("publish", 3, PUBSUB | LOADING | STALE | FAST | MAY_REPLICATE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Posts a message to a channel.", publish).since("2.0.0").args(ARGS_PUBLISH).complexity("O(N+M)"),
+    container("pubsub", "pubsub", "A container for Pub/Sub commands.", PUBSUB_SUBCOMMANDS).since("2.8.0").complexity("Depends on the subcommand."),
 ];
+
+
+/// The arguments of this file's commands, as COMMAND DOCS describes them (Redis
+/// 7.0.15's interface: redis-cli builds its hints from them).
+#[rustfmt::skip]
+mod docs_args {
+    use super::super::{arg, Arg, ArgKind::*};
+
+    pub const ARGS_PUBSUB_CHANNELS: &[Arg] = &[arg("pattern", Pattern).optional()];
+    pub const ARGS_PUBSUB_NUMSUB: &[Arg] = &[arg("channel", String).optional().multiple()];
+    pub const ARGS_SUBSCRIBE: &[Arg] = &[arg("channel", String).multiple()];
+    pub const ARGS_UNSUBSCRIBE: &[Arg] = &[arg("channel", String).optional().multiple()];
+    pub const ARGS_PSUBSCRIBE: &[Arg] = &[arg("pattern", Block).multiple().args(&[arg("pattern", Pattern)])];
+    pub const ARGS_PUNSUBSCRIBE: &[Arg] = &[arg("pattern", Pattern).optional().multiple()];
+    pub const ARGS_PUBLISH: &[Arg] = &[arg("channel", String), arg("message", String)];
+}
+use docs_args::*;
 
 #[cfg(test)]
 mod tests {

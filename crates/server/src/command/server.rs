@@ -8,7 +8,7 @@ use resp::{encode, Proto};
 use super::args::{self, is};
 use super::flags::*;
 use super::table::{CommandTable, TableEntry};
-use super::{container, key_flags, spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
+use super::{arg_flags, container, key_flags, spec, Arg, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
 use crate::config;
 
 /// INFO [section [section ...]] — the report as a verbatim/bulk string.
@@ -315,13 +315,38 @@ fn command_info(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 fn write_docs(t: &CommandTable, out: &mut Vec<u8>, proto: Proto, idx: usize) {
     let spec = t.entries[idx].spec;
     let children: Vec<_> = t.children(idx).collect();
-    encode::map_len(out, if children.is_empty() { 3 } else { 4 }, proto);
+    let syscmd = spec.flags & DOC_SYSCMD != 0;
+    let deprecated = !spec.deprecated_since.is_empty();
+    let fields = 3
+        + usize::from(!spec.complexity.is_empty())
+        + usize::from(syscmd || deprecated)
+        + usize::from(deprecated)
+        + usize::from(!spec.args.is_empty())
+        + usize::from(!children.is_empty());
+    encode::map_len(out, fields, proto);
     encode::bulk(out, b"summary");
     encode::bulk(out, spec.summary.as_bytes());
     encode::bulk(out, b"since");
-    encode::bulk(out, t.entries[idx].spec.since.as_bytes());
+    encode::bulk(out, spec.since.as_bytes());
     encode::bulk(out, b"group");
     encode::bulk(out, spec.group.as_bytes());
+    if !spec.complexity.is_empty() {
+        encode::bulk(out, b"complexity");
+        encode::bulk(out, spec.complexity.as_bytes());
+    }
+    if syscmd || deprecated {
+        encode::bulk(out, b"doc_flags");
+        encode::set_len(out, 1, proto);
+        encode::simple(out, if syscmd { b"syscmd" } else { b"deprecated" });
+    }
+    if deprecated {
+        encode::bulk(out, b"deprecated_since");
+        encode::bulk(out, spec.deprecated_since.as_bytes());
+    }
+    if !spec.args.is_empty() {
+        encode::bulk(out, b"arguments");
+        write_args(out, proto, spec.args);
+    }
     if !children.is_empty() {
         encode::bulk(out, b"subcommands");
         encode::map_len(out, children.len(), proto);
@@ -332,8 +357,56 @@ fn write_docs(t: &CommandTable, out: &mut Vec<u8>, proto: Proto, idx: usize) {
     }
 }
 
-/// COMMAND DOCS [name ...] — a map of name to documentation (summary, since and group;
-/// the argument descriptions of Redis's docs are not generated yet).
+/// Arguments as COMMAND DOCS describes them, in Redis 7.0.15's field order.
+fn write_args(out: &mut Vec<u8>, proto: Proto, args: &[Arg]) {
+    encode::array_len(out, args.len());
+    for a in args {
+        let flags: Vec<&str> = arg_flags::NAMES.iter().filter(|(bit, _)| a.flags & bit != 0).map(|(_, n)| *n).collect();
+        let fields = 2
+            + usize::from(a.key_spec_index.is_some())
+            + usize::from(a.token.is_some())
+            + usize::from(a.since.is_some())
+            + usize::from(a.deprecated_since.is_some())
+            + usize::from(!flags.is_empty())
+            + usize::from(!a.args.is_empty());
+        encode::map_len(out, fields, proto);
+        encode::bulk(out, b"name");
+        encode::bulk(out, a.name.as_bytes());
+        encode::bulk(out, b"type");
+        encode::bulk(out, a.kind.name().as_bytes());
+        if let Some(i) = a.key_spec_index {
+            encode::bulk(out, b"key_spec_index");
+            encode::integer(out, i64::from(i));
+        }
+        if let Some(token) = a.token {
+            encode::bulk(out, b"token");
+            encode::bulk(out, token.as_bytes());
+        }
+        if let Some(v) = a.since {
+            encode::bulk(out, b"since");
+            encode::bulk(out, v.as_bytes());
+        }
+        if let Some(v) = a.deprecated_since {
+            encode::bulk(out, b"deprecated_since");
+            encode::bulk(out, v.as_bytes());
+        }
+        if !flags.is_empty() {
+            encode::bulk(out, b"flags");
+            encode::set_len(out, flags.len(), proto);
+            for f in flags {
+                encode::simple(out, f.as_bytes());
+            }
+        }
+        if !a.args.is_empty() {
+            encode::bulk(out, b"arguments");
+            write_args(out, proto, a.args);
+        }
+    }
+}
+
+/// COMMAND DOCS [name ...] — a map of name to documentation: summary (ours), since, group,
+/// complexity (its big-O), doc flags, arguments (Redis's structure, from which redis-cli
+/// builds its hints) and subcommands. Redis's history notes are its prose: left out.
 fn command_docs(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let t = ctx.table;
     let wanted: Vec<usize> = if a.len() == 2 {
@@ -644,27 +717,27 @@ fn role(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 const SERVER: &[&str] = &[];
 
 static CONFIG_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("get", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), SERVER, "server", "Returns the effective values of configuration parameters.", config_get).since("2.0.0"),
-    spec("set", -4, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), SERVER, "server", "Sets configuration parameters in-flight.", config_set).since("2.0.0").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
-    spec("resetstat", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), SERVER, "server", "Resets the server's statistics.", config_resetstat).since("2.0.0"),
-    spec("rewrite", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), SERVER, "server", "Persists the effective configuration to file.", config_rewrite).since("2.8.0"),
-    spec("help", 2, LOADING | STALE, (0, 0, 0), SERVER, "server", "Returns helpful text about the different subcommands.", config_help).since("5.0.0"),
+    spec("get", -3, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), SERVER, "server", "Returns the effective values of configuration parameters.", config_get).since("2.0.0").args(ARGS_CONFIG_GET).complexity("O(N)"),
+    spec("set", -4, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), SERVER, "server", "Sets configuration parameters in-flight.", config_set).since("2.0.0").args(ARGS_CONFIG_SET).complexity("O(N)").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
+    spec("resetstat", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), SERVER, "server", "Resets the server's statistics.", config_resetstat).since("2.0.0").complexity("O(1)"),
+    spec("rewrite", 2, ADMIN | NOSCRIPT | LOADING | STALE, (0, 0, 0), SERVER, "server", "Persists the effective configuration to file.", config_rewrite).since("2.8.0").complexity("O(1)"),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), SERVER, "server", "Returns helpful text about the different subcommands.", config_help).since("5.0.0").complexity("O(1)"),
 ];
 
 static COMMAND_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("count", 2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns a count of commands.", command_count).since("2.8.13"),
-    spec("info", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns information about one, multiple or all commands.", command_info).since("2.8.13").tips(&["nondeterministic_output_order"]),
-    spec("docs", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns documentary information about one, multiple or all commands.", command_docs).since("7.0.0").tips(&["nondeterministic_output_order"]),
-    spec("list", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns a list of command names.", command_list).since("7.0.0").tips(&["nondeterministic_output_order"]),
-    spec("getkeys", -4, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Extracts the key names from an arbitrary command.", command_getkeys).since("2.8.13"),
-    spec("help", 2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns helpful text about the different subcommands.", command_help).since("5.0.0"),
+    spec("count", 2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns a count of commands.", command_count).since("2.8.13").complexity("O(1)"),
+    spec("info", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns information about one, multiple or all commands.", command_info).since("2.8.13").args(ARGS_COMMAND_INFO).complexity("O(N)").tips(&["nondeterministic_output_order"]),
+    spec("docs", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns documentary information about one, multiple or all commands.", command_docs).since("7.0.0").args(ARGS_COMMAND_DOCS).complexity("O(N)").tips(&["nondeterministic_output_order"]),
+    spec("list", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns a list of command names.", command_list).since("7.0.0").args(ARGS_COMMAND_LIST).complexity("O(N)").tips(&["nondeterministic_output_order"]),
+    spec("getkeys", -4, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Extracts the key names from an arbitrary command.", command_getkeys).since("2.8.13").complexity("O(N)"),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns helpful text about the different subcommands.", command_help).since("5.0.0").complexity("O(1)"),
 ];
 
 static SLOWLOG_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("get", -2, ADMIN | LOADING | STALE, (0, 0, 0), SERVER, "server", "Returns the slow log's entries.", slowlog_get).since("2.2.12").tips(&["request_policy:all_nodes", "nondeterministic_output"]),
-    spec("len", 2, ADMIN | LOADING | STALE, (0, 0, 0), SERVER, "server", "Returns the number of entries in the slow log.", slowlog_len).since("2.2.12").tips(&["request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"]),
-    spec("reset", 2, ADMIN | LOADING | STALE, (0, 0, 0), SERVER, "server", "Clears all entries from the slow log.", slowlog_reset).since("2.2.12").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
-    spec("help", 2, LOADING | STALE, (0, 0, 0), SERVER, "server", "Show helpful text about the different subcommands", slowlog_help).since("6.2.0"),
+    spec("get", -2, ADMIN | LOADING | STALE, (0, 0, 0), SERVER, "server", "Returns the slow log's entries.", slowlog_get).since("2.2.12").args(ARGS_SLOWLOG_GET).complexity("O(N)").tips(&["request_policy:all_nodes", "nondeterministic_output"]),
+    spec("len", 2, ADMIN | LOADING | STALE, (0, 0, 0), SERVER, "server", "Returns the number of entries in the slow log.", slowlog_len).since("2.2.12").complexity("O(1)").tips(&["request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"]),
+    spec("reset", 2, ADMIN | LOADING | STALE, (0, 0, 0), SERVER, "server", "Clears all entries from the slow log.", slowlog_reset).since("2.2.12").complexity("O(N)").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), SERVER, "server", "Show helpful text about the different subcommands", slowlog_help).since("6.2.0").complexity("O(1)"),
 ];
 
 /// COMMAND has its own handler for the bare form, so it is declared by hand rather
@@ -672,8 +745,8 @@ static SLOWLOG_SUBCOMMANDS: &[CommandSpec] = &[
 static COMMAND_SPEC_FLAGS: u32 = LOADING | STALE;
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("info", -1, LOADING | STALE, (0, 0, 0), &["dangerous"], "server", "Returns information and statistics about the server.", info).since("1.0.0").tips(&["nondeterministic_output", "request_policy:all_shards", "response_policy:special"]),
-    container("config", "server", "A container for server configuration commands.", CONFIG_SUBCOMMANDS).since("2.0.0"),
+    spec("info", -1, LOADING | STALE, (0, 0, 0), &["dangerous"], "server", "Returns information and statistics about the server.", info).since("1.0.0").args(ARGS_INFO).complexity("O(1)").tips(&["nondeterministic_output", "request_policy:all_shards", "response_policy:special"]),
+    container("config", "server", "A container for server configuration commands.", CONFIG_SUBCOMMANDS).since("2.0.0").complexity("Depends on the subcommand."),
     CommandSpec {
         name: "command",
         arity: -1,
@@ -689,17 +762,39 @@ pub static COMMANDS: &[CommandSpec] = &[
         since: "2.8.13",
         key_specs: &[],
         tips: &["nondeterministic_output_order"],
+        args: &[],
+        complexity: "O(N)",
+        deprecated_since: "",
     },
-    spec("time", 1, LOADING | STALE | FAST, (0, 0, 0), SERVER, "server", "Returns the server time.", time).since("2.6.0").tips(&["nondeterministic_output"]),
-    container("slowlog", "server", "A container for slow log commands.", SLOWLOG_SUBCOMMANDS).since("2.2.12"),
-    container("memory", "server", "A container for memory diagnostics commands.", super::memory::MEMORY_SUBCOMMANDS).since("4.0.0"),
-    spec("save", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI | ALL_GATES, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk.", save).since("1.0.0"),
-    spec("bgsave", -1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | ALL_GATES, (0, 0, 0), SERVER, "server", "Asynchronously saves the database(s) to disk.", bgsave).since("1.0.0"),
-    spec("bgrewriteaof", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | ALL_GATES, (0, 0, 0), SERVER, "server", "Asynchronously rewrites the append-only file to disk.", bgrewriteaof).since("1.0.0"),
-    spec("lastsave", 1, LOADING | STALE | FAST, (0, 0, 0), &["admin", "dangerous"], "server", "Returns the Unix timestamp of the last successful save to disk.", lastsave).since("1.0.0").tips(&["nondeterministic_output"]),
-    spec("role", 1, NOSCRIPT | LOADING | STALE | FAST, (0, 0, 0), &["admin", "dangerous"], "server", "Return the role of the instance in the context of replication", role).since("2.8.12"),
-    spec("shutdown", -1, ADMIN | NOSCRIPT | LOADING | STALE | NO_MULTI | SENTINEL | ALLOW_BUSY | ALL_GATES, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk and shuts down the Redis server.", shutdown).since("1.0.0"),
+    spec("time", 1, LOADING | STALE | FAST, (0, 0, 0), SERVER, "server", "Returns the server time.", time).since("2.6.0").complexity("O(1)").tips(&["nondeterministic_output"]),
+    container("slowlog", "server", "A container for slow log commands.", SLOWLOG_SUBCOMMANDS).since("2.2.12").complexity("Depends on the subcommand."),
+    container("memory", "server", "A container for memory diagnostics commands.", super::memory::MEMORY_SUBCOMMANDS).since("4.0.0").complexity("Depends on the subcommand."),
+    spec("save", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI | ALL_GATES, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk.", save).since("1.0.0").complexity("O(N)"),
+    spec("bgsave", -1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | ALL_GATES, (0, 0, 0), SERVER, "server", "Asynchronously saves the database(s) to disk.", bgsave).since("1.0.0").args(ARGS_BGSAVE).complexity("O(1)"),
+    spec("bgrewriteaof", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | ALL_GATES, (0, 0, 0), SERVER, "server", "Asynchronously rewrites the append-only file to disk.", bgrewriteaof).since("1.0.0").complexity("O(1)"),
+    spec("lastsave", 1, LOADING | STALE | FAST, (0, 0, 0), &["admin", "dangerous"], "server", "Returns the Unix timestamp of the last successful save to disk.", lastsave).since("1.0.0").complexity("O(1)").tips(&["nondeterministic_output"]),
+    spec("role", 1, NOSCRIPT | LOADING | STALE | FAST, (0, 0, 0), &["admin", "dangerous"], "server", "Return the role of the instance in the context of replication", role).since("2.8.12").complexity("O(1)"),
+    spec("shutdown", -1, ADMIN | NOSCRIPT | LOADING | STALE | NO_MULTI | SENTINEL | ALLOW_BUSY | ALL_GATES, (0, 0, 0), SERVER, "server", "Synchronously saves the database(s) to disk and shuts down the Redis server.", shutdown).since("1.0.0").args(ARGS_SHUTDOWN).complexity("O(N) or O(1)"),
 ];
+
+
+/// The arguments of this file's commands, as COMMAND DOCS describes them (Redis
+/// 7.0.15's interface: redis-cli builds its hints from them).
+#[rustfmt::skip]
+mod docs_args {
+    use super::super::{arg, Arg, ArgKind::*};
+
+    pub const ARGS_CONFIG_GET: &[Arg] = &[arg("parameter", Block).multiple().args(&[arg("parameter", String)])];
+    pub const ARGS_CONFIG_SET: &[Arg] = &[arg("parameter_value", Block).multiple().args(&[arg("parameter", String), arg("value", String)])];
+    pub const ARGS_COMMAND_INFO: &[Arg] = &[arg("command-name", String).optional().multiple()];
+    pub const ARGS_COMMAND_DOCS: &[Arg] = &[arg("command-name", String).optional().multiple()];
+    pub const ARGS_COMMAND_LIST: &[Arg] = &[arg("filterby", OneOf).token("FILTERBY").optional().args(&[arg("module-name", String).token("MODULE"), arg("category", String).token("ACLCAT"), arg("pattern", Pattern).token("PATTERN")])];
+    pub const ARGS_SLOWLOG_GET: &[Arg] = &[arg("count", Integer).optional()];
+    pub const ARGS_INFO: &[Arg] = &[arg("section", String).optional().multiple()];
+    pub const ARGS_BGSAVE: &[Arg] = &[arg("schedule", PureToken).token("SCHEDULE").since("3.2.2").optional()];
+    pub const ARGS_SHUTDOWN: &[Arg] = &[arg("nosave_save", OneOf).optional().args(&[arg("nosave", PureToken).token("NOSAVE"), arg("save", PureToken).token("SAVE")]), arg("now", PureToken).token("NOW").since("7.0.0").optional(), arg("force", PureToken).token("FORCE").since("7.0.0").optional(), arg("abort", PureToken).token("ABORT").since("7.0.0").optional()];
+}
+use docs_args::*;
 
 #[cfg(test)]
 mod tests {

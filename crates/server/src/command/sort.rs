@@ -438,6 +438,17 @@ const SORT_ACL: &[&str] = &["set", "sortedset", "list", "dangerous"];
 
 #[rustfmt::skip]
 pub const COMMANDS: &[CommandSpec] = &[
-    spec("sort", -2, WRITE | DENYOOM | READS_ANY_KEY, (1, 1, 1), SORT_ACL, "generic", "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.", sort_cmd).key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Unknown, find: FindKeys::Unknown }, KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Unknown, find: FindKeys::Unknown }]).movable(Movable::Sort).writes(Writes::AfterFirst).since("1.0.0"),
-    spec("sort_ro", -2, READONLY | READS_ANY_KEY, (1, 1, 1), SORT_ACL, "generic", "Returns the sorted elements of a list, a set, or a sorted set.", sort_ro).key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Unknown, find: FindKeys::Unknown }]).movable(Movable::Patterns).since("7.0.0"),
+    spec("sort", -2, WRITE | DENYOOM | READS_ANY_KEY, (1, 1, 1), SORT_ACL, "generic", "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.", sort_cmd).args(ARGS_SORT).complexity("O(N+M*log(M)) or O(N)").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Unknown, find: FindKeys::Unknown }, KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Unknown, find: FindKeys::Unknown }]).movable(Movable::Sort).writes(Writes::AfterFirst).since("1.0.0"),
+    spec("sort_ro", -2, READONLY | READS_ANY_KEY, (1, 1, 1), SORT_ACL, "generic", "Returns the sorted elements of a list, a set, or a sorted set.", sort_ro).args(ARGS_SORT_RO).complexity("O(N+M*log(M)) or O(N)").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }, KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Unknown, find: FindKeys::Unknown }]).movable(Movable::Patterns).since("7.0.0"),
 ];
+
+/// The arguments of this file's commands, as COMMAND DOCS describes them (Redis
+/// 7.0.15's interface: redis-cli builds its hints from them).
+#[rustfmt::skip]
+mod docs_args {
+    use super::super::{arg, Arg, ArgKind::*};
+
+    pub const ARGS_SORT: &[Arg] = &[arg("key", Key).key_spec(0), arg("pattern", Pattern).key_spec(1).token("BY").optional(), arg("offset_count", Block).token("LIMIT").optional().args(&[arg("offset", Integer), arg("count", Integer)]), arg("pattern", Pattern).key_spec(1).token("GET").optional().multiple().multiple_token(), arg("order", OneOf).optional().args(&[arg("asc", PureToken).token("ASC"), arg("desc", PureToken).token("DESC")]), arg("sorting", PureToken).token("ALPHA").optional(), arg("destination", Key).key_spec(2).token("STORE").optional()];
+    pub const ARGS_SORT_RO: &[Arg] = &[arg("key", Key).key_spec(0), arg("pattern", Pattern).key_spec(1).token("BY").optional(), arg("offset_count", Block).token("LIMIT").optional().args(&[arg("offset", Integer), arg("count", Integer)]), arg("pattern", Pattern).key_spec(1).token("GET").optional().multiple().multiple_token(), arg("order", OneOf).optional().args(&[arg("asc", PureToken).token("ASC"), arg("desc", PureToken).token("DESC")]), arg("sorting", PureToken).token("ALPHA").optional()];
+}
+use docs_args::*;

@@ -25,7 +25,7 @@ pub struct TableEntry {
 
 /// Whether a command group holds plain data commands (see `TableEntry::data`).
 fn is_data_group(group: &str) -> bool {
-    matches!(group, "string" | "list" | "set" | "sorted_set" | "hash" | "generic" | "bitmap")
+    matches!(group, "string" | "list" | "set" | "sorted-set" | "hash" | "generic" | "bitmap")
 }
 
 /// Longest command name looked up by its packed form (`CommandTable::short`).

@@ -214,9 +214,19 @@ fn unwatch(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 const TX: &[&str] = &["transaction"];
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("multi", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (0, 0, 0), TX, "transactions", "Starts a transaction.", multi).since("1.2.0"),
-    spec("exec", 1, NOSCRIPT | LOADING | STALE | SKIP_SLOWLOG | NOT_QUEUED | ALL_GATES | READS_ANY_KEY | RUNS_QUEUE, (0, 0, 0), TX, "transactions", "Executes all commands in a transaction.", exec).since("1.2.0"),
-    spec("discard", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (0, 0, 0), TX, "transactions", "Discards a transaction.", discard).since("2.0.0"),
-    spec("watch", -2, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (1, -1, 1), TX, "transactions", "Monitors changes to keys to determine the execution of a transaction.", watch).since("2.2.0").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }]),
-    spec("unwatch", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY, (0, 0, 0), TX, "transactions", "Forgets about watched keys of a transaction.", unwatch).since("2.2.0"),
+    spec("multi", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (0, 0, 0), TX, "transactions", "Starts a transaction.", multi).since("1.2.0").complexity("O(1)"),
+    spec("exec", 1, NOSCRIPT | LOADING | STALE | SKIP_SLOWLOG | NOT_QUEUED | ALL_GATES | READS_ANY_KEY | RUNS_QUEUE, (0, 0, 0), TX, "transactions", "Executes all commands in a transaction.", exec).since("1.2.0").complexity("Depends on the queued commands."),
+    spec("discard", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (0, 0, 0), TX, "transactions", "Discards a transaction.", discard).since("2.0.0").complexity("O(N)"),
+    spec("watch", -2, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY | NOT_QUEUED, (1, -1, 1), TX, "transactions", "Monitors changes to keys to determine the execution of a transaction.", watch).since("2.2.0").args(ARGS_WATCH).complexity("O(1)").key_specs(&[KeySpec { flags: kf::RO, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }]),
+    spec("unwatch", 1, NOSCRIPT | LOADING | STALE | FAST | ALLOW_BUSY, (0, 0, 0), TX, "transactions", "Forgets about watched keys of a transaction.", unwatch).since("2.2.0").complexity("O(1)"),
 ];
+
+/// The arguments of this file's commands, as COMMAND DOCS describes them (Redis
+/// 7.0.15's interface: redis-cli builds its hints from them).
+#[rustfmt::skip]
+mod docs_args {
+    use super::super::{arg, Arg, ArgKind::*};
+
+    pub const ARGS_WATCH: &[Arg] = &[arg("key", Key).key_spec(0).multiple()];
+}
+use docs_args::*;

@@ -839,7 +839,6 @@ fn redis_rs_server_commands() {
 }
 
 #[test]
-#[ignore = "Basalt does not generate COMMAND DOCS argument descriptions yet (docs/compatibility.md)"]
 fn command_docs_describe_arguments() {
     let t = shared();
     let mut c = t.raw_conn();
