@@ -178,7 +178,7 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
                                     t.wait_s += c.wait_s;
                                     t.wall_s += c.wall_s;
                                 }
-                                None => cpu.push(c.clone()),
+                                None => cpu.push(*c),
                             }
                         }
                     }

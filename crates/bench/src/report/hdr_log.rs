@@ -38,7 +38,7 @@ pub fn write(path: &std::path::Path, start_ms: u128, kinds: &[(String, &Histogra
         length: Duration::from_secs(1),
         hist: &s.hist,
     });
-    let per_kind = kinds.iter().map(|(name, h)| Interval { tag: Some(name.clone()), offset: Duration::ZERO, length: run, hist: *h });
+    let per_kind = kinds.iter().map(|(name, h)| Interval { tag: Some(name.clone()), offset: Duration::ZERO, length: run, hist: h });
     write_intervals(path, start_ms, &per_second.chain(per_kind).collect::<Vec<_>>())
 }
 

@@ -343,7 +343,7 @@ fn after(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &CommandSpec, ar
     if ctx.client.caching.is_some()
         && ctx.client.multi.is_none()
         && !ctx.client.in_exec
-        && !t.entries[idx].parent.is_some_and(|p| t.entries[p].spec.flags & flags::KEEPS_CACHING != 0)
+        && t.entries[idx].parent.is_none_or(|p| t.entries[p].spec.flags & flags::KEEPS_CACHING == 0)
     {
         ctx.client.caching = None;
     }

@@ -567,6 +567,10 @@ pub enum Movable {
     Patterns,
 }
 
+/// What a write changes in other databases too: (database, key) pairs from the client's
+/// database and the arguments (`Writes::InDatabases`).
+pub type WrittenInDatabases = for<'a> fn(usize, &[&'a [u8]]) -> Vec<(usize, &'a [u8])>;
+
 /// Which of the keys a write command names it may change, for WATCH (what Redis's key
 /// specs say with their write flags).
 #[derive(Clone, Copy)]
@@ -582,7 +586,7 @@ pub enum Writes {
     KeysIf(fn(&[&[u8]]) -> bool),
     /// Keys of other databases too, as this finds them from the client's database and
     /// the arguments (MOVE, COPY ... DB).
-    InDatabases(for<'a> fn(usize, &[&'a [u8]]) -> Vec<(usize, &'a [u8])>),
+    InDatabases(WrittenInDatabases),
     /// Every key of every database (FLUSHALL, SWAPDB).
     AllDatabases,
 }
