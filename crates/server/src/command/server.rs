@@ -204,6 +204,7 @@ fn write_command_info(t: &CommandTable, out: &mut Vec<u8>, proto: Proto, idx: us
 /// One key spec as Redis 7.0's COMMAND INFO writes it (without the notes Redis gives
 /// some, which are its prose).
 fn write_key_spec(out: &mut Vec<u8>, proto: Proto, ks: &KeySpec) {
+    use SpecValue::{Int, Text};
     encode::map_len(out, 3, proto);
     encode::bulk(out, b"flags");
     let names: Vec<&str> = key_flags::NAMES.iter().filter(|(bit, _)| ks.flags & bit != 0).map(|(_, n)| *n).collect();
@@ -211,58 +212,55 @@ fn write_key_spec(out: &mut Vec<u8>, proto: Proto, ks: &KeySpec) {
     for n in names {
         encode::simple(out, n.as_bytes());
     }
-    encode::bulk(out, b"begin_search");
-    encode::map_len(out, 2, proto);
-    encode::bulk(out, b"type");
     match ks.begin {
-        BeginSearch::Index(i) => {
-            encode::bulk(out, b"index");
-            encode::bulk(out, b"spec");
-            encode::map_len(out, 1, proto);
-            encode::bulk(out, b"index");
-            encode::integer(out, i64::from(i));
-        }
-        BeginSearch::Keyword { keyword, start_from } => {
-            encode::bulk(out, b"keyword");
-            encode::bulk(out, b"spec");
-            encode::map_len(out, 2, proto);
-            encode::bulk(out, b"keyword");
-            encode::bulk(out, keyword.as_bytes());
-            encode::bulk(out, b"startfrom");
-            encode::integer(out, i64::from(start_from));
-        }
-        BeginSearch::Unknown => {
-            encode::bulk(out, b"unknown");
-            encode::bulk(out, b"spec");
-            encode::map_len(out, 0, proto);
-        }
+        BeginSearch::Index(i) => write_search(out, proto, "begin_search", "index", &[("index", Int(i))]),
+        BeginSearch::Keyword { keyword, start_from } => write_search(
+            out,
+            proto,
+            "begin_search",
+            "keyword",
+            &[("keyword", Text(keyword)), ("startfrom", Int(start_from))],
+        ),
+        BeginSearch::Unknown => write_search(out, proto, "begin_search", "unknown", &[]),
     }
-    encode::bulk(out, b"find_keys");
+    match ks.find {
+        FindKeys::Range { last_key, key_step, limit } => write_search(
+            out,
+            proto,
+            "find_keys",
+            "range",
+            &[("lastkey", Int(last_key)), ("keystep", Int(key_step)), ("limit", Int(limit))],
+        ),
+        FindKeys::Keynum { keynum_idx, first_key, key_step } => write_search(
+            out,
+            proto,
+            "find_keys",
+            "keynum",
+            &[("keynumidx", Int(keynum_idx)), ("firstkey", Int(first_key)), ("keystep", Int(key_step))],
+        ),
+        FindKeys::Unknown => write_search(out, proto, "find_keys", "unknown", &[]),
+    }
+}
+
+/// A value of a key spec's search part.
+enum SpecValue {
+    Int(i32),
+    Text(&'static str),
+}
+
+/// `label` => {type => `kind`, spec => {name => value ...}}.
+fn write_search(out: &mut Vec<u8>, proto: Proto, label: &str, kind: &str, fields: &[(&str, SpecValue)]) {
+    encode::bulk(out, label.as_bytes());
     encode::map_len(out, 2, proto);
     encode::bulk(out, b"type");
-    match ks.find {
-        FindKeys::Range { last_key, key_step, limit } => {
-            encode::bulk(out, b"range");
-            encode::bulk(out, b"spec");
-            encode::map_len(out, 3, proto);
-            for (name, v) in [(&b"lastkey"[..], last_key), (b"keystep", key_step), (b"limit", limit)] {
-                encode::bulk(out, name);
-                encode::integer(out, i64::from(v));
-            }
-        }
-        FindKeys::Keynum { keynum_idx, first_key, key_step } => {
-            encode::bulk(out, b"keynum");
-            encode::bulk(out, b"spec");
-            encode::map_len(out, 3, proto);
-            for (name, v) in [(&b"keynumidx"[..], keynum_idx), (b"firstkey", first_key), (b"keystep", key_step)] {
-                encode::bulk(out, name);
-                encode::integer(out, i64::from(v));
-            }
-        }
-        FindKeys::Unknown => {
-            encode::bulk(out, b"unknown");
-            encode::bulk(out, b"spec");
-            encode::map_len(out, 0, proto);
+    encode::bulk(out, kind.as_bytes());
+    encode::bulk(out, b"spec");
+    encode::map_len(out, fields.len(), proto);
+    for (name, value) in fields {
+        encode::bulk(out, name.as_bytes());
+        match value {
+            SpecValue::Int(i) => encode::integer(out, i64::from(*i)),
+            SpecValue::Text(t) => encode::bulk(out, t.as_bytes()),
         }
     }
 }
