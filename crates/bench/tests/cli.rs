@@ -837,8 +837,8 @@ fn redis_mode_writes_an_html_report() {
 
 /// Issue 25, item 3: `--hdr-log` writes HdrHistogram's interval log in every mode: a
 /// header, one untagged interval per second, and one interval per kind tagged with its
-/// name (memtier, ycsb); one per test (redis-benchmark mode), per test and server
-/// (compare).
+/// name (memtier, ycsb); in redis-benchmark mode one per second of each test and one per
+/// test; in compare one per test and server.
 #[test]
 fn every_mode_writes_an_hdr_interval_log() {
     let Some((_s, port)) = redis() else { return };
@@ -870,6 +870,8 @@ fn every_mode_writes_an_hdr_interval_log() {
     let text = std::fs::read_to_string(&rlog).expect("log");
     let tags: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("Tag=")).map(|l| l.split(',').next().unwrap_or("")).collect();
     assert_eq!(tags, ["SET", "GET"], "{text}");
+    let seconds = text.lines().filter(|l| !l.starts_with('#') && !l.starts_with("\"StartTimestamp\"") && !l.starts_with("Tag=")).count();
+    assert!(seconds >= 2, "an interval per second of each test: {text}");
     let clog = dir.path().join("c.hlog");
     let addr = format!("127.0.0.1:{port}");
     let (code, out, err) = bench(&["compare", "--a", &addr, "--b", &addr, "--rounds", "1", "-n", "500", "-t", "set", "--hdr-log", clog.to_str().expect("path")]);

@@ -148,7 +148,8 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
     let _ = out.write_all(report.begin().as_bytes());
     let mut code = 0;
     // For --report and --hdr-log: each test's title, latencies, and when it ran.
-    let mut done: Vec<(String, hdrhistogram::Histogram<u64>, Duration, Duration)> = Vec::new();
+    // (title, latencies, offset from the run's start, duration, its first second in `seconds`)
+    let mut done: Vec<(String, hdrhistogram::Histogram<u64>, Duration, Duration, usize)> = Vec::new();
     // For --report: the run's per-second timeline (the tests' one after another) and
     // each load thread's CPU over all tests.
     let mut seconds: Vec<crate::stats::Second> = Vec::new();
@@ -169,7 +170,7 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
                     let _ = out.flush();
                     code = code.max(extra_code);
                     if cfg.report.is_some() || cfg.hdr_log.is_some() {
-                        done.push((r.title.clone(), r.hist.clone(), offset, started.elapsed() - offset));
+                        done.push((r.title.clone(), r.hist.clone(), offset, started.elapsed() - offset, seconds.len()));
                         seconds.extend(std::mem::take(&mut r.timeline));
                         for (i, c) in r.cpu.iter().enumerate() {
                             match cpu.get_mut(i) {
@@ -228,15 +229,23 @@ pub fn run(cfg: &RedisConfig) -> anyhow::Result<i32> {
         }
     }
     if let Some(path) = &cfg.hdr_log {
-        let intervals: Vec<crate::report::hdr_log::Interval<'_>> = done
-            .iter()
-            .map(|(title, hist, offset, length)| crate::report::hdr_log::Interval {
-                tag: Some(title.clone()),
-                offset: *offset,
-                length: *length,
-                hist,
-            })
-            .collect();
+        use crate::report::hdr_log::Interval;
+        // Each second of each test (untagged, from the test's start), then each test
+        // over its whole run, tagged with its name.
+        let mut intervals: Vec<Interval<'_>> = Vec::new();
+        for (k, (_, _, offset, _, first)) in done.iter().enumerate() {
+            let end = done.get(k + 1).map_or(seconds.len(), |next| next.4);
+            for (i, s) in seconds[*first..end].iter().enumerate() {
+                let at = *offset + Duration::from_secs(i as u64);
+                intervals.push(Interval { tag: None, offset: at, length: Duration::from_secs(1), hist: &s.hist });
+            }
+        }
+        intervals.extend(done.iter().map(|(title, hist, offset, length, _)| Interval {
+            tag: Some(title.clone()),
+            offset: *offset,
+            length: *length,
+            hist,
+        }));
         if let Err(e) = crate::report::hdr_log::write_intervals(path, start_ms, &intervals) {
             eprintln!("{e}");
             return Ok(1);
