@@ -1,11 +1,16 @@
-//! Commands: the spec table, dispatch (lookup, arity, authentication, timing, stats,
-//! slow log), the error type whose text is Redis's reply, and the context a handler gets.
+//! Commands: what every file of this folder shares, the types a handler works with
+//! (`Ctx`, `CommandSpec` and its flags, key specs and arguments, `CommandError`), and the
+//! key facts read from a spec (`command_keys`, `written_keys`).
 //!
-//! Each family file (`connection.rs`, `strings.rs`, `keys.rs`, `server.rs`, `debug.rs`)
-//! holds its handlers and ends with its `COMMANDS` table; adding a command is one handler
-//! plus one spec line. COMMAND INFO / DOCS / LIST / COUNT are generated from the table.
-//! Handlers validate every argument before they change anything, then write their reply
-//! into `ctx.out`; an `Err` is written by the dispatcher as the error reply.
+//! The folder's layers: this file and `client.rs` (per-connection state) at the bottom;
+//! `table.rs` (the flattened table, lookups, rename-command); the families, one file
+//! per type or area (`strings.rs`, `lists.rs`, `server.rs` ...), each ending with its
+//! `COMMANDS` table of specs; `dispatch.rs` (one command in phases) and `replay.rs`
+//! (the entry point for callers above the dispatcher); and `registry.rs`, the one file
+//! that lists the families. A spec line is the single source of a command's facts
+//! (docs/architecture.md, "Adding a command"). Handlers validate every argument before
+//! they change anything, then write their reply into `ctx.out`; an `Err` is written by
+//! the dispatcher as the error reply.
 
 pub mod args;
 pub mod bitfield;
