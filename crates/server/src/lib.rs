@@ -1,10 +1,12 @@
 //! basalt-server: a Redis-compatible server. The binary (`main.rs`) only parses the
 //! command line; everything else lives here so that tests can run commands in process.
 //!
-//! Where to look: `startup.rs` (start-up and shutdown), `net.rs` (event loops),
-//! `conn.rs` (request cycle of one connection), `command/` (the command table and
-//! families), `shared.rs` (state shared by the loops), `config.rs`, `info.rs`,
-//! `expire.rs` (active expiry), `log.rs`.
+//! Where to look: `startup.rs` (start-up and shutdown), `net/` (event loops),
+//! `conn.rs` (request cycle of one connection), `command/` (the command table, families
+//! and dispatcher), `propagate.rs` (what reaches the log), `aof/` and `snapshot.rs`
+//! (persistence), `shared.rs` and `state/` (state shared by the loops), `config.rs`,
+//! `info.rs`, `expire.rs` (active expiry), `log.rs`. The layers they form are in
+//! docs/architecture.md.
 
 pub mod allocator;
 pub mod aof;

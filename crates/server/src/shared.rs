@@ -1,7 +1,10 @@
 //! State every event loop shares: the keyspace, the live configuration, the registry of
 //! clients (for CLIENT LIST / KILL and INFO clients), per-thread statistics, the slow
-//! log, and the shutdown signal. Nothing here is touched per request except through
-//! per-thread counters and the shard locks inside the keyspace.
+//! log, the shutdown signal, and each subsystem's state (`state/`, the append-only log's
+//! `Aof`, the loops' wakers), composed here. Nothing here is touched per request except
+//! through per-thread counters and the shard locks inside the keyspace. This file
+//! imports only what lies below it: what acts across subsystems takes `&Shared` from
+//! above (docs/architecture.md, "Layers of the server crate").
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
