@@ -606,4 +606,38 @@ mod tests {
         assert!(aof.commits.lock().in_flight[0].failed);
         assert!(!aof.commits.lock().can_start());
     }
+
+    /// At shutdown the writer gives up waiting for a commit that never completes (its
+    /// loop stopped) and writes its block again, except a commit that a later commit's
+    /// fdatasync already covered: its copy of the shared block is older, and writing it
+    /// would overwrite the later records that are on disk.
+    #[test]
+    fn at_shutdown_a_stuck_commit_is_written_again_unless_a_later_one_covered_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for covered in [true, false] {
+            let aof = aof();
+            let path = dir.path().join(format!("log-{covered}.aof"));
+            let file = std::fs::OpenOptions::new().create(true).read(true).write(true).open(&path).expect("open");
+            // A later commit of the same block wrote its records ('n') and completed.
+            std::os::unix::fs::FileExt::write_all_at(&file, &[b'n'; 512], 0).expect("write");
+            let target = super::super::writer::Target { file, path: path.clone(), name: "log.aof".into(), len: 512 };
+            let mut cur = super::super::writer::Current::open(target);
+            // The earlier commit (its copy of the block: 'o', up to log offset 100) never
+            // completes; the later one's fdatasync reached 200, or only 50.
+            let older = push(&aof, 100, 512);
+            {
+                let mut c = aof.commits.lock();
+                let stuck = c.in_flight.iter_mut().find(|c| c.token == older).expect("older");
+                stuck.buf.fill(&[b'o'; 512], b"");
+            }
+            aof.publish_durable(if covered { 200 } else { 50 });
+            let started = std::time::Instant::now();
+            aof.drain_commits(&mut cur, true);
+            assert!(started.elapsed() >= std::time::Duration::from_secs(2), "it waited for the commit first");
+            assert!(aof.commits.lock().in_flight.is_empty());
+            let bytes = std::fs::read(&path).expect("read");
+            let want = if covered { b'n' } else { b'o' };
+            assert_eq!(&bytes[..512], &[want; 512][..], "covered by a later fdatasync: {covered}");
+        }
+    }
 }

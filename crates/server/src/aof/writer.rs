@@ -141,7 +141,7 @@ pub struct Current {
 }
 
 impl Current {
-    fn open(target: Target) -> Current {
+    pub(super) fn open(target: Target) -> Current {
         let prealloc = match Prealloc::start(target.path.clone(), target.len) {
             Ok(p) => Some(p),
             Err(e) => {
