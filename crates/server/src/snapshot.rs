@@ -420,12 +420,17 @@ fn write_capture(shared: &Shared, job: Job) {
     let started = Instant::now();
     match job {
         Job::Dump => {
-            let result = write_captured_file(shared, &dump_path(shared), false);
+            let path = dump_path(shared);
+            let result = write_captured_file(shared, &path, false);
             end_capture(shared);
             let aborted = snap.dump_abort.swap(false, Ordering::AcqRel);
             snap.dump_running.store(false, Ordering::Release);
             snap.bg_last_time_s
                 .store(started.elapsed().as_secs() as i64, Ordering::Relaxed);
+            let for_waiters = match &result {
+                Ok(_) => Ok(path),
+                Err(e) => Err(e.clone()),
+            };
             match result {
                 // Stopped by FLUSHALL, as Redis's killed child: not a failed save.
                 Err(_) if aborted => crate::log::notice("Background saving stopped by FLUSHALL"),
@@ -450,6 +455,9 @@ fn write_capture(shared: &Shared, job: Job) {
                     crate::log::warning(&format!("Background saving error: {e}"));
                 }
             }
+            snap.bg_in_progress.store(false, Ordering::Release);
+            send_to_sync_waiters(shared, for_waiters);
+            return;
         }
         Job::AofBase(job) => {
             let Some(aof) = shared.aof.as_ref() else {
@@ -469,6 +477,50 @@ fn write_capture(shared: &Shared, job: Job) {
         }
     }
     snap.bg_in_progress.store(false, Ordering::Release);
+}
+
+/// SYNC, or PSYNC, of a client that asked for a snapshot only (`REPLCONF rdb-only 1`, as
+/// `redis-cli --rdb` does): the client waits for the next save of `dbfilename`, started
+/// now unless one is running (one after a running log rewrite), and receives the file
+/// as Redis's disk-based sync sends it, `$<length>` then the RDB. The caller blocks the
+/// client; [`send_to_sync_waiters`] unblocks it. The whole file is held in memory while
+/// it is sent.
+pub fn wait_for_sync_snapshot(shared: &Shared, owner: usize, client_id: u64) -> Result<(), &'static str> {
+    let snap = &shared.snapshots;
+    let mut waiters = snap.sync_waiters.lock();
+    waiters.push((owner, client_id));
+    if !snap.bg_in_progress.load(Ordering::Acquire) {
+        if let Err(e) = begin_bgsave(shared, false) {
+            waiters.pop();
+            return Err(e);
+        }
+    } else if !snap.dump_running.load(Ordering::Acquire) {
+        // A log rewrite's capture runs: the save starts when it ends.
+        snap.bg_scheduled.store(true, Ordering::Release);
+    }
+    crate::log::notice(&format!("Replica {client_id} asks for a snapshot (rdb-only): full sync from the next save"));
+    Ok(())
+}
+
+/// After a save of `dbfilename`: its file (or why there is none) to every client waiting
+/// for it (SYNC after `REPLCONF rdb-only 1`).
+fn send_to_sync_waiters(shared: &Shared, saved: Result<PathBuf, String>) {
+    let waiters = std::mem::take(&mut *shared.snapshots.sync_waiters.lock());
+    if waiters.is_empty() {
+        return;
+    }
+    let reply: Arc<[u8]> = match saved.and_then(|path| std::fs::read(&path).map_err(|e| e.to_string())) {
+        Ok(rdb) => {
+            let mut out = format!("${}\r\n", rdb.len()).into_bytes();
+            out.extend_from_slice(&rdb);
+            out.into()
+        }
+        Err(e) => format!("-ERR the snapshot for the sync could not be made: {e}\r\n").into_bytes().into(),
+    };
+    for (owner, client_id) in waiters {
+        crate::log::notice(&format!("Synchronization with replica {client_id} succeeded (snapshot only)"));
+        shared.post_mail(owner, crate::shared::Mail { client_id, bytes: Arc::clone(&reply), unblock: true, need: 0 });
+    }
 }
 
 /// Writes the running capture: the shards in order as the event loops finish them

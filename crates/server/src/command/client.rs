@@ -81,6 +81,9 @@ pub struct Client {
     /// Input is not executed until this client's held replies leave: the log's tail
     /// was over its limit (`aof::TAIL_LIMIT`). The owning loop resumes it.
     pub paused_for_log: bool,
+    /// REPLCONF rdb-only 1: a SYNC of this client wants the snapshot only
+    /// (`command/replication.rs`).
+    pub rdb_only: bool,
     /// CLIENT TRACKING's options while tracking is on (`crate::tracking`).
     pub tracking: Option<crate::tracking::Mode>,
     /// CLIENT CACHING's answer, for the next command only.
@@ -109,6 +112,7 @@ impl Client {
             need: 0,
             propagation: crate::propagate::Propagation::AsSent,
             paused_for_log: false,
+            rdb_only: false,
             tracking: None,
             caching: None,
         }

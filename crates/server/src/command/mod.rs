@@ -31,6 +31,7 @@ pub mod pause;
 pub mod pubsub;
 pub mod registry;
 pub mod replay;
+pub mod replication;
 pub mod server;
 pub mod sets;
 pub mod sort;

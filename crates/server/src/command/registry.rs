@@ -8,8 +8,8 @@ use std::sync::OnceLock;
 
 use super::table::CommandTable;
 use super::{
-    bitfield, blocking, connection, debug, dump, hashes, keys, latency, lists, monitor, pubsub, server, sets, sort,
-    sorted_sets, strings, transactions, CommandSpec,
+    bitfield, blocking, connection, debug, dump, hashes, keys, latency, lists, monitor, pubsub, replication, server, sets,
+    sort, sorted_sets, strings, transactions, CommandSpec,
 };
 
 /// The command table, built on first use.
@@ -19,7 +19,7 @@ pub fn table() -> &'static CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 17] {
+fn families() -> [&'static [CommandSpec]; 18] {
     [
         connection::COMMANDS,
         strings::COMMANDS,
@@ -38,6 +38,7 @@ fn families() -> [&'static [CommandSpec]; 17] {
         latency::COMMANDS,
         monitor::COMMANDS,
         debug::COMMANDS,
+        replication::COMMANDS,
     ]
 }
 
