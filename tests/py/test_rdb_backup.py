@@ -62,6 +62,7 @@ def test_redis_cli_rdb_backup_loads_in_redis(own_target):
                            capture_output=True, text=True, timeout=30)
         assert r.returncode == 0, r.stdout + r.stderr
         assert "Transfer finished with success" in r.stdout + r.stderr
+        assert c.info("stats")["sync_full"] >= 1
         loaded = Server(extra=("--dir", d, "--dbfilename", "backup.rdb"), binary=redis_bin)
         try:
             got = snapshot(redis.Redis(port=loaded.port))

@@ -498,6 +498,7 @@ pub fn wait_for_sync_snapshot(shared: &Shared, owner: usize, client_id: u64) -> 
         // A log rewrite's capture runs: the save starts when it ends.
         snap.bg_scheduled.store(true, Ordering::Release);
     }
+    snap.syncs_full.fetch_add(1, Ordering::Relaxed);
     crate::log::notice(&format!("Replica {client_id} asks for a snapshot (rdb-only): full sync from the next save"));
     Ok(())
 }

@@ -97,6 +97,7 @@ fn config_resetstat(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> 
     for t in &ctx.shared.thread_stats {
         t.reset();
     }
+    ctx.shared.snapshots.syncs_full.store(0, Ordering::Relaxed);
     ctx.shared.slowlog.lock().clear();
     ctx.ok();
     Ok(())

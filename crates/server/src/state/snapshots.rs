@@ -40,6 +40,8 @@ pub struct SnapshotStats {
     /// Clients waiting for the next save of `dbfilename` to receive it (SYNC, PSYNC after
     /// `REPLCONF rdb-only 1`): (owning loop, client id).
     pub(crate) sync_waiters: Mutex<Vec<(usize, u64)>>,
+    /// Full synchronizations served (INFO stats `sync_full`).
+    pub syncs_full: AtomicU64,
     /// Wakes the snapshot thread (a capture to write out, or shutdown).
     pub(crate) wake: Condvar,
     pub(crate) state: Mutex<SaverState>,
