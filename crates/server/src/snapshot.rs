@@ -415,7 +415,7 @@ fn rule_due(shared: &Shared) -> bool {
     })
 }
 
-fn write_capture(shared: &Shared, job: Job) {
+fn write_capture(shared: &Arc<Shared>, job: Job) {
     let snap = &shared.snapshots;
     let started = Instant::now();
     match job {
@@ -483,8 +483,8 @@ fn write_capture(shared: &Shared, job: Job) {
 /// `redis-cli --rdb` does): the client waits for the next save of `dbfilename`, started
 /// now unless one is running (one after a running log rewrite), and receives the file
 /// as Redis's disk-based sync sends it, `$<length>` then the RDB. The caller blocks the
-/// client; [`send_to_sync_waiters`] unblocks it. The whole file is held in memory while
-/// it is sent.
+/// client; [`send_to_sync_waiters`] sends the file a mebibyte at a time as the client
+/// reads it (`stream_snapshot`), then unblocks it.
 pub fn wait_for_sync_snapshot(shared: &Shared, owner: usize, client_id: u64) -> Result<(), &'static str> {
     let snap = &shared.snapshots;
     let mut waiters = snap.sync_waiters.lock();
@@ -504,23 +504,109 @@ pub fn wait_for_sync_snapshot(shared: &Shared, owner: usize, client_id: u64) -> 
 }
 
 /// After a save of `dbfilename`: its file (or why there is none) to every client waiting
-/// for it (SYNC after `REPLCONF rdb-only 1`).
-fn send_to_sync_waiters(shared: &Shared, saved: Result<PathBuf, String>) {
+/// for it (SYNC after `REPLCONF rdb-only 1`). The file is sent by a thread of its own,
+/// so that the snapshot thread goes on with other saves.
+fn send_to_sync_waiters(shared: &Arc<Shared>, saved: Result<PathBuf, String>) {
     let waiters = std::mem::take(&mut *shared.snapshots.sync_waiters.lock());
     if waiters.is_empty() {
         return;
     }
-    let reply: Arc<[u8]> = match saved.and_then(|path| std::fs::read(&path).map_err(|e| e.to_string())) {
-        Ok(rdb) => {
-            let mut out = format!("${}\r\n", rdb.len()).into_bytes();
-            out.extend_from_slice(&rdb);
-            out.into()
+    let opened = saved.and_then(|path| {
+        let file = std::fs::File::open(&path).map_err(|e| e.to_string())?;
+        let len = file.metadata().map_err(|e| e.to_string())?.len();
+        Ok((file, len))
+    });
+    let (file, len) = match opened {
+        Ok(f) => f,
+        Err(e) => {
+            let reply: Arc<[u8]> = format!("-ERR the snapshot for the sync could not be made: {e}\r\n").into_bytes().into();
+            for (owner, client_id) in waiters {
+                shared.post_mail(owner, crate::shared::Mail { client_id, bytes: Arc::clone(&reply), unblock: true, need: 0 });
+            }
+            return;
         }
-        Err(e) => format!("-ERR the snapshot for the sync could not be made: {e}\r\n").into_bytes().into(),
     };
-    for (owner, client_id) in waiters {
-        crate::log::notice(&format!("Synchronization with replica {client_id} succeeded (snapshot only)"));
-        shared.post_mail(owner, crate::shared::Mail { client_id, bytes: Arc::clone(&reply), unblock: true, need: 0 });
+    let sender = Arc::clone(shared);
+    let spawned = std::thread::Builder::new()
+        .name("sync-sender".into())
+        .spawn(move || stream_snapshot(&sender, file, len, waiters));
+    if let Err(e) = spawned {
+        crate::log::warning(&format!("Can't start the thread that sends a snapshot: {e}"));
+    }
+}
+
+/// Pending output past which the sender waits for a client to read (so a snapshot
+/// costs the server about this much per client, not the whole file).
+const SYNC_AHEAD_BYTES: usize = 8 << 20;
+/// A client that reads nothing of its snapshot for this long is closed.
+const SYNC_STALL: Duration = Duration::from_secs(60);
+
+/// Sends `$<len>` and the file to each waiting client, a mebibyte at a time, each piece
+/// once the client's pending output is under [`SYNC_AHEAD_BYTES`]; then unblocks it.
+fn stream_snapshot(shared: &Shared, mut file: std::fs::File, len: u64, mut waiters: Vec<(usize, u64)>) {
+    use std::io::Read;
+    let post = |to: &(usize, u64), bytes: Arc<[u8]>, unblock: bool| {
+        shared.post_mail(to.0, crate::shared::Mail { client_id: to.1, bytes, unblock, need: 0 });
+    };
+    let header: Arc<[u8]> = format!("${len}\r\n").into_bytes().into();
+    for w in &waiters {
+        post(w, Arc::clone(&header), false);
+    }
+    let mut buf = vec![0u8; 1 << 20];
+    let mut sent = 0u64;
+    while sent < len && !waiters.is_empty() {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) => {
+                crate::log::warning(&format!("Reading the snapshot being sent: {e}"));
+                break;
+            }
+        };
+        let piece: Arc<[u8]> = buf[..n].into();
+        waiters.retain(|w| wait_for_room(shared, w.1));
+        for w in &waiters {
+            post(w, Arc::clone(&piece), false);
+        }
+        sent += n as u64;
+    }
+    for w in &waiters {
+        if sent == len {
+            crate::log::notice(&format!("Synchronization with replica {} succeeded (snapshot only)", w.1));
+            post(w, Arc::from(&b""[..]), true);
+        } else {
+            // A short file would be taken for a whole one: close the client instead.
+            close_client(shared, w.1);
+        }
+    }
+}
+
+/// Waits until client `id`'s pending output is under [`SYNC_AHEAD_BYTES`]. False when it
+/// is gone, or read nothing for [`SYNC_STALL`] (then it is closed).
+fn wait_for_room(shared: &Shared, id: u64) -> bool {
+    let started = Instant::now();
+    loop {
+        let Some(info) = shared.clients.lock().get(&id).cloned() else { return false };
+        if info.killed.load(Ordering::SeqCst) {
+            return false;
+        }
+        if info.obuf.load(Ordering::Relaxed) < SYNC_AHEAD_BYTES {
+            return true;
+        }
+        if started.elapsed() > SYNC_STALL {
+            crate::log::warning(&format!("Closing replica {id}: it read nothing of its snapshot for {} s", SYNC_STALL.as_secs()));
+            close_client(shared, id);
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Asks client `id`'s event loop to close it.
+fn close_client(shared: &Shared, id: u64) {
+    if let Some(info) = shared.clients.lock().get(&id).cloned() {
+        info.killed.store(true, Ordering::SeqCst);
+        shared.wake(info.owner.load(Ordering::SeqCst));
     }
 }
 
