@@ -485,7 +485,7 @@ fn write_capture(shared: &Arc<Shared>, job: Job) {
 /// as Redis's disk-based sync sends it, `$<length>` then the RDB. The caller blocks the
 /// client; [`send_to_sync_waiters`] sends the file a mebibyte at a time as the client
 /// reads it (`stream_snapshot`), then unblocks it.
-pub fn wait_for_sync_snapshot(shared: &Shared, owner: usize, client_id: u64) -> Result<(), &'static str> {
+pub fn wait_for_sync_snapshot(shared: &Shared, owner: usize, client_id: u64, addr: &str) -> Result<(), &'static str> {
     let snap = &shared.snapshots;
     let mut waiters = snap.sync_waiters.lock();
     waiters.push((owner, client_id));
@@ -499,7 +499,7 @@ pub fn wait_for_sync_snapshot(shared: &Shared, owner: usize, client_id: u64) -> 
         snap.bg_scheduled.store(true, Ordering::Release);
     }
     snap.syncs_full.fetch_add(1, Ordering::Relaxed);
-    crate::log::notice(&format!("Replica {client_id} asks for a snapshot (rdb-only): full sync from the next save"));
+    crate::log::notice(&format!("Replica {addr} asks for a snapshot (rdb-only): full sync from the next save"));
     Ok(())
 }
 

@@ -67,7 +67,7 @@ fn full_sync(ctx: &mut Ctx<'_>, psync: bool) -> Result<(), CommandError> {
         ));
     }
     let owner = ctx.client.info.owner.load(std::sync::atomic::Ordering::Relaxed);
-    crate::snapshot::wait_for_sync_snapshot(ctx.shared, owner, ctx.client.info.id).map_err(CommandError::msg)?;
+    crate::snapshot::wait_for_sync_snapshot(ctx.shared, owner, ctx.client.info.id, &ctx.client.info.addr).map_err(CommandError::msg)?;
     if psync {
         encode::simple(ctx.out, format!("FULLRESYNC {} 0", ctx.shared.run_id).as_bytes());
     }
