@@ -252,6 +252,18 @@ impl RequestParser {
         result
     }
 
+    /// Of a multibulk request in progress (the last [`parse`](Self::parse) returned
+    /// `Ok(None)`): the bytes of it consumed so far (its count line, its complete
+    /// arguments and the length line of the one being read) and the total length of its
+    /// complete arguments. Redis's CLIENT LIST shows such a request as `qbuf` (the rest)
+    /// and `argv-mem` (the arguments). (0, 0) otherwise.
+    pub fn progress(&self) -> (usize, usize) {
+        match self.state {
+            State::Args { pos, .. } => (pos, self.spans.iter().map(|(s, e)| e - s).sum()),
+            _ => (0, 0),
+        }
+    }
+
     /// Number of arguments of the last complete request (meaningful after `Ok(Some(_))`).
     pub fn argc(&self) -> usize {
         self.spans.len()

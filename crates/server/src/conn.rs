@@ -399,7 +399,11 @@ impl Conn {
             rbuf.drain(..*rpos);
             *rpos = 0;
         }
-        client.info.qbuf.store(rbuf.len(), Ordering::Relaxed);
+        // A request still being received counts its complete arguments apart, as Redis
+        // moves them out of its query buffer.
+        let (consumed, argv_mem) = parser.progress();
+        client.info.qbuf.store(rbuf.len() - consumed.min(rbuf.len()), Ordering::Relaxed);
+        client.info.argv_mem.store(argv_mem, Ordering::Relaxed);
         client.info.obuf.store(output.pending(), Ordering::Relaxed);
         if cut_off {
             return Flow::CloseNow;

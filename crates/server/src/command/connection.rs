@@ -303,6 +303,7 @@ pub fn describe(shared: &Shared, t: &super::table::CommandTable, info: &ClientIn
         flags.push('N');
     }
     let qbuf = info.qbuf.load(Ordering::Relaxed);
+    let argv_mem = info.argv_mem.load(Ordering::Relaxed);
     // Pending output shown as Redis's: its first 16 KiB in the client's buffer (`obl`),
     // the rest in a reply list (`oll` blocks, `omem` bytes).
     let obuf = info.obuf.load(Ordering::Relaxed);
@@ -311,7 +312,7 @@ pub fn describe(shared: &Shared, t: &super::table::CommandTable, info: &ClientIn
     let mut s = String::with_capacity(256);
     let _ = write!(
         s,
-        "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs={} rbp=0 obl={} oll={} omem={} tot-mem={} events=r cmd={} user=default redir={} resp={} lib-name={} lib-ver={}",
+        "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf={} qbuf-free=0 argv-mem={} multi-mem=0 rbs={} rbp=0 obl={} oll={} omem={} tot-mem={} events=r cmd={} user=default redir={} resp={} lib-name={} lib-ver={}",
         info.id,
         info.addr,
         info.laddr,
@@ -325,11 +326,12 @@ pub fn describe(shared: &Shared, t: &super::table::CommandTable, info: &ClientIn
         info.psub.load(Ordering::Relaxed),
         info.multi.load(Ordering::Relaxed),
         qbuf,
+        argv_mem,
         qbuf,
         obl,
         omem.div_ceil(REPLY_CHUNK),
         omem,
-        qbuf + obuf,
+        qbuf + argv_mem + obuf,
         cmd,
         tracking.map_or(-1, |(redirect, _, _)| redirect as i64),
         info.resp.load(Ordering::Relaxed),

@@ -27,6 +27,8 @@ pub struct ClientInfo {
     /// Index in the command table of the last command, or usize::MAX.
     pub last_cmd: AtomicUsize,
     pub qbuf: AtomicUsize,
+    /// The complete arguments of a request still being received (CLIENT LIST `argv-mem`).
+    pub argv_mem: AtomicUsize,
     pub obuf: AtomicUsize,
     pub no_evict: AtomicBool,
     pub no_touch: AtomicBool,
@@ -62,6 +64,7 @@ impl ClientInfo {
             last_interaction_ms: AtomicI64::new(now_ms),
             last_cmd: AtomicUsize::new(usize::MAX),
             qbuf: Default::default(),
+            argv_mem: Default::default(),
             obuf: Default::default(),
             no_evict: Default::default(),
             no_touch: Default::default(),

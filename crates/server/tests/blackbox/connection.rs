@@ -791,3 +791,27 @@ fn protected_mode_refuses_other_hosts_without_a_password() {
     assert_bytes!(c.cmd(&["PING"]), b"+PONG\r\n");
     assert_bytes!(admin.cmd(&["CONFIG", "SET", "protected-mode", "yes"]), b"+OK\r\n");
 }
+
+/// Issue 26, defect 7: a request still being received shows as Redis shows it in CLIENT
+/// LIST: its complete arguments in `argv-mem`, the rest (here the 2 bytes of a 5-byte
+/// value) in `qbuf`.
+#[test]
+fn a_partly_received_request_shows_its_arguments_apart() {
+    let t = shared();
+    let mut a = t.raw_conn();
+    assert_bytes!(a.cmd(&["CLIENT", "SETNAME", "partial-request"]), b"+OK\r\n");
+    a.send(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nab");
+    let mut c = t.raw_conn();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let line = loop {
+        let list = parse(&c.cmd(&["CLIENT", "LIST"])).text();
+        let line = list.lines().find(|l| l.contains(" name=partial-request ")).map(str::to_string).expect("the client");
+        if field(&line, "argv-mem") != Some("0") || std::time::Instant::now() > deadline {
+            break line;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    assert_eq!((field(&line, "qbuf"), field(&line, "argv-mem")), (Some("2"), Some("4")), "{line}");
+    a.send(b"xyz\r\n");
+    assert_bytes!(a.read_reply(), b"+OK\r\n");
+}
