@@ -1,7 +1,6 @@
 """`redis-cli --rdb` against Basalt (issue 24's first acceptance item): the backup it takes
 (REPLCONF rdb-only 1, then SYNC) is an RDB that Redis 7.0.15 loads with the same keys,
-values and TTLs. Passes against Redis too. A replica that asks for the stream of writes
-gets a clear error from Basalt, which does not stream replication yet.
+values and TTLs. Passes against Redis too.
 """
 
 import os
@@ -70,12 +69,3 @@ def test_redis_cli_rdb_backup_loads_in_redis(own_target):
             loaded.stop()
     assert got == want
     c.flushall()
-
-
-def test_a_replica_asking_for_the_stream_gets_an_error(own_target):
-    cli = shutil.which("redis-cli")
-    if not cli or os.path.basename(os.environ.get("BASALT_TEST_SERVER", "")) == "redis-server":
-        pytest.skip("Basalt's refusal (Redis streams replication)")
-    r = subprocess.run([cli, "-h", own_target.host, "-p", str(own_target.port), "--replica"],
-                       capture_output=True, text=True, timeout=10)
-    assert "does not stream replication yet" in r.stdout + r.stderr, r.stdout + r.stderr

@@ -145,6 +145,13 @@ pub struct Config {
     /// normal, replica and pubsub classes. The normal and pubsub classes are enforced
     /// (`output_limit.rs`); the replica class is recorded (no replication yet).
     pub client_output_buffer_limit: [OutputLimit; 3],
+    /// `repl-backlog-size`: the bytes of the replication stream kept for partial resyncs.
+    pub repl_backlog_size: u64,
+    /// `repl-ping-replica-period`: seconds between the PINGs fed to replicas.
+    pub repl_ping_replica_period: u64,
+    /// `repl-timeout`: seconds without an acknowledgement after which a replica is
+    /// dropped.
+    pub repl_timeout: u64,
     /// Directives of Redis 7.0's redis.conf that Basalt accepts and shows in CONFIG GET
     /// but that change nothing here (replication, process tweaks, types Basalt lacks):
     /// the `recorded!` parameters, with the values set; an unset one reads as Redis's
@@ -177,6 +184,9 @@ impl Default for Config {
             tcp_keepalive_s: 300,
             tcp_backlog: 511,
             proto_max_bulk_len: 512 * 1024 * 1024,
+            repl_backlog_size: 1024 * 1024,
+            repl_ping_replica_period: 10,
+            repl_timeout: 60,
             client_query_buffer_limit: 1024 * 1024 * 1024,
             dir: PathBuf::from("."),
             logfile: String::new(),
@@ -489,6 +499,13 @@ pub static PARAMS: &[Param] = &[
     recorded!("rdb-del-sync-files", "no", Kind::Bool, true),
     recorded!("replica-serve-stale-data", "yes", Kind::Bool, true),
     recorded!("replica-read-only", "yes", Kind::Bool, true),
+    Param { name: "repl-backlog-size", kind: Kind::Memory { min: 1, max: i64::MAX as u64 }, modify: Mutable,
+        get: |c| c.repl_backlog_size.to_string(), set: |c, v| c.repl_backlog_size = parse_memory(v).unwrap_or(c.repl_backlog_size) },
+    Param { name: "repl-ping-replica-period", kind: Kind::Int { min: 1, max: i32::MAX as i64 }, modify: Mutable,
+        get: |c| c.repl_ping_replica_period.to_string(), set: |c, v| c.repl_ping_replica_period = v.parse().unwrap_or(c.repl_ping_replica_period) },
+    Param { name: "repl-timeout", kind: Kind::Int { min: 1, max: i32::MAX as i64 }, modify: Mutable,
+        get: |c| c.repl_timeout.to_string(), set: |c, v| c.repl_timeout = v.parse().unwrap_or(c.repl_timeout) },
+    recorded!("repl-backlog-ttl", "3600", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
     recorded!("repl-diskless-sync", "yes", Kind::Bool, true),
     recorded!("repl-diskless-sync-delay", "5", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
     recorded!("repl-diskless-sync-max-replicas", "0", Kind::Int { min: 0, max: i32::MAX as i64 }, true),

@@ -171,6 +171,7 @@ impl Conn {
             && !c.close_after_reply
             && c.subs.count() == 0
             && !c.monitor
+            && !c.replica
             && c.tracking.is_none()
             && c.info.redirect_sources.load(Ordering::Relaxed) == 0
             && !c.info.killed.load(Ordering::SeqCst)
@@ -234,7 +235,7 @@ impl Conn {
     /// limit's seconds (the loop's tick asks: Redis's timer disconnects such a client
     /// even when nothing more is added to its output). Logged here.
     pub fn soft_output_limit_overdue(&self, limits: &output_limit::Snapshot, now_ms: i64) -> bool {
-        let class = Class::of(self.client.subs.count());
+        let class = Class::of_client(self.client.replica, self.client.subs.count());
         if self.soft_limit_since == 0
             || !limits.soft_overdue(class, self.pending_output(), self.soft_limit_since, now_ms.div_euclid(1000))
         {
@@ -438,7 +439,7 @@ impl Conn {
 
 /// `Conn::over_output_limit` for callers that hold the connection's fields apart.
 fn over_output_limit(limits: &output_limit::Snapshot, client: &Client, pending: usize, soft_since: &mut i64, now_ms: i64) -> bool {
-    let class = Class::of(client.subs.count());
+    let class = Class::of_client(client.replica, client.subs.count());
     if !limits.limits(class) || !limits.over(class, pending, soft_since, now_ms.div_euclid(1000)) {
         return false;
     }

@@ -7,8 +7,11 @@
 //!
 //! Redis's rules, checked against 7.0.15:
 //! - A client's class is `pubsub` while it is subscribed to any channel or pattern
-//!   (RESP2 or RESP3), otherwise `normal`; a MONITOR client is `normal` too. The
-//!   `replica` class is recorded only (Basalt has no replication yet).
+//!   (RESP2 or RESP3), otherwise `normal`; a MONITOR client is `normal` too; a
+//!   replica's is `replica`. The replica class is enforced where the replication
+//!   stream is delivered (`replication::master::flush`, the only output a replica
+//!   gets after its snapshot), not here: its default limits are set, and checking
+//!   them here would cost every client the check.
 //! - Pending output is everything produced and not yet handed to the kernel (Basalt
 //!   counts what its engine has in flight as well, and held replies).
 //! - Hard limit: pending output at or over it disconnects at once.
@@ -30,12 +33,21 @@ use crate::config::OutputLimit;
 pub enum Class {
     Normal,
     PubSub,
+    Replica,
 }
 
 impl Class {
     /// The class of a client with `subscriptions` channels and patterns.
     pub fn of(subscriptions: usize) -> Class {
-        if subscriptions > 0 {
+        Class::of_client(false, subscriptions)
+    }
+
+    /// The class of a client, a replica or one with `subscriptions` channels and
+    /// patterns.
+    pub fn of_client(replica: bool, subscriptions: usize) -> Class {
+        if replica {
+            Class::Replica
+        } else if subscriptions > 0 {
             Class::PubSub
         } else {
             Class::Normal
@@ -47,6 +59,7 @@ impl Class {
         match self {
             Class::Normal => "normal",
             Class::PubSub => "pubsub",
+            Class::Replica => "slave",
         }
     }
 
@@ -54,6 +67,7 @@ impl Class {
         match self {
             Class::Normal => 0,
             Class::PubSub => 2,
+            Class::Replica => 1,
         }
     }
 }
@@ -112,9 +126,11 @@ pub struct Snapshot {
 
 impl Snapshot {
     fn of(&self, class: Class) -> &OutputLimit {
+        const ENFORCED_ELSEWHERE: OutputLimit = OutputLimit { hard: 0, soft: 0, soft_seconds: 0 };
         match class {
             Class::Normal => &self.normal,
             Class::PubSub => &self.pubsub,
+            Class::Replica => &ENFORCED_ELSEWHERE,
         }
     }
 

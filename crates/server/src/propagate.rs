@@ -1,5 +1,4 @@
-//! Propagation: the one way a change reaches the append-only log (and, with replication,
-//! issue 24, the replicas).
+//! Propagation: the one way a change reaches the append-only log and the replicas.
 //!
 //! As Redis propagates a call's effect once, after the call (`propagateNow`,
 //! `alsoPropagate`, `preventCommandPropagation`), every record passes through here:
@@ -14,13 +13,14 @@
 //!   ([`begin_transaction`], [`end_transaction`]); a queue that wrote nothing writes
 //!   neither.
 //!
-//! Every record is appended while its write holds its keys' ordering stripes (`aof`),
-//! so the records of writes to a common key are in the order they ran. The log is the
-//! only sink today. The replication stream must carry the same records in the same
-//! order; it joins at these functions (the log's append is where the order is fixed),
-//! not by a second path beside them.
+//! Every record is appended to both sinks while its write holds its keys' ordering
+//! stripes (`crate::order`), so the records of writes to a common key are in the order
+//! they ran, in the log and in the replication stream alike. Stripes are taken, and
+//! records made, only while a sink consumes them ([`active`]): the log is on, or a
+//! replica asked for the stream (`replication::stream`, switched on under every loop's
+//! gate).
 
-use crate::aof::Aof;
+use crate::shared::Shared;
 
 /// One command of a propagated effect, as its arguments.
 pub type Record = Vec<Vec<u8>>;
@@ -43,41 +43,81 @@ pub fn record(words: &[&[u8]]) -> Record {
     words.iter().map(|w| w.to_vec()).collect()
 }
 
-/// Propagates a successful call in database `db` at `now_ms`: returns the log offset of
-/// the end of its last record, None when nothing was propagated.
+/// Whether anything consumes records: the log is on or replicas are fed. Read once per
+/// write, under the loop's gate (the replication stream switches on only under every
+/// gate, so a write sees one answer from its ordering to its propagation).
 #[inline]
-pub fn call(aof: &Aof, db: usize, now_ms: i64, args: &[&[u8]], what: Propagation) -> Option<u64> {
+pub fn active(shared: &Shared) -> bool {
+    shared.aof.is_some() || shared.repl.feeding()
+}
+
+/// Propagates a successful call in database `db` at `now_ms`: returns the log offset of
+/// the end of its last record, None when nothing was logged.
+#[inline]
+pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propagation) -> Option<u64> {
     match what {
-        Propagation::AsSent => Some(aof.append_one(db, now_ms, args)),
+        Propagation::AsSent => {
+            shared.repl.feed(db, &[args]);
+            shared.aof.as_ref().map(|aof| aof.append_one(db, now_ms, args))
+        }
         Propagation::Effect(records) if records.is_empty() => None,
         Propagation::Effect(records) => {
             let recs: Vec<&[Vec<u8>]> = records.iter().map(Vec::as_slice).collect();
-            Some(aof.append(db, now_ms, &recs))
+            shared.repl.feed(db, &recs);
+            shared.aof.as_ref().map(|aof| aof.append(db, now_ms, &recs))
         }
         Propagation::Nothing => None,
     }
 }
 
 /// Propagates the effect of a blocked command served later (LPOP, LMOVE, ZPOPMIN ...);
-/// returns the end of its record.
-pub fn effect(aof: &Aof, db: usize, now_ms: i64, record: &[Vec<u8>]) -> u64 {
-    aof.append_one(db, now_ms, record)
+/// returns the end of its record in the log.
+pub fn effect(shared: &Shared, db: usize, now_ms: i64, record: &[Vec<u8>]) -> Option<u64> {
+    shared.repl.feed(db, &[record]);
+    shared.aof.as_ref().map(|aof| aof.append_one(db, now_ms, record))
 }
 
-/// Propagates the removal of an expired or evicted key as `DEL key`. False when it must
-/// wait: another thread's write to the key's stripe is in flight (the store defers the
-/// removal, see `Aof::log_expiry`).
-pub fn expiry(aof: &Aof, ks: &store::Keyspace, db: usize, key: &[u8], now_ms: i64) -> bool {
-    aof.log_expiry(ks, db, key, now_ms)
+/// The store's expiry hook (`store::events::ExpireHook`): called under the key's shard
+/// lock before an expired key is removed or a key is evicted (maxmemory). Propagates
+/// `DEL key`, as Redis propagates an expiry, and says yes; or says no (the key stays,
+/// read as absent, until later) while another thread's write to a key of the same
+/// stripe is between its change and its record, since a DEL propagated now could land
+/// before that write's record. Appended under the shard lock, the DEL comes before the
+/// record of any later write to the key, which needs that lock first.
+pub fn expiry(shared: &Shared, db: usize, key: &[u8], now_ms: i64) -> bool {
+    if !active(shared) {
+        return true;
+    }
+    // The log being replayed into the live keyspace (DEBUG LOADAOF / RELOAD): keys that
+    // expire meanwhile are not logged again.
+    if shared.aof.as_ref().is_some_and(|aof| aof.replaying.load(std::sync::atomic::Ordering::Acquire)) {
+        return true;
+    }
+    if !shared.stripes.expiry_may_propagate(&shared.keyspace, key) {
+        return false;
+    }
+    let del: [&[u8]; 2] = [b"DEL", key];
+    shared.repl.feed(db, &[&del[..]]);
+    if let Some(aof) = shared.aof.as_ref() {
+        aof.append_one(db, now_ms, &del);
+    }
+    true
 }
 
 /// An EXEC begins (every loop's gate held): its records are bracketed by MULTI/EXEC.
-pub fn begin_transaction(aof: &Aof) {
-    aof.begin_exec();
+pub fn begin_transaction(shared: &Shared) {
+    shared.stripes.begin_exec();
+    shared.repl.begin_exec();
+    if let Some(aof) = shared.aof.as_ref() {
+        aof.begin_exec();
+    }
 }
 
-/// The EXEC ended: the offset of its closing EXEC record, None when it propagated
+/// The EXEC ended: the log offset of its closing EXEC record, None when it logged
 /// nothing.
-pub fn end_transaction(aof: &Aof) -> Option<u64> {
-    aof.end_exec()
+pub fn end_transaction(shared: &Shared) -> Option<u64> {
+    shared.repl.end_exec();
+    let end = shared.aof.as_ref().and_then(|aof| aof.end_exec());
+    shared.stripes.end_exec(end);
+    end
 }

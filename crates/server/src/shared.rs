@@ -197,6 +197,14 @@ impl Shared {
         self.post_mail(to.owner, Mail { client_id: to.id, bytes, unblock: false, need: 0 });
     }
 
+    /// Asks client `id`'s event loop to close it (from any thread).
+    pub fn kill_client(&self, id: u64) {
+        if let Some(info) = self.clients.lock().get(&id).cloned() {
+            info.killed.store(true, Ordering::SeqCst);
+            self.wake(info.owner.load(Ordering::SeqCst));
+        }
+    }
+
     /// Posts a mail to loop `owner` and wakes it.
     pub fn post_mail(&self, owner: usize, mail: Mail) {
         if let Some(mb) = self.mailboxes.get(owner) {
@@ -328,6 +336,10 @@ pub struct Shared {
     pub stat_expired_stale_perc: AtomicU64,
     /// The append-only log, when `appendonly` is yes.
     pub aof: Option<Arc<crate::aof::Aof>>,
+    /// The ordering stripes writes hold while their records are propagated (`order.rs`).
+    pub stripes: crate::order::Stripes,
+    /// The replication stream and the replicas, the master's side (`replication/`).
+    pub repl: crate::replication::stream::Stream,
     /// Background freeing of large deleted values (`lazyfree.rs`).
     pub lazyfree: crate::lazyfree::LazyFree,
     /// Snapshot bookkeeping (LASTSAVE, INFO persistence).
@@ -346,6 +358,7 @@ impl Shared {
         let latency_tracking = config.latency_tracking;
         let auth = config.requirepass.is_some();
         let hz = config.hz;
+        let repl_backlog_size = config.repl_backlog_size;
         let loop_spread_busy = config.loop_spread_busy;
         let query_buffer_limit = config.client_query_buffer_limit;
         let output_limits = crate::output_limit::Limits::new(&config.client_output_buffer_limit);
@@ -394,6 +407,8 @@ impl Shared {
             blocked_count: AtomicUsize::new(0),
             stat_expired_stale_perc: AtomicU64::new(0),
             aof,
+            stripes: crate::order::Stripes::default(),
+            repl: crate::replication::stream::Stream::new(random_hex(40), repl_backlog_size),
             lazyfree: crate::lazyfree::LazyFree::start(),
             snapshots: crate::state::snapshots::SnapshotStats::new(store::Clock::System.now_ms() / 1000),
             walk: crate::walk::Walk::default(),
@@ -449,6 +464,7 @@ impl Shared {
         self.query_buffer_limit.store(c.client_query_buffer_limit, Ordering::Relaxed);
         self.output_limits.set(&c.client_output_buffer_limit);
         self.memory.configure(&c);
+        self.repl.set_backlog_size(c.repl_backlog_size);
         let t = &self.type_limits;
         t.hash_entries.store(c.hash_max_listpack_entries as usize, Ordering::Relaxed);
         t.hash_value.store(c.hash_max_listpack_value as usize, Ordering::Relaxed);

@@ -300,6 +300,17 @@ pub fn begin_capture_locked(shared: &Shared, job: Job) {
     snap.dump_abort.store(false, Ordering::Release);
     snap.dump_running.store(matches!(job, Job::Dump), Ordering::Release);
     ks.begin_capture(now_ms, shared.config.read().rdbcompression);
+    if matches!(job, Job::Dump) {
+        // Replicas waiting for a snapshot start their stream here, at its point in time
+        // (every gate held: no write is half done).
+        let mut waiters = snap.sync_waiters.lock();
+        for (owner, client_id, line) in shared.repl.snapshot_begins() {
+            if !line.is_empty() {
+                shared.post_mail(owner, crate::shared::Mail { client_id, bytes: line.into(), unblock: false, need: 0 });
+            }
+            waiters.push((owner, client_id));
+        }
+    }
     let dbs = snap.bg_counts.lock().iter().enumerate().filter(|(_, c)| c.0 > 0).map(|(db, _)| db).collect();
     shared.walk.begin(dbs, ks.shards_per_db(), shared.thread_stats.len());
     let mut st = snap.state.lock();
@@ -503,6 +514,29 @@ pub fn wait_for_sync_snapshot(shared: &Shared, owner: usize, client_id: u64, add
     Ok(())
 }
 
+/// A replica asks for a full sync (`replication::master`): it registered in the
+/// replication stream as waiting for a snapshot, which begins now, or after the capture
+/// running (a running save began before the replica's stream did, so it cannot serve
+/// it). The replica receives `+FULLRESYNC` when its capture begins
+/// ([`begin_capture_locked`]), then the file as [`wait_for_sync_snapshot`]'s clients do.
+/// The caller holds every loop's gate.
+pub fn begin_for_replicas(shared: &Shared) {
+    let snap = &shared.snapshots;
+    snap.syncs_full.fetch_add(1, Ordering::Relaxed);
+    // A save running (or one the snapshot thread is about to begin, waiting for the
+    // gates this caller holds): another one after it. (One that has not begun its
+    // capture yet serves the replica too; the second save then costs a save.)
+    if begin_bgsave(shared, true).is_err() {
+        snap.bg_scheduled.store(true, Ordering::Release);
+    }
+}
+
+/// Client `id` as the log names it: a replica by its IP and listening port, as Redis;
+/// a snapshot-only client by its address (its id once it is gone).
+fn replica_name(shared: &Shared, id: u64) -> String {
+    shared.repl.name(id).unwrap_or_else(|| shared.clients.lock().get(&id).map_or_else(|| format!("id={id}"), |c| c.addr.clone()))
+}
+
 /// After a save of `dbfilename`: its file (or why there is none) to every client waiting
 /// for it (SYNC after `REPLCONF rdb-only 1`). The file is sent by a thread of its own,
 /// so that the snapshot thread goes on with other saves.
@@ -521,6 +555,11 @@ fn send_to_sync_waiters(shared: &Arc<Shared>, saved: Result<PathBuf, String>) {
         Err(e) => {
             let reply: Arc<[u8]> = format!("-ERR the snapshot for the sync could not be made: {e}\r\n").into_bytes().into();
             for (owner, client_id) in waiters {
+                if shared.repl.remove(client_id) {
+                    // A replica retries its sync from the start.
+                    shared.kill_client(client_id);
+                    continue;
+                }
                 shared.post_mail(owner, crate::shared::Mail { client_id, bytes: Arc::clone(&reply), unblock: true, need: 0 });
             }
             return;
@@ -572,11 +611,17 @@ fn stream_snapshot(shared: &Shared, mut file: std::fs::File, len: u64, mut waite
     }
     for w in &waiters {
         if sent == len {
-            crate::log::notice(&format!("Synchronization with replica {} succeeded (snapshot only)", w.1));
             post(w, Arc::from(&b""[..]), true);
+            if shared.repl.is_replica(w.1) {
+                crate::log::notice(&format!("Synchronization with replica {} succeeded", replica_name(shared, w.1)));
+                // Its stream next, gathered since the snapshot's point in time.
+                shared.repl.transfer_done(w.1, store::Clock::System.now_ms());
+            } else {
+                crate::log::notice(&format!("Synchronization with replica {} succeeded (snapshot only)", replica_name(shared, w.1)));
+            }
         } else {
             // A short file would be taken for a whole one: close the client instead.
-            close_client(shared, w.1);
+            shared.kill_client(w.1);
         }
     }
 }
@@ -595,18 +640,10 @@ fn wait_for_room(shared: &Shared, id: u64) -> bool {
         }
         if started.elapsed() > SYNC_STALL {
             crate::log::warning(&format!("Closing replica {id}: it read nothing of its snapshot for {} s", SYNC_STALL.as_secs()));
-            close_client(shared, id);
+            shared.kill_client(id);
             return false;
         }
         std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
-/// Asks client `id`'s event loop to close it.
-fn close_client(shared: &Shared, id: u64) {
-    if let Some(info) = shared.clients.lock().get(&id).cloned() {
-        info.killed.store(true, Ordering::SeqCst);
-        shared.wake(info.owner.load(Ordering::SeqCst));
     }
 }
 

@@ -199,13 +199,6 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
         Some(aof) => {
             let mut replayer = crate::command::replay::Replayer::new(&shared, "aof-loader");
             let target = crate::aof::load::open_and_replay(&shared, &dir, &mut replayer)?;
-            // From now on an expired key's removal is logged, as Redis's DEL (after the
-            // replay, which must not log what it replays).
-            let weak = Arc::downgrade(&shared);
-            shared.keyspace.events().set_expire_hook(Box::new(move |db, key, now_ms| {
-                let Some(shared) = weak.upgrade() else { return true };
-                shared.aof.as_ref().is_none_or(|aof| crate::propagate::expiry(aof, &shared.keyspace, db, key, now_ms))
-            }));
             Some(crate::aof::writer::spawn(aof, target).map_err(StartError::Loop)?)
         }
         None => {
@@ -213,6 +206,14 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
             None
         }
     };
+
+    // From now on an expired key's removal is propagated, as Redis's DEL, to the log and
+    // the replicas (after the load, which must not log what it replays).
+    let weak = Arc::downgrade(&shared);
+    shared.keyspace.events().set_expire_hook(Box::new(move |db, key, now_ms| {
+        let Some(shared) = weak.upgrade() else { return true };
+        crate::propagate::expiry(&shared, db, key, now_ms)
+    }));
 
     let signal_shared = shared.clone();
     let mut signals =

@@ -1,12 +1,9 @@
 //! The append-only log (AOF): what every write adds to the log, in what order, and when
 //! its reply may leave.
 //!
-//! - **Order.** Every write command runs while holding the *ordering stripes* of its
-//!   keys (a stripe is a small mutex chosen by the key's hash; several are taken in
-//!   ascending order, all of them for keyless writes such as FLUSHALL). Its record is
-//!   appended to the in-memory log before the stripes are released, so two writes that
-//!   touch a common key are logged in the order they ran, without a global lock around
-//!   execution. Stripes are taken before any shard lock and never while one is held.
+//! - **Order.** Every write command runs while holding the ordering stripes of its
+//!   keys (`crate::order`), and its record is appended before they are released, so
+//!   two writes that touch a common key are logged in the order they ran.
 //! - **Records.** A record is the command as RESP, the same bytes Redis writes for it
 //!   (issue 26: Redis reads Basalt's log exactly as Basalt does). Commands whose effect
 //!   is random, relative in time or deferred are logged as their effect, as Redis
@@ -15,7 +12,7 @@
 //!   LPOP/LMOVE/ZPOPMIN..., SET EX/PX/EXAT and SETEX as `SET key value PXAT <ms>`,
 //!   EXPIRE/PEXPIRE/EXPIREAT and GETEX as PEXPIREAT (a time already past as DEL), RESTORE with ABSTTL, INCRBYFLOAT as `SET ... KEEPTTL` and HINCRBYFLOAT as
 //!   HSET of the value made; a write that changed nothing is not logged. An expired key
-//!   that is removed is logged as `DEL key` ([`Aof::log_expiry`]). A `SELECT` is
+//!   that is removed is logged as `DEL key` (`crate::propagate::expiry`). A `SELECT` is
 //!   written when the database changes, and an annotation `#MS:<unix ms>` when the time
 //!   changes, so that Basalt replays each command at the time it first ran (logs of
 //!   older Basalt versions, with relative times, replay exactly too); Redis 7 skips
@@ -25,11 +22,9 @@
 //!   commit their batches themselves instead, with a bounded wait (`commit.rs`); under
 //!   everysec and no a loop hands its batch to the kernel itself (`write_inline`). A reply that
 //!   reveals a write waits until the log is `written` (everysec, no) or `durable`
-//!   (always) up to that write: each stripe remembers the log offset of the last write
-//!   to its keys, so a read waits only when a key it read has a write not yet on disk,
-//!   and reads of other keys flow while a disk is slow. A write in flight marks its
-//!   stripes `PENDING` before it changes anything; a reader that sees the mark takes
-//!   the stripe's lock, which waits for that write's record.
+//!   (always) up to that write: each ordering stripe remembers the log offset of the
+//!   last write to its keys, so a read waits only when a key it read has a write not
+//!   yet on disk, and reads of other keys flow while a disk is slow.
 //! - **Files.** Redis 7's multi-part layout (`manifest.rs`): `appenddirname/` holds a
 //!   base file, incremental files and a manifest; `load.rs` replays them at start.
 //!
@@ -47,30 +42,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
-use smallvec::SmallVec;
 
 use crate::config::AppendFsync;
-
-/// Ordering stripes. A power of two; more stripes mean fewer false waits for reads
-/// while the disk is slow, at the cost of a longer scan for keyless reads.
-const STRIPES: usize = 1024;
-
-/// The mark of a stripe whose write is in flight (its record not yet appended).
-const PENDING: u64 = u64::MAX;
 
 /// Bytes appended but not yet written past which a connection whose replies wait for
 /// the log stops having its input executed (a slow disk must not let clients that
 /// pipeline writes grow the log's memory without bound); it resumes when its replies go.
 pub const TAIL_LIMIT: u64 = 64 * 1024 * 1024;
-
-/// One ordering stripe, on its own cache line (every write on any loop touches one).
-#[repr(align(64))]
-struct Stripe {
-    lock: Mutex<()>,
-    /// Log offset of the end of the last record of a write to this stripe's keys, or
-    /// PENDING while such a write runs.
-    last_write: AtomicU64,
-}
 
 /// The in-memory tail of the log, not yet taken by the writer.
 struct Tail {
@@ -83,9 +61,6 @@ struct Tail {
     ts_ms: i64,
     /// A transaction is being logged: MULTI is written before its first record.
     multi: MultiState,
-    /// Stripes written inside the transaction being logged: they point at its EXEC
-    /// record once it ends (replay drops a transaction without EXEC).
-    multi_stripes: Vec<u16>,
     /// The writer is waiting for bytes (notify it on append).
     writer_idle: bool,
     /// An event loop left work to the writer thread (see `commit.rs`).
@@ -102,7 +77,7 @@ enum MultiState {
     Written,
 }
 
-/// The log's shared state: the tail, the offsets reached on disk, the stripes, and the
+/// The log's shared state: the tail, the offsets reached on disk, and the
 /// status INFO and MISCONF report.
 pub struct Aof {
     tail: Mutex<Tail>,
@@ -115,12 +90,9 @@ pub struct Aof {
     /// Log offset made durable with fdatasync.
     durable: AtomicU64,
     policy: AtomicU8,
-    stripes: Box<[Stripe]>,
     /// Per event loop: the smallest offset one of its held connections waits for
     /// (0 = none), so that the writer wakes only loops that have something to send.
     waiting: Box<[AtomicU64]>,
-    /// An EXEC is being logged (see `Tail::multi_stripes`).
-    in_exec: AtomicBool,
     /// The log is being replayed into the live keyspace (DEBUG LOADAOF / RELOAD): keys
     /// that expire meanwhile are not logged again.
     pub replaying: AtomicBool,
@@ -214,7 +186,6 @@ impl Aof {
                 db: usize::MAX,
                 ts_ms: i64::MIN,
                 multi: MultiState::None,
-                multi_stripes: Vec::new(),
                 writer_idle: false,
                 writer_wanted: false,
                 stop: false,
@@ -224,14 +195,7 @@ impl Aof {
             appended: AtomicU64::new(0),
             durable: AtomicU64::new(0),
             policy: AtomicU8::new(policy_code(policy)),
-            stripes: (0..STRIPES)
-                .map(|_| Stripe {
-                    lock: Mutex::new(()),
-                    last_write: AtomicU64::new(0),
-                })
-                .collect(),
             waiting: (0..loops.max(1)).map(|_| AtomicU64::new(0)).collect(),
-            in_exec: AtomicBool::new(false),
             replaying: AtomicBool::new(false),
             write_ok: AtomicBool::new(true),
             write_error: Mutex::new(String::new()),
@@ -306,120 +270,6 @@ impl Aof {
     /// Bytes appended but not yet taken by the writer (INFO aof_buffer_length).
     pub fn buffered(&self) -> usize {
         self.tail.lock().bytes.len()
-    }
-
-    fn stripe_of(&self, key: &[u8], ks: &store::Keyspace) -> usize {
-        // Bits of the key hash that neither the shard index (40..) nor the table's
-        // buckets (low bits) use for the same purpose; any fixed choice is correct.
-        ((ks.hash(key) >> 24) as usize) & (STRIPES - 1)
-    }
-
-    /// Takes the stripes of `keys` (ascending, deduplicated) and marks them PENDING.
-    pub fn order_keys<'a, K: AsRef<[u8]>>(
-        &'a self,
-        ks: &store::Keyspace,
-        keys: impl IntoIterator<Item = K>,
-    ) -> Ordered<'a> {
-        let mut idx: SmallVec<[u16; 8]> = keys
-            .into_iter()
-            .map(|k| self.stripe_of(k.as_ref(), ks) as u16)
-            .collect();
-        idx.sort_unstable();
-        idx.dedup();
-        self.order(idx)
-    }
-
-    /// The store's [`store::events::ExpireHook`]: called under the key's shard lock
-    /// before an expired key is removed or a key is evicted (maxmemory). Logs `DEL key`, as Redis propagates an
-    /// expiry, and says yes; or says no (the key stays, read as absent, until later)
-    /// while another thread's write to a key of the same stripe is between its change
-    /// and its record, since a DEL logged now could land before that write's record.
-    /// Appended under the shard lock, the DEL comes before the record of any later
-    /// write to the key, which needs that lock first; the calling thread's own write
-    /// holds the stripe, and its record follows.
-    pub fn log_expiry(&self, ks: &store::Keyspace, db: usize, key: &[u8], now_ms: i64) -> bool {
-        if self.replaying.load(Ordering::Acquire) {
-            return true;
-        }
-        let i = self.stripe_of(key, ks) as u16;
-        if self.stripes[i as usize].last_write.load(Ordering::Acquire) == PENDING
-            && !OWN_STRIPES.with(|own| own.borrow().binary_search(&i).is_ok())
-        {
-            return false;
-        }
-        self.append_one(db, now_ms, &[&b"DEL"[..], key]);
-        true
-    }
-
-    /// Takes every stripe (FLUSHALL, FLUSHDB, SWAPDB and other keyless writes).
-    pub fn order_all(&self) -> Ordered<'_> {
-        self.order((0..STRIPES as u16).collect())
-    }
-
-    fn order(&self, idx: SmallVec<[u16; 8]>) -> Ordered<'_> {
-        // Stripes are taken before shard locks, so never while keeping one (lock
-        // coalescing, store's `shard_lock.rs`; the dispatcher does not coalesce with a
-        // log, this is the rule's second line).
-        store::release_kept();
-        let mut guards = SmallVec::with_capacity(idx.len());
-        let mut prev = SmallVec::with_capacity(idx.len());
-        for &i in &idx {
-            let s = &self.stripes[i as usize];
-            guards.push(s.lock.lock());
-            prev.push(s.last_write.swap(PENDING, Ordering::AcqRel));
-        }
-        // A thread orders one write at a time (a stripe is a mutex it cannot take twice).
-        OWN_STRIPES.with(|own| {
-            let mut own = own.borrow_mut();
-            own.clear();
-            own.extend_from_slice(&idx);
-        });
-        Ordered {
-            aof: self,
-            idx,
-            prev,
-            _guards: guards,
-        }
-    }
-
-    /// The offset a reply must wait for after reading `keys`: the newest write to any
-    /// of their stripes, waiting out a write still in flight on one of them.
-    pub fn need_for_keys<K: AsRef<[u8]>>(
-        &self,
-        ks: &store::Keyspace,
-        keys: impl IntoIterator<Item = K>,
-    ) -> u64 {
-        keys.into_iter()
-            .map(|k| self.settled(self.stripe_of(k.as_ref(), ks)))
-            .max()
-            .unwrap_or(0)
-    }
-
-    /// The offset a reply must wait for after reading the whole keyspace (DBSIZE,
-    /// KEYS, SCAN, INFO ...): every stripe's newest write.
-    pub fn need_for_all(&self) -> u64 {
-        (0..STRIPES).map(|i| self.settled(i)).max().unwrap_or(0)
-    }
-
-    fn settled(&self, i: usize) -> u64 {
-        let s = &self.stripes[i];
-        let v = s.last_write.load(Ordering::Acquire);
-        if v != PENDING {
-            return v;
-        }
-        // A write is between its change and its record: its lock is held until the
-        // record is appended, so waiting for the lock waits for exactly that. Stripes
-        // come before shards, so this thread first gives back the shard lock it may
-        // keep from the command that just ran (lock coalescing): that write may be
-        // waiting for exactly that shard, and the two loops would wait for each other.
-        store::release_kept();
-        // Read while holding the lock: a writer marks the stripe PENDING only while it
-        // holds it, so under the lock the value is settled. (Read after letting go, it
-        // could already be the next writer's PENDING, u64::MAX: a reply held for that
-        // offset would never leave. Seen as a client waiting forever for 38 KB of
-        // replies in the concurrent log-replay test.)
-        let _held = s.lock.lock();
-        s.last_write.load(Ordering::Acquire)
     }
 
     /// Appends records, each a command's arguments, for database `db` at time `now_ms`.
@@ -535,26 +385,17 @@ impl Aof {
     /// ends): its records are bracketed by MULTI and EXEC, written only if it has any.
     pub fn begin_exec(&self) {
         self.tail.lock().multi = MultiState::Open;
-        self.in_exec.store(true, Ordering::Release);
     }
 
     /// The EXEC ended; returns the offset of its EXEC record, if one was written.
     pub fn end_exec(&self) -> Option<u64> {
-        self.in_exec.store(false, Ordering::Release);
         let mut t = self.tail.lock();
         let written = t.multi == MultiState::Written;
         t.multi = MultiState::None;
-        let stripes = std::mem::take(&mut t.multi_stripes);
         if !written {
             return None;
         }
         t.put_command(&[b"EXEC"]);
-        let end = t.end;
-        for i in stripes {
-            self.stripes[i as usize]
-                .last_write
-                .store(end, Ordering::Release);
-        }
         Some(self.after_append(t))
     }
 
@@ -641,60 +482,6 @@ impl Tail {
     }
 }
 
-thread_local! {
-    /// The stripes the write running on this thread holds (sorted), for
-    /// [`Aof::log_expiry`]; empty between writes.
-    static OWN_STRIPES: std::cell::RefCell<Vec<u16>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Stripes held by a write while it runs; `finish` records where its record ended, and
-/// dropping the guard releases them.
-pub struct Ordered<'a> {
-    aof: &'a Aof,
-    idx: SmallVec<[u16; 8]>,
-    prev: SmallVec<[u64; 8]>,
-    _guards: SmallVec<[MutexGuard<'a, ()>; 8]>,
-}
-
-impl Ordered<'_> {
-    /// Settles the stripes: each now points at `end` (the write's record) or, when
-    /// nothing was logged, back at what it held before. Returns the offset a reply of
-    /// this command must wait for. The caller then drops the guard, which lets the
-    /// stripes go. (In place, not by value: the dispatcher keeps the guard in place,
-    /// since moving it costs a copy of its 200-odd bytes per write.)
-    pub fn finish(&mut self, end: Option<u64>) -> u64 {
-        if end.is_some() && self.aof.in_exec.load(Ordering::Acquire) {
-            let mut t = self.aof.tail.lock();
-            if t.multi != MultiState::None {
-                t.multi_stripes.extend_from_slice(&self.idx);
-            }
-        }
-        let mut need = 0;
-        for (&i, &p) in self.idx.iter().zip(&self.prev) {
-            let v = end.unwrap_or(p);
-            need = need.max(v);
-            self.aof.stripes[i as usize]
-                .last_write
-                .store(v, Ordering::Release);
-        }
-        need
-    }
-}
-
-impl Drop for Ordered<'_> {
-    fn drop(&mut self) {
-        OWN_STRIPES.with(|own| own.borrow_mut().clear());
-        // A write that unwinds before `finish` must not leave its stripes PENDING
-        // forever: put back what they held.
-        for (&i, &p) in self.idx.iter().zip(&self.prev) {
-            let s = &self.aof.stripes[i as usize];
-            if s.last_write.load(Ordering::Relaxed) == PENDING {
-                s.last_write.store(p, Ordering::Release);
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -733,32 +520,5 @@ mod tests {
         assert!(text.starts_with("*1\r\n$5\r\nMULTI\r\n#MS:5\r\n"), "{text}");
         assert!(text.ends_with("*1\r\n$4\r\nEXEC\r\n"), "{text}");
         assert_eq!(end, text.len() as u64);
-    }
-
-    #[test]
-    fn stripes_remember_the_last_write_and_make_readers_wait_for_one_in_flight() {
-        let ks = store::Keyspace::new(1, 4, store::Clock::manual(0));
-        let aof = std::sync::Arc::new(Aof::new(1, AppendFsync::Always, Default::default(), Default::default()));
-        assert_eq!(aof.need_for_keys(&ks, ["k"]), 0);
-        let mut o = aof.order_keys(&ks, ["k", "k"]);
-        let end = aof.append_one(0, 1, &["SET", "k", "v"]);
-        assert_eq!(o.finish(Some(end)), end);
-        drop(o);
-        assert_eq!(aof.need_for_keys(&ks, ["k"]), end);
-        assert_eq!(aof.need_for_all(), end);
-        // A write that logs nothing leaves the stripe as it was.
-        assert_eq!(aof.order_keys(&ks, ["k"]).finish(None), end);
-        assert_eq!(aof.need_for_keys(&ks, ["k"]), end);
-
-        // A reader that finds a write in flight waits for its record.
-        let ks = std::sync::Arc::new(ks);
-        let mut o = aof.order_keys(&ks, ["k"]);
-        let (aof2, ks2) = (aof.clone(), ks.clone());
-        let reader = std::thread::spawn(move || aof2.need_for_keys(&ks2, ["k"]));
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        let end2 = aof.append_one(0, 1, &["SET", "k", "w"]);
-        o.finish(Some(end2));
-        drop(o);
-        assert_eq!(reader.join().expect("reader"), end2);
     }
 }

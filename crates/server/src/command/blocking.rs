@@ -71,17 +71,18 @@ fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto,
         return Ok(None);
     }
     let ks = &shared.keyspace;
-    let aof = shared.aof.as_ref().filter(|_| log);
-    let mut ordered = aof.map(|a| match op {
-        Op::Move { src, dst, .. } => a.order_keys(ks, [src, dst]),
-        Op::Pop { keys, .. } | Op::ZPop { keys, .. } => a.order_keys(ks, keys.iter()),
+    let propagating = log && crate::propagate::active(shared);
+    let stripes = &shared.stripes;
+    let mut ordered = propagating.then(|| match op {
+        Op::Move { src, dst, .. } => stripes.order_keys(ks, [src, dst]),
+        Op::Pop { keys, .. } | Op::ZPop { keys, .. } => stripes.order_keys(ks, keys.iter()),
         // (WAIT and pauses returned above; nothing to order.)
-        Op::Wait | Op::Pause => a.order_keys(ks, std::iter::empty::<&[u8]>()),
+        Op::Wait | Op::Pause => stripes.order_keys(ks, std::iter::empty::<&[u8]>()),
     });
-    let at_once = aof.is_none().then_some((shared, client));
+    let at_once = (!log || shared.aof.is_none()).then_some((shared, client));
     let served = pop_now(ks, db, now_ms, proto, op, at_once)?;
-    let end = match (&served, aof) {
-        (Some((_, key, popped)), Some(aof)) => Some(crate::propagate::effect(aof, db, now_ms, &effect(op, key, *popped))),
+    let end = match &served {
+        Some((_, key, popped)) if propagating => crate::propagate::effect(shared, db, now_ms, &effect(op, key, *popped)),
         _ => None,
     };
     // Its keyspace events, before the stripes go (see `notify.rs`).

@@ -84,6 +84,11 @@ pub struct Client {
     /// REPLCONF rdb-only 1: a SYNC of this client wants the snapshot only
     /// (`command/replication.rs`).
     pub rdb_only: bool,
+    /// The port a replica said it listens on (REPLCONF listening-port), 0 if none.
+    pub listening_port: u16,
+    /// This client is a replica that receives the replication stream: its connection
+    /// stays on its event loop, and its output limit is the replica class's.
+    pub replica: bool,
     /// CLIENT TRACKING's options while tracking is on (`crate::tracking`).
     pub tracking: Option<crate::tracking::Mode>,
     /// CLIENT CACHING's answer, for the next command only.
@@ -113,6 +118,8 @@ impl Client {
             propagation: crate::propagate::Propagation::AsSent,
             paused_for_log: false,
             rdb_only: false,
+            listening_port: 0,
+            replica: false,
             tracking: None,
             caching: None,
         }

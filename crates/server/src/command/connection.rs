@@ -250,11 +250,18 @@ fn client_getname(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 /// A client's type for CLIENT LIST and CLIENT KILL's TYPE filters, as Redis's: `pubsub`
-/// while subscribed to anything, otherwise `normal` (MONITOR clients too; there are no
-/// masters or replicas yet). The same classes as `client-output-buffer-limit`'s.
+/// while subscribed to anything, `slave` for a replica, otherwise `normal` (MONITOR
+/// clients too; there is no master link yet). The same classes as
+/// `client-output-buffer-limit`'s.
 fn client_type(info: &ClientInfo) -> &'static str {
     let subscriptions = info.sub.load(Ordering::Relaxed) + info.psub.load(Ordering::Relaxed);
-    crate::output_limit::Class::of(subscriptions).name()
+    crate::output_limit::Class::of_client(info.replica.load(Ordering::Relaxed), subscriptions).name()
+}
+
+/// Whether a TYPE filter names this client's type (`replica` is `slave`'s other name).
+fn type_is(name: &[u8], info: &ClientInfo) -> bool {
+    let ty = client_type(info);
+    is(name, ty) || (ty == "slave" && is(name, "replica"))
 }
 
 /// The size of Redis's per-client reply buffer, and of its reply list's blocks.
@@ -272,6 +279,8 @@ pub fn describe(shared: &Shared, t: &super::table::CommandTable, info: &ClientIn
     // Redis marks a MONITOR client `O` (a kind of replica), before any other flag.
     if shared.monitor_count.load(Ordering::Acquire) > 0 && shared.monitors.lock().iter().any(|&(_, id)| id == info.id) {
         flags.push('O');
+    } else if info.replica.load(Ordering::Relaxed) {
+        flags.push('S');
     }
     // Redis's order: O, P, x, b, t, R, B, then e and T.
     if info.sub.load(Ordering::Relaxed) + info.psub.load(Ordering::Relaxed) > 0 {
@@ -377,7 +386,7 @@ fn client_list(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         if ids.as_ref().is_some_and(|ids| !ids.contains(&c.id)) {
             continue;
         }
-        if only_type.is_some_and(|t| !is(t, client_type(&c))) {
+        if only_type.is_some_and(|t| !type_is(t, &c)) {
             continue;
         }
         text.push_str(&describe(ctx.shared, ctx.table, &c, ctx.now_ms));
@@ -457,7 +466,7 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             && addr.is_none_or(|x| x == c.addr.as_bytes())
             && laddr.is_none_or(|x| x == c.laddr.as_bytes())
             && user_ok
-            && only_type.is_none_or(|t| is(t, client_type(&c)))
+            && only_type.is_none_or(|t| type_is(t, &c))
             && max_age_s.is_none_or(|m| c.created.elapsed().as_secs() >= m);
         // A client already being killed is on its way out: it no longer counts.
         if !matches || (skipme && c.id == me) || c.killed.load(Ordering::SeqCst) {

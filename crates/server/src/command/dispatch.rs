@@ -197,17 +197,16 @@ fn admit(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &'static Command
     true
 }
 
-/// Before a call: a write takes its keys' ordering stripes, held
-/// until its records are in the log (blocking pops order and propagate themselves,
-/// under the waiters' registry lock). Kept a local of the dispatcher's: the guard is
-/// large, and moved through a struct it was copied twice per command.
+/// Before a call: a write takes its keys' ordering stripes, held until its records are
+/// in the log and the replication stream, while either consumes them (blocking pops
+/// order and propagate themselves, under the waiters' registry lock). Kept a local of
+/// the dispatcher's: the guard is large, and moved through a struct it was copied twice
+/// per command.
 #[inline(always)]
-fn order_write<'s>(ctx: &Ctx<'s>, spec: &CommandSpec, args: &[&[u8]]) -> Option<crate::aof::Ordered<'s>> {
+fn order_write<'s>(ctx: &Ctx<'s>, spec: &CommandSpec, args: &[&[u8]]) -> Option<crate::order::Ordered<'s>> {
     let shared: &'s Shared = ctx.shared;
-    match shared.aof.as_ref().filter(|_| !ctx.client.loading) {
-        Some(aof) if spec.flags & flags::WRITE != 0 && spec.flags & flags::BLOCKING == 0 => Some(aof_order(aof, ctx, spec, args)),
-        _ => None,
-    }
+    let write = spec.flags & flags::WRITE != 0 && spec.flags & flags::BLOCKING == 0;
+    (write && !ctx.client.loading && crate::propagate::active(shared)).then(|| take_stripes(&shared.stripes, ctx, spec, args))
 }
 
 /// Before a call: the watched keys a write may change (only while some client watches).
@@ -273,7 +272,7 @@ fn call(ctx: &mut Ctx<'_>, idx: usize, spec: &CommandSpec, args: &[&[u8]]) -> (R
 /// under the stripes it held; its keyspace notifications, each held until the log has
 /// the write it reveals; and the log offset this client's replies must wait for.
 #[inline(always)]
-fn propagate(ctx: &mut Ctx<'_>, data: bool, spec: &CommandSpec, args: &[&[u8]], ordered: &mut Option<crate::aof::Ordered<'_>>, db: usize, ok: bool) {
+fn propagate(ctx: &mut Ctx<'_>, data: bool, spec: &CommandSpec, args: &[&[u8]], ordered: &mut Option<crate::order::Ordered<'_>>, db: usize, ok: bool) {
     let changed_nothing = std::mem::take(&mut ctx.client.changed_nothing);
     // Outside a call the client's propagation is always AsSent (taken here after each
     // call), so only a handler's statement needs taking.
@@ -284,16 +283,11 @@ fn propagate(ctx: &mut Ctx<'_>, data: bool, spec: &CommandSpec, args: &[&[u8]], 
     if spec.flags & flags::WRITE != 0 && ok && !changed_nothing {
         bump(&ctx.stats.writes, 1);
     }
-    let Some(aof) = ctx.shared.aof.as_ref().filter(|_| !ctx.client.loading) else {
-        // Events not published yet: those of a handler that queued none itself (a read
-        // that found a key expired, a miss).
-        crate::notify::flush(ctx.shared, ctx.client.need, ctx.client.info.id);
-        return;
-    };
+    let logging = ctx.shared.aof.is_some() && !ctx.client.loading;
     let need = match ordered.as_mut() {
         Some(o) => {
             let what = if changed_nothing && matches!(what, Propagation::AsSent) { Propagation::Nothing } else { what };
-            let end = if ok { crate::propagate::call(aof, db, ctx.now_ms, args, what) } else { None };
+            let end = if ok { crate::propagate::call(ctx.shared, db, ctx.now_ms, args, what) } else { None };
             // Keyspace notifications go out before the stripes do (so in the order the
             // key changed), each held until the log has the write it reveals; inside
             // EXEC, once the whole transaction is in the log.
@@ -305,9 +299,15 @@ fn propagate(ctx: &mut Ctx<'_>, data: bool, spec: &CommandSpec, args: &[&[u8]], 
             // registry comes before stripes in the lock order).
             *ordered = None;
             // SORT's patterns read keys its stripes do not cover.
-            if spec.flags & flags::READS_ANY_KEY != 0 { need.max(aof.need_for_all()) } else { need }
+            if logging && spec.flags & flags::READS_ANY_KEY != 0 { need.max(ctx.shared.stripes.need_for_all()) } else { need }
         }
-        None => read_need(aof, ctx, spec, data, args),
+        None if logging => read_need(&ctx.shared.stripes, ctx, spec, data, args),
+        None => {
+            // Events not published yet: those of a handler that queued none itself (a
+            // read that found a key expired, a miss).
+            crate::notify::flush(ctx.shared, ctx.client.need, ctx.client.info.id);
+            return;
+        }
     };
     ctx.client.need = ctx.client.need.max(need);
     // A read's events (inside EXEC they wait for the transaction's end).
@@ -428,19 +428,19 @@ fn disk_error(ctx: &Ctx<'_>, spec: &CommandSpec) -> Option<String> {
 /// ordering stripes are taken before shard locks), nor inside EXEC; blocking commands
 /// give the kept lock back before they take the waiters' registry.
 fn coalescable(ctx: &Ctx<'_>, data: bool) -> bool {
-    data && ctx.shared.aof.is_none() && !ctx.client.in_exec
+    data && !crate::propagate::active(ctx.shared) && !ctx.client.in_exec
 }
 
 /// Takes the ordering stripes a write command needs: those of its keys ([`command_keys`]:
 /// numkeys commands and SORT's STORE included), all of them for FLUSHALL, FLUSHDB and
 /// SWAPDB, and those of every argument for other keyless writes.
-fn aof_order<'a>(aof: &'a crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> crate::aof::Ordered<'a> {
+fn take_stripes<'a>(stripes: &'a crate::order::Stripes, ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> crate::order::Ordered<'a> {
     match command_keys(spec, args) {
-        Some(keys) if !keys.is_empty() => aof.order_keys(ctx.ks(), keys.iter().map(|&i| args[i])),
-        _ if spec.flags & flags::WHOLE_KEYSPACE != 0 => aof.order_all(),
+        Some(keys) if !keys.is_empty() => stripes.order_keys(ctx.ks(), keys.iter().map(|&i| args[i])),
+        _ if spec.flags & flags::WHOLE_KEYSPACE != 0 => stripes.order_all(),
         // Other keyless writes, and a numkeys count that is not valid (the command fails
         // on it): every argument, a superset of any keys.
-        _ => aof.order_keys(ctx.ks(), args[1..].iter()),
+        _ => stripes.order_keys(ctx.ks(), args[1..].iter()),
     }
 }
 
@@ -450,12 +450,12 @@ fn aof_order<'a>(aof: &'a crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, ar
 /// nothing of the keyspace (PING, CLIENT ...) wait for nothing, and neither does INFO:
 /// its key counts are diagnostics, and an operator must be able to read
 /// `aof_last_write_status` while the disk fails.
-fn read_need(aof: &crate::aof::Aof, ctx: &Ctx<'_>, spec: &CommandSpec, data: bool, args: &[&[u8]]) -> u64 {
+fn read_need(stripes: &crate::order::Stripes, ctx: &Ctx<'_>, spec: &CommandSpec, data: bool, args: &[&[u8]]) -> u64 {
     let keys = command_keys(spec, args).unwrap_or_default();
     if data && !keys.is_empty() && spec.flags & flags::READS_ANY_KEY == 0 {
-        aof.need_for_keys(ctx.ks(), keys.iter().map(|&i| args[i]))
+        stripes.need_for_keys(ctx.ks(), keys.iter().map(|&i| args[i]))
     } else if data || spec.flags & flags::READS_ANY_KEY != 0 {
-        aof.need_for_all()
+        stripes.need_for_all()
     } else {
         0
     }

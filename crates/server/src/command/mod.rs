@@ -466,7 +466,7 @@ impl<'a> Ctx<'a> {
     /// Nothing when there is no log or this is its replay: then `records` is not called,
     /// so a server without a log copies no key or value. (`crate::propagate`.)
     pub fn propagate_as(&mut self, records: impl FnOnce() -> Vec<crate::propagate::Record>) {
-        if self.shared.aof.is_some() && !self.client.loading {
+        if crate::propagate::active(self.shared) && !self.client.loading {
             self.client.propagation = crate::propagate::Propagation::Effect(records());
         }
     }

@@ -1,14 +1,15 @@
-//! Replication, the master's side, as far as it is built (issue 24): REPLCONF, and SYNC
-//! and PSYNC of a client that asked for a snapshot only (`REPLCONF rdb-only 1`, as
-//! `redis-cli --rdb` does for a backup): it gets the RDB of the next save of
-//! `dbfilename`, as Redis's disk-based sync sends it, and nothing after it
-//! (`snapshot::wait_for_sync_snapshot`). A replica that wants the stream of writes
-//! after the snapshot is refused with an error instead: Basalt does not stream
-//! replication yet, and a replica given a snapshot and no stream would silently diverge.
+//! Replication's commands, the master's side (issue 24; the work is in
+//! `crate::replication`): REPLCONF, and SYNC and PSYNC. A replica gets a full sync (the
+//! next snapshot, then the stream from its point in time) or, with PSYNC of an offset the
+//! backlog still holds, `+CONTINUE` and the stream from there. A client that asked for a
+//! snapshot only (`REPLCONF rdb-only 1`, as `redis-cli --rdb` does for a backup) gets
+//! the RDB of the next save of `dbfilename` and nothing after it
+//! (`snapshot::wait_for_sync_snapshot`).
 
 use resp::encode;
 
 use super::args::is;
+use crate::replication::master;
 use super::flags::*;
 use super::{spec, CommandError, CommandSpec, Ctx};
 use store::types::string::parse_i64;
@@ -20,17 +21,28 @@ fn replconf(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         return Err(CommandError::Syntax);
     }
     let mut rdb_only = ctx.client.rdb_only;
+    let mut listening_port = ctx.client.listening_port;
     for pair in a[1..].chunks(2) {
         let (option, value) = (pair[0], pair[1]);
         if is(option, "listening-port") {
-            parse_i64(value).ok_or(CommandError::NotInteger)?;
+            let port = parse_i64(value).ok_or(CommandError::NotInteger)?;
+            // Redis keeps what fits its int; a port out of range is shown as given.
+            listening_port = u16::try_from(port).unwrap_or(0);
         } else if is(option, "ip-address") || is(option, "capa") || is(option, "rdb-filter-only") {
         } else if is(option, "rdb-only") {
             match parse_i64(value).ok_or(CommandError::NotInteger)? {
                 v @ 0..=1 => rdb_only = v == 1,
                 _ => return Err(CommandError::msg("ERR value is out of range, value must between 0 and 1")),
             }
-        } else if is(option, "ack") || is(option, "fack") || is(option, "getack") {
+        } else if is(option, "ack") {
+            // A replica's acknowledgement: no reply, as Redis (ignored from others).
+            if ctx.client.replica {
+                if let Some(offset) = parse_i64(value).and_then(|v| u64::try_from(v).ok()) {
+                    ctx.shared.repl.ack(ctx.client.info.id, offset, ctx.now_ms);
+                }
+            }
+            return Ok(());
+        } else if is(option, "fack") || is(option, "getack") {
             return Ok(());
         } else {
             return Err(CommandError::Owned(format!(
@@ -40,36 +52,69 @@ fn replconf(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
     }
     ctx.client.rdb_only = rdb_only;
+    ctx.client.listening_port = listening_port;
     ctx.ok();
     Ok(())
 }
 
-/// SYNC — a full synchronization: for a snapshot-only client the RDB of the next save.
+/// SYNC — a full synchronization, without the `+FULLRESYNC` line (the protocol before
+/// PSYNC); for a snapshot-only client the RDB of the next save.
 fn sync(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    full_sync(ctx, false)
-}
-
-/// PSYNC replicationid offset — as SYNC, after `+FULLRESYNC <replid> <offset>` (Basalt
-/// keeps no backlog: every sync is full).
-fn psync(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    parse_i64(a[2]).ok_or(CommandError::NotInteger)?;
-    full_sync(ctx, true)
-}
-
-fn full_sync(ctx: &mut Ctx<'_>, psync: bool) -> Result<(), CommandError> {
-    if !ctx.client.rdb_only {
-        crate::log::warning(&format!(
-            "Replica {} asks for synchronization: refused, Basalt does not stream replication yet",
-            ctx.client.info.addr
-        ));
-        return Err(CommandError::msg(
-            "ERR Basalt does not stream replication yet: only a snapshot (REPLCONF rdb-only 1, then SYNC) can be taken",
-        ));
+    if ctx.client.rdb_only {
+        return snapshot_only(ctx, false);
     }
+    sync_replica(ctx, None)
+}
+
+/// PSYNC replicationid offset — `+CONTINUE` and the stream after `offset` when the
+/// backlog holds it, else `+FULLRESYNC <replid> <offset>` and a full sync.
+fn psync(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let offset = parse_i64(a[2]).ok_or(CommandError::NotInteger)?;
+    if ctx.client.rdb_only {
+        return snapshot_only(ctx, true);
+    }
+    sync_replica(ctx, Some((a[1], offset)))
+}
+
+/// A replica's SYNC or PSYNC (`psync`: its replication ID and offset).
+fn sync_replica(ctx: &mut Ctx<'_>, psync: Option<(&[u8], i64)>) -> Result<(), CommandError> {
+    if ctx.client.replica {
+        // As Redis: a replica that asks again is ignored.
+        return Ok(());
+    }
+    // Under every gate: the stream switches on, and a full sync's snapshot begins, with
+    // no write half done.
+    let shared = ctx.shared;
+    let _gates = shared.all_gates(false);
+    let info = &ctx.client.info;
+    let who = master::Asker {
+        client_id: info.id,
+        owner: info.owner.load(std::sync::atomic::Ordering::Relaxed),
+        addr: &info.addr,
+        listening_port: ctx.client.listening_port,
+    };
+    ctx.client.replica = true;
+    info.replica.store(true, std::sync::atomic::Ordering::Relaxed);
+    if let Some((replid, offset)) = psync {
+        if let Some(reply) = master::partial_sync(shared, &who, replid, offset) {
+            ctx.out.extend_from_slice(&reply);
+            return Ok(());
+        }
+    }
+    master::full_sync(shared, &who, psync.is_some());
+    // Waits for its snapshot: `+FULLRESYNC` arrives by mail when it begins, the file
+    // when written, and the last piece unblocks the client (its REPLCONF ACKs run then).
+    ctx.client.blocked = true;
+    Ok(())
+}
+
+/// SYNC or PSYNC of a client that asked for a snapshot only: the RDB of the next save.
+fn snapshot_only(ctx: &mut Ctx<'_>, psync: bool) -> Result<(), CommandError> {
     let owner = ctx.client.info.owner.load(std::sync::atomic::Ordering::Relaxed);
     crate::snapshot::wait_for_sync_snapshot(ctx.shared, owner, ctx.client.info.id, &ctx.client.info.addr).map_err(CommandError::msg)?;
     if psync {
-        encode::simple(ctx.out, format!("FULLRESYNC {} 0", ctx.shared.run_id).as_bytes());
+        let (replid, offset) = ctx.shared.repl.position();
+        encode::simple(ctx.out, format!("FULLRESYNC {replid} {offset}").as_bytes());
     }
     // Waits for the save: its file arrives by mail and unblocks the client.
     ctx.client.blocked = true;
@@ -81,8 +126,8 @@ const ADMIN_ACL: &[&str] = &["dangerous"];
 #[rustfmt::skip]
 pub static COMMANDS: &[CommandSpec] = &[
     spec("replconf", -1, ADMIN | NOSCRIPT | LOADING | STALE | ALLOW_BUSY, (0, 0, 0), ADMIN_ACL, "server", "Configures the replication stream of a replica or a snapshot's client.", replconf).since("3.0.0").complexity("O(1)").syscmd(),
-    spec("sync", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI | ALL_GATES, (0, 0, 0), ADMIN_ACL, "server", "Synchronizes a replica with this server (here: a snapshot only).", sync).since("1.0.0"),
-    spec("psync", -3, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI | ALL_GATES, (0, 0, 0), ADMIN_ACL, "server", "Synchronizes a replica from a replication position (here: a full snapshot only).", psync).since("2.8.0").args(ARGS_PSYNC),
+    spec("sync", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI | ALL_GATES, (0, 0, 0), ADMIN_ACL, "server", "Synchronizes a replica with this server.", sync).since("1.0.0"),
+    spec("psync", -3, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI | ALL_GATES, (0, 0, 0), ADMIN_ACL, "server", "Synchronizes a replica from a replication position.", psync).since("2.8.0").args(ARGS_PSYNC),
 ];
 
 /// The arguments of this file's commands, as COMMAND DOCS describes them (Redis

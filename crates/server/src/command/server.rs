@@ -98,6 +98,8 @@ fn config_resetstat(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> 
         t.reset();
     }
     ctx.shared.snapshots.syncs_full.store(0, Ordering::Relaxed);
+    ctx.shared.snapshots.syncs_partial_ok.store(0, Ordering::Relaxed);
+    ctx.shared.snapshots.syncs_partial_err.store(0, Ordering::Relaxed);
     ctx.shared.slowlog.lock().clear();
     ctx.ok();
     Ok(())
@@ -705,10 +707,19 @@ fn lastsave(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 /// ROLE. Basalt does not replicate yet (issue 24): it is always a master with no
 /// replicas, at replication offset 0, as INFO replication says.
 fn role(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    let r = ctx.shared.repl.info();
     encode::array_len(ctx.out, 3);
     encode::bulk(ctx.out, b"master");
-    encode::integer(ctx.out, 0);
-    encode::array_len(ctx.out, 0);
+    encode::integer(ctx.out, r.offset as i64);
+    // As Redis: the online replicas, each as ip, port and acknowledged offset (strings).
+    let online: Vec<_> = r.replicas.iter().filter(|x| x.2 == crate::replication::stream::ReplicaState::Online).collect();
+    encode::array_len(ctx.out, online.len());
+    for (ip, port, _, offset, _) in online {
+        encode::array_len(ctx.out, 3);
+        encode::bulk(ctx.out, ip.as_bytes());
+        encode::bulk(ctx.out, port.to_string().as_bytes());
+        encode::bulk(ctx.out, offset.to_string().as_bytes());
+    }
     Ok(())
 }
 

@@ -163,15 +163,16 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     unwatch_all(ctx.shared, ctx.client);
     encode::array_len(ctx.out, m.queue.len());
     ctx.client.in_exec = true;
-    let aof = ctx.shared.aof.as_ref().filter(|_| !ctx.client.loading);
-    if let Some(aof) = aof {
-        crate::propagate::begin_transaction(aof);
+    // Decided once, under every gate: the replication stream switches on only there.
+    let propagating = crate::propagate::active(ctx.shared) && !ctx.client.loading;
+    if propagating {
+        crate::propagate::begin_transaction(ctx.shared);
     }
     for cmd in &m.queue {
         let args: Vec<&[u8]> = cmd.iter().map(Vec::as_slice).collect();
         execute(ctx, &args);
     }
-    if let Some(end) = aof.and_then(|a| crate::propagate::end_transaction(a)) {
+    if let Some(end) = propagating.then(|| crate::propagate::end_transaction(ctx.shared)).flatten() {
         ctx.client.need = ctx.client.need.max(end);
     }
     // With the log, the queue's keyspace notifications waited for the whole

@@ -119,6 +119,7 @@ impl EventLoop {
                 }
             }
             self.release_held();
+            crate::replication::master::flush(&self.shared);
             self.resume_output(now_ms);
             if self.walk_progress != crate::walk::Progress::Idle || self.shared.walk.running() {
                 let served = if events.is_empty() { Duration::ZERO } else { woke.elapsed() };

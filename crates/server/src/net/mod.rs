@@ -122,6 +122,12 @@ pub fn close_client(shared: &Shared, conn: &mut Conn) {
     crate::command::blocking::forget(shared, conn.client.info.id);
     crate::tracking::disable(shared, conn.client.info.id);
     crate::command::monitor::stop(shared, &mut conn.client);
+    if conn.client.replica {
+        if let Some(name) = shared.repl.name(conn.client.info.id) {
+            shared.repl.remove(conn.client.info.id);
+            crate::log::notice(&format!("Connection with replica {name} lost."));
+        }
+    }
     shared.clients.lock().remove(&conn.client.info.id);
     shared.connected_clients.fetch_sub(1, Ordering::Relaxed);
 }
@@ -144,6 +150,9 @@ pub fn tick<'a>(
     }
     crate::command::blocking::expire(shared, owner, now_ms);
     crate::command::pause::resume_if_over(shared, now_ms);
+    if owner == 0 {
+        crate::replication::master::cron(shared, now_ms);
+    }
     // Keys stay put while clients are paused (CLIENT PAUSE), as in Redis (the shards
     // hold expired keys too; this saves the walk).
     if shared.active_expire_enabled.load(Ordering::Relaxed) && !shared.pause.active(now_ms) {

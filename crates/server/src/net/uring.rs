@@ -444,6 +444,7 @@ impl EventLoop {
             }
             self.commit_log();
             self.release_held();
+            crate::replication::master::flush(&self.shared);
             for t in std::mem::take(&mut self.rearm) {
                 if let Err(e) = self.arm_recv(t) {
                     crate::log::warning(&format!("re-arming receive: {e}"));

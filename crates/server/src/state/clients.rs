@@ -41,6 +41,9 @@ pub struct ClientInfo {
     pub psub: AtomicUsize,
     pub multi: AtomicI64,
     pub blocked: AtomicBool,
+    /// The client is a replica (PSYNC or SYNC for the stream): CLIENT LIST's `S`, the
+    /// `slave` class of CLIENT KILL TYPE and output limits.
+    pub replica: AtomicBool,
     /// Tracking clients whose invalidations are redirected to this one (`tracking.rs`):
     /// while any, the connection stays on its event loop.
     pub redirect_sources: AtomicUsize,
@@ -73,6 +76,7 @@ impl ClientInfo {
             psub: Default::default(),
             multi: AtomicI64::new(-1),
             blocked: Default::default(),
+            replica: Default::default(),
             redirect_sources: Default::default(),
         }
     }

@@ -42,6 +42,10 @@ pub struct SnapshotStats {
     pub(crate) sync_waiters: Mutex<Vec<(usize, u64)>>,
     /// Full synchronizations served (INFO stats `sync_full`).
     pub syncs_full: AtomicU64,
+    /// Partial resynchronizations accepted and refused (INFO stats `sync_partial_ok`,
+    /// `sync_partial_err`).
+    pub syncs_partial_ok: AtomicU64,
+    pub syncs_partial_err: AtomicU64,
     /// Wakes the snapshot thread (a capture to write out, or shutdown).
     pub(crate) wake: Condvar,
     pub(crate) state: Mutex<SaverState>,

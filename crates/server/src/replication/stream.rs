@@ -1,0 +1,544 @@
+//! The replication stream, the master's side: the bytes every replica receives after
+//! its snapshot, their offsets, the backlog a broken link resumes from, and the
+//! replicas themselves (plain data; `master.rs` delivers and syncs).
+//!
+//! The stream is Redis's: each propagated record as a RESP command (`crate::propagate`
+//! feeds it the same records as the append-only log, in the same order for writes that
+//! share a key), a `SELECT` whenever the database changes (and once after each full
+//! sync starts, since a new replica knows none), EXEC's records between MULTI and EXEC,
+//! and a `PING` every `repl-ping-replica-period` seconds. The offset counts the bytes of
+//! the stream since this server's replication ID was made, as Redis's
+//! `master_repl_offset`, so that a replica's acknowledged offset means the same here and
+//! in Redis.
+//!
+//! Records are fed only once a replica has asked for the stream (`start_feeding`, under
+//! every loop's gate, so that no write runs half before it): a server without replicas
+//! keeps no backlog and pays one atomic load per write, as Redis keeps none.
+//! Each replica has an outbox: the bytes fed since its snapshot's point in time,
+//! gathered while its snapshot is made and sent, then taken after each batch of the
+//! event loops (`master::flush`) and posted to the replica's connection.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+
+use parking_lot::Mutex;
+
+/// Redis's smallest backlog (`CONFIG_REPL_BACKLOG_MIN_SIZE`).
+pub const BACKLOG_MIN: u64 = 16 * 1024;
+
+/// Where a replica stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplicaState {
+    /// Asked for a full sync; waits for the next snapshot to begin (Redis's
+    /// `wait_bgsave_start`).
+    WaitSnapshot,
+    /// Its snapshot is being made and sent; its outbox gathers the stream
+    /// (`wait_bgsave_end`, `send_bulk`).
+    Transfer,
+    /// Receives the stream as it is fed.
+    Online,
+}
+
+impl ReplicaState {
+    /// INFO's `state=` word.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReplicaState::WaitSnapshot => "wait_bgsave",
+            ReplicaState::Transfer => "send_bulk",
+            ReplicaState::Online => "online",
+        }
+    }
+}
+
+/// One replica, by its client.
+#[derive(Debug)]
+pub struct Replica {
+    pub client_id: u64,
+    /// The event loop that owns its connection (replicas never move).
+    pub owner: usize,
+    /// Its address as it connected, and the port it said it listens on (REPLCONF).
+    pub ip: String,
+    pub listening_port: u16,
+    pub state: ReplicaState,
+    /// It asked with PSYNC (and is told `+FULLRESYNC`), not SYNC.
+    pub psync: bool,
+    /// Bytes of the stream not yet posted to it.
+    pub outbox: Vec<u8>,
+    /// The offset its stream starts at (its snapshot's point in time).
+    pub start_offset: u64,
+    /// The offset it acknowledged last (REPLCONF ACK), and when (unix ms; set when it
+    /// goes online, so that a replica that never acknowledges times out too).
+    pub ack_offset: u64,
+    pub ack_ms: i64,
+    /// Unix seconds since which its pending output is over the soft limit (0: not).
+    pub soft_since: i64,
+}
+
+/// What a replica that asks for a partial resync gets.
+pub enum Resync {
+    /// `+CONTINUE`: the backlog holds everything after its offset: these bytes.
+    Continue(Vec<u8>),
+    /// It needs a full sync (why, for the log).
+    Full(&'static str),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Multi {
+    None,
+    /// EXEC started; no record yet.
+    Open,
+    /// MULTI fed; EXEC must close it.
+    Fed,
+}
+
+struct Inner {
+    replid: String,
+    /// The offset the stream is at: bytes fed since `replid` began.
+    offset: u64,
+    /// The database of the last record (usize::MAX: none, feed a SELECT).
+    db: usize,
+    multi: Multi,
+    /// The last `backlog_size` bytes of the stream, ending at `offset`.
+    backlog: VecDeque<u8>,
+    backlog_size: usize,
+    replicas: Vec<Replica>,
+    /// Scratch space for encoding a record once for every consumer.
+    scratch: Vec<u8>,
+}
+
+/// The master's replication state.
+pub struct Stream {
+    /// Records are fed (a replica asked for the stream since the start).
+    feeding: AtomicBool,
+    /// Some online replica has bytes in its outbox.
+    dirty: AtomicBool,
+    /// When the last PING was fed (unix ms; `master::cron`).
+    pub last_ping_ms: AtomicI64,
+    inner: Mutex<Inner>,
+}
+
+impl Stream {
+    pub fn new(replid: String, backlog_size: u64) -> Stream {
+        Stream {
+            feeding: AtomicBool::new(false),
+            dirty: AtomicBool::new(false),
+            last_ping_ms: AtomicI64::new(0),
+            inner: Mutex::new(Inner {
+                replid,
+                offset: 0,
+                db: usize::MAX,
+                multi: Multi::None,
+                backlog: VecDeque::new(),
+                backlog_size: backlog_size.max(BACKLOG_MIN) as usize,
+                replicas: Vec::new(),
+                scratch: Vec::new(),
+            }),
+        }
+    }
+
+    /// Whether records are fed (one load per write).
+    #[inline]
+    pub fn feeding(&self) -> bool {
+        self.feeding.load(Ordering::Acquire)
+    }
+
+    /// From now on records are fed. The caller holds every loop's gate, so that no write
+    /// has taken its ordering decision before and propagates after.
+    pub fn start_feeding(&self) {
+        self.feeding.store(true, Ordering::Release);
+    }
+
+    /// The replication ID and the offset the stream is at.
+    pub fn position(&self) -> (String, u64) {
+        let g = self.inner.lock();
+        (g.replid.clone(), g.offset)
+    }
+
+    /// The offset the stream is at.
+    pub fn offset(&self) -> u64 {
+        self.inner.lock().offset
+    }
+
+    /// Feeds records (each a command's arguments) for database `db`.
+    pub fn feed<A: AsRef<[u8]>>(&self, db: usize, records: &[&[A]]) {
+        if !self.feeding() {
+            return;
+        }
+        let mut g = self.inner.lock();
+        let g = &mut *g;
+        let mut buf = std::mem::take(&mut g.scratch);
+        buf.clear();
+        if g.multi == Multi::Open {
+            g.multi = Multi::Fed;
+            put_command(&mut buf, &[&b"MULTI"[..]]);
+        }
+        if db != g.db {
+            g.db = db;
+            put_command(&mut buf, &[&b"SELECT"[..], itoa::Buffer::new().format(db).as_bytes()]);
+        }
+        for rec in records {
+            put_command(&mut buf, rec);
+        }
+        self.append(g, &buf);
+        g.scratch = buf;
+    }
+
+    /// Feeds one command that belongs to no database (the periodic PING): no SELECT.
+    pub fn feed_keyless(&self, args: &[&[u8]]) {
+        if !self.feeding() {
+            return;
+        }
+        let mut g = self.inner.lock();
+        let mut buf = Vec::new();
+        put_command(&mut buf, args);
+        self.append(&mut g, &buf);
+    }
+
+    /// An EXEC begins (every loop's gate held): its records are bracketed by MULTI and
+    /// EXEC, fed only if it has any.
+    pub fn begin_exec(&self) {
+        if self.feeding() {
+            self.inner.lock().multi = Multi::Open;
+        }
+    }
+
+    /// The EXEC ended.
+    pub fn end_exec(&self) {
+        if !self.feeding() {
+            return;
+        }
+        let mut g = self.inner.lock();
+        let fed = g.multi == Multi::Fed;
+        g.multi = Multi::None;
+        if fed {
+            let mut buf = Vec::new();
+            put_command(&mut buf, &[&b"EXEC"[..]]);
+            self.append(&mut g, &buf);
+        }
+    }
+
+    fn append(&self, g: &mut Inner, bytes: &[u8]) {
+        g.offset += bytes.len() as u64;
+        let room = g.backlog_size;
+        if bytes.len() >= room {
+            g.backlog.clear();
+            g.backlog.extend(&bytes[bytes.len() - room..]);
+        } else {
+            let over = (g.backlog.len() + bytes.len()).saturating_sub(room);
+            g.backlog.drain(..over);
+            g.backlog.extend(bytes);
+        }
+        let mut online = false;
+        for r in g.replicas.iter_mut().filter(|r| r.state != ReplicaState::WaitSnapshot) {
+            r.outbox.extend_from_slice(bytes);
+            online |= r.state == ReplicaState::Online;
+        }
+        if online {
+            self.dirty.store(true, Ordering::Release);
+        }
+    }
+
+    /// A replica asks for a full sync: it waits for the next snapshot to begin. A client
+    /// already registered (a second PSYNC) starts over.
+    pub fn add_for_full_sync(&self, client_id: u64, owner: usize, ip: String, listening_port: u16, psync: bool) {
+        let mut g = self.inner.lock();
+        g.replicas.retain(|r| r.client_id != client_id);
+        g.replicas.push(Replica {
+            client_id,
+            owner,
+            ip,
+            listening_port,
+            state: ReplicaState::WaitSnapshot,
+            psync,
+            outbox: Vec::new(),
+            start_offset: 0,
+            ack_offset: 0,
+            ack_ms: 0,
+            soft_since: 0,
+        });
+    }
+
+    /// Whether some replica waits for a snapshot to begin.
+    pub fn waits_for_snapshot(&self) -> bool {
+        self.inner.lock().replicas.iter().any(|r| r.state == ReplicaState::WaitSnapshot)
+    }
+
+    /// A snapshot begins (every loop's gate held): the replicas waiting for one start
+    /// their stream here. Returns them as (owner, client id, `+FULLRESYNC` line; empty
+    /// for SYNC, which has none).
+    pub fn snapshot_begins(&self) -> Vec<(usize, u64, Vec<u8>)> {
+        let mut g = self.inner.lock();
+        let g = &mut *g;
+        let mut started = Vec::new();
+        for r in g.replicas.iter_mut().filter(|r| r.state == ReplicaState::WaitSnapshot) {
+            r.state = ReplicaState::Transfer;
+            r.start_offset = g.offset;
+            r.ack_offset = g.offset;
+            r.outbox.clear();
+            let line = if r.psync { format!("+FULLRESYNC {} {}\r\n", g.replid, g.offset).into_bytes() } else { Vec::new() };
+            started.push((r.owner, r.client_id, line));
+        }
+        if !started.is_empty() {
+            // A new replica knows no database: the next record selects one.
+            g.db = usize::MAX;
+        }
+        started
+    }
+
+    /// The clients whose snapshot transfer the current snapshot serves.
+    pub fn in_transfer(&self) -> Vec<u64> {
+        let g = self.inner.lock();
+        g.replicas.iter().filter(|r| r.state == ReplicaState::Transfer).map(|r| r.client_id).collect()
+    }
+
+    /// Replica `client_id` has its whole snapshot: it goes online, its outbox next.
+    pub fn transfer_done(&self, client_id: u64, now_ms: i64) {
+        let mut g = self.inner.lock();
+        if let Some(r) = g.replicas.iter_mut().find(|r| r.client_id == client_id) {
+            r.state = ReplicaState::Online;
+            r.ack_ms = now_ms;
+        }
+        self.dirty.store(true, Ordering::Release);
+    }
+
+    /// A replica asks to continue from `offset` (the offset of the next byte it needs)
+    /// of `replid`: the bytes from there, if the backlog holds them; it is registered
+    /// online then, so that nothing fed after falls between.
+    #[allow(clippy::too_many_arguments)]
+    pub fn try_continue(&self, replid: &[u8], offset: u64, client_id: u64, owner: usize, ip: String, listening_port: u16, now_ms: i64) -> Resync {
+        let mut g = self.inner.lock();
+        if !self.feeding() {
+            return Resync::Full("no backlog");
+        }
+        if replid != g.replid.as_bytes() {
+            return Resync::Full("replication ID mismatch");
+        }
+        let first = g.offset - g.backlog.len() as u64;
+        if offset < first || offset > g.offset {
+            return Resync::Full("offset out of the backlog's range");
+        }
+        let skip = (offset - first) as usize;
+        let bytes: Vec<u8> = g.backlog.iter().skip(skip).copied().collect();
+        g.replicas.retain(|r| r.client_id != client_id);
+        g.replicas.push(Replica {
+            client_id,
+            owner,
+            ip,
+            listening_port,
+            state: ReplicaState::Online,
+            psync: true,
+            outbox: Vec::new(),
+            start_offset: offset,
+            ack_offset: offset,
+            ack_ms: now_ms,
+            soft_since: 0,
+        });
+        Resync::Continue(bytes)
+    }
+
+    /// REPLCONF ACK from replica `client_id`.
+    pub fn ack(&self, client_id: u64, offset: u64, now_ms: i64) {
+        let mut g = self.inner.lock();
+        if let Some(r) = g.replicas.iter_mut().find(|r| r.client_id == client_id) {
+            r.ack_offset = r.ack_offset.max(offset);
+            r.ack_ms = now_ms;
+        }
+    }
+
+    /// Replica `client_id` as Redis names it in the log: its IP and the port it listens
+    /// on.
+    pub fn name(&self, client_id: u64) -> Option<String> {
+        let g = self.inner.lock();
+        g.replicas.iter().find(|r| r.client_id == client_id).map(|r| format!("{}:{}", r.ip, r.listening_port))
+    }
+
+    /// Whether `client_id` is a replica.
+    pub fn is_replica(&self, client_id: u64) -> bool {
+        self.inner.lock().replicas.iter().any(|r| r.client_id == client_id)
+    }
+
+    /// Client `client_id` closed: it is a replica no more.
+    pub fn remove(&self, client_id: u64) -> bool {
+        let mut g = self.inner.lock();
+        let before = g.replicas.len();
+        g.replicas.retain(|r| r.client_id != client_id);
+        g.replicas.len() != before
+    }
+
+    /// The online replicas' unsent bytes, as (owner, client id, bytes); empty quickly
+    /// when there are none.
+    pub fn take_outboxes(&self) -> Vec<(usize, u64, Vec<u8>)> {
+        if !self.dirty.swap(false, Ordering::AcqRel) {
+            return Vec::new();
+        }
+        let mut g = self.inner.lock();
+        g.replicas
+            .iter_mut()
+            .filter(|r| r.state == ReplicaState::Online && !r.outbox.is_empty())
+            .map(|r| (r.owner, r.client_id, std::mem::take(&mut r.outbox)))
+            .collect()
+    }
+
+    /// Online replicas that acknowledged nothing for more than `timeout_ms`, as (client
+    /// id, owner).
+    pub fn overdue(&self, now_ms: i64, timeout_ms: i64) -> Vec<(u64, usize)> {
+        let g = self.inner.lock();
+        g.replicas
+            .iter()
+            .filter(|r| r.state == ReplicaState::Online && now_ms - r.ack_ms > timeout_ms)
+            .map(|r| (r.client_id, r.owner))
+            .collect()
+    }
+
+    /// Each replica's outbox size, as (client id, bytes).
+    pub fn outbox_sizes(&self) -> Vec<(u64, u64)> {
+        let g = self.inner.lock();
+        g.replicas.iter().map(|r| (r.client_id, r.outbox.len() as u64)).collect()
+    }
+
+    /// Whether replica `client_id`, with `pending` bytes of output, is over the replica
+    /// class's limit (`client-output-buffer-limit slave`: the hard limit at once, the
+    /// soft one for more than its seconds, as `output_limit.rs` judges other clients).
+    pub fn over_output_limit(&self, client_id: u64, pending: u64, limit: &crate::config::OutputLimit, now_s: i64) -> bool {
+        let mut g = self.inner.lock();
+        let Some(r) = g.replicas.iter_mut().find(|r| r.client_id == client_id) else { return false };
+        if limit.hard > 0 && pending >= limit.hard {
+            return true;
+        }
+        if limit.soft == 0 || pending < limit.soft {
+            r.soft_since = 0;
+            return false;
+        }
+        if r.soft_since == 0 {
+            r.soft_since = now_s.max(1);
+            return false;
+        }
+        now_s - r.soft_since > limit.soft_seconds.min(i64::MAX as u64) as i64
+    }
+
+    /// How many replicas there are, and how many acknowledged `offset` or more.
+    pub fn acked(&self, offset: u64) -> (usize, usize) {
+        let g = self.inner.lock();
+        let n = g.replicas.iter().filter(|r| r.state == ReplicaState::Online).count();
+        (n, g.replicas.iter().filter(|r| r.state == ReplicaState::Online && r.ack_offset >= offset).count())
+    }
+
+    /// CONFIG SET repl-backlog-size: the backlog keeps its newest bytes.
+    pub fn set_backlog_size(&self, size: u64) {
+        let mut g = self.inner.lock();
+        g.backlog_size = size.max(BACKLOG_MIN) as usize;
+        let over = g.backlog.len().saturating_sub(g.backlog_size);
+        g.backlog.drain(..over);
+    }
+
+    /// What INFO replication shows: the replicas as (ip, port, state, ack offset, ack
+    /// ms), the ID, the offset, the backlog's size, first byte offset and length.
+    pub fn info(&self) -> Info {
+        let g = self.inner.lock();
+        Info {
+            replicas: g.replicas.iter().map(|r| (r.ip.clone(), r.listening_port, r.state, r.ack_offset, r.ack_ms)).collect(),
+            replid: g.replid.clone(),
+            offset: g.offset,
+            backlog_active: self.feeding(),
+            backlog_size: g.backlog_size as u64,
+            backlog_first_byte: (g.offset - g.backlog.len() as u64) + 1,
+            backlog_histlen: g.backlog.len() as u64,
+        }
+    }
+}
+
+/// INFO replication's figures of the master side.
+pub struct Info {
+    pub replicas: Vec<(String, u16, ReplicaState, u64, i64)>,
+    pub replid: String,
+    pub offset: u64,
+    pub backlog_active: bool,
+    pub backlog_size: u64,
+    pub backlog_first_byte: u64,
+    pub backlog_histlen: u64,
+}
+
+fn put_command<A: AsRef<[u8]>>(buf: &mut Vec<u8>, args: &[A]) {
+    resp::encode::array_len(buf, args.len());
+    for a in args {
+        resp::encode::bulk(buf, a.as_ref());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed(s: &Stream, db: usize, args: &[&str]) {
+        let rec: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        s.feed(db, &[&rec[..]]);
+    }
+
+    #[test]
+    fn nothing_is_fed_before_a_replica_asks() {
+        let s = Stream::new("a".repeat(40), 1 << 20);
+        feed(&s, 0, &["SET", "k", "v"]);
+        assert_eq!(s.offset(), 0);
+    }
+
+    #[test]
+    fn a_replica_gets_the_stream_from_its_snapshot_with_a_select_first() {
+        let s = Stream::new("a".repeat(40), 1 << 20);
+        s.start_feeding();
+        feed(&s, 0, &["SET", "before", "1"]);
+        let before = s.offset();
+        s.add_for_full_sync(7, 0, "127.0.0.1".into(), 6380, true);
+        feed(&s, 0, &["SET", "waiting", "1"]);
+        let started = s.snapshot_begins();
+        let line = format!("+FULLRESYNC {} {}\r\n", "a".repeat(40), s.offset());
+        assert_eq!(started, vec![(0, 7, line.into_bytes())]);
+        assert!(s.offset() > before);
+        feed(&s, 0, &["SET", "after", "1"]);
+        assert!(s.take_outboxes().is_empty(), "not online yet");
+        s.transfer_done(7, 0);
+        let out = s.take_outboxes();
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            String::from_utf8(out[0].2.clone()).unwrap(),
+            "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$5\r\nafter\r\n$1\r\n1\r\n"
+        );
+    }
+
+    #[test]
+    fn a_partial_resync_gets_what_follows_its_offset_or_a_reason() {
+        let s = Stream::new("b".repeat(40), BACKLOG_MIN);
+        s.start_feeding();
+        feed(&s, 2, &["SET", "k", "v"]);
+        let mid = s.offset();
+        feed(&s, 2, &["DEL", "k"]);
+        match s.try_continue("b".repeat(40).as_bytes(), mid, 9, 0, "x".into(), 1, 0) {
+            Resync::Continue(bytes) => assert_eq!(bytes, b"*2\r\n$3\r\nDEL\r\n$1\r\nk\r\n"),
+            Resync::Full(why) => panic!("{why}"),
+        }
+        assert!(matches!(s.try_continue(b"other", mid, 9, 0, "x".into(), 1, 0), Resync::Full(_)));
+        assert!(matches!(s.try_continue("b".repeat(40).as_bytes(), s.offset() + 1, 9, 0, "x".into(), 1, 0), Resync::Full(_)));
+        // Past the backlog's size, the oldest bytes are gone.
+        let big = "x".repeat(BACKLOG_MIN as usize);
+        feed(&s, 2, &["SET", "k", &big]);
+        assert!(matches!(s.try_continue("b".repeat(40).as_bytes(), mid, 9, 0, "x".into(), 1, 0), Resync::Full(_)));
+        assert_eq!(s.info().backlog_histlen, BACKLOG_MIN);
+    }
+
+    #[test]
+    fn an_exec_is_bracketed_only_when_it_fed_something() {
+        let s = Stream::new("c".repeat(40), 1 << 20);
+        s.start_feeding();
+        s.add_for_full_sync(1, 0, "x".into(), 1, true);
+        s.snapshot_begins();
+        s.transfer_done(1, 0);
+        s.begin_exec();
+        s.end_exec();
+        assert!(s.take_outboxes().is_empty());
+        s.begin_exec();
+        feed(&s, 0, &["INCR", "n"]);
+        s.end_exec();
+        let out = String::from_utf8(s.take_outboxes().remove(0).2).unwrap();
+        assert!(out.starts_with("*1\r\n$5\r\nMULTI\r\n*2\r\n$6\r\nSELECT"), "{out}");
+        assert!(out.ends_with("*1\r\n$4\r\nEXEC\r\n"), "{out}");
+    }
+}

@@ -1,0 +1,234 @@
+"""Replication with real Redis on the other side (issue 24): Redis 7.0.15 as a replica
+of the server under test. After writes of every type (before, during and after the
+sync), expiries, transactions, served blocking pops, FLUSHALL, the replica holds the
+same data; a broken link resumes with a partial resync (`+CONTINUE`); ROLE, INFO
+replication, CLIENT LIST and CLIENT KILL TYPE see the replica. Each test passes
+against Redis as the master too (BASALT_TEST_SERVER=redis-server).
+"""
+
+import os
+import shutil
+import threading
+import time
+
+import pytest
+import redis
+
+from conftest import Server
+
+DBS = (0, 3, 5)
+
+
+def redis_binary():
+    path = os.environ.get("REDIS_SERVER_BIN", "").strip() or shutil.which("redis-server")
+    if not path:
+        pytest.skip("needs redis-server (set REDIS_SERVER_BIN or install redis-server)")
+    return path
+
+
+def contents(c):
+    """Every key of the databases used: type, value and TTL in whole minutes."""
+    out = {}
+    for db in DBS:
+        c.execute_command("SELECT", db)
+        for k in sorted(c.keys("*")):
+            t = c.type(k)
+            value = {
+                b"string": lambda: c.get(k),
+                b"list": lambda: c.lrange(k, 0, -1),
+                b"hash": lambda: sorted(c.hgetall(k).items()),
+                b"set": lambda: sorted(c.smembers(k)),
+                b"zset": lambda: c.zrange(k, 0, -1, withscores=True),
+            }[t]()
+            ttl = c.pttl(k)
+            out[(db, k)] = (t, value, -1 if ttl < 0 else round(ttl / 60000))
+    c.execute_command("SELECT", 0)
+    return out
+
+
+def wait_until(what, check, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def caught_up(master, replica):
+    """The replica's link is up and it applied everything the master fed so far."""
+    m = master.info("replication")
+    r = replica.info("replication")
+    return r.get("master_link_status") == "up" and r.get("slave_repl_offset") == m["master_repl_offset"]
+
+
+def start_replica(master_port):
+    return Server(extra=("--replicaof", "127.0.0.1", str(master_port)), binary=redis_binary())
+
+
+def writes_of_every_type(c, tag):
+    """Commands whose effect the master propagates in a form of its own (relative
+    times, random pops, float increments, stores) as well as plain ones."""
+    p = f"{tag}:"
+    c.set(p + "s", "v")
+    c.incr(p + "n")
+    c.incrbyfloat(p + "f", 1.1)
+    c.append(p + "s", "-more")
+    c.setrange(p + "s", 1, "X")
+    c.set(p + "ex", "v", ex=600)
+    c.setex(p + "setex", 900, "v")
+    c.set(p + "getex", "v")
+    c.getex(p + "getex", px=1200000)
+    c.set(p + "persist", "v", ex=100)
+    c.persist(p + "persist")
+    c.set(p + "gone", "v", px=1)  # expires on the master: a DEL in the stream
+    c.setbit(p + "bits", 7, 1)
+    c.rpush(p + "l", *[f"e{i}" for i in range(10)])
+    c.lpush(p + "l", "head")
+    c.lmove(p + "l", p + "l2", "LEFT", "RIGHT")
+    c.rpoplpush(p + "l", p + "l2")
+    c.ltrim(p + "l", 1, 5)
+    c.linsert(p + "l", "BEFORE", "e3", "ins")
+    c.hset(p + "h", mapping={f"f{i}": i for i in range(5)})
+    c.hincrbyfloat(p + "h", "f1", 0.5)
+    c.hdel(p + "h", "f2")
+    c.sadd(p + "set", *range(20))
+    c.spop(p + "set", 3)
+    c.smove(p + "set", p + "set2", 19)
+    c.sinterstore(p + "inter", [p + "set", p + "set"])
+    c.zadd(p + "z", {f"m{i}": i for i in range(10)})
+    c.zincrby(p + "z", 2.5, "m1")
+    c.zpopmin(p + "z")
+    c.zrangestore(p + "zr", p + "z", 0, 2)
+    c.sort(p + "l2", alpha=True, store=p + "sorted")
+    c.copy(p + "s", p + "copy")
+    c.rename(p + "copy", p + "renamed")
+    c.delete(p + "n")
+    c.unlink(p + "bits")
+    with c.pipeline(transaction=True) as tx:
+        tx.incr(p + "tx")
+        tx.rpush(p + "txl", "a", "b")
+        tx.expire(p + "txl", 3000)
+        tx.execute()
+    c.execute_command("SELECT", 5)
+    c.set(p + "db5", "five")
+    c.execute_command("SELECT", 0)
+
+
+@pytest.mark.parametrize("log", [(), ("--appendonly", "yes", "--appendfsync", "everysec")], ids=["no-log", "log"])
+def test_a_redis_replica_holds_what_the_master_holds(log):
+    master_srv = Server(extra=log)
+    replica_srv = None
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        writes_of_every_type(m, "before")
+        m.execute_command("SELECT", 3)
+        m.set("db3", "three")
+        m.execute_command("SELECT", 0)
+        replica_srv = start_replica(master_srv.port)
+        r = redis.Redis(port=replica_srv.port, socket_timeout=10)
+        wait_until("the first sync", lambda: caught_up(m, r))
+        writes_of_every_type(m, "after")
+        # A blocked pop served by a later push: propagated as the pop it amounts to.
+        popped = []
+        blocker = threading.Thread(target=lambda: popped.append(
+            redis.Redis(port=master_srv.port, socket_timeout=10).blpop("waits", timeout=10)))
+        blocker.start()
+        wait_until("the pop to block", lambda: m.info("clients")["blocked_clients"] == 1)
+        m.rpush("waits", "x", "y")
+        blocker.join(timeout=15)
+        assert popped == [(b"waits", b"x")]
+        m.execute_command("SELECT", 3)
+        m.flushdb()
+        m.set("db3-after-flush", "v")
+        m.execute_command("SELECT", 0)
+        wait_until("the stream", lambda: caught_up(m, r))
+        want = contents(m)
+        assert (0, b"before:gone") not in want and (0, b"before:s") in want
+        assert contents(r) == want
+
+        # The replica's view of its master, and the master's of its replica.
+        role = m.execute_command("ROLE")
+        assert role[0] == b"master" and role[1] == m.info("replication")["master_repl_offset"]
+        assert [x[1] for x in role[2]] == [str(replica_srv.port).encode()]
+        info = m.info("replication")
+        assert info["connected_slaves"] == 1
+        assert info["slave0"]["port"] == replica_srv.port and info["slave0"]["state"] == "online"
+        assert info["repl_backlog_active"] == 1
+        line = [x for x in m.client_list() if x["flags"] == "S"]
+        assert len(line) == 1
+
+        # A broken link resumes from the backlog.
+        stats = m.info("stats")
+        assert r.execute_command("CLIENT", "KILL", "TYPE", "master") == 1
+        m.set("while-away", "v")
+        wait_until("the partial resync", lambda: caught_up(m, r) and r.get("while-away") == b"v")
+        after = m.info("stats")
+        assert after["sync_partial_ok"] == stats["sync_partial_ok"] + 1
+        assert after["sync_full"] == stats["sync_full"]
+
+        # And the master's side can cut it: the replica comes back by itself.
+        assert m.execute_command("CLIENT", "KILL", "TYPE", "replica") == 1
+        m.set("after-kill", "v")
+        wait_until("the link back", lambda: caught_up(m, r) and r.get("after-kill") == b"v")
+
+        m.flushall()
+        wait_until("FLUSHALL", lambda: caught_up(m, r))
+        assert contents(r) == {}
+    finally:
+        if replica_srv:
+            replica_srv.stop()
+        master_srv.stop()
+
+
+def test_a_full_sync_while_writes_go_on_loses_and_repeats_nothing():
+    """The snapshot and the stream meet exactly: counters incremented and lists pushed
+    by writers all through the sync end equal on both sides."""
+    master_srv = Server()
+    replica_srv = None
+    stop = threading.Event()
+    done = {}
+
+    def writer(n):
+        c = redis.Redis(port=master_srv.port, socket_timeout=10)
+        i = 0
+        deadline = time.monotonic() + 20
+        while not stop.is_set() and time.monotonic() < deadline:
+            with c.pipeline(transaction=False) as p:
+                for _ in range(50):
+                    p.incr(f"counter:{n}:{i % 100}")
+                    p.rpush(f"list:{n}", i)
+                    i += 1
+                p.execute()
+        done[n] = i
+
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        with m.pipeline(transaction=False) as p:
+            for i in range(20000):
+                p.set(f"filler:{i}", "x" * 100)
+            p.execute()
+        writers = [threading.Thread(target=writer, args=(n,)) for n in range(3)]
+        for w in writers:
+            w.start()
+        time.sleep(0.3)
+        replica_srv = start_replica(master_srv.port)
+        r = redis.Redis(port=replica_srv.port, socket_timeout=10)
+        wait_until("the replica online", lambda: r.info("replication").get("master_link_status") == "up", timeout=30)
+        time.sleep(0.5)
+        stop.set()
+        for w in writers:
+            w.join(timeout=30)
+        assert len(done) == 3 and all(n > 0 for n in done.values())
+        wait_until("the stream", lambda: caught_up(m, r), timeout=30)
+        for n in range(3):
+            assert r.llen(f"list:{n}") == done[n] == m.llen(f"list:{n}")
+            assert r.lrange(f"list:{n}", 0, -1) == m.lrange(f"list:{n}", 0, -1)
+            keys = [f"counter:{n}:{k}" for k in range(100)]
+            assert r.mget(keys) == m.mget(keys)
+        assert r.dbsize() == m.dbsize()
+    finally:
+        stop.set()
+        if replica_srv:
+            replica_srv.stop()
+        master_srv.stop()
