@@ -1,7 +1,7 @@
 """Replication with real Redis on the other side (issue 24): Redis 7.0.15 as a replica
 of the server under test. After writes of every type (before, during and after the
 sync), expiries, transactions, served blocking pops, FLUSHALL, the replica holds the
-same data; a broken link resumes with a partial resync (`+CONTINUE`); ROLE, INFO
+same data; WAIT counts the replicas that acknowledged a write; a broken link resumes with a partial resync (`+CONTINUE`); ROLE, INFO
 replication, CLIENT LIST and CLIENT KILL TYPE see the replica. Each test passes
 against Redis as the master too (BASALT_TEST_SERVER=redis-server).
 """
@@ -157,6 +157,14 @@ def test_a_redis_replica_holds_what_the_master_holds(log):
         assert info["repl_backlog_active"] == 1
         line = [x for x in m.client_list() if x["flags"] == "S"]
         assert len(line) == 1
+
+        # WAIT: acknowledged by the one replica, which then holds the write; a second
+        # replica that does not exist is waited for until the timeout.
+        m.set("waited", "v")
+        assert m.execute_command("WAIT", 1, 10000) == 1
+        assert r.get("waited") == b"v"
+        assert m.execute_command("WAIT", 2, 200) == 1
+        assert m.execute_command("WAIT", 0, 0) == 1
 
         # A broken link resumes from the backlog.
         stats = m.info("stats")

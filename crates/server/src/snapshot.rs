@@ -498,12 +498,12 @@ fn write_capture(shared: &Arc<Shared>, job: Job) {
 /// reads it (`stream_snapshot`), then unblocks it.
 pub fn wait_for_sync_snapshot(shared: &Shared, owner: usize, client_id: u64, addr: &str) -> Result<(), &'static str> {
     let snap = &shared.snapshots;
-    let mut waiters = snap.sync_waiters.lock();
-    waiters.push((owner, client_id));
+    // Not held while a capture begins: that takes this lock too, for replicas.
+    snap.sync_waiters.lock().push((owner, client_id));
     if !snap.bg_in_progress.load(Ordering::Acquire) {
-        if let Err(e) = begin_bgsave(shared, false) {
-            waiters.pop();
-            return Err(e);
+        if begin_bgsave(shared, false).is_err() {
+            // The snapshot thread began one meanwhile: it serves this client.
+            snap.bg_scheduled.store(true, Ordering::Release);
         }
     } else if !snap.dump_running.load(Ordering::Acquire) {
         // A log rewrite's capture runs: the save starts when it ends.

@@ -57,7 +57,7 @@ fn effect(op: &Op, key: &[u8], popped: usize) -> Vec<Vec<u8>> {
             }
             v
         }
-        Op::Wait | Op::Pause => Vec::new(),
+        Op::Wait { .. } | Op::Pause => Vec::new(),
     }
 }
 
@@ -67,7 +67,7 @@ fn effect(op: &Op, key: &[u8], popped: usize) -> Vec<Vec<u8>> {
 /// keyspace events are published here, unless it runs inside EXEC (`in_exec`), which
 /// publishes its queue's once the whole transaction is logged.
 fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto, op: &Op, log: bool, in_exec: bool) -> Result<Option<(Vec<u8>, u64)>, CommandError> {
-    if matches!(op, Op::Wait | Op::Pause) {
+    if matches!(op, Op::Wait { .. } | Op::Pause) {
         return Ok(None);
     }
     let ks = &shared.keyspace;
@@ -77,7 +77,7 @@ fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto,
         Op::Move { src, dst, .. } => stripes.order_keys(ks, [src, dst]),
         Op::Pop { keys, .. } | Op::ZPop { keys, .. } => stripes.order_keys(ks, keys.iter()),
         // (WAIT and pauses returned above; nothing to order.)
-        Op::Wait | Op::Pause => stripes.order_keys(ks, std::iter::empty::<&[u8]>()),
+        Op::Wait { .. } | Op::Pause => stripes.order_keys(ks, std::iter::empty::<&[u8]>()),
     });
     let at_once = (!log || shared.aof.is_none()).then_some((shared, client));
     let served = pop_now(ks, db, now_ms, proto, op, at_once)?;
@@ -110,7 +110,7 @@ fn pop_now(
 ) -> Result<Option<Served>, CommandError> {
     let mut out = Vec::new();
     match op {
-        Op::Wait | Op::Pause => Ok(None),
+        Op::Wait { .. } | Op::Pause => Ok(None),
         Op::Pop { keys, end, count } => {
             for key in keys {
                 let (h, mut shard) = ks.lock_key(db, key);
@@ -292,16 +292,17 @@ pub fn expire(shared: &Shared, owner: usize, now_ms: i64) {
     for id in due {
         if let Some(w) = reg.remove(id) {
             shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
-            shared.post_mail(owner, Mail { client_id: id, bytes: Arc::from(timeout_reply(&w)), unblock: true, need: 0 });
+            shared.post_mail(owner, Mail { client_id: id, bytes: Arc::from(timeout_reply(shared, &w)), unblock: true, need: 0 });
         }
     }
 }
 
-/// What a waiter gets when its time is up: a null (pops), or 0 (WAIT).
-fn timeout_reply(w: &Waiter) -> Vec<u8> {
+/// What a waiter gets when its time is up: a null (pops), or the replicas that
+/// acknowledged (WAIT).
+fn timeout_reply(shared: &Shared, w: &Waiter) -> Vec<u8> {
     let mut out = Vec::new();
     match w.op {
-        Op::Wait => encode::integer(&mut out, 0),
+        Op::Wait { offset, .. } => encode::integer(&mut out, shared.repl.acked(offset).1 as i64),
         _ => encode::null_array(&mut out, w.proto),
     }
     out
@@ -321,7 +322,7 @@ pub fn unblock(shared: &Shared, id: u64, error: bool) -> bool {
     let Some(w) = reg.remove(id) else { return false };
     drop(reg);
     shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
-    let reply = if error { b"-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n".to_vec() } else { timeout_reply(&w) };
+    let reply = if error { b"-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n".to_vec() } else { timeout_reply(shared, &w) };
     shared.post_mail(w.owner, Mail { client_id: id, bytes: Arc::from(reply), unblock: true, need: 0 });
     true
 }
@@ -382,21 +383,56 @@ fn timeout(arg: &[u8]) -> Result<Option<i64>, CommandError> {
 }
 
 
-/// WAIT numreplicas timeout — how many replicas acknowledged the client's writes:
-/// always 0, Basalt has no replication. As Redis without replicas: 0 at once when
-/// `numreplicas` is 0 or less (or inside EXEC), else 0 after `timeout` milliseconds (0:
-/// never; the client stays blocked until it disconnects).
+/// WAIT numreplicas timeout — how many online replicas acknowledged the replication
+/// stream up to this client's last write, as Redis: at once when that is `numreplicas`
+/// or more (or inside EXEC); else the replicas are asked for an acknowledgement
+/// (`REPLCONF GETACK *` in the stream) and the client waits until enough arrive
+/// (`serve_waits`) or `timeout` milliseconds pass (0: no limit), then gets the count.
 fn wait(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let replicas = super::args::int(a[1])?;
     let t = super::args::int(a[2]).map_err(|_| CommandError::msg("ERR timeout is not an integer or out of range"))?;
     if t < 0 {
         return Err(CommandError::msg("ERR timeout is negative"));
     }
-    if replicas <= 0 {
-        encode::integer(ctx.out, 0);
+    let offset = ctx.client.repl_woff;
+    let acked = ctx.shared.repl.acked(offset).1;
+    if acked as i64 >= replicas || ctx.client.in_exec {
+        encode::integer(ctx.out, acked as i64);
         return Ok(());
     }
-    block(ctx, Op::Wait, (t > 0).then_some(t), |out, _| encode::integer(out, 0))
+    let wanted = usize::try_from(replicas).unwrap_or(usize::MAX);
+    block(ctx, Op::Wait { offset, replicas: wanted }, (t > 0).then_some(t), |out, _| encode::integer(out, 0))?;
+    crate::replication::master::request_acks(ctx.shared);
+    // An acknowledgement that arrived between the count and the registration.
+    serve_waits(ctx.shared);
+    Ok(())
+}
+
+/// Serves WAITs that enough replicas acknowledged (after each REPLCONF ACK).
+pub fn serve_waits(shared: &Shared) {
+    if shared.blocked_count.load(Ordering::SeqCst) == 0 {
+        return;
+    }
+    let mut reg = registry(shared);
+    let ready: Vec<(u64, usize, usize)> = reg
+        .waiters
+        .iter()
+        .filter_map(|(id, w)| match w.op {
+            Op::Wait { offset, replicas } => {
+                let acked = shared.repl.acked(offset).1;
+                (acked >= replicas).then_some((*id, w.owner, acked))
+            }
+            _ => None,
+        })
+        .collect();
+    for (id, owner, acked) in ready {
+        if reg.remove(id).is_some() {
+            shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
+            let mut out = Vec::new();
+            encode::integer(&mut out, acked as i64);
+            shared.post_mail(owner, Mail { client_id: id, bytes: Arc::from(out), unblock: true, need: 0 });
+        }
+    }
 }
 
 fn keys_of(a: &[&[u8]]) -> Vec<Vec<u8>> {

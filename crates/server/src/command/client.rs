@@ -86,6 +86,9 @@ pub struct Client {
     pub rdb_only: bool,
     /// The port a replica said it listens on (REPLCONF listening-port), 0 if none.
     pub listening_port: u16,
+    /// The replication stream's offset after this client's last write (Redis's `woff`:
+    /// what WAIT waits for replicas to acknowledge).
+    pub repl_woff: u64,
     /// This client is a replica that receives the replication stream: its connection
     /// stays on its event loop, and its output limit is the replica class's.
     pub replica: bool,
@@ -120,6 +123,7 @@ impl Client {
             rdb_only: false,
             listening_port: 0,
             replica: false,
+            repl_woff: 0,
             tracking: None,
             caching: None,
         }

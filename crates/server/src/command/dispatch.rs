@@ -288,6 +288,11 @@ fn propagate(ctx: &mut Ctx<'_>, data: bool, spec: &CommandSpec, args: &[&[u8]], 
         Some(o) => {
             let what = if changed_nothing && matches!(what, Propagation::AsSent) { Propagation::Nothing } else { what };
             let end = if ok { crate::propagate::call(ctx.shared, db, ctx.now_ms, args, what) } else { None };
+            if ctx.shared.repl.feeding() {
+                // What WAIT waits for: the stream up to here (this write's record, and
+                // perhaps others' fed meanwhile).
+                ctx.client.repl_woff = ctx.shared.repl.offset_now();
+            }
             // Keyspace notifications go out before the stripes do (so in the order the
             // key changed), each held until the log has the write it reveals; inside
             // EXEC, once the whole transaction is in the log.

@@ -39,6 +39,7 @@ fn replconf(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             if ctx.client.replica {
                 if let Some(offset) = parse_i64(value).and_then(|v| u64::try_from(v).ok()) {
                     ctx.shared.repl.ack(ctx.client.info.id, offset, ctx.now_ms);
+                    super::blocking::serve_waits(ctx.shared);
                 }
             }
             return Ok(());

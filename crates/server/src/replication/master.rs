@@ -77,14 +77,21 @@ pub fn partial_sync(shared: &Shared, who: &Asker<'_>, replid: &[u8], offset: i64
     }
 }
 
+/// WAIT's request: every replica is asked to acknowledge its offset now (`REPLCONF
+/// GETACK *` in the stream, as Redis), and the stream is posted at once.
+pub fn request_acks(shared: &Shared) {
+    shared.repl.feed_keyless(&[b"REPLCONF", b"GETACK", b"*"]);
+    flush(shared);
+}
+
 /// Posts the stream fed since the last call to each online replica (one mail per
 /// replica per call). Called after each batch of every event loop and from the tick:
 /// one atomic load when nothing is waiting.
 #[inline]
 pub fn flush(shared: &Shared) {
-    for (owner, client_id, bytes) in shared.repl.take_outboxes() {
+    shared.repl.deliver(|owner, client_id, bytes| {
         shared.post_mail(owner, Mail { client_id, bytes: bytes.into(), unblock: false, need: 0 });
-    }
+    });
 }
 
 /// Replication's periodic work, from loop 0's tick.

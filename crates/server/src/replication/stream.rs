@@ -19,7 +19,7 @@
 //! event loops (`master::flush`) and posted to the replica's connection.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
 use parking_lot::Mutex;
 
@@ -112,6 +112,10 @@ pub struct Stream {
     feeding: AtomicBool,
     /// Some online replica has bytes in its outbox.
     dirty: AtomicBool,
+    /// Held while a delivery takes and posts outboxes (`deliver`).
+    delivery: Mutex<()>,
+    /// The offset, readable without the lock (a writer's WAIT offset).
+    offset_now: AtomicU64,
     /// When the last PING was fed (unix ms; `master::cron`).
     pub last_ping_ms: AtomicI64,
     inner: Mutex<Inner>,
@@ -122,7 +126,9 @@ impl Stream {
         Stream {
             feeding: AtomicBool::new(false),
             dirty: AtomicBool::new(false),
+            delivery: Mutex::new(()),
             last_ping_ms: AtomicI64::new(0),
+            offset_now: AtomicU64::new(0),
             inner: Mutex::new(Inner {
                 replid,
                 offset: 0,
@@ -157,6 +163,13 @@ impl Stream {
     /// The offset the stream is at.
     pub fn offset(&self) -> u64 {
         self.inner.lock().offset
+    }
+
+    /// The offset the stream is at, without the lock (at least that of every record
+    /// this thread fed).
+    #[inline]
+    pub fn offset_now(&self) -> u64 {
+        self.offset_now.load(Ordering::Acquire)
     }
 
     /// Feeds records (each a command's arguments) for database `db`.
@@ -219,6 +232,7 @@ impl Stream {
 
     fn append(&self, g: &mut Inner, bytes: &[u8]) {
         g.offset += bytes.len() as u64;
+        self.offset_now.store(g.offset, Ordering::Release);
         let room = g.backlog_size;
         if bytes.len() >= room {
             g.backlog.clear();
@@ -365,18 +379,30 @@ impl Stream {
         g.replicas.len() != before
     }
 
-    /// The online replicas' unsent bytes, as (owner, client id, bytes); empty quickly
-    /// when there are none.
-    pub fn take_outboxes(&self) -> Vec<(usize, u64, Vec<u8>)> {
-        if !self.dirty.swap(false, Ordering::AcqRel) {
-            return Vec::new();
+    /// Hands the online replicas' unsent bytes to `post` (owner, client id, bytes);
+    /// returns at once when there are none. One delivery at a time: two loops that took
+    /// two pieces of one replica's stream could otherwise post them in the wrong order
+    /// (seen as a replica's list in another order than the master's). The stream's own
+    /// lock is not held while posting, so writers do not wait for the wake-ups.
+    pub fn deliver(&self, mut post: impl FnMut(usize, u64, Vec<u8>)) {
+        if !self.dirty.load(Ordering::Acquire) {
+            return;
         }
-        let mut g = self.inner.lock();
-        g.replicas
-            .iter_mut()
-            .filter(|r| r.state == ReplicaState::Online && !r.outbox.is_empty())
-            .map(|r| (r.owner, r.client_id, std::mem::take(&mut r.outbox)))
-            .collect()
+        let _one_at_a_time = self.delivery.lock();
+        if !self.dirty.swap(false, Ordering::AcqRel) {
+            return;
+        }
+        let pieces: Vec<(usize, u64, Vec<u8>)> = {
+            let mut g = self.inner.lock();
+            g.replicas
+                .iter_mut()
+                .filter(|r| r.state == ReplicaState::Online && !r.outbox.is_empty())
+                .map(|r| (r.owner, r.client_id, std::mem::take(&mut r.outbox)))
+                .collect()
+        };
+        for (owner, client_id, bytes) in pieces {
+            post(owner, client_id, bytes);
+        }
     }
 
     /// Online replicas that acknowledged nothing for more than `timeout_ms`, as (client
@@ -469,6 +495,12 @@ fn put_command<A: AsRef<[u8]>>(buf: &mut Vec<u8>, args: &[A]) {
 mod tests {
     use super::*;
 
+    fn take(s: &Stream) -> Vec<(usize, u64, Vec<u8>)> {
+        let mut out = Vec::new();
+        s.deliver(|o, id, b| out.push((o, id, b)));
+        out
+    }
+
     fn feed(s: &Stream, db: usize, args: &[&str]) {
         let rec: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
         s.feed(db, &[&rec[..]]);
@@ -494,9 +526,9 @@ mod tests {
         assert_eq!(started, vec![(0, 7, line.into_bytes())]);
         assert!(s.offset() > before);
         feed(&s, 0, &["SET", "after", "1"]);
-        assert!(s.take_outboxes().is_empty(), "not online yet");
+        assert!(take(&s).is_empty(), "not online yet");
         s.transfer_done(7, 0);
-        let out = s.take_outboxes();
+        let out = take(&s);
         assert_eq!(out.len(), 1);
         assert_eq!(
             String::from_utf8(out[0].2.clone()).unwrap(),
@@ -533,11 +565,11 @@ mod tests {
         s.transfer_done(1, 0);
         s.begin_exec();
         s.end_exec();
-        assert!(s.take_outboxes().is_empty());
+        assert!(take(&s).is_empty());
         s.begin_exec();
         feed(&s, 0, &["INCR", "n"]);
         s.end_exec();
-        let out = String::from_utf8(s.take_outboxes().remove(0).2).unwrap();
+        let out = String::from_utf8(take(&s).remove(0).2).unwrap();
         assert!(out.starts_with("*1\r\n$5\r\nMULTI\r\n*2\r\n$6\r\nSELECT"), "{out}");
         assert!(out.ends_with("*1\r\n$4\r\nEXEC\r\n"), "{out}");
     }

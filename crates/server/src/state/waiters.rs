@@ -17,9 +17,10 @@ pub enum Op {
     Move { src: Vec<u8>, dst: Vec<u8>, from: End, to: End },
     /// BZPOPMIN/BZPOPMAX (`count` None) and BZMPOP (`count` Some).
     ZPop { keys: Vec<Vec<u8>>, max: bool, count: Option<usize> },
-    /// WAIT for replica acknowledgements: never served (Basalt has no replicas), only
-    /// timed out, with 0.
-    Wait,
+    /// WAIT for `replicas` replicas to acknowledge the replication stream up to
+    /// `offset`: served when their acknowledgements arrive (`blocking::serve_waits`),
+    /// or timed out with the number that did.
+    Wait { offset: u64, replicas: usize },
     /// A command postponed by CLIENT PAUSE (`command/pause.rs`): not served, resumed when the
     /// pause ends, and then run again from the client's input.
     Pause,
@@ -30,7 +31,7 @@ impl Op {
         match self {
             Op::Pop { keys, .. } | Op::ZPop { keys, .. } => keys.iter().map(Vec::as_slice).collect(),
             Op::Move { src, .. } => vec![src.as_slice()],
-            Op::Wait | Op::Pause => Vec::new(),
+            Op::Wait { .. } | Op::Pause => Vec::new(),
         }
     }
 }
