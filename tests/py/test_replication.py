@@ -240,3 +240,52 @@ def test_a_full_sync_while_writes_go_on_loses_and_repeats_nothing():
         if replica_srv:
             replica_srv.stop()
         master_srv.stop()
+
+
+@pytest.mark.parametrize("master_kind", ["redis", "self"])
+def test_the_server_as_a_replica_follows_its_master(master_kind):
+    """The server under test as the replica: of Redis 7.0.15 (whose disk-less sync sends
+    the `$EOF:` form) and of itself. A read-only replica refuses writes with Redis's
+    error; a broken link resumes with a partial resync; REPLICAOF NO ONE makes it a
+    writable master holding the data."""
+    master_srv = Server(binary=redis_binary() if master_kind == "redis" else None,
+                        extra=("--repl-diskless-sync-delay", "0") if master_kind == "redis" else ())
+    replica_srv = None
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        writes_of_every_type(m, "before")
+        replica_srv = Server()
+        r = redis.Redis(port=replica_srv.port, socket_timeout=10)
+        assert r.execute_command("REPLICAOF", "127.0.0.1", master_srv.port) == b"OK"
+        assert r.execute_command("REPLICAOF", "127.0.0.1", master_srv.port) == b"OK Already connected to specified master"
+        wait_until("the first sync", lambda: caught_up(m, r))
+        writes_of_every_type(m, "after")
+        m.execute_command("SELECT", 3)
+        m.flushdb()
+        m.execute_command("SELECT", 0)
+        assert m.execute_command("WAIT", 1, 10000) == 1
+        assert contents(r) == contents(m)
+
+        info = r.info("replication")
+        assert info["role"] == "slave" and info["master_port"] == master_srv.port
+        assert info["master_link_status"] == "up"
+        role = r.execute_command("ROLE")
+        assert role[:4] == [b"slave", b"127.0.0.1", master_srv.port, b"connected"]
+        with pytest.raises(redis.ResponseError, match="^You can't write against a read only replica.$"):
+            r.set("refused", "v")
+
+        # A broken link resumes from the master's backlog.
+        stats = m.info("stats")
+        assert m.execute_command("CLIENT", "KILL", "TYPE", "replica") == 1
+        m.set("while-away", "v")
+        wait_until("the partial resync", lambda: caught_up(m, r) and r.get("while-away") == b"v")
+        assert m.info("stats")["sync_partial_ok"] == stats["sync_partial_ok"] + 1
+
+        assert r.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
+        assert r.info("replication")["role"] == "master"
+        r.set("now-writable", "v")
+        assert r.get("while-away") == b"v"
+    finally:
+        if replica_srv:
+            replica_srv.stop()
+        master_srv.stop()

@@ -145,6 +145,12 @@ pub struct Config {
     /// normal, replica and pubsub classes. The normal and pubsub classes are enforced
     /// (`output_limit.rs`); the replica class is recorded (no replication yet).
     pub client_output_buffer_limit: [OutputLimit; 3],
+    /// `replicaof host port` at start (REPLICAOF changes it at run time, so that CONFIG
+    /// REWRITE keeps the role).
+    pub replicaof: Option<(String, u16)>,
+    /// `masterauth` / `masteruser`: what a replica's link authenticates with.
+    pub masterauth: Option<Vec<u8>>,
+    pub masteruser: Option<String>,
     /// `repl-backlog-size`: the bytes of the replication stream kept for partial resyncs.
     pub repl_backlog_size: u64,
     /// `repl-ping-replica-period`: seconds between the PINGs fed to replicas.
@@ -184,6 +190,9 @@ impl Default for Config {
             tcp_keepalive_s: 300,
             tcp_backlog: 511,
             proto_max_bulk_len: 512 * 1024 * 1024,
+            replicaof: None,
+            masterauth: None,
+            masteruser: None,
             repl_backlog_size: 1024 * 1024,
             repl_ping_replica_period: 10,
             repl_timeout: 60,
@@ -303,6 +312,8 @@ enum Kind {
     OomValues,
     /// `notify-keyspace-events`: class letters (`notify.rs`).
     NotifyEvents,
+    /// `replicaof`: "host port", or empty / "no one".
+    ReplicaOf,
 }
 
 /// Who may change a parameter at run time (CONFIG SET), as Redis 7.0's flags.
@@ -499,6 +510,15 @@ pub static PARAMS: &[Param] = &[
     recorded!("rdb-del-sync-files", "no", Kind::Bool, true),
     recorded!("replica-serve-stale-data", "yes", Kind::Bool, true),
     recorded!("replica-read-only", "yes", Kind::Bool, true),
+    Param { name: "replicaof", kind: Kind::ReplicaOf, modify: Immutable,
+        get: |c| c.replicaof.as_ref().map(|(h, p)| format!("{h} {p}")).unwrap_or_default(),
+        set: |c, v| c.replicaof = parse_replicaof(v).ok().flatten() },
+    Param { name: "masterauth", kind: Kind::Str, modify: Mutable,
+        get: |c| c.masterauth.as_ref().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default(),
+        set: |c, v| c.masterauth = (!v.is_empty()).then(|| v.as_bytes().to_vec()) },
+    Param { name: "masteruser", kind: Kind::Str, modify: Mutable,
+        get: |c| c.masteruser.clone().unwrap_or_default(),
+        set: |c, v| c.masteruser = (!v.is_empty()).then(|| v.to_string()) },
     Param { name: "repl-backlog-size", kind: Kind::Memory { min: 1, max: i64::MAX as u64 }, modify: Mutable,
         get: |c| c.repl_backlog_size.to_string(), set: |c, v| c.repl_backlog_size = parse_memory(v).unwrap_or(c.repl_backlog_size) },
     Param { name: "repl-ping-replica-period", kind: Kind::Int { min: 1, max: i32::MAX as i64 }, modify: Mutable,
@@ -602,14 +622,27 @@ fn render_output_limits(limits: &[OutputLimit; 3]) -> String {
         .join(" ")
 }
 
-/// Old names Redis 7 still accepts for the listpack thresholds.
+/// Old names Redis 7 still accepts (the listpack thresholds, the replication words).
 const ALIASES: &[(&str, &str)] = &[
+    ("slaveof", "replicaof"),
+    ("repl-ping-slave-period", "repl-ping-replica-period"),
     ("hash-max-ziplist-entries", "hash-max-listpack-entries"),
     ("hash-max-ziplist-value", "hash-max-listpack-value"),
     ("zset-max-ziplist-entries", "zset-max-listpack-entries"),
     ("zset-max-ziplist-value", "zset-max-listpack-value"),
     ("list-max-ziplist-size", "list-max-listpack-size"),
 ];
+
+/// `replicaof`'s value: None for "" or "no one", else the host and port.
+pub fn parse_replicaof(v: &str) -> Result<Option<(String, u16)>, String> {
+    let words: Vec<&str> = v.split_whitespace().collect();
+    match words[..] {
+        [] => Ok(None),
+        [a, b] if a.eq_ignore_ascii_case("no") && b.eq_ignore_ascii_case("one") => Ok(None),
+        [host, port] => port.parse::<u16>().ok().filter(|&p| p > 0).map(|p| Some((host.to_string(), p))).ok_or_else(|| "Invalid master port".to_string()),
+        _ => Err("wrong number of arguments".to_string()),
+    }
+}
 
 /// Every name CONFIG GET answers to: each parameter and each alias, with its parameter.
 pub fn names() -> impl Iterator<Item = (&'static str, &'static Param)> {
@@ -730,6 +763,10 @@ impl Param {
             Kind::OomValues => (self.set)(config, &parse_oom_values(value)?),
             Kind::NotifyEvents => {
                 crate::notify_flags::parse_flags(value)?;
+                (self.set)(config, value);
+            }
+            Kind::ReplicaOf => {
+                parse_replicaof(value)?;
                 (self.set)(config, value);
             }
         }
@@ -866,7 +903,7 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         };
         // Multi-word values (bind, save) are joined; single-value parameters take one.
         let value = match name.as_str() {
-            "bind" | "save" | "client-output-buffer-limit" | "oom-score-adj-values" => values.join(" "),
+            "bind" | "save" | "client-output-buffer-limit" | "oom-score-adj-values" | "replicaof" | "slaveof" => values.join(" "),
             _ if values.len() == 1 => values[0].clone(),
             _ => return Err(fail("Bad directive or wrong number of arguments".into())),
         };

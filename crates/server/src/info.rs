@@ -330,7 +330,41 @@ fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut S
         "replication" => {
             let r = shared.repl.info();
             let now_ms = store::Clock::System.now_ms();
-            let _ = write!(o, "# Replication\r\nrole:master\r\nconnected_slaves:{}\r\n", r.replicas.len());
+            let link = shared.replica.link();
+            let mut offset = r.offset;
+            if let Some(l) = &link {
+                // Redis 7.0's replica fields, in its order.
+                let up = l.state() == crate::replication::replica::LinkState::Connected;
+                let last_io = l.last_io_ms.load(Ordering::Relaxed);
+                let last_io_s = if last_io == 0 { -1 } else { (now_ms - last_io).max(0) / 1000 };
+                let applied = l.offset().max(0);
+                offset = applied as u64;
+                let _ = write!(
+                    o,
+                    "# Replication\r\nrole:slave\r\nmaster_host:{}\r\nmaster_port:{}\r\nmaster_link_status:{}\r\nmaster_last_io_seconds_ago:{last_io_s}\r\nmaster_sync_in_progress:{}\r\n",
+                    l.host,
+                    l.port,
+                    if up { "up" } else { "down" },
+                    u8::from(l.state() == crate::replication::replica::LinkState::Sync),
+                );
+                if !up {
+                    let since = l.down_since_ms.load(Ordering::Relaxed);
+                    let _ = write!(o, "master_link_down_since_seconds:{}\r\n", if since == 0 { -1 } else { (now_ms - since).max(0) / 1000 });
+                }
+                let (priority, read_only) = {
+                    let c = shared.config.read();
+                    let get = |k: &str, d: &str| c.recorded.get(k).cloned().unwrap_or_else(|| d.to_string());
+                    (get("replica-priority", "100"), get("replica-read-only", "yes"))
+                };
+                let _ = write!(
+                    o,
+                    "slave_read_repl_offset:{applied}\r\nslave_repl_offset:{applied}\r\nslave_priority:{priority}\r\nslave_read_only:{}\r\nreplica_announced:1\r\nconnected_slaves:{}\r\n",
+                    u8::from(read_only == "yes"),
+                    r.replicas.len()
+                );
+            } else {
+                let _ = write!(o, "# Replication\r\nrole:master\r\nconnected_slaves:{}\r\n", r.replicas.len());
+            }
             for (i, (ip, port, state, offset, ack_ms)) in r.replicas.iter().enumerate() {
                 let lag = (now_ms - ack_ms).max(0) / 1000;
                 let _ = write!(o, "slave{i}:ip={ip},port={port},state={},offset={offset},lag={lag}\r\n", state.name());
@@ -340,7 +374,7 @@ fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut S
                 o,
                 "master_failover_state:no-failover\r\nmaster_replid:{}\r\nmaster_replid2:0000000000000000000000000000000000000000\r\nmaster_repl_offset:{}\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:{}\r\nrepl_backlog_size:{}\r\nrepl_backlog_first_byte_offset:{first}\r\nrepl_backlog_histlen:{histlen}\r\n",
                 r.replid,
-                r.offset,
+                offset,
                 u8::from(r.backlog_active),
                 r.backlog_size,
             );

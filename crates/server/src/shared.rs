@@ -340,6 +340,10 @@ pub struct Shared {
     pub stripes: crate::order::Stripes,
     /// The replication stream and the replicas, the master's side (`replication/`).
     pub repl: crate::replication::stream::Stream,
+    /// The link to a master while this server is a replica (`replication/replica.rs`).
+    pub replica: crate::replication::replica::Role,
+    /// This value's own Arc, for threads a command starts (set at start).
+    pub me: std::sync::OnceLock<std::sync::Weak<Shared>>,
     /// Background freeing of large deleted values (`lazyfree.rs`).
     pub lazyfree: crate::lazyfree::LazyFree,
     /// Snapshot bookkeeping (LASTSAVE, INFO persistence).
@@ -409,6 +413,8 @@ impl Shared {
             aof,
             stripes: crate::order::Stripes::default(),
             repl: crate::replication::stream::Stream::new(random_hex(40), repl_backlog_size),
+            replica: Default::default(),
+            me: std::sync::OnceLock::new(),
             lazyfree: crate::lazyfree::LazyFree::start(),
             snapshots: crate::state::snapshots::SnapshotStats::new(store::Clock::System.now_ms() / 1000),
             walk: crate::walk::Walk::default(),

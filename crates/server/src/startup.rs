@@ -173,6 +173,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     let dir = config.dir.clone();
     let shared = Arc::new(Shared::new(config, keyspace, threads, commands));
     let _ = shared.io_engine.set(engine.name());
+    let _ = shared.me.set(Arc::downgrade(&shared));
     if let Some(aof) = shared.aof.as_ref() {
         // io_uring loops make the log durable themselves under `always` (aof/commit.rs).
         aof.inline_commits
@@ -239,6 +240,11 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
             .map_err(StartError::Loop)?
     };
     let handles = start_loops(engine, &shared, per_loop)?;
+    let replicaof = shared.config.read().replicaof.clone();
+    if let Some((host, port)) = replicaof {
+        let make: crate::replication::replica::MakeApply = Box::new(|s| Box::new(crate::command::replay::Replayer::new(s, "master")));
+        crate::replication::replica::follow(&shared, &host, port, make);
+    }
 
     crate::log::notice(&format!(
         "Server initialized: {threads} event loop(s) on {}, {shards} shards per database, port {port}",

@@ -170,6 +170,12 @@ fn admit(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &'static Command
             return false;
         }
     }
+    // A read-only replica takes writes from its master's stream only (Redis's order:
+    // after MISCONF).
+    if spec.flags & flags::WRITE != 0 && !ctx.client.loading && ctx.shared.replica.is_replica() && replica_read_only(ctx.shared) {
+        reject(ctx, idx, spec, "READONLY You can't write against a read only replica.");
+        return false;
+    }
     if let Some(text) = pubsub::subscribed_mode_error(ctx, t.entries[idx].parent.map_or(spec, |p| t.entries[p].spec)) {
         refuse(ctx, idx, &text);
         return false;
@@ -434,6 +440,11 @@ fn disk_error(ctx: &Ctx<'_>, spec: &CommandSpec) -> Option<String> {
 /// give the kept lock back before they take the waiters' registry.
 fn coalescable(ctx: &Ctx<'_>, data: bool) -> bool {
     data && !crate::propagate::active(ctx.shared) && !ctx.client.in_exec
+}
+
+/// `replica-read-only` (asked only while this server is a replica).
+fn replica_read_only(shared: &Shared) -> bool {
+    shared.config.read().recorded.get("replica-read-only").is_none_or(|v| v == "yes")
 }
 
 /// Takes the ordering stripes a write command needs: those of its keys ([`command_keys`]:

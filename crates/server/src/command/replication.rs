@@ -83,6 +83,11 @@ fn sync_replica(ctx: &mut Ctx<'_>, psync: Option<(&[u8], i64)>) -> Result<(), Co
         // As Redis: a replica that asks again is ignored.
         return Ok(());
     }
+    if ctx.shared.replica.is_replica() {
+        // The stream this server applies is not propagated again (yet): a replica of
+        // it would silently miss its master's writes.
+        return Err(CommandError::msg("ERR Basalt does not serve replicas while it is a replica itself (chained replication is not built yet)"));
+    }
     // Under every gate: the stream switches on, and a full sync's snapshot begins, with
     // no write half done.
     let shared = ctx.shared;
@@ -109,6 +114,36 @@ fn sync_replica(ctx: &mut Ctx<'_>, psync: Option<(&[u8], i64)>) -> Result<(), Co
     Ok(())
 }
 
+/// REPLICAOF host port | NO ONE (and SLAVEOF) — follows that master, or becomes a
+/// master again (`replication::replica`).
+fn replicaof(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    if is(a[1], "no") && is(a[2], "one") {
+        if crate::replication::replica::stop_following(ctx.shared) {
+            ctx.shared.config.write().replicaof = None;
+        }
+        ctx.ok();
+        return Ok(());
+    }
+    if ctx.client.replica {
+        return Err(CommandError::msg("ERR Command is not valid when client is a replica."));
+    }
+    let port = parse_i64(a[2]).and_then(|p| u16::try_from(p).ok()).ok_or(CommandError::msg("ERR Invalid master port"))?;
+    let host = String::from_utf8_lossy(a[1]).into_owned();
+    let Some(shared) = ctx.shared.me.get().and_then(std::sync::Weak::upgrade) else {
+        return Err(CommandError::msg("ERR the server is shutting down"));
+    };
+    let make: crate::replication::replica::MakeApply = Box::new(|s| Box::new(super::replay::Replayer::new(s, "master")));
+    if !crate::replication::replica::follow(&shared, &host, port, make) {
+        crate::log::notice("REPLICAOF would result into synchronization with the master we are already connected with. No operation performed.");
+        encode::simple(ctx.out, b"OK Already connected to specified master");
+        return Ok(());
+    }
+    ctx.shared.config.write().replicaof = Some((host.clone(), port));
+    crate::log::notice(&format!("REPLICAOF {host}:{port} enabled (user request from 'id={} addr={}')", ctx.client.info.id, ctx.client.info.addr));
+    ctx.ok();
+    Ok(())
+}
+
 /// SYNC or PSYNC of a client that asked for a snapshot only: the RDB of the next save.
 fn snapshot_only(ctx: &mut Ctx<'_>, psync: bool) -> Result<(), CommandError> {
     let owner = ctx.client.info.owner.load(std::sync::atomic::Ordering::Relaxed);
@@ -128,6 +163,8 @@ const ADMIN_ACL: &[&str] = &["dangerous"];
 pub static COMMANDS: &[CommandSpec] = &[
     spec("replconf", -1, ADMIN | NOSCRIPT | LOADING | STALE | ALLOW_BUSY, (0, 0, 0), ADMIN_ACL, "server", "Configures the replication stream of a replica or a snapshot's client.", replconf).since("3.0.0").complexity("O(1)").syscmd(),
     spec("sync", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI | ALL_GATES, (0, 0, 0), ADMIN_ACL, "server", "Synchronizes a replica with this server.", sync).since("1.0.0"),
+    spec("replicaof", 3, ADMIN | NOSCRIPT | STALE | NO_ASYNC_LOADING, (0, 0, 0), ADMIN_ACL, "server", "Makes this server a replica of another one, or a master again.", replicaof).since("5.0.0").args(ARGS_REPLICAOF).complexity("O(1)"),
+    spec("slaveof", 3, ADMIN | NOSCRIPT | STALE | NO_ASYNC_LOADING, (0, 0, 0), ADMIN_ACL, "server", "Makes this server a replica of another one, or a master again (the old name of REPLICAOF).", replicaof).since("1.0.0").args(ARGS_REPLICAOF).complexity("O(1)").deprecated("5.0.0"),
     spec("psync", -3, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI | ALL_GATES, (0, 0, 0), ADMIN_ACL, "server", "Synchronizes a replica from a replication position.", psync).since("2.8.0").args(ARGS_PSYNC),
 ];
 
@@ -138,5 +175,6 @@ mod docs_args {
     use super::super::{arg, Arg, ArgKind::*};
 
     pub const ARGS_PSYNC: &[Arg] = &[arg("replicationid", String), arg("offset", Integer)];
+    pub const ARGS_REPLICAOF: &[Arg] = &[arg("host", String), arg("port", Integer)];
 }
 use docs_args::*;

@@ -707,6 +707,16 @@ fn lastsave(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 /// ROLE. Basalt does not replicate yet (issue 24): it is always a master with no
 /// replicas, at replication offset 0, as INFO replication says.
 fn role(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    if let Some(link) = ctx.shared.replica.link() {
+        // A replica: its master, the link's state and the offset applied.
+        encode::array_len(ctx.out, 5);
+        encode::bulk(ctx.out, b"slave");
+        encode::bulk(ctx.out, link.host.as_bytes());
+        encode::integer(ctx.out, link.port as i64);
+        encode::bulk(ctx.out, link.state().name().as_bytes());
+        encode::integer(ctx.out, link.offset());
+        return Ok(());
+    }
     let r = ctx.shared.repl.info();
     encode::array_len(ctx.out, 3);
     encode::bulk(ctx.out, b"master");

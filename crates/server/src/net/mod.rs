@@ -155,7 +155,8 @@ pub fn tick<'a>(
     }
     // Keys stay put while clients are paused (CLIENT PAUSE), as in Redis (the shards
     // hold expired keys too; this saves the walk).
-    if shared.active_expire_enabled.load(Ordering::Relaxed) && !shared.pause.active(now_ms) {
+    // A replica leaves expiry to its master's DELs, as Redis's does.
+    if shared.active_expire_enabled.load(Ordering::Relaxed) && !shared.pause.active(now_ms) && !shared.replica.is_replica() {
         // Under the loop's gate, so that no key expires in the middle of an EXEC.
         let _gate = shared.gates[owner.min(shared.gates.len() - 1)].read();
         crate::expire::active_cycle(shared, owner, now_ms);

@@ -6,9 +6,13 @@
 //!   replicas after each batch of the event loops, the periodic PING, and dropping
 //!   replicas that stopped acknowledging or read too slowly.
 //!
-//! Not built yet: the replica's side (REPLICAOF), WAIT on acknowledgements, disk-less
-//! sync (a full sync sends the next save of `dbfilename`, as Redis's disk-based sync),
-//! `min-replicas-to-write`, `repl-backlog-ttl`, PSYNC2's second ID after a promotion.
+//! - `replica.rs`: REPLICAOF's link to a master (handshake, full or partial sync, the
+//!   stream applied through the dispatcher, acknowledgements).
+//!
+//! Not built yet: disk-less sync on the master (a full sync sends the next save of
+//! `dbfilename`, as Redis's disk-based sync), `min-replicas-to-write`,
+//! `repl-backlog-ttl`, PSYNC2's second ID after a promotion, chained replicas.
 
 pub mod master;
+pub mod replica;
 pub mod stream;

@@ -366,6 +366,30 @@ impl Stream {
         g.replicas.iter().find(|r| r.client_id == client_id).map(|r| format!("{}:{}", r.ip, r.listening_port))
     }
 
+    /// The replicas' client ids.
+    pub fn replica_ids(&self) -> Vec<u64> {
+        self.inner.lock().replicas.iter().map(|r| r.client_id).collect()
+    }
+
+    /// This server's data follows a master whose replication ID is `replid` (a replica
+    /// shows its master's ID as its own, as Redis).
+    pub fn follow_history(&self, replid: &str) {
+        self.inner.lock().replid = replid.to_string();
+    }
+
+    /// A new history (a replica promoted to master): a new replication ID, so that no
+    /// replica continues from offsets of another history.
+    pub fn new_history(&self) {
+        let mut g = self.inner.lock();
+        let mut id = String::with_capacity(40);
+        for _ in 0..40 {
+            id.push(char::from_digit(fastrand::u32(0..16), 16).unwrap_or('0'));
+        }
+        g.replid = id;
+        g.backlog.clear();
+        g.db = usize::MAX;
+    }
+
     /// Whether `client_id` is a replica.
     pub fn is_replica(&self, client_id: u64) -> bool {
         self.inner.lock().replicas.iter().any(|r| r.client_id == client_id)

@@ -1,0 +1,482 @@
+//! The replica's side of replication: REPLICAOF's link to a master, on a thread of its
+//! own (one per server; blocking socket I/O with short read timeouts for its timers).
+//!
+//! The link does what a Redis 7.0 replica does: PING, AUTH with `masterauth`
+//! (`masteruser`), REPLCONF listening-port and capa eof/psync2, then PSYNC with the
+//! master's replication ID and the offset held (a partial resync after a broken link)
+//! or `? -1`. On `+FULLRESYNC` it receives the RDB (`$<len>` or the disk-less
+//! `$EOF:<mark>` form) into a temporary file in `dir`, then empties the keyspace and
+//! loads it under every loop's gate (clients wait meanwhile; Redis answers -LOADING);
+//! on `+CONTINUE` it keeps its data. Then it applies the stream through the
+//! dispatcher's loading client (`apply::Apply`, given by the caller, so this module
+//! never imports `command`), counting the offset by whole commands, answers
+//! `REPLCONF GETACK` and sends `REPLCONF ACK <offset>` every second, and reconnects
+//! (after a second) when the link breaks or the master is silent for `repl-timeout`.
+//!
+//! Not built yet: the replica's own log and replicas of a replica (the stream applied
+//! here is not propagated again: while a replica, Basalt refuses replicas of its own),
+//! PSYNC2's second ID (after a promotion, other replicas sync in full),
+//! `replica-serve-stale-data no`, disk-less load.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+
+use crate::apply::Apply;
+use crate::shared::Shared;
+
+/// Makes the applier the link runs the stream through (the dispatcher's replayer).
+pub type MakeApply = Box<dyn for<'a> Fn(&'a Shared) -> Box<dyn Apply + 'a> + Send>;
+
+/// Where a link stands (ROLE's and INFO's words).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum LinkState {
+    Connect = 0,
+    Connecting = 1,
+    Sync = 2,
+    Connected = 3,
+}
+
+impl LinkState {
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkState::Connect => "connect",
+            LinkState::Connecting => "connecting",
+            LinkState::Sync => "sync",
+            LinkState::Connected => "connected",
+        }
+    }
+}
+
+/// One link to a master.
+pub struct Link {
+    pub host: String,
+    pub port: u16,
+    state: AtomicU8,
+    /// The offset of the master's stream applied here, -1 before any sync.
+    offset: AtomicI64,
+    /// The master's replication ID this server's data follows ("" before any sync).
+    replid: Mutex<String>,
+    /// Unix ms of the last byte from the master; when the link went down (0: up).
+    pub last_io_ms: AtomicI64,
+    pub down_since_ms: AtomicI64,
+    stop: AtomicBool,
+    /// The socket, so that REPLICAOF NO ONE can cut a blocking read short.
+    socket: Mutex<Option<TcpStream>>,
+}
+
+impl Link {
+    pub fn state(&self) -> LinkState {
+        match self.state.load(Ordering::Acquire) {
+            1 => LinkState::Connecting,
+            2 => LinkState::Sync,
+            3 => LinkState::Connected,
+            _ => LinkState::Connect,
+        }
+    }
+
+    fn set_state(&self, s: LinkState) {
+        self.state.store(s as u8, Ordering::Release);
+        if s != LinkState::Connected && self.down_since_ms.load(Ordering::Relaxed) == 0 {
+            self.down_since_ms.store(now_ms(), Ordering::Relaxed);
+        }
+        if s == LinkState::Connected {
+            self.down_since_ms.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// The offset applied (-1 before the first sync).
+    pub fn offset(&self) -> i64 {
+        self.offset.load(Ordering::Acquire)
+    }
+
+    pub fn replid(&self) -> String {
+        self.replid.lock().clone()
+    }
+}
+
+/// The replica role: the link, when this server is a replica.
+#[derive(Default)]
+pub struct Role {
+    link: Mutex<Option<Arc<Link>>>,
+    /// A link is set (the request path's one load for `replica-read-only`).
+    is_replica: AtomicBool,
+}
+
+impl Role {
+    #[inline]
+    pub fn is_replica(&self) -> bool {
+        self.is_replica.load(Ordering::Acquire)
+    }
+
+    pub fn link(&self) -> Option<Arc<Link>> {
+        self.link.lock().clone()
+    }
+}
+
+fn now_ms() -> i64 {
+    store::Clock::System.now_ms()
+}
+
+/// REPLICAOF host port: follows that master from now on (a link to another one is cut
+/// first). Nothing happens when it already follows that master.
+pub fn follow(shared: &Arc<Shared>, host: &str, port: u16, make_apply: MakeApply) -> bool {
+    let mut slot = shared.replica.link.lock();
+    if slot.as_ref().is_some_and(|l| l.host == host && l.port == port) {
+        return false;
+    }
+    if let Some(old) = slot.take() {
+        cut(&old);
+    }
+    let link = Arc::new(Link {
+        host: host.to_string(),
+        port,
+        state: AtomicU8::new(LinkState::Connect as u8),
+        offset: AtomicI64::new(-1),
+        replid: Mutex::new(String::new()),
+        last_io_ms: AtomicI64::new(0),
+        down_since_ms: AtomicI64::new(now_ms()),
+        stop: AtomicBool::new(false),
+        socket: Mutex::new(None),
+    });
+    *slot = Some(Arc::clone(&link));
+    shared.replica.is_replica.store(true, Ordering::Release);
+    drop(slot);
+    // Replicas of this server would not get the new master's stream: they go, and are
+    // refused while it is a replica.
+    for id in shared.repl.replica_ids() {
+        shared.repl.remove(id);
+        shared.kill_client(id);
+    }
+    crate::log::notice(&format!("Connecting to MASTER {host}:{port}"));
+    let s = Arc::clone(shared);
+    let spawned = std::thread::Builder::new().name("replica-link".into()).spawn(move || run(&s, &link, make_apply));
+    if let Err(e) = spawned {
+        crate::log::warning(&format!("Can't start the replication link: {e}"));
+    }
+    true
+}
+
+/// REPLICAOF NO ONE: the link is cut and this server is a master again, with a new
+/// replication ID. False when it was not a replica.
+pub fn stop_following(shared: &Shared) -> bool {
+    let Some(old) = shared.replica.link.lock().take() else { return false };
+    shared.replica.is_replica.store(false, Ordering::Release);
+    cut(&old);
+    shared.repl.new_history();
+    crate::log::notice("MASTER MODE enabled (user request from 'REPLICAOF NO ONE')");
+    true
+}
+
+fn cut(link: &Link) {
+    link.stop.store(true, Ordering::Release);
+    if let Some(s) = link.socket.lock().as_ref() {
+        let _ = s.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+fn run(shared: &Shared, link: &Link, make_apply: MakeApply) {
+    let mut apply = make_apply(shared);
+    while !link.stop.load(Ordering::Acquire) && !shared.shutdown.load(Ordering::Acquire) {
+        link.set_state(LinkState::Connecting);
+        match session(shared, link, apply.as_mut()) {
+            Ok(()) => {}
+            Err(e) => crate::log::warning(&format!("Replication link to {}:{}: {e}", link.host, link.port)),
+        }
+        apply.drop_transaction();
+        *link.socket.lock() = None;
+        link.set_state(LinkState::Connect);
+        if link.stop.load(Ordering::Acquire) {
+            break;
+        }
+        // Redis retries once a second.
+        for _ in 0..10 {
+            if link.stop.load(Ordering::Acquire) || shared.shutdown.load(Ordering::Acquire) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+type LinkResult<T> = Result<T, String>;
+
+/// One connection to the master: handshake, sync, stream, until it breaks.
+fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()> {
+    let (timeout_s, auth, own_port) = {
+        let c = shared.config.read();
+        (c.repl_timeout, (c.masteruser.clone(), c.masterauth.clone()), c.port)
+    };
+    let timeout = Duration::from_secs(timeout_s.max(1));
+    let addr = format!("{}:{}", link.host, link.port);
+    let sock = std::net::ToSocketAddrs::to_socket_addrs(&addr)
+        .map_err(|e| format!("can't resolve {addr}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("no address for {addr}"))?;
+    let stream = TcpStream::connect_timeout(&sock, timeout).map_err(|e| format!("Error condition on socket for SYNC: {e}"))?;
+    let _ = stream.set_nodelay(true);
+    stream.set_read_timeout(Some(timeout)).map_err(|e| e.to_string())?;
+    *link.socket.lock() = stream.try_clone().ok();
+    if link.stop.load(Ordering::Acquire) {
+        return Ok(());
+    }
+    crate::log::notice("MASTER <-> REPLICA sync started");
+    let mut w = stream.try_clone().map_err(|e| e.to_string())?;
+    let mut r = BufReader::with_capacity(64 * 1024, stream);
+
+    // The handshake, as Redis's replica sends it.
+    let reply = command(&mut w, &mut r, &[b"PING"])?;
+    if reply.starts_with('-') && !reply.starts_with("-NOAUTH") {
+        return Err(format!("Error reply to PING from master: '{reply}'"));
+    }
+    if let (user, Some(pass)) = auth {
+        let reply = match user {
+            Some(u) => command(&mut w, &mut r, &[b"AUTH", u.as_bytes(), &pass])?,
+            None => command(&mut w, &mut r, &[b"AUTH", &pass])?,
+        };
+        if reply.starts_with('-') {
+            return Err(format!("Unable to AUTH to MASTER: {reply}"));
+        }
+    }
+    let port = own_port.to_string();
+    let reply = command(&mut w, &mut r, &[b"REPLCONF", b"listening-port", port.as_bytes()])?;
+    if reply.starts_with('-') {
+        crate::log::notice(&format!("(Non critical) Master does not understand REPLCONF listening-port: {reply}"));
+    }
+    let reply = command(&mut w, &mut r, &[b"REPLCONF", b"capa", b"eof", b"capa", b"psync2"])?;
+    if reply.starts_with('-') {
+        crate::log::notice(&format!("(Non critical) Master does not understand REPLCONF capa: {reply}"));
+    }
+    let (replid, offset) = (link.replid(), link.offset());
+    let reply = if replid.is_empty() || offset < 0 {
+        crate::log::notice("Partial resynchronization not possible (no cached master)");
+        command(&mut w, &mut r, &[b"PSYNC", b"?", b"-1"])?
+    } else {
+        crate::log::notice(&format!("Trying a partial resynchronization (request {replid}:{}).", offset + 1));
+        command(&mut w, &mut r, &[b"PSYNC", replid.as_bytes(), (offset + 1).to_string().as_bytes()])?
+    };
+    if let Some(rest) = reply.strip_prefix("+FULLRESYNC ") {
+        let mut words = rest.split(' ');
+        let (Some(id), Some(off)) = (words.next(), words.next().and_then(|o| o.parse::<i64>().ok())) else {
+            return Err(format!("Master replied with an unreadable FULLRESYNC: '{reply}'"));
+        };
+        crate::log::notice(&format!("Full resync from master: {id}:{off}"));
+        link.set_state(LinkState::Sync);
+        full_sync(shared, link, &mut r)?;
+        *link.replid.lock() = id.to_string();
+        shared.repl.follow_history(id);
+        link.offset.store(off, Ordering::Release);
+    } else if let Some(rest) = reply.strip_prefix("+CONTINUE") {
+        let id = rest.trim();
+        if !id.is_empty() && id != replid {
+            crate::log::notice(&format!("Master replication ID changed to {id}"));
+            *link.replid.lock() = id.to_string();
+            shared.repl.follow_history(id);
+        }
+        crate::log::notice("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
+    } else {
+        return Err(format!("Unexpected reply to PSYNC from master: {reply}"));
+    }
+    link.set_state(LinkState::Connected);
+    link.last_io_ms.store(now_ms(), Ordering::Relaxed);
+    stream_from_master(shared, link, apply, &mut w, r, timeout)
+}
+
+/// Sends one command and reads its one-line reply (the handshake's).
+fn command(w: &mut TcpStream, r: &mut BufReader<TcpStream>, args: &[&[u8]]) -> LinkResult<String> {
+    let mut buf = Vec::new();
+    resp::encode::array_len(&mut buf, args.len());
+    for a in args {
+        resp::encode::bulk(&mut buf, a);
+    }
+    w.write_all(&buf).map_err(|e| format!("Error writing to MASTER: {e}"))?;
+    read_line(r)
+}
+
+/// A reply line, skipping the newlines a master sends to keep a waiting replica's link
+/// alive.
+fn read_line(r: &mut BufReader<TcpStream>) -> LinkResult<String> {
+    loop {
+        let mut line = Vec::new();
+        let n = r.read_until(b'\n', &mut line).map_err(|e| format!("Error reading from MASTER: {e}"))?;
+        if n == 0 {
+            return Err("the master closed the connection".into());
+        }
+        let text = String::from_utf8_lossy(&line).trim_end_matches(['\r', '\n']).to_string();
+        if !text.is_empty() {
+            return Ok(text);
+        }
+    }
+}
+
+/// Receives the master's RDB into a temporary file, then empties the keyspace and loads
+/// it under every loop's gate.
+fn full_sync(shared: &Shared, link: &Link, r: &mut BufReader<TcpStream>) -> LinkResult<()> {
+    let header = read_line(r)?;
+    let Some(size) = header.strip_prefix('$') else {
+        return Err(format!("Bad protocol from MASTER, the first byte is not '$' (we received '{header}')"));
+    };
+    let dir = shared.config.read().dir.clone();
+    let tmp = dir.join(format!("temp-{}.{}.rdb", std::process::id(), now_ms()));
+    let result = receive(link, r, size, &tmp).and_then(|len| {
+        crate::log::notice(&format!("MASTER <-> REPLICA sync: receiving {len} bytes from master to disk"));
+        load(shared, &tmp)
+    });
+    let _ = std::fs::remove_file(&tmp);
+    result
+}
+
+/// Writes the RDB that follows `$<size>` (or `$EOF:<mark>`) to `path`; its length.
+fn receive(link: &Link, r: &mut BufReader<TcpStream>, size: &str, path: &std::path::Path) -> LinkResult<u64> {
+    let mut file = std::fs::File::create(path).map_err(|e| format!("Opening the temp file needed for MASTER <-> REPLICA synchronization: {e}"))?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut total = 0u64;
+    if let Some(mark) = size.strip_prefix("EOF:") {
+        // Disk-less: the RDB ends with the 40 bytes of the mark.
+        let mark = mark.as_bytes();
+        if mark.len() != 40 {
+            return Err(format!("Bad EOF mark from MASTER: '{size}'"));
+        }
+        let mut tail: Vec<u8> = Vec::new();
+        loop {
+            let n = r.read(&mut buf).map_err(|e| format!("I/O error trying to sync with MASTER: {e}"))?;
+            if n == 0 {
+                return Err("the master closed the connection during the transfer".into());
+            }
+            link.last_io_ms.store(now_ms(), Ordering::Relaxed);
+            tail.extend_from_slice(&buf[..n]);
+            if tail.len() >= 40 && &tail[tail.len() - 40..] == mark {
+                let body = &tail[..tail.len() - 40];
+                file.write_all(body).map_err(|e| e.to_string())?;
+                total += body.len() as u64;
+                break;
+            }
+            // Keep the last 40 bytes back: they may be the start of the mark.
+            if tail.len() > 40 {
+                let keep = tail.split_off(tail.len() - 40);
+                file.write_all(&tail).map_err(|e| e.to_string())?;
+                total += tail.len() as u64;
+                tail = keep;
+            }
+        }
+    } else {
+        let len: u64 = size.parse().map_err(|_| format!("Bad RDB length from MASTER: '{size}'"))?;
+        while total < len {
+            let want = ((len - total) as usize).min(buf.len());
+            let n = r.read(&mut buf[..want]).map_err(|e| format!("I/O error trying to sync with MASTER: {e}"))?;
+            if n == 0 {
+                return Err("the master closed the connection during the transfer".into());
+            }
+            link.last_io_ms.store(now_ms(), Ordering::Relaxed);
+            file.write_all(&buf[..n]).map_err(|e| e.to_string())?;
+            total += n as u64;
+        }
+    }
+    file.sync_all().map_err(|e| e.to_string())?;
+    Ok(total)
+}
+
+/// Empties the keyspace and loads the received RDB, under every loop's gate.
+fn load(shared: &Shared, path: &std::path::Path) -> LinkResult<()> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let _gates = shared.all_gates(false);
+    crate::log::notice("MASTER <-> REPLICA sync: Flushing old data");
+    let ks = &shared.keyspace;
+    for db in 0..ks.databases() {
+        drop(ks.flush_db(db));
+    }
+    crate::log::notice("MASTER <-> REPLICA sync: Loading DB in memory");
+    let (keys, expired) = crate::snapshot::load_into(shared, BufReader::with_capacity(1 << 20, file))
+        .map_err(|e| format!("Failed trying to load the MASTER synchronization DB from disk: {e}"))?;
+    crate::log::notice(&format!("Done loading RDB, keys loaded: {keys}, keys expired: {expired}."));
+    crate::log::notice("MASTER <-> REPLICA sync: Finished with success");
+    Ok(())
+}
+
+/// Applies the master's stream until the link breaks or is cut.
+fn stream_from_master(shared: &Shared, link: &Link, apply: &mut dyn Apply, w: &mut TcpStream, mut r: BufReader<TcpStream>, timeout: Duration) -> LinkResult<()> {
+    // Short reads, so that the link acknowledges every second and notices a cut.
+    r.get_ref().set_read_timeout(Some(Duration::from_millis(100))).map_err(|e| e.to_string())?;
+    let mut parser = resp::RequestParser::new(resp::Limits::default());
+    let mut input: Vec<u8> = r.buffer().to_vec();
+    r.consume(input.len());
+    let mut stream = r.into_inner();
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut last_ack = Instant::now() - Duration::from_secs(2);
+    let mut last_data = Instant::now();
+    loop {
+        if link.stop.load(Ordering::Acquire) || shared.shutdown.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let mut start = 0;
+        while start < input.len() {
+            let n = match parser.parse(&input[start..]) {
+                Ok(Some(n)) => n,
+                Ok(None) => break,
+                Err(e) => return Err(format!("protocol error in the master's stream: {e:?}")),
+            };
+            let args: Vec<&[u8]> = parser.args(&input[start..]).collect();
+            if is_getack(&args) {
+                // The offset before this command, as Redis's replica answers.
+                send_ack(w, link)?;
+                last_ack = Instant::now();
+            } else if !args.is_empty() {
+                apply_one(shared, apply, &args);
+            }
+            link.offset.fetch_add(n as i64, Ordering::AcqRel);
+            start += n;
+        }
+        input.drain(..start);
+        if last_ack.elapsed() >= Duration::from_secs(1) {
+            send_ack(w, link)?;
+            last_ack = Instant::now();
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) => return Err("the master closed the connection".into()),
+            Ok(n) => {
+                input.extend_from_slice(&chunk[..n]);
+                last_data = Instant::now();
+                link.last_io_ms.store(now_ms(), Ordering::Relaxed);
+            }
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                if last_data.elapsed() > timeout {
+                    return Err("MASTER timeout: no data nor PING received...".into());
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(format!("Error reading from MASTER: {e}")),
+        }
+    }
+}
+
+fn is_getack(args: &[&[u8]]) -> bool {
+    args.len() >= 2 && args[0].eq_ignore_ascii_case(b"REPLCONF") && args[1].eq_ignore_ascii_case(b"GETACK")
+}
+
+fn send_ack(w: &mut TcpStream, link: &Link) -> LinkResult<()> {
+    let offset = link.offset().max(0).to_string();
+    let mut buf = Vec::new();
+    resp::encode::array_len(&mut buf, 3);
+    for a in [&b"REPLCONF"[..], b"ACK", offset.as_bytes()] {
+        resp::encode::bulk(&mut buf, a);
+    }
+    w.write_all(&buf).map_err(|e| format!("Error writing to MASTER: {e}"))
+}
+
+/// Runs one command of the stream: under loop 0's gate, so that no EXEC on a loop sees
+/// it half done; EXEC itself under every gate (it runs the transaction alone).
+fn apply_one(shared: &Shared, apply: &mut dyn Apply, args: &[&[u8]]) {
+    let now = now_ms();
+    if args[0].eq_ignore_ascii_case(b"EXEC") {
+        let _gates = shared.all_gates(false);
+        apply.apply(args, now);
+    } else {
+        let _gate = shared.gate(0).read();
+        apply.apply(args, now);
+    }
+}
