@@ -63,14 +63,14 @@ def _ready(port):
 
 
 class Server:
-    def __init__(self, extra=(), binary=None):
+    def __init__(self, extra=(), binary=None, port=None):
         binary = binary or _binary()
         if not os.path.exists(binary):
             pytest.fail(f"server binary not found: {binary} (build it or set BASALT_TEST_SERVER)")
         last = ""
         for _attempt in range(3):
             self.dir = tempfile.TemporaryDirectory(prefix="basalt-py-")
-            self.port = _free_port()
+            self.port = port or _free_port()
             log = open(os.path.join(self.dir.name, "server.log"), "wb")
             args = [binary, "--port", str(self.port), "--bind", "127.0.0.1",
                     "--dir", self.dir.name, "--enable-debug-command", "yes",
