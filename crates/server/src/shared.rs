@@ -341,7 +341,7 @@ pub struct Shared {
     /// The replication stream and the replicas, the master's side (`replication/`).
     pub repl: crate::replication::stream::Stream,
     /// The link to a master while this server is a replica (`replication/replica.rs`).
-    pub replica: crate::replication::replica::Role,
+    pub replica: crate::replication::role::Role,
     /// This value's own Arc, for threads a command starts (set at start).
     pub me: std::sync::OnceLock<std::sync::Weak<Shared>>,
     /// Background freeing of large deleted values (`lazyfree.rs`).

@@ -174,6 +174,9 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     let shared = Arc::new(Shared::new(config, keyspace, threads, commands));
     let _ = shared.io_engine.set(engine.name());
     let _ = shared.me.set(Arc::downgrade(&shared));
+    // A replica's link applies its master's stream through the dispatcher, as the log's
+    // replay does.
+    crate::replication::replica::install(Box::new(|s| Box::new(crate::command::replay::Replayer::new(s, "master"))));
     if let Some(aof) = shared.aof.as_ref() {
         // io_uring loops make the log durable themselves under `always` (aof/commit.rs).
         aof.inline_commits
@@ -242,8 +245,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     let handles = start_loops(engine, &shared, per_loop)?;
     let replicaof = shared.config.read().replicaof.clone();
     if let Some((host, port)) = replicaof {
-        let make: crate::replication::replica::MakeApply = Box::new(|s| Box::new(crate::command::replay::Replayer::new(s, "master")));
-        crate::replication::replica::follow(&shared, &host, port, make);
+        crate::replication::replica::follow(&shared, &host, port);
     }
 
     crate::log::notice(&format!(

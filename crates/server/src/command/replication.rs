@@ -132,8 +132,7 @@ fn replicaof(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let Some(shared) = ctx.shared.me.get().and_then(std::sync::Weak::upgrade) else {
         return Err(CommandError::msg("ERR the server is shutting down"));
     };
-    let make: crate::replication::replica::MakeApply = Box::new(|s| Box::new(super::replay::Replayer::new(s, "master")));
-    if !crate::replication::replica::follow(&shared, &host, port, make) {
+    if !crate::replication::replica::follow(&shared, &host, port) {
         crate::log::notice("REPLICAOF would result into synchronization with the master we are already connected with. No operation performed.");
         encode::simple(ctx.out, b"OK Already connected to specified master");
         return Ok(());

@@ -6,6 +6,7 @@
 //!   replicas after each batch of the event loops, the periodic PING, and dropping
 //!   replicas that stopped acknowledging or read too slowly.
 //!
+//! - `role.rs`: the replica role's state (the link, as INFO and ROLE read it).
 //! - `replica.rs`: REPLICAOF's link to a master (handshake, full or partial sync, the
 //!   stream applied through the dispatcher, acknowledgements).
 //!
@@ -15,4 +16,5 @@
 
 pub mod master;
 pub mod replica;
+pub mod role;
 pub mod stream;

@@ -27,105 +27,26 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 
 use crate::apply::Apply;
+pub use crate::replication::role::{Link, LinkState};
+use crate::replication::role::now_ms;
 use crate::shared::Shared;
 
-/// Makes the applier the link runs the stream through (the dispatcher's replayer).
-pub type MakeApply = Box<dyn for<'a> Fn(&'a Shared) -> Box<dyn Apply + 'a> + Send>;
+/// Makes the applier a link runs the stream through (the dispatcher's replayer),
+/// installed at start by the layer above the dispatcher ([`install`]), so that
+/// replication never imports it. Stateless (it builds an applier for the server it is
+/// given), hence one per process.
+pub type MakeApply = Box<dyn for<'a> Fn(&'a Shared) -> Box<dyn Apply + 'a> + Send + Sync>;
 
-/// Where a link stands (ROLE's and INFO's words).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-#[repr(u8)]
-pub enum LinkState {
-    Connect = 0,
-    Connecting = 1,
-    Sync = 2,
-    Connected = 3,
-}
+static MAKE_APPLY: std::sync::OnceLock<MakeApply> = std::sync::OnceLock::new();
 
-impl LinkState {
-    pub fn name(self) -> &'static str {
-        match self {
-            LinkState::Connect => "connect",
-            LinkState::Connecting => "connecting",
-            LinkState::Sync => "sync",
-            LinkState::Connected => "connected",
-        }
-    }
-}
-
-/// One link to a master.
-pub struct Link {
-    pub host: String,
-    pub port: u16,
-    state: AtomicU8,
-    /// The offset of the master's stream applied here, -1 before any sync.
-    offset: AtomicI64,
-    /// The master's replication ID this server's data follows ("" before any sync).
-    replid: Mutex<String>,
-    /// Unix ms of the last byte from the master; when the link went down (0: up).
-    pub last_io_ms: AtomicI64,
-    pub down_since_ms: AtomicI64,
-    stop: AtomicBool,
-    /// The socket, so that REPLICAOF NO ONE can cut a blocking read short.
-    socket: Mutex<Option<TcpStream>>,
-}
-
-impl Link {
-    pub fn state(&self) -> LinkState {
-        match self.state.load(Ordering::Acquire) {
-            1 => LinkState::Connecting,
-            2 => LinkState::Sync,
-            3 => LinkState::Connected,
-            _ => LinkState::Connect,
-        }
-    }
-
-    fn set_state(&self, s: LinkState) {
-        self.state.store(s as u8, Ordering::Release);
-        if s != LinkState::Connected && self.down_since_ms.load(Ordering::Relaxed) == 0 {
-            self.down_since_ms.store(now_ms(), Ordering::Relaxed);
-        }
-        if s == LinkState::Connected {
-            self.down_since_ms.store(0, Ordering::Relaxed);
-        }
-    }
-
-    /// The offset applied (-1 before the first sync).
-    pub fn offset(&self) -> i64 {
-        self.offset.load(Ordering::Acquire)
-    }
-
-    pub fn replid(&self) -> String {
-        self.replid.lock().clone()
-    }
-}
-
-/// The replica role: the link, when this server is a replica.
-#[derive(Default)]
-pub struct Role {
-    link: Mutex<Option<Arc<Link>>>,
-    /// A link is set (the request path's one load for `replica-read-only`).
-    is_replica: AtomicBool,
-}
-
-impl Role {
-    #[inline]
-    pub fn is_replica(&self) -> bool {
-        self.is_replica.load(Ordering::Acquire)
-    }
-
-    pub fn link(&self) -> Option<Arc<Link>> {
-        self.link.lock().clone()
-    }
-}
-
-fn now_ms() -> i64 {
-    store::Clock::System.now_ms()
+/// Installs the applier's maker (once per process; later calls change nothing).
+pub fn install(make: MakeApply) {
+    let _ = MAKE_APPLY.set(make);
 }
 
 /// REPLICAOF host port: follows that master from now on (a link to another one is cut
 /// first). Nothing happens when it already follows that master.
-pub fn follow(shared: &Arc<Shared>, host: &str, port: u16, make_apply: MakeApply) -> bool {
+pub fn follow(shared: &Arc<Shared>, host: &str, port: u16) -> bool {
     let mut slot = shared.replica.link.lock();
     if slot.as_ref().is_some_and(|l| l.host == host && l.port == port) {
         return false;
@@ -155,7 +76,7 @@ pub fn follow(shared: &Arc<Shared>, host: &str, port: u16, make_apply: MakeApply
     }
     crate::log::notice(&format!("Connecting to MASTER {host}:{port}"));
     let s = Arc::clone(shared);
-    let spawned = std::thread::Builder::new().name("replica-link".into()).spawn(move || run(&s, &link, make_apply));
+    let spawned = std::thread::Builder::new().name("replica-link".into()).spawn(move || run(&s, &link));
     if let Err(e) = spawned {
         crate::log::warning(&format!("Can't start the replication link: {e}"));
     }
@@ -180,7 +101,11 @@ fn cut(link: &Link) {
     }
 }
 
-fn run(shared: &Shared, link: &Link, make_apply: MakeApply) {
+fn run(shared: &Shared, link: &Link) {
+    let Some(make_apply) = MAKE_APPLY.get() else {
+        crate::log::warning("The replication link has no way to apply the stream (set at start)");
+        return;
+    };
     let mut apply = make_apply(shared);
     while !link.stop.load(Ordering::Acquire) && !shared.shutdown.load(Ordering::Acquire) {
         link.set_state(LinkState::Connecting);
