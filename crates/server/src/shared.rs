@@ -205,11 +205,20 @@ impl Shared {
         }
     }
 
-    /// Posts a mail to loop `owner` and wakes it.
+    /// Posts a mail to loop `owner` and wakes it, unless mail was already waiting: the
+    /// loop takes its whole mailbox once woken, so one wake-up per mailbox filling is
+    /// enough (a replica's stream or a busy channel would cost a write(2) per mail).
     pub fn post_mail(&self, owner: usize, mail: Mail) {
         if let Some(mb) = self.mailboxes.get(owner) {
-            mb.lock().push(mail);
-            self.wake(owner);
+            let was_empty = {
+                let mut m = mb.lock();
+                let was_empty = m.is_empty();
+                m.push(mail);
+                was_empty
+            };
+            if was_empty {
+                self.wake(owner);
+            }
         }
     }
 }

@@ -174,6 +174,6 @@ mod docs_args {
     use super::super::{arg, Arg, ArgKind::*};
 
     pub const ARGS_PSYNC: &[Arg] = &[arg("replicationid", String), arg("offset", Integer)];
-    pub const ARGS_REPLICAOF: &[Arg] = &[arg("host", String), arg("port", Integer)];
+    pub const ARGS_REPLICAOF: &[Arg] = &[arg("args", OneOf).args(&[arg("host-port", Block).args(&[arg("host", String), arg("port", Integer)]), arg("no-one", Block).args(&[arg("no", PureToken).token("NO"), arg("one", PureToken).token("ONE")])])];
 }
 use docs_args::*;

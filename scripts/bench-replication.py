@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Replication figures of issue 24, Basalt and Redis 7.0.15 in one run, interleaved:
+
+1. Full sync: a master holding KEYS keys of 100-byte values (DEBUG POPULATE), a fresh
+   replica of the same server told REPLICAOF; seconds from the command until the
+   replica's link is up with every key.
+2. CPU per SET on the master: `redis-benchmark -t set -P 16` against the master alone,
+   then with one replica attached; the master's CPU time (utime+stime) per request,
+   and the ratio of the two.
+3. Replica lag under that load: the largest gap between the master's offset and the
+   replica's, sampled every 50 ms, and how long the replica takes to catch up once the
+   benchmark ends.
+
+Every server runs on a free loopback port in its own temporary folder, each measure
+ROUNDS times alternating Basalt and Redis; medians are printed as a Markdown table.
+Bounded: each wait stops after 120 s. Kills only the processes it started.
+
+Usage: scripts/bench-replication.py [--basalt target/release/basalt-server]
+       [--redis redis-server] [--keys 1000000] [--requests 2000000] [--rounds 3]
+"""
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+CLK = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def cli(port, *args, timeout=120):
+    r = subprocess.run(["redis-cli", "-p", str(port), *map(str, args)], capture_output=True, text=True, timeout=timeout)
+    return r.stdout.strip()
+
+
+def info(port, section):
+    out = {}
+    for line in cli(port, "INFO", section).splitlines():
+        if ":" in line:
+            k, v = line.split(":", 1)
+            out[k] = v
+    return out
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK
+
+
+class Server:
+    def __init__(self, binary, kind, extra=()):
+        self.dir = tempfile.mkdtemp(prefix="bench-repl-")
+        self.port = free_port()
+        args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir, "--save", "",
+                "--enable-debug-command", "yes", *extra]
+        if kind == "redis":
+            args += ["--repl-diskless-sync-delay", "0"]
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while cli(self.port, "PING") != "PONG":
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise SystemExit(f"{binary} did not start")
+            time.sleep(0.05)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def wait(what, check, timeout=120):
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"timed out: {what}")
+        time.sleep(0.01)
+
+
+def full_sync(binary, kind, keys):
+    m, r = Server(binary, kind), Server(binary, kind)
+    try:
+        cli(m.port, "DEBUG", "POPULATE", keys, "key", 100)
+        start = time.monotonic()
+        cli(r.port, "REPLICAOF", "127.0.0.1", m.port)
+        wait("the sync", lambda: info(r.port, "replication").get("master_link_status") == "up"
+             and cli(r.port, "DBSIZE") == str(keys))
+        return time.monotonic() - start
+    finally:
+        r.stop()
+        m.stop()
+
+
+def bench_set(port, requests):
+    subprocess.run(["redis-benchmark", "-p", str(port), "-t", "set", "-P", "16", "-n", str(requests),
+                    "-r", "100000", "-d", "100", "-c", "50", "-q"], capture_output=True, timeout=600)
+
+
+def cpu_per_set(binary, kind, requests):
+    """(µs per SET alone, µs per SET with a replica, max byte lag, catch-up seconds)."""
+    m = Server(binary, kind)
+    r = None
+    try:
+        bench_set(m.port, requests // 10)  # warm up
+        c0 = cpu_seconds(m.proc.pid)
+        bench_set(m.port, requests)
+        alone = (cpu_seconds(m.proc.pid) - c0) / requests * 1e6
+        r = Server(binary, kind)
+        cli(r.port, "REPLICAOF", "127.0.0.1", m.port)
+        wait("the replica", lambda: info(r.port, "replication").get("master_link_status") == "up")
+        lag = [0]
+        stop = threading.Event()
+
+        def sample():
+            while not stop.is_set():
+                mo = int(info(m.port, "replication").get("master_repl_offset", 0))
+                ro = int(info(r.port, "replication").get("slave_repl_offset", 0))
+                lag[0] = max(lag[0], mo - ro)
+                time.sleep(0.05)
+
+        t = threading.Thread(target=sample, daemon=True)
+        t.start()
+        c0 = cpu_seconds(m.proc.pid)
+        bench_set(m.port, requests)
+        with_replica = (cpu_seconds(m.proc.pid) - c0) / requests * 1e6
+        ended = time.monotonic()
+        stop.set()
+        t.join()
+        target = int(info(m.port, "replication")["master_repl_offset"])
+        wait("the replica to catch up", lambda: int(info(r.port, "replication").get("slave_repl_offset", 0)) >= target)
+        return alone, with_replica, lag[0], time.monotonic() - ended
+    finally:
+        if r:
+            r.stop()
+        m.stop()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--basalt", default="target/release/basalt-server")
+    ap.add_argument("--redis", default=shutil.which("redis-server") or "redis-server")
+    ap.add_argument("--keys", type=int, default=1000000)
+    ap.add_argument("--requests", type=int, default=2000000)
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args()
+    servers = [("Basalt", a.basalt, "basalt"), ("Redis 7.0.15", a.redis, "redis")]
+    res = {name: {"sync": [], "alone": [], "with": [], "lag": [], "catch": []} for name, _, _ in servers}
+    for rnd in range(a.rounds):
+        for name, binary, kind in servers:
+            s = full_sync(binary, kind, a.keys)
+            alone, with_r, lag, catch = cpu_per_set(binary, kind, a.requests)
+            for k, v in zip(("sync", "alone", "with", "lag", "catch"), (s, alone, with_r, lag, catch)):
+                res[name][k].append(v)
+            print(f"round {rnd + 1} {name}: sync {s:.2f} s, SET {alone:.3f} -> {with_r:.3f} us CPU, "
+                  f"lag max {lag} B, caught up {catch:.3f} s", file=sys.stderr, flush=True)
+    med = statistics.median
+    print(f"\n{a.keys} keys of 100 bytes; SET -P 16 -c 50, {a.requests} requests; medians of {a.rounds} rounds\n")
+    print("| server | full sync (s) | master CPU per SET alone (us) | with a replica (us) | ratio | max lag (bytes) | caught up after the load (s) |")
+    print("|---|---|---|---|---|---|---|")
+    for name, _, _ in servers:
+        r = res[name]
+        print(f"| {name} | {med(r['sync']):.2f} | {med(r['alone']):.3f} | {med(r['with']):.3f} | "
+              f"{med(r['with']) / med(r['alone']):.2f} | {int(med(r['lag']))} | {med(r['catch']):.3f} |")
+
+
+if __name__ == "__main__":
+    main()
