@@ -14,6 +14,7 @@
 //! `dbfilename`, as Redis's disk-based sync), `min-replicas-to-write`,
 //! `repl-backlog-ttl`, PSYNC2's second ID after a promotion, chained replicas.
 
+pub mod backlog;
 pub mod master;
 pub mod replica;
 pub mod role;

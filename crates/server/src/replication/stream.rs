@@ -18,10 +18,11 @@
 //! gathered while its snapshot is made and sent, then taken after each batch of the
 //! event loops (`master::flush`) and posted to the replica's connection.
 
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
 use parking_lot::Mutex;
+
+use super::backlog::Backlog;
 
 /// Redis's smallest backlog (`CONFIG_REPL_BACKLOG_MIN_SIZE`).
 pub const BACKLOG_MIN: u64 = 16 * 1024;
@@ -98,47 +99,60 @@ struct Inner {
     /// The database of the last record (usize::MAX: none, feed a SELECT).
     db: usize,
     multi: Multi,
-    /// The last `backlog_size` bytes of the stream, ending at `offset`.
-    backlog: VecDeque<u8>,
-    backlog_size: usize,
+    /// The last `repl-backlog-size` bytes of the stream, ending at `offset`.
+    backlog: Backlog,
     replicas: Vec<Replica>,
-    /// Scratch space for encoding a record once for every consumer.
-    scratch: Vec<u8>,
+}
+
+/// A value on a cache line of its own: `feeding` is read by every write on every loop,
+/// `dirty` by every loop after each batch, the stream's lock is taken by every write; on
+/// one line, each lock taken moved the others' reads between cores (a profile of
+/// pipelined SETs with a replica showed the flag's load as a cache miss).
+#[repr(align(64))]
+struct Line<T>(T);
+
+impl<T> std::ops::Deref for Line<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// The stream's lock, and its offset readable without it (a writer's WAIT offset),
+/// written by the lock's holder: on one line, as they are written together.
+struct Core {
+    inner: Mutex<Inner>,
+    offset_now: AtomicU64,
 }
 
 /// The master's replication state.
 pub struct Stream {
     /// Records are fed (a replica asked for the stream since the start).
-    feeding: AtomicBool,
+    feeding: Line<AtomicBool>,
     /// Some online replica has bytes in its outbox.
-    dirty: AtomicBool,
+    dirty: Line<AtomicBool>,
     /// Held while a delivery takes and posts outboxes (`deliver`).
     delivery: Mutex<()>,
-    /// The offset, readable without the lock (a writer's WAIT offset).
-    offset_now: AtomicU64,
     /// When the last PING was fed (unix ms; `master::cron`).
     pub last_ping_ms: AtomicI64,
-    inner: Mutex<Inner>,
+    core: Line<Core>,
 }
 
 impl Stream {
     pub fn new(replid: String, backlog_size: u64) -> Stream {
         Stream {
-            feeding: AtomicBool::new(false),
-            dirty: AtomicBool::new(false),
+            feeding: Line(AtomicBool::new(false)),
+            dirty: Line(AtomicBool::new(false)),
             delivery: Mutex::new(()),
             last_ping_ms: AtomicI64::new(0),
-            offset_now: AtomicU64::new(0),
-            inner: Mutex::new(Inner {
+            core: Line(Core { inner: Mutex::new(Inner {
                 replid,
                 offset: 0,
                 db: usize::MAX,
                 multi: Multi::None,
-                backlog: VecDeque::new(),
-                backlog_size: backlog_size.max(BACKLOG_MIN) as usize,
+                backlog: Backlog::new(backlog_size.max(BACKLOG_MIN) as usize),
                 replicas: Vec::new(),
-                scratch: Vec::new(),
-            }),
+            }), offset_now: AtomicU64::new(0) }),
         }
     }
 
@@ -156,20 +170,20 @@ impl Stream {
 
     /// The replication ID and the offset the stream is at.
     pub fn position(&self) -> (String, u64) {
-        let g = self.inner.lock();
+        let g = self.core.inner.lock();
         (g.replid.clone(), g.offset)
     }
 
     /// The offset the stream is at.
     pub fn offset(&self) -> u64 {
-        self.inner.lock().offset
+        self.core.inner.lock().offset
     }
 
     /// The offset the stream is at, without the lock (at least that of every record
     /// this thread fed).
     #[inline]
     pub fn offset_now(&self) -> u64 {
-        self.offset_now.load(Ordering::Acquire)
+        self.core.offset_now.load(Ordering::Acquire)
     }
 
     /// Feeds records (each a command's arguments) for database `db`.
@@ -177,23 +191,29 @@ impl Stream {
         if !self.feeding() {
             return;
         }
-        let mut g = self.inner.lock();
-        let g = &mut *g;
-        let mut buf = std::mem::take(&mut g.scratch);
-        buf.clear();
-        if g.multi == Multi::Open {
-            g.multi = Multi::Fed;
-            put_command(&mut buf, &[&b"MULTI"[..]]);
-        }
-        if db != g.db {
-            g.db = db;
-            put_command(&mut buf, &[&b"SELECT"[..], itoa::Buffer::new().format(db).as_bytes()]);
-        }
-        for rec in records {
-            put_command(&mut buf, rec);
-        }
-        self.append(g, &buf);
-        g.scratch = buf;
+        // Encoded before the lock is taken: every loop's writes wait for that lock.
+        SCRATCH.with(|scratch| {
+            let mut body = scratch.borrow_mut();
+            body.clear();
+            for rec in records {
+                put_command(&mut body, rec);
+            }
+            let mut g = self.core.inner.lock();
+            let g = &mut *g;
+            if g.multi == Multi::Open || db != g.db {
+                let mut head = Vec::new();
+                if g.multi == Multi::Open {
+                    g.multi = Multi::Fed;
+                    put_command(&mut head, &[&b"MULTI"[..]]);
+                }
+                if db != g.db {
+                    g.db = db;
+                    put_command(&mut head, &[&b"SELECT"[..], itoa::Buffer::new().format(db).as_bytes()]);
+                }
+                self.append(g, &head);
+            }
+            self.append(g, &body);
+        });
     }
 
     /// Feeds one command that belongs to no database (the periodic PING): no SELECT.
@@ -201,7 +221,7 @@ impl Stream {
         if !self.feeding() {
             return;
         }
-        let mut g = self.inner.lock();
+        let mut g = self.core.inner.lock();
         let mut buf = Vec::new();
         put_command(&mut buf, args);
         self.append(&mut g, &buf);
@@ -211,7 +231,7 @@ impl Stream {
     /// EXEC, fed only if it has any.
     pub fn begin_exec(&self) {
         if self.feeding() {
-            self.inner.lock().multi = Multi::Open;
+            self.core.inner.lock().multi = Multi::Open;
         }
     }
 
@@ -220,7 +240,7 @@ impl Stream {
         if !self.feeding() {
             return;
         }
-        let mut g = self.inner.lock();
+        let mut g = self.core.inner.lock();
         let fed = g.multi == Multi::Fed;
         g.multi = Multi::None;
         if fed {
@@ -232,22 +252,14 @@ impl Stream {
 
     fn append(&self, g: &mut Inner, bytes: &[u8]) {
         g.offset += bytes.len() as u64;
-        self.offset_now.store(g.offset, Ordering::Release);
-        let room = g.backlog_size;
-        if bytes.len() >= room {
-            g.backlog.clear();
-            g.backlog.extend(&bytes[bytes.len() - room..]);
-        } else {
-            let over = (g.backlog.len() + bytes.len()).saturating_sub(room);
-            g.backlog.drain(..over);
-            g.backlog.extend(bytes);
-        }
+        self.core.offset_now.store(g.offset, Ordering::Release);
+        g.backlog.push(bytes);
         let mut online = false;
         for r in g.replicas.iter_mut().filter(|r| r.state != ReplicaState::WaitSnapshot) {
             r.outbox.extend_from_slice(bytes);
             online |= r.state == ReplicaState::Online;
         }
-        if online {
+        if online && !self.dirty.load(Ordering::Relaxed) {
             self.dirty.store(true, Ordering::Release);
         }
     }
@@ -255,7 +267,7 @@ impl Stream {
     /// A replica asks for a full sync: it waits for the next snapshot to begin. A client
     /// already registered (a second PSYNC) starts over.
     pub fn add_for_full_sync(&self, client_id: u64, owner: usize, ip: String, listening_port: u16, psync: bool) {
-        let mut g = self.inner.lock();
+        let mut g = self.core.inner.lock();
         g.replicas.retain(|r| r.client_id != client_id);
         g.replicas.push(Replica {
             client_id,
@@ -274,14 +286,14 @@ impl Stream {
 
     /// Whether some replica waits for a snapshot to begin.
     pub fn waits_for_snapshot(&self) -> bool {
-        self.inner.lock().replicas.iter().any(|r| r.state == ReplicaState::WaitSnapshot)
+        self.core.inner.lock().replicas.iter().any(|r| r.state == ReplicaState::WaitSnapshot)
     }
 
     /// A snapshot begins (every loop's gate held): the replicas waiting for one start
     /// their stream here. Returns them as (owner, client id, `+FULLRESYNC` line; empty
     /// for SYNC, which has none).
     pub fn snapshot_begins(&self) -> Vec<(usize, u64, Vec<u8>)> {
-        let mut g = self.inner.lock();
+        let mut g = self.core.inner.lock();
         let g = &mut *g;
         let mut started = Vec::new();
         for r in g.replicas.iter_mut().filter(|r| r.state == ReplicaState::WaitSnapshot) {
@@ -301,13 +313,13 @@ impl Stream {
 
     /// The clients whose snapshot transfer the current snapshot serves.
     pub fn in_transfer(&self) -> Vec<u64> {
-        let g = self.inner.lock();
+        let g = self.core.inner.lock();
         g.replicas.iter().filter(|r| r.state == ReplicaState::Transfer).map(|r| r.client_id).collect()
     }
 
     /// Replica `client_id` has its whole snapshot: it goes online, its outbox next.
     pub fn transfer_done(&self, client_id: u64, now_ms: i64) {
-        let mut g = self.inner.lock();
+        let mut g = self.core.inner.lock();
         if let Some(r) = g.replicas.iter_mut().find(|r| r.client_id == client_id) {
             r.state = ReplicaState::Online;
             r.ack_ms = now_ms;
@@ -320,7 +332,7 @@ impl Stream {
     /// online then, so that nothing fed after falls between.
     #[allow(clippy::too_many_arguments)]
     pub fn try_continue(&self, replid: &[u8], offset: u64, client_id: u64, owner: usize, ip: String, listening_port: u16, now_ms: i64) -> Resync {
-        let mut g = self.inner.lock();
+        let mut g = self.core.inner.lock();
         if !self.feeding() {
             return Resync::Full("no backlog");
         }
@@ -331,8 +343,7 @@ impl Stream {
         if offset < first || offset > g.offset {
             return Resync::Full("offset out of the backlog's range");
         }
-        let skip = (offset - first) as usize;
-        let bytes: Vec<u8> = g.backlog.iter().skip(skip).copied().collect();
+        let bytes = g.backlog.newest((g.offset - offset) as usize);
         g.replicas.retain(|r| r.client_id != client_id);
         g.replicas.push(Replica {
             client_id,
@@ -352,7 +363,7 @@ impl Stream {
 
     /// REPLCONF ACK from replica `client_id`.
     pub fn ack(&self, client_id: u64, offset: u64, now_ms: i64) {
-        let mut g = self.inner.lock();
+        let mut g = self.core.inner.lock();
         if let Some(r) = g.replicas.iter_mut().find(|r| r.client_id == client_id) {
             r.ack_offset = r.ack_offset.max(offset);
             r.ack_ms = now_ms;
@@ -362,25 +373,25 @@ impl Stream {
     /// Replica `client_id` as Redis names it in the log: its IP and the port it listens
     /// on.
     pub fn name(&self, client_id: u64) -> Option<String> {
-        let g = self.inner.lock();
+        let g = self.core.inner.lock();
         g.replicas.iter().find(|r| r.client_id == client_id).map(|r| format!("{}:{}", r.ip, r.listening_port))
     }
 
     /// The replicas' client ids.
     pub fn replica_ids(&self) -> Vec<u64> {
-        self.inner.lock().replicas.iter().map(|r| r.client_id).collect()
+        self.core.inner.lock().replicas.iter().map(|r| r.client_id).collect()
     }
 
     /// This server's data follows a master whose replication ID is `replid` (a replica
     /// shows its master's ID as its own, as Redis).
     pub fn follow_history(&self, replid: &str) {
-        self.inner.lock().replid = replid.to_string();
+        self.core.inner.lock().replid = replid.to_string();
     }
 
     /// A new history (a replica promoted to master): a new replication ID, so that no
     /// replica continues from offsets of another history.
     pub fn new_history(&self) {
-        let mut g = self.inner.lock();
+        let mut g = self.core.inner.lock();
         let mut id = String::with_capacity(40);
         for _ in 0..40 {
             id.push(char::from_digit(fastrand::u32(0..16), 16).unwrap_or('0'));
@@ -392,12 +403,12 @@ impl Stream {
 
     /// Whether `client_id` is a replica.
     pub fn is_replica(&self, client_id: u64) -> bool {
-        self.inner.lock().replicas.iter().any(|r| r.client_id == client_id)
+        self.core.inner.lock().replicas.iter().any(|r| r.client_id == client_id)
     }
 
     /// Client `client_id` closed: it is a replica no more.
     pub fn remove(&self, client_id: u64) -> bool {
-        let mut g = self.inner.lock();
+        let mut g = self.core.inner.lock();
         let before = g.replicas.len();
         g.replicas.retain(|r| r.client_id != client_id);
         g.replicas.len() != before
@@ -417,11 +428,15 @@ impl Stream {
             return;
         }
         let pieces: Vec<(usize, u64, Vec<u8>)> = {
-            let mut g = self.inner.lock();
+            let mut g = self.core.inner.lock();
             g.replicas
                 .iter_mut()
                 .filter(|r| r.state == ReplicaState::Online && !r.outbox.is_empty())
-                .map(|r| (r.owner, r.client_id, std::mem::take(&mut r.outbox)))
+                .map(|r| {
+                    // The next outbox starts at this one's size: no doubling from empty.
+                    let next = Vec::with_capacity(r.outbox.capacity());
+                    (r.owner, r.client_id, std::mem::replace(&mut r.outbox, next))
+                })
                 .collect()
         };
         for (owner, client_id, bytes) in pieces {
@@ -432,7 +447,7 @@ impl Stream {
     /// Online replicas that acknowledged nothing for more than `timeout_ms`, as (client
     /// id, owner).
     pub fn overdue(&self, now_ms: i64, timeout_ms: i64) -> Vec<(u64, usize)> {
-        let g = self.inner.lock();
+        let g = self.core.inner.lock();
         g.replicas
             .iter()
             .filter(|r| r.state == ReplicaState::Online && now_ms - r.ack_ms > timeout_ms)
@@ -442,7 +457,7 @@ impl Stream {
 
     /// Each replica's outbox size, as (client id, bytes).
     pub fn outbox_sizes(&self) -> Vec<(u64, u64)> {
-        let g = self.inner.lock();
+        let g = self.core.inner.lock();
         g.replicas.iter().map(|r| (r.client_id, r.outbox.len() as u64)).collect()
     }
 
@@ -450,7 +465,7 @@ impl Stream {
     /// class's limit (`client-output-buffer-limit slave`: the hard limit at once, the
     /// soft one for more than its seconds, as `output_limit.rs` judges other clients).
     pub fn over_output_limit(&self, client_id: u64, pending: u64, limit: &crate::config::OutputLimit, now_s: i64) -> bool {
-        let mut g = self.inner.lock();
+        let mut g = self.core.inner.lock();
         let Some(r) = g.replicas.iter_mut().find(|r| r.client_id == client_id) else { return false };
         if limit.hard > 0 && pending >= limit.hard {
             return true;
@@ -468,29 +483,27 @@ impl Stream {
 
     /// How many replicas there are, and how many acknowledged `offset` or more.
     pub fn acked(&self, offset: u64) -> (usize, usize) {
-        let g = self.inner.lock();
+        let g = self.core.inner.lock();
         let n = g.replicas.iter().filter(|r| r.state == ReplicaState::Online).count();
         (n, g.replicas.iter().filter(|r| r.state == ReplicaState::Online && r.ack_offset >= offset).count())
     }
 
     /// CONFIG SET repl-backlog-size: the backlog keeps its newest bytes.
     pub fn set_backlog_size(&self, size: u64) {
-        let mut g = self.inner.lock();
-        g.backlog_size = size.max(BACKLOG_MIN) as usize;
-        let over = g.backlog.len().saturating_sub(g.backlog_size);
-        g.backlog.drain(..over);
+        let mut g = self.core.inner.lock();
+        g.backlog.resize(size.max(BACKLOG_MIN) as usize);
     }
 
     /// What INFO replication shows: the replicas as (ip, port, state, ack offset, ack
     /// ms), the ID, the offset, the backlog's size, first byte offset and length.
     pub fn info(&self) -> Info {
-        let g = self.inner.lock();
+        let g = self.core.inner.lock();
         Info {
             replicas: g.replicas.iter().map(|r| (r.ip.clone(), r.listening_port, r.state, r.ack_offset, r.ack_ms)).collect(),
             replid: g.replid.clone(),
             offset: g.offset,
             backlog_active: self.feeding(),
-            backlog_size: g.backlog_size as u64,
+            backlog_size: g.backlog.capacity() as u64,
             backlog_first_byte: (g.offset - g.backlog.len() as u64) + 1,
             backlog_histlen: g.backlog.len() as u64,
         }
@@ -506,6 +519,11 @@ pub struct Info {
     pub backlog_size: u64,
     pub backlog_first_byte: u64,
     pub backlog_histlen: u64,
+}
+
+thread_local! {
+    /// Where a writer encodes its records before taking the stream's lock.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 fn put_command<A: AsRef<[u8]>>(buf: &mut Vec<u8>, args: &[A]) {
