@@ -1,0 +1,144 @@
+"""Replication's bad input and faults (issue 24): malformed replication commands get
+Redis's errors; a replica that stops reading is cut off at the replica output limit
+while the master serves others; a master that sends a corrupt or truncated snapshot, or
+vanishes mid-transfer, is logged and retried with the link shown down (never a crash,
+never a replica that says it is in sync); a server told to replicate itself keeps
+serving. The first test passes against Redis too.
+"""
+
+import os
+import socket
+import threading
+import time
+
+import pytest
+import redis
+
+
+def test_malformed_replication_commands_get_redis_errors(own_target):
+    c = own_target.client()
+    cases = [
+        (("PSYNC", "?", "notanumber"), "value is not an integer or out of range"),
+        (("REPLCONF", "listening-port"), "syntax error"),
+        (("REPLCONF", "nosuchoption", "1"), "Unrecognized REPLCONF option: nosuchoption"),
+        (("REPLICAOF", "127.0.0.1", "notaport"), "Invalid master port"),
+        (("REPLICAOF", "127.0.0.1", "70000"), "Invalid master port"),
+        (("WAIT", "x", "0"), "value is not an integer or out of range"),
+        (("WAIT", "1", "-1"), "timeout is negative"),
+    ]
+    for args, text in cases:
+        with pytest.raises(redis.ResponseError) as e:
+            c.execute_command(*args)
+        assert str(e.value) == text, (args, str(e.value))
+    assert c.ping()
+
+
+class FakeMaster(threading.Thread):
+    """Answers a replica's handshake, then sends `payload` after +FULLRESYNC and closes.
+    Counts the connections (the replica's retries). Bounded: stops after 30 s."""
+
+    def __init__(self, payload):
+        super().__init__(daemon=True)
+        self.payload = payload
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.stop = threading.Event()
+
+    def run(self):
+        deadline = time.monotonic() + 30
+        while not self.stop.is_set() and time.monotonic() < deadline:
+            try:
+                conn, _ = self.sock.accept()
+            except socket.timeout:
+                continue
+            self.connections += 1
+            conn.settimeout(5)
+            buf = b""
+            try:
+                while b"PSYNC" not in buf.upper():
+                    data = conn.recv(4096)
+                    if not data:
+                        break
+                    buf += data
+                    # One reply per command of the handshake so far.
+                    for line in data.split(b"\r\n"):
+                        up = line.upper()
+                        if up == b"PING":
+                            conn.sendall(b"+PONG\r\n")
+                        elif up == b"REPLCONF":
+                            conn.sendall(b"+OK\r\n")
+                conn.sendall(b"+FULLRESYNC " + b"f" * 40 + b" 0\r\n" + self.payload)
+            except OSError:
+                pass
+            finally:
+                conn.close()
+        self.sock.close()
+
+
+@pytest.mark.parametrize("payload", [
+    b"$100\r\n" + b"not an rdb at all " * 6,
+    b"$100000\r\nREDIS0010" + b"\x00" * 50,
+    b"$EOF:" + b"a" * 40 + b"\r\nREDIS0010garbage",
+], ids=["corrupt", "truncated", "eof-form-cut"])
+def test_a_bad_snapshot_from_the_master_is_retried_and_shown(spawn, payload):
+    if os.path.basename(os.environ.get("BASALT_TEST_SERVER", "")) == "redis-server":
+        pytest.skip("checks Basalt's log-and-retry")
+    fake = FakeMaster(payload)
+    fake.start()
+    try:
+        t = spawn()
+        c = t.client()
+        c.set("mine", "v")
+        assert c.execute_command("REPLICAOF", "127.0.0.1", fake.port) == b"OK"
+        deadline = time.monotonic() + 15
+        while fake.connections < 3 and time.monotonic() < deadline:
+            assert c.ping()
+            time.sleep(0.1)
+        assert fake.connections >= 3, "the replica did not retry"
+        info = c.info("replication")
+        assert info["role"] == "slave" and info["master_link_status"] == "down"
+        assert c.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
+        c.set("after", "v")
+        assert c.get("after") == b"v"
+    finally:
+        fake.stop.set()
+        fake.join(timeout=5)
+
+
+def test_a_replica_that_stops_reading_is_cut_off(spawn):
+    if os.path.basename(os.environ.get("BASALT_TEST_SERVER", "")) == "redis-server":
+        pytest.skip("Redis's disk-less sync delay makes this test slow; the rule is Redis's")
+    t = spawn("--client-output-buffer-limit", "replica 2mb 0 0")
+    c = t.client()
+    s = socket.create_connection((t.host, t.port), timeout=5)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+    s.sendall(b"*3\r\n$8\r\nREPLCONF\r\n$14\r\nlistening-port\r\n$4\r\n9999\r\n")
+    assert s.recv(64) == b"+OK\r\n"
+    s.sendall(b"*3\r\n$5\r\nPSYNC\r\n$1\r\n?\r\n$2\r\n-1\r\n")
+    # Read the snapshot's start, then stop reading while 40 MB are written.
+    assert s.recv(64).startswith(b"+FULLRESYNC")
+    deadline = time.monotonic() + 20
+    while c.info("replication")["connected_slaves"] == 1 and time.monotonic() < deadline:
+        c.set("big", b"x" * 1_000_000)
+        assert c.ping()
+    assert c.info("replication")["connected_slaves"] == 0, "the replica was not cut off"
+    assert c.ping()
+    s.close()
+
+
+def test_a_server_told_to_replicate_itself_keeps_serving(spawn):
+    if os.path.basename(os.environ.get("BASALT_TEST_SERVER", "")) == "redis-server":
+        pytest.skip("checks Basalt's refusal")
+    t = spawn()
+    c = t.client()
+    assert c.execute_command("REPLICAOF", "127.0.0.1", t.port) == b"OK"
+    time.sleep(2.5)
+    assert c.ping()
+    assert c.info("replication")["master_link_status"] == "down"
+    assert c.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
+    assert c.set("k", "v")
