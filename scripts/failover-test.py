@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Many Sentinel failovers under WAIT-acknowledged writers (issue 24's acceptance):
+
+    scripts/failover-test.py --cycles 100 [--server-bin target/release/basalt-server]
+
+A master and two replicas of the server, three sentinels (redis-server --sentinel).
+Each cycle: a writer does SET then WAIT 1 through redis-py's Sentinel client; the
+current master is SIGKILLed (odd cycles: SIGSTOPped); once Sentinel has promoted a
+replica, every write WAIT acknowledged so far (over all cycles) must be on the new
+master; the old master is brought back (restarted on its port, or SIGCONT) and must
+rejoin as a replica. Prints one line per cycle and the totals; exits 1 on any loss.
+Bounded: each wait stops after 40 s, the whole run after --max-minutes.
+
+CI runs the short form (tests/py/test_sentinel.py); this is the long one. It uses the
+test suite's helpers (tests/py), so it needs the test virtualenv (.venv).
+"""
+
+import argparse
+import os
+import signal
+import sys
+import time
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cycles", type=int, default=100)
+    ap.add_argument("--server-bin", default=os.path.join(REPO, "target", "release", "basalt-server"))
+    ap.add_argument("--max-minutes", type=float, default=60)
+    a = ap.parse_args()
+    os.environ["BASALT_SERVER_BIN"] = os.path.abspath(a.server_bin)
+    sys.path.insert(0, os.path.join(REPO, "tests", "py"))
+    import redis
+    from conftest import Server
+    from test_sentinel import AckedWriter, Group, linked_to, wait_until
+
+    group = Group()
+    acked_total, lost_total = [], 0
+    ended = time.monotonic() + a.max_minutes * 60
+    try:
+        for cycle in range(1, a.cycles + 1):
+            if time.monotonic() > ended:
+                print(f"stopped after {cycle - 1} cycles: --max-minutes reached")
+                break
+            how = "kill" if cycle % 2 else "stop"
+            old = group.sentinels.master_addr()
+            old_srv = group.servers[old]
+            writer = AckedWriter(group.sentinels.ports)
+            writer.start()
+            wait_until("acknowledged writes", lambda: len(writer.acked) >= 20, 40)
+            os.kill(old_srv.proc.pid, signal.SIGKILL if how == "kill" else signal.SIGSTOP)
+            t0 = time.monotonic()
+            wait_until("a promotion", lambda: group.sentinels.master_addr() not in (None, old), 40)
+            took = time.monotonic() - t0
+            new = group.sentinels.master_addr()
+            n = len(writer.acked)
+            wait_until("writes through the new master", lambda: len(writer.acked) >= n + 20, 40)
+            writer.stop.set()
+            writer.join(timeout=10)
+            acked_total += writer.acked
+            m = redis.Redis(port=new, socket_timeout=5)
+            lost = [k for k in acked_total if m.get(k) is None]
+            lost_total += len(lost)
+            if how == "kill":
+                old_srv.stop()
+                group.servers[old] = Server(port=old)
+            else:
+                os.kill(old_srv.proc.pid, signal.SIGCONT)
+            wait_until("the old master to rejoin", lambda: linked_to(old, new), 40)
+            others = [p for p in group.servers if p != new]
+            wait_until("both replicas linked", lambda: all(linked_to(p, new) for p in others), 40)
+            print(f"cycle {cycle} ({how}): {old} -> {new} in {took:.1f} s, {len(writer.acked)} acked "
+                  f"({len(acked_total)} in all), {writer.errors} errors seen by the writer, lost {len(lost)}",
+                  flush=True)
+    finally:
+        group.stop()
+    print(f"failover-test: {len(acked_total)} acknowledged writes, {lost_total} lost")
+    return 1 if lost_total else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
