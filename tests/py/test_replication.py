@@ -165,6 +165,13 @@ def test_a_redis_replica_holds_what_the_master_holds(log):
         assert r.get("waited") == b"v"
         assert m.execute_command("WAIT", 2, 200) == 1
         assert m.execute_command("WAIT", 0, 0) == 1
+        # After EXEC, WAIT covers the whole transaction (its closing EXEC included).
+        with m.pipeline(transaction=True) as tx:
+            tx.set("tx-a", "1")
+            tx.set("tx-b", "2")
+            tx.execute()
+        assert m.execute_command("WAIT", 1, 10000) == 1
+        assert r.mget("tx-a", "tx-b") == [b"1", b"2"]
 
         # A broken link resumes from the backlog.
         stats = m.info("stats")

@@ -176,7 +176,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     let _ = shared.me.set(Arc::downgrade(&shared));
     // A replica's link applies its master's stream through the dispatcher, as the log's
     // replay does.
-    crate::replication::replica::install(Box::new(|s| Box::new(crate::command::replay::Replayer::new(s, "master"))));
+    crate::replication::replica::install(Box::new(|s| Box::new(crate::command::replay::Replayer::for_master(s))));
     if let Some(aof) = shared.aof.as_ref() {
         // io_uring loops make the log durable themselves under `always` (aof/commit.rs).
         aof.inline_commits

@@ -18,6 +18,9 @@ pub struct Replayer<'a> {
     rng: fastrand::Rng,
     /// Replies, dropped after each command.
     scratch: Vec<u8>,
+    /// Log an error reply (a replica's link: a command its master ran that fails here
+    /// means the two diverge, and must be seen).
+    report_errors: bool,
 }
 
 impl<'a> Replayer<'a> {
@@ -26,7 +29,13 @@ impl<'a> Replayer<'a> {
         let info = Arc::new(ClientInfo::new(0, name.into(), String::new(), -1, 0, 0));
         let mut client = Client::new(info, true);
         client.loading = true;
-        Replayer { shared, client, rng: fastrand::Rng::with_seed(0), scratch: Vec::new() }
+        Replayer { shared, client, rng: fastrand::Rng::with_seed(0), scratch: Vec::new(), report_errors: false }
+    }
+
+    /// The replayer of a replica's link to its master: as [`new`](Self::new), and every
+    /// error reply is logged as Redis's replica logs it.
+    pub fn for_master(shared: &'a Shared) -> Replayer<'a> {
+        Replayer { report_errors: true, ..Replayer::new(shared, "master") }
     }
 }
 
@@ -47,6 +56,14 @@ impl Apply for Replayer<'_> {
             rng: &mut self.rng,
         };
         super::dispatch::execute(&mut ctx, args);
+        if self.report_errors && self.scratch.first() == Some(&b'-') {
+            let end = self.scratch.iter().position(|&b| b == b'\r').unwrap_or(self.scratch.len()).min(256);
+            crate::log::warning(&format!(
+                "== CRITICAL == This replica is sending an error to its master: '{}' after processing the command '{}'",
+                String::from_utf8_lossy(&self.scratch[1..end]),
+                String::from_utf8_lossy(&args[0][..args[0].len().min(64)])
+            ));
+        }
         self.scratch.clear();
         if self.client.blocked {
             // A blocking command whose data is not there: nothing to wait for in a

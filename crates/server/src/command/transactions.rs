@@ -175,6 +175,11 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     if let Some(end) = propagating.then(|| crate::propagate::end_transaction(ctx.shared)).flatten() {
         ctx.client.need = ctx.client.need.max(end);
     }
+    if propagating && ctx.shared.repl.feeding() {
+        // WAIT after EXEC waits for the closing EXEC too: a replica that has the
+        // queue's records without it has applied none of them.
+        ctx.client.repl_woff = ctx.shared.repl.offset_now();
+    }
     // With the log, the queue's keyspace notifications waited for the whole
     // transaction to be in it (`notify.rs`).
     crate::notify::flush(ctx.shared, ctx.client.need, ctx.client.info.id);
