@@ -296,3 +296,43 @@ def test_the_server_as_a_replica_follows_its_master(master_kind):
         if replica_srv:
             replica_srv.stop()
         master_srv.stop()
+
+
+@pytest.mark.parametrize("other_kind", ["self", "redis"])
+def test_a_promoted_replica_continues_the_other_replicas_partially(other_kind):
+    """PSYNC2: two replicas of one master; one is promoted (REPLICAOF NO ONE) and the
+    other, told to follow it, continues from its backlog under the old master's ID
+    (`+CONTINUE <new id>`): no full sync, the same data, and new writes flow. The old
+    master is stopped first, as in a failover, and feeds no PING meanwhile (a replica
+    that got one more byte than the promoted one would need a full sync, as in Redis)."""
+    master_srv = Server(extra=("--repl-ping-replica-period", "3600"))
+    promoted_srv = other_srv = None
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        promoted_srv = Server(extra=("--replicaof", "127.0.0.1", str(master_srv.port)))
+        other_srv = Server(extra=("--replicaof", "127.0.0.1", str(master_srv.port)),
+                           binary=redis_binary() if other_kind == "redis" else None)
+        p = redis.Redis(port=promoted_srv.port, socket_timeout=10)
+        o = redis.Redis(port=other_srv.port, socket_timeout=10)
+        writes_of_every_type(m, "old")
+        assert m.execute_command("WAIT", 2, 10000) == 2
+        wait_until("both replicas", lambda: caught_up(m, p) and caught_up(m, o))
+        old_id = m.info("replication")["master_replid"]
+        master_srv.stop()
+
+        assert p.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
+        info = p.info("replication")
+        assert info["role"] == "master" and info["master_replid2"] == old_id
+        before = p.info("stats")
+        assert o.execute_command("REPLICAOF", "127.0.0.1", promoted_srv.port) == b"OK"
+        p.set("after-promotion", "v")
+        wait_until("the other replica to follow", lambda: o.get("after-promotion") == b"v")
+        after = p.info("stats")
+        assert after["sync_partial_ok"] == before["sync_partial_ok"] + 1
+        assert after["sync_full"] == before["sync_full"]
+        assert contents(o) == contents(p)
+        assert o.info("replication")["master_replid"] == p.info("replication")["master_replid"]
+    finally:
+        for s in (other_srv, promoted_srv, master_srv):
+            if s:
+                s.stop()

@@ -88,6 +88,10 @@ pub fn expiry(shared: &Shared, db: usize, key: &[u8], now_ms: i64) -> bool {
     if !active(shared) {
         return true;
     }
+    // A replica's stream is its master's, byte for byte: the master's DEL comes.
+    if shared.replica.is_replica() {
+        return true;
+    }
     // The log being replayed into the live keyspace (DEBUG LOADAOF / RELOAD): keys that
     // expire meanwhile are not logged again.
     if shared.aof.as_ref().is_some_and(|aof| aof.replaying.load(std::sync::atomic::Ordering::Acquire)) {

@@ -394,6 +394,9 @@ fn wait(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if t < 0 {
         return Err(CommandError::msg("ERR timeout is negative"));
     }
+    if ctx.shared.replica.is_replica() {
+        return Err(CommandError::msg("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated."));
+    }
     let offset = ctx.client.repl_woff;
     let acked = ctx.shared.repl.acked(offset).1;
     if acked as i64 >= replicas || ctx.client.in_exec {

@@ -12,7 +12,7 @@
 //!
 //! Not built yet: disk-less sync on the master (a full sync sends the next save of
 //! `dbfilename`, as Redis's disk-based sync), `min-replicas-to-write`,
-//! `repl-backlog-ttl`, PSYNC2's second ID after a promotion, chained replicas.
+//! `repl-backlog-ttl`, chained replicas.
 
 pub mod backlog;
 pub mod master;

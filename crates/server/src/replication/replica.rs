@@ -13,10 +13,14 @@
 //! `REPLCONF GETACK` and sends `REPLCONF ACK <offset>` every second, and reconnects
 //! (after a second) when the link breaks or the master is silent for `repl-timeout`.
 //!
-//! Not built yet: the replica's own log and replicas of a replica (the stream applied
-//! here is not propagated again: while a replica, Basalt refuses replicas of its own),
-//! PSYNC2's second ID (after a promotion, other replicas sync in full),
-//! `replica-serve-stale-data no`, disk-less load.
+//! Each command's bytes are fed to this server's own stream as applied (`feed_raw`):
+//! its backlog and offsets are its master's, so that once promoted (REPLICAOF NO ONE)
+//! the old master's other replicas continue from it (PSYNC2, the old ID kept as the
+//! second one).
+//!
+//! Not built yet: the replica's own log, replicas of a replica (their full sync needs
+//! the stream's database in the snapshot, Redis's `repl-stream-db`: while a replica,
+//! Basalt refuses replicas of its own), `replica-serve-stale-data no`, disk-less load.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -177,7 +181,15 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
     if reply.starts_with('-') {
         crate::log::notice(&format!("(Non critical) Master does not understand REPLCONF capa: {reply}"));
     }
-    let (replid, offset) = (link.replid(), link.offset());
+    // PSYNC with the history this server's data follows: its stream's ID and offset once
+    // it has synced with a master (this link's or an earlier one's: a replica moved to a
+    // promoted replica continues with PSYNC2), else a full sync.
+    let (replid, offset) = if shared.repl.feeding() {
+        let (id, off) = shared.repl.position();
+        (id, off as i64)
+    } else {
+        (String::new(), -1)
+    };
     let reply = if replid.is_empty() || offset < 0 {
         crate::log::notice("Partial resynchronization not possible (no cached master)");
         command(&mut w, &mut r, &[b"PSYNC", b"?", b"-1"])?
@@ -192,17 +204,15 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
         };
         crate::log::notice(&format!("Full resync from master: {id}:{off}"));
         link.set_state(LinkState::Sync);
-        full_sync(shared, link, &mut r)?;
-        *link.replid.lock() = id.to_string();
-        shared.repl.follow_history(id);
-        link.offset.store(off, Ordering::Release);
+        full_sync(shared, link, &mut r, id, off)?;
     } else if let Some(rest) = reply.strip_prefix("+CONTINUE") {
         let id = rest.trim();
         if !id.is_empty() && id != replid {
             crate::log::notice(&format!("Master replication ID changed to {id}"));
-            *link.replid.lock() = id.to_string();
-            shared.repl.follow_history(id);
+            shared.repl.shift_history(id);
         }
+        *link.replid.lock() = shared.repl.position().0;
+        link.offset.store(offset, Ordering::Release);
         crate::log::notice("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
     } else {
         return Err(format!("Unexpected reply to PSYNC from master: {reply}"));
@@ -241,7 +251,7 @@ fn read_line(r: &mut BufReader<TcpStream>) -> LinkResult<String> {
 
 /// Receives the master's RDB into a temporary file, then empties the keyspace and loads
 /// it under every loop's gate.
-fn full_sync(shared: &Shared, link: &Link, r: &mut BufReader<TcpStream>) -> LinkResult<()> {
+fn full_sync(shared: &Shared, link: &Link, r: &mut BufReader<TcpStream>, replid: &str, offset: i64) -> LinkResult<()> {
     let header = read_line(r)?;
     let Some(size) = header.strip_prefix('$') else {
         return Err(format!("Bad protocol from MASTER, the first byte is not '$' (we received '{header}')"));
@@ -250,7 +260,7 @@ fn full_sync(shared: &Shared, link: &Link, r: &mut BufReader<TcpStream>) -> Link
     let tmp = dir.join(format!("temp-{}.{}.rdb", std::process::id(), now_ms()));
     let result = receive(link, r, size, &tmp).and_then(|len| {
         crate::log::notice(&format!("MASTER <-> REPLICA sync: receiving {len} bytes from master to disk"));
-        load(shared, &tmp)
+        load(shared, link, &tmp, replid, offset)
     });
     let _ = std::fs::remove_file(&tmp);
     result
@@ -306,10 +316,14 @@ fn receive(link: &Link, r: &mut BufReader<TcpStream>, size: &str, path: &std::pa
     Ok(total)
 }
 
-/// Empties the keyspace and loads the received RDB, under every loop's gate.
-fn load(shared: &Shared, path: &std::path::Path) -> LinkResult<()> {
+/// Empties the keyspace and loads the received RDB, under every loop's gate; from then
+/// on this server's stream is its master's, from `offset` of `replid`.
+fn load(shared: &Shared, link: &Link, path: &std::path::Path, replid: &str, offset: i64) -> LinkResult<()> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let _gates = shared.all_gates(false);
+    // The old history goes with the flush: a load that fails must not leave a PSYNC
+    // that the master would continue on partial data.
+    shared.repl.forget_history();
     crate::log::notice("MASTER <-> REPLICA sync: Flushing old data");
     let ks = &shared.keyspace;
     for db in 0..ks.databases() {
@@ -318,6 +332,9 @@ fn load(shared: &Shared, path: &std::path::Path) -> LinkResult<()> {
     crate::log::notice("MASTER <-> REPLICA sync: Loading DB in memory");
     let (keys, expired) = crate::snapshot::load_into(shared, BufReader::with_capacity(1 << 20, file))
         .map_err(|e| format!("Failed trying to load the MASTER synchronization DB from disk: {e}"))?;
+    shared.repl.follow(replid, u64::try_from(offset).unwrap_or(0));
+    *link.replid.lock() = replid.to_string();
+    link.offset.store(offset, Ordering::Release);
     crate::log::notice(&format!("Done loading RDB, keys loaded: {keys}, keys expired: {expired}."));
     crate::log::notice("MASTER <-> REPLICA sync: Finished with success");
     Ok(())
@@ -346,12 +363,15 @@ fn stream_from_master(shared: &Shared, link: &Link, apply: &mut dyn Apply, w: &m
                 Err(e) => return Err(format!("protocol error in the master's stream: {e:?}")),
             };
             let args: Vec<&[u8]> = parser.args(&input[start..]).collect();
+            let raw = &input[start..start + n];
             if is_getack(&args) {
                 // The offset before this command, as Redis's replica answers.
                 send_ack(w, link)?;
                 last_ack = Instant::now();
-            } else if !args.is_empty() {
-                apply_one(shared, apply, &args);
+                let _gate = shared.gate(0).read();
+                shared.repl.feed_raw(raw);
+            } else {
+                apply_one(shared, apply, &args, raw);
             }
             link.offset.fetch_add(n as i64, Ordering::AcqRel);
             start += n;
@@ -393,15 +413,17 @@ fn send_ack(w: &mut TcpStream, link: &Link) -> LinkResult<()> {
     w.write_all(&buf).map_err(|e| format!("Error writing to MASTER: {e}"))
 }
 
-/// Runs one command of the stream: under loop 0's gate, so that no EXEC on a loop sees
-/// it half done; EXEC itself under every gate (it runs the transaction alone).
-fn apply_one(shared: &Shared, apply: &mut dyn Apply, args: &[&[u8]]) {
+/// Runs one command of the stream and feeds its bytes to this server's own stream (its
+/// backlog, for PSYNC2 after a promotion): under loop 0's gate, so that no EXEC on a loop
+/// and no snapshot's start sees it half done; EXEC itself under every gate (it runs the
+/// transaction alone).
+fn apply_one(shared: &Shared, apply: &mut dyn Apply, args: &[&[u8]], raw: &[u8]) {
     let now = now_ms();
-    if args[0].eq_ignore_ascii_case(b"EXEC") {
-        let _gates = shared.all_gates(false);
-        apply.apply(args, now);
-    } else {
-        let _gate = shared.gate(0).read();
+    let exec = args.first().is_some_and(|a| a.eq_ignore_ascii_case(b"EXEC"));
+    let _gates = if exec { shared.all_gates(false) } else { Vec::new() };
+    let _gate = (!exec).then(|| shared.gate(0).read());
+    if !args.is_empty() {
         apply.apply(args, now);
     }
+    shared.repl.feed_raw(raw);
 }

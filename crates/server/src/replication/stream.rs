@@ -94,6 +94,9 @@ enum Multi {
 
 struct Inner {
     replid: String,
+    /// The history before `replid` (a promoted replica's old master's ID) and the offset
+    /// up to which the two agree, for PSYNC2 (None: no such history).
+    replid2: Option<(String, u64)>,
     /// The offset the stream is at: bytes fed since `replid` began.
     offset: u64,
     /// The database of the last record (usize::MAX: none, feed a SELECT).
@@ -147,6 +150,7 @@ impl Stream {
             last_ping_ms: AtomicI64::new(0),
             core: Line(Core { inner: Mutex::new(Inner {
                 replid,
+                replid2: None,
                 offset: 0,
                 db: usize::MAX,
                 multi: Multi::None,
@@ -336,7 +340,10 @@ impl Stream {
         if !self.feeding() {
             return Resync::Full("no backlog");
         }
-        if replid != g.replid.as_bytes() {
+        // PSYNC2: a replica of this server's old master continues from the history the
+        // two share, up to the point where this server was promoted.
+        let of_old_history = g.replid2.as_ref().is_some_and(|(id, upto)| replid == id.as_bytes() && offset <= *upto);
+        if replid != g.replid.as_bytes() && !of_old_history {
             return Resync::Full("replication ID mismatch");
         }
         let first = g.offset - g.backlog.len() as u64;
@@ -382,23 +389,60 @@ impl Stream {
         self.core.inner.lock().replicas.iter().map(|r| r.client_id).collect()
     }
 
-    /// This server's data follows a master whose replication ID is `replid` (a replica
-    /// shows its master's ID as its own, as Redis).
-    pub fn follow_history(&self, replid: &str) {
-        self.core.inner.lock().replid = replid.to_string();
-    }
-
-    /// A new history (a replica promoted to master): a new replication ID, so that no
-    /// replica continues from offsets of another history.
-    pub fn new_history(&self) {
+    /// A replica's full sync: this server's stream is now its master's, from `offset` of
+    /// `replid` on (fed with the master's bytes as applied, `feed_raw`), with an empty
+    /// backlog. The caller holds every loop's gate (the stream may switch on here).
+    pub fn follow(&self, replid: &str, offset: u64) {
         let mut g = self.core.inner.lock();
-        let mut id = String::with_capacity(40);
-        for _ in 0..40 {
-            id.push(char::from_digit(fastrand::u32(0..16), 16).unwrap_or('0'));
-        }
-        g.replid = id;
+        g.replid = replid.to_string();
+        g.replid2 = None;
+        g.offset = offset;
+        self.core.offset_now.store(offset, Ordering::Release);
         g.backlog.clear();
         g.db = usize::MAX;
+        g.multi = Multi::None;
+        drop(g);
+        self.start_feeding();
+    }
+
+    /// A replica's master continued it under a new ID (`+CONTINUE <id>`, after its own
+    /// promotion): the old ID stays the second one, up to here.
+    pub fn shift_history(&self, replid: &str) {
+        let mut g = self.core.inner.lock();
+        let old = std::mem::replace(&mut g.replid, replid.to_string());
+        g.replid2 = Some((old, g.offset));
+    }
+
+    /// Feeds the master's stream as a replica applied it, byte for byte (so that offsets
+    /// here are the master's, and a promotion keeps the history for PSYNC2).
+    pub fn feed_raw(&self, bytes: &[u8]) {
+        if !self.feeding() {
+            return;
+        }
+        let mut g = self.core.inner.lock();
+        self.append(&mut g, bytes);
+    }
+
+    /// The data no longer follows any history (a replica's failed load): a new ID and no
+    /// second one, so that the next PSYNC gets a full sync.
+    pub fn forget_history(&self) {
+        let mut g = self.core.inner.lock();
+        g.replid = random_id();
+        g.replid2 = None;
+        g.backlog.clear();
+    }
+
+    /// A new history (a replica promoted to master): a new replication ID; the old one
+    /// stays the second ID up to the offset reached, so that the old master's other
+    /// replicas continue from the backlog (PSYNC2) instead of a full sync.
+    pub fn new_history(&self) {
+        let mut g = self.core.inner.lock();
+        let old = std::mem::replace(&mut g.replid, random_id());
+        g.replid2 = Some((old, g.offset));
+        // The next record selects its database: a replica continuing knows its old
+        // master's last SELECT only.
+        g.db = usize::MAX;
+        g.multi = Multi::None;
     }
 
     /// Whether `client_id` is a replica.
@@ -501,6 +545,7 @@ impl Stream {
         Info {
             replicas: g.replicas.iter().map(|r| (r.ip.clone(), r.listening_port, r.state, r.ack_offset, r.ack_ms)).collect(),
             replid: g.replid.clone(),
+            replid2: g.replid2.clone(),
             offset: g.offset,
             backlog_active: self.feeding(),
             backlog_size: g.backlog.capacity() as u64,
@@ -514,11 +559,18 @@ impl Stream {
 pub struct Info {
     pub replicas: Vec<(String, u16, ReplicaState, u64, i64)>,
     pub replid: String,
+    /// The second ID and the offset up to which it holds.
+    pub replid2: Option<(String, u64)>,
     pub offset: u64,
     pub backlog_active: bool,
     pub backlog_size: u64,
     pub backlog_first_byte: u64,
     pub backlog_histlen: u64,
+}
+
+/// A replication ID: 40 random hex digits.
+fn random_id() -> String {
+    (0..40).map(|_| char::from_digit(fastrand::u32(0..16), 16).unwrap_or('0')).collect()
 }
 
 thread_local! {
