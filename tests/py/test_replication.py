@@ -336,3 +336,32 @@ def test_a_promoted_replica_continues_the_other_replicas_partially(other_kind):
         for s in (other_srv, promoted_srv, master_srv):
             if s:
                 s.stop()
+
+
+def test_min_replicas_to_write_refuses_writes_without_enough_good_replicas():
+    master_srv = Server()
+    replica_srv = None
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        m.config_set("min-replicas-to-write", 1)
+        with pytest.raises(redis.ResponseError, match="^NOREPLICAS Not enough good replicas to write.$"):
+            m.set("k", "v")
+        assert m.get("k") is None
+        replica_srv = start_replica(master_srv.port)
+        r = redis.Redis(port=replica_srv.port, socket_timeout=10)
+        def can_write():
+            try:
+                return m.set("k", "v")
+            except redis.ResponseError:
+                return False
+
+        wait_until("a good replica", lambda: caught_up(m, r) and can_write(), timeout=20)
+        m.config_set("min-replicas-to-write", 2)
+        with pytest.raises(redis.ResponseError, match="^NOREPLICAS Not enough good replicas to write.$"):
+            m.set("k", "w")
+        m.config_set("min-replicas-to-write", 0)
+        assert m.set("k", "w")
+    finally:
+        if replica_srv:
+            replica_srv.stop()
+        master_srv.stop()

@@ -153,6 +153,10 @@ pub struct Config {
     pub masteruser: Option<String>,
     /// `repl-backlog-size`: the bytes of the replication stream kept for partial resyncs.
     pub repl_backlog_size: u64,
+    /// `min-replicas-to-write` / `min-replicas-max-lag`: writes are refused unless this
+    /// many replicas acknowledged within that many seconds (0: no such rule).
+    pub min_replicas_to_write: u64,
+    pub min_replicas_max_lag: u64,
     /// `repl-ping-replica-period`: seconds between the PINGs fed to replicas.
     pub repl_ping_replica_period: u64,
     /// `repl-timeout`: seconds without an acknowledgement after which a replica is
@@ -195,6 +199,8 @@ impl Default for Config {
             masteruser: None,
             repl_backlog_size: 1024 * 1024,
             repl_ping_replica_period: 10,
+            min_replicas_to_write: 0,
+            min_replicas_max_lag: 10,
             repl_timeout: 60,
             client_query_buffer_limit: 1024 * 1024 * 1024,
             dir: PathBuf::from("."),
@@ -523,6 +529,10 @@ pub static PARAMS: &[Param] = &[
         get: |c| c.repl_backlog_size.to_string(), set: |c, v| c.repl_backlog_size = parse_memory(v).unwrap_or(c.repl_backlog_size) },
     Param { name: "repl-ping-replica-period", kind: Kind::Int { min: 1, max: i32::MAX as i64 }, modify: Mutable,
         get: |c| c.repl_ping_replica_period.to_string(), set: |c, v| c.repl_ping_replica_period = v.parse().unwrap_or(c.repl_ping_replica_period) },
+    Param { name: "min-replicas-to-write", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, modify: Mutable,
+        get: |c| c.min_replicas_to_write.to_string(), set: |c, v| c.min_replicas_to_write = v.parse().unwrap_or(c.min_replicas_to_write) },
+    Param { name: "min-replicas-max-lag", kind: Kind::Int { min: 0, max: i32::MAX as i64 }, modify: Mutable,
+        get: |c| c.min_replicas_max_lag.to_string(), set: |c, v| c.min_replicas_max_lag = v.parse().unwrap_or(c.min_replicas_max_lag) },
     Param { name: "repl-timeout", kind: Kind::Int { min: 1, max: i32::MAX as i64 }, modify: Mutable,
         get: |c| c.repl_timeout.to_string(), set: |c, v| c.repl_timeout = v.parse().unwrap_or(c.repl_timeout) },
     recorded!("repl-backlog-ttl", "3600", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
@@ -626,6 +636,8 @@ fn render_output_limits(limits: &[OutputLimit; 3]) -> String {
 const ALIASES: &[(&str, &str)] = &[
     ("slaveof", "replicaof"),
     ("repl-ping-slave-period", "repl-ping-replica-period"),
+    ("min-slaves-to-write", "min-replicas-to-write"),
+    ("min-slaves-max-lag", "min-replicas-max-lag"),
     ("hash-max-ziplist-entries", "hash-max-listpack-entries"),
     ("hash-max-ziplist-value", "hash-max-listpack-value"),
     ("zset-max-ziplist-entries", "zset-max-listpack-entries"),

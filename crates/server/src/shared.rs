@@ -480,6 +480,7 @@ impl Shared {
         self.output_limits.set(&c.client_output_buffer_limit);
         self.memory.configure(&c);
         self.repl.set_backlog_size(c.repl_backlog_size);
+        self.repl.set_min_replicas(c.min_replicas_to_write, c.min_replicas_max_lag);
         let t = &self.type_limits;
         t.hash_entries.store(c.hash_max_listpack_entries as usize, Ordering::Relaxed);
         t.hash_value.store(c.hash_max_listpack_value as usize, Ordering::Relaxed);

@@ -170,8 +170,13 @@ fn admit(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &'static Command
             return false;
         }
     }
+    // min-replicas-to-write (Redis's order: after MISCONF).
+    if spec.flags & flags::WRITE != 0 && !ctx.client.loading && ctx.shared.repl.too_few_good_replicas() && !ctx.shared.replica.is_replica() {
+        reject(ctx, idx, spec, "NOREPLICAS Not enough good replicas to write.");
+        return false;
+    }
     // A read-only replica takes writes from its master's stream only (Redis's order:
-    // after MISCONF).
+    // after MISCONF and min-replicas).
     if spec.flags & flags::WRITE != 0 && !ctx.client.loading && ctx.shared.replica.is_replica() && replica_read_only(ctx.shared) {
         reject(ctx, idx, spec, "READONLY You can't write against a read only replica.");
         return false;

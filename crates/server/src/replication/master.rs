@@ -99,6 +99,7 @@ pub fn cron(shared: &Shared, now_ms: i64) {
     if !shared.repl.feeding() {
         return;
     }
+    shared.repl.recount_good(now_ms);
     let (period_s, timeout_s, limit) = {
         let c = shared.config.read();
         (c.repl_ping_replica_period, c.repl_timeout, c.client_output_buffer_limit[1])

@@ -138,6 +138,12 @@ pub struct Stream {
     delivery: Mutex<()>,
     /// When the last PING was fed (unix ms; `master::cron`).
     pub last_ping_ms: AtomicI64,
+    /// `min-replicas-to-write` and `min-replicas-max-lag` (seconds), and how many
+    /// replicas are good by that lag (counted on each ACK and each tick): writes are
+    /// refused while fewer (the request path's one load while the rule is off).
+    min_good: Line<AtomicU64>,
+    max_lag_s: AtomicU64,
+    good: AtomicU64,
     core: Line<Core>,
 }
 
@@ -148,6 +154,9 @@ impl Stream {
             dirty: Line(AtomicBool::new(false)),
             delivery: Mutex::new(()),
             last_ping_ms: AtomicI64::new(0),
+            min_good: Line(AtomicU64::new(0)),
+            max_lag_s: AtomicU64::new(10),
+            good: AtomicU64::new(0),
             core: Line(Core { inner: Mutex::new(Inner {
                 replid,
                 replid2: None,
@@ -375,6 +384,33 @@ impl Stream {
             r.ack_offset = r.ack_offset.max(offset);
             r.ack_ms = now_ms;
         }
+        self.count_good(&g, now_ms);
+    }
+
+    /// CONFIG: `min-replicas-to-write` and `min-replicas-max-lag`.
+    pub fn set_min_replicas(&self, to_write: u64, max_lag_s: u64) {
+        self.max_lag_s.store(max_lag_s, Ordering::Relaxed);
+        self.min_good.store(to_write, Ordering::Relaxed);
+    }
+
+    /// Whether writes are refused now (`-NOREPLICAS`): the rule is on (both settings
+    /// non-zero) and fewer replicas acknowledged within the lag.
+    #[inline]
+    pub fn too_few_good_replicas(&self) -> bool {
+        let min = self.min_good.load(Ordering::Relaxed);
+        min > 0 && self.max_lag_s.load(Ordering::Relaxed) > 0 && self.good.load(Ordering::Relaxed) < min
+    }
+
+    /// Recounts the good replicas (each tick: a lag grows without an ACK).
+    pub fn recount_good(&self, now_ms: i64) {
+        let g = self.core.inner.lock();
+        self.count_good(&g, now_ms);
+    }
+
+    fn count_good(&self, g: &Inner, now_ms: i64) {
+        let lag_ms = (self.max_lag_s.load(Ordering::Relaxed) as i64).saturating_mul(1000);
+        let n = g.replicas.iter().filter(|r| r.state == ReplicaState::Online && now_ms - r.ack_ms <= lag_ms).count();
+        self.good.store(n as u64, Ordering::Relaxed);
     }
 
     /// Replica `client_id` as Redis names it in the log: its IP and the port it listens
