@@ -365,3 +365,39 @@ def test_min_replicas_to_write_refuses_writes_without_enough_good_replicas():
         if replica_srv:
             replica_srv.stop()
         master_srv.stop()
+
+
+@pytest.mark.parametrize("leaf_kind", ["self", "redis"])
+def test_a_replica_serves_replicas_of_its_own(leaf_kind):
+    """Chained: master -> replica -> replica (the last Basalt or Redis 7.0.15). The
+    middle one passes its master's stream on byte for byte; a replica that syncs from
+    it mid-stream starts in the database that stream is in (`repl-stream-db` in the
+    snapshot), so a write in that database with no new SELECT lands there."""
+    master_srv = Server()
+    middle_srv = leaf_srv = None
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10, db=5)
+        m.set("a", "1")
+        middle_srv = Server(extra=("--replicaof", "127.0.0.1", str(master_srv.port)))
+        mid = redis.Redis(port=middle_srv.port, socket_timeout=10)
+        wait_until("the middle replica", lambda: caught_up(m, mid))
+        m.set("b", "2")  # the master's stream is now in database 5
+        assert m.execute_command("WAIT", 1, 10000) == 1
+        leaf_srv = Server(extra=("--replicaof", "127.0.0.1", str(middle_srv.port)),
+                          binary=redis_binary() if leaf_kind == "redis" else None)
+        leaf = redis.Redis(port=leaf_srv.port, socket_timeout=10)
+        wait_until("the leaf replica", lambda: leaf.info("replication").get("master_link_status") == "up")
+        m.set("c", "3")  # same client, same database: no SELECT in the stream
+        writes_of_every_type(redis.Redis(port=master_srv.port, socket_timeout=10), "chained")
+        with m.pipeline(transaction=True) as tx:
+            tx.incr("tx")
+            tx.rpush("txl", "x")
+            tx.execute()
+        wait_until("the chain", lambda: caught_up(m, mid) and caught_up(mid, leaf))
+        want = contents(m)
+        assert (5, b"c") in want
+        assert contents(leaf) == want == contents(mid)
+    finally:
+        for s in (leaf_srv, middle_srv, master_srv):
+            if s:
+                s.stop()

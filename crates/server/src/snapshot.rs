@@ -102,7 +102,7 @@ fn save_from(shared: &Shared, visit: &mut ShardVisitor<'_>) -> Result<(), String
 fn write_file(shared: &Shared, path: &Path, visit: &mut ShardVisitor<'_>) -> Result<(u64, u64), String> {
     let ks = &shared.keyspace;
     let now_ms = ks.now_ms();
-    write_atomically(shared, path, now_ms, false, |w| {
+    write_atomically(shared, path, now_ms, false, None, |w| {
         let mut keys = 0u64;
         for db in 0..ks.databases() {
             let (mut n, mut volatile) = (0, 0);
@@ -147,6 +147,7 @@ fn write_atomically(
     path: &Path,
     now_ms: i64,
     aof_base: bool,
+    stream_db: Option<usize>,
     body: impl FnOnce(&mut FileWriter) -> std::io::Result<u64>,
 ) -> Result<(u64, u64), String> {
     let dir = path
@@ -166,7 +167,8 @@ fn write_atomically(
         std::fs::File::create(&tmp).map_err(|e| fail("Failed opening the temp RDB file", e))?;
     let ctime = (now_ms / 1000).to_string();
     let used = crate::allocator::allocated_bytes().to_string();
-    let aux: [(&str, &[u8]); 5] = [
+    let stream_db = stream_db.map(|db| db.to_string());
+    let mut aux: Vec<(&str, &[u8])> = vec![
         (
             "redis-ver",
             crate::version::REDIS_VERSION.as_bytes(),
@@ -176,6 +178,11 @@ fn write_atomically(
         ("used-mem", used.as_bytes()),
         ("aof-base", if aof_base { b"1" } else { b"0" }),
     ];
+    if let Some(db) = stream_db.as_deref() {
+        // The database a master's stream passed on is in at this snapshot: its replicas
+        // start applying there (Redis's field, read by Redis replicas too).
+        aux.push(("repl-stream-db", db.as_bytes()));
+    }
     let mut w = store::rdb::RdbWriter::new(
         BufWriter::with_capacity(1 << 20, file),
         &aux,
@@ -234,12 +241,21 @@ pub fn load_into(
     shared: &Shared,
     r: impl std::io::Read,
 ) -> Result<(u64, u64), store::rdb::RdbError> {
+    load_with_info(shared, r).map(|(loaded, expired, _)| (loaded, expired))
+}
+
+/// As [`load_into`], with what the file said besides its keys (its AUX fields: a
+/// replica reads `repl-stream-db` there).
+pub fn load_with_info(
+    shared: &Shared,
+    r: impl std::io::Read,
+) -> Result<(u64, u64, store::rdb::LoadInfo), store::rdb::RdbError> {
     let ks = &shared.keyspace;
     let now_ms = ks.now_ms();
     let dbs = ks.databases();
     let (mut loaded, mut expired) = (0u64, 0u64);
     let lru = store::clock::lru_clock(now_ms);
-    store::rdb::load(r, &limits(shared), |db, mut entry| {
+    let info = store::rdb::load(r, &limits(shared), |db, mut entry| {
         entry.set_lru(lru);
         if db >= dbs {
             return Err(store::rdb::RdbError::Other(format!(
@@ -255,7 +271,7 @@ pub fn load_into(
         loaded += 1;
         Ok(())
     })?;
-    Ok((loaded, expired))
+    Ok((loaded, expired, info))
 }
 
 /// Empties the keyspace and loads the file just saved (DEBUG RELOAD). The caller holds
@@ -300,6 +316,7 @@ pub fn begin_capture_locked(shared: &Shared, job: Job) {
     snap.dump_abort.store(false, Ordering::Release);
     snap.dump_running.store(matches!(job, Job::Dump), Ordering::Release);
     ks.begin_capture(now_ms, shared.config.read().rdbcompression);
+    snap.repl_stream_db.store(shared.repl.proxied_db().map_or(-1, |db| db as i64), Ordering::Relaxed);
     if matches!(job, Job::Dump) {
         // Replicas waiting for a snapshot start their stream here, at its point in time
         // (every gate held: no write is half done).
@@ -652,7 +669,8 @@ fn wait_for_room(shared: &Shared, id: u64) -> bool {
 fn write_captured_file(shared: &Shared, path: &Path, aof_base: bool) -> Result<(u64, u64), String> {
     let counts = shared.snapshots.bg_counts.lock().clone();
     let at_ms = shared.snapshots.bg_started_ms.load(Ordering::Relaxed);
-    write_atomically(shared, path, at_ms, aof_base, |w| {
+    let stream_db = usize::try_from(shared.snapshots.repl_stream_db.load(Ordering::Relaxed)).ok().filter(|_| !aof_base);
+    write_atomically(shared, path, at_ms, aof_base, stream_db, |w| {
         let mut keys = 0u64;
         let mut db_now = None;
         let give_up = || {

@@ -83,10 +83,12 @@ fn sync_replica(ctx: &mut Ctx<'_>, psync: Option<(&[u8], i64)>) -> Result<(), Co
         // As Redis: a replica that asks again is ignored.
         return Ok(());
     }
-    if ctx.shared.replica.is_replica() {
-        // The stream this server applies is not propagated again (yet): a replica of
-        // it would silently miss its master's writes.
-        return Err(CommandError::msg("ERR Basalt does not serve replicas while it is a replica itself (chained replication is not built yet)"));
+    if let Some(link) = ctx.shared.replica.link() {
+        // A replica serves replicas of its own from its master's stream (chained), once
+        // its own link is up, as Redis.
+        if link.state() != crate::replication::role::LinkState::Connected {
+            return Err(CommandError::msg("NOMASTERLINK Can't SYNC while not connected with my master"));
+        }
     }
     // Under every gate: the stream switches on, and a full sync's snapshot begins, with
     // no write half done.

@@ -106,7 +106,8 @@ pub fn cron(shared: &Shared, now_ms: i64) {
     };
     let replicas = shared.repl.info().replicas;
     let last_ping_ms = shared.repl.last_ping_ms.load(Ordering::Relaxed);
-    if !replicas.is_empty() && now_ms - last_ping_ms >= (period_s as i64).saturating_mul(1000) {
+    // A replica passes its master's stream on, PINGs included: none of its own.
+    if !replicas.is_empty() && !shared.replica.is_replica() && now_ms - last_ping_ms >= (period_s as i64).saturating_mul(1000) {
         // As Redis: a PING in the stream, so that replicas see the link alive (their
         // repl-timeout) and offsets move while nothing is written. Under loop 0's gate,
         // so never inside an EXEC's MULTI/EXEC block.

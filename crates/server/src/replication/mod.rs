@@ -11,7 +11,7 @@
 //!   stream applied through the dispatcher, acknowledgements).
 //!
 //! Not built yet: disk-less sync on the master (a full sync sends the next save of
-//! `dbfilename`, as Redis's disk-based sync), `repl-backlog-ttl`, chained replicas.
+//! `dbfilename`, as Redis's disk-based sync), `repl-backlog-ttl`, a replica's own log.
 
 pub mod backlog;
 pub mod master;

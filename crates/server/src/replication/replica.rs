@@ -14,13 +14,14 @@
 //! (after a second) when the link breaks or the master is silent for `repl-timeout`.
 //!
 //! Each command's bytes are fed to this server's own stream as applied (`feed_raw`):
-//! its backlog and offsets are its master's, so that once promoted (REPLICAOF NO ONE)
-//! the old master's other replicas continue from it (PSYNC2, the old ID kept as the
-//! second one).
+//! its backlog and offsets are its master's, so that its own replicas get that stream
+//! byte for byte (chained; a snapshot for them records the stream's database,
+//! `repl-stream-db`, which a full sync here reads back), and once promoted (REPLICAOF
+//! NO ONE) the old master's other replicas continue from it (PSYNC2, the old ID kept as
+//! the second one). A transaction is applied and passed on when its EXEC arrives, under
+//! every gate, so that no snapshot starts inside it.
 //!
-//! Not built yet: the replica's own log, replicas of a replica (their full sync needs
-//! the stream's database in the snapshot, Redis's `repl-stream-db`: while a replica,
-//! Basalt refuses replicas of its own), `replica-serve-stale-data no`, disk-less load.
+//! Not built yet: the replica's own log, `replica-serve-stale-data no`, disk-less load.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -68,16 +69,14 @@ pub fn follow(shared: &Arc<Shared>, host: &str, port: u16) -> bool {
         down_since_ms: AtomicI64::new(now_ms()),
         stop: AtomicBool::new(false),
         socket: Mutex::new(None),
+        stream_db: Mutex::new(None),
     });
     *slot = Some(Arc::clone(&link));
     shared.replica.is_replica.store(true, Ordering::Release);
     drop(slot);
-    // Replicas of this server would not get the new master's stream: they go, and are
-    // refused while it is a replica.
-    for id in shared.repl.replica_ids() {
-        shared.repl.remove(id);
-        shared.kill_client(id);
-    }
+    // Replicas of this server sync again, from the new master's stream once this one
+    // has it.
+    drop_own_replicas(shared);
     crate::log::notice(&format!("Connecting to MASTER {host}:{port}"));
     let s = Arc::clone(shared);
     let spawned = std::thread::Builder::new().name("replica-link".into()).spawn(move || run(&s, &link));
@@ -96,6 +95,14 @@ pub fn stop_following(shared: &Shared) -> bool {
     shared.repl.new_history();
     crate::log::notice("MASTER MODE enabled (user request from 'REPLICAOF NO ONE')");
     true
+}
+
+/// Closes this server's replicas: they reconnect and sync again.
+fn drop_own_replicas(shared: &Shared) {
+    for id in shared.repl.replica_ids() {
+        shared.repl.remove(id);
+        shared.kill_client(id);
+    }
 }
 
 fn cut(link: &Link) {
@@ -210,6 +217,8 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
         if !id.is_empty() && id != replid {
             crate::log::notice(&format!("Master replication ID changed to {id}"));
             shared.repl.shift_history(id);
+            // Its replicas learn the new ID by reconnecting (PSYNC2 continues them).
+            drop_own_replicas(shared);
         }
         *link.replid.lock() = shared.repl.position().0;
         link.offset.store(offset, Ordering::Release);
@@ -322,17 +331,28 @@ fn load(shared: &Shared, link: &Link, path: &std::path::Path, replid: &str, offs
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let _gates = shared.all_gates(false);
     // The old history goes with the flush: a load that fails must not leave a PSYNC
-    // that the master would continue on partial data.
+    // that the master would continue on partial data; this server's own replicas sync
+    // again (as Redis's disconnectSlaves).
     shared.repl.forget_history();
+    drop_own_replicas(shared);
     crate::log::notice("MASTER <-> REPLICA sync: Flushing old data");
     let ks = &shared.keyspace;
     for db in 0..ks.databases() {
         drop(ks.flush_db(db));
     }
     crate::log::notice("MASTER <-> REPLICA sync: Loading DB in memory");
-    let (keys, expired) = crate::snapshot::load_into(shared, BufReader::with_capacity(1 << 20, file))
+    let (keys, expired, info) = crate::snapshot::load_with_info(shared, BufReader::with_capacity(1 << 20, file))
         .map_err(|e| format!("Failed trying to load the MASTER synchronization DB from disk: {e}"))?;
-    shared.repl.follow(replid, u64::try_from(offset).unwrap_or(0));
+    // The database the master's stream is in at the snapshot (a replica passing its own
+    // master's stream on cannot add a SELECT; Redis writes it for every sync too).
+    let stream_db = info
+        .aux
+        .iter()
+        .find(|(k, _)| k == b"repl-stream-db")
+        .and_then(|(_, v)| std::str::from_utf8(v).ok()?.parse::<usize>().ok())
+        .filter(|&db| db < shared.keyspace.databases());
+    shared.repl.follow(replid, u64::try_from(offset).unwrap_or(0), stream_db);
+    *link.stream_db.lock() = stream_db;
     *link.replid.lock() = replid.to_string();
     link.offset.store(offset, Ordering::Release);
     crate::log::notice(&format!("Done loading RDB, keys loaded: {keys}, keys expired: {expired}."));
@@ -351,6 +371,11 @@ fn stream_from_master(shared: &Shared, link: &Link, apply: &mut dyn Apply, w: &m
     let mut chunk = vec![0u8; 64 * 1024];
     let mut last_ack = Instant::now() - Duration::from_secs(2);
     let mut last_data = Instant::now();
+    let mut block: Vec<(Vec<Vec<u8>>, Vec<u8>)> = Vec::new();
+    // After a full sync, the stream's commands run in the database the snapshot named.
+    if let Some(db) = link.stream_db.lock().take() {
+        apply_one(shared, apply, &[b"SELECT", db.to_string().as_bytes()], b"");
+    }
     loop {
         if link.stop.load(Ordering::Acquire) || shared.shutdown.load(Ordering::Acquire) {
             return Ok(());
@@ -369,11 +394,22 @@ fn stream_from_master(shared: &Shared, link: &Link, apply: &mut dyn Apply, w: &m
                 send_ack(w, link)?;
                 last_ack = Instant::now();
                 let _gate = shared.gate(0).read();
-                shared.repl.feed_raw(raw);
+                shared.repl.feed_raw(raw, None);
+            } else if !block.is_empty() || is(&args, b"MULTI") {
+                // A transaction is applied, and passed on, when its EXEC arrives: at
+                // once, so that no snapshot for a replica of this one starts inside it.
+                block.push((args.iter().map(|a| a.to_vec()).collect(), raw.to_vec()));
+                if is(&args, b"EXEC") || is(&args, b"DISCARD") {
+                    apply_block(shared, apply, std::mem::take(&mut block));
+                }
             } else {
                 apply_one(shared, apply, &args, raw);
             }
-            link.offset.fetch_add(n as i64, Ordering::AcqRel);
+            if block.is_empty() {
+                // The offset applied (and passed on): a transaction counts once its EXEC
+                // ran, so an acknowledgement never covers half of one.
+                link.offset.store(shared.repl.offset_now() as i64, Ordering::Release);
+            }
             start += n;
         }
         input.drain(..start);
@@ -399,6 +435,31 @@ fn stream_from_master(shared: &Shared, link: &Link, apply: &mut dyn Apply, w: &m
     }
 }
 
+fn is(args: &[&[u8]], name: &[u8]) -> bool {
+    args.first().is_some_and(|a| a.eq_ignore_ascii_case(name))
+}
+
+/// The database a SELECT of the stream selects.
+fn selected(args: &[&[u8]]) -> Option<usize> {
+    if is(args, b"SELECT") {
+        std::str::from_utf8(args.get(1)?).ok()?.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// A transaction of the stream, MULTI to EXEC (or DISCARD), applied and passed on under
+/// every loop's gate.
+fn apply_block(shared: &Shared, apply: &mut dyn Apply, block: Vec<(Vec<Vec<u8>>, Vec<u8>)>) {
+    let _gates = shared.all_gates(false);
+    let now = now_ms();
+    for (args, raw) in &block {
+        let args: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+        apply.apply(&args, now);
+        shared.repl.feed_raw(raw, selected(&args));
+    }
+}
+
 fn is_getack(args: &[&[u8]]) -> bool {
     args.len() >= 2 && args[0].eq_ignore_ascii_case(b"REPLCONF") && args[1].eq_ignore_ascii_case(b"GETACK")
 }
@@ -414,16 +475,12 @@ fn send_ack(w: &mut TcpStream, link: &Link) -> LinkResult<()> {
 }
 
 /// Runs one command of the stream and feeds its bytes to this server's own stream (its
-/// backlog, for PSYNC2 after a promotion): under loop 0's gate, so that no EXEC on a loop
-/// and no snapshot's start sees it half done; EXEC itself under every gate (it runs the
-/// transaction alone).
+/// backlog, for PSYNC2 after a promotion, and its replicas): under loop 0's gate, so
+/// that no EXEC on a loop and no snapshot's start sees it half done.
 fn apply_one(shared: &Shared, apply: &mut dyn Apply, args: &[&[u8]], raw: &[u8]) {
-    let now = now_ms();
-    let exec = args.first().is_some_and(|a| a.eq_ignore_ascii_case(b"EXEC"));
-    let _gates = if exec { shared.all_gates(false) } else { Vec::new() };
-    let _gate = (!exec).then(|| shared.gate(0).read());
+    let _gate = shared.gate(0).read();
     if !args.is_empty() {
-        apply.apply(args, now);
+        apply.apply(args, now_ms());
     }
-    shared.repl.feed_raw(raw);
+    shared.repl.feed_raw(raw, selected(args));
 }

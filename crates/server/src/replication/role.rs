@@ -43,6 +43,8 @@ pub struct Link {
     pub(crate) stop: AtomicBool,
     /// The socket, so that REPLICAOF NO ONE can cut a blocking read short.
     pub(crate) socket: Mutex<Option<TcpStream>>,
+    /// The database the stream starts in after a full sync (`repl-stream-db`).
+    pub(crate) stream_db: Mutex<Option<usize>>,
 }
 
 impl Link {

@@ -101,6 +101,9 @@ struct Inner {
     offset: u64,
     /// The database of the last record (usize::MAX: none, feed a SELECT).
     db: usize,
+    /// The stream is a master's, fed byte for byte (`feed_raw`, a replica's): no SELECT
+    /// is added; `db` follows the master's SELECTs.
+    proxy: bool,
     multi: Multi,
     /// The last `repl-backlog-size` bytes of the stream, ending at `offset`.
     backlog: Backlog,
@@ -163,6 +166,7 @@ impl Stream {
                 offset: 0,
                 db: usize::MAX,
                 multi: Multi::None,
+                proxy: false,
                 backlog: Backlog::new(backlog_size.max(BACKLOG_MIN) as usize),
                 replicas: Vec::new(),
             }), offset_now: AtomicU64::new(0) }),
@@ -317,11 +321,21 @@ impl Stream {
             let line = if r.psync { format!("+FULLRESYNC {} {}\r\n", g.replid, g.offset).into_bytes() } else { Vec::new() };
             started.push((r.owner, r.client_id, line));
         }
-        if !started.is_empty() {
-            // A new replica knows no database: the next record selects one.
+        if !started.is_empty() && !g.proxy {
+            // A new replica knows no database: the next record selects one. (A master's
+            // stream passed on cannot change: its database goes in the snapshot,
+            // `proxied_db`.)
             g.db = usize::MAX;
         }
         started
+    }
+
+    /// The database a master's stream passed on is in (its last SELECT), which a
+    /// snapshot for replicas records (`repl-stream-db`): None when this stream adds its
+    /// own SELECTs, or has seen none yet.
+    pub fn proxied_db(&self) -> Option<usize> {
+        let g = self.core.inner.lock();
+        (g.proxy && g.db != usize::MAX).then_some(g.db)
     }
 
     /// The clients whose snapshot transfer the current snapshot serves.
@@ -428,14 +442,15 @@ impl Stream {
     /// A replica's full sync: this server's stream is now its master's, from `offset` of
     /// `replid` on (fed with the master's bytes as applied, `feed_raw`), with an empty
     /// backlog. The caller holds every loop's gate (the stream may switch on here).
-    pub fn follow(&self, replid: &str, offset: u64) {
+    pub fn follow(&self, replid: &str, offset: u64, db: Option<usize>) {
         let mut g = self.core.inner.lock();
         g.replid = replid.to_string();
         g.replid2 = None;
         g.offset = offset;
         self.core.offset_now.store(offset, Ordering::Release);
         g.backlog.clear();
-        g.db = usize::MAX;
+        g.db = db.unwrap_or(usize::MAX);
+        g.proxy = true;
         g.multi = Multi::None;
         drop(g);
         self.start_feeding();
@@ -451,11 +466,15 @@ impl Stream {
 
     /// Feeds the master's stream as a replica applied it, byte for byte (so that offsets
     /// here are the master's, and a promotion keeps the history for PSYNC2).
-    pub fn feed_raw(&self, bytes: &[u8]) {
+    /// `select`: the database the command selects, when it is a SELECT.
+    pub fn feed_raw(&self, bytes: &[u8], select: Option<usize>) {
         if !self.feeding() {
             return;
         }
         let mut g = self.core.inner.lock();
+        if let Some(db) = select {
+            g.db = db;
+        }
         self.append(&mut g, bytes);
     }
 
@@ -466,6 +485,8 @@ impl Stream {
         g.replid = random_id();
         g.replid2 = None;
         g.backlog.clear();
+        g.proxy = false;
+        g.db = usize::MAX;
     }
 
     /// A new history (a replica promoted to master): a new replication ID; the old one
@@ -478,6 +499,7 @@ impl Stream {
         // The next record selects its database: a replica continuing knows its old
         // master's last SELECT only.
         g.db = usize::MAX;
+        g.proxy = false;
         g.multi = Multi::None;
     }
 

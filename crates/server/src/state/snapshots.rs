@@ -46,6 +46,9 @@ pub struct SnapshotStats {
     /// `sync_partial_err`).
     pub syncs_partial_ok: AtomicU64,
     pub syncs_partial_err: AtomicU64,
+    /// The running capture's `repl-stream-db` (-1: none): the database of the master's
+    /// stream a replica passes on, at the capture's start.
+    pub repl_stream_db: AtomicI64,
     /// Wakes the snapshot thread (a capture to write out, or shutdown).
     pub(crate) wake: Condvar,
     pub(crate) state: Mutex<SaverState>,
