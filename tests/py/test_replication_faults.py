@@ -142,3 +142,36 @@ def test_a_server_told_to_replicate_itself_keeps_serving(spawn):
     assert c.info("replication")["master_link_status"] == "down"
     assert c.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
     assert c.set("k", "v")
+
+
+def test_a_replica_without_its_master_refuses_stale_reads_when_told(spawn):
+    """replica-serve-stale-data no: while the link is down only `stale` commands (INFO,
+    REPLICAOF ...) run, as Redis; reads, and PING, get -MASTERDOWN."""
+    t = spawn("--replica-serve-stale-data", "no")
+    c = t.client()
+    c.set("k", "v")
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens there
+    assert c.execute_command("REPLICAOF", "127.0.0.1", port) == b"OK"
+    with pytest.raises(redis.ResponseError, match="^MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.$"):
+        c.get("k")
+    with pytest.raises(redis.ResponseError, match="^MASTERDOWN"):
+        c.ping()
+    assert c.info("replication")["master_link_status"] == "down"
+    assert c.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
+    assert c.get("k") == b"v"
+
+
+def test_a_replica_is_known_by_the_address_it_announces(spawn):
+    master = spawn()
+    m = master.client()
+    replica = spawn("--replica-announce-ip", "10.1.2.3", "--replica-announce-port", "7777")
+    r = replica.client()
+    r.execute_command("REPLICAOF", master.host, master.port)
+    deadline = time.monotonic() + 20
+    while m.info("replication").get("connected_slaves") != 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    slave0 = m.info("replication")["slave0"]
+    assert slave0["ip"] == "10.1.2.3" and slave0["port"] == 7777

@@ -351,15 +351,16 @@ fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut S
                     let since = l.down_since_ms.load(Ordering::Relaxed);
                     let _ = write!(o, "master_link_down_since_seconds:{}\r\n", if since == 0 { -1 } else { (now_ms - since).max(0) / 1000 });
                 }
-                let (priority, read_only) = {
+                let (priority, read_only, announced) = {
                     let c = shared.config.read();
                     let get = |k: &str, d: &str| c.recorded.get(k).cloned().unwrap_or_else(|| d.to_string());
-                    (get("replica-priority", "100"), get("replica-read-only", "yes"))
+                    (get("replica-priority", "100"), get("replica-read-only", "yes"), get("replica-announced", "yes"))
                 };
                 let _ = write!(
                     o,
-                    "slave_read_repl_offset:{applied}\r\nslave_repl_offset:{applied}\r\nslave_priority:{priority}\r\nslave_read_only:{}\r\nreplica_announced:1\r\nconnected_slaves:{}\r\n",
+                    "slave_read_repl_offset:{applied}\r\nslave_repl_offset:{applied}\r\nslave_priority:{priority}\r\nslave_read_only:{}\r\nreplica_announced:{}\r\nconnected_slaves:{}\r\n",
                     u8::from(read_only == "yes"),
+                    u8::from(announced == "yes"),
                     r.replicas.len()
                 );
             } else {

@@ -84,8 +84,10 @@ pub struct Client {
     /// REPLCONF rdb-only 1: a SYNC of this client wants the snapshot only
     /// (`command/replication.rs`).
     pub rdb_only: bool,
-    /// The port a replica said it listens on (REPLCONF listening-port), 0 if none.
+    /// The port a replica said it listens on (REPLCONF listening-port), 0 if none, and
+    /// the address it wants to be known by (REPLCONF ip-address).
     pub listening_port: u16,
+    pub announced_ip: Option<String>,
     /// The replication stream's offset after this client's last write (Redis's `woff`:
     /// what WAIT waits for replicas to acknowledge).
     pub repl_woff: u64,
@@ -122,6 +124,7 @@ impl Client {
             paused_for_log: false,
             rdb_only: false,
             listening_port: 0,
+            announced_ip: None,
             replica: false,
             repl_woff: 0,
             tracking: None,

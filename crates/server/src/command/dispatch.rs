@@ -185,6 +185,12 @@ fn admit(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &'static Command
         refuse(ctx, idx, &text);
         return false;
     }
+    // replica-serve-stale-data no: while the link is down only `stale` commands run
+    // (Redis's order: after the pub/sub context).
+    if spec.flags & flags::STALE == 0 && !ctx.client.loading && ctx.shared.replica.is_replica() && serves_no_stale_data(ctx.shared) {
+        reject(ctx, idx, spec, "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
+        return false;
+    }
     if ctx.client.monitor && spec.flags & (flags::READONLY | flags::WRITE) != 0 {
         refuse(ctx, idx, monitor::KEYSPACE_REFUSED);
         return false;
@@ -445,6 +451,12 @@ fn disk_error(ctx: &Ctx<'_>, spec: &CommandSpec) -> Option<String> {
 /// give the kept lock back before they take the waiters' registry.
 fn coalescable(ctx: &Ctx<'_>, data: bool) -> bool {
     data && !crate::propagate::active(ctx.shared) && !ctx.client.in_exec
+}
+
+/// A replica whose link is not up, with `replica-serve-stale-data no`.
+fn serves_no_stale_data(shared: &Shared) -> bool {
+    let down = shared.replica.link().is_some_and(|l| l.state() != crate::replication::role::LinkState::Connected);
+    down && shared.config.read().recorded.get("replica-serve-stale-data").is_some_and(|v| v == "no")
 }
 
 /// `replica-read-only` (asked only while this server is a replica).

@@ -22,13 +22,18 @@ fn replconf(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     let mut rdb_only = ctx.client.rdb_only;
     let mut listening_port = ctx.client.listening_port;
+    let mut announced_ip = ctx.client.announced_ip.take();
     for pair in a[1..].chunks(2) {
         let (option, value) = (pair[0], pair[1]);
         if is(option, "listening-port") {
             let port = parse_i64(value).ok_or(CommandError::NotInteger)?;
             // Redis keeps what fits its int; a port out of range is shown as given.
             listening_port = u16::try_from(port).unwrap_or(0);
-        } else if is(option, "ip-address") || is(option, "capa") || is(option, "rdb-filter-only") {
+        } else if is(option, "ip-address") {
+            // The address a replica wants to be known by (replica-announce-ip), as
+            // Redis keeps it (at most 45 bytes, an IPv6 address's length).
+            announced_ip = Some(String::from_utf8_lossy(&value[..value.len().min(45)]).into_owned());
+        } else if is(option, "capa") || is(option, "rdb-filter-only") {
         } else if is(option, "rdb-only") {
             match parse_i64(value).ok_or(CommandError::NotInteger)? {
                 v @ 0..=1 => rdb_only = v == 1,
@@ -54,6 +59,7 @@ fn replconf(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     ctx.client.rdb_only = rdb_only;
     ctx.client.listening_port = listening_port;
+    ctx.client.announced_ip = announced_ip;
     ctx.ok();
     Ok(())
 }
@@ -99,6 +105,7 @@ fn sync_replica(ctx: &mut Ctx<'_>, psync: Option<(&[u8], i64)>) -> Result<(), Co
         client_id: info.id,
         owner: info.owner.load(std::sync::atomic::Ordering::Relaxed),
         addr: &info.addr,
+        announced_ip: ctx.client.announced_ip.as_deref(),
         listening_port: ctx.client.listening_port,
     };
     ctx.client.replica = true;

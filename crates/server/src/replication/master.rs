@@ -16,12 +16,17 @@ pub struct Asker<'a> {
     pub client_id: u64,
     pub owner: usize,
     pub addr: &'a str,
+    /// REPLCONF ip-address, which INFO and ROLE show instead of the connection's.
+    pub announced_ip: Option<&'a str>,
     pub listening_port: u16,
 }
 
 impl Asker<'_> {
     fn ip(&self) -> String {
-        self.addr.rsplit_once(':').map_or(self.addr, |(ip, _)| ip).to_string()
+        match self.announced_ip {
+            Some(ip) => ip.to_string(),
+            None => self.addr.rsplit_once(':').map_or(self.addr, |(ip, _)| ip).to_string(),
+        }
     }
 
     fn name(&self) -> String {

@@ -144,9 +144,11 @@ type LinkResult<T> = Result<T, String>;
 
 /// One connection to the master: handshake, sync, stream, until it breaks.
 fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()> {
-    let (timeout_s, auth, own_port) = {
+    let (timeout_s, auth, own_port, announce_ip) = {
         let c = shared.config.read();
-        (c.repl_timeout, (c.masteruser.clone(), c.masterauth.clone()), c.port)
+        let announce_port = c.recorded.get("replica-announce-port").and_then(|p| p.parse::<u16>().ok()).filter(|&p| p > 0);
+        let announce_ip = c.recorded.get("replica-announce-ip").filter(|ip| !ip.is_empty()).cloned();
+        (c.repl_timeout, (c.masteruser.clone(), c.masterauth.clone()), announce_port.unwrap_or(c.port), announce_ip)
     };
     let timeout = Duration::from_secs(timeout_s.max(1));
     let addr = format!("{}:{}", link.host, link.port);
@@ -183,6 +185,12 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
     let reply = command(&mut w, &mut r, &[b"REPLCONF", b"listening-port", port.as_bytes()])?;
     if reply.starts_with('-') {
         crate::log::notice(&format!("(Non critical) Master does not understand REPLCONF listening-port: {reply}"));
+    }
+    if let Some(ip) = announce_ip {
+        let reply = command(&mut w, &mut r, &[b"REPLCONF", b"ip-address", ip.as_bytes()])?;
+        if reply.starts_with('-') {
+            crate::log::notice(&format!("(Non critical) Master does not understand REPLCONF ip-address: {reply}"));
+        }
     }
     let reply = command(&mut w, &mut r, &[b"REPLCONF", b"capa", b"eof", b"capa", b"psync2"])?;
     if reply.starts_with('-') {
