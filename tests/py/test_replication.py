@@ -401,3 +401,43 @@ def test_a_replica_serves_replicas_of_its_own(leaf_kind):
         for s in (leaf_srv, middle_srv, master_srv):
             if s:
                 s.stop()
+
+
+def test_a_promoted_replica_with_the_log_on_keeps_everything_across_a_restart():
+    """A replica does not log its master's stream; its log is rewritten after each sync
+    and at its promotion, so a promoted replica killed and restarted has every key."""
+    master_srv = Server()
+    replica_srv = restarted = None
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        with m.pipeline(transaction=False) as p:
+            for i in range(1000):
+                p.set(f"before:{i}", i)
+            p.execute()
+        replica_srv = Server(extra=("--appendonly", "yes", "--replicaof", "127.0.0.1", str(master_srv.port)))
+        r = redis.Redis(port=replica_srv.port, socket_timeout=10)
+        wait_until("the sync", lambda: caught_up(m, r))
+        with m.pipeline(transaction=False) as p:
+            for i in range(1000):
+                p.set(f"streamed:{i}", i)
+            p.execute()
+        assert m.execute_command("WAIT", 1, 10000) == 1
+        assert r.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
+        r.set("after", "v")
+
+        def log_settled():
+            p = r.info("persistence")
+            return p["aof_rewrite_in_progress"] == 0 and p["aof_rewrite_scheduled"] == 0 and p["aof_rewrites"] >= 1
+
+        wait_until("the log's rewrite", log_settled)
+        r.set("after-rewrite", "v")
+        want = contents(r)
+        assert len(want) == 2002
+        replica_srv.proc.kill()
+        replica_srv.proc.wait()
+        restarted = Server(extra=("--appendonly", "yes", "--dir", replica_srv.dir.name))
+        assert contents(redis.Redis(port=restarted.port, socket_timeout=10)) == want
+    finally:
+        for s in (restarted, replica_srv, master_srv):
+            if s:
+                s.stop()

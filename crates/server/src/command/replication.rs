@@ -127,7 +127,7 @@ fn sync_replica(ctx: &mut Ctx<'_>, psync: Option<(&[u8], i64)>) -> Result<(), Co
 /// master again (`replication::replica`).
 fn replicaof(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if is(a[1], "no") && is(a[2], "one") {
-        if crate::replication::replica::stop_following(ctx.shared) {
+        if crate::replication::replica::stop_following(ctx.shared, ctx.client.in_exec) {
             ctx.shared.config.write().replicaof = None;
         }
         ctx.ok();
@@ -171,8 +171,8 @@ const ADMIN_ACL: &[&str] = &["dangerous"];
 pub static COMMANDS: &[CommandSpec] = &[
     spec("replconf", -1, ADMIN | NOSCRIPT | LOADING | STALE | ALLOW_BUSY, (0, 0, 0), ADMIN_ACL, "server", "Configures the replication stream of a replica or a snapshot's client.", replconf).since("3.0.0").complexity("O(1)").syscmd(),
     spec("sync", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI | ALL_GATES, (0, 0, 0), ADMIN_ACL, "server", "Synchronizes a replica with this server.", sync).since("1.0.0"),
-    spec("replicaof", 3, ADMIN | NOSCRIPT | STALE | NO_ASYNC_LOADING, (0, 0, 0), ADMIN_ACL, "server", "Makes this server a replica of another one, or a master again.", replicaof).since("5.0.0").args(ARGS_REPLICAOF).complexity("O(1)"),
-    spec("slaveof", 3, ADMIN | NOSCRIPT | STALE | NO_ASYNC_LOADING, (0, 0, 0), ADMIN_ACL, "server", "Makes this server a replica of another one, or a master again (the old name of REPLICAOF).", replicaof).since("1.0.0").args(ARGS_REPLICAOF).complexity("O(1)").deprecated("5.0.0"),
+    spec("replicaof", 3, ADMIN | NOSCRIPT | STALE | NO_ASYNC_LOADING | ALL_GATES, (0, 0, 0), ADMIN_ACL, "server", "Makes this server a replica of another one, or a master again.", replicaof).since("5.0.0").args(ARGS_REPLICAOF).complexity("O(1)"),
+    spec("slaveof", 3, ADMIN | NOSCRIPT | STALE | NO_ASYNC_LOADING | ALL_GATES, (0, 0, 0), ADMIN_ACL, "server", "Makes this server a replica of another one, or a master again (the old name of REPLICAOF).", replicaof).since("1.0.0").args(ARGS_REPLICAOF).complexity("O(1)").deprecated("5.0.0"),
     spec("psync", -3, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI | ALL_GATES, (0, 0, 0), ADMIN_ACL, "server", "Synchronizes a replica from a replication position.", psync).since("2.8.0").args(ARGS_PSYNC),
 ];
 

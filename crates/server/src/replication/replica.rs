@@ -21,7 +21,11 @@
 //! the second one). A transaction is applied and passed on when its EXEC arrives, under
 //! every gate, so that no snapshot starts inside it.
 //!
-//! Not built yet: the replica's own log, `replica-serve-stale-data no`, disk-less load.
+//! The replica's log (`appendonly yes`) does not record its master's stream: it is
+//! rewritten from the data set after each full sync and at a promotion, so that it
+//! never brings back data the sync replaced, and a promoted replica's log holds
+//! everything; between the two, a restart brings back the data of the last sync (then
+//! a full sync). Not built yet: logging the stream itself, disk-less load.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -87,14 +91,32 @@ pub fn follow(shared: &Arc<Shared>, host: &str, port: u16) -> bool {
 }
 
 /// REPLICAOF NO ONE: the link is cut and this server is a master again, with a new
-/// replication ID. False when it was not a replica.
-pub fn stop_following(shared: &Shared) -> bool {
+/// replication ID. False when it was not a replica. `gates_held`: the caller holds every
+/// loop's gate (inside EXEC), else none (the log's rewrite takes them).
+pub fn stop_following(shared: &Shared, gates_held: bool) -> bool {
     let Some(old) = shared.replica.link.lock().take() else { return false };
     shared.replica.is_replica.store(false, Ordering::Release);
     cut(&old);
     shared.repl.new_history();
+    // The log has none of what was replicated (a replica does not log its master's
+    // stream): a rewrite makes it hold the data set from here on.
+    rewrite_log(shared, gates_held);
     crate::log::notice("MASTER MODE enabled (user request from 'REPLICAOF NO ONE')");
     true
+}
+
+/// With the log on: a rewrite of it from the data set now (or, one running, another
+/// after it: the running one's point in time is older).
+fn rewrite_log(shared: &Shared, gates_held: bool) {
+    let Some(aof) = shared.aof.as_ref() else { return };
+    if aof.rewrite.in_progress.load(Ordering::Acquire) {
+        aof.rewrite.scheduled.store(true, Ordering::Release);
+        return;
+    }
+    if let Err(e) = crate::aof::rewrite::begin(shared, gates_held) {
+        crate::log::warning(&format!("Can't rewrite the append-only log after the replication change: {e}"));
+        aof.rewrite.scheduled.store(true, Ordering::Release);
+    }
 }
 
 /// Closes this server's replicas: they reconnect and sync again.
@@ -364,6 +386,9 @@ fn load(shared: &Shared, link: &Link, path: &std::path::Path, replid: &str, offs
     *link.replid.lock() = replid.to_string();
     link.offset.store(offset, Ordering::Release);
     crate::log::notice(&format!("Done loading RDB, keys loaded: {keys}, keys expired: {expired}."));
+    // As Redis after a sync: the log restarts from the data just loaded, so that a
+    // restart does not bring back what the flush removed.
+    rewrite_log(shared, true);
     crate::log::notice("MASTER <-> REPLICA sync: Finished with success");
     Ok(())
 }
