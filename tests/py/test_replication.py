@@ -441,3 +441,27 @@ def test_a_promoted_replica_with_the_log_on_keeps_everything_across_a_restart():
         for s in (restarted, replica_srv, master_srv):
             if s:
                 s.stop()
+
+
+def test_a_master_alone_for_repl_backlog_ttl_frees_its_backlog():
+    master_srv = Server(extra=("--repl-backlog-ttl", "1"))
+    replica_srv = None
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        replica_srv = start_replica(master_srv.port)
+        r = redis.Redis(port=replica_srv.port, socket_timeout=10)
+        m.set("k", "v")
+        wait_until("the replica", lambda: caught_up(m, r))
+        before = m.info("replication")
+        assert before["repl_backlog_active"] == 1
+        replica_srv.stop()
+        replica_srv = None
+        wait_until("the backlog freed", lambda: m.info("replication")["repl_backlog_active"] == 0, timeout=15)
+        after = m.info("replication")
+        assert after["master_replid"] != before["master_replid"]
+        assert after["repl_backlog_histlen"] == 0
+        assert m.get("k") == b"v"
+    finally:
+        if replica_srv:
+            replica_srv.stop()
+        master_srv.stop()

@@ -110,6 +110,21 @@ pub fn cron(shared: &Shared, now_ms: i64) {
         (c.repl_ping_replica_period, c.repl_timeout, c.client_output_buffer_limit[1])
     };
     let replicas = shared.repl.info().replicas;
+    // repl-backlog-ttl: a master alone that long frees its backlog (a replica never).
+    let ttl_s: i64 = shared.config.read().recorded.get("repl-backlog-ttl").and_then(|v| v.parse().ok()).unwrap_or(3600);
+    if replicas.is_empty() && !shared.replica.is_replica() {
+        let since = shared.repl.alone_since_ms.load(Ordering::Relaxed);
+        if since == 0 {
+            shared.repl.alone_since_ms.store(now_ms, Ordering::Relaxed);
+        } else if ttl_s > 0 && now_ms - since > ttl_s.saturating_mul(1000) {
+            shared.repl.stop_feeding();
+            shared.repl.alone_since_ms.store(0, Ordering::Relaxed);
+            crate::log::notice(&format!("Replication backlog freed after {ttl_s} seconds without connected replicas."));
+            return;
+        }
+    } else {
+        shared.repl.alone_since_ms.store(0, Ordering::Relaxed);
+    }
     let last_ping_ms = shared.repl.last_ping_ms.load(Ordering::Relaxed);
     // A replica passes its master's stream on, PINGs included: none of its own.
     if !replicas.is_empty() && !shared.replica.is_replica() && now_ms - last_ping_ms >= (period_s as i64).saturating_mul(1000) {

@@ -11,7 +11,8 @@
 //!   stream applied through the dispatcher, acknowledgements).
 //!
 //! Not built yet: disk-less sync on the master (a full sync sends the next save of
-//! `dbfilename`, as Redis's disk-based sync), `repl-backlog-ttl`, a replica's own log.
+//! `dbfilename`, as Redis's disk-based sync), a replica's own log of the stream
+//! (it is rewritten after each sync and at a promotion instead), FAILOVER.
 
 pub mod backlog;
 pub mod master;

@@ -141,6 +141,9 @@ pub struct Stream {
     delivery: Mutex<()>,
     /// When the last PING was fed (unix ms; `master::cron`).
     pub last_ping_ms: AtomicI64,
+    /// Since when the stream has had no replica (unix ms, 0: it has some), for
+    /// `repl-backlog-ttl`.
+    pub alone_since_ms: AtomicI64,
     /// `min-replicas-to-write` and `min-replicas-max-lag` (seconds), and how many
     /// replicas are good by that lag (counted on each ACK and each tick): writes are
     /// refused while fewer (the request path's one load while the rule is off).
@@ -157,6 +160,7 @@ impl Stream {
             dirty: Line(AtomicBool::new(false)),
             delivery: Mutex::new(()),
             last_ping_ms: AtomicI64::new(0),
+            alone_since_ms: AtomicI64::new(0),
             min_good: Line(AtomicU64::new(0)),
             max_lag_s: AtomicU64::new(10),
             good: AtomicU64::new(0),
@@ -476,6 +480,20 @@ impl Stream {
             g.db = db;
         }
         self.append(&mut g, bytes);
+    }
+
+    /// `repl-backlog-ttl` ran out on a master without replicas: no more records, no
+    /// backlog, and, as Redis, a new ID with no second one (no valid past history). A
+    /// write that decided to take its stripes before this sees `feeding` false and
+    /// feeds nothing: switching off needs no gate.
+    pub fn stop_feeding(&self) {
+        let mut g = self.core.inner.lock();
+        self.feeding.store(false, Ordering::Release);
+        g.backlog.clear();
+        g.replid = random_id();
+        g.replid2 = None;
+        g.db = usize::MAX;
+        g.proxy = false;
     }
 
     /// The data no longer follows any history (a replica's failed load): a new ID and no
