@@ -65,7 +65,7 @@ def main():
             lost_total += len(lost)
             if how == "kill":
                 old_srv.stop()
-                group.servers[old] = Server(port=old)
+                group.servers[old] = Server(port=old, extra=group.extra)
             else:
                 os.kill(old_srv.proc.pid, signal.SIGCONT)
             wait_until("the old master to rejoin", lambda: linked_to(old, new), 40)

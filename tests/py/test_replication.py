@@ -18,6 +18,15 @@ from conftest import Server
 
 DBS = (0, 3, 5)
 
+# Full syncs at once: the default disk-less sync waits 5 s for more replicas to join.
+FAST = ("--repl-diskless-sync-delay", "0")
+
+
+def Node(extra=(), **kw):
+    """A server of the group (the one under test, or Redis with `binary`), its full syncs
+    not delayed."""
+    return Server(extra=(*FAST, *extra), **kw)
+
 
 def redis_binary():
     path = os.environ.get("REDIS_SERVER_BIN", "").strip() or shutil.which("redis-server")
@@ -63,7 +72,7 @@ def caught_up(master, replica):
 
 
 def start_replica(master_port):
-    return Server(extra=("--replicaof", "127.0.0.1", str(master_port)), binary=redis_binary())
+    return Node(extra=("--replicaof", "127.0.0.1", str(master_port)), binary=redis_binary())
 
 
 def writes_of_every_type(c, tag):
@@ -115,9 +124,10 @@ def writes_of_every_type(c, tag):
     c.execute_command("SELECT", 0)
 
 
+@pytest.mark.parametrize("sync", [(), ("--repl-diskless-sync", "no")], ids=["diskless", "disk"])
 @pytest.mark.parametrize("log", [(), ("--appendonly", "yes", "--appendfsync", "everysec")], ids=["no-log", "log"])
-def test_a_redis_replica_holds_what_the_master_holds(log):
-    master_srv = Server(extra=log)
+def test_a_redis_replica_holds_what_the_master_holds(log, sync):
+    master_srv = Node(extra=(*log, *sync))
     replica_srv = None
     try:
         m = redis.Redis(port=master_srv.port, socket_timeout=10)
@@ -199,7 +209,7 @@ def test_a_redis_replica_holds_what_the_master_holds(log):
 def test_a_full_sync_while_writes_go_on_loses_and_repeats_nothing():
     """The snapshot and the stream meet exactly: counters incremented and lists pushed
     by writers all through the sync end equal on both sides."""
-    master_srv = Server()
+    master_srv = Node()
     replica_srv = None
     stop = threading.Event()
     done = {}
@@ -255,13 +265,12 @@ def test_the_server_as_a_replica_follows_its_master(master_kind):
     the `$EOF:` form) and of itself. A read-only replica refuses writes with Redis's
     error; a broken link resumes with a partial resync; REPLICAOF NO ONE makes it a
     writable master holding the data."""
-    master_srv = Server(binary=redis_binary() if master_kind == "redis" else None,
-                        extra=("--repl-diskless-sync-delay", "0") if master_kind == "redis" else ())
+    master_srv = Node(binary=redis_binary() if master_kind == "redis" else None)
     replica_srv = None
     try:
         m = redis.Redis(port=master_srv.port, socket_timeout=10)
         writes_of_every_type(m, "before")
-        replica_srv = Server()
+        replica_srv = Node()
         r = redis.Redis(port=replica_srv.port, socket_timeout=10)
         assert r.execute_command("REPLICAOF", "127.0.0.1", master_srv.port) == b"OK"
         assert r.execute_command("REPLICAOF", "127.0.0.1", master_srv.port) == b"OK Already connected to specified master"
@@ -305,12 +314,12 @@ def test_a_promoted_replica_continues_the_other_replicas_partially(other_kind):
     (`+CONTINUE <new id>`): no full sync, the same data, and new writes flow. The old
     master is stopped first, as in a failover, and feeds no PING meanwhile (a replica
     that got one more byte than the promoted one would need a full sync, as in Redis)."""
-    master_srv = Server(extra=("--repl-ping-replica-period", "3600"))
+    master_srv = Node(extra=("--repl-ping-replica-period", "3600"))
     promoted_srv = other_srv = None
     try:
         m = redis.Redis(port=master_srv.port, socket_timeout=10)
-        promoted_srv = Server(extra=("--replicaof", "127.0.0.1", str(master_srv.port)))
-        other_srv = Server(extra=("--replicaof", "127.0.0.1", str(master_srv.port)),
+        promoted_srv = Node(extra=("--replicaof", "127.0.0.1", str(master_srv.port)))
+        other_srv = Node(extra=("--replicaof", "127.0.0.1", str(master_srv.port)),
                            binary=redis_binary() if other_kind == "redis" else None)
         p = redis.Redis(port=promoted_srv.port, socket_timeout=10)
         o = redis.Redis(port=other_srv.port, socket_timeout=10)
@@ -339,7 +348,7 @@ def test_a_promoted_replica_continues_the_other_replicas_partially(other_kind):
 
 
 def test_min_replicas_to_write_refuses_writes_without_enough_good_replicas():
-    master_srv = Server()
+    master_srv = Node()
     replica_srv = None
     try:
         m = redis.Redis(port=master_srv.port, socket_timeout=10)
@@ -373,17 +382,17 @@ def test_a_replica_serves_replicas_of_its_own(leaf_kind):
     middle one passes its master's stream on byte for byte; a replica that syncs from
     it mid-stream starts in the database that stream is in (`repl-stream-db` in the
     snapshot), so a write in that database with no new SELECT lands there."""
-    master_srv = Server()
+    master_srv = Node()
     middle_srv = leaf_srv = None
     try:
         m = redis.Redis(port=master_srv.port, socket_timeout=10, db=5)
         m.set("a", "1")
-        middle_srv = Server(extra=("--replicaof", "127.0.0.1", str(master_srv.port)))
+        middle_srv = Node(extra=("--replicaof", "127.0.0.1", str(master_srv.port)))
         mid = redis.Redis(port=middle_srv.port, socket_timeout=10)
         wait_until("the middle replica", lambda: caught_up(m, mid))
         m.set("b", "2")  # the master's stream is now in database 5
         assert m.execute_command("WAIT", 1, 10000) == 1
-        leaf_srv = Server(extra=("--replicaof", "127.0.0.1", str(middle_srv.port)),
+        leaf_srv = Node(extra=("--replicaof", "127.0.0.1", str(middle_srv.port)),
                           binary=redis_binary() if leaf_kind == "redis" else None)
         leaf = redis.Redis(port=leaf_srv.port, socket_timeout=10)
         wait_until("the leaf replica", lambda: leaf.info("replication").get("master_link_status") == "up")
@@ -406,7 +415,7 @@ def test_a_replica_serves_replicas_of_its_own(leaf_kind):
 def test_a_promoted_replica_with_the_log_on_keeps_everything_across_a_restart():
     """A replica does not log its master's stream; its log is rewritten after each sync
     and at its promotion, so a promoted replica killed and restarted has every key."""
-    master_srv = Server()
+    master_srv = Node()
     replica_srv = restarted = None
     try:
         m = redis.Redis(port=master_srv.port, socket_timeout=10)
@@ -414,7 +423,7 @@ def test_a_promoted_replica_with_the_log_on_keeps_everything_across_a_restart():
             for i in range(1000):
                 p.set(f"before:{i}", i)
             p.execute()
-        replica_srv = Server(extra=("--appendonly", "yes", "--replicaof", "127.0.0.1", str(master_srv.port)))
+        replica_srv = Node(extra=("--appendonly", "yes", "--replicaof", "127.0.0.1", str(master_srv.port)))
         r = redis.Redis(port=replica_srv.port, socket_timeout=10)
         wait_until("the sync", lambda: caught_up(m, r))
         with m.pipeline(transaction=False) as p:
@@ -435,7 +444,7 @@ def test_a_promoted_replica_with_the_log_on_keeps_everything_across_a_restart():
         assert len(want) == 2002
         replica_srv.proc.kill()
         replica_srv.proc.wait()
-        restarted = Server(extra=("--appendonly", "yes", "--dir", replica_srv.dir.name))
+        restarted = Node(extra=("--appendonly", "yes", "--dir", replica_srv.dir.name))
         assert contents(redis.Redis(port=restarted.port, socket_timeout=10)) == want
     finally:
         for s in (restarted, replica_srv, master_srv):
@@ -444,7 +453,7 @@ def test_a_promoted_replica_with_the_log_on_keeps_everything_across_a_restart():
 
 
 def test_a_master_alone_for_repl_backlog_ttl_frees_its_backlog():
-    master_srv = Server(extra=("--repl-backlog-ttl", "1"))
+    master_srv = Node(extra=("--repl-backlog-ttl", "1"))
     replica_srv = None
     try:
         m = redis.Redis(port=master_srv.port, socket_timeout=10)

@@ -113,7 +113,7 @@ def test_a_bad_snapshot_from_the_master_is_retried_and_shown(spawn, payload):
 def test_a_replica_that_stops_reading_is_cut_off(spawn):
     if os.path.basename(os.environ.get("BASALT_TEST_SERVER", "")) == "redis-server":
         pytest.skip("Redis's disk-less sync delay makes this test slow; the rule is Redis's")
-    t = spawn("--client-output-buffer-limit", "replica 2mb 0 0")
+    t = spawn("--client-output-buffer-limit", "replica 2mb 0 0", "--repl-diskless-sync-delay", "0")
     c = t.client()
     s = socket.create_connection((t.host, t.port), timeout=5)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
@@ -165,7 +165,7 @@ def test_a_replica_without_its_master_refuses_stale_reads_when_told(spawn):
 
 
 def test_a_replica_is_known_by_the_address_it_announces(spawn):
-    master = spawn()
+    master = spawn("--repl-diskless-sync-delay", "0")
     m = master.client()
     replica = spawn("--replica-announce-ip", "10.1.2.3", "--replica-announce-port", "7777")
     r = replica.client()

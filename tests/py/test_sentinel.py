@@ -116,6 +116,8 @@ def linked_to(port, master_port):
 
 class Group:
     def __init__(self, extra=()):
+        extra = ("--repl-diskless-sync-delay", "0", *extra)
+        self.extra = extra
         self.master = Server(extra=extra)
         self.replicas = [Server(extra=("--replicaof", "127.0.0.1", str(self.master.port), *extra)) for _ in range(2)]
         self.servers = {s.port: s for s in [self.master, *self.replicas]}
@@ -197,7 +199,7 @@ def test_sentinel_fails_over_and_no_acknowledged_write_is_lost(how):
         # The old master comes back and is made a replica of the new one.
         if how == "kill":
             group.servers[old].stop()
-            group.servers[old] = Server(port=old)
+            group.servers[old] = Server(port=old, extra=group.extra)
         else:
             os.kill(group.master.proc.pid, signal.SIGCONT)
         wait_until("the old master to rejoin as a replica", lambda: linked_to(old, new), 40)

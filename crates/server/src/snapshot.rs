@@ -139,6 +139,23 @@ fn write_file(shared: &Shared, path: &Path, visit: &mut ShardVisitor<'_>) -> Res
 
 type FileWriter = store::rdb::RdbWriter<BufWriter<std::fs::File>>;
 
+/// The AUX fields of an RDB Basalt writes, as Redis 7.0 writes them (with
+/// `repl-stream-db` when the snapshot is for replicas of a replica: the database of the
+/// master's stream it passes on).
+fn rdb_aux(now_ms: i64, aof_base: bool, stream_db: Option<usize>) -> Vec<(&'static str, String)> {
+    let mut aux = vec![
+        ("redis-ver", crate::version::REDIS_VERSION.to_string()),
+        ("redis-bits", "64".to_string()),
+        ("ctime", (now_ms / 1000).to_string()),
+        ("used-mem", crate::allocator::allocated_bytes().to_string()),
+        ("aof-base", if aof_base { "1" } else { "0" }.to_string()),
+    ];
+    if let Some(db) = stream_db {
+        aux.push(("repl-stream-db", db.to_string()));
+    }
+    aux
+}
+
 /// Writes an RDB file as `temp-<pid>.rdb` with `body` between the header and the
 /// trailer, fsyncs it, renames it over `path` and fsyncs the folder. Returns (what
 /// `body` returned, the file's size).
@@ -165,24 +182,8 @@ fn write_atomically(
     };
     let file =
         std::fs::File::create(&tmp).map_err(|e| fail("Failed opening the temp RDB file", e))?;
-    let ctime = (now_ms / 1000).to_string();
-    let used = crate::allocator::allocated_bytes().to_string();
-    let stream_db = stream_db.map(|db| db.to_string());
-    let mut aux: Vec<(&str, &[u8])> = vec![
-        (
-            "redis-ver",
-            crate::version::REDIS_VERSION.as_bytes(),
-        ),
-        ("redis-bits", b"64"),
-        ("ctime", ctime.as_bytes()),
-        ("used-mem", used.as_bytes()),
-        ("aof-base", if aof_base { b"1" } else { b"0" }),
-    ];
-    if let Some(db) = stream_db.as_deref() {
-        // The database a master's stream passed on is in at this snapshot: its replicas
-        // start applying there (Redis's field, read by Redis replicas too).
-        aux.push(("repl-stream-db", db.as_bytes()));
-    }
+    let aux = rdb_aux(now_ms, aof_base, stream_db);
+    let aux: Vec<(&str, &[u8])> = aux.iter().map(|(k, v)| (*k, v.as_bytes())).collect();
     let mut w = store::rdb::RdbWriter::new(
         BufWriter::with_capacity(1 << 20, file),
         &aux,
@@ -317,10 +318,11 @@ pub fn begin_capture_locked(shared: &Shared, job: Job) {
     snap.dump_running.store(matches!(job, Job::Dump), Ordering::Release);
     ks.begin_capture(now_ms, shared.config.read().rdbcompression);
     snap.repl_stream_db.store(shared.repl.proxied_db().map_or(-1, |db| db as i64), Ordering::Relaxed);
-    if matches!(job, Job::Dump) {
+    if matches!(job, Job::Dump | Job::Replicas) {
         // Replicas waiting for a snapshot start their stream here, at its point in time
-        // (every gate held: no write is half done).
-        let mut waiters = snap.sync_waiters.lock();
+        // (every gate held: no write is half done). A dump serves them from its file; a
+        // disk-less capture is sent to them directly.
+        let mut waiters = if matches!(job, Job::Dump) { snap.sync_waiters.lock() } else { snap.diskless_waiters.lock() };
         for (owner, client_id, line) in shared.repl.snapshot_begins() {
             if !line.is_empty() {
                 shared.post_mail(owner, crate::shared::Mail { client_id, bytes: line.into(), unblock: false, need: 0 });
@@ -388,7 +390,9 @@ pub fn run_saver(shared: Arc<Shared>) {
             Some(job) => write_capture(&shared, job),
             None => {
                 let free = !snap.bg_in_progress.load(Ordering::Acquire);
-                if free && snap.bg_scheduled.swap(false, Ordering::AcqRel) {
+                if free && diskless_due(&shared) {
+                    begin_diskless(&shared);
+                } else if free && snap.bg_scheduled.swap(false, Ordering::AcqRel) {
                     let _ = begin_bgsave(&shared, false);
                 } else if crate::aof::rewrite::auto_due(&shared) {
                     if let Err(e) = crate::aof::rewrite::begin(&shared, false) {
@@ -487,6 +491,10 @@ fn write_capture(shared: &Arc<Shared>, job: Job) {
             send_to_sync_waiters(shared, for_waiters);
             return;
         }
+        Job::Replicas => {
+            send_capture_to_replicas(shared);
+            end_capture(shared);
+        }
         Job::AofBase(job) => {
             let Some(aof) = shared.aof.as_ref() else {
                 return;
@@ -540,6 +548,30 @@ pub fn wait_for_sync_snapshot(shared: &Shared, owner: usize, client_id: u64, add
 pub fn begin_for_replicas(shared: &Shared) {
     let snap = &shared.snapshots;
     snap.syncs_full.fetch_add(1, Ordering::Relaxed);
+    let (diskless, delay_s) = {
+        let c = shared.config.read();
+        let diskless = c.recorded.get("repl-diskless-sync").is_none_or(|v| v == "yes");
+        let delay: i64 = c.recorded.get("repl-diskless-sync-delay").and_then(|v| v.parse().ok()).unwrap_or(5);
+        (diskless, delay)
+    };
+    if diskless {
+        // repl-diskless-sync (Redis's default): the capture goes to the replicas with
+        // no file, after `repl-diskless-sync-delay` seconds so that others can join it
+        // (the snapshot thread starts it), or after the capture running.
+        let due = store::Clock::System.now_ms() + delay_s.max(0).saturating_mul(1000);
+        if delay_s > 0 || snap.bg_in_progress.load(Ordering::Acquire) {
+            let _ = snap.diskless_due_ms.compare_exchange(0, due, Ordering::AcqRel, Ordering::Relaxed);
+            snap.wake.notify_all();
+            return;
+        }
+        if snap.bg_in_progress.swap(true, Ordering::AcqRel) {
+            let _ = snap.diskless_due_ms.compare_exchange(0, due, Ordering::AcqRel, Ordering::Relaxed);
+            return;
+        }
+        begin_capture_locked(shared, Job::Replicas);
+        crate::log::notice("Starting BGSAVE for SYNC with target: replicas sockets (without fork)");
+        return;
+    }
     // A save running (or one the snapshot thread is about to begin, waiting for the
     // gates this caller holds): another one after it. (One that has not begun its
     // capture yet serves the replica too; the second save then costs a save.)
@@ -664,30 +696,171 @@ fn wait_for_room(shared: &Shared, id: u64) -> bool {
     }
 }
 
+/// Whether a disk-less sync is due now (some replica waits for it).
+fn diskless_due(shared: &Shared) -> bool {
+    let due = shared.snapshots.diskless_due_ms.load(Ordering::Acquire);
+    if due == 0 || store::Clock::System.now_ms() < due {
+        return false;
+    }
+    if !shared.repl.waits_for_snapshot() {
+        // They left (or a dump took them): nothing to send.
+        shared.snapshots.diskless_due_ms.store(0, Ordering::Release);
+        return false;
+    }
+    true
+}
+
+/// Begins the disk-less capture for the replicas waiting (the snapshot thread, free).
+fn begin_diskless(shared: &Shared) {
+    let snap = &shared.snapshots;
+    let _gates = shared.all_gates(false);
+    if snap.bg_in_progress.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    snap.diskless_due_ms.store(0, Ordering::Release);
+    begin_capture_locked(shared, Job::Replicas);
+    crate::log::notice("Starting BGSAVE for SYNC with target: replicas sockets (without fork)");
+}
+
+/// The end of a disk-less RDB: `$EOF:<mark>` announces it, the mark ends it.
+fn eof_mark() -> String {
+    (0..40).map(|_| char::from_digit(fastrand::u32(0..16), 16).unwrap_or('0')).collect()
+}
+
+/// Where a disk-less capture is written: pieces of about a mebibyte posted to each
+/// replica once its pending output has room (`wait_for_room`); an error once no replica
+/// is left, which stops the walk.
+struct ReplicaSink<'a> {
+    shared: &'a Shared,
+    waiters: Vec<(usize, u64)>,
+    buf: Vec<u8>,
+    sent: u64,
+}
+
+impl ReplicaSink<'_> {
+    fn post(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let shared = self.shared;
+        self.waiters.retain(|w| wait_for_room(shared, w.1));
+        if self.waiters.is_empty() {
+            return Err(std::io::Error::other("no replica left to send the snapshot to"));
+        }
+        let piece: Arc<[u8]> = bytes.into();
+        for w in &self.waiters {
+            shared.post_mail(w.0, crate::shared::Mail { client_id: w.1, bytes: Arc::clone(&piece), unblock: false, need: 0 });
+        }
+        self.sent += bytes.len() as u64;
+        Ok(())
+    }
+}
+
+impl std::io::Write for ReplicaSink<'_> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= 1 << 20 {
+            let piece = std::mem::take(&mut self.buf);
+            self.post(&piece)?;
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.buf.is_empty() {
+            let piece = std::mem::take(&mut self.buf);
+            self.post(&piece)?;
+        }
+        Ok(())
+    }
+}
+
+/// A disk-less full sync: the running capture written straight to the replicas that
+/// waited for it, as Redis's socket target sends it (`$EOF:<mark>`, the RDB, the mark),
+/// then each goes online. A replica that fails or falls behind is closed (it syncs
+/// again); no file is written.
+fn send_capture_to_replicas(shared: &Shared) {
+    let waiters = std::mem::take(&mut *shared.snapshots.diskless_waiters.lock());
+    let mark = eof_mark();
+    let header: Arc<[u8]> = format!("$EOF:{mark}\r\n").into_bytes().into();
+    for w in &waiters {
+        shared.post_mail(w.0, crate::shared::Mail { client_id: w.1, bytes: Arc::clone(&header), unblock: false, need: 0 });
+    }
+    let started = Instant::now();
+    let sink = ReplicaSink { shared, waiters: waiters.clone(), buf: Vec::with_capacity(1 << 20), sent: 0 };
+    let result = write_capture_to(shared, sink, false).and_then(|(_, mut sink)| {
+        sink.buf.extend_from_slice(mark.as_bytes());
+        std::io::Write::flush(&mut sink)?;
+        Ok(sink)
+    });
+    match result {
+        Ok(sink) => {
+            for w in &sink.waiters {
+                shared.post_mail(w.0, crate::shared::Mail { client_id: w.1, bytes: Arc::from(&b""[..]), unblock: true, need: 0 });
+                crate::log::notice(&format!("Synchronization with replica {} succeeded", replica_name(shared, w.1)));
+                shared.repl.transfer_done(w.1, store::Clock::System.now_ms());
+            }
+            crate::log::notice(&format!(
+                "Disk-less sync: {} bytes sent in {:.3} seconds",
+                sink.sent,
+                started.elapsed().as_secs_f64()
+            ));
+            // Those that fell behind or left were dropped by the sink.
+            for w in waiters.iter().filter(|w| !sink.waiters.contains(w)) {
+                shared.repl.remove(w.1);
+                shared.kill_client(w.1);
+            }
+        }
+        Err(e) => {
+            crate::log::warning(&format!("Disk-less sync failed: {e}"));
+            for w in &waiters {
+                shared.repl.remove(w.1);
+                shared.kill_client(w.1);
+            }
+        }
+    }
+}
+
+/// Writes the running capture as an RDB to `out` (the shards in order as the event
+/// loops finish them, each as it was at the capture): (keys, what `out` became).
+fn write_capture_to<W: std::io::Write>(shared: &Shared, out: W, aof_base: bool) -> std::io::Result<(u64, W)> {
+    let counts = shared.snapshots.bg_counts.lock().clone();
+    let at_ms = shared.snapshots.bg_started_ms.load(Ordering::Relaxed);
+    let stream_db = usize::try_from(shared.snapshots.repl_stream_db.load(Ordering::Relaxed)).ok().filter(|_| !aof_base);
+    let (compress, checksum) = {
+        let c = shared.config.read();
+        (c.rdbcompression, c.rdbchecksum)
+    };
+    let aux = rdb_aux(at_ms, aof_base, stream_db);
+    let aux: Vec<(&str, &[u8])> = aux.iter().map(|(k, v)| (*k, v.as_bytes())).collect();
+    let mut w = store::rdb::RdbWriter::new(out, &aux, compress, checksum)?;
+    let keys = write_captured_shards(shared, &mut w, &counts, aof_base)?;
+    Ok((keys, w.finish()?))
+}
+
+/// The capture's shards into `w`, database by database, as the walk finishes them.
+fn write_captured_shards<W: std::io::Write>(shared: &Shared, w: &mut store::rdb::RdbWriter<W>, counts: &[(usize, usize)], aof_base: bool) -> std::io::Result<u64> {
+    let mut keys = 0u64;
+    let mut db_now = None;
+    let give_up = || {
+        shared.shutdown.load(Ordering::Acquire) || (!aof_base && shared.snapshots.dump_abort.load(Ordering::Acquire))
+    };
+    while let Some((db, bytes)) = shared.walk.next_shard(give_up).map_err(std::io::Error::other)? {
+        if db_now != Some(db) {
+            let (n, volatile) = counts[db];
+            w.select_db(db, n, volatile)?;
+            keys += n as u64;
+            db_now = Some(db);
+        }
+        w.raw(&bytes)?;
+    }
+    Ok(keys)
+}
+
 /// Writes the running capture: the shards in order as the event loops finish them
 /// (`walk.rs`), each as it was at the capture. Returns (keys, file size).
 fn write_captured_file(shared: &Shared, path: &Path, aof_base: bool) -> Result<(u64, u64), String> {
     let counts = shared.snapshots.bg_counts.lock().clone();
     let at_ms = shared.snapshots.bg_started_ms.load(Ordering::Relaxed);
     let stream_db = usize::try_from(shared.snapshots.repl_stream_db.load(Ordering::Relaxed)).ok().filter(|_| !aof_base);
-    write_atomically(shared, path, at_ms, aof_base, stream_db, |w| {
-        let mut keys = 0u64;
-        let mut db_now = None;
-        let give_up = || {
-            shared.shutdown.load(Ordering::Acquire)
-                || (!aof_base && shared.snapshots.dump_abort.load(Ordering::Acquire))
-        };
-        while let Some((db, bytes)) = shared.walk.next_shard(give_up).map_err(std::io::Error::other)? {
-            if db_now != Some(db) {
-                let (n, volatile) = counts[db];
-                w.select_db(db, n, volatile)?;
-                keys += n as u64;
-                db_now = Some(db);
-            }
-            w.raw(&bytes)?;
-        }
-        Ok(keys)
-    })
+    write_atomically(shared, path, at_ms, aof_base, stream_db, |w| write_captured_shards(shared, w, &counts, aof_base))
 }
 
 /// True when `save` rules are configured (SHUTDOWN without an argument then saves).

@@ -10,9 +10,11 @@
 //! - `replica.rs`: REPLICAOF's link to a master (handshake, full or partial sync, the
 //!   stream applied through the dispatcher, acknowledgements).
 //!
-//! Not built yet: disk-less sync on the master (a full sync sends the next save of
-//! `dbfilename`, as Redis's disk-based sync), a replica's own log of the stream
-//! (it is rewritten after each sync and at a promotion instead), FAILOVER.
+//! A full sync's snapshot is made by `snapshot.rs`: sent to the replicas as it is
+//! written (disk-less, the default) or as the next save of `dbfilename`.
+//!
+//! Not built yet: a replica's own log of the stream (it is rewritten after each sync
+//! and at a promotion instead), disk-less load, FAILOVER.
 
 pub mod backlog;
 pub mod master;

@@ -49,6 +49,13 @@ pub struct SnapshotStats {
     /// The running capture's `repl-stream-db` (-1: none): the database of the master's
     /// stream a replica passes on, at the capture's start.
     pub repl_stream_db: AtomicI64,
+    /// Replicas a disk-less capture sends to, (owning loop, client id), set when it
+    /// begins.
+    pub(crate) diskless_waiters: Mutex<Vec<(usize, u64)>>,
+    /// When a disk-less sync for waiting replicas is due (unix ms; 0: none):
+    /// `repl-diskless-sync-delay` after the first asks, or as soon as the capture
+    /// running ends.
+    pub diskless_due_ms: AtomicI64,
     /// Wakes the snapshot thread (a capture to write out, or shutdown).
     pub(crate) wake: Condvar,
     pub(crate) state: Mutex<SaverState>,
@@ -67,6 +74,8 @@ pub enum Job {
     Dump,
     /// BGREWRITEAOF: the append-only log's new base.
     AofBase(crate::aof::files::Job),
+    /// A disk-less full sync: sent to the replicas waiting when it began, no file.
+    Replicas,
 }
 
 impl SnapshotStats {
