@@ -323,7 +323,7 @@ pub fn begin_capture_locked(shared: &Shared, job: Job) {
         // (every gate held: no write is half done). A dump serves them from its file; a
         // disk-less capture is sent to them directly.
         let mut waiters = if matches!(job, Job::Dump) { snap.sync_waiters.lock() } else { snap.diskless_waiters.lock() };
-        for (owner, client_id, line) in shared.repl.snapshot_begins() {
+        for (owner, client_id, line) in shared.repl.snapshot_begins(matches!(job, Job::Replicas)) {
             if !line.is_empty() {
                 shared.post_mail(owner, crate::shared::Mail { client_id, bytes: line.into(), unblock: false, need: 0 });
             }
@@ -545,12 +545,13 @@ pub fn wait_for_sync_snapshot(shared: &Shared, owner: usize, client_id: u64, add
 /// it). The replica receives `+FULLRESYNC` when its capture begins
 /// ([`begin_capture_locked`]), then the file as [`wait_for_sync_snapshot`]'s clients do.
 /// The caller holds every loop's gate.
-pub fn begin_for_replicas(shared: &Shared) {
+pub fn begin_for_replicas(shared: &Shared, capa_eof: bool) {
     let snap = &shared.snapshots;
     snap.syncs_full.fetch_add(1, Ordering::Relaxed);
     let (diskless, delay_s) = {
         let c = shared.config.read();
-        let diskless = c.recorded.get("repl-diskless-sync").is_none_or(|v| v == "yes");
+        // A replica that cannot read the disk-less form (no `capa eof`) gets a file.
+        let diskless = capa_eof && c.recorded.get("repl-diskless-sync").is_none_or(|v| v == "yes");
         let delay: i64 = c.recorded.get("repl-diskless-sync-delay").and_then(|v| v.parse().ok()).unwrap_or(5);
         (diskless, delay)
     };

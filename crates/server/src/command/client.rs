@@ -88,6 +88,8 @@ pub struct Client {
     /// the address it wants to be known by (REPLCONF ip-address).
     pub listening_port: u16,
     pub announced_ip: Option<String>,
+    /// REPLCONF capa eof: it can read a disk-less snapshot.
+    pub capa_eof: bool,
     /// The replication stream's offset after this client's last write (Redis's `woff`:
     /// what WAIT waits for replicas to acknowledge).
     pub repl_woff: u64,
@@ -125,6 +127,7 @@ impl Client {
             rdb_only: false,
             listening_port: 0,
             announced_ip: None,
+            capa_eof: false,
             replica: false,
             repl_woff: 0,
             tracking: None,

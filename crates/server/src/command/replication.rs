@@ -33,7 +33,12 @@ fn replconf(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             // The address a replica wants to be known by (replica-announce-ip), as
             // Redis keeps it (at most 45 bytes, an IPv6 address's length).
             announced_ip = Some(String::from_utf8_lossy(&value[..value.len().min(45)]).into_owned());
-        } else if is(option, "capa") || is(option, "rdb-filter-only") {
+        } else if is(option, "capa") {
+            // `eof`: it reads a disk-less RDB ($EOF:<mark>); without it, disk-based.
+            if is(value, "eof") {
+                ctx.client.capa_eof = true;
+            }
+        } else if is(option, "rdb-filter-only") {
         } else if is(option, "rdb-only") {
             match parse_i64(value).ok_or(CommandError::NotInteger)? {
                 v @ 0..=1 => rdb_only = v == 1,
@@ -106,6 +111,7 @@ fn sync_replica(ctx: &mut Ctx<'_>, psync: Option<(&[u8], i64)>) -> Result<(), Co
         owner: info.owner.load(std::sync::atomic::Ordering::Relaxed),
         addr: &info.addr,
         announced_ip: ctx.client.announced_ip.as_deref(),
+        capa_eof: ctx.client.capa_eof,
         listening_port: ctx.client.listening_port,
     };
     ctx.client.replica = true;

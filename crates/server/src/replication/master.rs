@@ -18,6 +18,8 @@ pub struct Asker<'a> {
     pub addr: &'a str,
     /// REPLCONF ip-address, which INFO and ROLE show instead of the connection's.
     pub announced_ip: Option<&'a str>,
+    /// It said `REPLCONF capa eof` (reads a disk-less snapshot).
+    pub capa_eof: bool,
     pub listening_port: u16,
 }
 
@@ -39,9 +41,9 @@ impl Asker<'_> {
 /// offset on. Switches the stream on if it was off. The caller holds every loop's gate.
 pub fn full_sync(shared: &Shared, who: &Asker<'_>, psync: bool) {
     shared.repl.start_feeding();
-    shared.repl.add_for_full_sync(who.client_id, who.owner, who.ip(), who.listening_port, psync);
+    shared.repl.add_for_full_sync(who.client_id, who.owner, who.ip(), who.listening_port, psync, who.capa_eof);
     crate::log::notice(&format!("Replica {} asks for synchronization: full sync from the next snapshot", who.name()));
-    crate::snapshot::begin_for_replicas(shared);
+    crate::snapshot::begin_for_replicas(shared, who.capa_eof);
 }
 
 /// PSYNC replid offset: `+CONTINUE` and the bytes after `offset` (the replica's next

@@ -63,6 +63,8 @@ pub struct Replica {
     pub state: ReplicaState,
     /// It asked with PSYNC (and is told `+FULLRESYNC`), not SYNC.
     pub psync: bool,
+    /// It reads a disk-less snapshot (REPLCONF capa eof).
+    pub eof: bool,
     /// Bytes of the stream not yet posted to it.
     pub outbox: Vec<u8>,
     /// The offset its stream starts at (its snapshot's point in time).
@@ -287,7 +289,8 @@ impl Stream {
 
     /// A replica asks for a full sync: it waits for the next snapshot to begin. A client
     /// already registered (a second PSYNC) starts over.
-    pub fn add_for_full_sync(&self, client_id: u64, owner: usize, ip: String, listening_port: u16, psync: bool) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_for_full_sync(&self, client_id: u64, owner: usize, ip: String, listening_port: u16, psync: bool, eof: bool) {
         let mut g = self.core.inner.lock();
         g.replicas.retain(|r| r.client_id != client_id);
         g.replicas.push(Replica {
@@ -297,6 +300,7 @@ impl Stream {
             listening_port,
             state: ReplicaState::WaitSnapshot,
             psync,
+            eof,
             outbox: Vec::new(),
             start_offset: 0,
             ack_offset: 0,
@@ -311,13 +315,14 @@ impl Stream {
     }
 
     /// A snapshot begins (every loop's gate held): the replicas waiting for one start
-    /// their stream here. Returns them as (owner, client id, `+FULLRESYNC` line; empty
-    /// for SYNC, which has none).
-    pub fn snapshot_begins(&self) -> Vec<(usize, u64, Vec<u8>)> {
+    /// their stream here (of a disk-less one, `eof_only`, those that read that form).
+    /// Returns them as (owner, client id, `+FULLRESYNC` line; empty for SYNC, which has
+    /// none).
+    pub fn snapshot_begins(&self, eof_only: bool) -> Vec<(usize, u64, Vec<u8>)> {
         let mut g = self.core.inner.lock();
         let g = &mut *g;
         let mut started = Vec::new();
-        for r in g.replicas.iter_mut().filter(|r| r.state == ReplicaState::WaitSnapshot) {
+        for r in g.replicas.iter_mut().filter(|r| r.state == ReplicaState::WaitSnapshot && (r.eof || !eof_only)) {
             r.state = ReplicaState::Transfer;
             r.start_offset = g.offset;
             r.ack_offset = g.offset;
@@ -386,6 +391,7 @@ impl Stream {
             listening_port,
             state: ReplicaState::Online,
             psync: true,
+            eof: true,
             outbox: Vec::new(),
             start_offset: offset,
             ack_offset: offset,
@@ -689,9 +695,9 @@ mod tests {
         s.start_feeding();
         feed(&s, 0, &["SET", "before", "1"]);
         let before = s.offset();
-        s.add_for_full_sync(7, 0, "127.0.0.1".into(), 6380, true);
+        s.add_for_full_sync(7, 0, "127.0.0.1".into(), 6380, true, true);
         feed(&s, 0, &["SET", "waiting", "1"]);
-        let started = s.snapshot_begins();
+        let started = s.snapshot_begins(false);
         let line = format!("+FULLRESYNC {} {}\r\n", "a".repeat(40), s.offset());
         assert_eq!(started, vec![(0, 7, line.into_bytes())]);
         assert!(s.offset() > before);
@@ -730,8 +736,8 @@ mod tests {
     fn an_exec_is_bracketed_only_when_it_fed_something() {
         let s = Stream::new("c".repeat(40), 1 << 20);
         s.start_feeding();
-        s.add_for_full_sync(1, 0, "x".into(), 1, true);
-        s.snapshot_begins();
+        s.add_for_full_sync(1, 0, "x".into(), 1, true, true);
+        s.snapshot_begins(false);
         s.transfer_done(1, 0);
         s.begin_exec();
         s.end_exec();
