@@ -34,7 +34,7 @@ def main():
     sys.path.insert(0, os.path.join(REPO, "tests", "py"))
     import redis
     from conftest import Server
-    from test_sentinel import AckedWriter, Group, linked_to, wait_until
+    from test_sentinel import Group, fail_over, linked_to, wait_until
 
     group = Group()
     acked_total, lost_total = [], 0
@@ -47,18 +47,7 @@ def main():
             how = "kill" if cycle % 2 else "stop"
             old = group.sentinels.master_addr()
             old_srv = group.servers[old]
-            writer = AckedWriter(group.sentinels.ports)
-            writer.start()
-            wait_until("acknowledged writes", lambda: len(writer.acked) >= 20, 40)
-            os.kill(old_srv.proc.pid, signal.SIGKILL if how == "kill" else signal.SIGSTOP)
-            t0 = time.monotonic()
-            wait_until("a promotion", lambda: group.sentinels.master_addr() not in (None, old), 40)
-            took = time.monotonic() - t0
-            new = group.sentinels.master_addr()
-            n = len(writer.acked)
-            wait_until("writes through the new master", lambda: len(writer.acked) >= n + 20, 40)
-            writer.stop.set()
-            writer.join(timeout=10)
+            new, writer, took = fail_over(group, how, old_srv)
             acked_total += writer.acked
             m = redis.Redis(port=new, socket_timeout=5)
             lost = [k for k in acked_total if m.get(k) is None]

@@ -158,14 +158,15 @@ class AckedWriter(threading.Thread):
                 time.sleep(0.05)
 
 
-def fail_over(group, how):
-    """Kills (or freezes) the master while an acked writer runs; returns (new master port,
-    writer)."""
-    old = group.master.port
+def fail_over(group, how, master=None):
+    """Kills (or freezes) the master (`master`, the group's first by default) while an
+    acked writer runs; returns (new master port, writer, seconds to the promotion)."""
+    master = master or group.master
+    old = master.port
     writer = AckedWriter(group.sentinels.ports)
     writer.start()
     wait_until("acknowledged writes", lambda: len(writer.acked) >= 20, 20)
-    os.kill(group.master.proc.pid, signal.SIGKILL if how == "kill" else signal.SIGSTOP)
+    os.kill(master.proc.pid, signal.SIGKILL if how == "kill" else signal.SIGSTOP)
     started = time.monotonic()
     wait_until("a promotion", lambda: group.sentinels.master_addr() not in (None, old), 30)
     took = time.monotonic() - started

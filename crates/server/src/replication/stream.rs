@@ -77,6 +77,26 @@ pub struct Replica {
     pub soft_since: i64,
 }
 
+impl Replica {
+    /// A replica that asked for a full sync and waits for its snapshot.
+    fn waiting(client_id: u64, owner: usize, ip: String, listening_port: u16, psync: bool, eof: bool) -> Replica {
+        Replica {
+            client_id,
+            owner,
+            ip,
+            listening_port,
+            state: ReplicaState::WaitSnapshot,
+            psync,
+            eof,
+            outbox: Vec::new(),
+            start_offset: 0,
+            ack_offset: 0,
+            ack_ms: 0,
+            soft_since: 0,
+        }
+    }
+}
+
 /// What a replica that asks for a partial resync gets.
 pub enum Resync {
     /// `+CONTINUE`: the backlog holds everything after its offset: these bytes.
@@ -293,20 +313,7 @@ impl Stream {
     pub fn add_for_full_sync(&self, client_id: u64, owner: usize, ip: String, listening_port: u16, psync: bool, eof: bool) {
         let mut g = self.core.inner.lock();
         g.replicas.retain(|r| r.client_id != client_id);
-        g.replicas.push(Replica {
-            client_id,
-            owner,
-            ip,
-            listening_port,
-            state: ReplicaState::WaitSnapshot,
-            psync,
-            eof,
-            outbox: Vec::new(),
-            start_offset: 0,
-            ack_offset: 0,
-            ack_ms: 0,
-            soft_since: 0,
-        });
+        g.replicas.push(Replica::waiting(client_id, owner, ip, listening_port, psync, eof));
     }
 
     /// Whether some replica waits for a snapshot to begin.
@@ -385,18 +392,11 @@ impl Stream {
         let bytes = g.backlog.newest((g.offset - offset) as usize);
         g.replicas.retain(|r| r.client_id != client_id);
         g.replicas.push(Replica {
-            client_id,
-            owner,
-            ip,
-            listening_port,
             state: ReplicaState::Online,
-            psync: true,
-            eof: true,
-            outbox: Vec::new(),
             start_offset: offset,
             ack_offset: offset,
             ack_ms: now_ms,
-            soft_since: 0,
+            ..Replica::waiting(client_id, owner, ip, listening_port, true, true)
         });
         Resync::Continue(bytes)
     }
