@@ -8,8 +8,8 @@
 //! `$EOF:<mark>` form) into a temporary file in `dir`, then empties the keyspace and
 //! loads it under every loop's gate (clients wait meanwhile; Redis answers -LOADING);
 //! on `+CONTINUE` it keeps its data. Then it applies the stream through the
-//! dispatcher's loading client (`apply::Apply`, given by the caller, so this module
-//! never imports `command`), counting the offset by whole commands, answers
+//! dispatcher's loading client (`apply::Apply`, installed at start, so this module
+//! never imports `command`), acknowledging the offset applied, answers
 //! `REPLCONF GETACK` and sends `REPLCONF ACK <offset>` every second, and reconnects
 //! (after a second) when the link breaks or the master is silent for `repl-timeout`.
 //!
@@ -360,6 +360,9 @@ fn receive(link: &Link, r: &mut BufReader<TcpStream>, size: &str, path: &std::pa
 fn load(shared: &Shared, link: &Link, path: &std::path::Path, replid: &str, offset: i64) -> LinkResult<()> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let _gates = shared.all_gates(false);
+    if link.stop.load(Ordering::Acquire) {
+        return Err("the link was cut before the load".into());
+    }
     // The old history goes with the flush: a load that fails must not leave a PSYNC
     // that the master would continue on partial data; this server's own replicas sync
     // again (as Redis's disconnectSlaves).
@@ -415,6 +418,11 @@ fn stream_from_master(shared: &Shared, link: &Link, apply: &mut dyn Apply, w: &m
         }
         let mut start = 0;
         while start < input.len() {
+            // Cut (REPLICAOF NO ONE, or another master): not one command more of this
+            // master's.
+            if link.stop.load(Ordering::Acquire) {
+                return Ok(());
+            }
             let n = match parser.parse(&input[start..]) {
                 Ok(Some(n)) => n,
                 Ok(None) => break,
