@@ -290,12 +290,16 @@ def test_the_server_as_a_replica_follows_its_master(master_kind):
         with pytest.raises(redis.ResponseError, match="^You can't write against a read only replica.$"):
             r.set("refused", "v")
 
-        # A broken link resumes from the master's backlog.
+        # A broken link resumes from the master's backlog, cut from either side.
         stats = m.info("stats")
         assert m.execute_command("CLIENT", "KILL", "TYPE", "replica") == 1
         m.set("while-away", "v")
         wait_until("the partial resync", lambda: caught_up(m, r) and r.get("while-away") == b"v")
         assert m.info("stats")["sync_partial_ok"] == stats["sync_partial_ok"] + 1
+        assert r.execute_command("CLIENT", "KILL", "TYPE", "master") == 1
+        m.set("while-away-2", "v")
+        wait_until("the second partial resync", lambda: caught_up(m, r) and r.get("while-away-2") == b"v")
+        assert m.info("stats")["sync_partial_ok"] == stats["sync_partial_ok"] + 2
 
         assert r.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
         assert r.info("replication")["role"] == "master"

@@ -480,6 +480,15 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
         killed += 1;
     }
+    // TYPE master: a replica's link to its master is no client here (a thread of its
+    // own); it is cut and reconnects (a partial resync), as Redis's master client does.
+    if only_type.is_some_and(|t| is(t, "master")) && id.is_none() && addr.is_none() && laddr.is_none() && user_ok {
+        if let Some(link) = ctx.shared.replica.link() {
+            if crate::replication::replica::drop_connection(&link) {
+                killed += 1;
+            }
+        }
+    }
     if old_form {
         if killed == 0 {
             return Err(CommandError::msg("ERR No such client"));

@@ -127,6 +127,15 @@ fn drop_own_replicas(shared: &Shared) {
     }
 }
 
+/// Closes the link's connection (CLIENT KILL TYPE master): it reconnects a second
+/// later, continuing where it stopped. False when it had none.
+pub fn drop_connection(link: &Link) -> bool {
+    match link.socket.lock().as_ref() {
+        Some(s) => s.shutdown(std::net::Shutdown::Both).is_ok(),
+        None => false,
+    }
+}
+
 fn cut(link: &Link) {
     link.stop.store(true, Ordering::Release);
     if let Some(s) = link.socket.lock().as_ref() {
