@@ -3,7 +3,8 @@
 
 1. Full sync: a master holding KEYS keys of 100-byte values (DEBUG POPULATE), a fresh
    replica of the same server told REPLICAOF; seconds from the command until the
-   replica's link is up with every key.
+   replica's link is up with every key (disk-less, both servers' default, with
+   `repl-diskless-sync-delay 0`).
 2. CPU per SET on the master: `redis-benchmark -t set -P 16` against the master alone,
    then with one replica attached; the master's CPU time (utime+stime) per request,
    and the ratio of the two.
@@ -66,10 +67,9 @@ class Server:
     def __init__(self, binary, kind, extra=()):
         self.dir = tempfile.mkdtemp(prefix="bench-repl-")
         self.port = free_port()
+        # Both disk-less (the default of both), without the 5 s wait for more replicas.
         args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir, "--save", "",
-                "--enable-debug-command", "yes", *extra]
-        if kind == "redis":
-            args += ["--repl-diskless-sync-delay", "0"]
+                "--enable-debug-command", "yes", "--repl-diskless-sync-delay", "0", *extra]
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 20
         while cli(self.port, "PING") != "PONG":
