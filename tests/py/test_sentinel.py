@@ -1,8 +1,9 @@
 """Redis Sentinel (Debian's redis-sentinel, run as `redis-server --sentinel`) managing a
 master and two replicas of the server under test (issue 24): three sentinels see the
-group; when the master is killed (SIGKILL) or frozen (SIGSTOP) a replica is promoted
-and the other follows it; every write that WAIT acknowledged before the failover is on
-the new master; the old master, back, becomes a replica of the new one. A master whose
+group; when the master is killed (SIGKILL), frozen (SIGSTOP) or cut off from the others
+(a relay between them cut) a replica is promoted and the other follows it; every write
+that WAIT acknowledged before the failover is on the new master; the old master, back,
+becomes a replica of the new one. A master whose
 log commits are slow (DEBUG AOF-FLUSH-SLEEP) still answers Sentinel, which does not
 fail it over. Bounded in time; passes with Redis as the server too.
 """
@@ -10,6 +11,7 @@ fail it over. Bounded in time; passes with Redis as the server too.
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -114,18 +116,99 @@ def linked_to(port, master_port):
     return r[0] == b"slave" and r[2] == master_port and r[3] == b"connected"
 
 
+class Proxy(threading.Thread):
+    """A TCP relay on a free loopback port to `port`. cut() closes every relayed
+    connection and refuses new ones (a network partition of whatever is behind it, for
+    everyone who reaches it through here) until heal(). Bounded: stops with stop()."""
+
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.target = port
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.listener.settimeout(0.1)
+        self.port = self.listener.getsockname()[1]
+        self.conns, self.lock = [], threading.Lock()
+        self.cut_off, self.stopped = threading.Event(), threading.Event()
+        self.start()
+
+    def run(self):
+        while not self.stopped.is_set():
+            try:
+                a, _ = self.listener.accept()
+            except OSError:
+                continue
+            if self.cut_off.is_set():
+                a.close()
+                continue
+            try:
+                b = socket.create_connection(("127.0.0.1", self.target), timeout=2)
+            except OSError:
+                a.close()
+                continue
+            with self.lock:
+                self.conns += [a, b]
+            for src, dst in ((a, b), (b, a)):
+                threading.Thread(target=self.pump, args=(src, dst), daemon=True).start()
+        self.listener.close()
+
+    @staticmethod
+    def pump(src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        for sock in (src, dst):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        self.cut_off.set()
+        with self.lock:
+            conns, self.conns = self.conns, []
+        for sock in conns:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def heal(self):
+        self.cut_off.clear()
+
+    def stop(self):
+        self.cut()
+        self.stopped.set()
+        self.join(timeout=5)
+
+
 class Group:
-    def __init__(self, extra=()):
+    """A master and two replicas of the server under test, watched by three sentinels.
+    With `via_proxy`, the replicas and the sentinels reach the master through a Proxy
+    (so that it can be cut off from them while it runs)."""
+
+    def __init__(self, extra=(), via_proxy=False):
         extra = ("--repl-diskless-sync-delay", "0", *extra)
         self.extra = extra
         self.master = Server(extra=extra)
-        self.replicas = [Server(extra=("--replicaof", "127.0.0.1", str(self.master.port), *extra)) for _ in range(2)]
+        self.proxy = Proxy(self.master.port) if via_proxy else None
+        front = self.proxy.port if via_proxy else self.master.port
+        self.replicas = [Server(extra=("--replicaof", "127.0.0.1", str(front), *extra)) for _ in range(2)]
         self.servers = {s.port: s for s in [self.master, *self.replicas]}
-        wait_until("replicas linked", lambda: all(linked_to(s.port, self.master.port) for s in self.replicas), 20)
-        self.sentinels = Sentinels(self.master.port)
+        wait_until("replicas linked", lambda: all(linked_to(s.port, front) for s in self.replicas), 20)
+        self.sentinels = Sentinels(front)
         wait_until("sentinels to see the group", lambda: self.sentinels.sees_group(2), 30)
 
     def stop(self):
+        if self.proxy:
+            self.proxy.stop()
         self.sentinels.stop()
         for s in self.servers.values():
             if s.proc.poll() is None:
@@ -205,6 +288,39 @@ def test_sentinel_fails_over_and_no_acknowledged_write_is_lost(how):
             os.kill(group.master.proc.pid, signal.SIGCONT)
         wait_until("the old master to rejoin as a replica", lambda: linked_to(old, new), 40)
         assert redis.Redis(port=old, socket_timeout=5).get("last") == b"v"
+    finally:
+        group.stop()
+
+
+def test_a_master_cut_off_is_failed_over_and_what_it_took_alone_was_never_acknowledged():
+    """A network partition: the replicas and the sentinels reach the master through a
+    relay that is cut, while a client connected to it directly goes on writing. Sentinel
+    promotes a replica; every write WAIT acknowledged is on it; the writes the isolated
+    master took get WAIT 0 (no replica had them), and are gone once the partition heals
+    and Sentinel turns the old master into a replica of the new one."""
+    group = Group(via_proxy=True)
+    try:
+        front = group.proxy.port
+        writer = AckedWriter(group.sentinels.ports)
+        writer.start()
+        wait_until("acknowledged writes", lambda: len(writer.acked) >= 20, 20)
+        direct = redis.Redis(port=group.master.port, socket_timeout=5)
+        group.proxy.cut()
+        direct.set("isolated", "v")
+        assert direct.execute_command("WAIT", 1, 300) == 0
+        wait_until("a promotion", lambda: group.sentinels.master_addr() not in (None, front), 30)
+        new = group.sentinels.master_addr()
+        n = len(writer.acked)
+        wait_until("writes through the new master", lambda: len(writer.acked) >= n + 20, 30)
+        writer.stop.set()
+        writer.join(timeout=10)
+        m = redis.Redis(port=new, socket_timeout=5)
+        missing = [k for k in writer.acked if m.get(k) is None]
+        assert missing == [], f"{len(missing)} acknowledged writes lost of {len(writer.acked)}"
+        assert m.get("isolated") is None
+        group.proxy.heal()
+        wait_until("the old master to rejoin as a replica", lambda: linked_to(group.master.port, new), 40)
+        assert direct.get("isolated") is None
     finally:
         group.stop()
 
