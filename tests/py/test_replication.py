@@ -119,6 +119,14 @@ def writes_of_every_type(c, tag):
         tx.rpush(p + "txl", "a", "b")
         tx.expire(p + "txl", 3000)
         tx.execute()
+    # The large encodings (hash table, skiplist, quicklist, big strings), in the snapshot
+    # when written before a sync, in the stream after.
+    c.hset(p + "bighash", mapping={f"field:{i}": "v" * (i % 100) for i in range(1000)})
+    c.zadd(p + "bigz", {f"member:{i}": i / 7 for i in range(500)})
+    c.sadd(p + "bigset", *[f"m{i}" for i in range(1000)])
+    c.sadd(p + "bigints", *range(0, 100000, 97))
+    c.rpush(p + "biglist", *[f"e{i}" * 10 for i in range(2000)])
+    c.set(p + "bigstring", "x" * 20000)
     c.execute_command("SELECT", 5)
     c.set(p + "db5", "five")
     c.execute_command("SELECT", 0)
