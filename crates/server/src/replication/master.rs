@@ -137,8 +137,9 @@ pub fn cron(shared: &Shared, now_ms: i64) {
         shared.repl.feed_keyless(&[b"PING"]);
         shared.repl.last_ping_ms.store(now_ms, Ordering::Relaxed);
     }
-    for (client_id, owner) in shared.repl.overdue(now_ms, (timeout_s as i64).saturating_mul(1000)) {
-        crate::log::warning(&format!("Disconnecting timedout replica (streaming sync): client id={client_id} on loop {owner}"));
+    for (client_id, _) in shared.repl.overdue(now_ms, (timeout_s as i64).saturating_mul(1000)) {
+        let name = shared.repl.name(client_id).unwrap_or_else(|| format!("id={client_id}"));
+        crate::log::warning(&format!("Disconnecting timedout replica (streaming sync): {name}"));
         shared.kill_client(client_id);
     }
     // The replica class's output limit: what its connection has pending plus what waits
