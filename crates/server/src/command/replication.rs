@@ -48,7 +48,10 @@ fn replconf(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             // A replica's acknowledgement: no reply, as Redis (ignored from others).
             if ctx.client.replica {
                 if let Some(offset) = parse_i64(value).and_then(|v| u64::try_from(v).ok()) {
-                    ctx.shared.repl.ack(ctx.client.info.id, offset, ctx.now_ms);
+                    if ctx.shared.repl.ack(ctx.client.info.id, offset, ctx.now_ms) {
+                        let name = ctx.shared.repl.name(ctx.client.info.id).unwrap_or_default();
+                        crate::log::notice(&format!("Synchronization with replica {name} succeeded"));
+                    }
                     super::blocking::serve_waits(ctx.shared);
                 }
             }

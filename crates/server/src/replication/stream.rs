@@ -65,6 +65,10 @@ pub struct Replica {
     pub psync: bool,
     /// It reads a disk-less snapshot (REPLCONF capa eof).
     pub eof: bool,
+    /// Its disk-less snapshot was sent: it goes online at its first acknowledgement,
+    /// as Redis's (`repl_start_cmd_stream_on_ack`): a replica finds the end of such a
+    /// snapshot by its last 40 bytes, so nothing may follow them until it has read them.
+    pub online_on_ack: bool,
     /// Bytes of the stream not yet posted to it.
     pub outbox: Vec<u8>,
     /// The offset its stream starts at (its snapshot's point in time).
@@ -88,6 +92,7 @@ impl Replica {
             state: ReplicaState::WaitSnapshot,
             psync,
             eof,
+            online_on_ack: false,
             outbox: Vec::new(),
             start_offset: 0,
             ack_offset: 0,
@@ -401,14 +406,30 @@ impl Stream {
         Resync::Continue(bytes)
     }
 
-    /// REPLCONF ACK from replica `client_id`.
-    pub fn ack(&self, client_id: u64, offset: u64, now_ms: i64) {
+    /// Replica `client_id` has its whole disk-less snapshot: online at its first ACK.
+    pub fn transfer_sent(&self, client_id: u64) {
         let mut g = self.core.inner.lock();
+        if let Some(r) = g.replicas.iter_mut().find(|r| r.client_id == client_id) {
+            r.online_on_ack = true;
+        }
+    }
+
+    /// REPLCONF ACK from replica `client_id`; true when it put the replica online (its
+    /// first after a disk-less snapshot).
+    pub fn ack(&self, client_id: u64, offset: u64, now_ms: i64) -> bool {
+        let mut g = self.core.inner.lock();
+        let mut online = false;
         if let Some(r) = g.replicas.iter_mut().find(|r| r.client_id == client_id) {
             r.ack_offset = r.ack_offset.max(offset);
             r.ack_ms = now_ms;
+            if std::mem::take(&mut r.online_on_ack) {
+                r.state = ReplicaState::Online;
+                self.dirty.store(true, Ordering::Release);
+                online = true;
+            }
         }
         self.count_good(&g, now_ms);
+        online
     }
 
     /// CONFIG: `min-replicas-to-write` and `min-replicas-max-lag`.
