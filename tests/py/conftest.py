@@ -6,6 +6,8 @@ Server selection (same as the Rust black-box harness):
   first), and tests that need special start flags are skipped.
 - BASALT_TEST_SERVER=/path/to/binary: spawn that binary (e.g. redis-server).
 - otherwise spawn BASALT_SERVER_BIN, default <repo>/target/debug/basalt-server.
+- BASALT_SERVER_EXTRA: flags added to every server under test the suite spawns (not to
+  a Redis a test starts beside it), e.g. "--io-engine epoll --threads 3".
 
 Spawned servers get: --port P --bind 127.0.0.1 --dir <tmp>
 --enable-debug-command yes --save "" and are killed by PID at the end. A small
@@ -64,6 +66,10 @@ def _ready(port):
 
 class Server:
     def __init__(self, extra=(), binary=None, port=None):
+        if binary is None:
+            # BASALT_SERVER_EXTRA: flags for every server under test (not for a Redis
+            # the test starts beside it), e.g. "--io-engine epoll --threads 3".
+            extra = (*extra, *os.environ.get("BASALT_SERVER_EXTRA", "").split())
         binary = binary or _binary()
         if not os.path.exists(binary):
             pytest.fail(f"server binary not found: {binary} (build it or set BASALT_TEST_SERVER)")
