@@ -297,6 +297,14 @@ def test_the_server_as_a_replica_follows_its_master(master_kind):
         assert role[:4] == [b"slave", b"127.0.0.1", master_srv.port, b"connected"]
         with pytest.raises(redis.ResponseError, match="^You can't write against a read only replica.$"):
             r.set("refused", "v")
+        # replica-read-only no (at run time): the replica takes a client's write too.
+        assert r.config_set("replica-read-only", "no")
+        assert r.set("local-write", "v")
+        assert r.get("local-write") == b"v"
+        assert r.delete("local-write") == 1
+        assert r.config_set("replica-read-only", "yes")
+        with pytest.raises(redis.ResponseError, match="^You can't write against a read only replica.$"):
+            r.set("refused", "v")
 
         # A broken link resumes from the master's backlog, cut from either side.
         stats = m.info("stats")

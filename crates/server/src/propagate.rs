@@ -57,23 +57,35 @@ pub fn active(shared: &Shared) -> bool {
 pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propagation) -> Option<u64> {
     match what {
         Propagation::AsSent => {
-            shared.repl.feed(db, &[args]);
+            feed_replicas(shared, db, &[args]);
             shared.aof.as_ref().map(|aof| aof.append_one(db, now_ms, args))
         }
         Propagation::Effect(records) if records.is_empty() => None,
         Propagation::Effect(records) => {
             let recs: Vec<&[Vec<u8>]> = records.iter().map(Vec::as_slice).collect();
-            shared.repl.feed(db, &recs);
+            feed_replicas(shared, db, &recs);
             shared.aof.as_ref().map(|aof| aof.append(db, now_ms, &recs))
         }
         Propagation::Nothing => None,
     }
 }
 
+/// Hands records to the replication stream, on a master only: a replica's stream is
+/// its master's, byte for byte (`replication::replica` passes it on), so a client's
+/// write to a replica with `replica-read-only no` stays local, as in Redis (its
+/// `replicationFeedSlaves` returns on a replica); fed, it would move the replica's
+/// offset off its master's and break the next partial resync.
+#[inline]
+fn feed_replicas<A: AsRef<[u8]>>(shared: &Shared, db: usize, records: &[&[A]]) {
+    if shared.repl.feeding() && !shared.replica.is_replica() {
+        shared.repl.feed(db, records);
+    }
+}
+
 /// Propagates the effect of a blocked command served later (LPOP, LMOVE, ZPOPMIN ...);
 /// returns the end of its record in the log.
 pub fn effect(shared: &Shared, db: usize, now_ms: i64, record: &[Vec<u8>]) -> Option<u64> {
-    shared.repl.feed(db, &[record]);
+    feed_replicas(shared, db, &[record]);
     shared.aof.as_ref().map(|aof| aof.append_one(db, now_ms, record))
 }
 
