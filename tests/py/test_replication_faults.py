@@ -160,6 +160,12 @@ def test_a_replica_without_its_master_refuses_stale_reads_when_told(spawn):
     with pytest.raises(redis.ResponseError, match="^MASTERDOWN"):
         c.ping()
     assert c.info("replication")["master_link_status"] == "down"
+    # Told at run time to serve stale data, it answers again; told not to, it refuses.
+    assert c.config_set("replica-serve-stale-data", "yes")
+    assert c.get("k") == b"v"
+    assert c.config_set("replica-serve-stale-data", "no")
+    with pytest.raises(redis.ResponseError, match="^MASTERDOWN"):
+        c.get("k")
     assert c.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
     assert c.get("k") == b"v"
 

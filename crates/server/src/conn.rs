@@ -358,7 +358,8 @@ impl Conn {
                     output.seal_if_full();
                     *rpos += n;
                     if out_limits.as_ref().is_some_and(|l| {
-                        over_output_limit(l, client, output.pending(), soft_limit_since, w.now_ms)
+                        l.may_limit(client.subs.count())
+                            && over_output_limit(l, client, output.pending(), soft_limit_since, w.now_ms)
                     }) {
                         cut_off = true;
                         break;

@@ -134,6 +134,14 @@ impl Snapshot {
         }
     }
 
+    /// Whether a client with `subscriptions` channels and patterns may be over a
+    /// limit: the request path's test after each command, before the class is worked
+    /// out (under the default `normal 0 0 0`, false for every client not subscribed).
+    #[inline]
+    pub fn may_limit(&self, subscriptions: usize) -> bool {
+        subscriptions > 0 || self.normal.hard > 0 || self.normal.soft > 0
+    }
+
     /// True when `class` has any limit (the common case, normal clients under the
     /// default `normal 0 0 0`, skips the check).
     pub fn limits(&self, class: Class) -> bool {

@@ -481,6 +481,8 @@ impl Shared {
         self.memory.configure(&c);
         self.repl.set_backlog_size(c.repl_backlog_size);
         self.repl.set_min_replicas(c.min_replicas_to_write, c.min_replicas_max_lag);
+        let says_no = |name: &str| c.recorded.get(name).is_some_and(|v| v == "no");
+        self.replica.configure(!says_no("replica-read-only"), !says_no("replica-serve-stale-data"));
         let t = &self.type_limits;
         t.hash_entries.store(c.hash_max_listpack_entries as usize, Ordering::Relaxed);
         t.hash_value.store(c.hash_max_listpack_value as usize, Ordering::Relaxed);

@@ -49,7 +49,9 @@ pub const LRU_UNITS_PER_SECOND: u32 = 10;
 /// The LRU clock value for a time: tenths of a second, wrapping at 2^32.
 #[inline]
 pub fn lru_clock(now_ms: i64) -> u32 {
-    (now_ms / (1000 / LRU_UNITS_PER_SECOND as i64)) as u32
+    // Unsigned: a division by a constant then costs a multiply and a shift (the clock
+    // is read on every key access); a time before 1970 reads as 0.
+    (now_ms.max(0) as u64 / (1000 / LRU_UNITS_PER_SECOND as u64)) as u32
 }
 
 /// Whole seconds since the access `lru` recorded (OBJECT IDLETIME).

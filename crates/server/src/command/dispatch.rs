@@ -15,6 +15,7 @@ use super::{
     CommandSpec, Ctx,
 };
 use crate::propagate::Propagation;
+use crate::replication::role;
 use crate::shared::{bump, Shared};
 
 /// Answers a command that is refused before it runs: the error, counted as Redis counts
@@ -170,16 +171,20 @@ fn admit(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &'static Command
             return false;
         }
     }
-    // min-replicas-to-write (Redis's order: after MISCONF).
-    if spec.flags & flags::WRITE != 0 && !ctx.client.loading && ctx.shared.repl.too_few_good_replicas() && !ctx.shared.replica.is_replica() {
-        reject(ctx, idx, spec, "NOREPLICAS Not enough good replicas to write.");
-        return false;
-    }
-    // A read-only replica takes writes from its master's stream only (Redis's order:
-    // after MISCONF and min-replicas).
-    if spec.flags & flags::WRITE != 0 && !ctx.client.loading && ctx.shared.replica.is_replica() && replica_read_only(ctx.shared) {
-        reject(ctx, idx, spec, "READONLY You can't write against a read only replica.");
-        return false;
+    let role = ctx.shared.replica.admit_bits();
+    if spec.flags & flags::WRITE != 0 && !ctx.client.loading {
+        if role & role::REPLICA == 0 {
+            // min-replicas-to-write (Redis's order: after MISCONF; masters only).
+            if ctx.shared.repl.too_few_good_replicas() {
+                reject(ctx, idx, spec, "NOREPLICAS Not enough good replicas to write.");
+                return false;
+            }
+        } else if role & role::READ_ONLY != 0 {
+            // A read-only replica takes writes from its master's stream only (Redis's
+            // order: after MISCONF and min-replicas).
+            reject(ctx, idx, spec, "READONLY You can't write against a read only replica.");
+            return false;
+        }
     }
     if let Some(text) = pubsub::subscribed_mode_error(ctx, t.entries[idx].parent.map_or(spec, |p| t.entries[p].spec)) {
         refuse(ctx, idx, &text);
@@ -187,7 +192,11 @@ fn admit(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &'static Command
     }
     // replica-serve-stale-data no: while the link is down only `stale` commands run
     // (Redis's order: after the pub/sub context).
-    if spec.flags & flags::STALE == 0 && !ctx.client.loading && ctx.shared.replica.is_replica() && serves_no_stale_data(ctx.shared) {
+    if role & (role::REPLICA | role::NO_STALE_DATA) == role::REPLICA | role::NO_STALE_DATA
+        && spec.flags & flags::STALE == 0
+        && !ctx.client.loading
+        && link_down(ctx.shared)
+    {
         reject(ctx, idx, spec, "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
         return false;
     }
@@ -453,15 +462,9 @@ fn coalescable(ctx: &Ctx<'_>, data: bool) -> bool {
     data && !crate::propagate::active(ctx.shared) && !ctx.client.in_exec
 }
 
-/// A replica whose link is not up, with `replica-serve-stale-data no`.
-fn serves_no_stale_data(shared: &Shared) -> bool {
-    let down = shared.replica.link().is_some_and(|l| l.state() != crate::replication::role::LinkState::Connected);
-    down && shared.config.read().recorded.get("replica-serve-stale-data").is_some_and(|v| v == "no")
-}
-
-/// `replica-read-only` (asked only while this server is a replica).
-fn replica_read_only(shared: &Shared) -> bool {
-    shared.config.read().recorded.get("replica-read-only").is_none_or(|v| v == "yes")
+/// A replica whose link is not up (asked only with `replica-serve-stale-data no`).
+fn link_down(shared: &Shared) -> bool {
+    shared.replica.link().is_some_and(|l| l.state() != crate::replication::role::LinkState::Connected)
 }
 
 /// Takes the ordering stripes a write command needs: those of its keys ([`command_keys`]:

@@ -948,9 +948,12 @@ impl EventLoop {
         slot.sent += res as usize;
         slot.conn.set_in_flight(slot.sending.len().saturating_sub(slot.sent));
         slot.conn.publish_output_size();
+        let paused = slot.conn.output_paused();
         // Partial send, or replies produced meanwhile: send again.
         self.dirty.push(t);
-        self.resume_output(t);
+        if paused {
+            self.resume_output(t);
+        }
     }
 
     fn on_wake(&mut self, flags: u32) {

@@ -76,7 +76,7 @@ pub fn follow(shared: &Arc<Shared>, host: &str, port: u16) -> bool {
         stream_db: Mutex::new(None),
     });
     *slot = Some(Arc::clone(&link));
-    shared.replica.is_replica.store(true, Ordering::Release);
+    shared.replica.set_replica(true);
     drop(slot);
     // Replicas of this server sync again, from the new master's stream once this one
     // has it.
@@ -95,7 +95,7 @@ pub fn follow(shared: &Arc<Shared>, host: &str, port: u16) -> bool {
 /// loop's gate (inside EXEC), else none (the log's rewrite takes them).
 pub fn stop_following(shared: &Shared, gates_held: bool) -> bool {
     let Some(old) = shared.replica.link.lock().take() else { return false };
-    shared.replica.is_replica.store(false, Ordering::Release);
+    shared.replica.set_replica(false);
     cut(&old);
     shared.repl.new_history();
     // The log has none of what was replicated (a replica does not log its master's

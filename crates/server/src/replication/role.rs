@@ -78,17 +78,58 @@ impl Link {
 }
 
 /// The replica role: the link, when this server is a replica.
-#[derive(Default)]
 pub struct Role {
     pub(crate) link: Mutex<Option<Arc<Link>>>,
-    /// A link is set (the request path's one load for `replica-read-only`).
-    pub(crate) is_replica: AtomicBool,
+    /// What the request path asks of the role, in one word (bits below): whether a
+    /// link is set, `replica-read-only`, `replica-serve-stale-data no`. A master's
+    /// commands pay one load and one test for all three.
+    admit: AtomicU8,
+}
+
+/// This server follows a master (a link is set).
+pub const REPLICA: u8 = 1;
+/// `replica-read-only yes` (the default), in force while [`REPLICA`].
+pub const READ_ONLY: u8 = 2;
+/// `replica-serve-stale-data no`, in force while [`REPLICA`].
+pub const NO_STALE_DATA: u8 = 4;
+
+impl Default for Role {
+    fn default() -> Role {
+        Role { link: Mutex::new(None), admit: AtomicU8::new(READ_ONLY) }
+    }
 }
 
 impl Role {
     #[inline]
     pub fn is_replica(&self) -> bool {
-        self.is_replica.load(Ordering::Acquire)
+        self.admit.load(Ordering::Acquire) & REPLICA != 0
+    }
+
+    /// The admission bits; 0 or only [`READ_ONLY`] on a master.
+    #[inline]
+    pub fn admit_bits(&self) -> u8 {
+        self.admit.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn set_replica(&self, on: bool) {
+        if on {
+            self.admit.fetch_or(REPLICA, Ordering::AcqRel);
+        } else {
+            self.admit.fetch_and(!REPLICA, Ordering::AcqRel);
+        }
+    }
+
+    /// `replica-read-only` and `replica-serve-stale-data` as configured now.
+    pub fn configure(&self, read_only: bool, serve_stale_data: bool) {
+        let set = |bit: u8, on: bool| {
+            if on {
+                self.admit.fetch_or(bit, Ordering::AcqRel);
+            } else {
+                self.admit.fetch_and(!bit, Ordering::AcqRel);
+            }
+        };
+        set(READ_ONLY, read_only);
+        set(NO_STALE_DATA, !serve_stale_data);
     }
 
     pub fn link(&self) -> Option<Arc<Link>> {
