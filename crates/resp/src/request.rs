@@ -128,6 +128,49 @@ fn short_length(input: &[u8], start: usize, max_line: usize) -> Option<(i64, usi
     (well_formed && digits + 1 < line.len()).then_some((value, start + 1 + digits))
 }
 
+/// A short length line's number for [`RequestParser::parse_whole`]: 1 to 9 digits at
+/// `at` (no leading zero but a lone `0`), then `\r` and one more byte. Returns the
+/// value and the offset after those two bytes; None for anything else.
+#[inline(always)]
+fn short_number(input: &[u8], at: usize) -> Option<(u64, usize)> {
+    // One or two digits (nearly every count and argument length) read directly.
+    let [c0, c1, c2, ..] = *input.get(at..)? else { return None };
+    let d0 = c0.wrapping_sub(b'0');
+    if d0 > 9 {
+        return None;
+    }
+    if c1 == b'\r' {
+        // c2 is the byte after the '\r'.
+        return Some((u64::from(d0), at + 3));
+    }
+    let d1 = c1.wrapping_sub(b'0');
+    if d0 == 0 || d1 > 9 {
+        return None;
+    }
+    if c2 == b'\r' {
+        return (input.len() > at + 3).then_some((u64::from(d0 * 10 + d1), at + 3 + 1));
+    }
+    short_number_long(input, at)
+}
+
+/// [`short_number`] for 3 to 9 digits.
+fn short_number_long(input: &[u8], at: usize) -> Option<(u64, usize)> {
+    let line = &input[at..];
+    let mut value = 0u64;
+    let mut i = 0;
+    while i < 9 {
+        let d = line.get(i)?.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        value = value * 10 + u64::from(d);
+        i += 1;
+    }
+    // A tenth digit, or anything but '\r', is not a short line; the byte after the '\r'
+    // must be there too (Redis reads it before it goes on).
+    (line.get(i) == Some(&b'\r') && i + 1 < line.len()).then_some((value, at + i + 2))
+}
+
 /// Looks for `needle` in the line starting at `start`, resuming at `from`. The terminator must be
 /// at most `max` bytes after `start` (so the line's content is at most `max` bytes).
 fn scan_line(input: &[u8], start: usize, from: usize, max: usize, needle: u8) -> Scan {
@@ -225,7 +268,13 @@ impl RequestParser {
                 };
                 self.begin_request();
                 if first == b'*' {
-                    self.parse_count(input, 1)
+                    match self.parse_whole(input) {
+                        Some(end) => Ok(Some(end)),
+                        None => {
+                            self.spans.clear();
+                            self.parse_count(input, 1)
+                        }
+                    }
                 } else {
                     self.parse_inline(input, 0)
                 }
@@ -302,6 +351,49 @@ impl RequestParser {
         self.spans.clear();
         self.scratch.clear();
         self.inline = false;
+    }
+
+    /// The fast path for a whole multibulk request already in `input` whose count and
+    /// length lines are short (1 to 9 digits, no leading zero but a lone `0`) and within
+    /// every limit: one pass with no state kept, returning the request's end. Anything
+    /// else (an incomplete request, a long or odd line, a limit reached, `*0`) returns
+    /// None, and the general path (`parse_count`), which gives the same result for every
+    /// request accepted here, starts over. Nearly every request a client sends is whole
+    /// in one read: this path costs about a third of the general one's instructions.
+    #[inline]
+    fn parse_whole(&mut self, input: &[u8]) -> Option<usize> {
+        // The same condition as `short_length`'s: a line limit this low sends every line
+        // the long way (the tests use it to compare the two paths).
+        if self.limits.max_inline_len <= 19 {
+            return None;
+        }
+        let (n, mut pos) = short_number(input, 1)?;
+        let max_args = if self.limits.unauthenticated { UNAUTHENTICATED_MAX_ARGS as u64 } else { u64::MAX };
+        let max_bulk = if self.limits.unauthenticated {
+            self.limits.max_bulk_len.min(UNAUTHENTICATED_MAX_BULK_LEN as u64)
+        } else {
+            self.limits.max_bulk_len
+        };
+        if n == 0 || n > max_args {
+            return None;
+        }
+        for _ in 0..n {
+            if input.get(pos) != Some(&b'$') {
+                return None;
+            }
+            let (len, data) = short_number(input, pos + 1)?;
+            if len > max_bulk {
+                return None;
+            }
+            let end = data + len as usize;
+            // The data is followed by two bytes Redis skips without checking.
+            if end + 2 > input.len() {
+                return None;
+            }
+            self.spans.push((data, end));
+            pos = end + 2;
+        }
+        Some(pos)
     }
 
     fn parse_count(
@@ -1012,6 +1104,39 @@ mod tests {
                 assert_eq!(parse_all(&fast, &req), want, "{}", String::from_utf8_lossy(&req));
                 for step in [1, 2, 5] {
                     assert_eq!(parse_chunked(&fast, &req, step), want, "step {step}: {}", String::from_utf8_lossy(&req));
+                }
+            }
+        }
+    }
+
+    /// The whole-request fast path must agree with the general path under every limit:
+    /// requests of 0 to 12 arguments of 0 to 20,000 bytes, with and without
+    /// authentication, with a `proto-max-bulk-len` below and above the arguments'.
+    #[test]
+    fn whole_request_fast_path_agrees_with_the_general_path() {
+        let mut requests: Vec<Vec<u8>> = Vec::new();
+        for argc in [0usize, 1, 2, 3, 10, 11, 12] {
+            for size in [0usize, 1, 9, 10, 16384, 16385, 20000] {
+                let mut req = format!("*{argc}\r\n").into_bytes();
+                for i in 0..argc {
+                    let len = if i == 0 { 3 } else { size };
+                    req.extend_from_slice(format!("${len}\r\n").as_bytes());
+                    req.extend(std::iter::repeat(b'a' + (i % 26) as u8).take(len));
+                    req.extend_from_slice(b"\r\n");
+                }
+                req.extend_from_slice(b"*1\r\n$4\r\nPING\r\n");
+                requests.push(req);
+            }
+        }
+        for unauthenticated in [false, true] {
+            for max_bulk_len in [2, 10, 16384, DEFAULT_MAX_BULK_LEN] {
+                let fast = Limits { unauthenticated, max_bulk_len, ..Limits::default() };
+                let general = Limits { max_inline_len: 19, ..fast.clone() };
+                for req in &requests {
+                    let want = parse_all(&general, req);
+                    let what = || format!("{unauthenticated} {max_bulk_len} {}", String::from_utf8_lossy(&req[..req.len().min(40)]));
+                    assert_eq!(parse_all(&fast, req), want, "{}", what());
+                    assert_eq!(parse_chunked(&fast, req, 7), want, "{}", what());
                 }
             }
         }
