@@ -6,7 +6,9 @@
 //! that arrives in many pieces is parsed in time linear in its size. Arguments of multibulk
 //! requests are returned as slices of the caller's buffer (no copying); inline arguments, which
 //! need unescaping, live in a scratch buffer the parser reuses. In steady state nothing is
-//! allocated per request.
+//! allocated per request. A multibulk request already whole in the buffer, with short
+//! length lines (nearly every request), is read in one pass without the resumable state
+//! (`parse_whole`); anything else takes the general path, which reads it the same.
 //!
 //! Deliberate differences from Redis 7.0, all at the edges:
 //! * Line-length limits are applied to the bytes of the line itself, not to whatever happens to be
