@@ -141,6 +141,9 @@ pub struct Config {
     /// `rename-command NAME NEW-NAME` directives, in order, with their line number and
     /// text for a start-up error (applied by `command::table::install_renames`).
     pub rename_commands: Vec<RenameCommand>,
+    /// `user NAME RULES...` directives, each as its words after `user` (applied at
+    /// start by `startup.rs`; CONFIG REWRITE writes the live users back here).
+    pub users: Vec<Vec<String>>,
     /// `client-output-buffer-limit`: hard limit, soft limit, soft seconds of the
     /// normal, replica and pubsub classes. The normal and pubsub classes are enforced
     /// (`output_limit.rs`); the replica class is recorded (no replication yet).
@@ -254,6 +257,7 @@ impl Default for Config {
             list_max_listpack_size: -2,
             config_file: None,
             rename_commands: Vec::new(),
+            users: Vec::new(),
             client_output_buffer_limit: [
                 OutputLimit { hard: 0, soft: 0, soft_seconds: 0 },
                 OutputLimit { hard: 256 << 20, soft: 64 << 20, soft_seconds: 60 },
@@ -547,6 +551,8 @@ pub static PARAMS: &[Param] = &[
     recorded!("replica-announced", "yes", Kind::Bool, true),
     recorded!("replica-lazy-flush", "no", Kind::Bool, true),
     recorded!("acllog-max-len", "128", Kind::Int { min: 0, max: i64::MAX }, true),
+    recorded!("aclfile", "", Kind::Str, false),
+    recorded!("acl-pubsub-default", "resetchannels", Kind::Enum(&["allchannels", "resetchannels"]), true),
     recorded!("lazyfree-lazy-eviction", "no", Kind::Bool, true),
     recorded!("lazyfree-lazy-expire", "no", Kind::Bool, true),
     recorded!("lazyfree-lazy-server-del", "no", Kind::Bool, true),
@@ -913,6 +919,13 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
             config.rename_commands.push(RenameCommand { from: from.clone(), to: to.clone(), line: i + 1, text: raw.to_string() });
             continue;
         }
+        if name == "user" {
+            if values.is_empty() {
+                return Err(fail("Bad directive or wrong number of arguments".into()));
+            }
+            config.users.push(values.to_vec());
+            continue;
+        }
         let Some(p) = param(&name) else {
             return Err(fail("Bad directive or wrong number of arguments".into()));
         };
@@ -998,6 +1011,9 @@ pub fn render(config: &Config) -> String {
     }
     for r in &config.rename_commands {
         let _ = writeln!(out, "rename-command \"{}\" \"{}\"", r.from, r.to);
+    }
+    for u in &config.users {
+        let _ = writeln!(out, "user {}", u.join(" "));
     }
     out
 }

@@ -8,6 +8,7 @@
 //! `info.rs`, `expire.rs` (active expiry), `log.rs`. The layers they form are in
 //! docs/architecture.md.
 
+pub mod acl;
 pub mod allocator;
 pub mod aof;
 pub mod apply;

@@ -305,6 +305,10 @@ pub struct Shared {
     pub tracking: crate::state::tracking::Tracking,
     /// 0 when requirepass is unset; read on every command without the config lock.
     pub auth_required: AtomicBool,
+    /// ACL users (`acl/`).
+    pub acl: crate::acl::Acl,
+    /// `requirepass` as last applied to the default user (it follows only a change).
+    applied_requirepass: Mutex<Option<Option<Vec<u8>>>>,
     pub active_expire_enabled: AtomicBool,
     /// Copies of `hz` and `client-query-buffer-limit`, read every loop iteration or
     /// batch without touching the config lock (whose cache line the loops would
@@ -401,6 +405,8 @@ impl Shared {
             latency_monitor,
             tracking: crate::state::tracking::Tracking::default(),
             auth_required: AtomicBool::new(auth),
+            acl: crate::acl::Acl::default(),
+            applied_requirepass: Mutex::new(None),
             active_expire_enabled: AtomicBool::new(true),
             hz: AtomicU64::new(hz),
             query_buffer_limit: AtomicU64::new(query_buffer_limit),
@@ -473,7 +479,15 @@ impl Shared {
         self.latency_monitor.set_threshold_ms(c.latency_monitor_threshold_ms);
         self.keyspace.events().set(c.notify_keyspace_events);
         self.tracking.max_keys.store(c.tracking_table_max_keys as usize, Ordering::Relaxed);
-        self.auth_required.store(c.requirepass.is_some(), Ordering::Relaxed);
+        {
+            let mut applied = self.applied_requirepass.lock();
+            let now = c.requirepass.clone();
+            if applied.as_ref() != Some(&now) {
+                self.acl.set_requirepass(now.as_deref());
+                *applied = Some(now);
+            }
+        }
+        self.acl_changed();
         self.hz.store(c.hz, Ordering::Relaxed);
         self.loops.set_spread_busy(c.loop_spread_busy);
         self.query_buffer_limit.store(c.client_query_buffer_limit, Ordering::Relaxed);
@@ -492,6 +506,12 @@ impl Shared {
         if let Some(aof) = self.aof.as_ref() {
             aof.set_policy(c.appendfsync);
         }
+    }
+
+    /// The ACL users changed: whether new connections must authenticate follows the
+    /// default user.
+    pub fn acl_changed(&self) {
+        self.auth_required.store(self.acl.auth_required(), Ordering::Relaxed);
     }
 
     /// Sum of one counter over all threads.

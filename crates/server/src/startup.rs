@@ -28,6 +28,40 @@ pub enum StartError {
     Aof(#[from] crate::aof::load::LoadError),
     #[error("{0}")]
     Snapshot(String),
+    #[error("{0}")]
+    Acl(String),
+}
+
+/// The ACL users of the config file's `user` lines, or of the ACL file (`aclfile`),
+/// never both (Redis refuses that too).
+fn load_users(shared: &Shared) -> Result<(), StartError> {
+    let (lines, aclfile, all_channels) = {
+        let c = shared.config.read();
+        let file = c.recorded.get("aclfile").filter(|f| !f.is_empty()).cloned();
+        (c.users.clone(), file, c.recorded.get("acl-pubsub-default").is_some_and(|v| v == "allchannels"))
+    };
+    if !lines.is_empty() && aclfile.is_some() {
+        return Err(StartError::Acl("Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.".into()));
+    }
+    for words in &lines {
+        let (name, rules) = words.split_first().expect("a user line has a name");
+        // The default user exists already: its line starts from nothing (Redis's reset).
+        let mut all: Vec<&[u8]> = if shared.acl.get(name).is_some() { vec![b"reset"] } else { Vec::new() };
+        all.extend(rules.iter().map(|r| r.as_bytes()));
+        if let Err((rule, e)) = shared.acl.set_user(name, &all, all_channels) {
+            return Err(StartError::Acl(format!(
+                "Error loading ACL rule '{}' for the user named '{name}': {}",
+                String::from_utf8_lossy(&rule),
+                crate::acl::user::rule_error_text(e)
+            )));
+        }
+    }
+    if let Some(file) = aclfile {
+        crate::command::acl::load_file(&shared.acl, std::path::Path::new(&file), all_channels)
+            .map_err(|e| StartError::Acl(format!("Aborting Redis startup because of ACL errors: {e}")))?;
+    }
+    shared.acl_changed();
+    Ok(())
 }
 
 fn bind_addrs(config: &Config) -> Result<Vec<(IpAddr, bool)>, StartError> {
@@ -177,6 +211,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     // A replica's link applies its master's stream through the dispatcher, as the log's
     // replay does.
     crate::replication::replica::install(Box::new(|s| Box::new(crate::command::replay::Replayer::for_master(s))));
+    load_users(&shared)?;
     if let Some(aof) = shared.aof.as_ref() {
         // io_uring loops make the log durable themselves under `always` (aof/commit.rs).
         aof.inline_commits

@@ -41,6 +41,11 @@ pub struct Client {
     pub db: usize,
     pub proto: Proto,
     pub authenticated: bool,
+    /// The ACL user it runs as (`default` until AUTH), as of `acl_version`.
+    pub user: Arc<crate::acl::User>,
+    pub acl_version: u64,
+    /// The user may run every command on every key and channel: no check per command.
+    pub unrestricted: bool,
     /// Close once the pending output is written (QUIT, protocol error, CLIENT KILL of
     /// self).
     pub close_after_reply: bool,
@@ -109,6 +114,9 @@ impl Client {
             db: 0,
             proto: Proto::Resp2,
             authenticated,
+            user: Arc::new(crate::acl::User::new("default", crate::acl::catalog(), true)),
+            acl_version: 0,
+            unrestricted: false,
             close_after_reply: false,
             multi: None,
             watched: Vec::new(),

@@ -55,31 +55,15 @@ fn select(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
-const WRONGPASS: &str = "WRONGPASS invalid username-password pair or user is disabled.";
-
-/// Checks credentials against `requirepass` (only the `default` user exists).
-fn check_auth(ctx: &Ctx<'_>, user: Option<&[u8]>, pass: &[u8]) -> Result<(), CommandError> {
-    let required = ctx.shared.config.read().requirepass.clone();
-    if user.is_some_and(|u| u != b"default") {
-        return Err(CommandError::msg(WRONGPASS));
-    }
-    match required {
-        // The default user has no password: any password is accepted by the two-word
-        // form, while the one-word form is an error (as Redis).
-        None if user.is_none() => Err(CommandError::msg(
+/// AUTH's and HELLO AUTH's check: the ACL user and password (`command/acl.rs`).
+fn check_auth(ctx: &mut Ctx<'_>, user: Option<&[u8]>, pass: &[u8]) -> Result<(), CommandError> {
+    // The one-word form is an error while the default user needs no password (Redis).
+    if user.is_none() && ctx.shared.acl.default_user().nopass {
+        return Err(CommandError::msg(
             "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?",
-        )),
-        None => Ok(()),
-        Some(p) if constant_time_eq(&p, pass) => Ok(()),
-        Some(_) => Err(CommandError::msg(WRONGPASS)),
+        ));
     }
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    super::acl::authenticate(ctx, user.unwrap_or(b"default"), pass)
 }
 
 /// AUTH [username] password — OK.
@@ -90,7 +74,6 @@ fn auth(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         _ => return Err(CommandError::Syntax),
     };
     check_auth(ctx, user, pass)?;
-    ctx.client.authenticated = true;
     ctx.ok();
     Ok(())
 }
@@ -127,7 +110,6 @@ fn hello(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     if let Some((u, p)) = creds {
         check_auth(ctx, Some(u), p)?;
-        ctx.client.authenticated = true;
     }
     if !ctx.client.authenticated && ctx.shared.auth_required.load(Ordering::Relaxed) {
         return Err(CommandError::msg("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"));
@@ -321,7 +303,7 @@ pub fn describe(shared: &Shared, t: &super::table::CommandTable, info: &ClientIn
     let mut s = String::with_capacity(256);
     let _ = write!(
         s,
-        "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf={} qbuf-free=0 argv-mem={} multi-mem=0 rbs={} rbp=0 obl={} oll={} omem={} tot-mem={} events=r cmd={} user=default redir={} resp={} lib-name={} lib-ver={}",
+        "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf={} qbuf-free=0 argv-mem={} multi-mem=0 rbs={} rbp=0 obl={} oll={} omem={} tot-mem={} events=r cmd={} user={} redir={} resp={} lib-name={} lib-ver={}",
         info.id,
         info.addr,
         info.laddr,
@@ -342,6 +324,7 @@ pub fn describe(shared: &Shared, t: &super::table::CommandTable, info: &ClientIn
         omem,
         qbuf + argv_mem + obuf,
         cmd,
+        info.user.lock(),
         tracking.map_or(-1, |(redirect, _, _)| redirect as i64),
         info.resp.load(Ordering::Relaxed),
         String::from_utf8_lossy(&info.lib_name.lock()),
@@ -412,7 +395,7 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut addr = None;
     let mut laddr = None;
     let mut skipme = true;
-    let mut user_ok = true;
+    let mut user: Option<&[u8]> = None;
     let mut only_type: Option<&[u8]> = None;
     let mut max_age_s: Option<u64> = None;
     if old_form {
@@ -434,7 +417,10 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             } else if is(k, "laddr") {
                 laddr = Some(v);
             } else if is(k, "user") {
-                user_ok = v == b"default";
+                if ctx.shared.acl.get(&String::from_utf8_lossy(v)).is_none() {
+                    return Err(CommandError::Owned(format!("ERR No such user '{}'", String::from_utf8_lossy(v))));
+                }
+                user = Some(v);
             } else if is(k, "type") {
                 if !["normal", "master", "replica", "slave", "pubsub"].iter().any(|n| is(v, n)) {
                     return Err(CommandError::Owned(format!(
@@ -465,7 +451,7 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         let matches = id.is_none_or(|i| i == c.id)
             && addr.is_none_or(|x| x == c.addr.as_bytes())
             && laddr.is_none_or(|x| x == c.laddr.as_bytes())
-            && user_ok
+            && user.is_none_or(|u| u == c.user.lock().as_bytes())
             && only_type.is_none_or(|t| type_is(t, &c))
             && max_age_s.is_none_or(|m| c.created.elapsed().as_secs() >= m);
         // A client already being killed is on its way out: it no longer counts.
@@ -482,7 +468,7 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     // TYPE master: a replica's link to its master is no client here (a thread of its
     // own); it is cut and reconnects (a partial resync), as Redis's master client does.
-    if only_type.is_some_and(|t| is(t, "master")) && id.is_none() && addr.is_none() && laddr.is_none() && user_ok {
+    if only_type.is_some_and(|t| is(t, "master")) && id.is_none() && addr.is_none() && laddr.is_none() && user.is_none() {
         if let Some(link) = ctx.shared.replica.link() {
             if crate::replication::replica::drop_connection(&link) {
                 killed += 1;

@@ -149,6 +149,17 @@ fn admit(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &'static Command
         refuse(ctx, idx, "NOAUTH Authentication required.");
         return false;
     }
+    // ACL (Redis's order: right after authentication). The loading client (the log's
+    // replay, a master's stream) runs everything.
+    if !ctx.client.loading {
+        super::acl::refresh_user(ctx);
+        if !ctx.client.unrestricted {
+            if let Some(text) = super::acl::denied(ctx, idx, spec, args) {
+                reject(ctx, idx, spec, &text);
+                return false;
+            }
+        }
+    }
     // maxmemory (Redis's order: before MISCONF): evict until under the limit; a command
     // that may add memory (a `denyoom` one, an EXEC of a queue with one, anything
     // queued in MULTI but the transaction's own commands) is refused while still over.

@@ -12,6 +12,7 @@
 //! they change anything, then write their reply into `ctx.out`; an `Err` is written by
 //! the dispatcher as the error reply.
 
+pub mod acl;
 pub mod args;
 pub mod bitfield;
 pub mod blocking;
@@ -304,6 +305,21 @@ pub struct CommandSpec {
     pub complexity: &'static str,
     /// The Redis version that deprecated it (COMMAND DOCS), if any.
     pub deprecated_since: &'static str,
+    /// Which of its arguments are pub/sub channels an ACL user must be allowed.
+    pub channels: Channels,
+}
+
+/// Where a command names channels (Redis 7.0's `getChannelsFromCommand`, for ACL
+/// checks; unsubscribing needs no permission).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Channels {
+    None,
+    /// The first argument (PUBLISH).
+    First,
+    /// Every argument (SUBSCRIBE).
+    All,
+    /// Every argument, each a pattern (PSUBSCRIBE).
+    AllPatterns,
 }
 
 impl CommandSpec {
@@ -342,7 +358,12 @@ impl CommandSpec {
         CommandSpec { args, ..self }
     }
 
-    /// Its time complexity.
+    /// Which arguments are channels (ACL).
+    pub const fn channels(self, channels: Channels) -> CommandSpec {
+        CommandSpec { channels, ..self }
+    }
+
+    /// Its time complexity (COMMAND DOCS).
     pub const fn complexity(self, complexity: &'static str) -> CommandSpec {
         CommandSpec { complexity, ..self }
     }
@@ -525,7 +546,7 @@ pub const fn spec(
     summary: &'static str,
     handler: Handler,
 ) -> CommandSpec {
-    CommandSpec { name, arity, flags, keys, acl, group, summary, handler, subcommands: &[], movable: None, writes: Writes::Keys, since: "", key_specs: &[], tips: &[], args: &[], complexity: "", deprecated_since: "" }
+    CommandSpec { name, arity, flags, keys, acl, group, summary, handler, subcommands: &[], movable: None, writes: Writes::Keys, since: "", key_specs: &[], tips: &[], args: &[], complexity: "", deprecated_since: "", channels: Channels::None }
 }
 
 /// A parent command that dispatches to subcommands (CLIENT, CONFIG, OBJECT ...). Its
@@ -554,6 +575,7 @@ pub const fn container(
         args: &[],
         complexity: "",
         deprecated_since: "",
+        channels: Channels::None,
     }
 }
 

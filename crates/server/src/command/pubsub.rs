@@ -14,7 +14,7 @@ use resp::{encode, Proto};
 
 use super::flags::*;
 pub use super::client::Subscriptions;
-use super::{container, spec, CommandError, CommandSpec, Ctx};
+use super::{container, spec, Channels, CommandError, CommandSpec, Ctx};
 use crate::shared::{Shared, Subscriber};
 
 fn me(ctx: &Ctx<'_>) -> Subscriber {
@@ -240,11 +240,11 @@ static PUBSUB_SUBCOMMANDS: &[CommandSpec] = &[
 ];
 
 pub static COMMANDS: &[CommandSpec] = &[
-    spec("subscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels.", subscribe).since("2.0.0").args(ARGS_SUBSCRIBE).complexity("O(N)"),
+    spec("subscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels.", subscribe).since("2.0.0").channels(Channels::All).args(ARGS_SUBSCRIBE).complexity("O(N)"),
     spec("unsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages posted to channels.", unsubscribe).since("2.0.0").args(ARGS_UNSUBSCRIBE).complexity("O(N)"),
-    spec("psubscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels that match one or more patterns.", psubscribe).since("2.0.0").args(ARGS_PSUBSCRIBE).complexity("O(N)"),
+    spec("psubscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Listens for messages published to channels that match one or more patterns.", psubscribe).since("2.0.0").channels(Channels::AllPatterns).args(ARGS_PSUBSCRIBE).complexity("O(N)"),
     spec("punsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages published to channels that match one or more patterns.", punsubscribe).since("2.0.0").args(ARGS_PUNSUBSCRIBE).complexity("O(N+M)"),
-    spec("publish", 3, PUBSUB | LOADING | STALE | FAST | MAY_REPLICATE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Posts a message to a channel.", publish).since("2.0.0").args(ARGS_PUBLISH).complexity("O(N+M)"),
+    spec("publish", 3, PUBSUB | LOADING | STALE | FAST | MAY_REPLICATE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Posts a message to a channel.", publish).since("2.0.0").channels(Channels::First).args(ARGS_PUBLISH).complexity("O(N+M)"),
     container("pubsub", "pubsub", "A container for Pub/Sub commands.", PUBSUB_SUBCOMMANDS).since("2.8.0").complexity("Depends on the subcommand."),
 ];
 

@@ -8,19 +8,25 @@ use std::sync::OnceLock;
 
 use super::table::CommandTable;
 use super::{
-    bitfield, blocking, connection, debug, dump, hashes, keys, latency, lists, monitor, pubsub, replication, server, sets,
+    acl, bitfield, blocking, connection, debug, dump, hashes, keys, latency, lists, monitor, pubsub, replication, server, sets,
     sort, sorted_sets, strings, transactions, CommandSpec,
 };
 
 /// The command table, built on first use.
 pub fn table() -> &'static CommandTable {
     static TABLE: OnceLock<CommandTable> = OnceLock::new();
-    TABLE.get_or_init(|| CommandTable::build(&families()))
+    TABLE.get_or_init(|| {
+        let t = CommandTable::build(&families());
+        // The ACL rules name commands by this table's indexes.
+        crate::acl::install_catalog(acl::catalog_of(&t));
+        t
+    })
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 18] {
+fn families() -> [&'static [CommandSpec]; 19] {
     [
+        acl::COMMANDS,
         connection::COMMANDS,
         strings::COMMANDS,
         bitfield::COMMANDS,

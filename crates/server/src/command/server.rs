@@ -107,10 +107,21 @@ fn config_resetstat(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> 
 
 /// CONFIG REWRITE — OK; rewrites the config file the server started from.
 fn config_rewrite(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    let cfg = ctx.shared.config.read().clone();
+    let mut cfg = ctx.shared.config.read().clone();
     let Some(path) = cfg.config_file.clone() else {
         return Err(CommandError::msg("ERR The server is running without a config file"));
     };
+    // The users go into the config file unless an ACL file keeps them (ACL SAVE's job).
+    if cfg.recorded.get("aclfile").is_none_or(|f| f.is_empty()) {
+        let catalog = crate::acl::catalog();
+        cfg.users = ctx
+            .shared
+            .acl
+            .all()
+            .iter()
+            .map(|u| u.describe(catalog).split(' ').skip(1).map(String::from).collect())
+            .collect();
+    }
     let text = config::render(&cfg);
     crate::fsutil::write_atomically(&path, text.as_bytes()).map_err(|e| {
         crate::log::warning(&format!("CONFIG REWRITE failed: {e}"));
@@ -138,7 +149,7 @@ fn config_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
-fn acl_categories(spec: &CommandSpec) -> Vec<String> {
+pub(super) fn acl_categories(spec: &CommandSpec) -> Vec<String> {
     // Redis's category order, and the categories its flags imply (setImplicitACLCategories).
     const ORDER: &[&str] = &[
         "keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap",
@@ -785,6 +796,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[],
         complexity: "O(N)",
         deprecated_since: "",
+        channels: super::Channels::None,
     },
     spec("time", 1, LOADING | STALE | FAST, (0, 0, 0), SERVER, "server", "Returns the server time.", time).since("2.6.0").complexity("O(1)").tips(&["nondeterministic_output"]),
     container("slowlog", "server", "A container for slow log commands.", SLOWLOG_SUBCOMMANDS).since("2.2.12").complexity("Depends on the subcommand."),

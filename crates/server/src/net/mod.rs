@@ -86,8 +86,9 @@ pub fn admit(shared: &Shared, owner: usize, peer: Option<std::net::IpAddr>) -> A
     crate::shared::bump(&stats.connections_received, 1);
     let (maxclients, keepalive_s, protected) = {
         let c = shared.config.read();
-        (c.maxclients, c.tcp_keepalive_s, c.protected_mode && c.requirepass.is_none())
+        (c.maxclients, c.tcp_keepalive_s, c.protected_mode)
     };
+    let protected = protected && shared.acl.default_user().nopass;
     if shared.connected_clients.load(Ordering::Relaxed) as u64 >= maxclients {
         crate::shared::bump(&stats.rejected_connections, 1);
         return Admission::Reject(b"-ERR max number of clients reached\r\n");

@@ -3,6 +3,7 @@
 //! connection and registered in `Shared::clients`.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, AtomicUsize};
+use std::sync::Arc;
 use std::time::Instant;
 
 use parking_lot::Mutex;
@@ -18,6 +19,8 @@ pub struct ClientInfo {
     /// moves to another loop: `net/balance.rs`).
     pub owner: AtomicUsize,
     pub name: Mutex<Vec<u8>>,
+    /// The ACL user it is authenticated as (CLIENT LIST `user`, CLIENT KILL USER).
+    pub user: Mutex<Arc<str>>,
     pub lib_name: Mutex<Vec<u8>>,
     pub lib_ver: Mutex<Vec<u8>>,
     pub db: AtomicUsize,
@@ -61,6 +64,7 @@ impl ClientInfo {
             owner: AtomicUsize::new(owner),
             name: Default::default(),
             lib_name: Default::default(),
+            user: Mutex::new(Arc::from("default")),
             lib_ver: Default::default(),
             db: Default::default(),
             resp: AtomicU8::new(2),
