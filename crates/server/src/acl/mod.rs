@@ -287,21 +287,27 @@ impl Acl {
         (u.enabled && u.password_ok(password)).then_some(u)
     }
 
-    /// Adds an ACL LOG entry, or counts it into an equal one of the last minute.
-    pub fn log_denial(&self, mut entry: LogEntry, max_len: usize) {
+    /// Adds an ACL LOG entry, or counts it into an equal one of the last minute, which
+    /// then moves to the front (Redis's order: the most recently seen first).
+    pub fn log_denial(&self, entry: LogEntry, max_len: usize) {
         let mut log = self.log.lock();
-        if let Some(e) = log.iter_mut().find(|e| {
+        let same = log.iter().position(|e| {
             e.reason == entry.reason
                 && e.context == entry.context
                 && e.object == entry.object
                 && e.username == entry.username
                 && entry.updated_ms - e.updated_ms < LOG_GROUPING_MS
-        }) {
-            e.count += 1;
-            e.updated_ms = entry.updated_ms;
-            e.client_info = std::mem::take(&mut entry.client_info);
-            return;
-        }
+        });
+        let entry = match same {
+            Some(i) => {
+                let mut e = log.remove(i);
+                e.count += 1;
+                e.updated_ms = entry.updated_ms;
+                e.client_info = entry.client_info;
+                e
+            }
+            None => entry,
+        };
         log.insert(0, entry);
         log.truncate(max_len);
     }

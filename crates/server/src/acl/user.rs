@@ -540,8 +540,9 @@ mod tests {
         assert_eq!(u.describe_commands(&c), "-@all +@admin +config");
         let (u, c) = user(&["+@all", "-config|get"]);
         assert_eq!(u.describe_commands(&c), "+@all -config|get");
+        // (write is set alone here, so the category describes it.)
         let (u, c) = user(&["+get", "+set", "-get"]);
-        assert_eq!(u.describe_commands(&c), "-@all +set");
+        assert_eq!(u.describe_commands(&c), "-@all +@write");
     }
 
     #[test]
