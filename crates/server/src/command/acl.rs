@@ -201,7 +201,7 @@ pub fn keys_with_flags(spec: &CommandSpec, args: &[&[u8]]) -> Vec<(usize, u16)> 
 fn log_denial(ctx: &mut Ctx<'_>, reason: Denied, object: String, username: &str) {
     let max_len = ctx.shared.config.read().recorded.get("acllog-max-len").and_then(|v| v.parse().ok()).unwrap_or(128);
     let context = if ctx.client.multi.is_some() || ctx.client.in_exec { "multi" } else { "toplevel" };
-    let client_info = super::connection::describe(ctx.shared, ctx.table, &ctx.client.info, ctx.now_ms);
+    let client_info = super::client_line::describe(ctx.shared, ctx.table, &ctx.client.info, ctx.now_ms);
     ctx.shared.acl.log_denial(
         LogEntry {
             count: 1,

@@ -17,6 +17,7 @@ pub mod args;
 pub mod bitfield;
 pub mod blocking;
 pub mod client;
+pub mod client_line;
 pub mod collections;
 pub mod connection;
 pub mod debug;

@@ -275,7 +275,7 @@ mod tests {
         assert!(h.raw("SUBSCRIBE a b").ends_with(b":2\r\n"));
         assert!(h.raw("PSUBSCRIBE p*").ends_with(b":3\r\n"));
         // Subscribed RESP2 clients may not run CLIENT INFO or INFO: read the shared state.
-        let line = crate::command::connection::describe(&h.shared, crate::command::registry::table(), &h.client.info, 0);
+        let line = crate::command::client_line::describe(&h.shared, crate::command::registry::table(), &h.client.info, 0);
         assert!(line.contains(" flags=P ") && line.contains(" sub=2 psub=1 "), "{line}");
         let info = crate::info::render(&h.shared, crate::command::registry::table(), &["stats".to_string()]);
         assert!(info.contains("pubsub_channels:2\r\npubsub_patterns:1"), "{info}");
@@ -284,7 +284,7 @@ mod tests {
         h.text("MULTI");
         h.text("SET k v");
         // CLIENT INFO would be queued; the shared record shows the transaction.
-        let line = crate::command::connection::describe(&h.shared, crate::command::registry::table(), &h.client.info, 0);
+        let line = crate::command::client_line::describe(&h.shared, crate::command::registry::table(), &h.client.info, 0);
         assert!(line.contains(" flags=x ") && line.contains(" multi=1 "), "{line}");
     }
 }
