@@ -320,3 +320,29 @@ def test_redis_cli_logs_in_with_a_user(own_target):
     out = subprocess.run([cli, "-h", own_target.host, "-p", str(own_target.port), "--user", "clier", "--pass", "cp",
                           "--no-auth-warning", "del", "k"], capture_output=True, text=True, timeout=30)
     assert out.stdout.strip() == "NOPERM this user has no permissions to run the 'del' command"
+
+
+def test_rules_changed_before_exec_and_reset_returns_to_the_default_user(own_target):
+    admin = own_target.client()
+    admin.execute_command("ACL", "SETUSER", "mx", "on", ">pw", "~*", "+@all")
+    u = user_client(own_target, "mx", "pw")
+    conn = u.connection_pool.get_connection("_")
+    try:
+        conn.send_command("MULTI")
+        assert conn.read_response() == b"OK"
+        conn.send_command("SET", "k", "v")
+        assert conn.read_response() == b"QUEUED"
+        admin.execute_command("ACL", "SETUSER", "mx", "-set")
+        conn.send_command("EXEC")
+        reply = conn.read_response()
+        assert len(reply) == 1 and isinstance(reply[0], redis.exceptions.NoPermissionError)
+        assert str(reply[0]) == ("ACLs rules changed between the moment the transaction was accumulated and "
+                                 "the EXEC call. This command is no longer allowed for the following reason: "
+                                 "no permission to execute the command or subcommand")
+        assert admin.get("k") is None
+        conn.send_command("RESET")
+        assert conn.read_response() == b"RESET"
+        conn.send_command("ACL", "WHOAMI")
+        assert conn.read_response() == b"default"
+    finally:
+        u.connection_pool.release(conn)

@@ -56,7 +56,12 @@ impl Catalog {
             s.sort_by(|&a, &b| entries[a].name.cmp(&entries[b].name));
         }
         let by_name = entries.iter().enumerate().map(|(id, e)| (e.name.clone(), id)).collect();
-        Catalog { entries, subs, top, by_name }
+        Catalog {
+            entries,
+            subs,
+            top,
+            by_name,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -91,8 +96,12 @@ impl Catalog {
 
     /// Every command and subcommand in a category (ACL CAT category), by name.
     pub fn in_category(&self, bit: u32) -> Vec<&str> {
-        let mut names: Vec<&str> =
-            self.entries.iter().filter(|e| e.categories & bit != 0).map(|e| e.name.as_str()).collect();
+        let mut names: Vec<&str> = self
+            .entries
+            .iter()
+            .filter(|e| e.categories & bit != 0)
+            .map(|e| e.name.as_str())
+            .collect();
         names.sort_unstable();
         names
     }
@@ -159,7 +168,11 @@ pub struct Acl {
 
 impl Default for Acl {
     fn default() -> Acl {
-        let acl = Acl { users: RwLock::new(BTreeMap::new()), version: AtomicU64::new(1), log: Mutex::new(Vec::new()) };
+        let acl = Acl {
+            users: RwLock::new(BTreeMap::new()),
+            version: AtomicU64::new(1),
+            log: Mutex::new(Vec::new()),
+        };
         acl.users.write().insert("default".into(), Arc::new(default_user(None)));
         acl
     }
@@ -224,7 +237,10 @@ impl Acl {
     /// `resetpass >pass`, or `nopass`).
     pub fn set_requirepass(&self, requirepass: Option<&[u8]>) {
         let mut users = self.users.write();
-        let mut u = users.get("default").map(|u| (**u).clone()).unwrap_or_else(|| default_user(None));
+        let mut u = users
+            .get("default")
+            .map(|u| (**u).clone())
+            .unwrap_or_else(|| default_user(None));
         let c = catalog();
         let _ = u.apply(b"resetpass", c, false);
         match requirepass {
@@ -240,7 +256,12 @@ impl Acl {
 
     /// ACL SETUSER: applies every rule to a copy of the user (a new one when absent)
     /// and publishes it, or changes nothing: Err names the rule refused.
-    pub fn set_user(&self, name: &str, rules: &[&[u8]], all_channels_default: bool) -> Result<(), (Vec<u8>, RuleError)> {
+    pub fn set_user(
+        &self,
+        name: &str,
+        rules: &[&[u8]],
+        all_channels_default: bool,
+    ) -> Result<(), (Vec<u8>, RuleError)> {
         let c = catalog();
         let mut users = self.users.write();
         let mut u = match users.get(name) {
@@ -257,7 +278,11 @@ impl Acl {
     /// ACL DELUSER: the users removed (`default` is refused by the caller).
     pub fn delete(&self, names: &[&str]) -> Vec<String> {
         let mut users = self.users.write();
-        let gone: Vec<String> = names.iter().filter(|n| users.remove(**n).is_some()).map(|n| n.to_string()).collect();
+        let gone: Vec<String> = names
+            .iter()
+            .filter(|n| users.remove(**n).is_some())
+            .map(|n| n.to_string())
+            .collect();
         if !gone.is_empty() {
             self.version.fetch_add(1, Ordering::AcqRel);
         }
@@ -341,7 +366,9 @@ pub fn parse_file(text: &str, file: &str, all_channels_default: bool) -> Result<
         let words: Vec<&str> = line.split(' ').filter(|w| !w.is_empty()).collect();
         let n = i + 1;
         if words.len() < 2 || words[0] != "user" {
-            errors.push_str(&format!("{file}:{n} should start with user keyword followed by the username. "));
+            errors.push_str(&format!(
+                "{file}:{n} should start with user keyword followed by the username. "
+            ));
             continue;
         }
         if users.iter().any(|u| u.name == words[1]) {
@@ -360,7 +387,9 @@ pub fn parse_file(text: &str, file: &str, all_channels_default: bool) -> Result<
     if errors.is_empty() {
         Ok(users)
     } else {
-        Err(format!("{errors}WARNING: ACL errors detected, no change to the previously active ACL rules was performed"))
+        Err(format!(
+            "{errors}WARNING: ACL errors detected, no change to the previously active ACL rules was performed"
+        ))
     }
 }
 

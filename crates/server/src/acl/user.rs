@@ -31,14 +31,35 @@ use super::Catalog;
 
 /// Redis 7.0's ACL categories, in its table's order (ACL CAT, the description's pass).
 pub const CATEGORIES: &[&str] = &[
-    "keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap",
-    "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow", "blocking",
-    "dangerous", "connection", "transaction", "scripting",
+    "keyspace",
+    "read",
+    "write",
+    "set",
+    "sortedset",
+    "list",
+    "hash",
+    "string",
+    "bitmap",
+    "hyperloglog",
+    "geo",
+    "stream",
+    "pubsub",
+    "admin",
+    "fast",
+    "slow",
+    "blocking",
+    "dangerous",
+    "connection",
+    "transaction",
+    "scripting",
 ];
 
 /// A category's bit in a command's category mask.
 pub fn category_bit(name: &str) -> Option<u32> {
-    CATEGORIES.iter().position(|c| c.eq_ignore_ascii_case(name)).map(|i| 1 << i)
+    CATEGORIES
+        .iter()
+        .position(|c| c.eq_ignore_ascii_case(name))
+        .map(|i| 1 << i)
 }
 
 /// Read permission of a key pattern.
@@ -328,7 +349,10 @@ impl User {
         } else if let Some(p) = self.keys.iter_mut().find(|p| p.pattern == pattern) {
             p.perms |= perms;
         } else {
-            self.keys.push(KeyPattern { perms, pattern: pattern.to_vec() });
+            self.keys.push(KeyPattern {
+                perms,
+                pattern: pattern.to_vec(),
+            });
         }
         Ok(())
     }
@@ -336,7 +360,10 @@ impl User {
     /// Whether `key` may be touched with `perms` (KEY_READ / KEY_WRITE).
     pub fn key_allowed(&self, key: &[u8], perms: u8) -> bool {
         self.all_keys
-            || self.keys.iter().any(|p| p.perms & perms == perms && store::glob::glob_match(&p.pattern, key, false))
+            || self
+                .keys
+                .iter()
+                .any(|p| p.perms & perms == perms && store::glob::glob_match(&p.pattern, key, false))
     }
 
     /// Whether `channel` may be used; a pattern subscription must equal a pattern.
@@ -357,7 +384,9 @@ impl User {
             return true;
         }
         let h = hash_password(password);
-        self.passwords.iter().fold(false, |ok, p| ok | constant_time_eq(p.as_bytes(), h.as_bytes()))
+        self.passwords
+            .iter()
+            .fold(false, |ok, p| ok | constant_time_eq(p.as_bytes(), h.as_bytes()))
     }
 
     /// Flags in ACL GETUSER's and ACL LIST's order.
@@ -399,7 +428,11 @@ impl User {
         if self.all_channels {
             return "&*".into();
         }
-        let words: Vec<String> = self.channels.iter().map(|c| format!("&{}", String::from_utf8_lossy(c))).collect();
+        let words: Vec<String> = self
+            .channels
+            .iter()
+            .map(|c| format!("&{}", String::from_utf8_lossy(c)))
+            .collect();
         words.join(" ")
     }
 
@@ -506,11 +539,31 @@ mod tests {
     fn catalog() -> Catalog {
         let bit = |names: &[&str]| names.iter().map(|n| category_bit(n).unwrap()).fold(0, |a, b| a | b);
         Catalog::new(vec![
-            CatalogEntry { name: "get".into(), parent: None, categories: bit(&["read", "string", "fast"]) },
-            CatalogEntry { name: "set".into(), parent: None, categories: bit(&["write", "string", "slow"]) },
-            CatalogEntry { name: "config".into(), parent: None, categories: bit(&["slow"]) },
-            CatalogEntry { name: "config|get".into(), parent: Some(2), categories: bit(&["admin", "slow", "dangerous"]) },
-            CatalogEntry { name: "config|set".into(), parent: Some(2), categories: bit(&["admin", "slow", "dangerous"]) },
+            CatalogEntry {
+                name: "get".into(),
+                parent: None,
+                categories: bit(&["read", "string", "fast"]),
+            },
+            CatalogEntry {
+                name: "set".into(),
+                parent: None,
+                categories: bit(&["write", "string", "slow"]),
+            },
+            CatalogEntry {
+                name: "config".into(),
+                parent: None,
+                categories: bit(&["slow"]),
+            },
+            CatalogEntry {
+                name: "config|get".into(),
+                parent: Some(2),
+                categories: bit(&["admin", "slow", "dangerous"]),
+            },
+            CatalogEntry {
+                name: "config|set".into(),
+                parent: Some(2),
+                categories: bit(&["admin", "slow", "dangerous"]),
+            },
         ])
     }
 

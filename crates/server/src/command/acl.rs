@@ -46,7 +46,9 @@ pub fn authenticate(ctx: &mut Ctx<'_>, name: &[u8], password: &[u8]) -> Result<(
         }
         None => {
             log_denial(ctx, Denied::Auth, "AUTH".into(), &name);
-            Err(CommandError::msg("WRONGPASS invalid username-password pair or user is disabled."))
+            Err(CommandError::msg(
+                "WRONGPASS invalid username-password pair or user is disabled.",
+            ))
         }
     }
 }
@@ -62,7 +64,11 @@ pub fn refresh_user(ctx: &mut Ctx<'_>) {
     let catalog = acl::catalog();
     // A deleted user's clients are being closed (ACL DELUSER); meanwhile they may do
     // nothing.
-    let u = ctx.shared.acl.get(&name).unwrap_or_else(|| Arc::new(acl::User::new(&name, catalog, false)));
+    let u = ctx
+        .shared
+        .acl
+        .get(&name)
+        .unwrap_or_else(|| Arc::new(acl::User::new(&name, catalog, false)));
     ctx.client.unrestricted = u.all_keys && u.all_channels && u.runs_everything(catalog);
     ctx.client.user = u;
     ctx.client.acl_version = version;
@@ -72,11 +78,23 @@ pub fn refresh_user(ctx: &mut Ctx<'_>) {
 /// when it may. Called for a client whose user is not unrestricted.
 pub fn denied(ctx: &mut Ctx<'_>, idx: usize, spec: &CommandSpec, args: &[&[u8]]) -> Option<String> {
     let (kind, object) = first_denial(&ctx.client.user, ctx.table, idx, spec, args)?;
-    let text = match kind {
-        Denied::Command => format!("NOPERM this user has no permissions to run the '{object}' command"),
-        Denied::Key => "NOPERM this user has no permissions to access one of the keys used as arguments".into(),
-        Denied::Channel => "NOPERM this user has no permissions to access one of the channels used as arguments".into(),
-        Denied::Auth => return None,
+    let text = if ctx.client.in_exec {
+        // Queued while allowed, refused at EXEC: Redis's words for that.
+        let reason = match kind {
+            Denied::Command => "no permission to execute the command or subcommand",
+            Denied::Key => "no permission to touch the specified keys",
+            _ => "no permission to access one of the channels used as arguments",
+        };
+        format!("NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: {reason}")
+    } else {
+        match kind {
+            Denied::Command => format!("NOPERM this user has no permissions to run the '{object}' command"),
+            Denied::Key => "NOPERM this user has no permissions to access one of the keys used as arguments".into(),
+            Denied::Channel => {
+                "NOPERM this user has no permissions to access one of the channels used as arguments".into()
+            }
+            Denied::Auth => return None,
+        }
     };
     let name = ctx.client.user.name.clone();
     log_denial(ctx, kind, object, &name);
@@ -84,7 +102,13 @@ pub fn denied(ctx: &mut Ctx<'_>, idx: usize, spec: &CommandSpec, args: &[&[u8]])
 }
 
 /// The first thing `user` may not do in this command: its name, a key, a channel.
-fn first_denial(user: &acl::User, t: &CommandTable, idx: usize, spec: &CommandSpec, args: &[&[u8]]) -> Option<(Denied, String)> {
+fn first_denial(
+    user: &acl::User,
+    t: &CommandTable,
+    idx: usize,
+    spec: &CommandSpec,
+    args: &[&[u8]],
+) -> Option<(Denied, String)> {
     // AUTH and HELLO run for everyone (Redis: `no_auth` commands skip the check).
     if spec.flags & NO_AUTH == 0 && !user.may_run(idx) {
         return Some((Denied::Command, t.entries[idx].fullname.clone()));
@@ -133,7 +157,11 @@ pub fn keys_with_flags(spec: &CommandSpec, args: &[&[u8]]) -> Vec<(usize, u16)> 
         let first = match ks.begin {
             BeginSearch::Index(i) => i64::from(i),
             BeginSearch::Keyword { keyword, start_from } => {
-                let start = if start_from > 0 { i64::from(start_from) } else { argc + i64::from(start_from) };
+                let start = if start_from > 0 {
+                    i64::from(start_from)
+                } else {
+                    argc + i64::from(start_from)
+                };
                 let forward = start_from > 0;
                 let mut i = start;
                 let mut found = None;
@@ -152,7 +180,11 @@ pub fn keys_with_flags(spec: &CommandSpec, args: &[&[u8]]) -> Vec<(usize, u16)> 
             BeginSearch::Unknown => continue,
         };
         let (first, last, step) = match ks.find {
-            FindKeys::Range { last_key, key_step, limit } => {
+            FindKeys::Range {
+                last_key,
+                key_step,
+                limit,
+            } => {
                 let last = if last_key >= 0 {
                     first + i64::from(last_key)
                 } else if limit <= 1 {
@@ -162,9 +194,17 @@ pub fn keys_with_flags(spec: &CommandSpec, args: &[&[u8]]) -> Vec<(usize, u16)> 
                 };
                 (first, last, i64::from(key_step))
             }
-            FindKeys::Keynum { keynum_idx, first_key, key_step } => {
+            FindKeys::Keynum {
+                keynum_idx,
+                first_key,
+                key_step,
+            } => {
                 let at = first + i64::from(keynum_idx);
-                let Some(n) = usize::try_from(at).ok().and_then(|a| args.get(a)).and_then(|a| store::types::string::parse_i64(a)) else {
+                let Some(n) = usize::try_from(at)
+                    .ok()
+                    .and_then(|a| args.get(a))
+                    .and_then(|a| store::types::string::parse_i64(a))
+                else {
                     continue;
                 };
                 if n < 0 {
@@ -187,7 +227,11 @@ pub fn keys_with_flags(spec: &CommandSpec, args: &[&[u8]]) -> Vec<(usize, u16)> 
             i += step;
         }
     }
-    let fallback = if spec.key_specs.is_empty() { Some(key_flags::ACCESS | key_flags::UPDATE) } else { incomplete };
+    let fallback = if spec.key_specs.is_empty() {
+        Some(key_flags::ACCESS | key_flags::UPDATE)
+    } else {
+        incomplete
+    };
     if let Some(flags) = fallback {
         for pos in super::command_keys(spec, args).unwrap_or_default() {
             if !keys.iter().any(|(p, _)| *p == pos) {
@@ -199,8 +243,19 @@ pub fn keys_with_flags(spec: &CommandSpec, args: &[&[u8]]) -> Vec<(usize, u16)> 
 }
 
 fn log_denial(ctx: &mut Ctx<'_>, reason: Denied, object: String, username: &str) {
-    let max_len = ctx.shared.config.read().recorded.get("acllog-max-len").and_then(|v| v.parse().ok()).unwrap_or(128);
-    let context = if ctx.client.multi.is_some() || ctx.client.in_exec { "multi" } else { "toplevel" };
+    let max_len = ctx
+        .shared
+        .config
+        .read()
+        .recorded
+        .get("acllog-max-len")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(128);
+    let context = if ctx.client.multi.is_some() || ctx.client.in_exec {
+        "multi"
+    } else {
+        "toplevel"
+    };
     let client_info = super::client_line::describe(ctx.shared, ctx.table, &ctx.client.info, ctx.now_ms);
     ctx.shared.acl.log_denial(
         LogEntry {
@@ -219,12 +274,19 @@ fn log_denial(ctx: &mut Ctx<'_>, reason: Denied, object: String, username: &str)
 
 /// Whether new users get every channel (`acl-pubsub-default allchannels`).
 fn all_channels_default(ctx: &Ctx<'_>) -> bool {
-    ctx.shared.config.read().recorded.get("acl-pubsub-default").is_some_and(|v| v == "allchannels")
+    ctx.shared
+        .config
+        .read()
+        .recorded
+        .get("acl-pubsub-default")
+        .is_some_and(|v| v == "allchannels")
 }
 
 fn user_name(a: &[u8]) -> Result<String, CommandError> {
     if a.iter().any(|&c| c == b' ' || c == 0) {
-        return Err(CommandError::msg("ERR Usernames can't contain spaces or null characters"));
+        return Err(CommandError::msg(
+            "ERR Usernames can't contain spaces or null characters",
+        ));
     }
     Ok(String::from_utf8_lossy(a).into_owned())
 }
@@ -365,10 +427,13 @@ fn acl_cat(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 /// ACL GENPASS [bits] — a random password of `bits` bits (256), in hex.
 fn acl_genpass(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    const ERR: &str = "ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096";
+    const ERR: &str =
+        "ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096";
     let bits = match a.get(2) {
         None => 256,
-        Some(v) => store::types::string::parse_i64(v).filter(|&b| (1..=4096).contains(&b)).ok_or(CommandError::msg(ERR))?,
+        Some(v) => store::types::string::parse_i64(v)
+            .filter(|&b| (1..=4096).contains(&b))
+            .ok_or(CommandError::msg(ERR))?,
     };
     let chars = (bits as usize).div_ceil(4);
     let mut bytes = vec![0u8; chars.div_ceil(2)];
@@ -422,12 +487,19 @@ fn acl_log(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// ACL DRYRUN username command [arg ...] — OK when the user could run it, else why not.
 fn acl_dryrun(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let name = String::from_utf8_lossy(a[2]);
-    let u = ctx.shared.acl.get(&name).ok_or_else(|| CommandError::Owned(format!("ERR User '{name}' not found")))?;
+    let u = ctx
+        .shared
+        .acl
+        .get(&name)
+        .ok_or_else(|| CommandError::Owned(format!("ERR User '{name}' not found")))?;
     let cmd_args = &a[3..];
     let t = ctx.table;
-    let mut idx = t
-        .lookup(cmd_args[0])
-        .ok_or_else(|| CommandError::Owned(format!("ERR Command '{}' not found", String::from_utf8_lossy(cmd_args[0]))))?;
+    let mut idx = t.lookup(cmd_args[0]).ok_or_else(|| {
+        CommandError::Owned(format!(
+            "ERR Command '{}' not found",
+            String::from_utf8_lossy(cmd_args[0])
+        ))
+    })?;
     if !t.entries[idx].spec.subcommands.is_empty() && cmd_args.len() >= 2 {
         if let Some(sub) = t.lookup_sub(idx, cmd_args[1]) {
             idx = sub;
@@ -444,15 +516,18 @@ fn acl_dryrun(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     match first_denial(&u, t, idx, spec, cmd_args) {
         None => ctx.ok(),
-        Some((Denied::Command, object)) => {
-            encode::bulk(ctx.out, format!("This user has no permissions to run the '{object}' command").as_bytes())
-        }
-        Some((Denied::Key, object)) => {
-            encode::bulk(ctx.out, format!("This user has no permissions to access the '{object}' key").as_bytes())
-        }
-        Some((Denied::Channel, object)) => {
-            encode::bulk(ctx.out, format!("This user has no permissions to access the '{object}' channel").as_bytes())
-        }
+        Some((Denied::Command, object)) => encode::bulk(
+            ctx.out,
+            format!("This user has no permissions to run the '{object}' command").as_bytes(),
+        ),
+        Some((Denied::Key, object)) => encode::bulk(
+            ctx.out,
+            format!("This user has no permissions to access the '{object}' key").as_bytes(),
+        ),
+        Some((Denied::Channel, object)) => encode::bulk(
+            ctx.out,
+            format!("This user has no permissions to access the '{object}' channel").as_bytes(),
+        ),
         Some((Denied::Auth, _)) => ctx.ok(),
     }
     Ok(())
@@ -472,7 +547,9 @@ fn acl_save(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     };
     save_file(&ctx.shared.acl, &path).map_err(|e| {
         crate::log::warning(&format!("Failed to save the ACL file {}: {e}", path.display()));
-        CommandError::msg("ERR There was an error trying to save the ACLs. Please check the server logs for more information")
+        CommandError::msg(
+            "ERR There was an error trying to save the ACLs. Please check the server logs for more information",
+        )
     })?;
     ctx.ok();
     Ok(())
@@ -493,7 +570,8 @@ fn acl_load(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     let Some(path) = acl_file(ctx) else {
         return Err(CommandError::msg("ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration."));
     };
-    load_file(&ctx.shared.acl, &path, all_channels_default(ctx)).map_err(|e| CommandError::Owned(format!("ERR {e}")))?;
+    load_file(&ctx.shared.acl, &path, all_channels_default(ctx))
+        .map_err(|e| CommandError::Owned(format!("ERR {e}")))?;
     ctx.shared.acl_changed();
     ctx.ok();
     Ok(())
@@ -501,7 +579,8 @@ fn acl_load(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 
 /// Reads the ACL file and replaces the users with its own (at start and ACL LOAD).
 pub fn load_file(acl: &acl::Acl, path: &std::path::Path, all_channels_default: bool) -> Result<(), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("Error loading ACLs, opening file '{}': {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("Error loading ACLs, opening file '{}': {e}", path.display()))?;
     let users = acl::parse_file(&text, &path.display().to_string(), all_channels_default)?;
     acl.replace_all(users);
     Ok(())
@@ -547,6 +626,7 @@ fn acl_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 const ACL: &[&str] = &[];
 const NS: u32 = NOSCRIPT | LOADING | STALE;
 
+#[rustfmt::skip]
 static ACL_SUBCOMMANDS: &[CommandSpec] = &[
     spec("cat", -2, NS, (0, 0, 0), ACL, "server", "Lists the ACL categories, or the commands inside a category.", acl_cat).since("6.0.0").args(&[arg("categoryname", ArgKind::String).optional()]).complexity("O(1)"),
     spec("deluser", -3, ADMIN | NS, (0, 0, 0), ACL, "server", "Deletes ACL users, and terminates their connections.", acl_deluser).since("6.0.0").args(&[arg("username", ArgKind::String).multiple()]).complexity("O(1)"),
@@ -563,6 +643,11 @@ static ACL_SUBCOMMANDS: &[CommandSpec] = &[
     spec("whoami", 2, NS, (0, 0, 0), ACL, "server", "Returns the authenticated username of the current connection.", acl_whoami).since("6.0.0").complexity("O(1)"),
 ];
 
-pub static COMMANDS: &[CommandSpec] = &[container("acl", "server", "A container for Access List Control commands.", ACL_SUBCOMMANDS)
-    .since("6.0.0")
-    .complexity("Depends on subcommand.")];
+pub static COMMANDS: &[CommandSpec] = &[container(
+    "acl",
+    "server",
+    "A container for Access List Control commands.",
+    ACL_SUBCOMMANDS,
+)
+.since("6.0.0")
+.complexity("Depends on subcommand.")];

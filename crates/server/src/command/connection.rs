@@ -132,7 +132,7 @@ fn hello(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     encode::bulk(out, b"mode");
     encode::bulk(out, b"standalone");
     encode::bulk(out, b"role");
-    encode::bulk(out, b"master");
+    encode::bulk(out, if ctx.shared.replica.is_replica() { b"replica" } else { b"master" });
     encode::bulk(out, b"modules");
     encode::array_len(out, 0);
     Ok(())
@@ -144,6 +144,9 @@ fn reset(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     c.db = 0;
     c.proto = Proto::Resp2;
     c.authenticated = !ctx.shared.auth_required.load(Ordering::Relaxed);
+    // Back to the default user (looked up again before the next command).
+    *c.info.user.lock() = std::sync::Arc::from("default");
+    c.acl_version = 0;
     c.info.db.store(0, Ordering::Relaxed);
     c.info.resp.store(2, Ordering::Relaxed);
     c.info.name.lock().clear();
