@@ -376,6 +376,28 @@ def test_min_replicas_to_write_refuses_writes_without_enough_good_replicas():
         with pytest.raises(redis.ResponseError, match="^NOREPLICAS Not enough good replicas to write.$"):
             m.set("k", "v")
         assert m.get("k") is None
+        # An EXEC of a queue with a write, queued while writes were taken, is refused
+        # whole (Redis's is_write_command); one of reads alone runs.
+        admin = redis.Redis(port=master_srv.port, socket_timeout=10)
+        for queued, refused in ((("SET", "k", "v"), True), (("GET", "k"), False)):
+            admin.config_set("min-replicas-to-write", 0)
+            conn = m.connection_pool.get_connection("_")
+            try:
+                conn.send_command("MULTI")
+                assert conn.read_response() == b"OK"
+                conn.send_command(*queued)
+                assert conn.read_response() == b"QUEUED"
+                admin.config_set("min-replicas-to-write", 1)
+                conn.send_command("EXEC")
+                if refused:
+                    with pytest.raises(redis.exceptions.ExecAbortError,
+                                       match="^Transaction discarded because of: NOREPLICAS Not enough good replicas to write.$"):
+                        conn.read_response()
+                else:
+                    assert conn.read_response() == [None]
+            finally:
+                m.connection_pool.release(conn)
+        assert m.get("k") is None
         replica_srv = start_replica(master_srv.port)
         r = redis.Redis(port=replica_srv.port, socket_timeout=10)
         def can_write():

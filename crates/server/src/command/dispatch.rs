@@ -183,7 +183,10 @@ fn admit(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &'static Command
         }
     }
     let role = ctx.shared.replica.admit_bits();
-    if spec.flags & flags::WRITE != 0 && !ctx.client.loading {
+    // A write, or an EXEC of a queue with one (Redis's is_write_command).
+    let writes = spec.flags & flags::WRITE != 0
+        || (spec.flags & flags::RUNS_QUEUE != 0 && transactions::queued_any(ctx, |s| s.flags & flags::WRITE != 0));
+    if writes && !ctx.client.loading {
         if role & role::REPLICA == 0 {
             // min-replicas-to-write (Redis's order: after MISCONF; masters only).
             if ctx.shared.repl.too_few_good_replicas() {
