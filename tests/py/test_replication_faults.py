@@ -37,9 +37,11 @@ class FakeMaster(threading.Thread):
     """Answers a replica's handshake, then sends `payload` after +FULLRESYNC and closes.
     Counts the connections (the replica's retries). Bounded: stops after 30 s."""
 
-    def __init__(self, payload):
+    def __init__(self, payload, hold_s=0.0):
         super().__init__(daemon=True)
         self.payload = payload
+        # Seconds to keep the connection open after the payload (a transfer that stalls).
+        self.hold_s = hold_s
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
@@ -73,6 +75,7 @@ class FakeMaster(threading.Thread):
                         elif up == b"REPLCONF":
                             conn.sendall(b"+OK\r\n")
                 conn.sendall(b"+FULLRESYNC " + b"f" * 40 + b" 0\r\n" + self.payload)
+                self.stop.wait(self.hold_s)
             except OSError:
                 pass
             finally:
@@ -105,6 +108,36 @@ def test_a_bad_snapshot_from_the_master_is_retried_and_shown(spawn, payload):
         assert c.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
         c.set("after", "v")
         assert c.get("after") == b"v"
+    finally:
+        fake.stop.set()
+        fake.join(timeout=5)
+
+
+def test_info_shows_a_snapshot_transfer_in_progress(spawn):
+    """INFO replication's `master_sync_*` fields while the snapshot is received, in
+    Redis 7.0's order (passes against Redis too)."""
+    fake = FakeMaster(b"$100000\r\nREDIS0010" + b"\x00" * 991, hold_s=20)
+    fake.start()
+    try:
+        t = spawn()
+        c = t.client()
+        assert c.execute_command("REPLICAOF", "127.0.0.1", fake.port) == b"OK"
+        deadline = time.monotonic() + 15
+        info = {}
+        while time.monotonic() < deadline:
+            info = c.info("replication")
+            if info.get("master_sync_read_bytes") == 1000:
+                break
+            time.sleep(0.05)
+        assert info["master_sync_in_progress"] == 1
+        assert info["master_sync_total_bytes"] == 100000
+        assert info["master_sync_read_bytes"] == 1000
+        assert info["master_sync_left_bytes"] == 99000
+        assert info["master_sync_perc"] == 1.0
+        assert 0 <= info["master_sync_last_io_seconds_ago"] <= 15
+        keys = list(info)
+        assert keys.index("slave_repl_offset") < keys.index("master_sync_total_bytes") < keys.index("master_link_down_since_seconds") < keys.index("slave_priority")
+        assert c.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
     finally:
         fake.stop.set()
         fake.join(timeout=5)

@@ -339,14 +339,27 @@ fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut S
                 let last_io_s = if last_io == 0 { -1 } else { (now_ms - last_io).max(0) / 1000 };
                 let applied = l.offset().max(0);
                 offset = applied as u64;
+                let syncing = l.state() == crate::replication::replica::LinkState::Sync;
                 let _ = write!(
                     o,
-                    "# Replication\r\nrole:slave\r\nmaster_host:{}\r\nmaster_port:{}\r\nmaster_link_status:{}\r\nmaster_last_io_seconds_ago:{last_io_s}\r\nmaster_sync_in_progress:{}\r\n",
+                    "# Replication\r\nrole:slave\r\nmaster_host:{}\r\nmaster_port:{}\r\nmaster_link_status:{}\r\nmaster_last_io_seconds_ago:{last_io_s}\r\nmaster_sync_in_progress:{}\r\nslave_read_repl_offset:{applied}\r\nslave_repl_offset:{applied}\r\n",
                     l.host,
                     l.port,
                     if up { "up" } else { "down" },
-                    u8::from(l.state() == crate::replication::replica::LinkState::Sync),
+                    u8::from(syncing),
                 );
+                if syncing {
+                    // The snapshot's transfer, as Redis 7.0 shows it (size -1: a
+                    // disk-less `$EOF:` transfer, whose size is known at its end).
+                    let (size, read) = l.transfer();
+                    let perc = if size > 0 { read as f64 / size as f64 * 100.0 } else { 0.0 };
+                    let _ = write!(
+                        o,
+                        "master_sync_total_bytes:{size}\r\nmaster_sync_read_bytes:{read}\r\nmaster_sync_left_bytes:{}\r\nmaster_sync_perc:{perc:.2}\r\nmaster_sync_last_io_seconds_ago:{}\r\n",
+                        size - read as i64,
+                        if last_io == 0 { -1 } else { (now_ms - last_io).max(0) / 1000 },
+                    );
+                }
                 if !up {
                     let since = l.down_since_ms.load(Ordering::Relaxed);
                     let _ = write!(o, "master_link_down_since_seconds:{}\r\n", if since == 0 { -1 } else { (now_ms - since).max(0) / 1000 });
@@ -358,7 +371,7 @@ fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut S
                 };
                 let _ = write!(
                     o,
-                    "slave_read_repl_offset:{applied}\r\nslave_repl_offset:{applied}\r\nslave_priority:{priority}\r\nslave_read_only:{}\r\nreplica_announced:{}\r\nconnected_slaves:{}\r\n",
+                    "slave_priority:{priority}\r\nslave_read_only:{}\r\nreplica_announced:{}\r\nconnected_slaves:{}\r\n",
                     u8::from(read_only == "yes"),
                     u8::from(announced == "yes"),
                     r.replicas.len()

@@ -74,6 +74,8 @@ pub fn follow(shared: &Arc<Shared>, host: &str, port: u16) -> bool {
         stop: AtomicBool::new(false),
         socket: Mutex::new(None),
         stream_db: Mutex::new(None),
+        transfer_size: AtomicI64::new(0),
+        transfer_read: AtomicI64::new(0),
     });
     *slot = Some(Arc::clone(&link));
     shared.replica.set_replica(true);
@@ -319,6 +321,8 @@ fn receive(link: &Link, r: &mut BufReader<TcpStream>, size: &str, path: &std::pa
     let mut file = std::fs::File::create(path).map_err(|e| format!("Opening the temp file needed for MASTER <-> REPLICA synchronization: {e}"))?;
     let mut buf = vec![0u8; 1 << 20];
     let mut total = 0u64;
+    link.transfer_read.store(0, Ordering::Relaxed);
+    link.transfer_size.store(size.parse::<i64>().unwrap_or(-1), Ordering::Relaxed);
     if let Some(mark) = size.strip_prefix("EOF:") {
         // Disk-less: the RDB ends with the 40 bytes of the mark.
         let mark = mark.as_bytes();
@@ -332,6 +336,7 @@ fn receive(link: &Link, r: &mut BufReader<TcpStream>, size: &str, path: &std::pa
                 return Err("the master closed the connection during the transfer".into());
             }
             link.last_io_ms.store(now_ms(), Ordering::Relaxed);
+            link.transfer_read.fetch_add(n as i64, Ordering::Relaxed);
             tail.extend_from_slice(&buf[..n]);
             if tail.len() >= 40 && &tail[tail.len() - 40..] == mark {
                 let body = &tail[..tail.len() - 40];
@@ -356,6 +361,7 @@ fn receive(link: &Link, r: &mut BufReader<TcpStream>, size: &str, path: &std::pa
                 return Err("the master closed the connection during the transfer".into());
             }
             link.last_io_ms.store(now_ms(), Ordering::Relaxed);
+            link.transfer_read.fetch_add(n as i64, Ordering::Relaxed);
             file.write_all(&buf[..n]).map_err(|e| e.to_string())?;
             total += n as u64;
         }

@@ -45,6 +45,10 @@ pub struct Link {
     pub(crate) socket: Mutex<Option<TcpStream>>,
     /// The database the stream starts in after a full sync (`repl-stream-db`).
     pub(crate) stream_db: Mutex<Option<usize>>,
+    /// The snapshot being received: its size (-1 for a disk-less `$EOF:` transfer)
+    /// and the bytes read so far (INFO's `master_sync_*`).
+    pub(crate) transfer_size: AtomicI64,
+    pub(crate) transfer_read: AtomicI64,
 }
 
 impl Link {
@@ -74,6 +78,11 @@ impl Link {
 
     pub fn replid(&self) -> String {
         self.replid.lock().clone()
+    }
+
+    /// The snapshot transfer's size (-1: disk-less) and bytes read.
+    pub fn transfer(&self) -> (i64, u64) {
+        (self.transfer_size.load(Ordering::Relaxed), self.transfer_read.load(Ordering::Relaxed).max(0) as u64)
     }
 }
 
