@@ -552,6 +552,28 @@ pub static PARAMS: &[Param] = &[
     recorded!("replica-lazy-flush", "no", Kind::Bool, true),
     recorded!("acllog-max-len", "128", Kind::Int { min: 0, max: i64::MAX }, true),
     recorded!("aclfile", "", Kind::Str, false),
+    // TLS (`tls.rs`): the port at start; the rest may change at run time (new
+    // connections get the new settings).
+    recorded!("tls-port", "0", Kind::Int { min: 0, max: 65535 }, false),
+    recorded!("tls-cert-file", "", Kind::Str, true),
+    recorded!("tls-key-file", "", Kind::Str, true),
+    recorded!("tls-key-file-pass", "", Kind::Str, true),
+    recorded!("tls-client-cert-file", "", Kind::Str, true),
+    recorded!("tls-client-key-file", "", Kind::Str, true),
+    recorded!("tls-client-key-file-pass", "", Kind::Str, true),
+    recorded!("tls-ca-cert-file", "", Kind::Str, true),
+    recorded!("tls-ca-cert-dir", "", Kind::Str, true),
+    recorded!("tls-auth-clients", "yes", Kind::Enum(&["yes", "no", "optional"]), true),
+    recorded!("tls-protocols", "", Kind::Str, true),
+    recorded!("tls-ciphers", "", Kind::Str, true),
+    recorded!("tls-ciphersuites", "", Kind::Str, true),
+    recorded!("tls-dh-params-file", "", Kind::Str, true),
+    recorded!("tls-prefer-server-ciphers", "no", Kind::Bool, true),
+    recorded!("tls-session-caching", "yes", Kind::Bool, true),
+    recorded!("tls-session-cache-size", "20480", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
+    recorded!("tls-session-cache-timeout", "300", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
+    recorded!("tls-replication", "no", Kind::Bool, true),
+    recorded!("tls-cluster", "no", Kind::Bool, true),
     recorded!("acl-pubsub-default", "resetchannels", Kind::Enum(&["allchannels", "resetchannels"]), true),
     recorded!("lazyfree-lazy-eviction", "no", Kind::Bool, true),
     recorded!("lazyfree-lazy-expire", "no", Kind::Bool, true),
@@ -893,6 +915,27 @@ pub fn from_args(args: &[String]) -> Result<Startup, ConfigError> {
     let mut config = parse(&text)?;
     config.config_file = config_file.map(|p| std::fs::canonicalize(&p).unwrap_or(p));
     Ok(Startup::Run(Box::new(config)))
+}
+
+impl Config {
+    /// The TLS settings (`tls.rs`).
+    pub fn tls_settings(&self) -> crate::tls::Settings {
+        let get = |name: &str, default: &str| self.recorded.get(name).cloned().unwrap_or_else(|| default.to_string());
+        crate::tls::Settings {
+            cert_file: get("tls-cert-file", ""),
+            key_file: get("tls-key-file", ""),
+            ca_cert_file: get("tls-ca-cert-file", ""),
+            ca_cert_dir: get("tls-ca-cert-dir", ""),
+            auth_clients: get("tls-auth-clients", "yes"),
+            protocols: get("tls-protocols", ""),
+            ciphersuites: get("tls-ciphersuites", ""),
+        }
+    }
+
+    /// `tls-port`, 0 for none.
+    pub fn tls_port(&self) -> u16 {
+        self.recorded.get("tls-port").and_then(|p| p.parse().ok()).unwrap_or(0)
+    }
 }
 
 /// Parses redis.conf text into a Config, starting from the defaults.

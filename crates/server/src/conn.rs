@@ -66,6 +66,20 @@ pub struct Conn {
     /// Input execution is paused until the pending output drains
     /// (`OUTPUT_PAUSE_BYTES`); the engine stops reading meanwhile.
     output_paused: bool,
+    /// A `tls-port` connection's TLS layer: between the bytes the engine moves and the
+    /// requests and replies.
+    tls: Option<Box<TlsLayer>>,
+}
+
+/// A connection's TLS session and its buffers.
+struct TlsLayer {
+    session: crate::tls::Session,
+    /// Ciphertext made and not yet written, for engines that write from the
+    /// connection (epoll); and how much of it is written.
+    cipher: Vec<u8>,
+    cipher_written: usize,
+    /// Replies taken from the output to be encrypted (reused).
+    plain: Vec<u8>,
 }
 
 /// Per-thread things a request needs besides the connection.
@@ -94,7 +108,27 @@ impl Conn {
             held_listed: false,
             soft_limit_since: 0,
             output_paused: false,
+            tls: None,
         }
+    }
+
+    /// Makes this a TLS connection (accepted on `tls-port`). A session that cannot be
+    /// made leaves the connection to fail at its first input.
+    pub fn start_tls(&mut self, config: Arc<rustls::ServerConfig>) {
+        match crate::tls::Session::new(config) {
+            Ok(session) => {
+                self.tls = Some(Box::new(TlsLayer { session, cipher: Vec::new(), cipher_written: 0, plain: Vec::new() }))
+            }
+            Err(e) => {
+                crate::log::warning(&format!("Error creating a TLS session for client id={}: {}", self.client.info.id, e.0));
+                self.client.close_after_reply = true;
+            }
+        }
+    }
+
+    /// A TLS connection: the engine hands it what it receives ([`Conn::take_input`]).
+    pub fn is_tls(&self) -> bool {
+        self.tls.is_some()
     }
 
     /// True while this client's input waits for its pending output to drain: the
@@ -132,6 +166,21 @@ impl Conn {
     pub fn take_input(&mut self, bytes: &[u8]) -> bool {
         if self.rbuf.capacity() - self.rbuf.len() < bytes.len() && !self.grow_input(bytes.len()) {
             return false;
+        }
+        if let Some(t) = self.tls.as_mut() {
+            // Decrypted into the read buffer (a record's plaintext is never longer than
+            // its ciphertext: the room reserved above is enough).
+            if let Err(e) = t.session.receive(bytes, &mut self.rbuf) {
+                crate::log::verbose(&format!(
+                    "Error accepting a client connection: {} (addr={})",
+                    e.0, self.client.info.addr
+                ));
+                // The alert that says why goes out, then the connection closes (as
+                // OpenSSL's does; a client that finds the socket shut first may die of
+                // SIGPIPE instead of reporting it).
+                self.client.close_after_reply = true;
+            }
+            return true;
         }
         self.rbuf.extend_from_slice(bytes);
         true
@@ -185,11 +234,35 @@ impl Conn {
     /// True while output may be written now.
     pub fn has_output(&self) -> bool {
         self.output.has_sendable()
+            || self.tls.as_ref().is_some_and(|t| t.cipher_written < t.cipher.len() || t.session.wants_write())
     }
 
     /// True once every byte of output, held or not, has been written.
     pub fn all_written(&self) -> bool {
         self.output.all_written()
+            && self.tls.as_ref().is_none_or(|t| t.cipher_written >= t.cipher.len() && !t.session.wants_write())
+    }
+
+    /// The bytes to write now, for engines that write from the connection (epoll);
+    /// [`Conn::advance_output`] says how many were written. For TLS, the replies that
+    /// may leave are encrypted first.
+    pub fn sendable_bytes(&mut self) -> &[u8] {
+        let Conn { output, tls, client, .. } = self;
+        let Some(t) = tls.as_mut() else { return output.sendable() };
+        if t.cipher_written >= t.cipher.len() {
+            t.cipher.clear();
+            t.cipher_written = 0;
+            t.plain.clear();
+            if output.has_sendable() {
+                output.take_sendable(&mut t.plain);
+            }
+            if let Err(e) = t.session.send(&t.plain, &mut t.cipher) {
+                crate::log::verbose(&format!("TLS error writing to client id={}: {}", client.info.id, e.0));
+                client.close_after_reply = true;
+            }
+            output.set_in_flight(t.cipher.len());
+        }
+        &t.cipher[t.cipher_written..]
     }
 
     /// Notes that the owning loop must watch this connection's holds; true the first
@@ -205,7 +278,19 @@ impl Conn {
     /// Hands the output that may leave to the engine in exchange for `spare` (an empty
     /// buffer), for engines that keep a buffer stable while the kernel sends it.
     pub fn swap_output(&mut self, spare: &mut Vec<u8>) {
-        self.output.take_sendable(spare);
+        let Conn { output, tls, client, .. } = self;
+        let Some(t) = tls.as_mut() else {
+            output.take_sendable(spare);
+            return;
+        };
+        t.plain.clear();
+        if output.has_sendable() {
+            output.take_sendable(&mut t.plain);
+        }
+        if let Err(e) = t.session.send(&t.plain, spare) {
+            crate::log::verbose(&format!("TLS error writing to client id={}: {}", client.info.id, e.0));
+            client.close_after_reply = true;
+        }
     }
 
     /// Tells how many bytes the engine has taken from the output and not sent yet.
@@ -247,7 +332,13 @@ impl Conn {
 
     /// Marks `n` bytes of [`Output::sendable`] written.
     pub fn advance_output(&mut self, n: usize) {
-        self.output.advance(n);
+        match self.tls.as_mut() {
+            None => self.output.advance(n),
+            Some(t) => {
+                t.cipher_written += n;
+                self.output.set_in_flight(t.cipher.len() - t.cipher_written);
+            }
+        }
     }
 
     /// Decodes and executes every complete request in the read buffer.

@@ -37,6 +37,7 @@ pub mod shared;
 pub mod snapshot;
 pub mod startup;
 pub mod state;
+pub mod tls;
 pub mod tracking;
 pub mod version;
 pub mod waker;

@@ -307,6 +307,8 @@ pub struct Shared {
     pub auth_required: AtomicBool,
     /// ACL users (`acl/`).
     pub acl: crate::acl::Acl,
+    /// The TLS configuration new `tls-port` connections get (`tls.rs`).
+    pub tls: crate::tls::Context,
     /// `requirepass` as last applied to the default user (it follows only a change).
     applied_requirepass: Mutex<Option<Option<Vec<u8>>>>,
     pub active_expire_enabled: AtomicBool,
@@ -406,6 +408,7 @@ impl Shared {
             tracking: crate::state::tracking::Tracking::default(),
             auth_required: AtomicBool::new(auth),
             acl: crate::acl::Acl::default(),
+            tls: crate::tls::Context::default(),
             applied_requirepass: Mutex::new(None),
             active_expire_enabled: AtomicBool::new(true),
             hz: AtomicU64::new(hz),

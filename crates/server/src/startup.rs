@@ -30,6 +30,8 @@ pub enum StartError {
     Snapshot(String),
     #[error("{0}")]
     Acl(String),
+    #[error("Failed to configure TLS: {0}")]
+    Tls(String),
 }
 
 /// The ACL users of the config file's `user` lines, or of the ACL file (`aclfile`),
@@ -197,6 +199,35 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
         }
     }
 
+    // TLS listeners (`tls-port`), beside the plain ones: the settings are checked now,
+    // so that a bad certificate stops the start as in Redis.
+    let tls_port = config.tls_port();
+    let tls_config = if tls_port != 0 {
+        if tls_port == config.port {
+            return Err(StartError::Tls("tls-port must differ from port".into()));
+        }
+        let c = crate::tls::build(&config.tls_settings()).map_err(StartError::Tls)?;
+        for (ip, optional) in bind_addrs(&config)? {
+            let addr = SocketAddr::new(ip, tls_port);
+            if let Err(e) = crate::net::probe_port_free(addr) {
+                if optional {
+                    continue;
+                }
+                return Err(StartError::Listen(addr.to_string(), e));
+            }
+            for lists in per_loop.iter_mut() {
+                match listen(addr, config.tcp_backlog) {
+                    Ok(l) => lists.push(l),
+                    Err(_) if optional => break,
+                    Err(e) => return Err(StartError::Listen(addr.to_string(), e)),
+                }
+            }
+        }
+        Some(c)
+    } else {
+        None
+    };
+
     // Several shards per loop keep lock contention low; at least 256, so that a
     // background save's first touch of a shard (which encodes it, see store::db) stays
     // short; at most MAX_SHARDS because a SCAN cursor carries the shard index in 12 bits.
@@ -207,6 +238,9 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     let dir = config.dir.clone();
     let shared = Arc::new(Shared::new(config, keyspace, threads, commands));
     let _ = shared.io_engine.set(engine.name());
+    if let Some(c) = tls_config {
+        shared.tls.set(c);
+    }
     let _ = shared.me.set(Arc::downgrade(&shared));
     // A replica's link applies its master's stream through the dispatcher, as the log's
     // replay does.

@@ -86,7 +86,27 @@ fn config_set(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             return Err(fail("turning the append-only log on or off at run time is not supported yet; restart with --appendonly"));
         }
     }
+    // New TLS settings take effect for new connections, or the whole CONFIG SET fails
+    // (Redis: "Unable to update TLS configuration").
+    let tls_settings = staged.tls_settings();
+    let tls = if staged.tls_port() != 0 && tls_settings != ctx.shared.config.read().tls_settings() {
+        match crate::tls::build(&tls_settings) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                crate::log::warning(&format!("Failed to update TLS configuration: {e}"));
+                let first = seen.iter().find(|n| n.starts_with("tls-")).copied().unwrap_or("tls-cert-file");
+                return Err(CommandError::Owned(format!(
+                    "ERR CONFIG SET failed (possibly related to argument '{first}') - Unable to update TLS configuration. Check server logs."
+                )));
+            }
+        }
+    } else {
+        None
+    };
     *ctx.shared.config.write() = staged;
+    if let Some(c) = tls {
+        ctx.shared.tls.set(c);
+    }
     ctx.shared.config_changed();
     ctx.ok();
     Ok(())

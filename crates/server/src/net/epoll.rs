@@ -253,18 +253,36 @@ impl EventLoop {
                 closed = true;
                 break;
             };
-            let buf = &mut slot.conn.rbuf;
-            let len = buf.len();
-            // SAFETY: the spare capacity is written by read() before set_len exposes
-            // it; read() reports exactly how many bytes it wrote.
-            let n = unsafe {
-                let spare = std::slice::from_raw_parts_mut(buf.as_mut_ptr().add(len), room);
-                match slot.stream.read(spare) {
-                    Ok(n) => {
-                        buf.set_len(len + n);
-                        Ok(n)
+            // TLS reads at most a buffer's worth of records at a time (the short-read
+            // test below must compare with what was asked).
+            const TLS_READ: usize = 16 * 1024;
+            let tls = slot.conn.is_tls();
+            let room = if tls { room.min(TLS_READ) } else { room };
+            let n = if tls {
+                // TLS: read the records aside, the session decrypts them into the
+                // read buffer.
+                let mut cipher = [0u8; TLS_READ];
+                match slot.stream.read(&mut cipher[..room]) {
+                    Ok(n) if n > 0 && !slot.conn.take_input(&cipher[..n]) => {
+                        closed = true;
+                        break;
                     }
-                    Err(e) => Err(e),
+                    other => other,
+                }
+            } else {
+                let buf = &mut slot.conn.rbuf;
+                let len = buf.len();
+                // SAFETY: the spare capacity is written by read() before set_len exposes
+                // it; read() reports exactly how many bytes it wrote.
+                unsafe {
+                    let spare = std::slice::from_raw_parts_mut(buf.as_mut_ptr().add(len), room);
+                    match slot.stream.read(spare) {
+                        Ok(n) => {
+                            buf.set_len(len + n);
+                            Ok(n)
+                        }
+                        Err(e) => Err(e),
+                    }
                 }
             };
             match n {
@@ -365,7 +383,11 @@ impl EventLoop {
         let mut written = 0u64;
         let mut failed = false;
         while slot.conn.has_output() {
-            match slot.stream.write(slot.conn.output.sendable()) {
+            let bytes = slot.conn.sendable_bytes();
+            if bytes.is_empty() {
+                break;
+            }
+            match slot.stream.write(bytes) {
                 Ok(0) => {
                     failed = true;
                     break;

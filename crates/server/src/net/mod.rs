@@ -110,10 +110,20 @@ pub fn open_client(
     now_ms: i64,
 ) -> Conn {
     let id = shared.next_client_id.fetch_add(1, Ordering::Relaxed);
+    // A connection to `tls-port` speaks TLS (the listeners of both ports share the
+    // loops; the local port tells them apart).
+    let tls = shared.tls.get().filter(|_| {
+        let tls_port = shared.config.read().tls_port();
+        tls_port != 0 && laddr.rsplit(':').next().and_then(|p| p.parse::<u16>().ok()) == Some(tls_port)
+    });
     let info = Arc::new(ClientInfo::new(id, peer, laddr, fd, owner, now_ms));
     shared.clients.lock().insert(id, info.clone());
     shared.connected_clients.fetch_add(1, Ordering::Relaxed);
-    Conn::new(info, shared)
+    let mut conn = Conn::new(info, shared);
+    if let Some(config) = tls {
+        conn.start_tls(config);
+    }
+    conn
 }
 
 /// Removes a client from the registry and drops its watches.

@@ -375,6 +375,10 @@ impl EventLoop {
             slot.sending.clear();
             slot.sent = 0;
             slot.conn.swap_output(&mut slot.sending);
+            if slot.sending.is_empty() {
+                // (A TLS session with nothing to say after all.)
+                return Ok(());
+            }
         }
         let rest = &slot.sending[slot.sent..];
         slot.conn.set_in_flight(rest.len());
