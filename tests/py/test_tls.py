@@ -179,3 +179,24 @@ def test_a_bad_certificate_stops_the_start(certs, tmp_path):
                            "--tls-key-file", certs("server.key"), "--tls-ca-cert-file", certs("ca.crt")],
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode != 0
+
+
+def test_basalt_bench_over_tls(certs, tls_server):
+    """basalt-bench's redis-benchmark and memtier modes with their TLS flags."""
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    bench = os.environ.get("BASALT_BENCH_BIN", os.path.join(repo, "target", "debug", "basalt-bench"))
+    if not os.access(bench, os.X_OK):
+        pytest.skip(f"{bench} not built")
+    s = tls_server()
+    tls = ["--tls", "--cacert", certs("ca.crt"), "--cert", certs("client.crt"), "--key", certs("client.key")]
+    out = subprocess.run([bench, "-p", str(s.tls_port), *tls, "-t", "set,get", "-n", "4000", "-c", "8", "-P", "4",
+                          "-d", "20000", "-q"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.count("requests per second") == 2, out.stdout + out.stderr
+    out = subprocess.run([bench, "memtier", "-s", "127.0.0.1", "-p", str(s.tls_port), *tls, "-n", "500", "-c", "4",
+                          "-t", "2", "--hide-histogram"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "Totals" in out.stdout, out.stdout + out.stderr
+    # Without a client certificate the server refuses, and the run says so.
+    out = subprocess.run([bench, "-p", str(s.tls_port), "--tls", "--cacert", certs("ca.crt"), "-t", "ping",
+                          "-n", "10", "-q"], capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "CertificateRequired" in out.stdout + out.stderr, out.stdout + out.stderr
+    assert redis.Redis(port=s.port).dbsize() > 0

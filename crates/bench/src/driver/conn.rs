@@ -1,6 +1,7 @@
 //! Connections: blocking set-up (connect, AUTH, SELECT, HELLO 3, with every refusal reported as
 //! what it is), then a non-blocking mio stream for the event loop. TCP or a Unix socket.
 
+use super::tls::TlsStream;
 use super::DriverError;
 use std::io::{Read, Write};
 use std::time::Duration;
@@ -40,6 +41,8 @@ pub enum Blocking {
     Tcp(std::net::TcpStream),
     /// Unix socket.
     Unix(std::os::unix::net::UnixStream),
+    /// TLS over TCP (`--tls`).
+    Tls(Box<TlsStream<std::net::TcpStream>>),
 }
 
 /// A connected non-blocking stream for mio.
@@ -48,6 +51,8 @@ pub enum Stream {
     Tcp(mio::net::TcpStream),
     /// Unix socket.
     Unix(mio::net::UnixStream),
+    /// TLS over TCP (`--tls`).
+    Tls(Box<TlsStream<mio::net::TcpStream>>),
 }
 
 impl Stream {
@@ -57,6 +62,7 @@ impl Stream {
         match self {
             Stream::Tcp(s) => s.as_raw_fd(),
             Stream::Unix(s) => s.as_raw_fd(),
+            Stream::Tls(s) => s.socket().as_raw_fd(),
         }
     }
 }
@@ -66,6 +72,7 @@ impl Read for Blocking {
         match self {
             Blocking::Tcp(s) => s.read(b),
             Blocking::Unix(s) => s.read(b),
+            Blocking::Tls(s) => s.read(b),
         }
     }
 }
@@ -75,6 +82,7 @@ impl Write for Blocking {
         match self {
             Blocking::Tcp(s) => s.write(b),
             Blocking::Unix(s) => s.write(b),
+            Blocking::Tls(s) => s.write(b),
         }
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -87,6 +95,7 @@ impl Read for Stream {
         match self {
             Stream::Tcp(s) => s.read(b),
             Stream::Unix(s) => s.read(b),
+            Stream::Tls(s) => s.read(b),
         }
     }
 }
@@ -96,6 +105,7 @@ impl Write for Stream {
         match self {
             Stream::Tcp(s) => s.write(b),
             Stream::Unix(s) => s.write(b),
+            Stream::Tls(s) => s.write(b),
         }
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -108,18 +118,21 @@ impl mio::event::Source for Stream {
         match self {
             Stream::Tcp(s) => s.register(r, t, i),
             Stream::Unix(s) => s.register(r, t, i),
+            Stream::Tls(s) => s.socket_mut().register(r, t, i),
         }
     }
     fn reregister(&mut self, r: &mio::Registry, t: mio::Token, i: mio::Interest) -> std::io::Result<()> {
         match self {
             Stream::Tcp(s) => s.reregister(r, t, i),
             Stream::Unix(s) => s.reregister(r, t, i),
+            Stream::Tls(s) => s.socket_mut().reregister(r, t, i),
         }
     }
     fn deregister(&mut self, r: &mio::Registry) -> std::io::Result<()> {
         match self {
             Stream::Tcp(s) => s.deregister(r),
             Stream::Unix(s) => s.deregister(r),
+            Stream::Tls(s) => s.socket_mut().deregister(r),
         }
     }
 }
@@ -150,7 +163,11 @@ pub fn connect(target: &Target, timeout: Duration) -> Result<Blocking, DriverErr
             };
             let _ = s.set_nodelay(true);
             s.set_read_timeout(Some(timeout)).map_err(err)?;
-            Blocking::Tcp(s)
+            if super::tls::enabled() {
+                Blocking::Tls(Box::new(super::tls::connect(s, host).map_err(err)?))
+            } else {
+                Blocking::Tcp(s)
+            }
         }
         Target::Unix(p) => {
             let s = std::os::unix::net::UnixStream::connect(p).map_err(err)?;
@@ -253,6 +270,10 @@ pub fn into_nonblocking(b: Blocking, target: &Target) -> Result<Stream, DriverEr
         Blocking::Unix(s) => {
             s.set_nonblocking(true).map_err(e)?;
             Stream::Unix(mio::net::UnixStream::from_std(s))
+        }
+        Blocking::Tls(s) => {
+            s.socket().set_nonblocking(true).map_err(e)?;
+            Stream::Tls(Box::new(s.map(mio::net::TcpStream::from_std)))
         }
     })
 }

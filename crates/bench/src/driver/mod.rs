@@ -9,6 +9,7 @@
 
 pub mod conn;
 mod timer;
+pub mod tls;
 mod uring;
 
 use crate::stats::{self, cpu, RunStats};
@@ -412,7 +413,8 @@ fn event_loop(
     stats: &mut RunStats,
     start: Instant,
 ) -> Result<Instant, DriverError> {
-    if spec.io_engine == IoEngine::Uring {
+    // The io_uring engine moves plain bytes only: a TLS run uses this loop.
+    if spec.io_engine == IoEngine::Uring && !tls::enabled() {
         return uring::event_loop(spec, shared, conns, stats, start);
     }
     let mut poll = Poll::new().map_err(|e| io_err(spec, e))?;

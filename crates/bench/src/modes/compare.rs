@@ -42,6 +42,12 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         eprintln!("--a and --b must be HOST:PORT");
         return Ok(1);
     };
+    if let Some(o) = crate::cli::redis_tls(a.tls, &a.sni, &a.cacert, &a.cacertdir, a.insecure, &a.cert, &a.key) {
+        if let Err(e) = crate::driver::tls::install(&o) {
+            eprintln!("{e}");
+            return Ok(1);
+        }
+    }
     if a.rounds == 0 || a.clients == 0 || a.pipeline == 0 {
         eprintln!("--rounds, -c and -P must be at least 1");
         return Ok(1);

@@ -307,6 +307,12 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
             return Ok(1);
         }
     };
+    if let Some(o) = a.tls.then(|| crate::driver::tls::Options { ca_cert: a.cacert.clone(), ca_cert_dir: None, cert: a.cert.clone(), key: a.key.clone(), sni: a.sni.clone(), insecure: a.tls_skip_verify }) {
+        if let Err(e) = crate::driver::tls::install(&o) {
+            eprintln!("{e}");
+            return Ok(1);
+        }
+    }
     let mut runs = Vec::new();
     for i in 0..a.run_count {
         let progress = std::io::stderr().is_terminal().then_some(i + 1);
