@@ -3,7 +3,6 @@ against Redis 7.0.15 too (BASALT_TEST_SERVER=redis-server), byte for byte where 
 output does not depend on its command dictionary's hash order.
 """
 
-import os
 import shutil
 import subprocess
 import time
@@ -271,7 +270,7 @@ def test_users_from_the_config_file_and_the_acl_file(spawn, tmp_path):
 
 def test_the_config_file_s_user_lines(tmp_path):
     """`user` lines in the config file, and CONFIG REWRITE writing the users back."""
-    from conftest import Target, _binary  # the config file must come first: started here
+    from conftest import Target, _binary, _free_port  # the config file must come first: started here
     conf = tmp_path / "server.conf"
     conf.write_text("user cfg on >cp ~c:* +get +set\n")
     binary = _binary()
@@ -297,15 +296,6 @@ def test_the_config_file_s_user_lines(tmp_path):
     finally:
         proc.kill()
         proc.wait()
-
-
-def _free_port():
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def test_redis_cli_logs_in_with_a_user(own_target):

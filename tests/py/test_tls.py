@@ -7,14 +7,13 @@ Redis 7.0.15 too (Debian's is built with TLS). Certificates are made here with o
 
 import os
 import shutil
-import socket
 import subprocess
 import time
 
 import pytest
 import redis
 
-from conftest import _binary
+from conftest import _binary, _free_port
 
 OPENSSL = shutil.which("openssl")
 pytestmark = pytest.mark.skipif(OPENSSL is None, reason="openssl not installed")
@@ -46,14 +45,6 @@ def certs(tmp_path_factory):
     _issue(d, "client", "ca", client_ext)
     _issue(d, "stranger", "otherca", client_ext)
     return lambda name: os.path.join(d, name)
-
-
-def _free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class TlsServer:

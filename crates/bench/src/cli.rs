@@ -31,27 +31,9 @@ pub struct RedisArgs {
     /// Used to send ACL style 'AUTH username pass'. Needs -a.
     #[arg(long = "user")]
     pub user: Option<String>,
-    /// Establish a secure TLS connection.
-    #[arg(long = "tls")]
-    pub tls: bool,
-    /// Server name indication for TLS.
-    #[arg(long = "sni")]
-    pub sni: Option<String>,
-    /// CA Certificate file to verify with.
-    #[arg(long = "cacert")]
-    pub cacert: Option<std::path::PathBuf>,
-    /// Directory where trusted CA certificates are stored.
-    #[arg(long = "cacertdir")]
-    pub cacertdir: Option<std::path::PathBuf>,
-    /// Allow insecure TLS connection by skipping cert validation.
-    #[arg(long = "insecure")]
-    pub insecure: bool,
-    /// Client certificate to authenticate with.
-    #[arg(long = "cert")]
-    pub cert: Option<std::path::PathBuf>,
-    /// Private key file to authenticate with.
-    #[arg(long = "key")]
-    pub key: Option<std::path::PathBuf>,
+    /// TLS (redis-benchmark's flags).
+    #[command(flatten)]
+    pub tls: RedisTlsArgs,
     /// Server URI: redis://user:password@host:port/dbnum.
     #[arg(short = 'u')]
     pub uri: Option<String>,
@@ -138,16 +120,44 @@ pub struct RedisArgs {
     pub command: Vec<String>,
 }
 
-/// The TLS options of redis-benchmark's flags (and compare's, which spell them alike).
-pub fn redis_tls(tls: bool, sni: &Option<String>, cacert: &Option<std::path::PathBuf>, cacertdir: &Option<std::path::PathBuf>, insecure: bool, cert: &Option<std::path::PathBuf>, key: &Option<std::path::PathBuf>) -> Option<crate::driver::tls::Options> {
-    tls.then(|| crate::driver::tls::Options {
-        ca_cert: cacert.clone(),
-        ca_cert_dir: cacertdir.clone(),
-        cert: cert.clone(),
-        key: key.clone(),
-        sni: sni.clone(),
-        insecure,
-    })
+/// redis-benchmark's TLS flags (redis-benchmark mode and compare).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct RedisTlsArgs {
+    /// Establish a secure TLS connection.
+    #[arg(long = "tls")]
+    pub tls: bool,
+    /// Server name indication for TLS.
+    #[arg(long = "sni")]
+    pub sni: Option<String>,
+    /// CA Certificate file to verify with.
+    #[arg(long = "cacert")]
+    pub cacert: Option<std::path::PathBuf>,
+    /// Directory where trusted CA certificates are stored.
+    #[arg(long = "cacertdir")]
+    pub cacertdir: Option<std::path::PathBuf>,
+    /// Allow insecure TLS connection by skipping cert validation.
+    #[arg(long = "insecure")]
+    pub insecure: bool,
+    /// Client certificate to authenticate with.
+    #[arg(long = "cert")]
+    pub cert: Option<std::path::PathBuf>,
+    /// Private key file to authenticate with.
+    #[arg(long = "key")]
+    pub key: Option<std::path::PathBuf>,
+}
+
+impl RedisTlsArgs {
+    /// The TLS options, when `--tls` is given.
+    pub fn options(&self) -> Option<crate::driver::tls::Options> {
+        self.tls.then(|| crate::driver::tls::Options {
+            ca_cert: self.cacert.clone(),
+            ca_cert_dir: self.cacertdir.clone(),
+            cert: self.cert.clone(),
+            key: self.key.clone(),
+            sni: self.sni.clone(),
+            insecure: self.insecure,
+        })
+    }
 }
 
 /// `basalt-bench compare --a HOST:PORT --b HOST:PORT [workload options]`.
@@ -200,27 +210,9 @@ pub struct CompareArgs {
     /// User name for AUTH (with -a), as redis-benchmark's --user.
     #[arg(long = "user")]
     pub user: Option<String>,
-    /// Connect to both servers with TLS (redis-benchmark's TLS flags).
-    #[arg(long = "tls")]
-    pub tls: bool,
-    /// Server name indication for TLS.
-    #[arg(long = "sni")]
-    pub sni: Option<String>,
-    /// CA Certificate file to verify with.
-    #[arg(long = "cacert")]
-    pub cacert: Option<std::path::PathBuf>,
-    /// Directory where trusted CA certificates are stored.
-    #[arg(long = "cacertdir")]
-    pub cacertdir: Option<std::path::PathBuf>,
-    /// Allow insecure TLS connection by skipping cert validation.
-    #[arg(long = "insecure")]
-    pub insecure: bool,
-    /// Client certificate to authenticate with.
-    #[arg(long = "cert")]
-    pub cert: Option<std::path::PathBuf>,
-    /// Private key file to authenticate with.
-    #[arg(long = "key")]
-    pub key: Option<std::path::PathBuf>,
+    /// TLS to both servers (redis-benchmark's flags).
+    #[command(flatten)]
+    pub tls: RedisTlsArgs,
     /// Print each test's summary as CSV (test,metric,a_median,a_min,a_max,b_median,
     /// b_min,b_max,b_over_a,ci90_low,ci90_high) instead of the table.
     #[arg(long = "csv")]

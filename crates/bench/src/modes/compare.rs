@@ -42,7 +42,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         eprintln!("--a and --b must be HOST:PORT");
         return Ok(1);
     };
-    if let Some(o) = crate::cli::redis_tls(a.tls, &a.sni, &a.cacert, &a.cacertdir, a.insecure, &a.cert, &a.key) {
+    if let Some(o) = a.tls.options() {
         if let Err(e) = crate::driver::tls::install(&o) {
             eprintln!("{e}");
             return Ok(1);

@@ -37,7 +37,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         println!("basalt-bench {} (redis-benchmark 7.0 compatible)", env!("CARGO_PKG_VERSION"));
         return Ok(0);
     }
-    if let Some(o) = crate::cli::redis_tls(parsed.tls, &parsed.sni, &parsed.cacert, &parsed.cacertdir, parsed.insecure, &parsed.cert, &parsed.key) {
+    if let Some(o) = parsed.tls.options() {
         if let Err(e) = crate::driver::tls::install(&o) {
             eprintln!("{e}");
             return Ok(1);

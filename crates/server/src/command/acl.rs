@@ -4,7 +4,6 @@
 //! Redis 7.0's `-NOPERM` texts and ACL LOG entries, and the catalog of commands the
 //! rules name, made from the command table. The users themselves are `crate::acl`.
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use resp::encode;
@@ -359,18 +358,11 @@ fn disconnect_users(ctx: &mut Ctx<'_>, names: &[String]) {
     if names.is_empty() {
         return;
     }
-    let me = ctx.client.info.id;
     let clients: Vec<_> = ctx.shared.clients.lock().values().cloned().collect();
     for c in clients {
         let user = c.user.lock().clone();
-        if !names.iter().any(|n| **n == *user) {
-            continue;
-        }
-        if c.id == me {
-            ctx.client.close_after_reply = true;
-        } else {
-            c.killed.store(true, Ordering::SeqCst);
-            ctx.shared.wake(c.owner.load(Ordering::SeqCst));
+        if names.iter().any(|n| **n == *user) {
+            ctx.kill_client(&c);
         }
     }
 }

@@ -365,12 +365,7 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         if !matches || (skipme && c.id == me) || c.killed.load(Ordering::SeqCst) {
             continue;
         }
-        if c.id == me {
-            ctx.client.close_after_reply = true;
-        } else {
-            c.killed.store(true, Ordering::SeqCst);
-            ctx.shared.wake(c.owner.load(Ordering::SeqCst));
-        }
+        ctx.kill_client(&c);
         killed += 1;
     }
     // TYPE master: a replica's link to its master is no client here (a thread of its

@@ -424,6 +424,17 @@ pub struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// Disconnects a client: this one after its reply, another by its loop (CLIENT
+    /// KILL, ACL DELUSER).
+    pub fn kill_client(&mut self, c: &crate::shared::ClientInfo) {
+        if c.id == self.client.info.id {
+            self.client.close_after_reply = true;
+        } else {
+            c.killed.store(true, std::sync::atomic::Ordering::SeqCst);
+            self.shared.wake(c.owner.load(std::sync::atomic::Ordering::SeqCst));
+        }
+    }
+
     /// The keyspace, borrowed for the context's lifetime rather than the handler's
     /// borrow of `ctx`, so that shard guards can live while the handler writes replies.
     pub fn ks(&self) -> &'a store::Keyspace {
