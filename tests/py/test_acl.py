@@ -336,3 +336,44 @@ def test_rules_changed_before_exec_and_reset_returns_to_the_default_user(own_tar
         assert conn.read_response() == b"default"
     finally:
         u.connection_pool.release(conn)
+
+
+def test_selectors_add_sets_of_rules_and_the_most_relevant_refusal_is_named(own_target):
+    c = own_target.client()
+    cases = [
+        (["on", "(~x:*", "+get)"], "user s on resetchannels -@all (~x:* resetchannels -@all +get)"),
+        (["(~x:* +get)", "(%R~y:* &ch +@read)"],
+         "user s off resetchannels -@all (~x:* resetchannels -@all +get) (%R~y:* resetchannels &ch -@all +@read)"),
+        (["(~x:* +get)", "clearselectors"], "user s off resetchannels -@all"),
+        (["(~x:* +get)", "reset"], "user s off sanitize-payload resetchannels -@all"),
+        (["()"], "user s off resetchannels -@all (resetchannels -@all)"),
+    ]
+    for rules, line in cases:
+        c.execute_command("ACL", "DELUSER", "s")
+        assert c.execute_command("ACL", "SETUSER", "s", *rules) == b"OK"
+        assert acl_line(c, "s") == line, rules
+    c.execute_command("ACL", "DELUSER", "s")
+    for rules, text in (
+        (["(~x:* +nosuch)"], "Error in ACL SETUSER modifier '(~x:* +nosuch)': Unknown command or category name in ACL"),
+        (["(on)"], "Error in ACL SETUSER modifier '(on)': Syntax error"),
+        (["(~x:* +get", "more"], "Unmatched parenthesis in acl selector starting at '(~x:* +get'."),
+    ):
+        with pytest.raises(redis.ResponseError) as e:
+            c.execute_command("ACL", "SETUSER", "s", *rules)
+        assert str(e.value) == text
+    c.execute_command("ACL", "SETUSER", "s", "reset", "on", "nopass", "~a:*", "+set", "(~x:* +get)", "(&c +publish)")
+    u = c.execute_command("ACL", "GETUSER", "s")
+    got = dict(zip(u[::2], u[1::2]))
+    assert got[b"commands"] == b"-@all +set" and got[b"keys"] == b"~a:*"
+    assert got[b"selectors"] == [[b"commands", b"-@all +get", b"keys", b"~x:*", b"channels", b""],
+                                 [b"commands", b"-@all +publish", b"keys", b"", b"channels", b"&c"]]
+    dry = lambda *a: c.execute_command("ACL", "DRYRUN", "s", *a)
+    assert dry("get", "x:1") == b"OK" and dry("set", "a:1", "v") == b"OK" and dry("publish", "c", "m") == b"OK"
+    assert dry("get", "a:1") == b"This user has no permissions to access the 'a:1' key"
+    assert dry("set", "x:1", "v") == b"This user has no permissions to access the 'x:1' key"
+    assert dry("publish", "zz", "v") == b"This user has no permissions to access the 'zz' channel"
+    assert dry("lpush", "q", "v") == b"This user has no permissions to run the 'lpush' command"
+    u = redis.Redis(host=own_target.host, port=own_target.port, username="s", password="any")
+    assert u.set("a:1", "v") and u.get("x:1") is None
+    with pytest.raises(redis.exceptions.NoPermissionError, match="keys used as arguments"):
+        u.get("a:1")

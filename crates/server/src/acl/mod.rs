@@ -268,8 +268,8 @@ impl Acl {
             Some(u) => (**u).clone(),
             None => User::new(name, c, all_channels_default),
         };
-        for rule in rules {
-            u.apply(rule, c, all_channels_default).map_err(|e| (rule.to_vec(), e))?;
+        for rule in merge_selectors(rules)? {
+            u.apply(&rule, c, all_channels_default).map_err(|e| (rule.clone(), e))?;
         }
         self.publish(&mut users, u);
         Ok(())
@@ -352,6 +352,31 @@ impl Acl {
     }
 }
 
+/// ACL SETUSER's words with each selector made one rule: from a word that opens a
+/// parenthesis without closing it to the word that closes it, joined by spaces (Redis's
+/// ACLMergeSelectorArguments). An unclosed one: Err with the word that opened it.
+pub fn merge_selectors(words: &[&[u8]]) -> Result<Vec<Vec<u8>>, (Vec<u8>, RuleError)> {
+    let mut out = Vec::new();
+    let mut open: Option<(Vec<u8>, Vec<u8>)> = None; // (opening word, merged so far)
+    for w in words {
+        if let Some((_, merged)) = open.as_mut() {
+            merged.push(b' ');
+            merged.extend_from_slice(w);
+            if w.last() == Some(&b')') {
+                out.push(open.take().map(|(_, m)| m).unwrap_or_default());
+            }
+        } else if w.first() == Some(&b'(') && w.last() != Some(&b')') {
+            open = Some((w.to_vec(), w.to_vec()));
+        } else {
+            out.push(w.to_vec());
+        }
+    }
+    match open {
+        Some((first, _)) => Err((first, RuleError::Unmatched)),
+        None => Ok(out),
+    }
+}
+
 /// Reads an ACL file's users (`user <name> <rules>` per line, blank lines and `#`
 /// comments skipped): all of them, or the errors found, each naming file and line.
 pub fn parse_file(text: &str, file: &str, all_channels_default: bool) -> Result<Vec<User>, String> {
@@ -376,11 +401,17 @@ pub fn parse_file(text: &str, file: &str, all_channels_default: bool) -> Result<
             continue;
         }
         let mut u = User::new(words[1], c, all_channels_default);
-        for rule in &words[2..] {
-            if let Err(e) = u.apply(rule.as_bytes(), c, all_channels_default) {
-                errors.push_str(&format!("{file}:{n}: {}. ", user::rule_error_text(e)));
-                break;
+        let rules: Vec<&[u8]> = words[2..].iter().map(|w| w.as_bytes()).collect();
+        match merge_selectors(&rules) {
+            Ok(rules) => {
+                for rule in rules {
+                    if let Err(e) = u.apply(&rule, c, all_channels_default) {
+                        errors.push_str(&format!("{file}:{n}: {}. ", user::rule_error_text(e)));
+                        break;
+                    }
+                }
             }
+            Err(_) => errors.push_str(&format!("{file}:{n}: Unmatched parenthesis in selector definition.")),
         }
         users.push(u);
     }

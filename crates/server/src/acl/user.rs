@@ -22,8 +22,13 @@
 //!   a key spec's `access`, write for `insert`, `delete` and `update`).
 //! - Channels: `&pat`, `&*` or `allchannels`, `resetchannels`; a pattern subscription
 //!   (PSUBSCRIBE) must equal one of the user's patterns literally.
-//! - Not built: selectors (`(...)`, `clearselectors`) and first-argument rules
-//!   (`+select|0`): both are refused with an error naming them.
+//! - Selectors: `(rules)` adds a selector, a set of command, key and channel rules of
+//!   its own (one SETUSER word, or several joined from the one that opens the
+//!   parenthesis to the one that closes it); `clearselectors` removes them. A command
+//!   runs when the user's root rules or any selector allow it whole; when none does,
+//!   the refusal named is the most relevant one (channel, then key, then command; the
+//!   later argument on a tie), as Redis's.
+//! - Not built: first-argument rules (`+select|0`), refused with an error naming them.
 
 use sha2::{Digest, Sha256};
 
@@ -86,9 +91,19 @@ pub struct User {
     pub sanitize_payload: Option<bool>,
     /// SHA-256 of each password, lower-case hex, in the order added.
     pub passwords: Vec<String>,
+    /// The user's own command, key and channel rules.
+    pub root: Selector,
+    /// Further sets of rules (`(...)`), any of which may allow a command.
+    pub selectors: Vec<Selector>,
+}
+
+/// One set of command, key and channel rules.
+#[derive(Clone, Debug)]
+pub struct Selector {
     /// A bit per command id of the catalog.
     allowed: Vec<u64>,
-    /// Set by `+@all`: commands added later are allowed too (the description's lead).
+    /// Set by `+@all`: commands added later (beyond the bits) are allowed too, and the
+    /// description leads with `+@all`.
     future_commands: bool,
     pub all_keys: bool,
     pub keys: Vec<KeyPattern>,
@@ -105,7 +120,7 @@ pub fn rule_error_text(kind: RuleError) -> &'static str {
         RuleError::ChannelsAfterAll => "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to start with an empty list of channels",
         RuleError::NoSuchPassword => "The password you are trying to remove from the user does not exist",
         RuleError::BadHash => "The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters",
-        RuleError::Selectors => "selectors are not supported by this server",
+        RuleError::Unmatched => "Unmatched parenthesis in acl selector",
         RuleError::FirstArgs => "first-argument rules (command|argument for a command without subcommands) are not supported by this server",
     }
 }
@@ -118,7 +133,7 @@ pub enum RuleError {
     ChannelsAfterAll,
     NoSuchPassword,
     BadHash,
-    Selectors,
+    Unmatched,
     FirstArgs,
 }
 
@@ -145,6 +160,22 @@ impl User {
             nopass: false,
             sanitize_payload: None,
             passwords: Vec::new(),
+            root: Selector::new(catalog, all_channels_default),
+            selectors: Vec::new(),
+        }
+    }
+
+    /// The root rules, then each selector.
+    pub fn all_selectors(&self) -> impl Iterator<Item = &Selector> {
+        std::iter::once(&self.root).chain(self.selectors.iter())
+    }
+}
+
+impl Selector {
+    /// No command, key or channel (but every channel with `acl-pubsub-default
+    /// allchannels`).
+    pub fn new(catalog: &Catalog, all_channels_default: bool) -> Selector {
+        Selector {
             allowed: vec![0; catalog.len().div_ceil(64)],
             future_commands: false,
             all_keys: false,
@@ -154,10 +185,14 @@ impl User {
         }
     }
 
-    /// Whether command `id` may run.
+    /// Whether command `id` may run (an id beyond the bits: a command added after the
+    /// rules were made, allowed after `+@all`).
     #[inline]
     pub fn may_run(&self, id: usize) -> bool {
-        self.allowed.get(id / 64).is_some_and(|w| w & (1 << (id % 64)) != 0)
+        match self.allowed.get(id / 64) {
+            Some(w) => w & (1 << (id % 64)) != 0,
+            None => self.future_commands,
+        }
     }
 
     /// Whether every command of the catalog may run.
@@ -166,6 +201,10 @@ impl User {
     }
 
     fn set_bit(&mut self, id: usize, on: bool) {
+        if id / 64 >= self.allowed.len() {
+            let fill = if self.future_commands { u64::MAX } else { 0 };
+            self.allowed.resize(id / 64 + 1, fill);
+        }
         if let Some(w) = self.allowed.get_mut(id / 64) {
             if on {
                 *w |= 1 << (id % 64);
@@ -202,46 +241,22 @@ impl User {
         self.future_commands = on;
     }
 
-    /// Applies one ACL SETUSER rule.
-    pub fn apply(&mut self, rule: &[u8], catalog: &Catalog, all_channels_default: bool) -> Result<(), RuleError> {
+    /// Applies one rule of a selector (keys, channels, commands).
+    pub fn apply(&mut self, rule: &[u8], catalog: &Catalog) -> Result<(), RuleError> {
         let lower = rule.to_ascii_lowercase();
         match &lower[..] {
-            b"on" => self.enabled = true,
-            b"off" => self.enabled = false,
-            b"nopass" => {
-                self.nopass = true;
-                self.passwords.clear();
-            }
-            b"resetpass" => {
-                self.nopass = false;
-                self.passwords.clear();
-            }
-            b"skip-sanitize-payload" => self.sanitize_payload = Some(false),
-            b"sanitize-payload" => self.sanitize_payload = Some(true),
-            b"allkeys" => return self.apply(b"~*", catalog, all_channels_default),
+            b"allkeys" => return self.apply(b"~*", catalog),
             b"resetkeys" => {
                 self.all_keys = false;
                 self.keys.clear();
             }
-            b"allchannels" => return self.apply(b"&*", catalog, all_channels_default),
+            b"allchannels" => return self.apply(b"&*", catalog),
             b"resetchannels" => {
                 self.all_channels = false;
                 self.channels.clear();
             }
             b"allcommands" | b"+@all" => self.set_all(true),
             b"nocommands" | b"-@all" => self.set_all(false),
-            b"reset" => {
-                for r in [&b"resetpass"[..], b"resetkeys", b"resetchannels"] {
-                    self.apply(r, catalog, all_channels_default)?;
-                }
-                if all_channels_default {
-                    self.all_channels = true;
-                }
-                self.enabled = false;
-                self.sanitize_payload = Some(true);
-                self.set_all(false);
-            }
-            b"clearselectors" => return Err(RuleError::Selectors),
             _ => return self.apply_operand(rule, catalog),
         }
         Ok(())
@@ -249,41 +264,6 @@ impl User {
 
     fn apply_operand(&mut self, rule: &[u8], catalog: &Catalog) -> Result<(), RuleError> {
         match rule.first() {
-            Some(b'>') => {
-                let h = hash_password(&rule[1..]);
-                if !self.passwords.contains(&h) {
-                    self.passwords.push(h);
-                }
-                self.nopass = false;
-            }
-            Some(b'#') => {
-                if !is_hash(&rule[1..]) {
-                    return Err(RuleError::BadHash);
-                }
-                let h = String::from_utf8_lossy(&rule[1..]).into_owned();
-                if !self.passwords.contains(&h) {
-                    self.passwords.push(h);
-                }
-                self.nopass = false;
-            }
-            Some(b'<') => {
-                let h = hash_password(&rule[1..]);
-                let before = self.passwords.len();
-                self.passwords.retain(|p| *p != h);
-                if self.passwords.len() == before {
-                    return Err(RuleError::NoSuchPassword);
-                }
-            }
-            Some(b'!') => {
-                if !is_hash(&rule[1..]) {
-                    return Err(RuleError::BadHash);
-                }
-                let before = self.passwords.len();
-                self.passwords.retain(|p| p.as_bytes() != &rule[1..]);
-                if self.passwords.len() == before {
-                    return Err(RuleError::NoSuchPassword);
-                }
-            }
             Some(b'~') | Some(b'%') => self.add_key_pattern(rule)?,
             Some(b'&') => {
                 if self.all_channels {
@@ -297,7 +277,6 @@ impl User {
                     self.channels.push(pattern.to_vec());
                 }
             }
-            Some(b'(') => return Err(RuleError::Selectors),
             Some(&sign @ (b'+' | b'-')) => {
                 let on = sign == b'+';
                 let name = std::str::from_utf8(&rule[1..]).map_err(|_| RuleError::Unknown)?;
@@ -378,31 +357,6 @@ impl User {
             })
     }
 
-    /// Whether `password` logs in as this user (any, with `nopass`).
-    pub fn password_ok(&self, password: &[u8]) -> bool {
-        if self.nopass {
-            return true;
-        }
-        let h = hash_password(password);
-        self.passwords
-            .iter()
-            .fold(false, |ok, p| ok | constant_time_eq(p.as_bytes(), h.as_bytes()))
-    }
-
-    /// Flags in ACL GETUSER's and ACL LIST's order.
-    pub fn flag_words(&self) -> Vec<&'static str> {
-        let mut f = vec![if self.enabled { "on" } else { "off" }];
-        if self.nopass {
-            f.push("nopass");
-        }
-        match self.sanitize_payload {
-            Some(false) => f.push("skip-sanitize-payload"),
-            Some(true) => f.push("sanitize-payload"),
-            None => {}
-        }
-        f
-    }
-
     /// The key patterns as ACL GETUSER's `keys` (`~*` for every key).
     pub fn describe_keys(&self) -> String {
         if self.all_keys {
@@ -444,7 +398,7 @@ impl User {
     pub fn describe_commands(&self, catalog: &Catalog) -> String {
         let additive = !self.future_commands;
         let mut rules = String::from(if additive { "-@all " } else { "+@all " });
-        let mut fake = User::new("", catalog, false);
+        let mut fake = Selector::new(catalog, false);
         fake.set_all(!additive);
         // The user's bits with the chosen categories taken out.
         let mut rest = self.clone();
@@ -504,11 +458,9 @@ impl User {
         rules
     }
 
-    /// The user as one ACL LIST line (and as an ACL file's line).
+    /// Keys, channels and commands as ACL LIST gives them.
     pub fn describe(&self, catalog: &Catalog) -> String {
-        let mut words: Vec<String> = vec!["user".into(), self.name.clone()];
-        words.extend(self.flag_words().into_iter().map(String::from));
-        words.extend(self.passwords.iter().map(|p| format!("#{p}")));
+        let mut words: Vec<String> = Vec::new();
         let keys = self.describe_keys();
         if !keys.is_empty() {
             words.push(keys);
@@ -521,6 +473,121 @@ impl User {
             words.push(channels);
         }
         words.push(self.describe_commands(catalog));
+        words.join(" ")
+    }
+}
+
+impl User {
+    /// Applies one ACL SETUSER rule (a selector `(...)` is one rule).
+    pub fn apply(&mut self, rule: &[u8], catalog: &Catalog, all_channels_default: bool) -> Result<(), RuleError> {
+        let lower = rule.to_ascii_lowercase();
+        match &lower[..] {
+            b"on" => self.enabled = true,
+            b"off" => self.enabled = false,
+            b"nopass" => {
+                self.nopass = true;
+                self.passwords.clear();
+            }
+            b"resetpass" => {
+                self.nopass = false;
+                self.passwords.clear();
+            }
+            b"skip-sanitize-payload" => self.sanitize_payload = Some(false),
+            b"sanitize-payload" => self.sanitize_payload = Some(true),
+            b"clearselectors" => self.selectors.clear(),
+            b"reset" => {
+                for r in [&b"resetpass"[..], b"resetkeys", b"resetchannels", b"clearselectors"] {
+                    self.apply(r, catalog, all_channels_default)?;
+                }
+                if all_channels_default {
+                    self.root.all_channels = true;
+                }
+                self.enabled = false;
+                self.sanitize_payload = Some(true);
+                self.root.set_all(false);
+            }
+            _ => match rule.first() {
+                Some(b'>') => {
+                    let h = hash_password(&rule[1..]);
+                    if !self.passwords.contains(&h) {
+                        self.passwords.push(h);
+                    }
+                    self.nopass = false;
+                }
+                Some(b'#') => {
+                    if !is_hash(&rule[1..]) {
+                        return Err(RuleError::BadHash);
+                    }
+                    let h = String::from_utf8_lossy(&rule[1..]).into_owned();
+                    if !self.passwords.contains(&h) {
+                        self.passwords.push(h);
+                    }
+                    self.nopass = false;
+                }
+                Some(b'<') => {
+                    let h = hash_password(&rule[1..]);
+                    let before = self.passwords.len();
+                    self.passwords.retain(|p| *p != h);
+                    if self.passwords.len() == before {
+                        return Err(RuleError::NoSuchPassword);
+                    }
+                }
+                Some(b'!') => {
+                    if !is_hash(&rule[1..]) {
+                        return Err(RuleError::BadHash);
+                    }
+                    let before = self.passwords.len();
+                    self.passwords.retain(|p| p.as_bytes() != &rule[1..]);
+                    if self.passwords.len() == before {
+                        return Err(RuleError::NoSuchPassword);
+                    }
+                }
+                Some(b'(') if rule.last() == Some(&b')') => {
+                    let mut sel = Selector::new(catalog, all_channels_default);
+                    for word in rule[1..rule.len() - 1].split(|&c| c == b' ').filter(|w| !w.is_empty()) {
+                        sel.apply(word, catalog)?;
+                    }
+                    self.selectors.push(sel);
+                }
+                Some(b'(') => return Err(RuleError::Unmatched),
+                _ => return self.root.apply(rule, catalog),
+            },
+        }
+        Ok(())
+    }
+
+    /// Whether `password` logs in as this user (any, with `nopass`).
+    pub fn password_ok(&self, password: &[u8]) -> bool {
+        if self.nopass {
+            return true;
+        }
+        let h = hash_password(password);
+        self.passwords.iter().fold(false, |ok, p| ok | constant_time_eq(p.as_bytes(), h.as_bytes()))
+    }
+
+    /// Flags in ACL GETUSER's and ACL LIST's order.
+    pub fn flag_words(&self) -> Vec<&'static str> {
+        let mut f = vec![if self.enabled { "on" } else { "off" }];
+        if self.nopass {
+            f.push("nopass");
+        }
+        match self.sanitize_payload {
+            Some(false) => f.push("skip-sanitize-payload"),
+            Some(true) => f.push("sanitize-payload"),
+            None => {}
+        }
+        f
+    }
+
+    /// The user as one ACL LIST line (and as an ACL file's line).
+    pub fn describe(&self, catalog: &Catalog) -> String {
+        let mut words: Vec<String> = vec!["user".into(), self.name.clone()];
+        words.extend(self.flag_words().into_iter().map(String::from));
+        words.extend(self.passwords.iter().map(|p| format!("#{p}")));
+        words.push(self.root.describe(catalog));
+        for s in &self.selectors {
+            words.push(format!("({})", s.describe(catalog)));
+        }
         words.join(" ")
     }
 }
@@ -580,52 +647,52 @@ mod tests {
     fn a_new_user_is_off_and_may_do_nothing() {
         let (u, c) = user(&[]);
         assert_eq!(u.describe(&c), "user u off resetchannels -@all");
-        assert!(!u.may_run(0));
+        assert!(!u.root.may_run(0));
     }
 
     #[test]
     fn commands_and_subcommands() {
         let (u, c) = user(&["+config|get"]);
-        assert!(u.may_run(3) && !u.may_run(4) && !u.may_run(2));
-        assert_eq!(u.describe_commands(&c), "-@all +config|get");
+        assert!(u.root.may_run(3) && !u.root.may_run(4) && !u.root.may_run(2));
+        assert_eq!(u.root.describe_commands(&c), "-@all +config|get");
         // (In this small catalog admin is config's two subcommands alone: chosen first.)
         let (u, c) = user(&["+config|get", "+config"]);
-        assert_eq!(u.describe_commands(&c), "-@all +@admin +config");
+        assert_eq!(u.root.describe_commands(&c), "-@all +@admin +config");
         let (u, c) = user(&["+@all", "-config|get"]);
-        assert_eq!(u.describe_commands(&c), "+@all -config|get");
+        assert_eq!(u.root.describe_commands(&c), "+@all -config|get");
         // (write is set alone here, so the category describes it.)
         let (u, c) = user(&["+get", "+set", "-get"]);
-        assert_eq!(u.describe_commands(&c), "-@all +@write");
+        assert_eq!(u.root.describe_commands(&c), "-@all +@write");
     }
 
     #[test]
     fn categories_are_described_greedily() {
         // string: 1 allowed of 2, not more: not added; read (get alone) is.
         let (u, c) = user(&["+@string", "-set"]);
-        assert_eq!(u.describe_commands(&c), "-@all +@read");
+        assert_eq!(u.root.describe_commands(&c), "-@all +@read");
         // admin and dangerous cover the same two: one is enough (ties go to the first).
         let (u, c) = user(&["+@dangerous"]);
-        assert_eq!(u.describe_commands(&c), "-@all +@admin");
+        assert_eq!(u.root.describe_commands(&c), "-@all +@admin");
         let (u, c) = user(&["+@all", "-@dangerous"]);
-        assert_eq!(u.describe_commands(&c), "+@all -@admin");
+        assert_eq!(u.root.describe_commands(&c), "+@all -@admin");
         // The best fit first: string undoes one (set) for one (get); read undoes none.
         let (u, c) = user(&["+get"]);
-        assert_eq!(u.describe_commands(&c), "-@all +@read");
+        assert_eq!(u.root.describe_commands(&c), "-@all +@read");
     }
 
     #[test]
     fn keys_and_channels() {
         let (u, _) = user(&["%R~r:*", "%W~w:*", "~x", "%R~x"]);
-        assert_eq!(u.describe_keys(), "%R~r:* %W~w:* ~x");
-        assert!(u.key_allowed(b"r:1", KEY_READ) && !u.key_allowed(b"r:1", KEY_WRITE));
-        assert!(u.key_allowed(b"x", KEY_READ | KEY_WRITE));
+        assert_eq!(u.root.describe_keys(), "%R~r:* %W~w:* ~x");
+        assert!(u.root.key_allowed(b"r:1", KEY_READ) && !u.root.key_allowed(b"r:1", KEY_WRITE));
+        assert!(u.root.key_allowed(b"x", KEY_READ | KEY_WRITE));
         let c = catalog();
         let mut u = User::new("u", &c, false);
         u.apply(b"allkeys", &c, false).unwrap();
         assert_eq!(u.apply(b"~a", &c, false), Err(RuleError::KeysAfterAll));
         u.apply(b"&news.*", &c, false).unwrap();
-        assert!(u.channel_allowed(b"news.1", false));
-        assert!(!u.channel_allowed(b"news.1", true) && u.channel_allowed(b"news.*", true));
+        assert!(u.root.channel_allowed(b"news.1", false));
+        assert!(!u.root.channel_allowed(b"news.1", true) && u.root.channel_allowed(b"news.*", true));
     }
 
     #[test]

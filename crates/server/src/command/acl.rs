@@ -68,7 +68,7 @@ pub fn refresh_user(ctx: &mut Ctx<'_>) {
         .acl
         .get(&name)
         .unwrap_or_else(|| Arc::new(acl::User::new(&name, catalog, false)));
-    ctx.client.unrestricted = u.all_keys && u.all_channels && u.runs_everything(catalog);
+    ctx.client.unrestricted = u.root.all_keys && u.root.all_channels && u.root.runs_everything(catalog);
     ctx.client.user = u;
     ctx.client.acl_version = version;
 }
@@ -100,20 +100,40 @@ pub fn denied(ctx: &mut Ctx<'_>, idx: usize, spec: &CommandSpec, args: &[&[u8]])
     Some(text)
 }
 
-/// The first thing `user` may not do in this command: its name, a key, a channel.
-fn first_denial(
-    user: &acl::User,
+/// Why `user` may not run this command, None when it may: some selector (the root
+/// rules first) allows it whole, or the most relevant refusal of them all (Redis 7.0's
+/// order: channel over key over command, then the later argument).
+fn first_denial(user: &acl::User, t: &CommandTable, idx: usize, spec: &CommandSpec, args: &[&[u8]]) -> Option<(Denied, String)> {
+    let mut keys: Option<Vec<(usize, u16)>> = None;
+    let mut worst: Option<(u8, usize, Denied, String)> = None;
+    for sel in user.all_selectors() {
+        let (rank, pos, kind, object) = match selector_denial(sel, t, idx, spec, args, &mut keys) {
+            None => return None,
+            Some(d) => d,
+        };
+        if worst.as_ref().is_none_or(|w| (rank, pos) > (w.0, w.1)) {
+            worst = Some((rank, pos, kind, object));
+        }
+    }
+    worst.map(|(_, _, kind, object)| (kind, object))
+}
+
+/// One selector's refusal: (rank, argument position, kind, object), None when it
+/// allows the command. The keys are found once, for all selectors.
+fn selector_denial(
+    sel: &acl::user::Selector,
     t: &CommandTable,
     idx: usize,
     spec: &CommandSpec,
     args: &[&[u8]],
-) -> Option<(Denied, String)> {
+    keys: &mut Option<Vec<(usize, u16)>>,
+) -> Option<(u8, usize, Denied, String)> {
     // AUTH and HELLO run for everyone (Redis: `no_auth` commands skip the check).
-    if spec.flags & NO_AUTH == 0 && !user.may_run(idx) {
-        return Some((Denied::Command, t.entries[idx].fullname.clone()));
+    if spec.flags & NO_AUTH == 0 && !sel.may_run(idx) {
+        return Some((1, 0, Denied::Command, t.entries[idx].fullname.clone()));
     }
-    if !user.all_keys {
-        for (pos, flags) in keys_with_flags(spec, args) {
+    if !sel.all_keys {
+        for &(pos, flags) in keys.get_or_insert_with(|| keys_with_flags(spec, args)).iter() {
             let mut perms = 0;
             if flags & key_flags::ACCESS != 0 {
                 perms |= user::KEY_READ;
@@ -121,20 +141,23 @@ fn first_denial(
             if flags & (key_flags::INSERT | key_flags::DELETE | key_flags::UPDATE) != 0 {
                 perms |= user::KEY_WRITE;
             }
-            if !user.key_allowed(args[pos], perms) {
-                return Some((Denied::Key, String::from_utf8_lossy(args[pos]).into_owned()));
+            if !sel.key_allowed(args[pos], perms) {
+                return Some((2, pos, Denied::Key, String::from_utf8_lossy(args[pos]).into_owned()));
             }
         }
     }
-    if !user.all_channels {
-        let (channels, patterns): (&[&[u8]], bool) = match spec.channels {
-            super::Channels::None => (&[], false),
-            super::Channels::First => (args.get(1..2).unwrap_or(&[]), false),
-            super::Channels::All => (args.get(1..).unwrap_or(&[]), false),
-            super::Channels::AllPatterns => (args.get(1..).unwrap_or(&[]), true),
+    if !sel.all_channels {
+        let (first, patterns) = match spec.channels {
+            super::Channels::None => (args.len(), false),
+            super::Channels::First => (1, false),
+            super::Channels::All => (1, false),
+            super::Channels::AllPatterns => (1, true),
         };
-        if let Some(c) = channels.iter().find(|c| !user.channel_allowed(c, patterns)) {
-            return Some((Denied::Channel, String::from_utf8_lossy(c).into_owned()));
+        let last = if spec.channels == super::Channels::First { 2.min(args.len()) } else { args.len() };
+        for pos in first..last {
+            if !sel.channel_allowed(args[pos], patterns) {
+                return Some((4, pos, Denied::Channel, String::from_utf8_lossy(args[pos]).into_owned()));
+            }
         }
     }
     None
@@ -295,6 +318,12 @@ fn acl_setuser(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let name = user_name(a[2])?;
     let all_channels = all_channels_default(ctx);
     if let Err((rule, e)) = ctx.shared.acl.set_user(&name, &a[3..], all_channels) {
+        if e == acl::RuleError::Unmatched {
+            return Err(CommandError::Owned(format!(
+                "ERR Unmatched parenthesis in acl selector starting at '{}'.",
+                String::from_utf8_lossy(&rule)
+            )));
+        }
         return Err(CommandError::Owned(format!(
             "ERR Error in ACL SETUSER modifier '{}': {}",
             String::from_utf8_lossy(&rule),
@@ -327,15 +356,24 @@ fn acl_getuser(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     for p in &u.passwords {
         encode::bulk(out, p.as_bytes());
     }
-    encode::bulk(out, b"commands");
-    encode::bulk(out, u.describe_commands(acl::catalog()).as_bytes());
-    encode::bulk(out, b"keys");
-    encode::bulk(out, u.describe_keys().as_bytes());
-    encode::bulk(out, b"channels");
-    encode::bulk(out, u.describe_channels().as_bytes());
+    write_selector(out, &u.root, proto);
     encode::bulk(out, b"selectors");
-    encode::array_len(out, 0);
+    encode::array_len(out, u.selectors.len());
+    for s in &u.selectors {
+        encode::map_len(out, 3, proto);
+        write_selector(out, s, proto);
+    }
     Ok(())
+}
+
+/// A selector's `commands`, `keys` and `channels` fields (ACL GETUSER).
+fn write_selector(out: &mut Vec<u8>, s: &acl::user::Selector, _proto: resp::Proto) {
+    encode::bulk(out, b"commands");
+    encode::bulk(out, s.describe_commands(acl::catalog()).as_bytes());
+    encode::bulk(out, b"keys");
+    encode::bulk(out, s.describe_keys().as_bytes());
+    encode::bulk(out, b"channels");
+    encode::bulk(out, s.describe_channels().as_bytes());
 }
 
 /// ACL DELUSER username [username ...] — how many were deleted; their clients are
