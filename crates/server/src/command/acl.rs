@@ -336,7 +336,7 @@ fn acl_setuser(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 /// ACL GETUSER username — the user's flags, passwords, commands, keys, channels and
-/// selectors (none), or nil.
+/// selectors, or nil.
 fn acl_getuser(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let Some(u) = ctx.shared.acl.get(&String::from_utf8_lossy(a[2])) else {
         encode::null(ctx.out, ctx.client.proto);
