@@ -169,7 +169,8 @@ impl Conn {
         }
         if let Some(t) = self.tls.as_mut() {
             // Decrypted into the read buffer (a record's plaintext is never longer than
-            // its ciphertext: the room reserved above is enough).
+            // its ciphertext, so the room reserved above usually suffices; a record
+            // completed by these bytes may need more, taken as the buffer grows).
             if let Err(e) = t.session.receive(bytes, &mut self.rbuf) {
                 crate::log::verbose(&format!(
                     "Error accepting a client connection: {} (addr={})",
