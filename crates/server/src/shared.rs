@@ -303,7 +303,8 @@ pub struct Shared {
     pub latency_monitor: Arc<crate::latency_monitor::LatencyMonitor>,
     /// Client-side caching (CLIENT TRACKING): who tracks what.
     pub tracking: crate::state::tracking::Tracking,
-    /// 0 when requirepass is unset; read on every command without the config lock.
+    /// New connections must authenticate (the default user has a password or is off:
+    /// `acl_changed`); read on every command without the config lock.
     pub auth_required: AtomicBool,
     /// ACL users (`acl/`).
     pub acl: crate::acl::Acl,

@@ -46,7 +46,8 @@ fn load_users(shared: &Shared) -> Result<(), StartError> {
         return Err(StartError::Acl("Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.".into()));
     }
     for words in &lines {
-        let (name, rules) = words.split_first().expect("a user line has a name");
+        // (The config parser refuses a `user` line without a name.)
+        let Some((name, rules)) = words.split_first() else { continue };
         // The default user exists already: its line starts from nothing (Redis's reset).
         let mut all: Vec<&[u8]> = if shared.acl.get(name).is_some() { vec![b"reset"] } else { Vec::new() };
         all.extend(rules.iter().map(|r| r.as_bytes()));
