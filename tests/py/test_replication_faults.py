@@ -214,3 +214,22 @@ def test_a_replica_is_known_by_the_address_it_announces(spawn):
         time.sleep(0.05)
     slave0 = m.info("replication")["slave0"]
     assert slave0["ip"] == "10.1.2.3" and slave0["port"] == 7777
+
+
+def test_a_disk_less_sync_starts_early_once_max_replicas_wait(spawn):
+    """repl-diskless-sync-max-replicas: with a long repl-diskless-sync-delay, the
+    transfer starts as soon as that many replicas wait (passes against Redis too)."""
+    master = spawn("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "60",
+                   "--repl-diskless-sync-max-replicas", "1")
+    m = master.client()
+    m.set("k", "v")
+    replica = spawn()
+    r = replica.client()
+    started = time.monotonic()
+    assert r.execute_command("REPLICAOF", master.host, master.port) == b"OK"
+    deadline = started + 20
+    while r.info("replication").get("master_link_status") != "up" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert r.info("replication")["master_link_status"] == "up", "the sync waited out the 60 s delay"
+    assert r.get("k") == b"v"
+    assert time.monotonic() - started < 20

@@ -700,8 +700,16 @@ fn wait_for_room(shared: &Shared, id: u64) -> bool {
 /// Whether a disk-less sync is due now (some replica waits for it).
 fn diskless_due(shared: &Shared) -> bool {
     let due = shared.snapshots.diskless_due_ms.load(Ordering::Acquire);
-    if due == 0 || store::Clock::System.now_ms() < due {
+    if due == 0 {
         return false;
+    }
+    if store::Clock::System.now_ms() < due {
+        // `repl-diskless-sync-max-replicas`: as many replicas as expected wait, the
+        // transfer need not wait out the delay (Redis 7.0).
+        let max: usize = shared.config.read().recorded.get("repl-diskless-sync-max-replicas").and_then(|v| v.parse().ok()).unwrap_or(0);
+        if max == 0 || shared.repl.count_waiting_for_snapshot() < max {
+            return false;
+        }
     }
     if !shared.repl.waits_for_snapshot() {
         // They left (or a dump took them): nothing to send.

@@ -326,6 +326,11 @@ impl Stream {
         self.core.inner.lock().replicas.iter().any(|r| r.state == ReplicaState::WaitSnapshot)
     }
 
+    /// How many replicas wait for a snapshot to begin (`repl-diskless-sync-max-replicas`).
+    pub fn count_waiting_for_snapshot(&self) -> usize {
+        self.core.inner.lock().replicas.iter().filter(|r| r.state == ReplicaState::WaitSnapshot).count()
+    }
+
     /// A snapshot begins (every loop's gate held): the replicas waiting for one start
     /// their stream here (of a disk-less one, `eof_only`, those that read that form).
     /// Returns them as (owner, client id, `+FULLRESYNC` line; empty for SYNC, which has
