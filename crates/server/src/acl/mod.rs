@@ -120,13 +120,14 @@ pub fn catalog() -> &'static Catalog {
     CATALOG.get().unwrap_or_else(|| EMPTY.get_or_init(Catalog::default))
 }
 
-/// Why a command was refused, for ACL LOG (`reason`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Why a command was refused, for ACL LOG (`reason`). Ordered as Redis 7.0 ranks the
+/// refusals of several selectors: the most relevant is the greatest (ACL_DENIED_*).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Denied {
     Command,
     Key,
-    Channel,
     Auth,
+    Channel,
 }
 
 impl Denied {

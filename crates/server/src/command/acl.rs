@@ -11,7 +11,7 @@ use resp::encode;
 use super::args::is;
 use super::flags::*;
 use super::table::CommandTable;
-use super::{arg, container, key_flags, spec, ArgKind, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys};
+use super::{arg, container, key_flags, spec, ArgKind, CommandError, CommandSpec, Ctx};
 use crate::acl::{self, user, Catalog, CatalogEntry, Denied, LogEntry};
 
 /// The catalog of the table's commands, for the rules (installed at start).
@@ -102,38 +102,37 @@ pub fn denied(ctx: &mut Ctx<'_>, idx: usize, spec: &CommandSpec, args: &[&[u8]])
 
 /// Why `user` may not run this command, None when it may: some selector (the root
 /// rules first) allows it whole, or the most relevant refusal of them all (Redis 7.0's
-/// order: channel over key over command, then the later argument).
+/// order, [`Denied`]'s: channel over key over command, then the later argument).
 fn first_denial(user: &acl::User, t: &CommandTable, idx: usize, spec: &CommandSpec, args: &[&[u8]]) -> Option<(Denied, String)> {
     let mut keys: Option<Vec<(usize, u16)>> = None;
-    let mut worst: Option<(u8, usize, Denied, String)> = None;
+    let mut worst: Option<(Denied, usize)> = None;
     for sel in user.all_selectors() {
-        let (rank, pos, kind, object) = match selector_denial(sel, t, idx, spec, args, &mut keys) {
-            None => return None,
-            Some(d) => d,
-        };
-        if worst.as_ref().is_none_or(|w| (rank, pos) > (w.0, w.1)) {
-            worst = Some((rank, pos, kind, object));
-        }
+        let refusal = selector_denial(sel, idx, spec, args, &mut keys)?;
+        worst = worst.max(Some(refusal));
     }
-    worst.map(|(_, _, kind, object)| (kind, object))
+    let (kind, pos) = worst?;
+    let object = match kind {
+        Denied::Command => t.entries[idx].fullname.clone(),
+        _ => String::from_utf8_lossy(args[pos]).into_owned(),
+    };
+    Some((kind, object))
 }
 
-/// One selector's refusal: (rank, argument position, kind, object), None when it
+/// One selector's refusal and the argument it names (0 for the command), None when it
 /// allows the command. The keys are found once, for all selectors.
 fn selector_denial(
     sel: &acl::user::Selector,
-    t: &CommandTable,
     idx: usize,
     spec: &CommandSpec,
     args: &[&[u8]],
     keys: &mut Option<Vec<(usize, u16)>>,
-) -> Option<(u8, usize, Denied, String)> {
+) -> Option<(Denied, usize)> {
     // AUTH and HELLO run for everyone (Redis: `no_auth` commands skip the check).
     if spec.flags & NO_AUTH == 0 && !sel.may_run(idx) {
-        return Some((1, 0, Denied::Command, t.entries[idx].fullname.clone()));
+        return Some((Denied::Command, 0));
     }
     if !sel.all_keys {
-        for &(pos, flags) in keys.get_or_insert_with(|| keys_with_flags(spec, args)).iter() {
+        for &(pos, flags) in keys.get_or_insert_with(|| super::keys_with_flags(spec, args)).iter() {
             let mut perms = 0;
             if flags & key_flags::ACCESS != 0 {
                 perms |= user::KEY_READ;
@@ -142,126 +141,17 @@ fn selector_denial(
                 perms |= user::KEY_WRITE;
             }
             if !sel.key_allowed(args[pos], perms) {
-                return Some((2, pos, Denied::Key, String::from_utf8_lossy(args[pos]).into_owned()));
+                return Some((Denied::Key, pos));
             }
         }
     }
     if !sel.all_channels {
-        let (first, patterns) = match spec.channels {
-            super::Channels::None => (args.len(), false),
-            super::Channels::First => (1, false),
-            super::Channels::All => (1, false),
-            super::Channels::AllPatterns => (1, true),
-        };
-        let last = if spec.channels == super::Channels::First { 2.min(args.len()) } else { args.len() };
-        for pos in first..last {
-            if !sel.channel_allowed(args[pos], patterns) {
-                return Some((4, pos, Denied::Channel, String::from_utf8_lossy(args[pos]).into_owned()));
-            }
+        let (positions, patterns) = spec.channels.positions(args.len());
+        if let Some(pos) = positions.into_iter().find(|&pos| !sel.channel_allowed(args[pos], patterns)) {
+            return Some((Denied::Channel, pos));
         }
     }
     None
-}
-
-/// The positions of a command's keys with their key spec's flags, as Redis 7.0 finds
-/// them for ACL (getKeysUsingKeySpecs): each spec's begin-search and find-keys rules;
-/// a spec that cannot be followed from the arguments alone (SORT's STORE) takes the
-/// positions `command_keys` finds that no other spec named.
-pub fn keys_with_flags(spec: &CommandSpec, args: &[&[u8]]) -> Vec<(usize, u16)> {
-    let argc = args.len() as i64;
-    let mut keys: Vec<(usize, u16)> = Vec::new();
-    let mut incomplete: Option<u16> = None;
-    for ks in spec.key_specs {
-        if ks.flags & key_flags::INCOMPLETE != 0 || matches!(ks.begin, BeginSearch::Unknown) {
-            incomplete = Some(incomplete.unwrap_or(0) | ks.flags);
-            continue;
-        }
-        let first = match ks.begin {
-            BeginSearch::Index(i) => i64::from(i),
-            BeginSearch::Keyword { keyword, start_from } => {
-                let start = if start_from > 0 {
-                    i64::from(start_from)
-                } else {
-                    argc + i64::from(start_from)
-                };
-                let forward = start_from > 0;
-                let mut i = start;
-                let mut found = None;
-                while i >= 1 && i < argc {
-                    if is(args[i as usize], keyword) {
-                        found = Some(i + 1);
-                        break;
-                    }
-                    i += if forward { 1 } else { -1 };
-                }
-                match found {
-                    Some(f) => f,
-                    None => continue,
-                }
-            }
-            BeginSearch::Unknown => continue,
-        };
-        let (first, last, step) = match ks.find {
-            FindKeys::Range {
-                last_key,
-                key_step,
-                limit,
-            } => {
-                let last = if last_key >= 0 {
-                    first + i64::from(last_key)
-                } else if limit <= 1 {
-                    argc + i64::from(last_key)
-                } else {
-                    first + ((argc - first) / i64::from(limit) + i64::from(last_key))
-                };
-                (first, last, i64::from(key_step))
-            }
-            FindKeys::Keynum {
-                keynum_idx,
-                first_key,
-                key_step,
-            } => {
-                let at = first + i64::from(keynum_idx);
-                let Some(n) = usize::try_from(at)
-                    .ok()
-                    .and_then(|a| args.get(a))
-                    .and_then(|a| store::types::string::parse_i64(a))
-                else {
-                    continue;
-                };
-                if n < 0 {
-                    continue;
-                }
-                let first = first + i64::from(first_key);
-                (first, first + n - 1, i64::from(key_step))
-            }
-            FindKeys::Unknown => {
-                incomplete = Some(incomplete.unwrap_or(0) | ks.flags);
-                continue;
-            }
-        };
-        let mut i = first;
-        while i <= last && step > 0 {
-            if i >= argc || i < 1 {
-                break;
-            }
-            keys.push((i as usize, ks.flags));
-            i += step;
-        }
-    }
-    let fallback = if spec.key_specs.is_empty() {
-        Some(key_flags::ACCESS | key_flags::UPDATE)
-    } else {
-        incomplete
-    };
-    if let Some(flags) = fallback {
-        for pos in super::command_keys(spec, args).unwrap_or_default() {
-            if !keys.iter().any(|(p, _)| *p == pos) {
-                keys.push((pos, flags));
-            }
-        }
-    }
-    keys
 }
 
 fn log_denial(ctx: &mut Ctx<'_>, reason: Denied, object: String, username: &str) {

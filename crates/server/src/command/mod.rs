@@ -323,6 +323,19 @@ pub enum Channels {
     AllPatterns,
 }
 
+impl Channels {
+    /// The positions of the channels among `argc` arguments, and whether they are
+    /// patterns.
+    pub fn positions(self, argc: usize) -> (std::ops::Range<usize>, bool) {
+        match self {
+            Channels::None => (0..0, false),
+            Channels::First => (1..argc.min(2), false),
+            Channels::All => (1..argc, false),
+            Channels::AllPatterns => (1..argc, true),
+        }
+    }
+}
+
 impl CommandSpec {
     /// Its keys follow a `numkeys` count at `count_at`, after the keys at `fixed`.
     pub const fn numkeys(self, fixed: &'static [usize], count_at: usize) -> CommandSpec {
@@ -667,6 +680,107 @@ pub fn command_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<Vec<usize>> {
             Some(std::iter::once(1).chain(store).collect())
         }
     }
+}
+
+/// The positions of a command's keys with their key spec's flags, as Redis 7.0 finds
+/// them for ACL (getKeysUsingKeySpecs): each spec's begin-search and find-keys rules;
+/// a spec that cannot be followed from the arguments alone (SORT's STORE) takes the
+/// positions `command_keys` finds that no other spec named.
+pub fn keys_with_flags(spec: &CommandSpec, args: &[&[u8]]) -> Vec<(usize, u16)> {
+    let argc = args.len() as i64;
+    let mut keys: Vec<(usize, u16)> = Vec::new();
+    let mut incomplete: Option<u16> = None;
+    for ks in spec.key_specs {
+        if ks.flags & key_flags::INCOMPLETE != 0 || matches!(ks.begin, BeginSearch::Unknown) {
+            incomplete = Some(incomplete.unwrap_or(0) | ks.flags);
+            continue;
+        }
+        let first = match ks.begin {
+            BeginSearch::Index(i) => i64::from(i),
+            BeginSearch::Keyword { keyword, start_from } => {
+                let start = if start_from > 0 {
+                    i64::from(start_from)
+                } else {
+                    argc + i64::from(start_from)
+                };
+                let forward = start_from > 0;
+                let mut i = start;
+                let mut found = None;
+                while i >= 1 && i < argc {
+                    if args[i as usize].eq_ignore_ascii_case(keyword.as_bytes()) {
+                        found = Some(i + 1);
+                        break;
+                    }
+                    i += if forward { 1 } else { -1 };
+                }
+                match found {
+                    Some(f) => f,
+                    None => continue,
+                }
+            }
+            BeginSearch::Unknown => continue,
+        };
+        let (first, last, step) = match ks.find {
+            FindKeys::Range {
+                last_key,
+                key_step,
+                limit,
+            } => {
+                let last = if last_key >= 0 {
+                    first + i64::from(last_key)
+                } else if limit <= 1 {
+                    argc + i64::from(last_key)
+                } else {
+                    first + ((argc - first) / i64::from(limit) + i64::from(last_key))
+                };
+                (first, last, i64::from(key_step))
+            }
+            FindKeys::Keynum {
+                keynum_idx,
+                first_key,
+                key_step,
+            } => {
+                let at = first + i64::from(keynum_idx);
+                let Some(n) = usize::try_from(at)
+                    .ok()
+                    .and_then(|a| args.get(a))
+                    .and_then(|a| store::types::string::parse_i64(a))
+                else {
+                    continue;
+                };
+                if n < 0 {
+                    continue;
+                }
+                let first = first + i64::from(first_key);
+                (first, first + n - 1, i64::from(key_step))
+            }
+            FindKeys::Unknown => {
+                incomplete = Some(incomplete.unwrap_or(0) | ks.flags);
+                continue;
+            }
+        };
+        let mut i = first;
+        while i <= last && step > 0 {
+            if i >= argc || i < 1 {
+                break;
+            }
+            keys.push((i as usize, ks.flags));
+            i += step;
+        }
+    }
+    let fallback = if spec.key_specs.is_empty() {
+        Some(key_flags::ACCESS | key_flags::UPDATE)
+    } else {
+        incomplete
+    };
+    if let Some(flags) = fallback {
+        for pos in command_keys(spec, args).unwrap_or_default() {
+            if !keys.iter().any(|(p, _)| *p == pos) {
+                keys.push((pos, flags));
+            }
+        }
+    }
+    keys
 }
 
 /// The keys a write command may change (WATCH), when they can be told from its
