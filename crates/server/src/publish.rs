@@ -3,13 +3,12 @@
 //! each subscriber's event loop in order. Subscribing and the commands are
 //! `command/pubsub.rs`.
 
-use std::sync::Arc;
-
+use bytes::Bytes;
 use resp::{encode, Proto};
 
 use crate::shared::{Mail, PubSub, Shared, Subscriber};
 
-fn encode_message(parts: &[&[u8]], resp3: bool) -> Arc<[u8]> {
+fn encode_message(parts: &[&[u8]], resp3: bool) -> Bytes {
     let mut out = Vec::with_capacity(32 + parts.iter().map(|p| p.len() + 16).sum::<usize>());
     encode::push_len(&mut out, parts.len(), if resp3 { Proto::Resp3 } else { Proto::Resp2 });
     for p in parts {
@@ -19,12 +18,12 @@ fn encode_message(parts: &[&[u8]], resp3: bool) -> Arc<[u8]> {
 }
 
 /// One message for one subscriber, encoded for its protocol.
-pub type Delivery = (Subscriber, Arc<[u8]>);
+pub type Delivery = (Subscriber, Bytes);
 
 /// Adds the deliveries of `msg` on `ch` to `out` (the subscriptions are locked by the
 /// caller, so that several messages, keyspace notifications, take the lock once).
 pub fn collect(ps: &PubSub, ch: &[u8], msg: &[u8], out: &mut Vec<Delivery>) {
-    let mut cache: [Option<Arc<[u8]>>; 2] = [None, None];
+    let mut cache: [Option<Bytes>; 2] = [None, None];
     if let Some(subs) = ps.channels.get(ch) {
         for s in subs {
             let bytes = cache[usize::from(s.resp3)]
@@ -37,7 +36,7 @@ pub fn collect(ps: &PubSub, ch: &[u8], msg: &[u8], out: &mut Vec<Delivery>) {
         if !store::glob::glob_match(pat, ch, false) {
             continue;
         }
-        let mut cache: [Option<Arc<[u8]>>; 2] = [None, None];
+        let mut cache: [Option<Bytes>; 2] = [None, None];
         for s in subs {
             let bytes = cache[usize::from(s.resp3)]
                 .get_or_insert_with(|| encode_message(&[b"pmessage", pat, ch, msg], s.resp3))

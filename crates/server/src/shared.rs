@@ -184,7 +184,7 @@ pub struct PubSub {
 /// What one loop is asked to do for one of its clients.
 pub struct Mail {
     pub client_id: u64,
-    pub bytes: Arc<[u8]>,
+    pub bytes: bytes::Bytes,
     /// The client was blocked and these bytes are its reply: unblock it.
     pub unblock: bool,
     /// Log offset the bytes may not leave before (they reveal a write); 0 = none.
@@ -193,7 +193,7 @@ pub struct Mail {
 
 impl Shared {
     /// Posts bytes to a client's loop and wakes it.
-    pub fn post(&self, to: Subscriber, bytes: Arc<[u8]>) {
+    pub fn post(&self, to: Subscriber, bytes: bytes::Bytes) {
         self.post_mail(to.owner, Mail { client_id: to.id, bytes, unblock: false, need: 0 });
     }
 

@@ -603,14 +603,14 @@ fn send_to_sync_waiters(shared: &Arc<Shared>, saved: Result<PathBuf, String>) {
     let (file, len) = match opened {
         Ok(f) => f,
         Err(e) => {
-            let reply: Arc<[u8]> = format!("-ERR the snapshot for the sync could not be made: {e}\r\n").into_bytes().into();
+            let reply: bytes::Bytes = format!("-ERR the snapshot for the sync could not be made: {e}\r\n").into_bytes().into();
             for (owner, client_id) in waiters {
                 if shared.repl.remove(client_id) {
                     // A replica retries its sync from the start.
                     shared.kill_client(client_id);
                     continue;
                 }
-                shared.post_mail(owner, crate::shared::Mail { client_id, bytes: Arc::clone(&reply), unblock: true, need: 0 });
+                shared.post_mail(owner, crate::shared::Mail { client_id, bytes: reply.clone(), unblock: true, need: 0 });
             }
             return;
         }
@@ -634,12 +634,12 @@ const SYNC_STALL: Duration = Duration::from_secs(60);
 /// once the client's pending output is under [`SYNC_AHEAD_BYTES`]; then unblocks it.
 fn stream_snapshot(shared: &Shared, mut file: std::fs::File, len: u64, mut waiters: Vec<(usize, u64)>) {
     use std::io::Read;
-    let post = |to: &(usize, u64), bytes: Arc<[u8]>, unblock: bool| {
+    let post = |to: &(usize, u64), bytes: bytes::Bytes, unblock: bool| {
         shared.post_mail(to.0, crate::shared::Mail { client_id: to.1, bytes, unblock, need: 0 });
     };
-    let header: Arc<[u8]> = format!("${len}\r\n").into_bytes().into();
+    let header: bytes::Bytes = format!("${len}\r\n").into_bytes().into();
     for w in &waiters {
-        post(w, Arc::clone(&header), false);
+        post(w, header.clone(), false);
     }
     let mut buf = vec![0u8; 1 << 20];
     let mut sent = 0u64;
@@ -652,16 +652,16 @@ fn stream_snapshot(shared: &Shared, mut file: std::fs::File, len: u64, mut waite
                 break;
             }
         };
-        let piece: Arc<[u8]> = buf[..n].into();
+        let piece = bytes::Bytes::copy_from_slice(&buf[..n]);
         waiters.retain(|w| wait_for_room(shared, w.1));
         for w in &waiters {
-            post(w, Arc::clone(&piece), false);
+            post(w, piece.clone(), false);
         }
         sent += n as u64;
     }
     for w in &waiters {
         if sent == len {
-            post(w, Arc::from(&b""[..]), true);
+            post(w, bytes::Bytes::new(), true);
             if shared.repl.is_replica(w.1) {
                 crate::log::notice(&format!("Synchronization with replica {} succeeded", replica_name(shared, w.1)));
                 // Its stream next, gathered since the snapshot's point in time.
@@ -753,9 +753,9 @@ impl ReplicaSink<'_> {
         if self.waiters.is_empty() {
             return Err(std::io::Error::other("no replica left to send the snapshot to"));
         }
-        let piece: Arc<[u8]> = bytes.into();
+        let piece = bytes::Bytes::copy_from_slice(bytes);
         for w in &self.waiters {
-            shared.post_mail(w.0, crate::shared::Mail { client_id: w.1, bytes: Arc::clone(&piece), unblock: false, need: 0 });
+            shared.post_mail(w.0, crate::shared::Mail { client_id: w.1, bytes: piece.clone(), unblock: false, need: 0 });
         }
         self.sent += bytes.len() as u64;
         Ok(())
@@ -788,9 +788,9 @@ impl std::io::Write for ReplicaSink<'_> {
 fn send_capture_to_replicas(shared: &Shared) {
     let waiters = std::mem::take(&mut *shared.snapshots.diskless_waiters.lock());
     let mark = eof_mark();
-    let header: Arc<[u8]> = format!("$EOF:{mark}\r\n").into_bytes().into();
+    let header: bytes::Bytes = format!("$EOF:{mark}\r\n").into_bytes().into();
     for w in &waiters {
-        shared.post_mail(w.0, crate::shared::Mail { client_id: w.1, bytes: Arc::clone(&header), unblock: false, need: 0 });
+        shared.post_mail(w.0, crate::shared::Mail { client_id: w.1, bytes: header.clone(), unblock: false, need: 0 });
     }
     let started = Instant::now();
     let sink = ReplicaSink { shared, waiters: waiters.clone(), buf: Vec::with_capacity(1 << 20), sent: 0 };
@@ -802,7 +802,7 @@ fn send_capture_to_replicas(shared: &Shared) {
     match result {
         Ok(sink) => {
             for w in &sink.waiters {
-                shared.post_mail(w.0, crate::shared::Mail { client_id: w.1, bytes: Arc::from(&b""[..]), unblock: true, need: 0 });
+                shared.post_mail(w.0, crate::shared::Mail { client_id: w.1, bytes: bytes::Bytes::new(), unblock: true, need: 0 });
                 // Online at its first ACK: nothing may follow the mark before it read it.
                 shared.repl.transfer_sent(w.1);
                 crate::log::notice(&format!("Streamed RDB transfer with replica {} succeeded: waiting for REPLCONF ACK from replica to enable streaming", replica_name(shared, w.1)));

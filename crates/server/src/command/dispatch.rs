@@ -485,6 +485,10 @@ fn link_down(shared: &Shared) -> bool {
 /// numkeys commands and SORT's STORE included), all of them for FLUSHALL, FLUSHDB and
 /// SWAPDB, and those of every argument for other keyless writes.
 fn take_stripes<'a>(stripes: &'a crate::order::Stripes, ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> crate::order::Ordered<'a> {
+    // One key at argument 1 (SET, INCR, LPUSH, HSET ...): no list of positions made.
+    if spec.movable.is_none() && spec.keys == (1, 1, 1) && args.len() > 1 {
+        return stripes.order_key(ctx.ks(), args[1]);
+    }
     match command_keys(spec, args) {
         Some(keys) if !keys.is_empty() => stripes.order_keys(ctx.ks(), keys.iter().map(|&i| args[i])),
         _ if spec.flags & flags::WHOLE_KEYSPACE != 0 => stripes.order_all(),

@@ -15,7 +15,6 @@
 //! With no monitor the cost is one atomic load per command.
 
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::args::is;
@@ -67,7 +66,7 @@ pub fn wanted(shared: &Shared, spec: &CommandSpec) -> bool {
 /// Sends the line for a command that just ran to every monitor (a monitor's own
 /// command goes straight after its reply, as in Redis; others through their loops).
 pub fn feed(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
-    let line: Arc<[u8]> = Arc::from(line(SystemTime::now(), ctx.client.db, &ctx.client.info.addr, args));
+    let line = bytes::Bytes::from(line(SystemTime::now(), ctx.client.db, &ctx.client.info.addr, args));
     let monitors: Vec<(usize, u64)> = ctx.shared.monitors.lock().clone();
     let me = ctx.client.info.id;
     for (owner, id) in monitors {
