@@ -267,6 +267,62 @@ def test_a_full_sync_while_writes_go_on_loses_and_repeats_nothing():
         master_srv.stop()
 
 
+def test_writes_to_shared_keys_from_many_connections_reach_the_replica_in_the_masters_order():
+    """Many connections (on every event loop of the master) pipelining writes to the
+    same few keys, with keys expiring meanwhile: the replica ends with the master's
+    lists in the master's order, its counters and its expired keys. (A loop's records
+    wait in its own part of the stream until its batch ends; a write to a key whose last
+    record waits in another loop's part must come after it.)"""
+    master_srv = Node()
+    replica_srv = None
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        replica_srv = start_replica(master_srv.port)
+        r = redis.Redis(port=replica_srv.port, socket_timeout=10)
+        wait_until("the replica online", lambda: r.info("replication").get("master_link_status") == "up", timeout=30)
+        errors = []
+
+        def writer(n):
+            try:
+                c = redis.Redis(port=master_srv.port, socket_timeout=10)
+                deadline = time.monotonic() + 10
+                for i in range(60):
+                    if time.monotonic() > deadline:
+                        break
+                    with c.pipeline(transaction=False) as p:
+                        for j in range(16):
+                            p.rpush("shared:list", f"{n}:{i}:{j}")
+                            p.incr(f"shared:counter:{j % 4}")
+                            p.lpush(f"shared:list:{j % 3}", f"{n}:{i}:{j}")
+                            p.set(f"shared:expiring:{j % 5}", f"{n}:{i}", px=2)
+                            p.append("shared:string", f"{n}.")
+                        p.execute()
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(repr(e))
+
+        writers = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
+        for w in writers:
+            w.start()
+        for w in writers:
+            w.join(timeout=30)
+        assert not errors, errors
+        time.sleep(0.05)
+        for j in range(5):
+            m.get(f"shared:expiring:{j}")  # each expired key removed (and propagated)
+        wait_until("the stream", lambda: caught_up(m, r), timeout=30)
+        assert m.llen("shared:list") > 0
+        assert r.lrange("shared:list", 0, -1) == m.lrange("shared:list", 0, -1)
+        for j in range(3):
+            assert r.lrange(f"shared:list:{j}", 0, -1) == m.lrange(f"shared:list:{j}", 0, -1)
+        assert r.mget([f"shared:counter:{j}" for j in range(4)]) == m.mget([f"shared:counter:{j}" for j in range(4)])
+        assert r.get("shared:string") == m.get("shared:string")
+        assert contents(r) == contents(m)
+    finally:
+        if replica_srv:
+            replica_srv.stop()
+        master_srv.stop()
+
+
 @pytest.mark.parametrize("master_kind", ["redis", "self"])
 def test_the_server_as_a_replica_follows_its_master(master_kind):
     """The server under test as the replica: of Redis 7.0.15 (whose disk-less sync sends

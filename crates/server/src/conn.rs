@@ -472,6 +472,9 @@ impl Conn {
             }
         }
         coalescing.take();
+        // The batch's records go to the replication stream before the gate does (a
+        // snapshot or EXEC that takes every gate finds every loop's part published).
+        shared.repl.publish_mine();
         drop(gate);
         if client.need > 0 {
             // These replies reveal writes: they leave once the log has them on disk.

@@ -16,11 +16,16 @@
 //! A stripe is one word: the offset while free; while held, a mark, a waiters bit and
 //! the holder thread's token (so that a thread knows its own write's stripes, for
 //! [`Stripes::expiry_may_propagate`]). Taking one is one compare-and-swap, letting it go
-//! one swap; the words are packed eight to a cache line. (Each stripe was a mutex and
+//! one swap; a stripe and its writer mark (below) take 16 bytes, four to a cache line. (Each stripe was a mutex and
 //! an offset on a line of its own, 64 KiB in all: with a replica attached, the stripe
 //! of a random key was a cache miss per write, and its three atomic operations
 //! about 12% of a master's CPU under pipelined SETs.) A waiter spins briefly, then
 //! parks (`parking_lot_core`, the parking lot of the mutexes used everywhere else).
+//!
+//! Each stripe also holds the *writer mark* of the last write to its keys whose record
+//! waits in an event loop's own part of the replication stream
+//! (`replication::stream`, published after each connection's batch): the next write to
+//! the stripe's keys has that part published first, so that its record follows.
 //!
 //! Lock order: stripes come before shard locks. A thread that keeps a shard lock
 //! between commands (lock coalescing, store's `shard_lock.rs`) first tries its stripes
@@ -46,9 +51,17 @@ const TOKEN: u64 = WAITERS - 1;
 /// How often a waiter looks again before it parks.
 const SPINS: u32 = 64;
 
+/// One stripe: its word (above) and its writer mark, on one 16-byte slot (both are
+/// touched by the same write).
+#[repr(C, align(16))]
+struct Stripe {
+    word: AtomicU64,
+    writer: AtomicU64,
+}
+
 /// The stripes, and the ones an EXEC being propagated has written.
 pub struct Stripes {
-    words: Box<[AtomicU64]>,
+    words: Box<[Stripe]>,
     /// An EXEC is being propagated (every loop's gate held).
     in_exec: AtomicBool,
     /// Stripes written inside that EXEC: they point at its EXEC record once it ends
@@ -59,7 +72,7 @@ pub struct Stripes {
 impl Default for Stripes {
     fn default() -> Self {
         Stripes {
-            words: (0..STRIPES).map(|_| AtomicU64::new(0)).collect(),
+            words: (0..STRIPES).map(|_| Stripe { word: AtomicU64::new(0), writer: AtomicU64::new(0) }).collect(),
             in_exec: AtomicBool::new(false),
             exec_stripes: Mutex::new(Vec::new()),
         }
@@ -112,7 +125,7 @@ impl Stripes {
         let me = HELD | token();
         let mut held = SmallVec::with_capacity(idx.len());
         for &i in idx {
-            let word = &self.words[i as usize];
+            let word = &self.words[i as usize].word;
             let v = word.load(Ordering::Relaxed);
             let prev = match word.compare_exchange(v & !HELD, me, Ordering::Acquire, Ordering::Relaxed) {
                 Ok(prev) => prev,
@@ -174,7 +187,7 @@ impl Stripes {
 
     /// Lets stripe `i` go, holding `offset`.
     fn release(&self, i: usize, offset: u64) {
-        let word = &self.words[i];
+        let word = &self.words[i].word;
         if word.swap(offset, Ordering::Release) & WAITERS != 0 {
             // SAFETY: as in `acquire`.
             unsafe {
@@ -188,7 +201,7 @@ impl Stripes {
     /// record, since a DEL propagated now could land before that write's record. (The
     /// calling thread's own write holds the stripe, and its record follows.)
     pub fn expiry_may_propagate(&self, ks: &store::Keyspace, key: &[u8]) -> bool {
-        let v = self.words[self.stripe_of(key, ks)].load(Ordering::Acquire);
+        let v = self.words[self.stripe_of(key, ks)].word.load(Ordering::Acquire);
         v & HELD == 0 || v & TOKEN == token()
     }
 
@@ -205,7 +218,7 @@ impl Stripes {
     }
 
     fn settled(&self, i: usize) -> u64 {
-        let word = &self.words[i];
+        let word = &self.words[i].word;
         let v = word.load(Ordering::Acquire);
         if v & HELD == 0 {
             return v;
@@ -223,6 +236,11 @@ impl Stripes {
         offset
     }
 
+    /// The writer mark of `key`'s stripe (0: none).
+    pub fn writer_of_key(&self, ks: &store::Keyspace, key: &[u8]) -> u64 {
+        self.words[self.stripe_of(key, ks)].writer.load(Ordering::Acquire)
+    }
+
     /// An EXEC is being propagated (every loop's gate is held).
     pub fn begin_exec(&self) {
         self.in_exec.store(true, Ordering::Release);
@@ -235,7 +253,7 @@ impl Stripes {
         let stripes = std::mem::take(&mut *self.exec_stripes.lock());
         if let Some(end) = end {
             for i in stripes {
-                self.words[i as usize].store(end, Ordering::Release);
+                self.words[i as usize].word.store(end, Ordering::Release);
             }
         }
     }
@@ -250,6 +268,19 @@ pub struct Ordered<'a> {
 }
 
 impl Ordered<'_> {
+    /// The writer marks of the stripes held (0: none).
+    pub fn writers(&self) -> impl Iterator<Item = u64> + '_ {
+        self.held.iter().map(|&(i, _)| self.stripes.words[i as usize].writer.load(Ordering::Acquire))
+    }
+
+    /// Marks the stripes held as last written by the record `mark` names. (Only their
+    /// holder writes a mark.)
+    pub fn mark_writer(&self, mark: u64) {
+        for &(i, _) in &self.held {
+            self.stripes.words[i as usize].writer.store(mark, Ordering::Release);
+        }
+    }
+
     /// Settles the stripes: each will point at `end` (the write's record in the log)
     /// or, when nothing was logged, back at what it held before. Returns the offset a
     /// reply of this command must wait for. The caller then drops the guard, which lets

@@ -15,11 +15,15 @@
 //!
 //! Every record is appended to both sinks while its write holds its keys' ordering
 //! stripes (`crate::order`), so the records of writes to a common key are in the order
-//! they ran, in the log and in the replication stream alike. Stripes are taken, and
+//! they ran, in the log and in the replication stream alike. (An event loop's records
+//! go to its own part of the stream first, published after each connection's batch; a
+//! record whose stripe was last written by a record still in another loop's part has
+//! that part published first: `feed_replicas`.) Stripes are taken, and
 //! records made, only while a sink consumes them ([`active`]): the log is on, or a
 //! replica asked for the stream (`replication::stream`, switched on under every loop's
 //! gate).
 
+use crate::order::Ordered;
 use crate::shared::Shared;
 
 /// One command of a propagated effect, as its arguments.
@@ -54,16 +58,16 @@ pub fn active(shared: &Shared) -> bool {
 /// Propagates a successful call in database `db` at `now_ms`: returns the log offset of
 /// the end of its last record, None when nothing was logged.
 #[inline]
-pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propagation) -> Option<u64> {
+pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propagation, ordered: &Ordered<'_>) -> Option<u64> {
     match what {
         Propagation::AsSent => {
-            feed_replicas(shared, db, &[args]);
+            feed_replicas(shared, db, &[args], Some(ordered));
             shared.aof.as_ref().map(|aof| aof.append_one(db, now_ms, args))
         }
         Propagation::Effect(records) if records.is_empty() => None,
         Propagation::Effect(records) => {
             let recs: Vec<&[Vec<u8>]> = records.iter().map(Vec::as_slice).collect();
-            feed_replicas(shared, db, &recs);
+            feed_replicas(shared, db, &recs, Some(ordered));
             shared.aof.as_ref().map(|aof| aof.append(db, now_ms, &recs))
         }
         Propagation::Nothing => None,
@@ -75,17 +79,31 @@ pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propa
 /// write to a replica with `replica-read-only no` stays local, as in Redis (its
 /// `replicationFeedSlaves` returns on a replica); fed, it would move the replica's
 /// offset off its master's and break the next partial resync.
+///
+/// A write holding its stripes (`ordered`) goes to its loop's part of the stream, after
+/// the parts holding the last records of its stripes are published; anything else to
+/// the stream itself.
 #[inline]
-fn feed_replicas<A: AsRef<[u8]>>(shared: &Shared, db: usize, records: &[&[A]]) {
-    if shared.repl.feeding() && !shared.replica.is_replica() {
-        shared.repl.feed(db, records);
+fn feed_replicas<A: AsRef<[u8]>>(shared: &Shared, db: usize, records: &[&[A]], ordered: Option<&Ordered<'_>>) {
+    if !shared.repl.feeding() || shared.replica.is_replica() {
+        return;
     }
+    if let Some(o) = ordered {
+        for mark in o.writers() {
+            shared.repl.ensure_published(mark);
+        }
+        if let Some(mark) = shared.repl.feed_buffered(db, records) {
+            o.mark_writer(mark);
+            return;
+        }
+    }
+    shared.repl.feed(db, records);
 }
 
 /// Propagates the effect of a blocked command served later (LPOP, LMOVE, ZPOPMIN ...);
 /// returns the end of its record in the log.
-pub fn effect(shared: &Shared, db: usize, now_ms: i64, record: &[Vec<u8>]) -> Option<u64> {
-    feed_replicas(shared, db, &[record]);
+pub fn effect(shared: &Shared, db: usize, now_ms: i64, record: &[Vec<u8>], ordered: Option<&Ordered<'_>>) -> Option<u64> {
+    feed_replicas(shared, db, &[record], ordered);
     shared.aof.as_ref().map(|aof| aof.append_one(db, now_ms, record))
 }
 
@@ -113,6 +131,8 @@ pub fn expiry(shared: &Shared, db: usize, key: &[u8], now_ms: i64) -> bool {
         return false;
     }
     let del: [&[u8]; 2] = [b"DEL", key];
+    // After the key's last record, if it waits in a loop's part of the stream.
+    shared.repl.ensure_published(shared.stripes.writer_of_key(&shared.keyspace, key));
     shared.repl.feed(db, &[&del[..]]);
     if let Some(aof) = shared.aof.as_ref() {
         aof.append_one(db, now_ms, &del);

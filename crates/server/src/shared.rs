@@ -431,7 +431,7 @@ impl Shared {
             stat_expired_stale_perc: AtomicU64::new(0),
             aof,
             stripes: crate::order::Stripes::default(),
-            repl: crate::replication::stream::Stream::new(random_hex(40), repl_backlog_size),
+            repl: crate::replication::stream::Stream::new(random_hex(40), repl_backlog_size, threads.max(1)),
             replica: Default::default(),
             me: std::sync::OnceLock::new(),
             lazyfree: crate::lazyfree::LazyFree::start(),

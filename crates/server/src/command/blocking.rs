@@ -81,7 +81,7 @@ fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto,
     let at_once = (!log || shared.aof.is_none()).then_some((shared, client));
     let served = pop_now(ks, db, now_ms, proto, op, at_once)?;
     let end = match &served {
-        Some((_, key, popped)) if propagating => crate::propagate::effect(shared, db, now_ms, &effect(op, key, *popped)),
+        Some((_, key, popped)) if propagating => crate::propagate::effect(shared, db, now_ms, &effect(op, key, *popped), ordered.as_ref()),
         _ => None,
     };
     // Its keyspace events, before the stripes go (see `notify.rs`).
@@ -395,6 +395,11 @@ fn wait(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     if ctx.shared.replica.is_replica() {
         return Err(CommandError::msg("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated."));
+    }
+    if ctx.client.repl_woff == super::client::WOFF_UNPUBLISHED {
+        // The client's last write may wait in this loop's part of the stream.
+        ctx.shared.repl.publish_mine();
+        ctx.client.repl_woff = ctx.shared.repl.offset_now();
     }
     let offset = ctx.client.repl_woff;
     let acked = ctx.shared.repl.acked(offset).1;

@@ -35,6 +35,10 @@ impl ReplyMode {
     }
 }
 
+/// `repl_woff` of a client whose last write's record may still wait in its loop's part
+/// of the replication stream: WAIT publishes that part and takes the offset then.
+pub const WOFF_UNPUBLISHED: u64 = u64::MAX;
+
 /// Per-connection state that the owning event loop keeps.
 pub struct Client {
     pub info: Arc<ClientInfo>,
@@ -96,7 +100,7 @@ pub struct Client {
     /// REPLCONF capa eof: it can read a disk-less snapshot.
     pub capa_eof: bool,
     /// The replication stream's offset after this client's last write (Redis's `woff`:
-    /// what WAIT waits for replicas to acknowledge).
+    /// what WAIT waits for replicas to acknowledge), or [`WOFF_UNPUBLISHED`].
     pub repl_woff: u64,
     /// This client is a replica that receives the replication stream: its connection
     /// stays on its event loop, and its output limit is the replica class's.

@@ -327,11 +327,11 @@ fn propagate(ctx: &mut Ctx<'_>, data: bool, spec: &CommandSpec, args: &[&[u8]], 
     let need = match ordered.as_mut() {
         Some(o) => {
             let what = if changed_nothing && matches!(what, Propagation::AsSent) { Propagation::Nothing } else { what };
-            let end = if ok { crate::propagate::call(ctx.shared, db, ctx.now_ms, args, what) } else { None };
+            let end = if ok { crate::propagate::call(ctx.shared, db, ctx.now_ms, args, what, o) } else { None };
             if ctx.shared.repl.feeding() {
-                // What WAIT waits for: the stream up to here (this write's record, and
-                // perhaps others' fed meanwhile).
-                ctx.client.repl_woff = ctx.shared.repl.offset_now();
+                // What WAIT waits for: the stream up to this write's record, whose
+                // offset is known once its loop's part is published (see `wait`).
+                ctx.client.repl_woff = crate::command::client::WOFF_UNPUBLISHED;
             }
             // Keyspace notifications go out before the stripes do (so in the order the
             // key changed), each held until the log has the write it reveals; inside

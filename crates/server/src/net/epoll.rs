@@ -89,6 +89,7 @@ impl EventLoop {
 
     /// Runs until shutdown is requested.
     pub fn run(mut self) {
+        crate::replication::stream::this_thread_runs_loop(self.index);
         let mut events = Events::with_capacity(1024);
         let mut next_cron = Instant::now();
         loop {

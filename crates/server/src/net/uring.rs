@@ -393,6 +393,7 @@ impl EventLoop {
 
     /// Runs until shutdown is requested.
     pub fn run(mut self) {
+        crate::replication::stream::this_thread_runs_loop(self.index);
         let mut next_tick = Instant::now();
         loop {
             let wait = next_tick.saturating_duration_since(Instant::now()).max(Duration::from_micros(1));

@@ -96,6 +96,8 @@ pub fn request_acks(shared: &Shared) {
 /// one atomic load when nothing is waiting.
 #[inline]
 pub fn flush(shared: &Shared) {
+    // Records of this loop's that no connection's batch published (served pops).
+    shared.repl.publish_mine();
     shared.repl.deliver(|owner, client_id, bytes| {
         shared.post_mail(owner, Mail { client_id, bytes: bytes.into(), unblock: false, need: 0 });
     });
