@@ -21,6 +21,9 @@
 #   BASALT_BIN       the Basalt build [target/release/basalt-server, built here]
 #   BASALT_BASE_BIN  a second Basalt build, counted beside the first (A/B of two builds)
 #   CLIENTS          redis-benchmark -c [50]      RANDOM_KEYS  redis-benchmark -r [100000]
+#   REPLICA=1        each server (the master, counted) has a replica of its own kind
+#                    attached, not under callgrind: what feeding the replication stream
+#                    costs per write (issue 24)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 n="${1:-200000}"
@@ -69,6 +72,19 @@ count() {
         redis-cli -p "$port" ping >/dev/null 2>&1 && break
         sleep 0.2
     done
+    if [[ "${REPLICA:-0}" == 1 ]]; then
+        local rport rdir
+        rport="$(free_port)"
+        rdir="$work/replica-$name-$test-$pipe"
+        mkdir -p "$rdir"
+        "$bin" --port "$rport" --bind 127.0.0.1 --save "" --appendonly no --dir "$rdir" \
+            --replicaof 127.0.0.1 "$port" >"$work/$name-replica.log" 2>&1 &
+        pids+=($!)
+        for _ in $(seq 1 300); do
+            redis-cli -p "$rport" info replication 2>/dev/null | grep -q 'master_link_status:up' && break
+            sleep 0.2
+        done
+    fi
     fill=""
     [[ "${NO_FILL:-0}" == 1 ]] || fill="$(filler "$test")"
     if [[ -n "$fill" ]]; then
@@ -79,6 +95,7 @@ count() {
     callgrind_control -i off "$vpid" >/dev/null 2>&1
     redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
     wait "$vpid" 2>/dev/null || true
+    [[ "${REPLICA:-0}" == 1 ]] && { redis-cli -p "$rport" shutdown nosave >/dev/null 2>&1 || true; }
     local total
     total="$(callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')"
     echo $((total / n))
@@ -91,6 +108,7 @@ echo "- Basalt: \`$BASALT_BIN\` (commit $(git -C "$repo" rev-parse --short HEAD)
 [[ -n "${BASALT_BASE_BIN:-}" ]] && echo "- Base build: \`$BASALT_BASE_BIN\`"
 echo "- Redis: $(redis-server --version | awk '{print $3}')"
 echo "- redis-benchmark -c $clients -r $random_keys -n $n, each server alone under callgrind"
+[[ "${REPLICA:-0}" == 1 ]] && echo "- REPLICA=1: each with a replica of its own kind attached (not counted)"
 [[ "${NO_FILL:-0}" == 1 ]] && echo "- NO_FILL=1: pop tests on a missing key"
 echo
 header="| workload | redis | basalt | basalt/redis |"

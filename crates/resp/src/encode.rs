@@ -135,6 +135,52 @@ pub fn array_len(out: &mut Vec<u8>, n: usize) {
     header(out, b'*', n);
 }
 
+/// Whether `raw` is exactly what [`array_len`] and [`bulk`] make of `args` (`*<n>`,
+/// then `$<len>` and the data of each, every line ending in CRLF, no leading zeros):
+/// then a request's own bytes can stand for the command's encoding (the replication
+/// stream of a command propagated as sent) without encoding it again. `args` must be
+/// the arguments parsed from `raw`: each is checked to lie where the encoding puts it.
+pub fn is_command_encoding(raw: &[u8], args: &[&[u8]]) -> bool {
+    /// `<prefix><n>\r\n` at `at`, `n` in canonical digits (no sign, no leading zero):
+    /// `n` and where the line ends.
+    #[inline]
+    fn header(raw: &[u8], at: usize, prefix: u8) -> Option<(usize, usize)> {
+        let line = raw.get(at..)?;
+        if line.first() != Some(&prefix) {
+            return None;
+        }
+        let mut n = 0usize;
+        let mut i = 1;
+        loop {
+            let c = *line.get(i)?;
+            if c == b'\r' {
+                break;
+            }
+            let digit = c.wrapping_sub(b'0');
+            if digit > 9 || i > 19 {
+                return None;
+            }
+            n = n * 10 + usize::from(digit);
+            i += 1;
+        }
+        let canonical = i > 1 && (line[1] != b'0' || i == 2);
+        (canonical && line.get(i + 1) == Some(&b'\n')).then_some((n, at + i + 2))
+    }
+    let Some((argc, mut at)) = header(raw, 0, b'*') else { return false };
+    if argc != args.len() {
+        return false;
+    }
+    for arg in args {
+        let Some((len, data)) = header(raw, at, b'$') else { return false };
+        let end = data + len;
+        if len != arg.len() || raw.get(data..end).map(<[u8]>::as_ptr) != Some(arg.as_ptr()) || raw.get(end..end + 2) != Some(&b"\r\n"[..]) {
+            return false;
+        }
+        at = end + 2;
+    }
+    at == raw.len()
+}
+
 /// A map header: RESP3 `%pairs\r\n`, RESP2 `*<2*pairs>\r\n`; the caller writes key, value, ...
 pub fn map_len(out: &mut Vec<u8>, pairs: usize, proto: Proto) {
     match proto {
@@ -251,6 +297,27 @@ pub fn command(out: &mut Vec<u8>, args: &[&[u8]]) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_request_is_its_command_encoding_only_when_canonical() {
+        // `args`: where each argument starts in `raw`, and its length.
+        fn check(raw: &[u8], args: &[(usize, usize)]) -> bool {
+            let args: Vec<&[u8]> = args.iter().map(|&(at, len)| &raw[at..at + len]).collect();
+            is_command_encoding(raw, &args)
+        }
+        assert!(check(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\n", &[(8, 3), (17, 1), (24, 0)]));
+        assert!(check(b"*1\r\n$10\r\n0123456789\r\n", &[(9, 10)]));
+        assert!(!check(b"*1\r\n$03\r\nGET\r\n", &[(9, 3)]), "a leading zero");
+        assert!(!check(b"*1\r\n$+3\r\nGET\r\n", &[(9, 3)]), "a sign");
+        assert!(!check(b"*1\r\n$3\r\nGETxx", &[(8, 3)]), "data not followed by CRLF");
+        assert!(!check(b"*1\r\n$3\rxGET\r\n", &[(8, 3)]), "a header not ended by CRLF");
+        assert!(!check(b"*1\r\n$3\r\nGET\r\nPING\r\n", &[(8, 3)]), "more after it");
+        let raw = b"*1\r\n$3\r\nGET\r\n";
+        let other = b"GET".to_vec();
+        assert!(!is_command_encoding(raw, &[&other]), "arguments from elsewhere");
+        assert!(!is_command_encoding(raw, &[]), "another count");
+    }
+
     use super::*;
     use crate::Proto::{Resp2, Resp3};
 

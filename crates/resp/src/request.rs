@@ -158,6 +158,10 @@ fn short_number(input: &[u8], at: usize) -> Option<(u64, usize)> {
 /// [`short_number`] for 3 to 9 digits.
 fn short_number_long(input: &[u8], at: usize) -> Option<(u64, usize)> {
     let line = &input[at..];
+    // No leading zero (Redis's string2ll refuses one: the general path's error).
+    if line.first() == Some(&b'0') {
+        return None;
+    }
     let mut value = 0u64;
     let mut i = 0;
     while i < 9 {
@@ -224,6 +228,9 @@ pub struct RequestParser {
     inline: bool,
     scratch: Vec<u8>,
     hint: Option<usize>,
+    /// Of the last request parsed, when it was found whole by `parse_whole`: where its
+    /// count line ends (0: not found so), for [`is_canonical`](Self::is_canonical).
+    whole_count_end: usize,
 }
 
 impl RequestParser {
@@ -237,6 +244,7 @@ impl RequestParser {
             inline: false,
             scratch: Vec::new(),
             hint: None,
+            whole_count_end: 0,
         }
     }
 
@@ -262,6 +270,7 @@ impl RequestParser {
             self.state = State::Idle;
         }
         self.hint = None;
+        self.whole_count_end = 0;
         let result = match self.state {
             State::Idle => {
                 let Some(&first) = input.first() else {
@@ -313,6 +322,22 @@ impl RequestParser {
             State::Args { pos, .. } => (pos, self.spans.iter().map(|(s, e)| e - s).sum()),
             _ => (0, 0),
         }
+    }
+
+    /// Whether the last request parsed (`Ok(Some(_))`, from `input`) is a multibulk
+    /// request whose bytes are exactly the canonical encoding of its arguments (`*<n>`,
+    /// then `$<len>` and the data of each, every line ending in CRLF, no leading zeros),
+    /// as clients send them: those bytes can then stand for the command in the
+    /// replication stream. Answered for requests found whole in the buffer with short
+    /// length lines (the common case), false for others; looked at only when asked, so
+    /// that parsing pays nothing for it. (The numbers have no leading zero there; Redis
+    /// skips the byte after each '\r' and the two after each argument unchecked: those
+    /// are checked here.)
+    pub fn is_canonical(&self, input: &[u8]) -> bool {
+        let count_end = self.whole_count_end;
+        count_end > 0
+            && input.get(count_end - 1) == Some(&b'\n')
+            && self.spans.iter().all(|&(data, end)| input.get(data - 1) == Some(&b'\n') && input.get(end..end + 2) == Some(&b"\r\n"[..]))
     }
 
     /// Number of arguments of the last complete request (meaningful after `Ok(Some(_))`).
@@ -370,6 +395,7 @@ impl RequestParser {
             return None;
         }
         let (n, mut pos) = short_number(input, 1)?;
+        let count_end = pos;
         let max_args = if self.limits.unauthenticated { UNAUTHENTICATED_MAX_ARGS as u64 } else { u64::MAX };
         let max_bulk = if self.limits.unauthenticated {
             self.limits.max_bulk_len.min(UNAUTHENTICATED_MAX_BULK_LEN as u64)
@@ -395,6 +421,7 @@ impl RequestParser {
             self.spans.push((data, end));
             pos = end + 2;
         }
+        self.whole_count_end = count_end;
         Some(pos)
     }
 
@@ -679,6 +706,24 @@ fn close_quote(line: &[u8], i: usize) -> Result<(), ProtocolError> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_request_is_canonical_only_in_the_form_clients_send() {
+        let mut p = RequestParser::new(Limits::default());
+        fn canonical(p: &mut RequestParser, raw: &[u8]) -> bool {
+            assert_eq!(p.parse(raw).unwrap(), Some(raw.len()), "{raw:?}");
+            p.is_canonical(raw)
+        }
+        assert!(canonical(&mut p, b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\n"));
+        assert!(canonical(&mut p, b"*1\r\n$100\r\n0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789\r\n"));
+        // (A length with a leading zero is a protocol error, as in Redis.)
+        assert!(p.parse(b"*1\r\n$03\r\nGET\r\n").is_err());
+        assert!(!canonical(&mut p, b"*1\r\n$3\r\nGETxx"), "data followed by other bytes");
+        assert!(!canonical(&mut p, b"*1\r\n$3\rxGET\r\n"), "a length line not ended by CRLF");
+        assert!(!canonical(&mut p, b"*1\rx$3\r\nGET\r\n"), "a count line not ended by CRLF");
+        assert!(!canonical(&mut p, b"GET k\r\n"), "inline");
+        assert!(canonical(&mut p, b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"));
+    }
     use super::*;
     use crate::error::ProtocolError as E;
 

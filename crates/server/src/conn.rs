@@ -417,6 +417,8 @@ impl Conn {
                             now_ms: w.now_ms,
                             stats: w.stats,
                             rng: &mut *w.rng,
+                            // (Looked at only while replicas are fed: see `propagate::call`.)
+                            request: (shared.repl.feeding() && parser.is_canonical(input)).then(|| &input[..n]),
                         };
                         // Every command runs under this loop's gate, taken once per
                         // batch, but those that take all gates themselves (EXEC, SAVE,

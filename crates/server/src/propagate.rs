@@ -56,12 +56,24 @@ pub fn active(shared: &Shared) -> bool {
 }
 
 /// Propagates a successful call in database `db` at `now_ms`: returns the log offset of
-/// the end of its last record, None when nothing was logged.
+/// the end of its last record, None when nothing was logged. `request`: the bytes the
+/// client sent, when they are exactly the encoding of `args` (as nearly every client
+/// sends a command; the parser tells): they stand for the command's record in the
+/// replication stream, not encoded again.
 #[inline]
-pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propagation, ordered: &Ordered<'_>) -> Option<u64> {
+pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propagation, ordered: &Ordered<'_>, request: Option<&[u8]>) -> Option<u64> {
     match what {
         Propagation::AsSent => {
-            feed_replicas(shared, db, &[args], Some(ordered));
+            debug_assert!(request.is_none_or(|r| resp::encode::is_command_encoding(r, args)));
+            match request {
+                Some(bytes) => feed_replicas_with(
+                    shared,
+                    Some(ordered),
+                    || shared.repl.feed_buffered_encoded(db, bytes),
+                    || shared.repl.feed_encoded(db, bytes),
+                ),
+                None => feed_replicas(shared, db, &[args], Some(ordered)),
+            }
             shared.aof.as_ref().map(|aof| aof.append_one(db, now_ms, args))
         }
         Propagation::Effect(records) if records.is_empty() => None,
@@ -85,6 +97,13 @@ pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propa
 /// the stream itself.
 #[inline]
 fn feed_replicas<A: AsRef<[u8]>>(shared: &Shared, db: usize, records: &[&[A]], ordered: Option<&Ordered<'_>>) {
+    feed_replicas_with(shared, ordered, || shared.repl.feed_buffered(db, records), || shared.repl.feed(db, records));
+}
+
+/// [`feed_replicas`], the records put by `buffered` (to the loop's part: its writer mark,
+/// or None) or else by `direct` (to the stream itself).
+#[inline]
+fn feed_replicas_with(shared: &Shared, ordered: Option<&Ordered<'_>>, buffered: impl FnOnce() -> Option<u64>, direct: impl FnOnce()) {
     if !shared.repl.feeding() || shared.replica.is_replica() {
         return;
     }
@@ -92,12 +111,12 @@ fn feed_replicas<A: AsRef<[u8]>>(shared: &Shared, db: usize, records: &[&[A]], o
         for mark in o.writers() {
             shared.repl.ensure_published(mark);
         }
-        if let Some(mark) = shared.repl.feed_buffered(db, records) {
+        if let Some(mark) = buffered() {
             o.mark_writer(mark);
             return;
         }
     }
-    shared.repl.feed(db, records);
+    direct();
 }
 
 /// Propagates the effect of a blocked command served later (LPOP, LMOVE, ZPOPMIN ...);

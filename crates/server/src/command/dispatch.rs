@@ -70,8 +70,11 @@ fn unknown_command(args: &[&[u8]]) -> String {
     format!("ERR unknown command '{name}', with args beginning with: {shown}")
 }
 
-/// Runs one command: lookup, checks, handler, stats, slow log.
+/// Runs one command: lookup, checks, handler, stats, slow log. (A command run from
+/// another, EXEC's queue or a script, has no request bytes of its own: the running
+/// one's are dropped.)
 pub fn execute(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
+    ctx.request = None;
     let found = if ctx.client.loading { ctx.table.lookup_any(args[0]) } else { ctx.table.lookup_client(args[0]) };
     execute_found(ctx, found, args);
 }
@@ -327,7 +330,7 @@ fn propagate(ctx: &mut Ctx<'_>, data: bool, spec: &CommandSpec, args: &[&[u8]], 
     let need = match ordered.as_mut() {
         Some(o) => {
             let what = if changed_nothing && matches!(what, Propagation::AsSent) { Propagation::Nothing } else { what };
-            let end = if ok { crate::propagate::call(ctx.shared, db, ctx.now_ms, args, what, o) } else { None };
+            let end = if ok { crate::propagate::call(ctx.shared, db, ctx.now_ms, args, what, o, ctx.request) } else { None };
             if ctx.shared.repl.feeding() {
                 // What WAIT waits for: the stream up to this write's record, whose
                 // offset is known once its loop's part is published (see `wait`).

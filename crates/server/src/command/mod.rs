@@ -434,6 +434,11 @@ pub struct Ctx<'a> {
     pub now_ms: i64,
     pub stats: &'a ThreadStats,
     pub rng: &'a mut fastrand::Rng,
+    /// The bytes of the request being run, as the client sent them, when they are the
+    /// canonical encoding of its arguments and replicas are fed (None otherwise, and for
+    /// commands run from elsewhere: EXEC's queue, scripts, the log's replay; a command
+    /// run from another through `dispatch::execute` drops them).
+    pub request: Option<&'a [u8]>,
 }
 
 impl<'a> Ctx<'a> {

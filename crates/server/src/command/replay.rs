@@ -54,6 +54,7 @@ impl Apply for Replayer<'_> {
             now_ms,
             stats: &stats,
             rng: &mut self.rng,
+            request: None,
         };
         super::dispatch::execute(&mut ctx, args);
         if self.report_errors && self.scratch.first() == Some(&b'-') {

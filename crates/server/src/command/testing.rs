@@ -58,6 +58,7 @@ impl Harness {
             now_ms: self.clock.now_ms(),
             stats: &stats,
             rng: &mut self.rng,
+            request: None,
         };
         execute(&mut ctx, args);
         out

@@ -340,17 +340,25 @@ impl Stream {
             for rec in records {
                 put_command(&mut body, rec);
             }
-            let mut g = self.core.inner.lock();
-            let g = &mut *g;
-            if g.multi == Multi::Open {
-                g.multi = Multi::Fed;
-                let mut head = Vec::new();
-                put_command(&mut head, &[&b"MULTI"[..]]);
-                self.append(g, &head);
-            }
-            self.select(g, db);
-            self.append(g, &body);
+            self.feed_encoded(db, &body);
         });
+    }
+
+    /// Feeds records already encoded (`body`) for database `db`.
+    pub fn feed_encoded(&self, db: usize, body: &[u8]) {
+        if !self.feeding() {
+            return;
+        }
+        let mut g = self.core.inner.lock();
+        let g = &mut *g;
+        if g.multi == Multi::Open {
+            g.multi = Multi::Fed;
+            let mut head = Vec::new();
+            put_command(&mut head, &[&b"MULTI"[..]]);
+            self.append(g, &head);
+        }
+        self.select(g, db);
+        self.append(g, body);
     }
 
     /// Puts records (of a write holding its ordering stripes, which have no record
@@ -359,6 +367,19 @@ impl Stream {
     /// must be fed to the stream itself ([`feed`](Self::feed)): not on an event loop, or
     /// inside EXEC.
     pub fn feed_buffered<A: AsRef<[u8]>>(&self, db: usize, records: &[&[A]]) -> Option<u64> {
+        self.buffer(db, |out| {
+            for rec in records {
+                put_command(out, rec);
+            }
+        })
+    }
+
+    /// [`feed_buffered`](Self::feed_buffered) of records already encoded.
+    pub fn feed_buffered_encoded(&self, db: usize, body: &[u8]) -> Option<u64> {
+        self.buffer(db, |out| out.extend_from_slice(body))
+    }
+
+    fn buffer(&self, db: usize, put: impl FnOnce(&mut Vec<u8>)) -> Option<u64> {
         let l = LOOP.with(std::cell::Cell::get);
         let part = self.parts.get(l)?;
         if self.exec_open.load(Ordering::Relaxed) {
@@ -369,9 +390,7 @@ impl Stream {
             let at = p.bytes.len();
             p.runs.push((at, db));
         }
-        for rec in records {
-            put_command(&mut p.bytes, rec);
-        }
+        put(&mut p.bytes);
         p.pushed += 1;
         let mark = ((l as u64 + 1) << MARK_LOOP_SHIFT) | p.pushed;
         let large = p.bytes.len() >= BLOCK;
