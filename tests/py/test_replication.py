@@ -8,6 +8,7 @@ against Redis as the master too (BASALT_TEST_SERVER=redis-server).
 
 import os
 import shutil
+import socket
 import threading
 import time
 
@@ -264,6 +265,84 @@ def test_a_full_sync_while_writes_go_on_loses_and_repeats_nothing():
         stop.set()
         if replica_srv:
             replica_srv.stop()
+        master_srv.stop()
+
+
+class StreamReader:
+    """A bare replica's end of the replication stream: PSYNC ? -1 without `capa eof`
+    (so the snapshot comes as `$<len>`), then the stream's commands one by one."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.buf = b""
+        self.sock.sendall(b"*3\r\n$8\r\nREPLCONF\r\n$14\r\nlistening-port\r\n$4\r\n9999\r\n")
+        assert self.line() == b"+OK"
+        self.sock.sendall(b"*3\r\n$5\r\nPSYNC\r\n$1\r\n?\r\n$2\r\n-1\r\n")
+        line = self.line()
+        while line == b"":  # newlines a master sends while it prepares the snapshot
+            line = self.line()
+        assert line.startswith(b"+FULLRESYNC"), line
+        line = self.line()
+        while line == b"":
+            line = self.line()
+        assert line.startswith(b"$"), line
+        self.take(int(line[1:]))
+
+    def fill(self):
+        data = self.sock.recv(65536)
+        if not data:
+            raise EOFError("the master closed the stream")
+        self.buf += data
+
+    def line(self):
+        while b"\n" not in self.buf:
+            self.fill()
+        line, _, self.buf = self.buf.partition(b"\n")
+        return line.rstrip(b"\r")
+
+    def take(self, n):
+        while len(self.buf) < n:
+            self.fill()
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def command(self):
+        head = self.line()
+        assert head.startswith(b"*"), head
+        args = []
+        for _ in range(int(head[1:])):
+            size = self.line()
+            assert size.startswith(b"$"), size
+            args.append(self.take(int(size[1:]) + 2)[:-2])
+        return args
+
+
+def test_a_published_message_follows_the_clients_earlier_writes_in_the_stream():
+    """As Redis's single thread orders them: a client's SET and then PUBLISH reach the
+    replicas in that order (a replica's subscribers hear the message after the write
+    it may announce). Each loop's records wait in its own part of the stream until its
+    batch ends; a PUBLISH fed around that part would overtake them."""
+    master_srv = Node()
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        reader = StreamReader(master_srv.port)
+        wait_until("the bare replica online", lambda: m.info("replication")["connected_slaves"] == 1)
+        n = 400
+        with m.pipeline(transaction=False) as p:
+            for i in range(n):
+                p.set("announced", i)
+                p.publish("news", i)
+            p.execute()
+        last_set, seen = None, 0
+        while seen < n:
+            cmd = reader.command()
+            name = cmd[0].upper()
+            if name == b"SET" and cmd[1] == b"announced":
+                last_set = cmd[2]
+            elif name == b"PUBLISH" and cmd[1] == b"news":
+                assert last_set == cmd[2], f"PUBLISH {cmd[2]!r} came after SET {last_set!r}"
+                seen += 1
+    finally:
         master_srv.stop()
 
 

@@ -92,9 +92,10 @@ pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propa
 /// `replicationFeedSlaves` returns on a replica); fed, it would move the replica's
 /// offset off its master's and break the next partial resync.
 ///
-/// A write holding its stripes (`ordered`) goes to its loop's part of the stream, after
-/// the parts holding the last records of its stripes are published; anything else to
-/// the stream itself.
+/// Records go to the loop's part of the stream (after the client's earlier ones); a
+/// write holding its stripes (`ordered`) first has the parts holding the last records
+/// of its stripes published, and marks the stripes with its own. Off the event loops
+/// (or inside EXEC) they go to the stream itself.
 #[inline]
 fn feed_replicas<A: AsRef<[u8]>>(shared: &Shared, db: usize, records: &[&[A]], ordered: Option<&Ordered<'_>>) {
     feed_replicas_with(shared, ordered, || shared.repl.feed_buffered(db, records), || shared.repl.feed(db, records));
@@ -111,12 +112,21 @@ fn feed_replicas_with(shared: &Shared, ordered: Option<&Ordered<'_>>, buffered: 
         for mark in o.writers() {
             shared.repl.ensure_published(mark);
         }
-        if let Some(mark) = buffered() {
-            o.mark_writer(mark);
-            return;
-        }
     }
-    direct();
+    match buffered() {
+        Some(mark) => {
+            if let Some(o) = ordered {
+                o.mark_writer(mark);
+            }
+        }
+        None => direct(),
+    }
+}
+
+/// PUBLISH: replicas get the message too (their subscribers hear it), the log not; in
+/// the stream after the client's earlier writes, as Redis's single thread orders them.
+pub fn message(shared: &Shared, db: usize, args: &[&[u8]]) {
+    feed_replicas(shared, db, &[args], None);
 }
 
 /// Propagates the effect of a blocked command served later (LPOP, LMOVE, ZPOPMIN ...);

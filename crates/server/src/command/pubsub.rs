@@ -150,7 +150,7 @@ fn publish(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let n = crate::publish::post_all(ctx.shared, deliveries, 0);
     // As Redis: replicas get the message too (their subscribers hear it), the log not.
     if !ctx.client.loading && !ctx.shared.replica.is_replica() {
-        ctx.shared.repl.feed(ctx.client.db, &[a]);
+        crate::propagate::message(ctx.shared, ctx.client.db, a);
     }
     encode::integer(ctx.out, n as i64);
     Ok(())
