@@ -16,11 +16,12 @@
 //! A stripe is one word: the offset while free; while held, a mark, a waiters bit and
 //! the holder thread's token (so that a thread knows its own write's stripes, for
 //! [`Stripes::expiry_may_propagate`]). Taking one is one compare-and-swap, letting it go
-//! one swap; a stripe and its writer mark (below) take 16 bytes, four to a cache line. (Each stripe was a mutex and
-//! an offset on a line of its own, 64 KiB in all: with a replica attached, the stripe
-//! of a random key was a cache miss per write, and its three atomic operations
-//! about 12% of a master's CPU under pipelined SETs.) A waiter spins briefly, then
-//! parks (`parking_lot_core`, the parking lot of the mutexes used everywhere else).
+//! one swap; a stripe and its writer mark (below) take 16 bytes, four to a cache line.
+//! (Each stripe was a mutex and an offset on a line of its own, 64 KiB in all: with a
+//! replica attached, the stripe of a random key was a cache miss per write, and its
+//! three atomic operations about 12% of a master's CPU under pipelined SETs.) A waiter
+//! spins briefly, then parks (`parking_lot_core`, the parking lot of the mutexes used
+//! everywhere else).
 //!
 //! Each stripe also holds the *writer mark* of the last write to its keys whose record
 //! waits in an event loop's own part of the replication stream
@@ -61,7 +62,7 @@ struct Stripe {
 
 /// The stripes, and the ones an EXEC being propagated has written.
 pub struct Stripes {
-    words: Box<[Stripe]>,
+    stripes: Box<[Stripe]>,
     /// An EXEC is being propagated (every loop's gate held).
     in_exec: AtomicBool,
     /// Stripes written inside that EXEC: they point at its EXEC record once it ends
@@ -72,7 +73,7 @@ pub struct Stripes {
 impl Default for Stripes {
     fn default() -> Self {
         Stripes {
-            words: (0..STRIPES).map(|_| Stripe { word: AtomicU64::new(0), writer: AtomicU64::new(0) }).collect(),
+            stripes: (0..STRIPES).map(|_| Stripe { word: AtomicU64::new(0), writer: AtomicU64::new(0) }).collect(),
             in_exec: AtomicBool::new(false),
             exec_stripes: Mutex::new(Vec::new()),
         }
@@ -125,7 +126,7 @@ impl Stripes {
         let me = HELD | token();
         let mut held = SmallVec::with_capacity(idx.len());
         for &i in idx {
-            let word = &self.words[i as usize].word;
+            let word = &self.stripes[i as usize].word;
             let v = word.load(Ordering::Relaxed);
             let prev = match word.compare_exchange(v & !HELD, me, Ordering::Acquire, Ordering::Relaxed) {
                 Ok(prev) => prev,
@@ -187,7 +188,7 @@ impl Stripes {
 
     /// Lets stripe `i` go, holding `offset`.
     fn release(&self, i: usize, offset: u64) {
-        let word = &self.words[i].word;
+        let word = &self.stripes[i].word;
         if word.swap(offset, Ordering::Release) & WAITERS != 0 {
             // SAFETY: as in `acquire`.
             unsafe {
@@ -201,7 +202,7 @@ impl Stripes {
     /// record, since a DEL propagated now could land before that write's record. (The
     /// calling thread's own write holds the stripe, and its record follows.)
     pub fn expiry_may_propagate(&self, ks: &store::Keyspace, key: &[u8]) -> bool {
-        let v = self.words[self.stripe_of(key, ks)].word.load(Ordering::Acquire);
+        let v = self.stripes[self.stripe_of(key, ks)].word.load(Ordering::Acquire);
         v & HELD == 0 || v & TOKEN == token()
     }
 
@@ -218,7 +219,7 @@ impl Stripes {
     }
 
     fn settled(&self, i: usize) -> u64 {
-        let word = &self.words[i].word;
+        let word = &self.stripes[i].word;
         let v = word.load(Ordering::Acquire);
         if v & HELD == 0 {
             return v;
@@ -238,7 +239,7 @@ impl Stripes {
 
     /// The writer mark of `key`'s stripe (0: none).
     pub fn writer_of_key(&self, ks: &store::Keyspace, key: &[u8]) -> u64 {
-        self.words[self.stripe_of(key, ks)].writer.load(Ordering::Acquire)
+        self.stripes[self.stripe_of(key, ks)].writer.load(Ordering::Acquire)
     }
 
     /// An EXEC is being propagated (every loop's gate is held).
@@ -253,7 +254,7 @@ impl Stripes {
         let stripes = std::mem::take(&mut *self.exec_stripes.lock());
         if let Some(end) = end {
             for i in stripes {
-                self.words[i as usize].word.store(end, Ordering::Release);
+                self.stripes[i as usize].word.store(end, Ordering::Release);
             }
         }
     }
@@ -270,14 +271,14 @@ pub struct Ordered<'a> {
 impl Ordered<'_> {
     /// The writer marks of the stripes held (0: none).
     pub fn writers(&self) -> impl Iterator<Item = u64> + '_ {
-        self.held.iter().map(|&(i, _)| self.stripes.words[i as usize].writer.load(Ordering::Acquire))
+        self.held.iter().map(|&(i, _)| self.stripes.stripes[i as usize].writer.load(Ordering::Acquire))
     }
 
     /// Marks the stripes held as last written by the record `mark` names. (Only their
     /// holder writes a mark.)
     pub fn mark_writer(&self, mark: u64) {
         for &(i, _) in &self.held {
-            self.stripes.words[i as usize].writer.store(mark, Ordering::Release);
+            self.stripes.stripes[i as usize].writer.store(mark, Ordering::Release);
         }
     }
 

@@ -454,6 +454,10 @@ impl Stream {
         }
         p.bytes.clear();
         p.runs.clear();
+        // A part that once held a large record does not keep its size.
+        if p.bytes.capacity() > 4 * BLOCK {
+            p.bytes.shrink_to(BLOCK);
+        }
         part.published.store(p.pushed, Ordering::Release);
     }
 
