@@ -268,6 +268,38 @@ def test_a_full_sync_while_writes_go_on_loses_and_repeats_nothing():
         master_srv.stop()
 
 
+def test_a_replica_lists_its_master_as_a_client_and_kills_it_by_id():
+    """As Redis: while the link is up, CLIENT LIST shows the master (flag M, the
+    stream's database and last command), TYPE master finds it, `connected_clients`
+    counts it, and CLIENT KILL ID cuts the link, which comes back by a partial resync
+    as the same client (Redis's cached master)."""
+    master_srv = Node(binary=redis_binary())
+    replica_srv = None
+    try:
+        m3 = redis.Redis(port=master_srv.port, db=3, socket_timeout=10)
+        replica_srv = Node(extra=("--replicaof", "127.0.0.1", str(master_srv.port)))
+        r = redis.Redis(port=replica_srv.port, socket_timeout=10)
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        wait_until("the link", lambda: caught_up(m, r))
+        m3.set("k", "v")
+        wait_until("the write", lambda: caught_up(m, r))
+        [master] = r.client_list(_type="master")
+        assert master["flags"] == "M"
+        assert master["addr"] == f"127.0.0.1:{master_srv.port}"
+        assert (master["db"], master["cmd"]) == ("3", "set")
+        assert [c["id"] for c in r.client_list() if c["flags"] == "M"] == [master["id"]]
+        assert r.client_list(_type="normal") and all(c["flags"] != "M" for c in r.client_list(_type="normal"))
+        assert r.info("clients")["connected_clients"] == 2
+        partial = m.info("stats")["sync_partial_ok"]
+        assert r.client_kill_filter(_id=master["id"]) == 1
+        wait_until("the link back", lambda: m.info("stats")["sync_partial_ok"] == partial + 1 and caught_up(m, r))
+        assert [c["id"] for c in r.client_list(_type="master")] == [master["id"]]
+    finally:
+        if replica_srv:
+            replica_srv.stop()
+        master_srv.stop()
+
+
 class StreamReader:
     """A bare replica's end of the replication stream: PSYNC ? -1 without `capa eof`
     (so the snapshot comes as `$<len>`), then the stream's commands one by one."""

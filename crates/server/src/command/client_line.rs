@@ -8,11 +8,33 @@ use crate::shared::{ClientInfo, Shared};
 
 /// A client's type for CLIENT LIST and CLIENT KILL's TYPE filters, as Redis's: `pubsub`
 /// while subscribed to anything, `slave` for a replica, otherwise `normal` (MONITOR
-/// clients too; there is no master link yet). The same classes as
-/// `client-output-buffer-limit`'s.
+/// clients too). The same classes as `client-output-buffer-limit`'s. (The master of a
+/// replica, type `master`, is no client of the registry: [`describe_master`].)
 pub fn client_type(info: &ClientInfo) -> &'static str {
     let subscriptions = info.sub.load(Ordering::Relaxed) + info.psub.load(Ordering::Relaxed);
     crate::output_limit::Class::of_client(info.replica.load(Ordering::Relaxed), subscriptions).name()
+}
+
+/// The CLIENT LIST line of a replica's master, while its link is up, as Redis lists its
+/// master client (flag `M`, the stream's database and last command, user
+/// `(superuser)`): (its id, the line). The link reads through a 64 KiB buffer, shown as
+/// its read buffer and memory.
+pub fn describe_master(link: &crate::replication::role::Link, now_ms: i64) -> Option<(u64, String)> {
+    let client = link.master_client.lock().clone()?;
+    let idle = ((now_ms - link.last_io_ms.load(Ordering::Relaxed)) / 1000).max(0);
+    let cmd = link.last_cmd.lock().clone();
+    let line = format!(
+        "id={} addr={} laddr={} fd={} name= age={} idle={} flags=M db={} sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=65536 rbp=0 obl=0 oll=0 omem=0 tot-mem=65536 events=r cmd={} user=(superuser) redir=-1 resp=2 lib-name= lib-ver=",
+        client.id,
+        client.addr,
+        client.laddr,
+        client.fd,
+        client.since.elapsed().as_secs(),
+        idle,
+        link.stream_db_now.load(Ordering::Relaxed),
+        if cmd.is_empty() { "NULL" } else { &cmd },
+    );
+    Some((client.id, line))
 }
 
 /// The size of Redis's per-client reply buffer, and of its reply list's blocks.

@@ -271,7 +271,15 @@ fn client_list(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
     }
     let clients: Vec<_> = ctx.shared.clients.lock().values().cloned().collect();
+    // A replica's master, first (its id is older than its clients'), as Redis lists it.
+    let master = ctx.shared.replica.link().and_then(|l| super::client_line::describe_master(&l, ctx.now_ms));
     let mut text = String::new();
+    if let Some((id, line)) = master {
+        if ids.as_ref().is_none_or(|ids| ids.contains(&id)) && only_type.is_none_or(|t| is(t, "master")) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
     for c in clients {
         if ids.as_ref().is_some_and(|ids| !ids.contains(&c.id)) {
             continue;
@@ -368,11 +376,19 @@ fn client_kill(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         ctx.kill_client(&c);
         killed += 1;
     }
-    // TYPE master: a replica's link to its master is no client here (a thread of its
-    // own); it is cut and reconnects (a partial resync), as Redis's master client does.
-    if only_type.is_some_and(|t| is(t, "master")) && id.is_none() && addr.is_none() && laddr.is_none() && user.is_none() {
-        if let Some(link) = ctx.shared.replica.link() {
-            if crate::replication::replica::drop_connection(&link) {
+    // A replica's master (no client of the registry: the link is a thread of its own)
+    // by its id, address, local address or TYPE master: the link is cut and reconnects
+    // (a partial resync), as Redis's master client does.
+    if let Some(link) = ctx.shared.replica.link() {
+        let master = link.master_client.lock().clone();
+        if let Some(m) = master {
+            let matches = id.is_none_or(|i| i == m.id)
+                && addr.is_none_or(|x| x == m.addr.as_bytes())
+                && laddr.is_none_or(|x| x == m.laddr.as_bytes())
+                && user.is_none()
+                && only_type.is_none_or(|t| is(t, "master"))
+                && max_age_s.is_none_or(|a| m.since.elapsed().as_secs() >= a);
+            if matches && crate::replication::replica::drop_connection(&link) {
                 killed += 1;
             }
         }

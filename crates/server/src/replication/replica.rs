@@ -37,7 +37,7 @@ use parking_lot::Mutex;
 
 use crate::apply::Apply;
 pub use crate::replication::role::{Link, LinkState};
-use crate::replication::role::now_ms;
+use crate::replication::role::{now_ms, MasterClient};
 use crate::shared::Shared;
 
 /// Makes the applier a link runs the stream through (the dispatcher's replayer),
@@ -76,6 +76,10 @@ pub fn follow(shared: &Arc<Shared>, host: &str, port: u16) -> bool {
         stream_db: Mutex::new(None),
         transfer_size: AtomicI64::new(0),
         transfer_read: AtomicI64::new(0),
+        master_client: Mutex::new(None),
+        cached_master_client: Mutex::new(None),
+        stream_db_now: std::sync::atomic::AtomicUsize::new(0),
+        last_cmd: Mutex::new(String::new()),
     });
     *slot = Some(Arc::clone(&link));
     shared.replica.set_replica(true);
@@ -159,6 +163,7 @@ fn run(shared: &Shared, link: &Link) {
         }
         apply.drop_transaction();
         *link.socket.lock() = None;
+        master_client_gone(shared, link);
         link.set_state(LinkState::Connect);
         if link.stop.load(Ordering::Acquire) {
             break;
@@ -238,6 +243,7 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
     } else {
         (String::new(), -1)
     };
+    let mut partial = false;
     let reply = if replid.is_empty() || offset < 0 {
         crate::log::notice("Partial resynchronization not possible (no cached master)");
         command(&mut w, &mut r, &[b"PSYNC", b"?", b"-1"])?
@@ -264,9 +270,11 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
         *link.replid.lock() = shared.repl.position().0;
         link.offset.store(offset, Ordering::Release);
         crate::log::notice("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
+        partial = true;
     } else {
         return Err(format!("Unexpected reply to PSYNC from master: {reply}"));
     }
+    master_client_up(shared, link, &w, partial);
     link.set_state(LinkState::Connected);
     link.last_io_ms.store(now_ms(), Ordering::Relaxed);
     stream_from_master(shared, link, apply, &mut w, r, timeout)
@@ -425,7 +433,7 @@ fn stream_from_master(shared: &Shared, link: &Link, apply: &mut dyn Apply, w: &m
     let mut block: Vec<(Vec<Vec<u8>>, Vec<u8>)> = Vec::new();
     // After a full sync, the stream's commands run in the database the snapshot named.
     if let Some(db) = link.stream_db.lock().take() {
-        apply_one(shared, apply, &[b"SELECT", db.to_string().as_bytes()], b"");
+        apply_one(shared, link, apply, &[b"SELECT", db.to_string().as_bytes()], b"");
     }
     loop {
         if link.stop.load(Ordering::Acquire) || shared.shutdown.load(Ordering::Acquire) {
@@ -456,10 +464,10 @@ fn stream_from_master(shared: &Shared, link: &Link, apply: &mut dyn Apply, w: &m
                 // once, so that no snapshot for a replica of this one starts inside it.
                 block.push((args.iter().map(|a| a.to_vec()).collect(), raw.to_vec()));
                 if is(&args, b"EXEC") || is(&args, b"DISCARD") {
-                    apply_block(shared, apply, std::mem::take(&mut block));
+                    apply_block(shared, link, apply, std::mem::take(&mut block));
                 }
             } else {
-                apply_one(shared, apply, &args, raw);
+                apply_one(shared, link, apply, &args, raw);
             }
             if block.is_empty() {
                 // The offset applied (and passed on): a transaction counts once its EXEC
@@ -506,13 +514,50 @@ fn selected(args: &[&[u8]]) -> Option<usize> {
 
 /// A transaction of the stream, MULTI to EXEC (or DISCARD), applied and passed on under
 /// every loop's gate.
-fn apply_block(shared: &Shared, apply: &mut dyn Apply, block: Vec<(Vec<Vec<u8>>, Vec<u8>)>) {
+fn apply_block(shared: &Shared, link: &Link, apply: &mut dyn Apply, block: Vec<(Vec<Vec<u8>>, Vec<u8>)>) {
     let _gates = shared.all_gates(false);
     let now = now_ms();
     for (args, raw) in &block {
         let args: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+        note_applied(link, &args);
         apply.apply(&args, now);
         shared.repl.feed_raw(raw, selected(&args));
+    }
+}
+
+/// What the master client's CLIENT LIST line shows of a command applied: its name and,
+/// for SELECT, the database.
+fn note_applied(link: &Link, args: &[&[u8]]) {
+    let Some(name) = args.first() else { return };
+    if let Some(db) = selected(args) {
+        link.stream_db_now.store(db, Ordering::Relaxed);
+    }
+    let mut last = link.last_cmd.lock();
+    last.clear();
+    last.extend(name.iter().take(32).map(|&b| char::from(b.to_ascii_lowercase())));
+}
+
+/// The link is up: the master becomes a client of this server, with an id of its own
+/// after a full sync and, after a partial one, the id and age of the last connection's
+/// (Redis resurrects its cached master client).
+fn master_client_up(shared: &Shared, link: &Link, socket: &TcpStream, partial: bool) {
+    let cached = link.cached_master_client.lock().take().filter(|_| partial);
+    let client = MasterClient {
+        id: cached.as_ref().map_or_else(|| shared.next_client_id.fetch_add(1, Ordering::Relaxed), |c| c.id),
+        since: cached.as_ref().map_or_else(Instant::now, |c| c.since),
+        addr: socket.peer_addr().map(|a| a.to_string()).unwrap_or_default(),
+        laddr: socket.local_addr().map(|a| a.to_string()).unwrap_or_default(),
+        fd: std::os::fd::AsRawFd::as_raw_fd(socket),
+    };
+    if link.master_client.lock().replace(client).is_none() {
+        shared.connected_clients.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+fn master_client_gone(shared: &Shared, link: &Link) {
+    if let Some(client) = link.master_client.lock().take() {
+        shared.connected_clients.fetch_sub(1, Ordering::Relaxed);
+        *link.cached_master_client.lock() = Some(client);
     }
 }
 
@@ -533,9 +578,10 @@ fn send_ack(w: &mut TcpStream, link: &Link) -> LinkResult<()> {
 /// Runs one command of the stream and feeds its bytes to this server's own stream (its
 /// backlog, for PSYNC2 after a promotion, and its replicas): under loop 0's gate, so
 /// that no EXEC on a loop and no snapshot's start sees it half done.
-fn apply_one(shared: &Shared, apply: &mut dyn Apply, args: &[&[u8]], raw: &[u8]) {
+fn apply_one(shared: &Shared, link: &Link, apply: &mut dyn Apply, args: &[&[u8]], raw: &[u8]) {
     let _gate = shared.gate(0).read();
     if !args.is_empty() {
+        note_applied(link, args);
         apply.apply(args, now_ms());
     }
     shared.repl.feed_raw(raw, selected(args));

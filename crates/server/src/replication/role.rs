@@ -2,7 +2,8 @@
 //! the event loops, INFO and ROLE read it (plain data; `replica.rs` runs the link).
 
 use std::net::TcpStream;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, AtomicUsize, Ordering};
+use std::time::Instant;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -49,6 +50,27 @@ pub struct Link {
     /// and the bytes read so far (INFO's `master_sync_*`).
     pub(crate) transfer_size: AtomicI64,
     pub(crate) transfer_read: AtomicI64,
+    /// The master as a client of this server, while the link is up (Redis lists it in
+    /// CLIENT LIST with flag `M` and counts it in `connected_clients`); and the one of
+    /// the last connection, which a partial resync brings back with its id and age (as
+    /// Redis's cached master).
+    pub master_client: Mutex<Option<MasterClient>>,
+    pub(crate) cached_master_client: Mutex<Option<MasterClient>>,
+    /// The database the master's stream is in, and the name of its last command
+    /// applied (lowercase; empty: none), for that client's line.
+    pub stream_db_now: AtomicUsize,
+    pub last_cmd: Mutex<String>,
+}
+
+/// The master's connection, seen as a client of this server.
+#[derive(Clone, Debug)]
+pub struct MasterClient {
+    pub id: u64,
+    pub since: Instant,
+    /// The master's address and this end's, as CLIENT LIST shows them.
+    pub addr: String,
+    pub laddr: String,
+    pub fd: i32,
 }
 
 impl Link {
