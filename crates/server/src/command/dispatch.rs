@@ -488,7 +488,9 @@ fn link_down(shared: &Shared) -> bool {
 /// numkeys commands and SORT's STORE included), all of them for FLUSHALL, FLUSHDB and
 /// SWAPDB, and those of every argument for other keyless writes.
 fn take_stripes<'a>(stripes: &'a crate::order::Stripes, ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> crate::order::Ordered<'a> {
-    // One key at argument 1 (SET, INCR, LPUSH, HSET ...): no list of positions made.
+    // One key at argument 1 (SET, INCR, LPUSH, HSET ...): its stripe found directly.
+    // (Through the positions and the sorted list below, a pipelined SET with a replica
+    // counted 130-180 instructions more, callgrind.)
     if spec.movable.is_none() && spec.keys == (1, 1, 1) && args.len() > 1 {
         return stripes.order_key(ctx.ks(), args[1]);
     }

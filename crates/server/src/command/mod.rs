@@ -658,8 +658,9 @@ pub fn has_movable_keys(spec: &CommandSpec) -> bool {
 /// Positions of a command's keys, as COMMAND GETKEYS names them: the spec's range, or,
 /// for a command whose keys move, found in `args` as Redis finds them (a numkeys count;
 /// SORT's last STORE, skipping LIMIT's, BY's and GET's arguments). None when the count
-/// is not a number from 1 to the arguments left.
-pub fn command_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<Vec<usize>> {
+/// is not a number from 1 to the arguments left. (On the stack for up to four keys:
+/// the dispatcher asks for every write while the log or replicas take records.)
+pub fn command_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<KeyPositions> {
     match spec.movable {
         None | Some(Movable::Patterns) => Some(key_positions(spec, args.len())),
         Some(Movable::NumKeys { fixed, count_at }) => {
@@ -793,24 +794,27 @@ pub fn keys_with_flags(spec: &CommandSpec, args: &[&[u8]]) -> Vec<(usize, u16)> 
 /// BITOP, ZUNIONSTORE ...), those after its first (SORT's STORE destination), none for a
 /// BITFIELD of GETs. None for a keyless write, or one whose keys are in other databases
 /// too (the caller considers every key).
-pub fn written_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<Vec<usize>> {
+pub fn written_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<KeyPositions> {
     let keys = command_keys(spec, args)?;
     match spec.writes {
         Writes::Keys => Some(keys).filter(|k| !k.is_empty()),
         Writes::FirstKey => Some(keys.into_iter().take(1).collect()),
         Writes::AfterFirst => Some(keys.into_iter().skip(1).collect()),
-        Writes::KeysIf(writes) if !writes(args) => Some(Vec::new()),
+        Writes::KeysIf(writes) if !writes(args) => Some(KeyPositions::new()),
         Writes::KeysIf(_) => Some(keys).filter(|k| !k.is_empty()),
         Writes::InDatabases(_) | Writes::AllDatabases => None,
     }
 }
 
+/// Positions of a command's keys in its arguments.
+pub type KeyPositions = smallvec::SmallVec<[usize; 4]>;
+
 /// Keys of a command invocation per its spec's range (first, last, step); empty when
 /// the spec has none. See [`command_keys`] for the keys of every command.
-pub fn key_positions(spec: &CommandSpec, argc: usize) -> Vec<usize> {
+pub fn key_positions(spec: &CommandSpec, argc: usize) -> KeyPositions {
     let (first, last, step) = spec.keys;
     if first <= 0 || step <= 0 {
-        return Vec::new();
+        return KeyPositions::new();
     }
     let last = if last < 0 { argc as i32 + last } else { last };
     (first..=last.min(argc as i32 - 1)).step_by(step as usize).map(|i| i as usize).collect()
