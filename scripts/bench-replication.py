@@ -5,9 +5,11 @@
    replica of the same server told REPLICAOF; seconds from the command until the
    replica's link is up with every key (disk-less, both servers' default, with
    `repl-diskless-sync-delay 0`).
-2. CPU per SET on the master: `redis-benchmark -t set -P 16` against the master alone,
-   then with one replica attached; the master's CPU time (utime+stime) per request,
-   and the ratio of the two.
+2. CPU per SET on the master: `redis-benchmark -t set -P 16` (`--pipeline`) against the
+   master alone, then with one replica attached; the master's CPU time (utime+stime)
+   per request, and the ratio of the two. On a machine whose CPUs the master shares
+   with its replica and the load generator, the replica's share slows the load, and a
+   master serving smaller batches spends more per request: that is in the ratio too.
 3. Replica lag under that load: the largest gap between the master's offset and the
    replica's, sampled every 50 ms, and how long the replica takes to catch up once the
    benchmark ends.
@@ -18,6 +20,7 @@ Bounded: each wait stops after 120 s. Kills only the processes it started.
 
 Usage: scripts/bench-replication.py [--basalt target/release/basalt-server]
        [--redis redis-server] [--keys 1000000] [--requests 2000000] [--rounds 3]
+       [--pipeline 16] [--skip-sync]
 """
 
 import argparse
@@ -106,8 +109,11 @@ def full_sync(binary, kind, keys):
         m.stop()
 
 
+PIPELINE = 16
+
+
 def bench_set(port, requests):
-    subprocess.run(["redis-benchmark", "-p", str(port), "-t", "set", "-P", "16", "-n", str(requests),
+    subprocess.run(["redis-benchmark", "-p", str(port), "-t", "set", "-P", str(PIPELINE), "-n", str(requests),
                     "-r", "100000", "-d", "100", "-c", "50", "-q"], capture_output=True, timeout=600)
 
 
@@ -157,19 +163,23 @@ def main():
     ap.add_argument("--keys", type=int, default=1000000)
     ap.add_argument("--requests", type=int, default=2000000)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--pipeline", type=int, default=16, help="redis-benchmark -P of the CPU measure")
+    ap.add_argument("--skip-sync", action="store_true", help="no full-sync measure")
     a = ap.parse_args()
+    global PIPELINE
+    PIPELINE = a.pipeline
     servers = [("Basalt", a.basalt, "basalt"), ("Redis 7.0.15", a.redis, "redis")]
     res = {name: {"sync": [], "alone": [], "with": [], "lag": [], "catch": []} for name, _, _ in servers}
     for rnd in range(a.rounds):
         for name, binary, kind in servers:
-            s = full_sync(binary, kind, a.keys)
+            s = 0.0 if a.skip_sync else full_sync(binary, kind, a.keys)
             alone, with_r, lag, catch = cpu_per_set(binary, kind, a.requests)
             for k, v in zip(("sync", "alone", "with", "lag", "catch"), (s, alone, with_r, lag, catch)):
                 res[name][k].append(v)
             print(f"round {rnd + 1} {name}: sync {s:.2f} s, SET {alone:.3f} -> {with_r:.3f} us CPU, "
                   f"lag max {lag} B, caught up {catch:.3f} s", file=sys.stderr, flush=True)
     med = statistics.median
-    print(f"\n{a.keys} keys of 100 bytes; SET -P 16 -c 50, {a.requests} requests; medians of {a.rounds} rounds\n")
+    print(f"\n{a.keys} keys of 100 bytes; SET -P {a.pipeline} -c 50, {a.requests} requests; medians of {a.rounds} rounds\n")
     # Each round's ratio comes from one master (alone, then with its replica): their
     # median moves less with the host's slow phases than a ratio of two medians.
     print("| server | full sync (s) | master CPU per SET alone (us) | with a replica (us) | ratio of the medians | median of the rounds' ratios (range) | max lag (bytes) | caught up after the load (s) |")

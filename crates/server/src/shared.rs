@@ -209,6 +209,14 @@ impl Shared {
     /// loop takes its whole mailbox once woken, so one wake-up per mailbox filling is
     /// enough (a replica's stream or a busy channel would cost a write(2) per mail).
     pub fn post_mail(&self, owner: usize, mail: Mail) {
+        if self.post_mail_quietly(owner, mail) {
+            self.wake(owner);
+        }
+    }
+
+    /// Posts mail to loop `owner` without waking it: for the loop's own thread, which
+    /// drains its mailbox before it next waits. True when the mailbox was empty.
+    pub fn post_mail_quietly(&self, owner: usize, mail: Mail) -> bool {
         if let Some(mb) = self.mailboxes.get(owner) {
             let was_empty = {
                 let mut m = mb.lock();
@@ -216,10 +224,9 @@ impl Shared {
                 m.push(mail);
                 was_empty
             };
-            if was_empty {
-                self.wake(owner);
-            }
+            return was_empty;
         }
+        false
     }
 }
 

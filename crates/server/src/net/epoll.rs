@@ -120,7 +120,9 @@ impl EventLoop {
                 }
             }
             self.release_held();
-            crate::replication::master::flush(&self.shared);
+            crate::replication::master::flush_here(&self.shared, self.index);
+            // Mail for this loop's replicas (left by the flush without a wake-up).
+            self.drain_mail();
             self.resume_output(now_ms);
             if self.walk_progress != crate::walk::Progress::Idle || self.shared.walk.running() {
                 let served = if events.is_empty() { Duration::ZERO } else { woke.elapsed() };

@@ -449,7 +449,10 @@ impl EventLoop {
             }
             self.commit_log();
             self.release_held();
-            crate::replication::master::flush(&self.shared);
+            crate::replication::master::flush_here(&self.shared, self.index);
+            // Mail for this loop's replicas (left by the flush without a wake-up),
+            // before the sends start.
+            self.drain_mail();
             for t in std::mem::take(&mut self.rearm) {
                 if let Err(e) = self.arm_recv(t) {
                     crate::log::warning(&format!("re-arming receive: {e}"));

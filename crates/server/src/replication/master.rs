@@ -92,14 +92,34 @@ pub fn request_acks(shared: &Shared) {
 }
 
 /// Posts the stream fed since the last call to each online replica (one mail per
-/// replica per call). Called after each batch of every event loop and from the tick:
-/// one atomic load when nothing is waiting.
+/// replica per call), waking the loops that own them. One atomic load when nothing is
+/// waiting.
 #[inline]
 pub fn flush(shared: &Shared) {
+    flush_from(shared, usize::MAX);
+}
+
+/// [`flush`] after a batch of event loop `here`, which drains its own mailbox next:
+/// the mail of the replicas it owns is left there without a wake-up. (Woken, the loop
+/// took one more turn, and a write to its eventfd, per batch that fed the stream:
+/// unpipelined SETs with a replica on the same loop paid both for nearly every
+/// request.)
+#[inline]
+pub fn flush_here(shared: &Shared, here: usize) {
+    flush_from(shared, here);
+}
+
+#[inline]
+fn flush_from(shared: &Shared, here: usize) {
     // Records of this loop's that no connection's batch published (served pops).
     shared.repl.publish_mine();
     shared.repl.deliver(|owner, client_id, bytes| {
-        shared.post_mail(owner, Mail { client_id, bytes: bytes.into(), unblock: false, need: 0 });
+        let mail = Mail { client_id, bytes: bytes.into(), unblock: false, need: 0 };
+        if owner == here {
+            shared.post_mail_quietly(owner, mail);
+        } else {
+            shared.post_mail(owner, mail);
+        }
     });
 }
 
