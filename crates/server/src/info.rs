@@ -386,7 +386,8 @@ fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut S
             let (first, histlen) = if r.backlog_active { (r.backlog_first_byte, r.backlog_histlen) } else { (0, 0) };
             let _ = write!(
                 o,
-                "master_failover_state:no-failover\r\nmaster_replid:{}\r\nmaster_replid2:{}\r\nmaster_repl_offset:{}\r\nsecond_repl_offset:{}\r\nrepl_backlog_active:{}\r\nrepl_backlog_size:{}\r\nrepl_backlog_first_byte_offset:{first}\r\nrepl_backlog_histlen:{histlen}\r\n",
+                "master_failover_state:{}\r\nmaster_replid:{}\r\nmaster_replid2:{}\r\nmaster_repl_offset:{}\r\nsecond_repl_offset:{}\r\nrepl_backlog_active:{}\r\nrepl_backlog_size:{}\r\nrepl_backlog_first_byte_offset:{first}\r\nrepl_backlog_histlen:{histlen}\r\n",
+                shared.failover.state_name(),
                 r.replid,
                 r.replid2.as_ref().map_or("0000000000000000000000000000000000000000", |(id, _)| id.as_str()),
                 offset,

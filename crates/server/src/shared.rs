@@ -365,6 +365,8 @@ pub struct Shared {
     pub repl: crate::replication::stream::Stream,
     /// The link to a master while this server is a replica (`replication/replica.rs`).
     pub replica: crate::replication::role::Role,
+    /// A FAILOVER under way (`replication::failover`).
+    pub failover: crate::replication::failover::Failover,
     /// This value's own Arc, for threads a command starts (set at start).
     pub me: std::sync::OnceLock<std::sync::Weak<Shared>>,
     /// Background freeing of large deleted values (`lazyfree.rs`).
@@ -440,6 +442,7 @@ impl Shared {
             stripes: crate::order::Stripes::default(),
             repl: crate::replication::stream::Stream::new(random_hex(40), repl_backlog_size, threads.max(1)),
             replica: Default::default(),
+            failover: Default::default(),
             me: std::sync::OnceLock::new(),
             lazyfree: crate::lazyfree::LazyFree::start(),
             snapshots: crate::state::snapshots::SnapshotStats::new(store::Clock::System.now_ms() / 1000),

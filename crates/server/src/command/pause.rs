@@ -25,7 +25,7 @@ use crate::state::pause::{ALL, OFF, WRITE};
 /// load when no pause was ever set (or since the last UNPAUSE).
 #[inline]
 pub fn postpones(ctx: &Ctx<'_>, spec: &CommandSpec) -> bool {
-    if ctx.shared.pause.mode.load(Ordering::Relaxed) == OFF
+    if ctx.shared.pause.never_set()
         || ctx.client.in_exec
         || ctx.client.loading
     {
@@ -112,13 +112,16 @@ pub fn client_pause(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> 
     Ok(())
 }
 
-/// CLIENT UNPAUSE — OK; postponed clients run their commands now.
+/// CLIENT UNPAUSE — OK; postponed clients run their commands now (writes stay held
+/// while a FAILOVER holds them).
 pub fn client_unpause(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     {
         let _update = ctx.shared.pause.update.lock();
         ctx.shared.pause.mode.store(OFF, Ordering::Release);
         ctx.shared.pause.end_ms.store(0, Ordering::Release);
-        release_expiry(ctx.shared);
+        if !ctx.shared.pause.failover.load(Ordering::Acquire) {
+            release_expiry(ctx.shared);
+        }
     }
     super::blocking::resume_postponed(ctx.shared);
     ctx.ok();

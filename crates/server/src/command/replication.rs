@@ -84,6 +84,9 @@ fn sync(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 /// PSYNC replicationid offset — `+CONTINUE` and the stream after `offset` when the
 /// backlog holds it, else `+FULLRESYNC <replid> <offset>` and a full sync.
 fn psync(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    if a.len() > 3 && is(a[3], "failover") && !ctx.client.replica {
+        take_over(ctx, a[1])?;
+    }
     let offset = parse_i64(a[2]).ok_or(CommandError::NotInteger)?;
     if ctx.client.rdb_only {
         return snapshot_only(ctx, true);
@@ -91,11 +94,34 @@ fn psync(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     sync_replica(ctx, Some((a[1], offset)))
 }
 
+/// `PSYNC <replid> <offset> FAILOVER` from the master this replica follows, handing its
+/// role over (its FAILOVER, `replication::failover`): this server becomes a master,
+/// keeping that history as its second one, and the PSYNC then continues the old master
+/// from it. The replication ID must be the one this server follows.
+fn take_over(ctx: &mut Ctx<'_>, replid: &[u8]) -> Result<(), CommandError> {
+    crate::log::warning(&format!("Failover request received for replid {}.", String::from_utf8_lossy(&replid[..replid.len().min(64)])));
+    if !ctx.shared.replica.is_replica() {
+        return Err(CommandError::msg("ERR PSYNC FAILOVER can't be sent to a master."));
+    }
+    if !replid.eq_ignore_ascii_case(ctx.shared.repl.position().0.as_bytes()) {
+        return Err(CommandError::msg("ERR PSYNC FAILOVER replid must match my replid."));
+    }
+    let who = format!("failover request from 'id={} addr={}'", ctx.client.info.id, ctx.client.info.addr);
+    // (PSYNC takes every loop's gate itself, later: none is held here.)
+    if crate::replication::replica::stop_following(ctx.shared, false, &who) {
+        ctx.shared.config.write().replicaof = None;
+    }
+    Ok(())
+}
+
 /// A replica's SYNC or PSYNC (`psync`: its replication ID and offset).
 fn sync_replica(ctx: &mut Ctx<'_>, psync: Option<(&[u8], i64)>) -> Result<(), CommandError> {
     if ctx.client.replica {
         // As Redis: a replica that asks again is ignored.
         return Ok(());
+    }
+    if ctx.shared.failover.active() {
+        return Err(CommandError::msg("NOMASTERLINK Can't SYNC while failing over"));
     }
     if let Some(link) = ctx.shared.replica.link() {
         // A replica serves replicas of its own from its master's stream (chained), once
@@ -135,8 +161,11 @@ fn sync_replica(ctx: &mut Ctx<'_>, psync: Option<(&[u8], i64)>) -> Result<(), Co
 /// REPLICAOF host port | NO ONE (and SLAVEOF) — follows that master, or becomes a
 /// master again (`replication::replica`).
 fn replicaof(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    if ctx.shared.failover.active() {
+        return Err(CommandError::msg("ERR REPLICAOF not allowed while failing over."));
+    }
     if is(a[1], "no") && is(a[2], "one") {
-        if crate::replication::replica::stop_following(ctx.shared, ctx.client.in_exec) {
+        if crate::replication::replica::stop_following(ctx.shared, ctx.client.in_exec, "user request from 'REPLICAOF NO ONE'") {
             ctx.shared.config.write().replicaof = None;
         }
         ctx.ok();
@@ -157,6 +186,43 @@ fn replicaof(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     ctx.shared.config.write().replicaof = Some((host.clone(), port));
     crate::log::notice(&format!("REPLICAOF {host}:{port} enabled (user request from 'id={} addr={}')", ctx.client.info.id, ctx.client.info.addr));
+    ctx.ok();
+    Ok(())
+}
+
+/// FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms] — hands this master's role to a
+/// replica (`replication::failover`): OK once it starts, the errors of Redis 7.0 in its
+/// order of checks.
+fn failover(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    if a.len() == 2 && is(a[1], "abort") {
+        if !crate::replication::failover::abort(ctx.shared, "Failover manually aborted") {
+            return Err(CommandError::msg("ERR No failover in progress."));
+        }
+        ctx.ok();
+        return Ok(());
+    }
+    let (mut timeout_ms, mut force, mut to) = (0i64, false, None);
+    let mut j = 1;
+    while j < a.len() {
+        if is(a[j], "timeout") && j + 1 < a.len() && timeout_ms == 0 {
+            timeout_ms = parse_i64(a[j + 1]).ok_or(CommandError::NotInteger)?;
+            if timeout_ms <= 0 {
+                return Err(CommandError::msg("ERR FAILOVER timeout must be greater than 0"));
+            }
+            j += 2;
+        } else if is(a[j], "to") && j + 2 < a.len() && to.is_none() {
+            let port = parse_i64(a[j + 2]).ok_or(CommandError::NotInteger)?;
+            // A port out of range names no replica (the check below says so).
+            to = Some((String::from_utf8_lossy(a[j + 1]).into_owned(), u16::try_from(port).unwrap_or(0)));
+            j += 3;
+        } else if is(a[j], "force") && !force {
+            force = true;
+            j += 1;
+        } else {
+            return Err(CommandError::Syntax);
+        }
+    }
+    crate::replication::failover::begin(ctx.shared, to, timeout_ms, force, ctx.now_ms).map_err(CommandError::msg)?;
     ctx.ok();
     Ok(())
 }
@@ -182,6 +248,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("sync", 1, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI | ALL_GATES, (0, 0, 0), ADMIN_ACL, "server", "Synchronizes a replica with this server.", sync).since("1.0.0"),
     spec("replicaof", 3, ADMIN | NOSCRIPT | STALE | NO_ASYNC_LOADING | ALL_GATES, (0, 0, 0), ADMIN_ACL, "server", "Makes this server a replica of another one, or a master again.", replicaof).since("5.0.0").args(ARGS_REPLICAOF).complexity("O(1)"),
     spec("slaveof", 3, ADMIN | NOSCRIPT | STALE | NO_ASYNC_LOADING | ALL_GATES, (0, 0, 0), ADMIN_ACL, "server", "Makes this server a replica of another one, or a master again (the old name of REPLICAOF).", replicaof).since("1.0.0").args(ARGS_REPLICAOF).complexity("O(1)").deprecated("5.0.0"),
+    spec("failover", -1, ADMIN | NOSCRIPT | STALE | ALL_GATES, (0, 0, 0), ADMIN_ACL, "server", "Start a coordinated failover between this server and one of its replicas.", failover).since("6.2.0").args(ARGS_FAILOVER).complexity("O(1)"),
     spec("psync", -3, ADMIN | NOSCRIPT | NO_ASYNC_LOADING | NO_MULTI | ALL_GATES, (0, 0, 0), ADMIN_ACL, "server", "Synchronizes a replica from a replication position.", psync).since("2.8.0").args(ARGS_PSYNC),
 ];
 
@@ -191,6 +258,11 @@ pub static COMMANDS: &[CommandSpec] = &[
 mod docs_args {
     use super::super::{arg, Arg, ArgKind::*};
 
+    pub const ARGS_FAILOVER: &[Arg] = &[
+        arg("target", Block).token("TO").optional().args(&[arg("host", String), arg("port", Integer), arg("force", PureToken).token("FORCE").optional()]),
+        arg("abort", PureToken).token("ABORT").optional(),
+        arg("milliseconds", Integer).token("TIMEOUT").optional(),
+    ];
     pub const ARGS_PSYNC: &[Arg] = &[arg("replicationid", String), arg("offset", Integer)];
     pub const ARGS_REPLICAOF: &[Arg] = &[arg("args", OneOf).args(&[arg("host-port", Block).args(&[arg("host", String), arg("port", Integer)]), arg("no-one", Block).args(&[arg("no", PureToken).token("NO"), arg("one", PureToken).token("ONE")])])];
 }

@@ -85,8 +85,13 @@ pub fn partial_sync(shared: &Shared, who: &Asker<'_>, replid: &[u8], offset: i64
 }
 
 /// WAIT's request: every replica is asked to acknowledge its offset now (`REPLCONF
-/// GETACK *` in the stream, as Redis), and the stream is posted at once.
+/// GETACK *` in the stream, as Redis), and the stream is posted at once. Not while
+/// clients are paused or a failover holds writes (as Redis: it would move the offset
+/// a failover waits for); the replicas' acknowledgements every second answer then.
 pub fn request_acks(shared: &Shared) {
+    if shared.pause.active(shared.keyspace.now_ms()) {
+        return;
+    }
     shared.repl.feed_keyless(&[b"REPLCONF", b"GETACK", b"*"]);
     flush(shared);
 }
@@ -114,7 +119,7 @@ fn flush_from(shared: &Shared, here: usize) {
     // Records of this loop's that no connection's batch published (served pops).
     shared.repl.publish_mine();
     shared.repl.deliver(|owner, client_id, bytes| {
-        let mail = Mail { client_id, bytes: bytes.into(), unblock: false, need: 0 };
+        let mail = Mail { client_id, bytes, unblock: false, need: 0 };
         if owner == here {
             shared.post_mail_quietly(owner, mail);
         } else {
@@ -128,6 +133,7 @@ pub fn cron(shared: &Shared, now_ms: i64) {
     if !shared.repl.feeding() {
         return;
     }
+    super::failover::progress(shared, now_ms);
     shared.repl.recount_good(now_ms);
     let (period_s, timeout_s, limit) = {
         let c = shared.config.read();
@@ -150,8 +156,9 @@ pub fn cron(shared: &Shared, now_ms: i64) {
         shared.repl.alone_since_ms.store(0, Ordering::Relaxed);
     }
     let last_ping_ms = shared.repl.last_ping_ms.load(Ordering::Relaxed);
-    // A replica passes its master's stream on, PINGs included: none of its own.
-    if !replicas.is_empty() && !shared.replica.is_replica() && now_ms - last_ping_ms >= (period_s as i64).saturating_mul(1000) {
+    // A replica passes its master's stream on, PINGs included: none of its own; nor
+    // a master whose failover waits for a replica to have the whole stream.
+    if !replicas.is_empty() && !shared.replica.is_replica() && !shared.failover.active() && now_ms - last_ping_ms >= (period_s as i64).saturating_mul(1000) {
         // As Redis: a PING in the stream, so that replicas see the link alive (their
         // repl-timeout) and offsets move while nothing is written. Under loop 0's gate,
         // so never inside an EXEC's MULTI/EXEC block.

@@ -13,10 +13,14 @@
 //! A full sync's snapshot is made by `snapshot.rs`: sent to the replicas as it is
 //! written (disk-less, the default) or as the next save of `dbfilename`.
 //!
+//! - `failover.rs`: FAILOVER, a master handing its role to a replica (writes held until
+//!   it has the whole stream, then `PSYNC ... FAILOVER`).
+//!
 //! Not built yet: a replica's own log of the stream (it is rewritten after each sync
-//! and at a promotion instead), disk-less load, FAILOVER.
+//! and at a promotion instead), disk-less load.
 
 pub mod backlog;
+pub mod failover;
 pub mod master;
 pub mod replica;
 pub mod role;

@@ -98,8 +98,9 @@ pub fn follow(shared: &Arc<Shared>, host: &str, port: u16) -> bool {
 
 /// REPLICAOF NO ONE: the link is cut and this server is a master again, with a new
 /// replication ID. False when it was not a replica. `gates_held`: the caller holds every
-/// loop's gate (inside EXEC), else none (the log's rewrite takes them).
-pub fn stop_following(shared: &Shared, gates_held: bool) -> bool {
+/// loop's gate (inside EXEC), else none (the log's rewrite takes them). `why` is logged:
+/// "MASTER MODE enabled (<why>)".
+pub fn stop_following(shared: &Shared, gates_held: bool, why: &str) -> bool {
     let Some(old) = shared.replica.link.lock().take() else { return false };
     shared.replica.set_replica(false);
     cut(&old);
@@ -107,7 +108,7 @@ pub fn stop_following(shared: &Shared, gates_held: bool) -> bool {
     // The log has none of what was replicated (a replica does not log its master's
     // stream): a rewrite makes it hold the data set from here on.
     rewrite_log(shared, gates_held);
-    crate::log::notice("MASTER MODE enabled (user request from 'REPLICAOF NO ONE')");
+    crate::log::notice(&format!("MASTER MODE enabled ({why})"));
     true
 }
 
@@ -244,13 +245,34 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
         (String::new(), -1)
     };
     let mut partial = false;
+    // A FAILOVER's hand-over to this master asks it to take over (`failover.rs`).
+    let failing_over = super::failover::in_progress_target(shared).is_some_and(|(h, p)| h == link.host && p == link.port);
     let reply = if replid.is_empty() || offset < 0 {
         crate::log::notice("Partial resynchronization not possible (no cached master)");
-        command(&mut w, &mut r, &[b"PSYNC", b"?", b"-1"])?
+        let mut args: Vec<&[u8]> = vec![b"PSYNC", b"?", b"-1"];
+        if failing_over {
+            args.push(b"FAILOVER");
+        }
+        command(&mut w, &mut r, &args)?
     } else {
         crate::log::notice(&format!("Trying a partial resynchronization (request {replid}:{}).", offset + 1));
-        command(&mut w, &mut r, &[b"PSYNC", replid.as_bytes(), (offset + 1).to_string().as_bytes()])?
+        let at = (offset + 1).to_string();
+        let mut args: Vec<&[u8]> = vec![b"PSYNC", replid.as_bytes(), at.as_bytes()];
+        if failing_over {
+            args.push(b"FAILOVER");
+        }
+        command(&mut w, &mut r, &args)?
     };
+    if failing_over {
+        // Either answer that starts a sync ends the failover; anything else (the target
+        // refused to take over) makes this server a master again.
+        if reply.starts_with("+FULLRESYNC") || reply.starts_with("+CONTINUE") {
+            super::failover::finished(shared);
+        } else {
+            super::failover::abort(shared, "Failover target rejected psync request");
+            return Err(format!("The failover target refused to take over: {reply}"));
+        }
+    }
     if let Some(rest) = reply.strip_prefix("+FULLRESYNC ") {
         let mut words = rest.split(' ');
         let (Some(id), Some(off)) = (words.next(), words.next().and_then(|o| o.parse::<i64>().ok())) else {

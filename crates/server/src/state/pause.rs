@@ -22,16 +22,39 @@ pub struct Pause {
     pub(crate) update: parking_lot::Mutex<()>,
     /// The keyspace holds expired keys (`Keyspace::hold_expiry`) for this pause.
     pub(crate) expiry_held: AtomicBool,
+    /// A FAILOVER holds writes until it ends (`replication::failover`), beside any
+    /// CLIENT PAUSE: CLIENT UNPAUSE does not lift it, as in Redis (a pause of its own
+    /// purpose there).
+    pub(crate) failover: AtomicBool,
 }
 
 impl Pause {
     /// The mode in force at `now_ms` (OFF once its time is over).
     pub(crate) fn mode_at(&self, now_ms: i64) -> u8 {
         let mode = self.mode.load(Ordering::Acquire);
-        if mode == OFF || now_ms >= self.end_ms.load(Ordering::Acquire) {
-            OFF
+        let client = if mode == OFF || now_ms >= self.end_ms.load(Ordering::Acquire) { OFF } else { mode };
+        if self.failover.load(Ordering::Acquire) {
+            client.max(WRITE)
         } else {
-            mode
+            client
+        }
+    }
+
+    /// True when no pause was set since the last UNPAUSE and no failover holds writes
+    /// (the request path's test).
+    #[inline]
+    pub(crate) fn never_set(&self) -> bool {
+        self.mode.load(Ordering::Relaxed) == OFF && !self.failover.load(Ordering::Relaxed)
+    }
+
+    /// A FAILOVER begins (`on`) or ends: writes wait meanwhile, and expired keys stay
+    /// (no DEL may enter the stream while the replica catches up). Clients that waited
+    /// run again at their loop's next tick (`command::pause::resume_if_over`).
+    pub fn hold_for_failover(&self, keyspace: &store::Keyspace, on: bool) {
+        let _update = self.update.lock();
+        self.failover.store(on, Ordering::Release);
+        if on && !self.expiry_held.swap(true, Ordering::AcqRel) {
+            keyspace.hold_expiry(true);
         }
     }
 

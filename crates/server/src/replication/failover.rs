@@ -1,0 +1,235 @@
+//! FAILOVER: a master hands its role to one of its replicas without losing a write, as
+//! Redis 6.2+ does it (Redis 7.0 is the specification, byte for byte in its replies).
+//!
+//! 1. **waiting-for-sync.** The master holds writes (clients that send one wait, as
+//!    under CLIENT PAUSE WRITE, and CLIENT UNPAUSE does not lift it; expired keys stay
+//!    until the end, and no PING or GETACK enters the stream, so the stream's offset
+//!    stands still) until the target replica (`TO host port`, else any online one)
+//!    has acknowledged the whole stream (its periodic `REPLCONF ACK`). With `TIMEOUT`,
+//!    a replica that has not caught up by then aborts the failover, unless `FORCE`.
+//! 2. **failover-in-progress.** The master becomes a replica of the target
+//!    (`replica::follow`) and sends `PSYNC <replid> <offset> FAILOVER`: the
+//!    target, still following this master's history, promotes itself and answers
+//!    `+CONTINUE` (`command::replication`'s PSYNC). Either PSYNC answer that starts a
+//!    sync ends the failover (writes are let go, and now refused as from a replica);
+//!    a refusal makes this server a master again, with a new history.
+//!
+//! `FAILOVER ABORT` undoes either state. The state is plain data here; `master::cron`
+//! (loop 0's tick) and each acknowledgement move it on ([`progress`]).
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use parking_lot::Mutex;
+
+use crate::shared::Shared;
+
+/// No failover (INFO `master_failover_state:no-failover`).
+pub const NONE: u8 = 0;
+/// Writes held until the target has the whole stream.
+pub const WAIT_FOR_SYNC: u8 = 1;
+/// This server follows the target and asked it to take over.
+pub const IN_PROGRESS: u8 = 2;
+
+/// The failover under way, if any.
+#[derive(Default)]
+pub struct Failover {
+    state: AtomicU8,
+    plan: Mutex<Plan>,
+}
+
+/// What FAILOVER asked for.
+#[derive(Default, Clone)]
+struct Plan {
+    /// The replica to hand over to (`TO`), or the one found synced.
+    target: Option<(String, u16)>,
+    /// Unix ms at which waiting for the sync ends (0: no TIMEOUT).
+    end_ms: i64,
+    force: bool,
+}
+
+/// Why a FAILOVER command cannot start: its error reply, as Redis 7.0 words it.
+pub type Refusal = &'static str;
+
+impl Failover {
+    pub fn state(&self) -> u8 {
+        self.state.load(Ordering::Acquire)
+    }
+
+    /// INFO's `master_failover_state`.
+    pub fn state_name(&self) -> &'static str {
+        match self.state() {
+            WAIT_FOR_SYNC => "waiting-for-sync",
+            IN_PROGRESS => "failover-in-progress",
+            _ => "no-failover",
+        }
+    }
+
+    /// True while a failover holds writes (and keeps the stream still).
+    #[inline]
+    pub fn active(&self) -> bool {
+        self.state() != NONE
+    }
+
+    fn target(&self) -> Option<(String, u16)> {
+        self.plan.lock().target.clone()
+    }
+}
+
+/// FAILOVER [TO host port] [TIMEOUT ms] [FORCE], its arguments checked: starts waiting
+/// for the sync, or says why not (in Redis's order of checks).
+pub fn begin(shared: &Shared, to: Option<(String, u16)>, timeout_ms: i64, force: bool, now_ms: i64) -> Result<(), Refusal> {
+    let f = &shared.failover;
+    let mut plan = f.plan.lock();
+    if f.active() {
+        return Err("ERR FAILOVER already in progress.");
+    }
+    if shared.replica.is_replica() {
+        return Err("ERR FAILOVER is not valid when server is a replica.");
+    }
+    let replicas = shared.repl.info().replicas;
+    if replicas.is_empty() {
+        return Err("ERR FAILOVER requires connected replicas.");
+    }
+    if force && (timeout_ms == 0 || to.is_none()) {
+        return Err("ERR FAILOVER with force option requires both a timeout and target HOST and IP.");
+    }
+    if let Some((host, port)) = &to {
+        let found = replicas.iter().find(|(ip, p, ..)| ip.eq_ignore_ascii_case(host) && p == port);
+        match found {
+            None => return Err("ERR FAILOVER target HOST and PORT is not a replica."),
+            Some((_, _, state, ..)) if *state != super::stream::ReplicaState::Online => {
+                return Err("ERR FAILOVER target replica is not online.")
+            }
+            Some(_) => crate::log::notice(&format!("FAILOVER requested to {host}:{port}.")),
+        }
+    } else {
+        crate::log::notice("FAILOVER requested to any replica.");
+    }
+    *plan = Plan { target: to, end_ms: if timeout_ms > 0 { now_ms.saturating_add(timeout_ms) } else { 0 }, force };
+    shared.pause.hold_for_failover(&shared.keyspace, true);
+    f.state.store(WAIT_FOR_SYNC, Ordering::Release);
+    Ok(())
+}
+
+/// Moves a failover on (loop 0's tick, which holds no gate): hands over once the
+/// target has the whole stream, or gives up (or forces) at the timeout.
+///
+/// The hand-over happens under every loop's gate, the sync checked again there: a
+/// write that passed the pause check just before FAILOVER began runs under its loop's
+/// gate, and its record must reach the target before the roles change (else the old
+/// master, become a replica, would hold an acknowledged write the new master lacks).
+/// Gates come before the plan's lock (FAILOVER itself takes the plan's lock holding no
+/// gate).
+pub fn progress(shared: &Shared, now_ms: i64) {
+    let f = &shared.failover;
+    if f.state() != WAIT_FOR_SYNC || decide(shared, now_ms).is_none() {
+        return;
+    }
+    let _gates = shared.all_gates(false);
+    let Some(step) = decide(shared, now_ms) else { return };
+    let mut plan = f.plan.lock();
+    match step {
+        Step::Abort => {
+            drop(plan);
+            abort(shared, "Replica never caught up before timeout");
+        }
+        Step::Force(host, port) => {
+            crate::log::notice(&format!("FAILOVER to {host}:{port} time out exceeded, failing over."));
+            drop(plan);
+            hand_over(shared, &host, port);
+        }
+        Step::Synced(host, port) => {
+            plan.target = Some((host.clone(), port));
+            drop(plan);
+            crate::log::notice(&format!("Failover target {host}:{port} is synced, failing over."));
+            hand_over(shared, &host, port);
+        }
+    }
+}
+
+/// What a failover waiting for its sync does next.
+enum Step {
+    Abort,
+    Force(String, u16),
+    Synced(String, u16),
+}
+
+/// The next step of a failover waiting for its sync, if any now.
+fn decide(shared: &Shared, now_ms: i64) -> Option<Step> {
+    let f = &shared.failover;
+    let plan = f.plan.lock().clone();
+    if f.state() != WAIT_FOR_SYNC {
+        return None;
+    }
+    if plan.end_ms != 0 && now_ms >= plan.end_ms {
+        return Some(match (plan.force, plan.target) {
+            (true, Some((host, port))) => Step::Force(host, port),
+            _ => Step::Abort,
+        });
+    }
+    let info = shared.repl.info();
+    let (ip, port, ..) = info.replicas.iter().find(|(ip, port, state, ack, _)| {
+        *state == super::stream::ReplicaState::Online
+            && *ack == info.offset
+            && plan.target.as_ref().is_none_or(|(h, p)| h.eq_ignore_ascii_case(ip) && p == port)
+    })?;
+    let (host, port) = plan.target.unwrap_or((ip.clone(), *port));
+    Some(Step::Synced(host, port))
+}
+
+/// Becomes a replica of the target, asking it to take over (failover-in-progress).
+fn hand_over(shared: &Shared, host: &str, port: u16) {
+    let Some(me) = shared.me.get().and_then(std::sync::Weak::upgrade) else { return };
+    shared.failover.state.store(IN_PROGRESS, Ordering::Release);
+    shared.config.write().replicaof = Some((host.to_string(), port));
+    super::replica::follow(&me, host, port);
+}
+
+/// The target accepted this server's PSYNC (a partial or full sync starts): the
+/// failover is done, and writes are let go (a replica now refuses them).
+pub fn finished(shared: &Shared) {
+    let f = &shared.failover;
+    let mut plan = f.plan.lock();
+    if f.state() == IN_PROGRESS {
+        clear(shared, &mut plan);
+    }
+}
+
+/// Ends the failover, if one is under way, for `reason` (logged); one in progress
+/// makes this server a master again. False when there was none.
+pub fn abort(shared: &Shared, reason: &str) -> bool {
+    let f = &shared.failover;
+    let plan = f.plan.lock();
+    let state = f.state();
+    if state == NONE {
+        return false;
+    }
+    match &plan.target {
+        Some((host, port)) => crate::log::notice(&format!("FAILOVER to {host}:{port} aborted: {reason}")),
+        None => crate::log::notice(&format!("FAILOVER to any replica aborted: {reason}")),
+    }
+    drop(plan);
+    // (Not under the plan's lock: the link's thread, which takes it, is stopped here.)
+    if state == IN_PROGRESS && super::replica::stop_following(shared, false, "FAILOVER aborted") {
+        shared.config.write().replicaof = None;
+    }
+    let mut plan = f.plan.lock();
+    if f.state() != NONE {
+        clear(shared, &mut plan);
+    }
+    true
+}
+
+/// Back to no failover: the plan forgotten, writes let go (the loops' ticks resume the
+/// clients that waited). Under the plan's lock.
+fn clear(shared: &Shared, plan: &mut Plan) {
+    *plan = Plan::default();
+    shared.failover.state.store(NONE, Ordering::Release);
+    shared.pause.hold_for_failover(&shared.keyspace, false);
+}
+
+/// The target of the failover in progress, if this link is the one that asks it to
+/// take over (`replica.rs`).
+pub fn in_progress_target(shared: &Shared) -> Option<(String, u16)> {
+    (shared.failover.state() == IN_PROGRESS).then(|| shared.failover.target()).flatten()
+}

@@ -1,0 +1,177 @@
+"""FAILOVER (issue 24, Redis 6.2+'s coordinated failover): a master hands its role to a
+replica without losing a write. Writes wait while the replica catches up (CLIENT
+UNPAUSE does not let them go), the master then follows the replica and sends it
+`PSYNC <id> <offset> FAILOVER`, the replica takes over and continues the old master
+with a partial resync. Between Basalt and Redis 7.0.15 both ways; every test passes
+against Redis as the server under test too (BASALT_TEST_SERVER=redis-server).
+"""
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+import redis
+
+from test_replication import Node, caught_up, contents, redis_binary, wait_until, writes_of_every_type
+
+
+def role_of(c):
+    return c.info("replication")["role"]
+
+
+def failover_state(c):
+    return c.info("replication")["master_failover_state"]
+
+
+def pair(master_kind, replica_kind):
+    """A master and a replica of it, the replica caught up."""
+    m_srv = Node(binary=redis_binary() if master_kind == "redis" else None)
+    r_srv = Node(extra=("--replicaof", "127.0.0.1", str(m_srv.port)),
+                 binary=redis_binary() if replica_kind == "redis" else None)
+    m = redis.Redis(port=m_srv.port, socket_timeout=20)
+    r = redis.Redis(port=r_srv.port, socket_timeout=20)
+    wait_until("the replica's first sync", lambda: caught_up(m, r))
+    return m_srv, r_srv, m, r
+
+
+class HeldWrite(threading.Thread):
+    """A SET sent on a connection of its own while writes are held; its reply or error."""
+
+    def __init__(self, port, key):
+        super().__init__(daemon=True)
+        self.port, self.key, self.reply = port, key, None
+        self.start()
+
+    def run(self):
+        c = redis.Redis(port=self.port, socket_timeout=20)
+        try:
+            self.reply = c.set(self.key, "v")
+        except redis.ResponseError as e:
+            self.reply = e
+        finally:
+            c.close()
+
+
+@pytest.mark.parametrize("master_kind,replica_kind", [("self", "self"), ("self", "redis"), ("redis", "self")])
+def test_failover_hands_the_role_to_the_replica_with_a_partial_resync(master_kind, replica_kind):
+    m_srv, r_srv, m, r = pair(master_kind, replica_kind)
+    try:
+        writes_of_every_type(m, "before")
+        assert m.execute_command("WAIT", 1, 10000) == 1
+        before = r.info("stats")
+        assert m.execute_command("FAILOVER", "TO", "127.0.0.1", r_srv.port) == b"OK"
+        held = HeldWrite(m_srv.port, "during-failover")
+        wait_until("the replica to take over", lambda: role_of(r) == "master" and role_of(m) == "slave"
+                   and m.info("replication")["master_link_status"] == "up")
+        wait_until("the failover's end", lambda: failover_state(m) == "no-failover")
+        # The write held during the failover runs once it ends: the old master is a
+        # replica by then and refuses it.
+        held.join(20)
+        assert isinstance(held.reply, redis.ResponseError) and str(held.reply).startswith("You can't write against a read only replica")
+        after = r.info("stats")
+        assert after["sync_partial_ok"] == before["sync_partial_ok"] + 1
+        assert after["sync_full"] == before["sync_full"]
+        assert r.info("replication")["master_replid2"] == m.info("replication")["master_replid2"]
+        assert failover_state(r) == "no-failover"
+        assert contents(r) == contents(m)
+        r.set("after-failover", "v")
+        assert r.execute_command("WAIT", 1, 10000) == 1
+        assert m.get("after-failover") == b"v"
+    finally:
+        r_srv.stop()
+        m_srv.stop()
+
+
+def test_failover_refusals_are_redis_s():
+    m_srv, r_srv, m, r = pair("self", "self")
+    alone_srv = Node()
+    try:
+        alone = redis.Redis(port=alone_srv.port, socket_timeout=10)
+        cases = [
+            (alone, ("FAILOVER",), "FAILOVER requires connected replicas."),
+            (alone, ("FAILOVER", "ABORT"), "No failover in progress."),
+            (m, ("FAILOVER", "ABORT"), "No failover in progress."),
+            (m, ("FAILOVER", "TIMEOUT", "0"), "FAILOVER timeout must be greater than 0"),
+            (m, ("FAILOVER", "TIMEOUT", "-5"), "FAILOVER timeout must be greater than 0"),
+            (m, ("FAILOVER", "TIMEOUT", "x"), "value is not an integer or out of range"),
+            (m, ("FAILOVER", "TO", "127.0.0.1", "x"), "value is not an integer or out of range"),
+            (m, ("FAILOVER", "TO", "127.0.0.1"), "syntax error"),
+            (m, ("FAILOVER", "ABORT", "TIMEOUT", "5"), "syntax error"),
+            (m, ("FAILOVER", "FORCE", "FORCE"), "syntax error"),
+            (m, ("FAILOVER", "NOW"), "syntax error"),
+            (m, ("FAILOVER", "FORCE"), "FAILOVER with force option requires both a timeout and target HOST and IP."),
+            (m, ("FAILOVER", "TIMEOUT", "100", "FORCE"), "FAILOVER with force option requires both a timeout and target HOST and IP."),
+            (m, ("FAILOVER", "TO", "127.0.0.1", r_srv.port, "FORCE"), "FAILOVER with force option requires both a timeout and target HOST and IP."),
+            (m, ("FAILOVER", "TO", "127.0.0.1", r_srv.port + 1), "FAILOVER target HOST and PORT is not a replica."),
+            (r, ("FAILOVER",), "FAILOVER is not valid when server is a replica."),
+            (m, ("PSYNC", "0123", "5", "FAILOVER"), "PSYNC FAILOVER can't be sent to a master."),
+            (r, ("PSYNC", "0123", "5", "FAILOVER"), "PSYNC FAILOVER replid must match my replid."),
+        ]
+        for client, command, error in cases:
+            with pytest.raises(redis.ResponseError) as e:
+                client.execute_command(*command)
+            assert str(e.value) == error, command
+        assert role_of(r) == "slave" and failover_state(m) == "no-failover"
+    finally:
+        alone_srv.stop()
+        r_srv.stop()
+        m_srv.stop()
+
+
+def test_a_failover_whose_replica_does_not_catch_up_holds_writes_then_gives_up_or_forces():
+    """The replica stopped (SIGSTOP) never acknowledges: writes wait (CLIENT UNPAUSE does
+    not let them go, REPLICAOF is refused), ABORT or the TIMEOUT ends the failover and
+    they run; with FORCE the master hands over anyway at the timeout, and the replica,
+    let go, takes over."""
+    m_srv, r_srv, m, r = pair("self", "self")
+    stopped = False
+    try:
+        m.set("k", "before")
+        assert m.execute_command("WAIT", 1, 10000) == 1
+        os.kill(r_srv.proc.pid, signal.SIGSTOP)
+        stopped = True
+
+        # ABORT lets the held write go.
+        assert m.execute_command("FAILOVER") == b"OK"
+        assert failover_state(m) == "waiting-for-sync"
+        held = HeldWrite(m_srv.port, "k")
+        time.sleep(0.3)
+        assert held.reply is None
+        assert m.execute_command("CLIENT", "UNPAUSE") == b"OK"
+        time.sleep(0.3)
+        assert held.reply is None, "CLIENT UNPAUSE let a write held by FAILOVER go"
+        with pytest.raises(redis.ResponseError, match="^REPLICAOF not allowed while failing over.$"):
+            m.execute_command("REPLICAOF", "127.0.0.1", r_srv.port)
+        with pytest.raises(redis.ResponseError, match="^FAILOVER already in progress.$"):
+            m.execute_command("FAILOVER")
+        assert m.get("k") == b"before", "reads are served meanwhile"
+        assert m.execute_command("FAILOVER", "ABORT") == b"OK"
+        held.join(10)
+        assert held.reply is True
+        assert failover_state(m) == "no-failover" and role_of(m) == "master"
+
+        # The timeout gives up.
+        assert m.execute_command("FAILOVER", "TIMEOUT", "500") == b"OK"
+        held = HeldWrite(m_srv.port, "k2")
+        wait_until("the timeout", lambda: failover_state(m) == "no-failover", timeout=10)
+        held.join(10)
+        assert held.reply is True and role_of(m) == "master"
+
+        # FORCE hands over at the timeout all the same.
+        assert m.execute_command("FAILOVER", "TO", "127.0.0.1", r_srv.port, "TIMEOUT", "300", "FORCE") == b"OK"
+        wait_until("the forced hand-over", lambda: failover_state(m) == "failover-in-progress", timeout=10)
+        assert role_of(m) == "slave"
+        os.kill(r_srv.proc.pid, signal.SIGCONT)
+        stopped = False
+        wait_until("the replica to take over", lambda: role_of(r) == "master" and failover_state(m) == "no-failover")
+        wait_until("the old master to follow", lambda: m.info("replication")["master_link_status"] == "up")
+        r.set("after", "v")
+        assert r.execute_command("WAIT", 1, 10000) == 1
+        assert m.get("after") == b"v" and m.get("k2") == b"v"
+    finally:
+        if stopped:
+            os.kill(r_srv.proc.pid, signal.SIGCONT)
+        r_srv.stop()
+        m_srv.stop()
