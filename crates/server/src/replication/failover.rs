@@ -125,6 +125,9 @@ pub fn progress(shared: &Shared, now_ms: i64) {
     if f.state() != WAIT_FOR_SYNC || decide(shared, now_ms).is_none() {
         return;
     }
+    // (A shard lock this thread may keep goes first: a loop holding its gate may wait
+    // for it.)
+    store::release_kept();
     let _gates = shared.all_gates(false);
     let Some(step) = decide(shared, now_ms) else { return };
     let mut plan = f.plan.lock();
