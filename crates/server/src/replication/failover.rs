@@ -134,7 +134,7 @@ pub fn progress(shared: &Shared, now_ms: i64) {
     match step {
         Step::Abort => {
             drop(plan);
-            abort(shared, "Replica never caught up before timeout");
+            abort(shared, "Replica never caught up before timeout", true);
         }
         Step::Force(host, port) => {
             crate::log::notice(&format!("FAILOVER to {host}:{port} time out exceeded, failing over."));
@@ -199,8 +199,9 @@ pub fn finished(shared: &Shared) {
 }
 
 /// Ends the failover, if one is under way, for `reason` (logged); one in progress
-/// makes this server a master again. False when there was none.
-pub fn abort(shared: &Shared, reason: &str) -> bool {
+/// makes this server a master again. False when there was none. `gates_held`: the
+/// caller holds every loop's gate (inside EXEC), else none.
+pub fn abort(shared: &Shared, reason: &str, gates_held: bool) -> bool {
     let f = &shared.failover;
     let plan = f.plan.lock();
     let state = f.state();
@@ -213,7 +214,7 @@ pub fn abort(shared: &Shared, reason: &str) -> bool {
     }
     drop(plan);
     // (Not under the plan's lock: the link's thread, which takes it, is stopped here.)
-    if state == IN_PROGRESS && super::replica::stop_following(shared, false, "FAILOVER aborted") {
+    if state == IN_PROGRESS && super::replica::stop_following(shared, gates_held, "FAILOVER aborted") {
         shared.config.write().replicaof = None;
     }
     let mut plan = f.plan.lock();

@@ -269,7 +269,7 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
         if reply.starts_with("+FULLRESYNC") || reply.starts_with("+CONTINUE") {
             super::failover::finished(shared);
         } else {
-            super::failover::abort(shared, "Failover target rejected psync request");
+            super::failover::abort(shared, "Failover target rejected psync request", false);
             return Err(format!("The failover target refused to take over: {reply}"));
         }
     }
