@@ -175,3 +175,45 @@ def test_a_failover_whose_replica_does_not_catch_up_holds_writes_then_gives_up_o
             os.kill(r_srv.proc.pid, signal.SIGCONT)
         r_srv.stop()
         m_srv.stop()
+
+
+def test_no_write_acknowledged_during_a_failover_is_lost():
+    """Four writers on connections of their own SET numbered keys as fast as they can
+    while the master fails over (writes are held, then refused by the old master, now a
+    replica): every key whose SET was acknowledged is on the new master, and no writer
+    waits for a reply forever."""
+    m_srv, r_srv, m, r = pair("self", "self")
+    acked = [[] for _ in range(4)]
+    stop = threading.Event()
+
+    def writer(n):
+        c = redis.Redis(port=m_srv.port, socket_timeout=20)
+        i = 0
+        deadline = time.monotonic() + 30
+        while not stop.is_set() and time.monotonic() < deadline:
+            key = f"w{n}:{i}"
+            try:
+                c.set(key, i)
+            except redis.ResponseError:
+                break
+            acked[n].append(key)
+            i += 1
+        c.close()
+
+    threads = [threading.Thread(target=writer, args=(n,), daemon=True) for n in range(4)]
+    try:
+        for t in threads:
+            t.start()
+        wait_until("writes", lambda: all(len(a) > 100 for a in acked))
+        assert m.execute_command("FAILOVER") == b"OK"
+        wait_until("the replica to take over", lambda: role_of(r) == "master" and failover_state(m) == "no-failover")
+        for t in threads:
+            t.join(25)
+        assert not any(t.is_alive() for t in threads), "a writer waited for a reply"
+        total = sum(len(a) for a in acked)
+        present = sum(r.exists(*a[k:k + 500]) for a in acked for k in range(0, len(a), 500))
+        assert present == total, f"{total - present} acknowledged writes missing on the new master"
+    finally:
+        stop.set()
+        r_srv.stop()
+        m_srv.stop()
