@@ -20,7 +20,7 @@
 //! - a spread is on trial: kept as soon as the two loops serve at least 15% more
 //!   commands per second, called back if half a second passes without (a hot key's
 //!   shard lock, or a CPU the clients need, can make a second loop serve no more), with
-//!   a pause of half a second to a second before the loop spreads again;
+//!   a pause of half a second (doubling to two) before the loop spreads again;
 //! - a new connection goes to the first of the loops already serving clients that is
 //!   under the threshold (else the least busy of them; loop 0 when none serves).
 //!
@@ -178,11 +178,13 @@ const TRIAL_GAIN: f64 = 1.15;
 /// look useless, issue 22.)
 const TRIAL_WINDOWS: u32 = 5;
 /// Pause after a failed trial before the loop spreads again, in windows, doubling from
-/// the first to the second (half a second to a second at hz 10): a wrong verdict must
-/// not freeze placement for seconds (it paused 5 s to 2 min before issue 22), and a
-/// load that cannot use a second loop pays one trial a second.
+/// the first to the second (half a second, then up to two, at hz 10): a wrong verdict
+/// must not freeze placement for seconds (it paused 5 s to 2 min before issue 22),
+/// while a load that cannot use a second loop (one hot key) pays a trial every 2.5 s.
+/// ZADD -P 16 on one key, two loops on 2 vCPUs (scripts/bench.sh, 5 rounds): 8% less
+/// throughput than with the long pauses (18% less with pauses of at most a second).
 const BACKOFF_MIN: u32 = 5;
-const BACKOFF_MAX: u32 = 10;
+const BACKOFF_MAX: u32 = 20;
 
 impl Balancer {
     pub fn new(index: usize) -> Balancer {
@@ -717,7 +719,7 @@ mod tests {
     }
 
     #[test]
-    fn a_spread_that_cannot_pay_off_is_retried_within_a_second_not_frozen() {
+    fn a_spread_that_cannot_pay_off_is_retried_soon_not_frozen() {
         // One hot key: the server serves one CPU's worth however the connections sit.
         let mut placement = vec![Vec::new(); 16];
         placement[0] = vec![100; 100];
@@ -732,7 +734,8 @@ mod tests {
         }
         assert!(spreads.len() >= 2, "spread tried again after a call-back: {spreads:?}");
         let longest = spreads.windows(2).map(|p| p[1] - p[0]).max().unwrap_or(0);
-        assert!(longest <= 20, "placement frozen for {longest} windows between tries: {spreads:?}");
+        assert!(spreads[1] - spreads[0] <= 12, "the first retry comes within about a second: {spreads:?}");
+        assert!(longest <= 26, "placement frozen for {longest} windows between tries: {spreads:?}");
         assert!(sim.loops_serving() <= 2, "failed spreads are called back");
     }
 
