@@ -366,7 +366,7 @@ pub struct Shared {
     /// The link to a master while this server is a replica (`replication/replica.rs`).
     pub replica: crate::replication::role::Role,
     /// A FAILOVER under way (`replication::failover`).
-    pub failover: crate::replication::failover::Failover,
+    pub failover: crate::state::failover::Failover,
     /// This value's own Arc, for threads a command starts (set at start).
     pub me: std::sync::OnceLock<std::sync::Weak<Shared>>,
     /// Background freeing of large deleted values (`lazyfree.rs`).

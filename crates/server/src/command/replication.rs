@@ -195,7 +195,7 @@ fn replicaof(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// order of checks.
 fn failover(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if a.len() == 2 && is(a[1], "abort") {
-        if !crate::replication::failover::abort(ctx.shared, "Failover manually aborted", ctx.client.in_exec) {
+        if !crate::replication::replica::abort_failover(ctx.shared, "Failover manually aborted", ctx.client.in_exec) {
             return Err(CommandError::msg("ERR No failover in progress."));
         }
         ctx.ok();

@@ -14,72 +14,22 @@
 //!    sync ends the failover (writes are let go, and now refused as from a replica);
 //!    a refusal makes this server a master again, with a new history.
 //!
-//! `FAILOVER ABORT` undoes either state. The state is plain data here; `master::cron`
-//! (loop 0's tick) and each acknowledgement move it on ([`progress`]).
-
-use std::sync::atomic::{AtomicU8, Ordering};
-
-use parking_lot::Mutex;
+//! This module starts a failover ([`begin`]) and moves it on at loop 0's tick
+//! ([`progress`], from `master::cron`); its state is `state::failover`; its end, and
+//! `FAILOVER ABORT`, are the link's business (`replica::abort_failover`: one in
+//! progress makes this server a master again).
 
 use crate::shared::Shared;
-
-/// No failover (INFO `master_failover_state:no-failover`).
-pub const NONE: u8 = 0;
-/// Writes held until the target has the whole stream.
-pub const WAIT_FOR_SYNC: u8 = 1;
-/// This server follows the target and asked it to take over.
-pub const IN_PROGRESS: u8 = 2;
-
-/// The failover under way, if any.
-#[derive(Default)]
-pub struct Failover {
-    state: AtomicU8,
-    plan: Mutex<Plan>,
-}
-
-/// What FAILOVER asked for.
-#[derive(Default, Clone)]
-struct Plan {
-    /// The replica to hand over to (`TO`), or the one found synced.
-    target: Option<(String, u16)>,
-    /// Unix ms at which waiting for the sync ends (0: no TIMEOUT).
-    end_ms: i64,
-    force: bool,
-}
+use crate::state::failover::{Plan, IN_PROGRESS, WAIT_FOR_SYNC};
 
 /// Why a FAILOVER command cannot start: its error reply, as Redis 7.0 words it.
 pub type Refusal = &'static str;
-
-impl Failover {
-    pub fn state(&self) -> u8 {
-        self.state.load(Ordering::Acquire)
-    }
-
-    /// INFO's `master_failover_state`.
-    pub fn state_name(&self) -> &'static str {
-        match self.state() {
-            WAIT_FOR_SYNC => "waiting-for-sync",
-            IN_PROGRESS => "failover-in-progress",
-            _ => "no-failover",
-        }
-    }
-
-    /// True while a failover holds writes (and keeps the stream still).
-    #[inline]
-    pub fn active(&self) -> bool {
-        self.state() != NONE
-    }
-
-    fn target(&self) -> Option<(String, u16)> {
-        self.plan.lock().target.clone()
-    }
-}
 
 /// FAILOVER [TO host port] [TIMEOUT ms] [FORCE], its arguments checked: starts waiting
 /// for the sync, or says why not (in Redis's order of checks).
 pub fn begin(shared: &Shared, to: Option<(String, u16)>, timeout_ms: i64, force: bool, now_ms: i64) -> Result<(), Refusal> {
     let f = &shared.failover;
-    let mut plan = f.plan.lock();
+    let mut plan = f.plan();
     if f.active() {
         return Err("ERR FAILOVER already in progress.");
     }
@@ -107,7 +57,7 @@ pub fn begin(shared: &Shared, to: Option<(String, u16)>, timeout_ms: i64, force:
     }
     *plan = Plan { target: to, end_ms: if timeout_ms > 0 { now_ms.saturating_add(timeout_ms) } else { 0 }, force };
     shared.pause.hold_for_failover(&shared.keyspace, true);
-    f.state.store(WAIT_FOR_SYNC, Ordering::Release);
+    f.set_state(WAIT_FOR_SYNC);
     Ok(())
 }
 
@@ -130,11 +80,11 @@ pub fn progress(shared: &Shared, now_ms: i64) {
     store::release_kept();
     let _gates = shared.all_gates(false);
     let Some(step) = decide(shared, now_ms) else { return };
-    let mut plan = f.plan.lock();
+    let mut plan = f.plan();
     match step {
         Step::Abort => {
             drop(plan);
-            abort(shared, "Replica never caught up before timeout", true);
+            super::replica::abort_failover(shared, "Replica never caught up before timeout", true);
         }
         Step::Force(host, port) => {
             crate::log::notice(&format!("FAILOVER to {host}:{port} time out exceeded, failing over."));
@@ -160,7 +110,7 @@ enum Step {
 /// The next step of a failover waiting for its sync, if any now.
 fn decide(shared: &Shared, now_ms: i64) -> Option<Step> {
     let f = &shared.failover;
-    let plan = f.plan.lock().clone();
+    let plan: Plan = f.plan().clone();
     if f.state() != WAIT_FOR_SYNC {
         return None;
     }
@@ -183,57 +133,7 @@ fn decide(shared: &Shared, now_ms: i64) -> Option<Step> {
 /// Becomes a replica of the target, asking it to take over (failover-in-progress).
 fn hand_over(shared: &Shared, host: &str, port: u16) {
     let Some(me) = shared.me.get().and_then(std::sync::Weak::upgrade) else { return };
-    shared.failover.state.store(IN_PROGRESS, Ordering::Release);
+    shared.failover.set_state(IN_PROGRESS);
     shared.config.write().replicaof = Some((host.to_string(), port));
     super::replica::follow(&me, host, port);
-}
-
-/// The target accepted this server's PSYNC (a partial or full sync starts): the
-/// failover is done, and writes are let go (a replica now refuses them).
-pub fn finished(shared: &Shared) {
-    let f = &shared.failover;
-    let mut plan = f.plan.lock();
-    if f.state() == IN_PROGRESS {
-        clear(shared, &mut plan);
-    }
-}
-
-/// Ends the failover, if one is under way, for `reason` (logged); one in progress
-/// makes this server a master again. False when there was none. `gates_held`: the
-/// caller holds every loop's gate (inside EXEC), else none.
-pub fn abort(shared: &Shared, reason: &str, gates_held: bool) -> bool {
-    let f = &shared.failover;
-    let plan = f.plan.lock();
-    let state = f.state();
-    if state == NONE {
-        return false;
-    }
-    match &plan.target {
-        Some((host, port)) => crate::log::notice(&format!("FAILOVER to {host}:{port} aborted: {reason}")),
-        None => crate::log::notice(&format!("FAILOVER to any replica aborted: {reason}")),
-    }
-    drop(plan);
-    // (Not under the plan's lock: the link's thread, which takes it, is stopped here.)
-    if state == IN_PROGRESS && super::replica::stop_following(shared, gates_held, "FAILOVER aborted") {
-        shared.config.write().replicaof = None;
-    }
-    let mut plan = f.plan.lock();
-    if f.state() != NONE {
-        clear(shared, &mut plan);
-    }
-    true
-}
-
-/// Back to no failover: the plan forgotten, writes let go (the loops' ticks resume the
-/// clients that waited). Under the plan's lock.
-fn clear(shared: &Shared, plan: &mut Plan) {
-    *plan = Plan::default();
-    shared.failover.state.store(NONE, Ordering::Release);
-    shared.pause.hold_for_failover(&shared.keyspace, false);
-}
-
-/// The target of the failover in progress, if this link is the one that asks it to
-/// take over (`replica.rs`).
-pub fn in_progress_target(shared: &Shared) -> Option<(String, u16)> {
-    (shared.failover.state() == IN_PROGRESS).then(|| shared.failover.target()).flatten()
 }

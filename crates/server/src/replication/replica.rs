@@ -112,6 +112,43 @@ pub fn stop_following(shared: &Shared, gates_held: bool, why: &str) -> bool {
     true
 }
 
+/// FAILOVER's end once its target accepted this server's PSYNC (a partial or full sync
+/// starts): writes are let go (a replica now refuses them).
+fn failover_finished(shared: &Shared) {
+    let f = &shared.failover;
+    let mut plan = f.plan();
+    if f.state() == crate::state::failover::IN_PROGRESS {
+        f.clear(&mut plan);
+        shared.pause.hold_for_failover(&shared.keyspace, false);
+    }
+}
+
+/// Ends the failover under way, if any, for `reason` (logged); one in progress makes
+/// this server a master again. False when there was none. `gates_held`: the caller
+/// holds every loop's gate (inside EXEC), else none.
+pub fn abort_failover(shared: &Shared, reason: &str, gates_held: bool) -> bool {
+    let f = &shared.failover;
+    let state = {
+        let plan = f.plan();
+        let state = f.state();
+        if state == crate::state::failover::NONE {
+            return false;
+        }
+        crate::state::failover::Failover::log_abort(&plan, reason);
+        state
+    };
+    // (Not under the plan's lock: the link's thread, which takes it, is stopped here.)
+    if state == crate::state::failover::IN_PROGRESS && stop_following(shared, gates_held, "FAILOVER aborted") {
+        shared.config.write().replicaof = None;
+    }
+    let mut plan = f.plan();
+    if f.active() {
+        f.clear(&mut plan);
+        shared.pause.hold_for_failover(&shared.keyspace, false);
+    }
+    true
+}
+
 /// With the log on: a rewrite of it from the data set now (or, one running, another
 /// after it: the running one's point in time is older).
 fn rewrite_log(shared: &Shared, gates_held: bool) {
@@ -246,7 +283,7 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
     };
     let mut partial = false;
     // A FAILOVER's hand-over to this master asks it to take over (`failover.rs`).
-    let failing_over = super::failover::in_progress_target(shared).is_some_and(|(h, p)| h == link.host && p == link.port);
+    let failing_over = shared.failover.in_progress_target().is_some_and(|(h, p)| h == link.host && p == link.port);
     let reply = if replid.is_empty() || offset < 0 {
         crate::log::notice("Partial resynchronization not possible (no cached master)");
         let mut args: Vec<&[u8]> = vec![b"PSYNC", b"?", b"-1"];
@@ -267,9 +304,9 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
         // Either answer that starts a sync ends the failover; anything else (the target
         // refused to take over) makes this server a master again.
         if reply.starts_with("+FULLRESYNC") || reply.starts_with("+CONTINUE") {
-            super::failover::finished(shared);
+            failover_finished(shared);
         } else {
-            super::failover::abort(shared, "Failover target rejected psync request", false);
+            abort_failover(shared, "Failover target rejected psync request", false);
             return Err(format!("The failover target refused to take over: {reply}"));
         }
     }

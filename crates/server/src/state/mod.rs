@@ -5,6 +5,7 @@
 //! `Shared` is what keeps the crate's modules out of one import circle.
 
 pub mod clients;
+pub mod failover;
 pub mod loops;
 pub mod memory;
 pub mod pause;
