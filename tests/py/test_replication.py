@@ -683,3 +683,43 @@ def test_a_master_alone_for_repl_backlog_ttl_frees_its_backlog():
         if replica_srv:
             replica_srv.stop()
         master_srv.stop()
+
+
+@pytest.mark.parametrize("master_kind", ["self", "redis"])
+@pytest.mark.parametrize("diskless_sync", ["yes", "no"])
+def test_repl_diskless_load_on_empty_db_loads_the_rdb_from_the_socket(master_kind, diskless_sync):
+    """`repl-diskless-load on-empty-db`: an empty replica loads its master's RDB as it
+    arrives (the `$EOF:<mark>` form of a disk-less master and the `$<len>` form of one
+    that sends a saved file), with no temporary file: its data folder is moved away
+    while it syncs, and the sync still succeeds, then the stream after the RDB flows.
+    With the default (`disabled`) the same sync cannot write its temporary file and
+    does not complete."""
+    master_srv = Node(extra=("--repl-diskless-sync", diskless_sync),
+                      binary=redis_binary() if master_kind == "redis" else None)
+    replicas = []
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        writes_of_every_type(m, "before")
+        for load, expect_sync in (("on-empty-db", True), ("disabled", False)):
+            srv = Node(extra=("--repl-diskless-load", load))
+            replicas.append(srv)
+            shutil.rmtree(srv.dir.name)
+            try:
+                r = redis.Redis(port=srv.port, socket_timeout=10)
+                assert r.execute_command("REPLICAOF", "127.0.0.1", master_srv.port) == b"OK"
+                if expect_sync:
+                    wait_until("the sync from the socket", lambda: caught_up(m, r))
+                    m.set("after-the-rdb", "v")
+                    wait_until("the stream after the RDB", lambda: r.get("after-the-rdb") == b"v")
+                    assert contents(r) == contents(m)
+                else:
+                    time.sleep(3)
+                    assert r.info("replication")["master_link_status"] == "down"
+                    assert r.dbsize() == 0
+                assert r.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
+            finally:
+                os.makedirs(srv.dir.name, exist_ok=True)
+    finally:
+        for s in replicas:
+            s.stop()
+        master_srv.stop()

@@ -17,7 +17,7 @@
 //!   it has the whole stream, then `PSYNC ... FAILOVER`).
 //!
 //! Not built yet: a replica's own log of the stream (it is rewritten after each sync
-//! and at a promotion instead), disk-less load.
+//! and at a promotion instead), `repl-diskless-load swapdb`.
 
 pub mod backlog;
 pub mod failover;

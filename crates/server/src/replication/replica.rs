@@ -5,7 +5,8 @@
 //! (`masteruser`), REPLCONF listening-port and capa eof/psync2, then PSYNC with the
 //! master's replication ID and the offset held (a partial resync after a broken link)
 //! or `? -1`. On `+FULLRESYNC` it receives the RDB (`$<len>` or the disk-less
-//! `$EOF:<mark>` form) into a temporary file in `dir`, then empties the keyspace and
+//! `$EOF:<mark>` form) into a temporary file in `dir` (or, with `repl-diskless-load
+//! on-empty-db` and no key here, loads it as it arrives), then empties the keyspace and
 //! loads it under every loop's gate (clients wait meanwhile; Redis answers -LOADING);
 //! on `+CONTINUE` it keeps its data. Then it applies the stream through the
 //! dispatcher's loading client (`apply::Apply`, installed at start, so this module
@@ -25,7 +26,8 @@
 //! rewritten from the data set after each full sync and at a promotion, so that it
 //! never brings back data the sync replaced, and a promoted replica's log holds
 //! everything; between the two, a restart brings back the data of the last sync (then
-//! a full sync). Not built yet: logging the stream itself, disk-less load.
+//! a full sync). Not built yet: logging the stream itself, `repl-diskless-load swapdb`
+//! (serving the old data while the new loads; it goes through the disk).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -373,11 +375,23 @@ fn full_sync(shared: &Shared, link: &Link, r: &mut BufReader<TcpStream>, replid:
     let Some(size) = header.strip_prefix('$') else {
         return Err(format!("Bad protocol from MASTER, the first byte is not '$' (we received '{header}')"));
     };
+    // `repl-diskless-load on-empty-db`: with nothing to lose, the RDB is loaded as it
+    // arrives, with no temporary file (`swapdb`, which keeps serving the old data while
+    // loading, is not built: it goes through the disk like `disabled`).
+    let on_empty = shared.config.read().recorded.get("repl-diskless-load").is_some_and(|v| v == "on-empty-db");
+    if on_empty && (0..shared.keyspace.databases()).all(|db| shared.keyspace.dbsize(db) == 0) {
+        link.transfer_read.store(0, Ordering::Relaxed);
+        link.transfer_size.store(size.parse::<i64>().unwrap_or(-1), Ordering::Relaxed);
+        let mut source = LoadSource::Streamed(StreamedRdb::new(link, r, size)?);
+        crate::log::notice("MASTER <-> REPLICA sync: Loading DB in memory from the socket (repl-diskless-load on-empty-db)");
+        return load(shared, link, &mut source, replid, offset);
+    }
     let dir = shared.config.read().dir.clone();
     let tmp = dir.join(format!("temp-{}.{}.rdb", std::process::id(), now_ms()));
     let result = receive(link, r, size, &tmp).and_then(|len| {
         crate::log::notice(&format!("MASTER <-> REPLICA sync: receiving {len} bytes from master to disk"));
-        load(shared, link, &tmp, replid, offset)
+        let file = std::fs::File::open(&tmp).map_err(|e| e.to_string())?;
+        load(shared, link, &mut LoadSource::File(BufReader::with_capacity(1 << 20, file)), replid, offset)
     });
     let _ = std::fs::remove_file(&tmp);
     result
@@ -437,10 +451,113 @@ fn receive(link: &Link, r: &mut BufReader<TcpStream>, size: &str, path: &std::pa
     Ok(total)
 }
 
+/// Where a full sync's RDB is loaded from: the temporary file it was received into, or
+/// the master's connection itself (`repl-diskless-load on-empty-db`).
+enum LoadSource<'a> {
+    File(BufReader<std::fs::File>),
+    Streamed(StreamedRdb<'a>),
+}
+
+impl Read for LoadSource<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            LoadSource::File(f) => f.read(out),
+            LoadSource::Streamed(s) => s.read(out),
+        }
+    }
+}
+
+/// The RDB of a full sync read straight from the master's connection: the `$<len>`
+/// bytes, or (disk-less form) everything before the 40-byte `$EOF:` mark, never a byte
+/// past it (the stream that follows stays in the reader). The last 40 bytes read are
+/// held back until it is known whether they are the mark; the master sends nothing
+/// after the mark before this replica acknowledges (Redis's rule too).
+struct StreamedRdb<'a> {
+    link: &'a Link,
+    r: &'a mut BufReader<TcpStream>,
+    /// `$<len>`: the bytes still to come.
+    remaining: Option<u64>,
+    /// `$EOF:<mark>`: the mark, the bytes read and not yet given out, and whether the
+    /// mark was seen (then `held` is the rest of the RDB).
+    mark: Option<Vec<u8>>,
+    held: Vec<u8>,
+    done: bool,
+}
+
+impl<'a> StreamedRdb<'a> {
+    fn new(link: &'a Link, r: &'a mut BufReader<TcpStream>, size: &str) -> LinkResult<StreamedRdb<'a>> {
+        let (remaining, mark) = match size.strip_prefix("EOF:") {
+            Some(mark) if mark.len() == 40 => (None, Some(mark.as_bytes().to_vec())),
+            Some(_) => return Err(format!("Bad EOF mark from MASTER: '{size}'")),
+            None => (Some(size.parse::<u64>().map_err(|_| format!("Bad RDB length from MASTER: '{size}'"))?), None),
+        };
+        Ok(StreamedRdb { link, r, remaining, mark, held: Vec::new(), done: false })
+    }
+
+    fn count(&self, n: usize) {
+        self.link.last_io_ms.store(now_ms(), Ordering::Relaxed);
+        self.link.transfer_read.fetch_add(n as i64, Ordering::Relaxed);
+    }
+
+    /// After the load: the whole transfer was consumed, mark included (an RDB shorter
+    /// than what the master announced is a corrupt transfer).
+    fn finish(&mut self) -> LinkResult<()> {
+        let mut rest = [0u8; 4096];
+        let extra = self.read(&mut rest).map_err(|e| format!("I/O error trying to sync with MASTER: {e}"))?;
+        if extra > 0 {
+            return Err("the master's RDB has bytes after its end".into());
+        }
+        Ok(())
+    }
+}
+
+impl Read for StreamedRdb<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let closed = || std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the master closed the connection during the transfer");
+        if let Some(remaining) = self.remaining.as_mut() {
+            if *remaining == 0 || out.is_empty() {
+                return Ok(0);
+            }
+            let want = (*remaining).min(out.len() as u64) as usize;
+            let n = self.r.read(&mut out[..want])?;
+            if n == 0 {
+                return Err(closed());
+            }
+            *remaining -= n as u64;
+            self.count(n);
+            return Ok(n);
+        }
+        let Some(mark) = self.mark.as_ref() else { return Ok(0) };
+        loop {
+            let keep = if self.done { 0 } else { mark.len() };
+            if self.held.len() > keep {
+                let n = (self.held.len() - keep).min(out.len());
+                out[..n].copy_from_slice(&self.held[..n]);
+                self.held.drain(..n);
+                return Ok(n);
+            }
+            if self.done {
+                return Ok(0);
+            }
+            let chunk = self.r.fill_buf()?;
+            if chunk.is_empty() {
+                return Err(closed());
+            }
+            let n = chunk.len();
+            self.held.extend_from_slice(chunk);
+            self.r.consume(n);
+            self.count(n);
+            if self.held.ends_with(mark) {
+                self.held.truncate(self.held.len() - mark.len());
+                self.done = true;
+            }
+        }
+    }
+}
+
 /// Empties the keyspace and loads the received RDB, under every loop's gate; from then
 /// on this server's stream is its master's, from `offset` of `replid`.
-fn load(shared: &Shared, link: &Link, path: &std::path::Path, replid: &str, offset: i64) -> LinkResult<()> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+fn load(shared: &Shared, link: &Link, source: &mut LoadSource<'_>, replid: &str, offset: i64) -> LinkResult<()> {
     let _gates = shared.all_gates(false);
     if link.stop.load(Ordering::Acquire) {
         return Err("the link was cut before the load".into());
@@ -456,8 +573,11 @@ fn load(shared: &Shared, link: &Link, path: &std::path::Path, replid: &str, offs
         drop(ks.flush_db(db));
     }
     crate::log::notice("MASTER <-> REPLICA sync: Loading DB in memory");
-    let (keys, expired, info) = crate::snapshot::load_with_info(shared, BufReader::with_capacity(1 << 20, file))
+    let (keys, expired, info) = crate::snapshot::load_with_info(shared, &mut *source)
         .map_err(|e| format!("Failed trying to load the MASTER synchronization DB from disk: {e}"))?;
+    if let LoadSource::Streamed(rdb) = source {
+        rdb.finish()?;
+    }
     // The database the master's stream is in at the snapshot (a replica passing its own
     // master's stream on cannot add a SELECT; Redis writes it for every sync too).
     let stream_db = info
