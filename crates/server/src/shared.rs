@@ -230,6 +230,20 @@ impl Shared {
     }
 }
 
+/// One event loop's mailbox, on a cache line of its own: each loop takes its own after
+/// every batch (`net::take_mail`), and two mailboxes on one line would move it between
+/// two loops' cores at every turn.
+#[repr(align(64))]
+#[derive(Default)]
+pub struct Mailbox(Mutex<Vec<Mail>>);
+
+impl std::ops::Deref for Mailbox {
+    type Target = Mutex<Vec<Mail>>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
 /// A watched key's version and how many clients watch it.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct WatchSlot {
@@ -344,8 +358,8 @@ pub struct Shared {
     /// The loops' load and the queues that move connections between them.
     pub loops: crate::state::loops::Loops,
     /// Per event loop: messages for its connections, posted by any thread, drained by
-    /// the loop when woken.
-    pub mailboxes: Vec<Mutex<Vec<Mail>>>,
+    /// the loop when woken and after each batch.
+    pub mailboxes: Vec<Mailbox>,
     /// Clients in MONITOR mode, as (owning loop, client id) (`command/monitor.rs`).
     pub monitors: Mutex<Vec<(usize, u64)>>,
     /// How many there are: the one load every command makes for MONITOR.
@@ -431,7 +445,7 @@ impl Shared {
             watch_count: AtomicUsize::new(0),
             pubsub: Mutex::new(PubSub::default()),
             loops: crate::state::loops::Loops::new(threads, loop_spread_busy),
-            mailboxes: (0..threads.max(1)).map(|_| Mutex::new(Vec::new())).collect(),
+            mailboxes: (0..threads.max(1)).map(|_| Mailbox::default()).collect(),
             monitors: Mutex::new(Vec::new()),
             monitor_count: AtomicUsize::new(0),
             blocked: Mutex::new(Default::default()),
