@@ -20,7 +20,12 @@ Bounded: each wait stops after 120 s. Kills only the processes it started.
 
 Usage: scripts/bench-replication.py [--basalt target/release/basalt-server]
        [--redis redis-server] [--keys 1000000] [--requests 2000000] [--rounds 3]
-       [--pipeline 16] [--skip-sync]
+       [--pipeline 16] [--skip-sync] [--syscalls]
+
+`--syscalls` also counts the master's system calls per SET alone and with its replica
+(`perf stat -e raw_syscalls:sys_enter`, needs perf and tracepoint access): counts, not
+times, so they compare two builds on a host whose CPU time per request moves by tens
+of percent between rounds.
 """
 
 import argparse
@@ -110,6 +115,34 @@ def full_sync(binary, kind, keys):
 
 
 PIPELINE = 16
+SYSCALLS = False
+
+
+class SyscallCount:
+    """The system calls process `pid` makes while the block runs (perf stat); `count`
+    is None when perf could not count them."""
+
+    def __init__(self, pid):
+        self.pid, self.count, self.proc = pid, None, None
+
+    def __enter__(self):
+        if SYSCALLS:
+            self.proc = subprocess.Popen(["perf", "stat", "-x,", "-e", "raw_syscalls:sys_enter", "-p", str(self.pid)],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            time.sleep(0.3)
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc:
+            self.proc.send_signal(signal.SIGINT)
+            err = self.proc.communicate(timeout=30)[1]
+            first = next((line for line in err.splitlines() if line[:1].isdigit()), None)
+            self.count = int(first.split(",")[0]) if first else None
+        return False
+
+
+def per(count, requests):
+    return None if count is None else count / requests
 
 
 def bench_set(port, requests):
@@ -118,13 +151,15 @@ def bench_set(port, requests):
 
 
 def cpu_per_set(binary, kind, requests):
-    """(µs per SET alone, µs per SET with a replica, max byte lag, catch-up seconds)."""
+    """(µs per SET alone, µs per SET with a replica, max byte lag, catch-up seconds,
+    system calls per SET alone and with a replica or None)."""
     m = Server(binary, kind)
     r = None
     try:
         bench_set(m.port, requests // 10)  # warm up
         c0 = cpu_seconds(m.proc.pid)
-        bench_set(m.port, requests)
+        with SyscallCount(m.proc.pid) as calls_alone:
+            bench_set(m.port, requests)
         alone = (cpu_seconds(m.proc.pid) - c0) / requests * 1e6
         r = Server(binary, kind)
         cli(r.port, "REPLICAOF", "127.0.0.1", m.port)
@@ -142,14 +177,16 @@ def cpu_per_set(binary, kind, requests):
         t = threading.Thread(target=sample, daemon=True)
         t.start()
         c0 = cpu_seconds(m.proc.pid)
-        bench_set(m.port, requests)
+        with SyscallCount(m.proc.pid) as calls_with:
+            bench_set(m.port, requests)
         with_replica = (cpu_seconds(m.proc.pid) - c0) / requests * 1e6
         ended = time.monotonic()
         stop.set()
         t.join()
         target = int(info(m.port, "replication")["master_repl_offset"])
         wait("the replica to catch up", lambda: int(info(r.port, "replication").get("slave_repl_offset", 0)) >= target)
-        return alone, with_replica, lag[0], time.monotonic() - ended
+        return (alone, with_replica, lag[0], time.monotonic() - ended,
+                per(calls_alone.count, requests), per(calls_with.count, requests))
     finally:
         if r:
             r.stop()
@@ -165,16 +202,19 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--pipeline", type=int, default=16, help="redis-benchmark -P of the CPU measure")
     ap.add_argument("--skip-sync", action="store_true", help="no full-sync measure")
+    ap.add_argument("--syscalls", action="store_true", help="also count the master's system calls per SET (perf)")
     a = ap.parse_args()
-    global PIPELINE
+    global PIPELINE, SYSCALLS
     PIPELINE = a.pipeline
+    SYSCALLS = a.syscalls
     servers = [("Basalt", a.basalt, "basalt"), ("Redis 7.0.15", a.redis, "redis")]
-    res = {name: {"sync": [], "alone": [], "with": [], "lag": [], "catch": []} for name, _, _ in servers}
+    keys = ("sync", "alone", "with", "lag", "catch", "calls_alone", "calls_with")
+    res = {name: {k: [] for k in keys} for name, _, _ in servers}
     for rnd in range(a.rounds):
         for name, binary, kind in servers:
             s = 0.0 if a.skip_sync else full_sync(binary, kind, a.keys)
-            alone, with_r, lag, catch = cpu_per_set(binary, kind, a.requests)
-            for k, v in zip(("sync", "alone", "with", "lag", "catch"), (s, alone, with_r, lag, catch)):
+            alone, with_r, lag, catch, calls_alone, calls_with = cpu_per_set(binary, kind, a.requests)
+            for k, v in zip(keys, (s, alone, with_r, lag, catch, calls_alone, calls_with)):
                 res[name][k].append(v)
             print(f"round {rnd + 1} {name}: sync {s:.2f} s, SET {alone:.3f} -> {with_r:.3f} us CPU, "
                   f"lag max {lag} B, caught up {catch:.3f} s", file=sys.stderr, flush=True)
@@ -190,6 +230,16 @@ def main():
         print(f"| {name} | {med(r['sync']):.2f} | {med(r['alone']):.3f} | {med(r['with']):.3f} | "
               f"{med(r['with']) / med(r['alone']):.2f} | {med(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) | "
               f"{int(med(r['lag']))} | {med(r['catch']):.3f} |")
+    if a.syscalls:
+        print("\n| server | system calls per SET alone | with a replica |")
+        print("|---|---|---|")
+        for name, _, _ in servers:
+            r = res[name]
+            counted = [(x, y) for x, y in zip(r["calls_alone"], r["calls_with"]) if x is not None and y is not None]
+            if counted:
+                print(f"| {name} | {med(x for x, _ in counted):.3f} | {med(y for _, y in counted):.3f} |")
+            else:
+                print(f"| {name} | (perf could not count) | |")
 
 
 if __name__ == "__main__":
