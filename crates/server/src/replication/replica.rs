@@ -286,22 +286,18 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
     let mut partial = false;
     // A FAILOVER's hand-over to this master asks it to take over (`failover.rs`).
     let failing_over = shared.failover.in_progress_target().is_some_and(|(h, p)| h == link.host && p == link.port);
-    let reply = if replid.is_empty() || offset < 0 {
+    let (id, at) = if replid.is_empty() || offset < 0 {
         crate::log::notice("Partial resynchronization not possible (no cached master)");
-        let mut args: Vec<&[u8]> = vec![b"PSYNC", b"?", b"-1"];
-        if failing_over {
-            args.push(b"FAILOVER");
-        }
-        command(&mut w, &mut r, &args)?
+        ("?".to_string(), "-1".to_string())
     } else {
         crate::log::notice(&format!("Trying a partial resynchronization (request {replid}:{}).", offset + 1));
-        let at = (offset + 1).to_string();
-        let mut args: Vec<&[u8]> = vec![b"PSYNC", replid.as_bytes(), at.as_bytes()];
-        if failing_over {
-            args.push(b"FAILOVER");
-        }
-        command(&mut w, &mut r, &args)?
+        (replid.clone(), (offset + 1).to_string())
     };
+    let mut args: Vec<&[u8]> = vec![b"PSYNC", id.as_bytes(), at.as_bytes()];
+    if failing_over {
+        args.push(b"FAILOVER");
+    }
+    let reply = command(&mut w, &mut r, &args)?;
     if failing_over {
         // Either answer that starts a sync ends the failover; anything else (the target
         // refused to take over) makes this server a master again.
@@ -380,8 +376,6 @@ fn full_sync(shared: &Shared, link: &Link, r: &mut BufReader<TcpStream>, replid:
     // loading, is not built: it goes through the disk like `disabled`).
     let on_empty = shared.config.read().recorded.get("repl-diskless-load").is_some_and(|v| v == "on-empty-db");
     if on_empty && (0..shared.keyspace.databases()).all(|db| shared.keyspace.dbsize(db) == 0) {
-        link.transfer_read.store(0, Ordering::Relaxed);
-        link.transfer_size.store(size.parse::<i64>().unwrap_or(-1), Ordering::Relaxed);
         let mut source = LoadSource::Streamed(StreamedRdb::new(link, r, size)?);
         crate::log::notice("MASTER <-> REPLICA sync: Loading DB in memory from the socket (repl-diskless-load on-empty-db)");
         return load(shared, link, &mut source, replid, offset);
@@ -400,52 +394,19 @@ fn full_sync(shared: &Shared, link: &Link, r: &mut BufReader<TcpStream>, replid:
 /// Writes the RDB that follows `$<size>` (or `$EOF:<mark>`) to `path`; its length.
 fn receive(link: &Link, r: &mut BufReader<TcpStream>, size: &str, path: &std::path::Path) -> LinkResult<u64> {
     let mut file = std::fs::File::create(path).map_err(|e| format!("Opening the temp file needed for MASTER <-> REPLICA synchronization: {e}"))?;
+    let mut rdb = StreamedRdb::new(link, r, size)?;
     let mut buf = vec![0u8; 1 << 20];
     let mut total = 0u64;
-    link.transfer_read.store(0, Ordering::Relaxed);
-    link.transfer_size.store(size.parse::<i64>().unwrap_or(-1), Ordering::Relaxed);
-    if let Some(mark) = size.strip_prefix("EOF:") {
-        // Disk-less: the RDB ends with the 40 bytes of the mark.
-        let mark = mark.as_bytes();
-        if mark.len() != 40 {
-            return Err(format!("Bad EOF mark from MASTER: '{size}'"));
+    loop {
+        let n = rdb.read(&mut buf).map_err(|e| match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => e.to_string(),
+            _ => format!("I/O error trying to sync with MASTER: {e}"),
+        })?;
+        if n == 0 {
+            break;
         }
-        let mut tail: Vec<u8> = Vec::new();
-        loop {
-            let n = r.read(&mut buf).map_err(|e| format!("I/O error trying to sync with MASTER: {e}"))?;
-            if n == 0 {
-                return Err("the master closed the connection during the transfer".into());
-            }
-            link.last_io_ms.store(now_ms(), Ordering::Relaxed);
-            link.transfer_read.fetch_add(n as i64, Ordering::Relaxed);
-            tail.extend_from_slice(&buf[..n]);
-            if tail.len() >= 40 && &tail[tail.len() - 40..] == mark {
-                let body = &tail[..tail.len() - 40];
-                file.write_all(body).map_err(|e| e.to_string())?;
-                total += body.len() as u64;
-                break;
-            }
-            // Keep the last 40 bytes back: they may be the start of the mark.
-            if tail.len() > 40 {
-                let keep = tail.split_off(tail.len() - 40);
-                file.write_all(&tail).map_err(|e| e.to_string())?;
-                total += tail.len() as u64;
-                tail = keep;
-            }
-        }
-    } else {
-        let len: u64 = size.parse().map_err(|_| format!("Bad RDB length from MASTER: '{size}'"))?;
-        while total < len {
-            let want = ((len - total) as usize).min(buf.len());
-            let n = r.read(&mut buf[..want]).map_err(|e| format!("I/O error trying to sync with MASTER: {e}"))?;
-            if n == 0 {
-                return Err("the master closed the connection during the transfer".into());
-            }
-            link.last_io_ms.store(now_ms(), Ordering::Relaxed);
-            link.transfer_read.fetch_add(n as i64, Ordering::Relaxed);
-            file.write_all(&buf[..n]).map_err(|e| e.to_string())?;
-            total += n as u64;
-        }
+        file.write_all(&buf[..n]).map_err(|e| e.to_string())?;
+        total += n as u64;
     }
     file.sync_all().map_err(|e| e.to_string())?;
     Ok(total)
@@ -467,9 +428,10 @@ impl Read for LoadSource<'_> {
     }
 }
 
-/// The RDB of a full sync read straight from the master's connection: the `$<len>`
-/// bytes, or (disk-less form) everything before the 40-byte `$EOF:` mark, never a byte
-/// past it (the stream that follows stays in the reader). The last 40 bytes read are
+/// The RDB of a full sync as read from the master's connection (into the temporary
+/// file, or by the loader itself): the `$<len>` bytes, or (disk-less form) everything
+/// before the 40-byte `$EOF:` mark, never a byte past it (the stream that follows stays
+/// in the reader); INFO's transfer figures counted as it goes. The last 40 bytes read are
 /// held back until it is known whether they are the mark; the master sends nothing
 /// after the mark before this replica acknowledges (Redis's rule too).
 struct StreamedRdb<'a> {
@@ -486,6 +448,8 @@ struct StreamedRdb<'a> {
 
 impl<'a> StreamedRdb<'a> {
     fn new(link: &'a Link, r: &'a mut BufReader<TcpStream>, size: &str) -> LinkResult<StreamedRdb<'a>> {
+        link.transfer_read.store(0, Ordering::Relaxed);
+        link.transfer_size.store(size.parse::<i64>().unwrap_or(-1), Ordering::Relaxed);
         let (remaining, mark) = match size.strip_prefix("EOF:") {
             Some(mark) if mark.len() == 40 => (None, Some(mark.as_bytes().to_vec())),
             Some(_) => return Err(format!("Bad EOF mark from MASTER: '{size}'")),
