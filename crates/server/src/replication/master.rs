@@ -101,7 +101,7 @@ pub fn request_acks(shared: &Shared) {
 /// waiting.
 #[inline]
 pub fn flush(shared: &Shared) {
-    flush_from(shared, usize::MAX);
+    flush_here(shared, usize::MAX);
 }
 
 /// [`flush`] after a batch of event loop `here`, which drains its own mailbox next:
@@ -111,11 +111,6 @@ pub fn flush(shared: &Shared) {
 /// request.)
 #[inline]
 pub fn flush_here(shared: &Shared, here: usize) {
-    flush_from(shared, here);
-}
-
-#[inline]
-fn flush_from(shared: &Shared, here: usize) {
     // Records of this loop's that no connection's batch published (served pops).
     shared.repl.publish_mine();
     shared.repl.deliver(|owner, client_id, bytes| {

@@ -117,12 +117,7 @@ pub fn stop_following(shared: &Shared, gates_held: bool, why: &str) -> bool {
 /// FAILOVER's end once its target accepted this server's PSYNC (a partial or full sync
 /// starts): writes are let go (a replica now refuses them).
 fn failover_finished(shared: &Shared) {
-    let f = &shared.failover;
-    let mut plan = f.plan();
-    if f.state() == crate::state::failover::IN_PROGRESS {
-        f.clear(&mut plan);
-        shared.pause.hold_for_failover(&shared.keyspace, false);
-    }
+    end_failover(shared, |state| state == crate::state::failover::IN_PROGRESS);
 }
 
 /// Ends the failover under way, if any, for `reason` (logged); one in progress makes
@@ -143,12 +138,19 @@ pub fn abort_failover(shared: &Shared, reason: &str, gates_held: bool) -> bool {
     if state == crate::state::failover::IN_PROGRESS && stop_following(shared, gates_held, "FAILOVER aborted") {
         shared.config.write().replicaof = None;
     }
+    end_failover(shared, |state| state != crate::state::failover::NONE);
+    true
+}
+
+/// Forgets the failover, if its state (under the plan's lock) passes `ends`, and lets
+/// the writes it held go.
+fn end_failover(shared: &Shared, ends: impl FnOnce(u8) -> bool) {
+    let f = &shared.failover;
     let mut plan = f.plan();
-    if f.active() {
+    if ends(f.state()) {
         f.clear(&mut plan);
         shared.pause.hold_for_failover(&shared.keyspace, false);
     }
-    true
 }
 
 /// With the log on: a rewrite of it from the data set now (or, one running, another
