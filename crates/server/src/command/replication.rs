@@ -53,6 +53,7 @@ fn replconf(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
                         crate::log::notice(&format!("Synchronization with replica {name} succeeded"));
                     }
                     super::blocking::serve_waits(ctx.shared);
+                    ctx.shared.failover.note_ack();
                 }
             }
             return Ok(());

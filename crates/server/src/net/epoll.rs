@@ -121,6 +121,7 @@ impl EventLoop {
             }
             self.release_held();
             crate::replication::master::flush_here(&self.shared, self.index);
+            crate::replication::failover::after_acks(&self.shared);
             // Mail for this loop's replicas (left by the flush without a wake-up).
             self.drain_mail();
             self.resume_output(now_ms);

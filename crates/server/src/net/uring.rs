@@ -450,6 +450,7 @@ impl EventLoop {
             self.commit_log();
             self.release_held();
             crate::replication::master::flush_here(&self.shared, self.index);
+            crate::replication::failover::after_acks(&self.shared);
             // Mail for this loop's replicas (left by the flush without a wake-up),
             // before the sends start.
             self.drain_mail();

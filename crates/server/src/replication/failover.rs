@@ -3,10 +3,14 @@
 //!
 //! 1. **waiting-for-sync.** The master holds writes (clients that send one wait, as
 //!    under CLIENT PAUSE WRITE, and CLIENT UNPAUSE does not lift it; expired keys stay
-//!    until the end, and no PING or GETACK enters the stream, so the stream's offset
-//!    stands still) until the target replica (`TO host port`, else any online one)
-//!    has acknowledged the whole stream (its periodic `REPLCONF ACK`). With `TIMEOUT`,
-//!    a replica that has not caught up by then aborts the failover, unless `FORCE`.
+//!    until the end, and no PING enters the stream, so the stream's offset stands
+//!    still) until the target replica (`TO host port`, else any online one) has
+//!    acknowledged the whole stream. One `REPLCONF GETACK *` at the start asks the
+//!    replicas for that acknowledgement at once, and the loop that reads it moves the
+//!    failover on after its batch ([`after_acks`]): the writes are held for about a
+//!    round trip. (Redis 7.0 feeds no GETACK and waits for a replica's ACK of every
+//!    second: its writes are held for up to a second.) With `TIMEOUT`, a replica that
+//!    has not caught up by then aborts the failover, unless `FORCE`.
 //! 2. **failover-in-progress.** The master becomes a replica of the target
 //!    (`replica::follow`) and sends `PSYNC <replid> <offset> FAILOVER`: the
 //!    target, still following this master's history, promotes itself and answers
@@ -14,8 +18,9 @@
 //!    sync ends the failover (writes are let go, and now refused as from a replica);
 //!    a refusal makes this server a master again, with a new history.
 //!
-//! This module starts a failover ([`begin`]) and moves it on at loop 0's tick
-//! ([`progress`], from `master::cron`); its state is `state::failover`; its end, and
+//! This module starts a failover ([`begin`]) and moves it on after an acknowledgement
+//! ([`after_acks`]) and at loop 0's tick ([`progress`], from `master::cron`, for the
+//! timeout); its state is `state::failover`; its end, and
 //! `FAILOVER ABORT`, are the link's business (`replica::abort_failover`: one in
 //! progress makes this server a master again).
 
@@ -55,10 +60,26 @@ pub fn begin(shared: &Shared, to: Option<(String, u16)>, timeout_ms: i64, force:
     } else {
         crate::log::notice("FAILOVER requested to any replica.");
     }
-    *plan = Plan { target: to, end_ms: if timeout_ms > 0 { now_ms.saturating_add(timeout_ms) } else { 0 }, force };
+    // Under every loop's gate (FAILOVER's flags): nothing is fed between the two reads.
+    let before = shared.repl.offset();
+    shared.repl.feed_keyless(&[b"REPLCONF", b"GETACK", b"*"]);
+    let getack = Some((before, shared.repl.offset()));
+    *plan = Plan { target: to, end_ms: if timeout_ms > 0 { now_ms.saturating_add(timeout_ms) } else { 0 }, force, getack };
     shared.pause.hold_for_failover(&shared.keyspace, true);
     f.set_state(WAIT_FOR_SYNC);
+    drop(plan);
+    super::master::flush(shared);
     Ok(())
+}
+
+/// After an event loop's batch (no gate held): a failover waiting for its sync moves
+/// on if a replica acknowledged meanwhile (`REPLCONF ACK`), as Redis looks at it
+/// before each sleep. One load when no acknowledgement arrived.
+#[inline]
+pub fn after_acks(shared: &Shared) {
+    if shared.failover.take_ack() {
+        progress(shared, shared.keyspace.now_ms());
+    }
 }
 
 /// Moves a failover on (loop 0's tick, which holds no gate): hands over once the
@@ -121,9 +142,12 @@ fn decide(shared: &Shared, now_ms: i64) -> Option<Step> {
         });
     }
     let info = shared.repl.info();
+    // The whole stream: all of it, or all but the GETACK fed at the start (answered
+    // with the offset before it) while nothing came after that.
+    let has_all = |ack: u64| ack == info.offset || plan.getack.is_some_and(|(before, after)| info.offset == after && ack >= before);
     let (ip, port, ..) = info.replicas.iter().find(|(ip, port, state, ack, _)| {
         *state == super::stream::ReplicaState::Online
-            && *ack == info.offset
+            && has_all(*ack)
             && plan.target.as_ref().is_none_or(|(h, p)| h.eq_ignore_ascii_case(ip) && p == port)
     })?;
     let (host, port) = plan.target.unwrap_or((ip.clone(), *port));

@@ -576,6 +576,11 @@ fn stream_from_master(shared: &Shared, link: &Link, apply: &mut dyn Apply, w: &m
     let mut last_ack = Instant::now() - Duration::from_secs(2);
     let mut last_data = Instant::now();
     let mut block: Vec<(Vec<Vec<u8>>, Vec<u8>)> = Vec::new();
+    // An acknowledgement that could not be written ends the link, but only once what
+    // the master sent before is read and applied: a master handing its role over
+    // (FAILOVER) closes the link right after its last commands and its GETACK, and those
+    // commands are a prefix of its stream like any other.
+    let mut ack_error: Option<String> = None;
     // After a full sync, the stream's commands run in the database the snapshot named.
     if let Some(db) = link.stream_db.lock().take() {
         apply_one(shared, link, apply, &[b"SELECT", db.to_string().as_bytes()], b"");
@@ -600,7 +605,9 @@ fn stream_from_master(shared: &Shared, link: &Link, apply: &mut dyn Apply, w: &m
             let raw = &input[start..start + n];
             if is_getack(&args) {
                 // The offset before this command, as Redis's replica answers.
-                send_ack(w, link)?;
+                if ack_error.is_none() {
+                    ack_error = send_ack(w, link).err();
+                }
                 last_ack = Instant::now();
                 let _gate = shared.gate(0).read();
                 shared.repl.feed_raw(raw, None);
@@ -622,24 +629,28 @@ fn stream_from_master(shared: &Shared, link: &Link, apply: &mut dyn Apply, w: &m
             start += n;
         }
         input.drain(..start);
-        if last_ack.elapsed() >= Duration::from_secs(1) {
-            send_ack(w, link)?;
+        if last_ack.elapsed() >= Duration::from_secs(1) && ack_error.is_none() {
+            ack_error = send_ack(w, link).err();
             last_ack = Instant::now();
         }
         match stream.read(&mut chunk) {
-            Ok(0) => return Err("the master closed the connection".into()),
+            Ok(0) => return Err(ack_error.unwrap_or_else(|| "the master closed the connection".into())),
             Ok(n) => {
                 input.extend_from_slice(&chunk[..n]);
                 last_data = Instant::now();
                 link.last_io_ms.store(now_ms(), Ordering::Relaxed);
             }
             Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                // Everything the master sent before the failed write has been applied.
+                if let Some(e) = ack_error {
+                    return Err(e);
+                }
                 if last_data.elapsed() > timeout {
                     return Err("MASTER timeout: no data nor PING received...".into());
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(format!("Error reading from MASTER: {e}")),
+            Err(e) => return Err(ack_error.unwrap_or_else(|| format!("Error reading from MASTER: {e}"))),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! FAILOVER's state: whether one is under way, in which phase, and what it asked for
 //! (plain data; `replication::failover` runs it, `replication::replica` ends it).
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use parking_lot::{Mutex, MutexGuard};
 
@@ -17,6 +17,9 @@ pub const IN_PROGRESS: u8 = 2;
 pub struct Failover {
     state: AtomicU8,
     plan: Mutex<Plan>,
+    /// A replica acknowledged while waiting for the sync: the loop that read it moves
+    /// the failover on after its batch (`replication::failover::after_acks`).
+    acked: AtomicBool,
 }
 
 /// What FAILOVER asked for.
@@ -27,6 +30,11 @@ pub struct Plan {
     /// Unix ms at which waiting for the sync ends (0: no TIMEOUT).
     pub end_ms: i64,
     pub force: bool,
+    /// The stream's offsets before and after the `REPLCONF GETACK *` fed when the
+    /// failover began: a replica answers it with the offset before it (as Redis's
+    /// does), so an acknowledgement of the first while the stream ends at the second
+    /// means the whole stream.
+    pub getack: Option<(u64, u64)>,
 }
 
 impl Failover {
@@ -51,6 +59,19 @@ impl Failover {
     #[inline]
     pub fn active(&self) -> bool {
         self.state() != NONE
+    }
+
+    /// A replica's REPLCONF ACK arrived (noted only while waiting for the sync).
+    pub fn note_ack(&self) {
+        if self.state() == WAIT_FOR_SYNC {
+            self.acked.store(true, Ordering::Release);
+        }
+    }
+
+    /// Whether an acknowledgement arrived since the last call (one load when none).
+    #[inline]
+    pub fn take_ack(&self) -> bool {
+        self.acked.load(Ordering::Relaxed) && self.acked.swap(false, Ordering::AcqRel)
     }
 
     /// The plan, locked (changes of phase happen under it).
