@@ -16,7 +16,9 @@ throwaway data directory under --dir), the keys are loaded, and each workload ru
 
 Each figure: ops/s, p50 and p99 (ms, basalt-bench's HDR histograms), the server's CPU
 time per request (utime+stime from /proc/PID/stat over the run, divided by the requests
-completed), the server's CPU use in cores, and for Basalt with N loops the scaling
+completed), its context switches per request (voluntary and involuntary, every thread,
+from /proc/PID/task/*/status: the hand-offs between threads, where no profiler runs),
+the server's CPU use in cores, and for Basalt with N loops the scaling
 efficiency against one loop (ops/s / (N x one loop's ops/s)).
 
 The durable sweep runs SET c<n> for each n of --durable-conns against Basalt (defaults)
@@ -104,6 +106,23 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def context_switches(pid):
+    """Voluntary and involuntary context switches of every thread of `pid` so far. A
+    loop that sleeps because its replies wait for another thread (a hand-off) switches
+    voluntarily: per request, the count says how often that happens, on machines where
+    no profiler runs."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                for line in f:
+                    if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                        total += int(line.split()[1])
+        except OSError:
+            pass  # a thread that ended meanwhile
+    return total
+
+
 class Server:
     def __init__(self, name, argv, cpus, base_dir):
         self.name = name
@@ -172,13 +191,15 @@ def bench(args, port, ratio, conns, pipeline, seconds=None, requests=None, key_p
 
 
 def measure(args, server, ratio, conns, pipeline):
-    before = cpu_seconds(server.proc.pid)
+    before, switches_before = cpu_seconds(server.proc.pid), context_switches(server.proc.pid)
     t0 = time.time()
     ops, p50, p99, count = bench(args, server.port, ratio, conns, pipeline, seconds=args.seconds)
     wall = time.time() - t0
     cpu = cpu_seconds(server.proc.pid) - before
+    switches = context_switches(server.proc.pid) - switches_before
     return {"ops": ops, "p50": p50, "p99": p99,
             "us_per_req": (cpu * 1e6 / count) if count else float("nan"),
+            "switches_per_req": (switches / count) if count else float("nan"),
             "cores": cpu / wall if wall > 0 else float("nan")}
 
 
@@ -216,7 +237,8 @@ def run_throughput(args):
                 row[label] = measure(args, s, ratio, conns, pipeline)
                 m = row[label]
                 print(f"   {label:10} {m['ops']:>12,.0f} ops/s  p50 {m['p50']:.3f} ms  p99 {m['p99']:.3f} ms  "
-                      f"{m['us_per_req']:.2f} us/req  {m['cores']:.1f} cores", flush=True)
+                      f"{m['us_per_req']:.2f} us/req  {m['switches_per_req']:.3f} switches/req  {m['cores']:.1f} cores",
+                      flush=True)
             results[name] = row
         finally:
             s.stop()
@@ -246,7 +268,8 @@ def run_durable(args):
                 for conns in conns_list:
                     m = measure(args, s, "1:0", conns, 1)
                     out[(sname, mode, conns)] = m
-                    print(f"   SET c{conns:<5} {m['ops']:>12,.0f} ops/s  p50 {m['p50']:.3f} ms  p99 {m['p99']:.3f} ms",
+                    print(f"   SET c{conns:<5} {m['ops']:>12,.0f} ops/s  p50 {m['p50']:.3f} ms  p99 {m['p99']:.3f} ms  "
+                          f"{m['us_per_req']:.2f} us/req  {m['switches_per_req']:.3f} switches/req  {m['cores']:.1f} cores",
                           flush=True)
             finally:
                 s.stop()
@@ -341,6 +364,15 @@ def report(args, results, durable, probe):
                     continue
                 ratio = m["ops"] / base["ops"] if base and base["ops"] else float("nan")
                 cells.append(f"{m['ops'] / 1000:,.0f}k ({fmt(ratio, '.2f')}x, {fmt(m['p50'], '.3f')})")
+            lines.append(f"| {sname} | {mode} | " + " | ".join(cells) + " |")
+        lines += section("Durable writes, the server's cost (CPU us per request / context switches per request / "
+                         "cores busy):", ["server", "mode"], [f"c{c}" for c in conns_list])
+        for (sname, mode) in sorted({(k[0], k[1]) for k in durable}, key=lambda x: (x[0], ["none", "everysec", "always"].index(x[1]))):
+            cells = []
+            for c in conns_list:
+                m = durable.get((sname, mode, c))
+                cells.append(f"{fmt(m['us_per_req'], '.2f')} / {fmt(m['switches_per_req'], '.3f')} / {fmt(m['cores'], '.1f')}"
+                             if m else "-")
             lines.append(f"| {sname} | {mode} | " + " | ".join(cells) + " |")
         if args.redis_server:
             lines.append("")
