@@ -621,7 +621,7 @@ mod tests {
             // A later commit of the same block wrote its records ('n') and completed.
             std::os::unix::fs::FileExt::write_all_at(&file, &[b'n'; 512], 0).expect("write");
             let target = super::super::writer::Target { file, path: path.clone(), name: "log.aof".into(), len: 512 };
-            let mut cur = super::super::writer::Current::open(target);
+            let mut cur = super::super::writer::Current::open(target, crate::config::AppendFsync::Always);
             // The earlier commit (its copy of the block: 'o', up to log offset 100) never
             // completes; the later one's fdatasync reached 200, or only 50.
             let older = push(&aof, 100, 512);

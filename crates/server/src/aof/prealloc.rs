@@ -1,4 +1,6 @@
-//! Zero-filling the log file ahead of the writer.
+//! Zero-filling the log file ahead of the writer, under `appendfsync always` only (the
+//! writer's `Current` starts it; under everysec and no it would double the bytes sent to
+//! the disk for one fdatasync a second).
 //!
 //! Why: on ext4 (and most journaling file systems) an fdatasync after a write that
 //! grows the file must also commit the new size to the journal; after a write over

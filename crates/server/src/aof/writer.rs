@@ -47,8 +47,9 @@ fn padded_end(at: u64, len: usize) -> u64 {
     }
 }
 
-/// Writes the log's `bytes` at `at` with buffered I/O, followed by zeros to the end of
-/// the last page when that page begins inside this write.
+/// Writes the log's `bytes` at `at` with buffered I/O, followed, when the file ahead is
+/// preallocated (`padded`), by zeros to the end of the last page when that page begins
+/// inside this write.
 ///
 /// Why: the file ahead of the log is zero-filled with direct I/O (`prealloc.rs`), so
 /// its pages are not in the page cache, and a buffered write that covers only part of
@@ -59,9 +60,10 @@ fn padded_end(at: u64, len: usize) -> u64 {
 /// machine). A write that covers whole pages needs no read; the page holding `at` was
 /// written by the write before, so it is in the cache. The zeros lie past the log's end
 /// in space that is zeros already (or trimmed at a clean stop, and skipped as
-/// preallocated space after a crash: `load.rs`); the next write overwrites them.
-pub(super) fn write_log_bytes(file: &File, bytes: &[u8], at: u64) -> std::io::Result<()> {
-    let pad = (padded_end(at, bytes.len()) - at - bytes.len() as u64) as usize;
+/// preallocated space after a crash: `load.rs`); the next write overwrites them. Past
+/// the end of a file that is not preallocated the kernel reads nothing: no zeros.
+pub(super) fn write_log_bytes(file: &File, bytes: &[u8], at: u64, padded: bool) -> std::io::Result<()> {
+    let pad = if padded { (padded_end(at, bytes.len()) - at - bytes.len() as u64) as usize } else { 0 };
     let mut parts = [bytes, &ZERO_PAGE[..pad]];
     let mut off = at;
     while parts.iter().any(|p| !p.is_empty()) {
@@ -124,9 +126,19 @@ fn strerror(e: &std::io::Error) -> String {
 }
 
 /// The file being appended to, with its preallocation and fsync state.
+///
+/// The preallocation (`prealloc.rs`) runs only under `appendfsync always`, where it
+/// halves the fdatasync every durable write waits for. Under everysec and no there is
+/// one fdatasync a second, and the zeros would double what is written to the disk (on
+/// a cloud volume of 125 MB/s, half the log's rate) and the pages copied by each write
+/// (the padding). A policy changed to `always` starts it at the writer's next round;
+/// once started it stays for that file (the pages ahead then hold zeros not in the
+/// page cache, which only padded writes keep from being read).
 pub struct Current {
     target: Target,
     prealloc: Option<(std::sync::Arc<Prealloc>, std::thread::JoinHandle<()>)>,
+    /// The preallocation failed to start for this file (logged once; not tried again).
+    prealloc_failed: bool,
     synced_len: u64,
     /// Bytes written since the last good fsync, kept under `always` so that a failed
     /// fsync can be answered by writing them again.
@@ -141,14 +153,7 @@ pub struct Current {
 }
 
 impl Current {
-    pub(super) fn open(target: Target) -> Current {
-        let prealloc = match Prealloc::start(target.path.clone(), target.len) {
-            Ok(p) => Some(p),
-            Err(e) => {
-                crate::log::warning(&format!("Can't start the AOF preallocation thread: {e}"));
-                None
-            }
-        };
+    pub(super) fn open(target: Target, policy: AppendFsync) -> Current {
         let direct = super::commit::Direct::open(&target.path);
         let tail_block = match &direct {
             Some(d) => {
@@ -163,14 +168,32 @@ impl Current {
         };
         // Without the partial block's bytes a commit cannot rewrite that block.
         let direct = direct.filter(|d| tail_block.len() as u64 == target.len % d.align as u64);
-        Current {
+        let mut current = Current {
             synced_len: target.len,
             direct,
             tail_block,
             target,
-            prealloc,
+            prealloc: None,
+            prealloc_failed: false,
             unsynced: Vec::new(),
             last_fsync: Instant::now(),
+        };
+        current.preallocate_for(policy);
+        current
+    }
+
+    /// Starts the preallocation if `policy` is `always` and it is not running (see the
+    /// type's header).
+    pub(super) fn preallocate_for(&mut self, policy: AppendFsync) {
+        if policy != AppendFsync::Always || self.prealloc.is_some() || self.prealloc_failed {
+            return;
+        }
+        match Prealloc::start(self.target.path.clone(), self.target.len) {
+            Ok(p) => self.prealloc = Some(p),
+            Err(e) => {
+                self.prealloc_failed = true;
+                crate::log::warning(&format!("Can't start the AOF preallocation thread: {e}"));
+            }
         }
     }
 
@@ -199,7 +222,7 @@ impl Current {
             }
         }
         let started = aof.latency.start();
-        let written = write_log_bytes(&self.target.file, bytes, self.target.len);
+        let written = write_log_bytes(&self.target.file, bytes, self.target.len, self.prealloc.is_some());
         aof.latency.observe_since("aof-write", started);
         match written {
             Ok(()) => {
@@ -325,7 +348,7 @@ impl Current {
 
 fn run(aof: &Aof, target: Target) {
     let mut chunk: Vec<u8> = Vec::with_capacity(64 * 1024);
-    *aof.current.lock() = Some(Current::open(target));
+    *aof.current.lock() = Some(Current::open(target, aof.policy()));
     loop {
         let policy = aof.policy();
         let (needs_sync, last_fsync) = aof
@@ -365,6 +388,9 @@ fn run(aof: &Aof, target: Target) {
         }
         let mut guard = aof.current.lock();
         let Some(cur) = guard.as_mut() else { return };
+        // The policy now, not the round's: CONFIG SET appendfsync always nudges the
+        // writer once, and under inline commits it runs no other round.
+        cur.preallocate_for(aof.policy());
         let stop_now = aof.tail.lock().stop;
         // The file is the writer's alone once the loops' commits have landed (their
         // failures written again); none starts while the writer holds it.
@@ -389,7 +415,7 @@ fn run(aof: &Aof, target: Target) {
                 cur.sync(aof, stop);
             }
             if let Some(sw) = aof.switch.lock().take() {
-                let old = std::mem::replace(cur, Current::open(sw.target));
+                let old = std::mem::replace(cur, Current::open(sw.target, policy));
                 old.close();
             }
             from = split;
@@ -445,7 +471,7 @@ fn write_round(aof: &Aof, target: &mut Target, prealloc: Option<&Prealloc>, chun
         if sleep_us > 0 {
             std::thread::sleep(Duration::from_micros(sleep_us));
         }
-        let written = write_log_bytes(&target.file, chunk, target.len);
+        let written = write_log_bytes(&target.file, chunk, target.len, prealloc.is_some());
         aof.latency.observe_since("aof-write", started);
         match written {
             Ok(()) => {
@@ -585,13 +611,25 @@ mod tests {
             .truncate(true)
             .open(&path)
             .expect("open");
-        write_log_bytes(&file, &[b'a'; 4000], 0).expect("write");
+        write_log_bytes(&file, &[b'a'; 4000], 0, true).expect("write");
         assert_eq!(std::fs::metadata(&path).expect("meta").len(), 4096);
-        write_log_bytes(&file, &[b'b'; 200], 4000).expect("write");
+        write_log_bytes(&file, &[b'b'; 200], 4000, true).expect("write");
         let data = std::fs::read(&path).expect("read");
         assert_eq!(data.len(), 8192);
         assert!(data[..4000].iter().all(|&c| c == b'a'));
         assert!(data[4000..4200].iter().all(|&c| c == b'b'));
         assert!(data[4200..].iter().all(|&c| c == 0));
+    }
+
+    #[test]
+    fn a_file_that_is_not_preallocated_gets_no_padding() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("log");
+        let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path).expect("open");
+        write_log_bytes(&file, &[b'a'; 4000], 0, false).expect("write");
+        write_log_bytes(&file, &[b'b'; 200], 4000, false).expect("write");
+        let data = std::fs::read(&path).expect("read");
+        assert_eq!(data.len(), 4200);
+        assert!(data[..4000].iter().all(|&b| b == b'a') && data[4000..].iter().all(|&b| b == b'b'));
     }
 }

@@ -1378,3 +1378,37 @@ fn start_removes_temp_files_a_crash_left() {
         assert!(p.server().log().contains("Removed temp-4999999.rdb"), "{}", p.server().log());
     }
 }
+
+/// The log file is zero-filled ahead of its end only under `appendfsync always`, whose
+/// every commit waits for an fdatasync (the zeros spare it a journal commit); under
+/// everysec they would double the bytes sent to the disk. A switch to `always` at run
+/// time starts the zero-filling. (Redis preallocates nothing: Basalt only.)
+#[test]
+fn the_log_is_zero_filled_ahead_only_under_always() {
+    let args: &[&'static str] = &["--appendonly", "yes", "--appendfsync", "everysec"];
+    let Some((mut p, mut c)) = start_basalt_only(args, " (Redis preallocates nothing)") else {
+        return;
+    };
+    let value = "v".repeat(512);
+    for i in 0..200 {
+        ok(&mut c, &["SET", &format!("k{i}"), &value]);
+    }
+    let incr = last_incr(&p.aof_dir());
+    let len = |path: &Path| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    // Everything is written (everysec replies after the write), and nothing more.
+    let written = len(&incr);
+    assert!(written > 200 * 512 && written < 256 * 1024, "log of {written} bytes");
+    assert_ne!(std::fs::read(&incr).expect("read log").last(), Some(&0u8));
+    ok(&mut c, &["CONFIG", "SET", "appendfsync", "always"]);
+    ok(&mut c, &["SET", "after", "1"]);
+    assert!(
+        wait_until(Duration::from_secs(10), || len(&incr) >= written + 1024 * 1024),
+        "no zeros ahead of the log under always: {} bytes",
+        len(&incr)
+    );
+    // The zeros are skipped after a crash, and cut off.
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_eq!(bytes(&r(&mut c, &["GET", "after"])), b"1");
+    assert_eq!(int(&mut c, &["DBSIZE"]), 201);
+}
