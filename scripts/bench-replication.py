@@ -21,11 +21,20 @@ Bounded: each wait stops after 120 s. Kills only the processes it started.
 Usage: scripts/bench-replication.py [--basalt target/release/basalt-server]
        [--redis redis-server] [--keys 1000000] [--requests 2000000] [--rounds 3]
        [--pipeline 16] [--skip-sync] [--syscalls]
+       [--master-cpus 0-3] [--replica-cpus 4-7] [--load-cpus 8-15]
 
 `--syscalls` also counts the master's system calls per SET alone and with its replica
 (`perf stat -e raw_syscalls:sys_enter`, needs perf and tracepoint access): counts, not
 times, so they compare two builds on a host whose CPU time per request moves by tens
 of percent between rounds.
+
+`--master-cpus`, `--replica-cpus` and `--load-cpus` pin the master of the CPU measure,
+its replica and redis-benchmark (taskset -c; each where given): on a many-core machine,
+three sets of their own measure a master whose replica has other cores, as in a
+deployment. On 2 vCPUs, pinning the replica beside the load generator (0 / 1 / 1) slows
+the load while the replica runs, and the master, served smaller batches, spends more
+per request: 2026-11-27, Basalt 1.44 (1.31-1.72), Redis 1.37 (1.22-1.44) against 1.20
+and 1.30 unpinned. The load's pace is part of every such ratio.
 """
 
 import argparse
@@ -41,6 +50,8 @@ import threading
 import time
 
 CLK = os.sysconf("SC_CLK_TCK")
+# taskset prefixes of the CPU measure's master, replica and load generator (empty: none).
+MASTER_PIN, REPLICA_PIN, LOAD_PIN = [], [], []
 
 
 def free_port():
@@ -72,11 +83,11 @@ def cpu_seconds(pid):
 
 
 class Server:
-    def __init__(self, binary, kind, extra=()):
+    def __init__(self, binary, kind, extra=(), pin=()):
         self.dir = tempfile.mkdtemp(prefix="bench-repl-")
         self.port = free_port()
         # Both disk-less (the default of both), without the 5 s wait for more replicas.
-        args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir, "--save", "",
+        args = [*pin, binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir, "--save", "",
                 "--enable-debug-command", "yes", "--repl-diskless-sync-delay", "0", *extra]
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 20
@@ -146,14 +157,14 @@ def per(count, requests):
 
 
 def bench_set(port, requests):
-    subprocess.run(["redis-benchmark", "-p", str(port), "-t", "set", "-P", str(PIPELINE), "-n", str(requests),
+    subprocess.run([*LOAD_PIN, "redis-benchmark", "-p", str(port), "-t", "set", "-P", str(PIPELINE), "-n", str(requests),
                     "-r", "100000", "-d", "100", "-c", "50", "-q"], capture_output=True, timeout=600)
 
 
 def cpu_per_set(binary, kind, requests):
     """(µs per SET alone, µs per SET with a replica, max byte lag, catch-up seconds,
     system calls per SET alone and with a replica or None)."""
-    m = Server(binary, kind)
+    m = Server(binary, kind, pin=MASTER_PIN)
     r = None
     try:
         bench_set(m.port, requests // 10)  # warm up
@@ -161,7 +172,7 @@ def cpu_per_set(binary, kind, requests):
         with SyscallCount(m.proc.pid) as calls_alone:
             bench_set(m.port, requests)
         alone = (cpu_seconds(m.proc.pid) - c0) / requests * 1e6
-        r = Server(binary, kind)
+        r = Server(binary, kind, pin=REPLICA_PIN)
         cli(r.port, "REPLICAOF", "127.0.0.1", m.port)
         wait("the replica", lambda: info(r.port, "replication").get("master_link_status") == "up")
         lag = [0]
@@ -203,10 +214,15 @@ def main():
     ap.add_argument("--pipeline", type=int, default=16, help="redis-benchmark -P of the CPU measure")
     ap.add_argument("--skip-sync", action="store_true", help="no full-sync measure")
     ap.add_argument("--syscalls", action="store_true", help="also count the master's system calls per SET (perf)")
+    ap.add_argument("--master-cpus", default="", help="CPU list of the CPU measure's master (taskset -c)")
+    ap.add_argument("--replica-cpus", default="", help="CPU list of its replica")
+    ap.add_argument("--load-cpus", default="", help="CPU list of redis-benchmark")
     a = ap.parse_args()
-    global PIPELINE, SYSCALLS
+    global PIPELINE, SYSCALLS, MASTER_PIN, REPLICA_PIN, LOAD_PIN
     PIPELINE = a.pipeline
     SYSCALLS = a.syscalls
+    pin = lambda cpus: ["taskset", "-c", cpus] if cpus else []
+    MASTER_PIN, REPLICA_PIN, LOAD_PIN = pin(a.master_cpus), pin(a.replica_cpus), pin(a.load_cpus)
     servers = [("Basalt", a.basalt, "basalt"), ("Redis 7.0.15", a.redis, "redis")]
     keys = ("sync", "alone", "with", "lag", "catch", "calls_alone", "calls_with")
     res = {name: {k: [] for k in keys} for name, _, _ in servers}
@@ -219,7 +235,9 @@ def main():
             print(f"round {rnd + 1} {name}: sync {s:.2f} s, SET {alone:.3f} -> {with_r:.3f} us CPU, "
                   f"lag max {lag} B, caught up {catch:.3f} s", file=sys.stderr, flush=True)
     med = statistics.median
-    print(f"\n{a.keys} keys of 100 bytes; SET -P {a.pipeline} -c 50, {a.requests} requests; medians of {a.rounds} rounds\n")
+    pinned = "".join(f"; {who} on CPUs {cpus}" for who, cpus in
+                     (("master", a.master_cpus), ("replica", a.replica_cpus), ("load", a.load_cpus)) if cpus)
+    print(f"\n{a.keys} keys of 100 bytes; SET -P {a.pipeline} -c 50, {a.requests} requests; medians of {a.rounds} rounds{pinned}\n")
     # Each round's ratio comes from one master (alone, then with its replica): their
     # median moves less with the host's slow phases than a ratio of two medians.
     print("| server | full sync (s) | master CPU per SET alone (us) | with a replica (us) | ratio of the medians | median of the rounds' ratios (range) | max lag (bytes) | caught up after the load (s) |")
