@@ -44,10 +44,12 @@
 //! which the next commit overwrites (and which the loader treats as preallocated space).
 //! The file holds exactly the log's bytes, as Redis writes them.
 //!
-//! Not covered: a commit of several blocks torn so that a middle block did not land
-//! while a later one did leaves zeros inside a record that may still parse (the
-//! writer thread's buffered path has the same exposure, page by page). Per-commit
-//! checksums in `#` annotation lines would catch it; not built.
+//! Torn commits: a commit of several blocks torn by a power loss so that a middle block
+//! did not land while a later one did leaves zeros inside a record that may still
+//! parse (the writer thread's buffered path has the same exposure, page by page). Each
+//! commit is one segment of the log with its checksum line (`segment.rs`), and the
+//! loader ends the log at the first segment whose checksum fails over a zero-filled
+//! block (`load.rs`).
 //!
 //! Faults: a failed or short commit stops inline commits; the writer thread, which owns
 //! the file, writes that commit's blocks again (buffered write + fdatasync, retried like
@@ -267,6 +269,7 @@ impl Aof {
             drop(t);
             return leave_to_writer();
         }
+        t.seal();
         let prefix = cur.tail_block();
         let file_off = cur.len() - prefix.len() as u64;
         let n = prefix.len() + t.bytes.len();

@@ -14,6 +14,21 @@
 //! off, and for bytes that are not RESP, the start fails with a message naming the file
 //! and offset. A missing file, an unknown command, or an RDB base file (not supported
 //! yet) also stop the start.
+//!
+//! Holes: after a power loss, blocks of the commits that were in flight may have
+//! reached the disk in any order (`commit.rs` keeps up to four in flight; the writer
+//! thread's fdatasync writes dirty pages in any order), so a block that never landed
+//! reads as the zeros the file held before (`prealloc.rs`), and later blocks may hold
+//! records. Nothing at or after such a hole was acknowledged (an fdatasync that
+//! completed made every earlier write durable), and replaying past it would build a
+//! state that never existed, so the log ends at the hole. Basalt writes each piece of
+//! the log after a checksum line (`segment.rs`), checked before any of the piece is
+//! applied: one that fails over a zero-filled aligned block ([`HOLE_BLOCK`]), or that
+//! the file's end cuts short, is a torn tail, cut as one; one that fails over other
+//! bytes is damage (rot, not a power loss), and the start stops. In a log without those
+//! lines (Redis's, an older Basalt's), zeros at a command's start followed by more data,
+//! or a command that is whole RESP up to a zero-filled aligned block, are a hole too; a
+//! hole inside a value cannot be seen there.
 
 use std::fs::{File, OpenOptions};
 use std::io::Read;
@@ -27,6 +42,8 @@ use super::manifest::{self, Manifest};
 use super::writer::Target;
 use crate::apply::Apply;
 use crate::shared::Shared;
+
+use super::segment;
 
 /// Why the log could not be opened or replayed; the text is logged and the start fails.
 #[derive(Debug, thiserror::Error)]
@@ -297,6 +314,9 @@ impl<'a> Loader<'a> {
         let mut valid_up_to = 0u64;
         let mut multi_start: Option<u64> = None;
         let mut at_boundary = true;
+        // Where the zeros skipped at a command's start began (see the header: data
+        // after them is a hole).
+        let mut zeros_at: Option<u64> = None;
         let mut need_more = false;
         // Set when replay stopped at a torn command before the end of the file.
         let mut torn_len: Option<u64> = None;
@@ -306,11 +326,59 @@ impl<'a> Loader<'a> {
                 if input[0] == 0 {
                     // Zero-filled space the writer had not reached (prealloc.rs):
                     // skipped, and cut off below if nothing follows it.
+                    zeros_at.get_or_insert(base + pos as u64);
                     pos += input.iter().position(|&b| b != 0).unwrap_or(input.len());
                     continue;
                 }
+                if let Some(hole) = zeros_at {
+                    // Data after zeros: a hole that a power loss left (see the header).
+                    crate::log::warning(&format!(
+                        "The AOF {name} has zeros at offset {hole} and data after them: blocks written before a power loss that never reached the disk; the log ends there"
+                    ));
+                    at_boundary = false;
+                    torn_len = Some(file_len_of(path)?);
+                    break;
+                }
                 if input[0] == b'#' {
                     match memchr::memchr(b'\n', input) {
+                        Some(nl) if input.starts_with(b"#SEG:") => {
+                            // A segment (`segment.rs`): its bytes are checked before
+                            // any of them is applied.
+                            let offset = base + pos as u64;
+                            let Some((len, crc)) = segment::parse_header(&input[..=nl]) else {
+                                return Err(bad_format(name, offset));
+                            };
+                            if len as u64 > max_bulk.saturating_mul(4).saturating_add(2 * super::TAIL_LIMIT) {
+                                return Err(bad_format(name, offset));
+                            }
+                            let body = nl + 1..nl + 1 + len;
+                            if input.len() < body.end && !eof {
+                                // Read on until the segment is whole (or the file ends).
+                                need_more = true;
+                            } else if input.len() < body.end || !segment::verify(&input[body.clone()], crc) {
+                                let end = offset + (body.end as u64);
+                                if input.len() >= body.end && !zero_block_within(path, offset, end)? {
+                                    return Err(LoadError(format!(
+                                        "Bad file format reading the append only file {name} at offset {offset} (the checksum of the segment there fails): make a backup of your AOF file, then repair it (redis-check-aof --fix <filename.manifest>)"
+                                    )));
+                                }
+                                if input.len() >= body.end {
+                                    crate::log::warning(&format!(
+                                        "The AOF {name} has a zero-filled block in the segment at offset {offset} (its checksum fails): blocks written before a power loss that never reached the disk; the log ends there"
+                                    ));
+                                }
+                                // Cut short at the file's end, or holed: a torn tail.
+                                at_boundary = false;
+                                torn_len = Some(file_len_of(path)?);
+                                break;
+                            } else {
+                                pos += nl + 1;
+                                if multi_start.is_none() {
+                                    valid_up_to = base + pos as u64;
+                                }
+                                continue;
+                            }
+                        }
                         Some(nl) => {
                             self.annotation(&input[..nl]);
                             pos += nl + 1;
@@ -397,7 +465,12 @@ impl<'a> Loader<'a> {
                     // had not yet written over (or nothing). Anything else is damage.
                     let offset = base + pos as u64;
                     if !tail_is_torn(path, offset, max_bulk)? {
-                        return Err(bad_format(name, offset));
+                        match torn_by_hole(path, offset, max_bulk)? {
+                            Some(hole) => crate::log::warning(&format!(
+                                "The AOF {name} has a zero-filled block at offset {hole} inside the command at offset {offset}, and data after it: blocks written before a power loss that never reached the disk; the log ends there"
+                            )),
+                            None => return Err(bad_format(name, offset)),
+                        }
                     }
                     at_boundary = false;
                     // The whole file was looked at: what follows is handled as a cut.
@@ -530,14 +603,86 @@ fn tail_is_torn(path: &Path, from: u64, max_bulk: u64) -> Result<bool, LoadError
     file.seek(SeekFrom::Start(from))
         .and_then(|_| file.read_exact(&mut bytes))
         .map_err(|e| io_err("Error reading", path, e))?;
-    if bytes[0] != b'*' {
-        return Ok(false);
+    Ok(is_command_start(&bytes, max_bulk))
+}
+
+/// Whether a whole [`HOLE_BLOCK`] of zeros overlaps the file from `from` to `to`: the
+/// mark of a block that never reached the disk, not of bytes that rotted.
+fn zero_block_within(path: &Path, from: u64, to: u64) -> Result<bool, LoadError> {
+    use std::os::unix::fs::FileExt;
+    let file = File::open(path).map_err(|e| io_err("Can't open", path, e))?;
+    let mut block = vec![0u8; HOLE_BLOCK as usize];
+    let mut at = from - from % HOLE_BLOCK;
+    while at < to {
+        match file.read_exact_at(&mut block, at) {
+            Ok(()) if block.iter().all(|&b| b == 0) => return Ok(true),
+            Ok(()) => {}
+            // The file ends inside this block.
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(false),
+            Err(e) => return Err(io_err("Error reading", path, e)),
+        }
+        at += HOLE_BLOCK;
+    }
+    Ok(false)
+}
+
+/// The smallest unit a disk writes whole: a block that did not land is this many zero
+/// bytes at an offset that is a multiple of it (a device's logical block, 512 bytes or
+/// more; a 4096-byte block is eight of these).
+const HOLE_BLOCK: u64 = 512;
+
+/// Whether the command at `from` (which did not parse: see `replay`) is cut by a hole:
+/// its bytes up to the first zero-filled [`HOLE_BLOCK`] after it, zeros before that
+/// block left off, are the valid beginning of one command. Returns the block's offset.
+/// Non-zero bytes that are not RESP before any such block are damage, not a hole.
+fn torn_by_hole(path: &Path, from: u64, max_bulk: u64) -> Result<Option<u64>, LoadError> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = File::open(path).map_err(|e| io_err("Can't open", path, e))?;
+    let start = from - from % HOLE_BLOCK;
+    file.seek(SeekFrom::Start(start))
+        .map_err(|e| io_err("Error reading", path, e))?;
+    // As in `tail_is_torn`: one command is at most a few bulk strings.
+    let limit = max_bulk.saturating_mul(4).saturating_add(1 << 20);
+    let mut bytes = Vec::new();
+    let mut block = vec![0u8; HOLE_BLOCK as usize];
+    let mut at = start;
+    while at - start <= limit {
+        let mut got = 0;
+        while got < block.len() {
+            let n = file
+                .read(&mut block[got..])
+                .map_err(|e| io_err("Error reading", path, e))?;
+            if n == 0 {
+                break;
+            }
+            got += n;
+        }
+        // A whole block of zeros after the command's start (a partial last block of
+        // zeros is the file's end, which `tail_is_torn` judged).
+        if got == block.len() && at >= from && block.iter().all(|&b| b == 0) {
+            let data = &bytes[..bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1)];
+            return Ok((!data.is_empty() && is_command_start(data, max_bulk)).then_some(at));
+        }
+        if got < block.len() {
+            return Ok(None);
+        }
+        let skip = from.saturating_sub(at).min(HOLE_BLOCK) as usize;
+        bytes.extend_from_slice(&block[skip..]);
+        at += HOLE_BLOCK;
+    }
+    Ok(None)
+}
+
+/// Whether `bytes` are the beginning of one command, valid as far as they go.
+fn is_command_start(bytes: &[u8], max_bulk: u64) -> bool {
+    if bytes.first() != Some(&b'*') {
+        return false;
     }
     let mut parser = RequestParser::new(Limits {
         max_bulk_len: max_bulk,
         ..Limits::default()
     });
-    Ok(matches!(parser.parse(&bytes), Ok(None)))
+    matches!(parser.parse(bytes), Ok(None))
 }
 
 /// Cuts a log file back to `len` bytes and makes that durable.
@@ -698,51 +843,100 @@ mod tests {
         let (r, len) = replay(&h, &f, true);
         r.expect("loaded");
         assert_eq!(len, good.len() as u64);
-        // A torn command after the zeros (bytes appended at the end of the file).
+        // Commands after the zeros: a hole that a power loss left (blocks of commits
+        // in flight that never landed). Nothing after it was acknowledged, and applying
+        // it would skip what the hole held: the log ends at the hole.
         let mut f = good.clone();
         f.extend(vec![0u8; 100]);
         f.extend(cmd(&["SET", "b", "2"]));
         f.extend(b"*2\r\n$3\r\nDEL");
         let (r, len) = replay(&h, &f, true);
-        r.expect("loaded anyway");
-        assert_eq!(h.text("GET b"), "2");
-        assert_eq!(
-            len,
-            (good.len() + 100 + cmd(&["SET", "b", "2"]).len()) as u64
-        );
-    }
-
-    /// Issue 26, defect 1: a SIGKILL in the middle of a large write leaves the start of
-    /// a command followed by the zero-filled space ahead of the writer. Wherever the
-    /// cut falls (a header, a value, the CRLF after it), the loader must cut the file
-    /// back to the last whole command and apply nothing of the torn one.
-    #[test]
-    fn a_torn_write_followed_by_preallocated_zeros_is_cut_wherever_it_falls() {
-        let good = cmd(&["SET", "a", "1"]);
-        let value = "v".repeat(300_000);
-        let torn = cmd(&["SET", "big", &value]);
-        // Every cut point in the headers, a few inside the value, and around its CRLF.
-        let mut cuts: Vec<usize> = (1..30).collect();
-        cuts.extend([1000, 150_000, torn.len() - 3, torn.len() - 2, torn.len() - 1]);
-        for zeros in [0usize, 3, 100_000] {
-            for &cut_at in &cuts {
-                let mut h = harness();
-                let mut f = good.clone();
-                f.extend(&torn[..cut_at]);
-                f.extend(vec![0u8; zeros]);
-                let (r, len) = replay(&h, &f, true);
-                r.unwrap_or_else(|e| panic!("cut at {cut_at}, {zeros} zeros: {e}"));
-                assert_eq!(len, good.len() as u64, "cut at {cut_at}, {zeros} zeros");
-                assert_eq!(h.text("GET a"), "1");
-                assert_eq!(h.text("EXISTS big"), "0", "cut at {cut_at}, {zeros} zeros");
-            }
-        }
-        // The same torn write in a file that is not the last one stops the start.
-        let mut f = good.clone();
-        f.extend(&torn[..150_000]);
-        f.extend(vec![0u8; 4096]);
+        r.expect("loaded up to the hole");
+        assert_eq!(h.text("EXISTS b"), "0");
+        assert_eq!(len, good.len() as u64);
+        // Not in a file that is not the last, nor with aof-load-truncated no.
         let err = replay(&harness(), &f, false).0.expect_err("not last").to_string();
         assert!(err.contains("the truncated file is not the last file"), "{err}");
+    }
+
+    /// Records as the writer frames them: one segment, its checksum line first.
+    fn segment_of(records: &[u8]) -> Vec<u8> {
+        let mut seg = super::segment::placeholder().to_vec();
+        seg.extend_from_slice(records);
+        super::segment::seal(&mut seg);
+        seg
+    }
+
+    /// A power loss with commits in flight: a block of a later segment never reached
+    /// the disk (it reads as zeros), even inside a value where the command still
+    /// parses. The log ends at that segment; the segments before it are applied. A
+    /// segment cut short at the file's end is a torn tail too. Non-zero bytes where the
+    /// checksum fails are damage: the start stops.
+    #[test]
+    fn a_segment_with_a_block_that_never_landed_ends_the_log() {
+        let first = segment_of(&[cmd(&["SET", "a", "1"]), cmd(&["SET", "b", "2"])].concat());
+        let value = "v".repeat(3000);
+        let second = segment_of(&[cmd(&["SET", "big", &value]), cmd(&["SET", "later", "x"]).repeat(40)].concat());
+        let third = segment_of(&cmd(&["SET", "last", "y"]));
+        let whole = [first.clone(), second.clone(), third.clone()].concat();
+        // Untouched: everything is applied.
+        let mut h = harness();
+        let (r, len) = replay(&h, &whole, true);
+        r.expect("loaded");
+        assert_eq!(len, whole.len() as u64);
+        assert_eq!(h.text("GET last"), "y");
+        // A block inside the big value reads as zeros (the command still parses).
+        let hole = (first.len() + 1024) / 512 * 512;
+        let mut f = whole.clone();
+        f[hole..hole + 512].fill(0);
+        let mut h = harness();
+        let (r, len) = replay(&h, &f, true);
+        r.expect("loaded up to the holed segment");
+        assert_eq!(len, first.len() as u64);
+        assert_eq!(h.text("GET b"), "2");
+        assert_eq!(h.text("EXISTS big"), "0");
+        assert_eq!(h.text("EXISTS last"), "0");
+        // The file ends inside the second segment.
+        let mut h = harness();
+        let (r, len) = replay(&h, &whole[..first.len() + 100], true);
+        r.expect("torn tail cut");
+        assert_eq!(len, first.len() as u64);
+        assert_eq!(h.text("EXISTS big"), "0");
+        // Rotted bytes (not a zero block): damage, the start stops.
+        let mut f = whole.clone();
+        f[first.len() + 2000] ^= 0x20;
+        let err = replay(&harness(), &f, true).0.expect_err("damage").to_string();
+        assert!(err.contains("Bad file format") && err.contains("the checksum of the segment there fails"), "{err}");
+    }
+
+    /// The same power loss in a log without checksum lines (Redis's, or an older
+    /// Basalt's): a hole that breaks a command's RESP, with data after it, ends the log
+    /// before that command (a hole inside a value cannot be seen there).
+    #[test]
+    fn without_checksums_a_hole_that_breaks_a_command_ends_the_log_before_it() {
+        let good = cmd(&["SET", "a", "1"]);
+        let value = "v".repeat(300);
+        let cut = cmd(&["SET", "big", &value]).repeat(4);
+        let after = cmd(&["SET", "later", "x"]).repeat(40);
+        let image = |fill: u8, hole: std::ops::Range<usize>| {
+            let mut f = [good.clone(), cut.clone(), after.clone()].concat();
+            f[hole].fill(fill);
+            f
+        };
+        // The block at 512..1024 lies across the second and third SET big: the second's
+        // value ends in zeros where its CRLF should be.
+        let mut h = harness();
+        let (r, len) = replay(&h, &image(0, 512..1024), true);
+        r.expect("loaded up to the hole");
+        let one = cmd(&["SET", "big", &value]).len();
+        assert_eq!(len, (good.len() + (512 - good.len()) / one * one) as u64);
+        assert_eq!(h.text("GET a"), "1");
+        assert_eq!(h.text("EXISTS later"), "0");
+        // Garbage, or zeros that are not a whole aligned block: damage.
+        for f in [image(b'x', 512..1024), image(0, 530..1024)] {
+            let err = replay(&harness(), &f, true).0.expect_err("damage").to_string();
+            assert!(err.contains("Bad file format"), "{err}");
+        }
     }
 
     #[test]

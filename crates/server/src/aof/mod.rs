@@ -36,6 +36,7 @@ pub mod load;
 pub mod manifest;
 mod prealloc;
 pub mod rewrite;
+pub mod segment;
 pub mod writer;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
@@ -53,6 +54,10 @@ pub const TAIL_LIMIT: u64 = 64 * 1024 * 1024;
 /// The in-memory tail of the log, not yet taken by the writer.
 struct Tail {
     bytes: Vec<u8>,
+    /// Where in `bytes` the header of the segment being appended to lies (`segment.rs`):
+    /// sealed when the bytes are taken (`take_sealed`), and a new one opened by the next
+    /// record.
+    open_segment: Option<usize>,
     /// Log offset of the end of `bytes` (bytes appended since the log was opened).
     end: u64,
     /// Database of the last record (usize::MAX: none yet, write a SELECT).
@@ -182,6 +187,7 @@ impl Aof {
             wakers,
             tail: Mutex::new(Tail {
                 bytes: Vec::with_capacity(64 * 1024),
+                open_segment: None,
                 end: 0,
                 db: usize::MAX,
                 ts_ms: i64::MIN,
@@ -341,6 +347,7 @@ impl Aof {
                 if t.bytes.is_empty() || self.switch.lock().is_some() {
                     return;
                 }
+                t.seal();
                 (std::mem::take(&mut t.bytes), t.end)
             };
             match cur.write_once(self, &bytes) {
@@ -359,10 +366,13 @@ impl Aof {
                 }
                 Err(_) => {
                     // Put the bytes back in front; the writer thread retries (and reports).
+                    // (They are sealed segments; the one open after them moves along.)
                     let mut t = self.tail.lock();
                     let mut b = bytes;
+                    let ahead = b.len();
                     b.extend_from_slice(&t.bytes);
                     t.bytes = b;
+                    t.open_segment = t.open_segment.map(|p| p + ahead);
                     drop(t);
                     drop(guard);
                     self.nudge_writer();
@@ -395,6 +405,7 @@ impl Aof {
         if !written {
             return None;
         }
+        t.open();
         t.put_command(&[b"EXEC"]);
         Some(self.after_append(t))
     }
@@ -415,8 +426,12 @@ impl Aof {
     }
 
     /// The end of what has been appended (under every gate: the rewrite's cut point).
+    /// The open segment is sealed there, so that the cut falls between two segments
+    /// (the file before it ends with a whole one).
     pub fn end(&self) -> u64 {
-        self.tail.lock().end
+        let mut t = self.tail.lock();
+        t.seal();
+        t.end
     }
 
     /// From offset `at` on, the writer appends to `target` (a log rewrite's new
@@ -450,7 +465,32 @@ impl Aof {
 }
 
 impl Tail {
+    /// Opens a segment (its header, to be filled in when sealed) unless one is open.
+    fn open(&mut self) {
+        if self.open_segment.is_none() {
+            self.open_segment = Some(self.bytes.len());
+            self.bytes.extend_from_slice(&segment::placeholder());
+            self.end += segment::HEADER_LEN as u64;
+        }
+    }
+
+    /// Seals the open segment, if any: what is in `bytes` may now be written as it is.
+    fn seal(&mut self) {
+        if let Some(at) = self.open_segment.take() {
+            segment::seal(&mut self.bytes[at..]);
+        }
+    }
+
+    /// Takes every byte appended, sealed (for a write or a commit), leaving `into`'s
+    /// (emptied) buffer in its place.
+    fn take_sealed(&mut self, into: &mut Vec<u8>) {
+        self.seal();
+        into.clear();
+        std::mem::swap(&mut self.bytes, into);
+    }
+
     fn write_record<A: AsRef<[u8]>>(&mut self, db: usize, now_ms: i64, args: &[A]) {
+        self.open();
         if self.multi == MultiState::Open {
             self.multi = MultiState::Written;
             self.put_command(&[b"MULTI"]);
@@ -486,9 +526,22 @@ impl Tail {
 mod tests {
     use super::*;
 
+    /// The records appended since the last take, their segment's header checked and
+    /// left off.
     fn take(aof: &Aof) -> String {
-        String::from_utf8(std::mem::take(&mut aof.tail.lock().bytes)).expect("utf8")
+        let mut bytes = Vec::new();
+        aof.tail.lock().take_sealed(&mut bytes);
+        if bytes.is_empty() {
+            return String::new();
+        }
+        let (len, crc) = segment::parse_header(&bytes[..segment::HEADER_LEN]).expect("a segment header first");
+        let body = &bytes[segment::HEADER_LEN..];
+        assert_eq!(len, body.len());
+        assert!(segment::verify(body, crc));
+        String::from_utf8(body.to_vec()).expect("utf8")
     }
+
+    const H: u64 = segment::HEADER_LEN as u64;
 
     #[test]
     fn records_carry_select_and_time_only_when_they_change() {
@@ -503,7 +556,7 @@ mod tests {
              *2\r\n$4\r\nINCR\r\n$1\r\na\r\n\
              #MS:1001\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n*2\r\n$3\r\nDEL\r\n$1\r\nb\r\n"
         );
-        assert_eq!(e3, text.len() as u64);
+        assert_eq!(e3, H + text.len() as u64);
         assert!(e1 < e2 && e2 < e3);
     }
 
@@ -519,6 +572,27 @@ mod tests {
         let text = take(&aof);
         assert!(text.starts_with("*1\r\n$5\r\nMULTI\r\n#MS:5\r\n"), "{text}");
         assert!(text.ends_with("*1\r\n$4\r\nEXEC\r\n"), "{text}");
-        assert_eq!(end, text.len() as u64);
+        assert_eq!(end, H + text.len() as u64);
+    }
+
+    #[test]
+    fn each_take_is_one_segment_and_the_rewrite_cut_falls_between_two() {
+        let aof = Aof::new(1, AppendFsync::Everysec, Default::default(), Default::default());
+        aof.append_one(0, 1, &["SET", "a", "1"]);
+        assert!(take(&aof).ends_with("$1\r\na\r\n$1\r\n1\r\n"));
+        // A second segment, sealed by the rewrite's cut (end), then a third open one.
+        aof.append_one(0, 1, &["SET", "b", "2"]);
+        let cut = aof.end();
+        aof.append_one(0, 1, &["SET", "c", "3"]);
+        let mut bytes = Vec::new();
+        aof.tail.lock().take_sealed(&mut bytes);
+        let (first, crc) = segment::parse_header(&bytes[..segment::HEADER_LEN]).expect("header");
+        assert!(segment::verify(&bytes[segment::HEADER_LEN..segment::HEADER_LEN + first], crc));
+        // The cut falls between the two.
+        assert_eq!(cut - aof.end() + bytes.len() as u64, (segment::HEADER_LEN + first) as u64);
+        let second = &bytes[segment::HEADER_LEN + first..];
+        let (len, crc) = segment::parse_header(&second[..segment::HEADER_LEN]).expect("second header");
+        assert_eq!(len, second.len() - segment::HEADER_LEN);
+        assert!(segment::verify(&second[segment::HEADER_LEN..], crc));
     }
 }

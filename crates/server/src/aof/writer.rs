@@ -397,7 +397,7 @@ fn run(aof: &Aof, target: Target) {
         aof.drain_commits(cur, stop_now);
         let (end, stop) = {
             let mut t = aof.tail.lock();
-            std::mem::swap(&mut t.bytes, &mut chunk);
+            t.take_sealed(&mut chunk);
             t.writer_wanted = false;
             (t.end, t.stop)
         };
