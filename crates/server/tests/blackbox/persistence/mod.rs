@@ -1412,3 +1412,38 @@ fn the_log_is_zero_filled_ahead_only_under_always() {
     assert_eq!(bytes(&r(&mut c, &["GET", "after"])), b"1");
     assert_eq!(int(&mut c, &["DBSIZE"]), 201);
 }
+
+/// A power loss under `always` with commits in flight: a block of the log that never
+/// reached the disk reads as zeros, here inside a value, where the command would still
+/// parse. The server starts, and the log ends at the piece (segment) that holds the
+/// hole: the writes before it are there, that one and the later ones are not (none of
+/// them was acknowledged when the power went). Redis refuses to start on such a file:
+/// Basalt only.
+#[test]
+fn a_block_that_never_reached_the_disk_ends_the_log_at_its_segment() {
+    let Some((mut p, mut c)) = start_basalt_only(AOF_ALWAYS, " (Redis refuses to start on a holed log)") else {
+        return;
+    };
+    let value = "v".repeat(3000);
+    for i in 0..50 {
+        ok(&mut c, &["SET", &format!("a{i}"), &value]);
+    }
+    p.kill();
+    let incr = last_incr(&p.aof_dir());
+    let mut data = std::fs::read(&incr).expect("read incr");
+    let key = b"$3\r\na30\r\n";
+    let at = data.windows(key.len()).position(|w| w == key).expect("a30 in the log");
+    let hole = (at + 1024) / 512 * 512;
+    data[hole..hole + 512].fill(0);
+    std::fs::write(&incr, &data).expect("write incr");
+    p.restart();
+    let mut c = p.conn();
+    let present: Vec<bool> = (0..50).map(|i| int(&mut c, &["EXISTS", &format!("a{i}")]) == 1).collect();
+    assert!(present[..30].iter().all(|&p| p), "the writes before the hole are there: {present:?}");
+    assert!(present[30..].iter().all(|&p| !p), "the log ends at the hole: {present:?}");
+    // The file was cut there: the next start reads the same.
+    ok(&mut c, &["SET", "after", "1"]);
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_eq!(int(&mut c, &["DBSIZE"]), 31);
+}
