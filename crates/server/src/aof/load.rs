@@ -355,6 +355,10 @@ impl<'a> Loader<'a> {
                             if input.len() < body.end && !eof {
                                 // Read on until the segment is whole (or the file ends).
                                 need_more = true;
+                            } else if input.len() < body.end && holds_a_whole_segment(&input[nl + 1..]) {
+                                // A length that runs past a later whole segment: the
+                                // header rotted; this is no torn tail.
+                                return Err(bad_format(name, offset));
                             } else if input.len() < body.end || !segment::verify(&input[body.clone()], crc) {
                                 let end = offset + (body.end as u64);
                                 if input.len() >= body.end && !zero_block_within(path, offset, end)? {
@@ -604,6 +608,17 @@ fn tail_is_torn(path: &Path, from: u64, max_bulk: u64) -> Result<bool, LoadError
         .and_then(|_| file.read_exact(&mut bytes))
         .map_err(|e| io_err("Error reading", path, e))?;
     Ok(is_command_start(&bytes, max_bulk))
+}
+
+/// Whether `bytes` hold a whole segment whose checksum holds (a header line, then its
+/// body): never the case after a header whose segment the file's end cut short.
+fn holds_a_whole_segment(bytes: &[u8]) -> bool {
+    memchr::memmem::find_iter(bytes, b"#SEG:").any(|at| {
+        let rest = &bytes[at..];
+        let Some(nl) = memchr::memchr(b'\n', rest) else { return false };
+        let Some((len, crc)) = segment::parse_header(&rest[..=nl]) else { return false };
+        rest.get(nl + 1..nl + 1 + len).is_some_and(|body| segment::verify(body, crc))
+    })
 }
 
 /// Whether a whole [`HOLE_BLOCK`] of zeros overlaps the file from `from` to `to`: the
@@ -902,6 +917,11 @@ mod tests {
         r.expect("torn tail cut");
         assert_eq!(len, first.len() as u64);
         assert_eq!(h.text("EXISTS big"), "0");
+        // A rotted length that runs past the later segments: damage, not a torn tail.
+        let mut f = whole.clone();
+        f[first.len() + 8] = b'1';
+        let err = replay(&harness(), &f, true).0.expect_err("damage").to_string();
+        assert!(err.contains("Bad file format"), "{err}");
         // Rotted bytes (not a zero block): damage, the start stops.
         let mut f = whole.clone();
         f[first.len() + 2000] ^= 0x20;
