@@ -589,7 +589,7 @@ mod tests {
         let (first, crc) = segment::parse_header(&bytes[..segment::HEADER_LEN]).expect("header");
         assert!(segment::verify(&bytes[segment::HEADER_LEN..segment::HEADER_LEN + first], crc));
         // The cut falls between the two.
-        assert_eq!(cut - aof.end() + bytes.len() as u64, (segment::HEADER_LEN + first) as u64);
+        assert_eq!(cut + bytes.len() as u64 - aof.end(), (segment::HEADER_LEN + first) as u64);
         let second = &bytes[segment::HEADER_LEN + first..];
         let (len, crc) = segment::parse_header(&second[..segment::HEADER_LEN]).expect("second header");
         assert_eq!(len, second.len() - segment::HEADER_LEN);
