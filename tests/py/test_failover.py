@@ -88,9 +88,10 @@ def test_failover_hands_the_role_to_the_replica_with_a_partial_resync(master_kin
 def test_a_failover_holds_writes_for_a_round_trip_not_until_the_next_periodic_ack(replica_kind):
     """Basalt asks its replicas to acknowledge as FAILOVER begins (one REPLCONF GETACK)
     and hands over as the acknowledgement is read, so writes are held for about a round
-    trip; Redis 7.0 waits for a replica's ACK of every second (0.3-1.1 s on this machine
-    in five tries). Each hand-over below begins at a different point of the replica's
-    second; under Redis's way, all of them inside half a second would be a 1-in-30 chance.
+    trip; Redis 7.0 waits for a replica's ACK of every second (0.3-1.0 s on this machine
+    in five tries, and Basalt's earlier build 0.4-1.1 s). Each hand-over below begins at a
+    different point of the replica's second; under that way, all four inside half a
+    second would be about a 1-in-16 chance.
     Not a property of Redis: skipped when the server under test is Redis."""
     m_srv, r_srv, m, r = pair("self", replica_kind)
     try:
