@@ -25,10 +25,12 @@
 //! the log after a checksum line (`segment.rs`), checked before any of the piece is
 //! applied: one that fails over a zero-filled aligned block ([`HOLE_BLOCK`]), or that
 //! the file's end cuts short, is a torn tail, cut as one; one that fails over other
-//! bytes is damage (rot, not a power loss), and the start stops. In a log without those
-//! lines (Redis's, an older Basalt's), zeros at a command's start followed by more data,
-//! or a command that is whole RESP up to a zero-filled aligned block, are a hole too; a
-//! hole inside a value cannot be seen there.
+//! bytes is damage (rot, not a power loss), and the start stops. (Two faults in one
+//! piece, a value that really held an aligned block of zeros and a rotted byte, would
+//! be taken for a hole: the log cut there rather than the start refused.) In a log
+//! without those lines (Redis's, an older Basalt's), zeros at a command's start followed
+//! by more data, or a command that is whole RESP up to a zero-filled aligned block, are
+//! a hole too; a hole inside a value cannot be seen there.
 
 use std::fs::{File, OpenOptions};
 use std::io::Read;
