@@ -357,7 +357,7 @@ impl<'a> Loader<'a> {
                             if input.len() < body.end && !eof {
                                 // Read on until the segment is whole (or the file ends).
                                 need_more = true;
-                            } else if input.len() < body.end && holds_a_whole_segment(&input[nl + 1..]) {
+                            } else if input.len() < body.end && holds_a_whole_segment(&input[nl + 1..], max_bulk) {
                                 // A length that runs past a later whole segment: the
                                 // header rotted; this is no torn tail.
                                 return Err(bad_format(name, offset));
@@ -612,15 +612,36 @@ fn tail_is_torn(path: &Path, from: u64, max_bulk: u64) -> Result<bool, LoadError
     Ok(is_command_start(&bytes, max_bulk))
 }
 
-/// Whether `bytes` hold a whole segment whose checksum holds (a header line, then its
-/// body): never the case after a header whose segment the file's end cut short.
-fn holds_a_whole_segment(bytes: &[u8]) -> bool {
-    memchr::memmem::find_iter(bytes, b"#SEG:").any(|at| {
+/// Whether `bytes` (what follows a segment's header line up to the file's end) hold,
+/// at a command's boundary, a whole segment whose checksum holds: never the case after
+/// a header whose segment the file's end cut short. Walked command by command, so that
+/// a client's value that looks like a segment is not taken for one.
+fn holds_a_whole_segment(bytes: &[u8], max_bulk: u64) -> bool {
+    let mut parser = RequestParser::new(Limits {
+        max_bulk_len: max_bulk,
+        ..Limits::default()
+    });
+    let mut at = 0;
+    while at < bytes.len() {
         let rest = &bytes[at..];
-        let Some(nl) = memchr::memchr(b'\n', rest) else { return false };
-        let Some((len, crc)) = segment::parse_header(&rest[..=nl]) else { return false };
-        rest.get(nl + 1..nl + 1 + len).is_some_and(|body| segment::verify(body, crc))
-    })
+        match rest[0] {
+            0 => at += rest.iter().position(|&b| b != 0).unwrap_or(rest.len()),
+            b'#' => {
+                let Some(nl) = memchr::memchr(b'\n', rest) else { return false };
+                if let Some((len, crc)) = segment::parse_header(&rest[..=nl]) {
+                    if rest.get(nl + 1..nl + 1 + len).is_some_and(|body| segment::verify(body, crc)) {
+                        return true;
+                    }
+                }
+                at += nl + 1;
+            }
+            _ => match parser.parse(rest) {
+                Ok(Some(n)) => at += n,
+                _ => return false,
+            },
+        }
+    }
+    false
 }
 
 /// Whether a whole [`HOLE_BLOCK`] of zeros overlaps the file from `from` to `to`: the
@@ -924,6 +945,21 @@ mod tests {
         f[first.len() + 8] = b'1';
         let err = replay(&harness(), &f, true).0.expect_err("damage").to_string();
         assert!(err.contains("Bad file format"), "{err}");
+        // A client's value that looks like a whole segment, inside a last segment that
+        // the file's end cut short: still a torn tail.
+        let fake = {
+            let mut f = super::segment::placeholder().to_vec();
+            f.extend_from_slice(b"hello");
+            super::segment::seal(&mut f);
+            String::from_utf8(f).expect("ascii")
+        };
+        let tricky = segment_of(&[cmd(&["SET", "fake", &fake]), cmd(&["SET", "z", "1"])].concat());
+        let f = [first.clone(), tricky[..tricky.len() - 5].to_vec()].concat();
+        let mut h = harness();
+        let (r, len) = replay(&h, &f, true);
+        r.expect("torn tail cut");
+        assert_eq!(len, first.len() as u64);
+        assert_eq!(h.text("EXISTS fake"), "0");
         // Rotted bytes (not a zero block): damage, the start stops.
         let mut f = whole.clone();
         f[first.len() + 2000] ^= 0x20;
