@@ -55,8 +55,9 @@ pub const TAIL_LIMIT: u64 = 64 * 1024 * 1024;
 struct Tail {
     bytes: Vec<u8>,
     /// Where in `bytes` the header of the segment being appended to lies (`segment.rs`):
-    /// sealed when the bytes are taken (`take_sealed`), and a new one opened by the next
-    /// record.
+    /// sealed when the bytes are taken (by the taker, after it lets the lock go: the
+    /// checksum of a batch is microseconds that no other loop's append should wait
+    /// for), and a new one opened by the next record.
     open_segment: Option<usize>,
     /// Log offset of the end of `bytes` (bytes appended since the log was opened).
     end: u64,
@@ -337,7 +338,7 @@ impl Aof {
                 return;
             };
             let Some(cur) = guard.as_mut() else { return };
-            let (bytes, end) = {
+            let (mut bytes, open, end) = {
                 let mut t = self.tail.lock();
                 // The switch again, under the tail's lock: a rewrite may have switched
                 // files since the check above, and records after its cut point must not
@@ -347,9 +348,11 @@ impl Aof {
                 if t.bytes.is_empty() || self.switch.lock().is_some() {
                     return;
                 }
-                t.seal();
-                (std::mem::take(&mut t.bytes), t.end)
+                let mut bytes = Vec::new();
+                let open = t.take(&mut bytes);
+                (bytes, open, t.end)
             };
+            segment::seal_open(&mut bytes, open);
             match cur.write_once(self, &bytes) {
                 Ok(()) => {
                     self.written.store(end, Ordering::Release);
@@ -481,12 +484,13 @@ impl Tail {
         }
     }
 
-    /// Takes every byte appended, sealed (for a write or a commit), leaving `into`'s
-    /// (emptied) buffer in its place.
-    fn take_sealed(&mut self, into: &mut Vec<u8>) {
-        self.seal();
+    /// Takes every byte appended, leaving `into`'s (emptied) buffer in its place;
+    /// returns where the segment still to be sealed begins in them (the taker seals it,
+    /// `segment::seal_open`, once the lock is let go).
+    fn take(&mut self, into: &mut Vec<u8>) -> Option<usize> {
         into.clear();
         std::mem::swap(&mut self.bytes, into);
+        self.open_segment.take()
     }
 
     fn write_record<A: AsRef<[u8]>>(&mut self, db: usize, now_ms: i64, args: &[A]) {
@@ -530,7 +534,8 @@ mod tests {
     /// left off.
     fn take(aof: &Aof) -> String {
         let mut bytes = Vec::new();
-        aof.tail.lock().take_sealed(&mut bytes);
+        let open = aof.tail.lock().take(&mut bytes);
+        segment::seal_open(&mut bytes, open);
         if bytes.is_empty() {
             return String::new();
         }
@@ -585,7 +590,8 @@ mod tests {
         let cut = aof.end();
         aof.append_one(0, 1, &["SET", "c", "3"]);
         let mut bytes = Vec::new();
-        aof.tail.lock().take_sealed(&mut bytes);
+        let open = aof.tail.lock().take(&mut bytes);
+        segment::seal_open(&mut bytes, open);
         let (first, crc) = segment::parse_header(&bytes[..segment::HEADER_LEN]).expect("header");
         assert!(segment::verify(&bytes[segment::HEADER_LEN..segment::HEADER_LEN + first], crc));
         // The cut falls between the two.

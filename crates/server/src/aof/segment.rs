@@ -35,10 +35,23 @@ pub fn placeholder() -> [u8; HEADER_LEN] {
 /// Fills in the header at the start of `segment` for the bytes after it.
 pub fn seal(segment: &mut [u8]) {
     let (header, body) = segment.split_at_mut(HEADER_LEN);
-    let len = format!("{:010}", body.len());
-    let crc = format!("{:08x}", crc32fast::hash(body));
-    header[5..15].copy_from_slice(&len.as_bytes()[len.len() - 10..]);
-    header[16..24].copy_from_slice(crc.as_bytes());
+    // Digits written in place (no allocation: this runs for every write of the log).
+    let mut len = body.len();
+    for d in header[5..15].iter_mut().rev() {
+        *d = b'0' + (len % 10) as u8;
+        len /= 10;
+    }
+    let crc = crc32fast::hash(body);
+    for (i, d) in header[16..24].iter_mut().enumerate() {
+        *d = b"0123456789abcdef"[(crc >> (28 - 4 * i)) as usize & 0xf];
+    }
+}
+
+/// Seals the segment that begins at `open` in `bytes` (taken from the tail), if any.
+pub fn seal_open(bytes: &mut [u8], open: Option<usize>) {
+    if let Some(at) = open {
+        seal(&mut bytes[at..]);
+    }
 }
 
 /// The length and checksum a header line (`line`, without its CRLF or with it) states;

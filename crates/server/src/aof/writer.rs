@@ -395,12 +395,14 @@ fn run(aof: &Aof, target: Target) {
         // The file is the writer's alone once the loops' commits have landed (their
         // failures written again); none starts while the writer holds it.
         aof.drain_commits(cur, stop_now);
-        let (end, stop) = {
+        let (end, stop, open) = {
             let mut t = aof.tail.lock();
-            t.take_sealed(&mut chunk);
+            let open = t.take(&mut chunk);
             t.writer_wanted = false;
-            (t.end, t.stop)
+            (t.end, t.stop, open)
         };
+        // Sealed once the tail's lock is let go (loops append meanwhile).
+        super::segment::seal_open(&mut chunk, open);
         // A log rewrite switched files at offset `at`: what came before goes to the
         // old file, made durable before it is closed; the rest to the new one.
         let mut from = 0;
