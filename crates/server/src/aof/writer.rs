@@ -363,6 +363,12 @@ fn run(aof: &Aof, target: Target) {
             // changes.
             let inline = policy == AppendFsync::Always && aof.inline_commits.load(Ordering::Acquire);
             while (t.bytes.is_empty() || inline) && !t.writer_wanted && !t.stop && aof.switch.lock().is_none() {
+                // Under `always`, bytes written but not yet synced (by rounds under
+                // everysec before a CONFIG SET appendfsync always) are synced now:
+                // replies wait for them, and no later write may come to trigger it.
+                if policy == AppendFsync::Always && needs_sync {
+                    break;
+                }
                 let fsync_due = policy == AppendFsync::Everysec && needs_sync;
                 t.writer_idle = true;
                 if fsync_due {
