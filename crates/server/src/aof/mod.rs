@@ -479,9 +479,7 @@ impl Tail {
 
     /// Seals the open segment, if any: what is in `bytes` may now be written as it is.
     fn seal(&mut self) {
-        if let Some(at) = self.open_segment.take() {
-            segment::seal(&mut self.bytes[at..]);
-        }
+        segment::seal_open(&mut self.bytes, self.open_segment.take());
     }
 
     /// Takes every byte appended, leaving `into`'s (emptied) buffer in its place;

@@ -61,14 +61,13 @@ pub fn begin(shared: &Shared, to: Option<(String, u16)>, timeout_ms: i64, force:
         crate::log::notice("FAILOVER requested to any replica.");
     }
     // Under every loop's gate (FAILOVER's flags): nothing is fed between the two reads.
+    // The GETACK goes out with the loop's flush after this batch, as any record.
     let before = shared.repl.offset();
     shared.repl.feed_keyless(&[b"REPLCONF", b"GETACK", b"*"]);
     let getack = Some((before, shared.repl.offset()));
     *plan = Plan { target: to, end_ms: if timeout_ms > 0 { now_ms.saturating_add(timeout_ms) } else { 0 }, force, getack };
     shared.pause.hold_for_failover(&shared.keyspace, true);
     f.set_state(WAIT_FOR_SYNC);
-    drop(plan);
-    super::master::flush(shared);
     Ok(())
 }
 
