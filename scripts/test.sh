@@ -37,21 +37,36 @@ BASALT_TEST_SERVER="$(command -v redis-server)" cargo test --quiet -p basalt-ser
   -- --include-ignored --skip _7_2 2>&1
 
 echo "== crash test: SIGKILL under concurrent writers with appendfsync always, no acknowledged write lost"
+# Each run prints its last three lines; a failed one prints all it wrote and the tail of
+# the server's log (kept in the data dir it names), so that CI's log says what went wrong.
+crash_test() {
+  local out rc=0
+  out="$(python3 scripts/crash-test.py --server-bin "$repo/target/debug/basalt-server" "$@" 2>&1)" || rc=$?
+  if [ "$rc" -eq 0 ]; then
+    printf '%s\n' "$out" | tail -3
+  else
+    printf '%s\n' "$out"
+    local log
+    log="$(printf '%s\n' "$out" | sed -n 's/.*; log: \(.*\)$/\1/p' | tail -1)"
+    if [ -n "$log" ] && [ -f "$log" ]; then
+      echo "-- the last 40 lines of $log:"
+      tail -40 "$log"
+    fi
+  fi
+  return "$rc"
+}
 # A short run for CI; the 200-cycle run of issue 5 is: python3 scripts/crash-test.py --cycles 200
-python3 scripts/crash-test.py --server-bin "$repo/target/debug/basalt-server" --cycles 8 --max-seconds 120 2>&1 | tail -3
+crash_test --cycles 8 --max-seconds 120
 # A slow disk (writes held in memory for 2 ms) with readers on other loops than the
 # writers: a reply that revealed a write before the log had it is caught here.
-python3 scripts/crash-test.py --server-bin "$repo/target/debug/basalt-server" --cycles 6 --max-seconds 90 \
-  --slow-disk-us 2000 --extra-args "--loop-spread-busy 0" 2>&1 | tail -3
+crash_test --cycles 6 --max-seconds 90 --slow-disk-us 2000 --extra-args "--loop-spread-busy 0"
 # appendfsync everysec (a kill must not lose what was handed to the kernel) with log
 # rewrites in flight: kills land around the switch to a new file and the new base.
-python3 scripts/crash-test.py --server-bin "$repo/target/debug/basalt-server" --cycles 6 --max-seconds 90 \
-  --appendfsync everysec --rewrite-every 0.3 2>&1 | tail -3
+crash_test --cycles 6 --max-seconds 90 --appendfsync everysec --rewrite-every 0.3
 
 # Large values (300 KB - 3 MB SETs): a kill inside a large write leaves a command's start
 # before the zero-filled space; the restart must cut it off, apply nothing of it (issue 26).
-python3 scripts/crash-test.py --server-bin "$repo/target/debug/basalt-server" --cycles 5 --max-seconds 60 \
-  --appendfsync everysec --large-values 2>&1 | tail -3
+crash_test --cycles 5 --max-seconds 60 --appendfsync everysec --large-values
 
 echo "== replication again on the epoll engine with three event loops (a stream written differently to the sockets)"
 BASALT_SERVER_BIN="$repo/target/debug/basalt-server" BASALT_SERVER_EXTRA="--io-engine epoll --threads 3" \

@@ -167,6 +167,12 @@ def test_a_failover_whose_replica_does_not_catch_up_holds_writes_then_gives_up_o
         # one, its last ACK may cover the whole stream, and a failover that finds it so
         # hands over at once, in Redis as in Basalt.)
         m.set("behind", "v")
+        # And a stream long enough (300 commands, 60 KB: within the socket buffers) that the replica, let go, still applies it when
+        # the FORCE'd hand-over arrives: the new master must take it over whole.
+        p = m.pipeline(transaction=False)
+        for i in range(300):
+            p.set(f"bulk:{i}", str(i).encode() * 70)
+        p.execute()
 
         # ABORT lets the held write go.
         assert m.execute_command("FAILOVER") == b"OK"
@@ -205,6 +211,11 @@ def test_a_failover_whose_replica_does_not_catch_up_holds_writes_then_gives_up_o
         r.set("after", "v")
         assert r.execute_command("WAIT", 1, 10000) == 1
         assert m.get("after") == b"v" and m.get("k2") == b"v" and m.get("behind") == b"v"
+        for c in (r, m):
+            p = c.pipeline(transaction=False)
+            for i in range(300):
+                p.strlen(f"bulk:{i}")
+            assert p.execute() == [len(str(i)) * 70 for i in range(300)]
     finally:
         if stopped:
             os.kill(r_srv.proc.pid, signal.SIGCONT)

@@ -86,7 +86,9 @@ fn sync(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 /// backlog holds it, else `+FULLRESYNC <replid> <offset>` and a full sync.
 fn psync(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if a.len() > 3 && is(a[3], "failover") && !ctx.client.replica {
-        take_over(ctx, a[1])?;
+        // (The offset is judged after the hand-over, as Redis: a bad one is refused
+        // by the PSYNC itself.)
+        take_over(ctx, a[1], parse_i64(a[2]).unwrap_or(0))?;
     }
     let offset = parse_i64(a[2]).ok_or(CommandError::NotInteger)?;
     if ctx.client.rdb_only {
@@ -98,8 +100,9 @@ fn psync(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// `PSYNC <replid> <offset> FAILOVER` from the master this replica follows, handing its
 /// role over (its FAILOVER, `replication::failover`): this server becomes a master,
 /// keeping that history as its second one, and the PSYNC then continues the old master
-/// from it. The replication ID must be the one this server follows.
-fn take_over(ctx: &mut Ctx<'_>, replid: &[u8]) -> Result<(), CommandError> {
+/// from it. The replication ID must be the one this server follows; `from`, the offset
+/// the PSYNC asks for, is where the old master's stream ends.
+fn take_over(ctx: &mut Ctx<'_>, replid: &[u8], from: i64) -> Result<(), CommandError> {
     crate::log::warning(&format!("Failover request received for replid {}.", String::from_utf8_lossy(&replid[..replid.len().min(64)])));
     if !ctx.shared.replica.is_replica() {
         return Err(CommandError::msg("ERR PSYNC FAILOVER can't be sent to a master."));
@@ -109,7 +112,7 @@ fn take_over(ctx: &mut Ctx<'_>, replid: &[u8]) -> Result<(), CommandError> {
     }
     let who = format!("failover request from 'id={} addr={}'", ctx.client.info.id, ctx.client.info.addr);
     // (PSYNC takes every loop's gate itself, later: none is held here.)
-    if crate::replication::replica::stop_following(ctx.shared, false, &who) {
+    if crate::replication::replica::take_over(ctx.shared, from, &who) {
         ctx.shared.config.write().replicaof = None;
     }
     Ok(())

@@ -114,6 +114,28 @@ pub fn stop_following(shared: &Shared, gates_held: bool, why: &str) -> bool {
     true
 }
 
+/// How long a replica handed the role waits for its link to apply the old master's
+/// stream to its end (`take_over`): the event loop that read the PSYNC waits meanwhile.
+const HAND_OVER_WAIT: Duration = Duration::from_millis(500);
+
+/// `PSYNC <replid> <from> FAILOVER` from the master this server follows, whose stream
+/// ends before `from`: the link first applies the rest of that stream, then stops as
+/// [`stop_following`]. The rest is in this server's socket, or on its way, when the
+/// link's thread lagged (a FAILOVER ... FORCE to a replica that was behind): cut at
+/// once, it would be lost, and the old master, which has it, would sync in full from a
+/// new master without it. Bounded by [`HAND_OVER_WAIT`]: a link that is not streaming,
+/// or does not get there in time, is cut where it stands (as Redis's replica, which
+/// does not wait at all).
+pub fn take_over(shared: &Shared, from: i64, why: &str) -> bool {
+    if let Some(link) = shared.replica.link() {
+        let deadline = Instant::now() + HAND_OVER_WAIT;
+        while link.state() == LinkState::Connected && link.offset().saturating_add(1) < from && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    stop_following(shared, false, why)
+}
+
 /// FAILOVER's end once its target accepted this server's PSYNC (a partial or full sync
 /// starts): writes are let go (a replica now refuses them).
 fn failover_finished(shared: &Shared) {
