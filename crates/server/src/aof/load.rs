@@ -12,7 +12,9 @@
 //! (or a MULTI without its EXEC there) is cut off the file with a warning that names the
 //! file and offset, when `aof-load-truncated` is yes; anywhere else, or with the option
 //! off, and for bytes that are not RESP, the start fails with a message naming the file
-//! and offset. A missing file, an unknown command, or an RDB base file (not supported
+//! and offset. (Unlike Redis, an incremental file that only empty files follow counts as
+//! the last: Basalt names a rewrite's new file in the manifest before its writer has
+//! written the old file's last bytes, so a kill inside that write leaves exactly that.) A missing file, an unknown command, or an RDB base file (not supported
 //! yet) also stop the start.
 //!
 //! Holes: after a power loss, blocks of the commits that were in flight may have
@@ -100,7 +102,17 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path, apply: &mut dyn Apply) 
             ));
             continue;
         }
-        let damage = match (i == last, load_truncated) {
+        // An incremental file that only empty ones follow ends the log as the last
+        // does: a rewrite names its new file in the manifest before the writer has
+        // written the old one's last bytes (`rewrite::open_next`), so a kill inside that
+        // write leaves the old file torn and the new one empty (or only zero-filled).
+        let ends_the_log = i == last || (!*is_base && later_files_hold_no_data(&aof_dir, &files[i + 1..])?);
+        if ends_the_log && i != last {
+            crate::log::notice(&format!(
+                "The AOF files after {name} hold no data yet (a rewrite had just begun): {name} is read as the log's last"
+            ));
+        }
+        let damage = match (ends_the_log, load_truncated) {
             (false, _) => Damage::NotLast,
             (true, true) => Damage::Cut,
             (true, false) => Damage::NoTruncate,
@@ -158,6 +170,26 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path, apply: &mut dyn Apply) 
         }
     };
     open_target(&aof_dir.join(&last_incr), &last_incr)
+}
+
+/// Whether every one of `files` (the manifest's files after one) is empty or holds only
+/// zeros (space preallocated ahead of the writer, `prealloc.rs`).
+fn later_files_hold_no_data(aof_dir: &Path, files: &[(&str, bool)]) -> Result<bool, LoadError> {
+    let mut chunk = vec![0u8; 1 << 16];
+    for (name, _) in files {
+        let path = aof_dir.join(name);
+        let mut f = File::open(&path).map_err(|e| io_err("Can't open the append-only file", &path, e))?;
+        loop {
+            let n = f.read(&mut chunk).map_err(|e| io_err("Error reading", &path, e))?;
+            if n == 0 {
+                break;
+            }
+            if chunk[..n].iter().any(|&b| b != 0) {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
 }
 
 /// Keeps what the manifest on disk says, for log rewrites.

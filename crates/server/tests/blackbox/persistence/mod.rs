@@ -1447,3 +1447,56 @@ fn a_block_that_never_reached_the_disk_ends_the_log_at_its_segment() {
     let mut c = p.conn();
     assert_eq!(int(&mut c, &["DBSIZE"]), 31);
 }
+
+/// A kill inside the writer's last write to the old incremental file, after a rewrite
+/// named its new one in the manifest: the old file ends in a torn command and the new
+/// one is empty. Nothing after the torn command was written, so the start cuts it as a
+/// torn tail of the log, rather than refusing a truncated file that is not the last
+/// (Redis, which writes the old file's end before naming the new one, refuses).
+#[test]
+fn a_torn_incr_file_that_only_empty_files_follow_ends_the_log() {
+    let Some((mut p, mut c)) = start_basalt_only(AOF_ALWAYS, " (Redis refuses a truncated file that is not the last)") else {
+        return;
+    };
+    for i in 0..20 {
+        ok(&mut c, &["SET", &format!("k{i}"), &"v".repeat(100)]);
+    }
+    p.kill();
+    let aof_dir = p.aof_dir();
+    let incr = last_incr(&aof_dir);
+    let data = std::fs::read(&incr).expect("read incr");
+    let key = b"$3\r\nk15\r\n";
+    let at = data.windows(key.len()).position(|w| w == key).expect("k15 in the log");
+    // Cut inside the value of k15's SET: the command is torn.
+    std::fs::write(&incr, &data[..at + key.len() + 20]).expect("write incr");
+    let entries = read_manifest(&aof_dir);
+    let seq = entries.iter().filter(|e| e.kind == "i").map(|e| e.seq).max().expect("an incr") + 1;
+    let next = format!("appendonly.aof.{seq}.incr.aof");
+    std::fs::write(aof_dir.join(&next), b"").expect("create the next incr");
+    let mut manifest = std::fs::read_to_string(manifest_path(&aof_dir)).expect("read manifest");
+    manifest.push_str(&format!("file {next} seq {seq} type i\n"));
+    std::fs::write(manifest_path(&aof_dir), manifest).expect("write manifest");
+
+    p.restart();
+    let mut c = p.conn();
+    let present: Vec<bool> = (0..20).map(|i| int(&mut c, &["EXISTS", &format!("k{i}")]) == 1).collect();
+    assert!(present[..15].iter().all(|&p| p), "the writes before the torn one are there: {present:?}");
+    assert!(present[15..].iter().all(|&p| !p), "the log ends at the torn command: {present:?}");
+    // New writes go to the new file; the old one was cut, so the next start reads the same.
+    ok(&mut c, &["SET", "after", "1"]);
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_eq!(int(&mut c, &["DBSIZE"]), 16);
+
+    // A later file that holds data: the torn one is damage, and the start is refused.
+    p.kill();
+    let incr = aof_dir.join(&next);
+    let data = std::fs::read(&incr).expect("read the new incr");
+    assert!(!data.is_empty(), "the write after the restart went to the new file");
+    let old = aof_dir.join(entries.iter().rev().find(|e| e.kind == "i").map(|e| e.name.clone()).expect("old incr"));
+    let mut torn = std::fs::read(&old).expect("read the old incr");
+    torn.extend_from_slice(b"*3\r\n$3\r\nSET\r\n$1\r\nx");
+    std::fs::write(&old, torn).expect("tear the old incr");
+    let out = p.start_expecting_failure();
+    assert!(!out.answered && out.log.contains("not the last file"), "a torn file before one with data is refused; log:\n{}", out.log);
+}
