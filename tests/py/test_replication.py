@@ -723,3 +723,78 @@ def test_repl_diskless_load_on_empty_db_loads_the_rdb_from_the_socket(master_kin
         for s in replicas:
             s.stop()
         master_srv.stop()
+
+
+@pytest.mark.parametrize("load", ["disabled", "on-empty-db"])
+def test_a_replica_answers_loading_while_it_loads_a_full_sync(load):
+    """While a replica loads its master's snapshot, it keeps answering, as Redis does:
+    commands that need the data get `-LOADING` (PING and GET among them), INFO shows
+    `loading:1` with the load's progress, ROLE answers; none of its replies waits for
+    the load's end. Then the data is the master's. (Before, a Basalt replica held every
+    client, Sentinel's PINGs and INFOs too, for the whole load.)"""
+    master_srv = Node(extra=("--enable-debug-command", "yes"))
+    replica_srv = Node(extra=("--repl-diskless-load", load))
+    stop = threading.Event()
+    seen = {"get": set(), "ping": set(), "info": set(), "role": set()}
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=60)
+        r = redis.Redis(port=replica_srv.port, socket_timeout=60)
+        assert m.execute_command("DEBUG", "POPULATE", 500000, "key", 64) == b"OK"
+
+        def probe():
+            # Fresh connections: a reply each, whatever it is (bounded by `stop`).
+            c = redis.Redis(port=replica_srv.port, socket_timeout=60)
+            deadline = time.monotonic() + 60
+            while not stop.is_set() and time.monotonic() < deadline:
+                for name, call in (("get", lambda: c.get("key:1")), ("ping", c.ping),
+                                   ("info", lambda: c.info("persistence")["loading"]),
+                                   ("role", lambda: c.execute_command("ROLE")[0])):
+                    try:
+                        seen[name].add(repr(call()))
+                    except (redis.ResponseError, redis.exceptions.BusyLoadingError) as e:
+                        # (redis-py raises -LOADING as BusyLoadingError.)
+                        seen[name].add(str(e))
+                time.sleep(0.002)
+
+        assert r.execute_command("REPLICAOF", "127.0.0.1", master_srv.port) == b"OK"
+        t = threading.Thread(target=probe, daemon=True)
+        t.start()
+        wait_until("the full sync", lambda: caught_up(m, r), timeout=60)
+        stop.set()
+        t.join(70)
+        loading = "Redis is loading the dataset in memory"
+        assert loading in seen["get"], seen
+        assert loading in seen["ping"], seen
+        assert "1" in seen["info"], seen
+        assert seen["role"] <= {"b'slave'"}, seen
+        assert r.dbsize() == m.dbsize() == 500000
+        assert r.get("key:1") == m.get("key:1")
+    finally:
+        stop.set()
+        replica_srv.stop()
+        master_srv.stop()
+
+
+def test_a_replica_over_maxmemory_evicts_nothing():
+    """A replica ignores its maxmemory (Redis's `replica-ignore-maxmemory yes`): over the
+    limit, with an evicting policy, it keeps every key its master sends and serves reads,
+    evicting none (a key it dropped on its own would be one its clients miss)."""
+    master_srv = Node()
+    replica_srv = Node(extra=("--maxmemory", "2mb", "--maxmemory-policy", "allkeys-lru",
+                              "--replicaof", "127.0.0.1", str(master_srv.port)))
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        r = redis.Redis(port=replica_srv.port, socket_timeout=10)
+        wait_until("the replica's first sync", lambda: caught_up(m, r))
+        p = m.pipeline(transaction=False)
+        for i in range(4000):
+            p.set(f"k:{i}", "v" * 1000)
+        p.execute()
+        wait_until("the replica to catch up", lambda: caught_up(m, r))
+        for _ in range(20):
+            assert r.get("k:0") == b"v" * 1000
+        assert r.dbsize() == 4000
+        assert r.info("stats")["evicted_keys"] == 0
+    finally:
+        replica_srv.stop()
+        master_srv.stop()

@@ -60,7 +60,14 @@ thread_local! {
 /// with keys left to evict (Redis's EVICT_RUNNING: the next commands and the loop's
 /// tick go on); Err when it is still over with no policy or nothing left to evict
 /// (Redis's EVICT_FAIL). Evicted keys are counted in `stats`.
+///
+/// A replica evicts nothing and refuses nothing (Redis's `replica-ignore-maxmemory
+/// yes`, its default): its data set is its master's, and a key it evicted on its own
+/// would be a key its clients miss and its master still has.
 pub fn make_room(shared: &Shared, stats: &ThreadStats, now_ms: i64, rng: &mut fastrand::Rng) -> Result<(), ()> {
+    if shared.replica.is_replica() {
+        return Ok(());
+    }
     let mem = &shared.memory;
     let mut over = mem.over();
     if over <= 0 {

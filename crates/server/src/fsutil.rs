@@ -50,10 +50,17 @@ pub fn remove_stale_temp_files(dir: &Path) -> Vec<String> {
     removed
 }
 
-/// The pid in a temp file's name, for the two shapes this server writes.
+/// The pid in a temp file's name, for the shapes this server writes: `temp-<pid>.rdb`
+/// (saves, rewrites), `temp-<pid>.<ms>.rdb` (a replica's full sync received to disk),
+/// `.<name>.tmp-<pid>`.
 fn temp_file_pid(name: &str) -> Option<u32> {
     let digits = if let Some(rest) = name.strip_prefix("temp-") {
-        rest.strip_suffix(".rdb")?
+        let rest = rest.strip_suffix(".rdb")?;
+        match rest.split_once('.') {
+            Some((pid, ms)) if !ms.is_empty() && ms.bytes().all(|b| b.is_ascii_digit()) => pid,
+            Some(_) => return None,
+            None => rest,
+        }
     } else if name.starts_with('.') {
         name.rsplit_once(".tmp-")?.1
     } else {
@@ -72,6 +79,9 @@ mod tests {
     #[test]
     fn recognises_only_our_temp_names() {
         assert_eq!(temp_file_pid("temp-123.rdb"), Some(123));
+        assert_eq!(temp_file_pid("temp-123.1795791601186.rdb"), Some(123));
+        assert_eq!(temp_file_pid("temp-123.x.rdb"), None);
+        assert_eq!(temp_file_pid("temp-123..rdb"), None);
         assert_eq!(temp_file_pid(".appendonly.aof.manifest.tmp-77"), Some(77));
         assert_eq!(temp_file_pid("temp-.rdb"), None);
         assert_eq!(temp_file_pid("temp-12a.rdb"), None);

@@ -264,9 +264,11 @@ fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut S
                 Some(_) => (1, "ok"),
                 None => (0, "ok"),
             };
+            let load = shared.replica.link().filter(|l| shared.replica.is_loading() && l.load_started_ms.load(Ordering::Relaxed) != 0);
+            let loading = u8::from(load.is_some());
             let _ = write!(
                 o,
-                "# Persistence\r\nloading:0\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:{cow}\r\ncurrent_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\nrdb_changes_since_last_save:{changes}\r\nrdb_bgsave_in_progress:{bg}\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:{rdb_status}\r\nrdb_last_bgsave_time_sec:{bg_last}\r\nrdb_current_bgsave_time_sec:{bg_current}\r\nrdb_saves:{saves}\r\nrdb_last_cow_size:0\r\nrdb_last_load_keys_expired:{loaded_expired}\r\nrdb_last_load_keys_loaded:{loaded}\r\naof_enabled:{aof_enabled}\r\naof_rewrite_in_progress:{rw_in}\r\naof_rewrite_scheduled:{rw_sched}\r\naof_last_rewrite_time_sec:{rw_last}\r\naof_current_rewrite_time_sec:{rw_current}\r\naof_last_bgrewrite_status:{rw_status}\r\naof_rewrites:{rw_count}\r\naof_rewrites_consecutive_failures:{rw_fail}\r\naof_last_write_status:{write_status}\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
+                "# Persistence\r\nloading:{loading}\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:{cow}\r\ncurrent_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\nrdb_changes_since_last_save:{changes}\r\nrdb_bgsave_in_progress:{bg}\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:{rdb_status}\r\nrdb_last_bgsave_time_sec:{bg_last}\r\nrdb_current_bgsave_time_sec:{bg_current}\r\nrdb_saves:{saves}\r\nrdb_last_cow_size:0\r\nrdb_last_load_keys_expired:{loaded_expired}\r\nrdb_last_load_keys_loaded:{loaded}\r\naof_enabled:{aof_enabled}\r\naof_rewrite_in_progress:{rw_in}\r\naof_rewrite_scheduled:{rw_sched}\r\naof_last_rewrite_time_sec:{rw_last}\r\naof_current_rewrite_time_sec:{rw_current}\r\naof_last_bgrewrite_status:{rw_status}\r\naof_rewrites:{rw_count}\r\naof_rewrites_consecutive_failures:{rw_fail}\r\naof_last_write_status:{write_status}\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
                 snap.last_save_s.load(Ordering::Relaxed)
             );
             if let Some(a) = aof {
@@ -294,6 +296,22 @@ fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut S
                     o,
                     "basalt_aof_commits_in_flight:{in_flight}\r\nbasalt_aof_commits_in_flight_peak:{peak}\r\nbasalt_aof_writer_rounds_inline:{}\r\n",
                     a.writer_rounds_inline.load(Ordering::Relaxed)
+                );
+            }
+            if let Some(l) = load {
+                // Redis adds these while it loads (after the log's fields).
+                let started = l.load_started_ms.load(Ordering::Relaxed);
+                let total = l.load_total.load(Ordering::Relaxed).max(0);
+                let read = l.load_read.load(Ordering::Relaxed).max(0);
+                // Redis's estimate: whole seconds, 1 until a second has passed.
+                let elapsed_s = (store::Clock::System.now_ms() / 1000 - started / 1000).max(0);
+                let perc = if total > 0 { read as f64 * 100.0 / total as f64 } else { 0.0 };
+                let remaining = if total > 0 { (total - read).max(0) } else { 1 };
+                let eta = if elapsed_s == 0 { 1 } else { elapsed_s.saturating_mul(remaining) / (read + 1) };
+                let _ = write!(
+                    o,
+                    "loading_start_time:{}\r\nloading_total_bytes:{total}\r\nloading_rdb_used_mem:0\r\nloading_loaded_bytes:{read}\r\nloading_loaded_perc:{perc:.2}\r\nloading_eta_seconds:{eta}\r\n",
+                    started / 1000
                 );
             }
         }

@@ -484,6 +484,13 @@ impl Shared {
         self.gates.iter().map(|g| g.write()).collect()
     }
 
+    /// Every event loop's gate, taken for reading: the caller changes the keyspace as a
+    /// loop does, beside the loops, and nothing that needs the keyspace alone (EXEC, the
+    /// start of a capture) begins until it lets them go (a replica's load).
+    pub fn all_gates_shared(&self) -> Vec<parking_lot::RwLockReadGuard<'_, ()>> {
+        self.gates.iter().map(|g| g.read()).collect()
+    }
+
     /// Asks every event loop to stop (SIGTERM, SIGINT, SHUTDOWN).
     pub fn request_shutdown(&self) {
         self.shutdown.store(true, Ordering::SeqCst);

@@ -388,6 +388,9 @@ pub fn run_saver(shared: Arc<Shared>) {
         };
         match job {
             Some(job) => write_capture(&shared, job),
+            // A replica loading its master's snapshot: nothing to save yet (and a
+            // capture's start would wait for the load's end, holding a loop up).
+            None if shared.replica.is_loading() => {}
             None => {
                 let free = !snap.bg_in_progress.load(Ordering::Acquire);
                 if free && diskless_due(&shared) {

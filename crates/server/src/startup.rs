@@ -333,8 +333,9 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     }
     crate::snapshot::stop_saver(&shared);
     let _ = saver.join();
-    // SIGTERM/SIGINT: save when save rules exist, as Redis (SHUTDOWN saved already).
-    if !shared.final_save_done.load(Ordering::Relaxed) && crate::snapshot::has_save_rules(&shared) {
+    // SIGTERM/SIGINT: save when save rules exist, as Redis (SHUTDOWN saved already), but
+    // not half a data set (a replica loading its master's snapshot).
+    if !shared.final_save_done.load(Ordering::Relaxed) && crate::snapshot::has_save_rules(&shared) && !shared.replica.is_loading() {
         crate::log::notice("Saving the final RDB snapshot before exiting.");
         if crate::snapshot::save(&shared).is_err() {
             crate::log::warning("Error trying to save the DB before exiting.");

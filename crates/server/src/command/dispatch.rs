@@ -217,6 +217,16 @@ fn admit(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &'static Command
         reject(ctx, idx, spec, "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
         return false;
     }
+    // A replica loading its master's snapshot: only `loading` commands run, and an EXEC
+    // only of such commands (Redis's order: after replica-serve-stale-data).
+    if role & role::LOADING != 0
+        && !ctx.client.loading
+        && (spec.flags & flags::LOADING == 0
+            || (spec.flags & flags::RUNS_QUEUE != 0 && transactions::queued_any(ctx, |s| s.flags & flags::LOADING == 0)))
+    {
+        reject(ctx, idx, spec, "LOADING Redis is loading the dataset in memory");
+        return false;
+    }
     if ctx.client.monitor && spec.flags & (flags::READONLY | flags::WRITE) != 0 {
         refuse(ctx, idx, monitor::KEYSPACE_REFUSED);
         return false;

@@ -655,7 +655,9 @@ fn shutdown(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     crate::log::notice("User requested shutdown...");
     // As Redis: SAVE forces a snapshot, NOSAVE skips it, and with neither the save rules
-    // decide. Every loop's gate is held meanwhile (dispatch released ours).
+    // decide; a replica loading its master's snapshot saves nothing (half a data set).
+    // Every loop's gate is held meanwhile (dispatch released ours).
+    let nosave = nosave || ctx.shared.replica.is_loading();
     if !nosave && (save || crate::snapshot::has_save_rules(ctx.shared)) {
         crate::log::notice("Saving the final RDB snapshot before exiting.");
         let _gates = ctx.shared.all_gates(ctx.client.in_exec);

@@ -82,6 +82,9 @@ pub fn follow(shared: &Arc<Shared>, host: &str, port: u16) -> bool {
         cached_master_client: Mutex::new(None),
         stream_db_now: std::sync::atomic::AtomicUsize::new(0),
         last_cmd: Mutex::new(String::new()),
+        load_started_ms: AtomicI64::new(0),
+        load_total: AtomicI64::new(0),
+        load_read: AtomicI64::new(0),
     });
     *slot = Some(Arc::clone(&link));
     shared.replica.set_replica(true);
@@ -389,7 +392,7 @@ fn read_line(r: &mut BufReader<TcpStream>) -> LinkResult<String> {
 }
 
 /// Receives the master's RDB into a temporary file, then empties the keyspace and loads
-/// it under every loop's gate.
+/// it (`load`).
 fn full_sync(shared: &Shared, link: &Link, r: &mut BufReader<TcpStream>, replid: &str, offset: i64) -> LinkResult<()> {
     let header = read_line(r)?;
     let Some(size) = header.strip_prefix('$') else {
@@ -400,16 +403,18 @@ fn full_sync(shared: &Shared, link: &Link, r: &mut BufReader<TcpStream>, replid:
     // loading, is not built: it goes through the disk like `disabled`).
     let on_empty = shared.config.read().recorded.get("repl-diskless-load").is_some_and(|v| v == "on-empty-db");
     if on_empty && (0..shared.keyspace.databases()).all(|db| shared.keyspace.dbsize(db) == 0) {
-        let mut source = LoadSource::Streamed(StreamedRdb::new(link, r, size)?);
+        let rdb = StreamedRdb::new(link, r, size)?;
+        let total = rdb.remaining.unwrap_or(0);
+        let mut source = LoadSource::Streamed(rdb);
         crate::log::notice("MASTER <-> REPLICA sync: Loading DB in memory from the socket (repl-diskless-load on-empty-db)");
-        return load(shared, link, &mut source, replid, offset);
+        return load(shared, link, &mut source, total, replid, offset);
     }
     let dir = shared.config.read().dir.clone();
     let tmp = dir.join(format!("temp-{}.{}.rdb", std::process::id(), now_ms()));
     let result = receive(link, r, size, &tmp).and_then(|len| {
         crate::log::notice(&format!("MASTER <-> REPLICA sync: receiving {len} bytes from master to disk"));
         let file = std::fs::File::open(&tmp).map_err(|e| e.to_string())?;
-        load(shared, link, &mut LoadSource::File(BufReader::with_capacity(1 << 20, file)), replid, offset)
+        load(shared, link, &mut LoadSource::File(BufReader::with_capacity(1 << 20, file)), len, replid, offset)
     });
     let _ = std::fs::remove_file(&tmp);
     result
@@ -434,6 +439,34 @@ fn receive(link: &Link, r: &mut BufReader<TcpStream>, size: &str, path: &std::pa
     }
     file.sync_all().map_err(|e| e.to_string())?;
     Ok(total)
+}
+
+/// A full sync's load under way: ended (the `-LOADING` replies with it) however the load
+/// ends.
+struct Loading<'a> {
+    shared: &'a Shared,
+    link: &'a Link,
+}
+
+impl Drop for Loading<'_> {
+    fn drop(&mut self) {
+        self.shared.replica.set_loading(false);
+        self.link.load_started_ms.store(0, Ordering::Relaxed);
+    }
+}
+
+/// The load's reads, counted for INFO's `loading_loaded_bytes`.
+struct Counted<'a, R> {
+    inner: R,
+    link: &'a Link,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(out)?;
+        self.link.load_read.fetch_add(n as i64, Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 /// Where a full sync's RDB is loaded from: the temporary file it was received into, or
@@ -543,29 +576,52 @@ impl Read for StreamedRdb<'_> {
     }
 }
 
-/// Empties the keyspace and loads the received RDB, under every loop's gate; from then
-/// on this server's stream is its master's, from `offset` of `replid`.
-fn load(shared: &Shared, link: &Link, source: &mut LoadSource<'_>, replid: &str, offset: i64) -> LinkResult<()> {
-    let _gates = shared.all_gates(false);
-    if link.stop.load(Ordering::Acquire) {
-        return Err("the link was cut before the load".into());
+/// Empties the keyspace and loads the received RDB; from then on this server's stream
+/// is its master's, from `offset` of `replid`.
+///
+/// The flush, and the switch to the master's history at the end, run under every
+/// loop's gate. The load between them holds the gates only for reading, as a loop
+/// does while it writes: the loops go on serving, and answer `-LOADING` to every
+/// command not flagged `loading` (INFO, ROLE, CONFIG, CLIENT, SHUTDOWN run), as Redis
+/// does while it loads. (Held for writing, a load of millions of keys left every client,
+/// Sentinel's PINGs and INFOs among them, without a reply for seconds.) Whatever needs
+/// the keyspace alone (EXEC, a capture's start) waits for the load's end, and the
+/// snapshot thread starts none meanwhile.
+fn load(shared: &Shared, link: &Link, source: &mut LoadSource<'_>, total: u64, replid: &str, offset: i64) -> LinkResult<()> {
+    {
+        let _gates = shared.all_gates(false);
+        if link.stop.load(Ordering::Acquire) {
+            return Err("the link was cut before the load".into());
+        }
+        // The old history goes with the flush: a load that fails must not leave a PSYNC
+        // that the master would continue on partial data; this server's own replicas sync
+        // again (as Redis's disconnectSlaves).
+        shared.repl.forget_history();
+        drop_own_replicas(shared);
+        crate::log::notice("MASTER <-> REPLICA sync: Flushing old data");
+        let ks = &shared.keyspace;
+        for db in 0..ks.databases() {
+            drop(ks.flush_db(db));
+        }
+        link.load_started_ms.store(now_ms(), Ordering::Relaxed);
+        link.load_total.store(i64::try_from(total).unwrap_or(i64::MAX), Ordering::Relaxed);
+        link.load_read.store(0, Ordering::Relaxed);
+        shared.replica.set_loading(true);
     }
-    // The old history goes with the flush: a load that fails must not leave a PSYNC
-    // that the master would continue on partial data; this server's own replicas sync
-    // again (as Redis's disconnectSlaves).
-    shared.repl.forget_history();
-    drop_own_replicas(shared);
-    crate::log::notice("MASTER <-> REPLICA sync: Flushing old data");
-    let ks = &shared.keyspace;
-    for db in 0..ks.databases() {
-        drop(ks.flush_db(db));
-    }
+    let loading = Loading { shared, link };
     crate::log::notice("MASTER <-> REPLICA sync: Loading DB in memory");
-    let (keys, expired, info) = crate::snapshot::load_with_info(shared, &mut *source)
-        .map_err(|e| format!("Failed trying to load the MASTER synchronization DB from disk: {e}"))?;
+    let loaded = {
+        let _gates = shared.all_gates_shared();
+        let loaded = crate::snapshot::load_with_info(shared, Counted { inner: &mut *source, link });
+        store::release_kept();
+        loaded
+    };
+    let (keys, expired, info) = loaded.map_err(|e| format!("Failed trying to load the MASTER synchronization DB from disk: {e}"))?;
     if let LoadSource::Streamed(rdb) = source {
         rdb.finish()?;
     }
+    let _gates = shared.all_gates(false);
+    drop(loading);
     // The database the master's stream is in at the snapshot (a replica passing its own
     // master's stream on cannot add a SELECT; Redis writes it for every sync too).
     let stream_db = info

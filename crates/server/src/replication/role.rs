@@ -60,6 +60,12 @@ pub struct Link {
     /// applied (lowercase; empty: none), for that client's line.
     pub stream_db_now: AtomicUsize,
     pub last_cmd: Mutex<String>,
+    /// A full sync's load (INFO's `loading_*` fields): its start (unix ms; 0 when none
+    /// runs), the snapshot's size (0 when the master did not say: a disk-less
+    /// `$EOF:` transfer loaded as it arrives) and the bytes loaded so far.
+    pub load_started_ms: AtomicI64,
+    pub load_total: AtomicI64,
+    pub load_read: AtomicI64,
 }
 
 /// The master's connection, seen as a client of this server.
@@ -123,6 +129,9 @@ pub const REPLICA: u8 = 1;
 pub const READ_ONLY: u8 = 2;
 /// `replica-serve-stale-data no`, in force while [`REPLICA`].
 pub const NO_STALE_DATA: u8 = 4;
+/// The replica is loading its master's snapshot (`replica::load`): only commands
+/// flagged `loading` run, as in Redis (the others get `-LOADING`).
+pub const LOADING: u8 = 8;
 
 impl Default for Role {
     fn default() -> Role {
@@ -142,25 +151,31 @@ impl Role {
         self.admit.load(Ordering::Acquire)
     }
 
-    pub(crate) fn set_replica(&self, on: bool) {
+    fn set(&self, bit: u8, on: bool) {
         if on {
-            self.admit.fetch_or(REPLICA, Ordering::AcqRel);
+            self.admit.fetch_or(bit, Ordering::AcqRel);
         } else {
-            self.admit.fetch_and(!REPLICA, Ordering::AcqRel);
+            self.admit.fetch_and(!bit, Ordering::AcqRel);
         }
+    }
+
+    pub(crate) fn set_replica(&self, on: bool) {
+        self.set(REPLICA, on);
+    }
+
+    pub(crate) fn set_loading(&self, on: bool) {
+        self.set(LOADING, on);
+    }
+
+    /// A full sync's snapshot is being loaded.
+    pub fn is_loading(&self) -> bool {
+        self.admit.load(Ordering::Acquire) & LOADING != 0
     }
 
     /// `replica-read-only` and `replica-serve-stale-data` as configured now.
     pub fn configure(&self, read_only: bool, serve_stale_data: bool) {
-        let set = |bit: u8, on: bool| {
-            if on {
-                self.admit.fetch_or(bit, Ordering::AcqRel);
-            } else {
-                self.admit.fetch_and(!bit, Ordering::AcqRel);
-            }
-        };
-        set(READ_ONLY, read_only);
-        set(NO_STALE_DATA, !serve_stale_data);
+        self.set(READ_ONLY, read_only);
+        self.set(NO_STALE_DATA, !serve_stale_data);
     }
 
     pub fn link(&self) -> Option<Arc<Link>> {
