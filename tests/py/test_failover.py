@@ -263,3 +263,158 @@ def test_no_write_acknowledged_during_a_failover_is_lost():
         stop.set()
         r_srv.stop()
         m_srv.stop()
+
+
+class FakeReplica:
+    """A replica made of sockets (bounded in time): it syncs with the master (PSYNC ? -1,
+    the RDB in either form), acknowledges the stream's offset every 50 ms, and listens on
+    a port of its own, where it answers a master's handshake and then closes the
+    connection at its PSYNC: a failover target whose PSYNC gets no answer."""
+
+    def __init__(self, master_port):
+        import socket
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(4)
+        self.listener.settimeout(0.2)
+        self.port = self.listener.getsockname()[1]
+        self.psyncs = []
+        self.stop = threading.Event()
+        self.link = socket.create_connection(("127.0.0.1", master_port), timeout=10)
+        self.buf = b""
+        for cmd in (["PING"], ["REPLCONF", "listening-port", str(self.port)],
+                    ["REPLCONF", "capa", "eof", "capa", "psync2"]):
+            self._send(self.link, cmd)
+            assert self._line()[:1] == b"+"
+        self._send(self.link, ["PSYNC", "?", "-1"])
+        line = self._line()
+        assert line.startswith(b"+FULLRESYNC"), line
+        self.offset = int(line.split()[2])
+        header = self._line()
+        while not header:
+            header = self._line()
+        if header.startswith(b"$EOF:"):
+            mark = header[5:]
+            while mark not in self.buf:
+                self._recv()
+            self.buf = self.buf[self.buf.index(mark) + len(mark):]
+        else:
+            size = int(header[1:])
+            while len(self.buf) < size:
+                self._recv()
+            self.buf = self.buf[size:]
+        self.offset += len(self.buf)
+        self.threads = [threading.Thread(target=f, daemon=True) for f in (self._follow, self._serve)]
+        for t in self.threads:
+            t.start()
+
+    @staticmethod
+    def _send(sock, args):
+        sock.sendall(f"*{len(args)}\r\n".encode() + b"".join(
+            f"${len(a)}\r\n{a}\r\n".encode() for a in args))
+
+    def _recv(self):
+        data = self.link.recv(65536)
+        if not data:
+            raise ConnectionError("the master closed the link")
+        self.buf += data
+
+    def _line(self):
+        while b"\n" not in self.buf:
+            self._recv()
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.rstrip(b"\r")
+
+    def _follow(self):
+        """Counts the stream's bytes and acknowledges them (the link ends with the test)."""
+        self.link.settimeout(0.05)
+        deadline = time.monotonic() + 60
+        while not self.stop.is_set() and time.monotonic() < deadline:
+            try:
+                data = self.link.recv(65536)
+                if not data:
+                    return
+                self.offset += len(data)
+            except OSError as e:
+                if not isinstance(e, TimeoutError) and "timed out" not in str(e):
+                    return
+            try:
+                self._send(self.link, ["REPLCONF", "ACK", str(self.offset)])
+            except OSError:
+                return
+
+    def _serve(self):
+        """Answers a master's handshake on its own port; closes at the PSYNC."""
+        deadline = time.monotonic() + 60
+        while not self.stop.is_set() and time.monotonic() < deadline:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                continue
+            conn.settimeout(5)
+            data = b""
+            try:
+                while True:
+                    chunk = conn.recv(4096)
+                    if not chunk:
+                        break
+                    data += chunk
+                    args, data = self._parse(data)
+                    while args is not None:
+                        if args[0].upper() == b"PSYNC":
+                            self.psyncs.append(args)
+                            raise ConnectionAbortedError("closed at the PSYNC")
+                        conn.sendall(b"+PONG\r\n" if args[0].upper() == b"PING" else b"+OK\r\n")
+                        args, data = self._parse(data)
+            except OSError:
+                pass
+            finally:
+                conn.close()
+
+    @staticmethod
+    def _parse(data):
+        """One whole command (a RESP array of bulk strings) off the front of `data`."""
+        if not data.startswith(b"*") or b"\r\n" not in data:
+            return None, data
+        head, rest = data.split(b"\r\n", 1)
+        args = []
+        for _ in range(int(head[1:])):
+            if b"\r\n" not in rest:
+                return None, data
+            size, rest = rest.split(b"\r\n", 1)
+            n = int(size[1:])
+            if len(rest) < n + 2:
+                return None, data
+            args.append(rest[:n])
+            rest = rest[n + 2:]
+        return args, rest
+
+    def close(self):
+        self.stop.set()
+        for t in self.threads:
+            t.join(5)
+        self.link.close()
+        self.listener.close()
+
+
+def test_a_failover_whose_target_does_not_answer_its_psync_is_aborted():
+    """The target of a FAILOVER closes the connection at the master's PSYNC ... FAILOVER
+    (no answer): the failover is aborted, as Redis does, and the server is a master
+    again, taking writes, instead of retrying a target that will not take over."""
+    m_srv = Node()
+    fake = None
+    try:
+        m = redis.Redis(port=m_srv.port, socket_timeout=20)
+        m.set("k", "before")
+        fake = FakeReplica(m_srv.port)
+        wait_until("the fake replica online", lambda: m.info("replication").get("slave0", {}).get("state") == "online")
+        assert m.execute_command("FAILOVER", "TO", "127.0.0.1", fake.port, "TIMEOUT", "5000") == b"OK"
+        wait_until("the PSYNC to the target", lambda: fake.psyncs, timeout=10)
+        assert fake.psyncs[0][-1].upper() == b"FAILOVER"
+        wait_until("the failover's abort", lambda: failover_state(m) == "no-failover" and role_of(m) == "master", timeout=10)
+        assert m.set("k", "after") is True
+        assert m.get("k") == b"after"
+    finally:
+        if fake:
+            fake.close()
+        m_srv.stop()

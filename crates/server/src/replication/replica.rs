@@ -324,7 +324,17 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
     if failing_over {
         args.push(b"FAILOVER");
     }
-    let reply = command(&mut w, &mut r, &args)?;
+    let reply = match command(&mut w, &mut r, &args) {
+        Ok(reply) => reply,
+        // A PSYNC that did not reach the target, or got no answer, ends the failover as
+        // a refusal does (Redis's words for each).
+        Err(e) if failing_over => {
+            let why = if e.starts_with("Error writing") { "Write error to failover target" } else { "Failover target rejected psync request" };
+            abort_failover(shared, why, false);
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    };
     if failing_over {
         // Either answer that starts a sync ends the failover; anything else (the target
         // refused to take over) makes this server a master again.
