@@ -144,11 +144,14 @@ pub fn effect(shared: &Shared, db: usize, now_ms: i64, record: &[Vec<u8>], order
 /// before that write's record. Appended under the shard lock, the DEL comes before the
 /// record of any later write to the key, which needs that lock first.
 pub fn expiry(shared: &Shared, db: usize, key: &[u8], now_ms: i64) -> bool {
-    if !active(shared) {
-        return true;
-    }
-    // A replica's stream is its master's, byte for byte: the master's DEL comes.
+    // A replica's stream is its master's, byte for byte: the master's DEL comes, and
+    // until then the key stays, read as absent (as Redis's replica keeps it). Removed
+    // here, a key the master still holds (the replica's clock ahead of its master's,
+    // or the stream behind: a PERSIST or EXPIRE on its way) would be gone for good.
     if shared.replica.is_replica() {
+        return false;
+    }
+    if !active(shared) {
         return true;
     }
     // The log being replayed into the live keyspace (DEBUG LOADAOF / RELOAD): keys that

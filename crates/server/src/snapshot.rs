@@ -263,7 +263,9 @@ pub fn load_with_info(
                 "the file uses database {db}, but this server has {dbs} (raise 'databases')"
             )));
         }
-        if entry.is_expired(now_ms) {
+        // A replica keeps keys whose time has passed by its clock, as Redis's: its
+        // master decides (and sends DEL); the key is read as absent meanwhile.
+        if entry.is_expired(now_ms) && !shared.replica.is_replica() {
             expired += 1;
             return Ok(());
         }

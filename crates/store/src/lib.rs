@@ -28,6 +28,6 @@ pub mod varint;
 pub use clock::Clock;
 pub use db::{Keyspace, LockedShards};
 pub use entry::{Entry, Payload, StrRef, ValueRef};
-pub use shard::{Shard, ShardStats};
+pub use shard::{set_expired_keys_live, Shard, ShardStats};
 pub use shard_lock::{release_kept, Coalescing, ShardGuard};
 pub use value::{Object, ValueType};

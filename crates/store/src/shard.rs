@@ -32,6 +32,26 @@ use crate::capture::{CaptureSpec, ShardCapture, MAX_RESTARTS};
 use crate::entry::{Entry, Payload};
 use crate::events::{self, class, Flags};
 
+thread_local! {
+    /// Set on a thread whose commands see every key as live, whatever its expiry: a
+    /// replica's link applying its master's stream. The master decides expiry (it sends
+    /// DEL before any command that would find a key gone), so its commands must find
+    /// the keys it finds, even where the replica's clock, or the stream's lag, already
+    /// passed their time (Redis's replica lets its master's client see them the same
+    /// way). Read only on the cold path, when a key looked up has expired.
+    static EXPIRED_KEYS_LIVE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Makes keys whose time has passed live (or not) to this thread's lookups: see
+/// `EXPIRED_KEYS_LIVE`.
+pub fn set_expired_keys_live(on: bool) {
+    EXPIRED_KEYS_LIVE.with(|c| c.set(on));
+}
+
+fn expired_keys_live() -> bool {
+    EXPIRED_KEYS_LIVE.with(|c| c.get())
+}
+
 /// The hasher every shard of a keyspace shares, so that a key's hash is computed once
 /// and is the same in every database (MOVE, COPY and SWAPDB rely on that).
 pub type KeyHasher = foldhash::fast::RandomState;
@@ -226,6 +246,9 @@ impl Shard {
         // modified the table since.
         let e = unsafe { bucket.as_mut() };
         if e.is_expired(now_ms) {
+            if expired_keys_live() {
+                return Some(bucket);
+            }
             if self.expiry_held || !self.events.may_expire(self.db, e.key(), now_ms) {
                 return None;
             }
@@ -328,7 +351,7 @@ impl Shard {
         if let Some(e) = self.table.get_mut(hash, |e| e.key() == key) {
             keep(&mut self.capture, self.parity, e);
             let had = e.expire_at_ms().is_some();
-            if e.is_expired(now_ms) {
+            if e.is_expired(now_ms) && !expired_keys_live() {
                 // Rewritten in place, but to a reader a key that expired and a new one:
                 // counted and reported as Redis's lookup then add would (and logged:
                 // the writer holds the key, so the hook's answer is yes).
@@ -362,7 +385,7 @@ impl Shard {
             self.volatile -= 1;
         }
         self.maybe_shrink();
-        if entry.is_expired(now_ms) {
+        if entry.is_expired(now_ms) && !expired_keys_live() {
             // Removed already by the caller's write (which holds the key: the hook logs).
             self.events.may_expire(self.db, key, now_ms);
             self.stats.expired_keys += 1;

@@ -143,8 +143,10 @@ fn expire_generic(
         return Ok(());
     }
     // The log gets what Redis 7.0 propagates: a DEL for a time already past, else
-    // PEXPIREAT with the absolute time (and the options as given).
-    if when <= ctx.now_ms {
+    // PEXPIREAT with the absolute time (and the options as given). A replica never
+    // deletes for a past time (Redis's checkAlreadyExpired): its master's PEXPIREAT may
+    // arrive late, and the master's DEL comes when the master expires the key.
+    if when <= ctx.now_ms && !ctx.shared.replica.is_replica() {
         shard.remove(h, a[1], ctx.now_ms);
         notify(ctx, class::GENERIC, "del", a[1]);
         ctx.propagate_as(|| vec![crate::propagate::record(&[b"DEL", a[1]])]);

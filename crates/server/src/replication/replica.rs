@@ -222,6 +222,9 @@ fn run(shared: &Shared, link: &Link) {
         return;
     };
     let mut apply = make_apply(shared);
+    // This thread applies the master's commands: they find every key the master finds
+    // (`store::set_expired_keys_live`).
+    store::set_expired_keys_live(true);
     while !link.stop.load(Ordering::Acquire) && !shared.shutdown.load(Ordering::Acquire) {
         link.set_state(LinkState::Connecting);
         match session(shared, link, apply.as_mut()) {
