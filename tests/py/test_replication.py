@@ -16,6 +16,7 @@ import pytest
 import redis
 
 from conftest import Server
+from relay import Relay
 
 DBS = (0, 3, 5)
 
@@ -800,68 +801,6 @@ def test_a_replica_over_maxmemory_evicts_nothing():
         master_srv.stop()
 
 
-class Relay:
-    """A TCP relay from a replica to its master that can hold back the master's bytes
-    (bounded in time; the replica's own bytes always pass)."""
-
-    def __init__(self, master_port):
-        self.master_port = master_port
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(4)
-        self.listener.settimeout(0.1)
-        self.port = self.listener.getsockname()[1]
-        self.held = threading.Event()
-        self.closed = threading.Event()
-        self.deadline = time.monotonic() + 120
-        self.socks = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while not self.closed.is_set() and time.monotonic() < self.deadline:
-            try:
-                down, _ = self.listener.accept()
-            except OSError:
-                continue
-            up = socket.create_connection(("127.0.0.1", self.master_port))
-            self.socks += [down, up]
-            threading.Thread(target=self._pump, args=(up, down, True), daemon=True).start()
-            threading.Thread(target=self._pump, args=(down, up, False), daemon=True).start()
-
-    def _pump(self, src, dst, holdable):
-        src.settimeout(0.05)
-        while not self.closed.is_set() and time.monotonic() < self.deadline:
-            if holdable and self.held.is_set():
-                time.sleep(0.01)
-                continue
-            try:
-                data = src.recv(65536)
-            except TimeoutError:
-                continue
-            except OSError:
-                break
-            if not data:
-                break
-            # Bytes read just as the hold began wait for its end too.
-            while holdable and self.held.is_set() and not self.closed.is_set() and time.monotonic() < self.deadline:
-                time.sleep(0.01)
-            try:
-                dst.sendall(data)
-            except OSError:
-                break
-        for s in (src, dst):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-    def close(self):
-        self.closed.set()
-        self.listener.close()
-        for s in self.socks:
-            s.close()
-
-
 def test_a_key_past_its_time_on_the_replica_stays_for_its_masters_commands():
     """The master's stream held back (a relay between the two): a key whose time passes
     on the replica meanwhile is read there as absent but kept, and the master's PERSIST
@@ -880,7 +819,7 @@ def test_a_key_past_its_time_on_the_replica_stays_for_its_masters_commands():
         m.set("persisted", "v", px=1000)
         m.set("reexpired", "v")
         wait_until("the replica to catch up", lambda: caught_up(m, r))
-        relay.held.set()
+        relay.hold()
         assert m.persist("persisted") is True
         assert m.pexpire("reexpired", 300) is True
         assert m.persist("reexpired") is True
@@ -888,13 +827,13 @@ def test_a_key_past_its_time_on_the_replica_stays_for_its_masters_commands():
         # Past its time by the replica's clock, its master's PERSIST still held back.
         assert r.get("persisted") is None
         assert r.exists("persisted") == 0
-        relay.held.clear()
+        relay.release()
         wait_until("the replica to catch up", lambda: caught_up(m, r))
         for c in (m, r):
             assert c.get("persisted") == b"v" and c.ttl("persisted") == -1
             assert c.get("reexpired") == b"v" and c.ttl("reexpired") == -1
     finally:
-        relay.held.clear()
+        relay.release()
         replica_srv.stop()
-        relay.close()
+        relay.stop()
         master_srv.stop()

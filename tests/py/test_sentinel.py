@@ -22,6 +22,7 @@ import redis
 from redis.sentinel import Sentinel
 
 from conftest import Server, _free_port, _watchdog, _ready
+from relay import Relay
 
 NAME = "mymaster"
 DOWN_AFTER_MS = 2000
@@ -116,89 +117,16 @@ def linked_to(port, master_port):
     return r[0] == b"slave" and r[2] == master_port and r[3] == b"connected"
 
 
-class Proxy(threading.Thread):
-    """A TCP relay on a free loopback port to `port`. cut() closes every relayed
-    connection and refuses new ones (a network partition of whatever is behind it, for
-    everyone who reaches it through here) until heal(). Bounded: stops with stop()."""
-
-    def __init__(self, port):
-        super().__init__(daemon=True)
-        self.target = port
-        self.listener = socket.socket()
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(64)
-        self.listener.settimeout(0.1)
-        self.port = self.listener.getsockname()[1]
-        self.conns, self.lock = [], threading.Lock()
-        self.cut_off, self.stopped = threading.Event(), threading.Event()
-        self.start()
-
-    def run(self):
-        while not self.stopped.is_set():
-            try:
-                a, _ = self.listener.accept()
-            except OSError:
-                continue
-            if self.cut_off.is_set():
-                a.close()
-                continue
-            try:
-                b = socket.create_connection(("127.0.0.1", self.target), timeout=2)
-            except OSError:
-                a.close()
-                continue
-            with self.lock:
-                self.conns += [a, b]
-            for src, dst in ((a, b), (b, a)):
-                threading.Thread(target=self.pump, args=(src, dst), daemon=True).start()
-        self.listener.close()
-
-    @staticmethod
-    def pump(src, dst):
-        try:
-            while True:
-                data = src.recv(65536)
-                if not data:
-                    break
-                dst.sendall(data)
-        except OSError:
-            pass
-        for sock in (src, dst):
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-    def cut(self):
-        self.cut_off.set()
-        with self.lock:
-            conns, self.conns = self.conns, []
-        for sock in conns:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-    def heal(self):
-        self.cut_off.clear()
-
-    def stop(self):
-        self.cut()
-        self.stopped.set()
-        self.join(timeout=5)
-
-
 class Group:
     """A master and two replicas of the server under test, watched by three sentinels.
-    With `via_proxy`, the replicas and the sentinels reach the master through a Proxy
+    With `via_proxy`, the replicas and the sentinels reach the master through a Relay
     (so that it can be cut off from them while it runs)."""
 
     def __init__(self, extra=(), via_proxy=False):
         extra = ("--repl-diskless-sync-delay", "0", *extra)
         self.extra = extra
         self.master = Server(extra=extra)
-        self.proxy = Proxy(self.master.port) if via_proxy else None
+        self.proxy = Relay(self.master.port) if via_proxy else None
         front = self.proxy.port if via_proxy else self.master.port
         self.replicas = [Server(extra=("--replicaof", "127.0.0.1", str(front), *extra)) for _ in range(2)]
         self.servers = {s.port: s for s in [self.master, *self.replicas]}
