@@ -837,3 +837,37 @@ def test_a_key_past_its_time_on_the_replica_stays_for_its_masters_commands():
         replica_srv.stop()
         relay.stop()
         master_srv.stop()
+
+
+def test_a_replica_passes_keys_past_their_time_on_to_a_replica_of_its_own():
+    """A key past its time on a replica (its master's PERSIST held back by a relay) is in
+    the snapshot that replica makes for a replica of its own, so that the PERSIST, when
+    it arrives and is passed on, finds it there too. As Redis, whose snapshots hold
+    such keys."""
+    master_srv = Node()
+    relay = Relay(master_srv.port)
+    middle_srv = Node(extra=("--replicaof", "127.0.0.1", str(relay.port)))
+    leaf_srv = None
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        mid = redis.Redis(port=middle_srv.port, socket_timeout=10)
+        wait_until("the replica's first sync", lambda: caught_up(m, mid))
+        m.set("k", "v", px=1000)
+        wait_until("the replica to catch up", lambda: caught_up(m, mid))
+        relay.hold()
+        assert m.persist("k") is True
+        time.sleep(1.3)
+        leaf_srv = Node(extra=("--replicaof", "127.0.0.1", str(middle_srv.port)))
+        leaf = redis.Redis(port=leaf_srv.port, socket_timeout=10)
+        wait_until("the leaf's sync", lambda: caught_up(mid, leaf))
+        relay.release()
+        wait_until("the chain to catch up", lambda: caught_up(m, mid) and caught_up(m, leaf))
+        for c in (m, mid, leaf):
+            assert c.get("k") == b"v" and c.ttl("k") == -1
+    finally:
+        relay.release()
+        if leaf_srv:
+            leaf_srv.stop()
+        middle_srv.stop()
+        relay.stop()
+        master_srv.stop()

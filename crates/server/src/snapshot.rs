@@ -318,7 +318,11 @@ pub fn begin_capture_locked(shared: &Shared, job: Job) {
         .store(shared.sum(|t| &t.writes), Ordering::Relaxed);
     snap.dump_abort.store(false, Ordering::Release);
     snap.dump_running.store(matches!(job, Job::Dump), Ordering::Release);
-    ks.begin_capture(now_ms, shared.config.read().rdbcompression);
+    // A replica's snapshot keeps the keys past their time by its clock, as it keeps
+    // them itself until its master's DEL: a replica of this one must hold them too (its
+    // master may yet PERSIST one). Redis's snapshots hold them as well.
+    let live_at = if shared.replica.is_replica() { i64::MIN } else { now_ms };
+    ks.begin_capture(live_at, shared.config.read().rdbcompression);
     snap.repl_stream_db.store(shared.repl.proxied_db().map_or(-1, |db| db as i64), Ordering::Relaxed);
     if matches!(job, Job::Dump | Job::Replicas) {
         // Replicas waiting for a snapshot start their stream here, at its point in time
