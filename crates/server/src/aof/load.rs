@@ -15,8 +15,8 @@
 //! and offset. (Unlike Redis, an incremental file that only empty files follow counts as
 //! the last: Basalt names a rewrite's new file in the manifest before its writer has
 //! written the old file's last bytes, so a kill inside that write leaves exactly that.)
-//! A missing file, an unknown command, or an RDB base file (not supported yet) also
-//! stop the start.
+//! A missing file or an unknown command also stops the start. (An RDB base file is
+//! loaded as a snapshot, `load_rdb_base`.)
 //!
 //! Holes: after a power loss, blocks of the commits that were in flight may have
 //! reached the disk in any order (`commit.rs` keeps up to four in flight; the writer
