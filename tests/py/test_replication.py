@@ -804,8 +804,9 @@ def test_a_replica_over_maxmemory_evicts_nothing():
 def test_a_key_past_its_time_on_the_replica_stays_for_its_masters_commands():
     """The master's stream held back (a relay between the two): a key whose time passes
     on the replica meanwhile is read there as absent but kept, and the master's PERSIST
-    that arrives late finds it; a PEXPIREAT that arrives after its time sets the time
-    instead of deleting, and the PERSIST after it finds the key. Both keys are then the
+    that arrives late finds it; a PEXPIREAT, or a RESTORE ... ABSTTL, that arrives after
+    its time sets the time instead of deleting (or not creating), and the PERSIST after
+    it finds the key. Both keys are then the
     master's on the replica. (Before, the replica removed such keys on a read or on the
     late PEXPIREAT, and lost them for good: the master still had them, persistent.) As
     Redis 7.0's replica."""
@@ -818,11 +819,15 @@ def test_a_key_past_its_time_on_the_replica_stays_for_its_masters_commands():
         wait_until("the replica's first sync", lambda: caught_up(m, r))
         m.set("persisted", "v", px=1000)
         m.set("reexpired", "v")
+        payload = m.dump("reexpired")
         wait_until("the replica to catch up", lambda: caught_up(m, r))
         relay.hold()
         assert m.persist("persisted") is True
         assert m.pexpire("reexpired", 300) is True
         assert m.persist("reexpired") is True
+        # RESTORE with a TTL goes to the replica with its time made absolute (ABSTTL).
+        assert m.restore("restored", 300, payload) == b"OK"
+        assert m.persist("restored") is True
         time.sleep(1.3)
         # Past its time by the replica's clock, its master's PERSIST still held back.
         assert r.get("persisted") is None
@@ -832,6 +837,7 @@ def test_a_key_past_its_time_on_the_replica_stays_for_its_masters_commands():
         for c in (m, r):
             assert c.get("persisted") == b"v" and c.ttl("persisted") == -1
             assert c.get("reexpired") == b"v" and c.ttl("reexpired") == -1
+            assert c.get("restored") == b"v" and c.ttl("restored") == -1
     finally:
         relay.release()
         replica_srv.stop()

@@ -95,8 +95,10 @@ fn restore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let entry = store::rdb::restore(a[3], a[1], expire_at, lru, &limits)
         .map_err(|e| CommandError::Owned(e.to_string()))?;
     let replaced = replace && shard.remove(h, a[1], now).is_some();
-    // Already expired: nothing is created (an old value was still replaced), as Redis.
-    if expire_at.is_none_or(|t| t > now) {
+    // Already expired: nothing is created (an old value was still replaced), as Redis;
+    // but a replica creates it (Redis's checkAlreadyExpired): its master's RESTORE ...
+    // ABSTTL may arrive after that time, with a PERSIST behind it.
+    if expire_at.is_none_or(|t| t > now) || ctx.shared.replica.is_replica() {
         shard.insert(h, entry);
         notify(ctx, class::GENERIC, "restore", a[1]);
         // The log gets the TTL as an absolute time (Redis 7.0 appends ABSTTL).
