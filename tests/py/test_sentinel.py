@@ -11,7 +11,6 @@ fail it over. Bounded in time; passes with Redis as the server too.
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import threading
