@@ -17,6 +17,7 @@ test suite's helpers (tests/py), so it needs the test virtualenv (.venv).
 
 import argparse
 import os
+import shutil
 import signal
 import sys
 import time
@@ -29,6 +30,9 @@ def main():
     ap.add_argument("--cycles", type=int, default=100)
     ap.add_argument("--server-bin", default=os.path.join(REPO, "target", "release", "basalt-server"))
     ap.add_argument("--max-minutes", type=float, default=60)
+    ap.add_argument("--keep", metavar="DIR",
+                    help="on the first loss, stop and leave there every server's and sentinel's log, "
+                         "INFO replication of each server and the keys lost")
     a = ap.parse_args()
     os.environ["BASALT_SERVER_BIN"] = os.path.abspath(a.server_bin)
     sys.path.insert(0, os.path.join(REPO, "tests", "py"))
@@ -52,7 +56,14 @@ def main():
             m = redis.Redis(port=new, socket_timeout=5)
             lost = [k for k in acked_total if m.get(k) is None]
             lost_total += len(lost)
+            if lost and a.keep:
+                keep(a.keep, group, cycle, lost, acked_total)
+                print(f"cycle {cycle} ({how}): {old} -> {new}: lost {len(lost)}; logs in {a.keep}", flush=True)
+                break
             if how == "kill":
+                if a.keep:
+                    shutil.copy(os.path.join(old_srv.dir.name, "server.log"),
+                                os.path.join(a.keep, f"cycle-{cycle}-killed-{old}.log"))
                 old_srv.stop()
                 group.servers[old] = Server(port=old, extra=group.extra)
             else:
@@ -67,6 +78,23 @@ def main():
         group.stop()
     print(f"failover-test: {len(acked_total)} acknowledged writes, {lost_total} lost")
     return 1 if lost_total else 0
+
+
+def keep(folder, group, cycle, lost, acked):
+    """What a loss leaves for its diagnosis (the servers' folders go with the group)."""
+    import redis
+    os.makedirs(folder, exist_ok=True)
+    for port, srv in group.servers.items():
+        shutil.copy(os.path.join(srv.dir.name, "server.log"), os.path.join(folder, f"server-{port}.log"))
+        with open(os.path.join(folder, f"info-{port}.txt"), "w") as f:
+            try:
+                f.write(redis.Redis(port=port, socket_timeout=5).execute_command("INFO", "replication").decode())
+            except redis.RedisError as e:
+                f.write(f"INFO failed: {e}\n")
+    for i in range(3):
+        shutil.copy(os.path.join(group.sentinels.dir.name, f"sentinel-{i}.log"), os.path.join(folder, f"sentinel-{i}.log"))
+    with open(os.path.join(folder, "lost.txt"), "w") as f:
+        f.write(f"cycle {cycle}: {len(lost)} of {len(acked)} acknowledged writes lost\n" + "\n".join(lost) + "\n")
 
 
 if __name__ == "__main__":

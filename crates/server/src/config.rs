@@ -550,6 +550,12 @@ pub static PARAMS: &[Param] = &[
     recorded!("replica-announce-port", "0", Kind::Int { min: 0, max: 65535 }, true),
     recorded!("replica-announced", "yes", Kind::Bool, true),
     recorded!("replica-lazy-flush", "no", Kind::Bool, true),
+    // Redis's test hook (a hidden parameter: only its exact name finds it): a pause
+    // after each key a snapshot's load reads (`state::loading`).
+    recorded!("key-load-delay", "0", Kind::Int { min: i32::MIN as i64, max: i32::MAX as i64 }, true),
+    // Redis's other loading test hook (hidden): how often its one thread stops loading
+    // to serve clients. Basalt's loops serve throughout a load; taken and shown only.
+    recorded!("loading-process-events-interval-bytes", "2097152", Kind::Int { min: 1024, max: i32::MAX as i64 }, true),
     recorded!("acllog-max-len", "128", Kind::Int { min: 0, max: i64::MAX }, true),
     recorded!("aclfile", "", Kind::Str, false),
     // TLS (`tls.rs`): the port at start; the rest may change at run time (new
@@ -693,6 +699,10 @@ pub fn names() -> impl Iterator<Item = (&'static str, &'static Param)> {
         ALIASES.iter().filter_map(|(old, new)| PARAMS.iter().find(|p| p.name == *new).map(|p| (*old, p))),
     )
 }
+
+/// Parameters a pattern of CONFIG GET never matches, only their exact name (Redis's
+/// HIDDEN_CONFIG: test hooks).
+pub const HIDDEN: &[&str] = &["key-load-delay", "loading-process-events-interval-bytes"];
 
 /// Finds a parameter by name (case-insensitive).
 pub fn param(name: &str) -> Option<&'static Param> {

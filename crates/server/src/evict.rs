@@ -63,9 +63,11 @@ thread_local! {
 ///
 /// A replica evicts nothing and refuses nothing (Redis's `replica-ignore-maxmemory
 /// yes`, its default): its data set is its master's, and a key it evicted on its own
-/// would be a key its clients miss and its master still has.
+/// would be a key its clients miss and its master still has. Nor does a server while
+/// it loads its data (Redis's isSafeToPerformEvictions): its clients' commands get
+/// `-LOADING` then, and the data set is evicted from once it is whole.
 pub fn make_room(shared: &Shared, stats: &ThreadStats, now_ms: i64, rng: &mut fastrand::Rng) -> Result<(), ()> {
-    if shared.replica.is_replica() {
+    if shared.replica.admit_bits() & (crate::replication::role::REPLICA | crate::replication::role::LOADING) != 0 {
         return Ok(());
     }
     let mem = &shared.memory;

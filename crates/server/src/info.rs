@@ -264,7 +264,7 @@ fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut S
                 Some(_) => (1, "ok"),
                 None => (0, "ok"),
             };
-            let load = shared.replica.link().filter(|l| shared.replica.is_loading() && l.load_started_ms.load(Ordering::Relaxed) != 0);
+            let load = shared.loading.figures().filter(|_| shared.replica.is_loading());
             let loading = u8::from(load.is_some());
             let _ = write!(
                 o,
@@ -300,9 +300,7 @@ fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut S
             }
             if let Some(l) = load {
                 // Redis adds these while it loads (after the log's fields).
-                let started = l.load_started_ms.load(Ordering::Relaxed);
-                let total = l.load_total.load(Ordering::Relaxed).max(0);
-                let read = l.load_read.load(Ordering::Relaxed).max(0);
+                let (started, total, read) = (l.started_ms, l.total, l.read);
                 // Redis's estimate: whole seconds, 1 until a second has passed.
                 let elapsed_s = (store::Clock::System.now_ms() / 1000 - started / 1000).max(0);
                 let perc = if total > 0 { read as f64 * 100.0 / total as f64 } else { 0.0 };

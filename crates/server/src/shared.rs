@@ -379,6 +379,9 @@ pub struct Shared {
     pub repl: crate::replication::stream::Stream,
     /// The link to a master while this server is a replica (`replication/replica.rs`).
     pub replica: crate::replication::role::Role,
+    /// A data set being loaded (at start, or a replica's full sync): INFO's
+    /// `loading_*` fields. `-LOADING` is the role's admission bit.
+    pub loading: crate::state::loading::LoadProgress,
     /// A FAILOVER under way (`replication::failover`).
     pub failover: crate::state::failover::Failover,
     /// This value's own Arc, for threads a command starts (set at start).
@@ -456,6 +459,7 @@ impl Shared {
             stripes: crate::order::Stripes::default(),
             repl: crate::replication::stream::Stream::new(random_hex(40), repl_backlog_size, threads.max(1)),
             replica: Default::default(),
+            loading: Default::default(),
             failover: Default::default(),
             me: std::sync::OnceLock::new(),
             lazyfree: crate::lazyfree::LazyFree::start(),
@@ -489,6 +493,28 @@ impl Shared {
     /// start of a capture) begins until it lets them go (a replica's load).
     pub fn all_gates_shared(&self) -> Vec<parking_lot::RwLockReadGuard<'_, ()>> {
         self.gates.iter().map(|g| g.read()).collect()
+    }
+
+    /// A load begins (at start, or a replica's full sync) of `total` bytes (0: not
+    /// known yet): every command not flagged `loading` is answered `-LOADING` until the
+    /// guard is dropped, however the load ends. `stoppable`: a shutdown stops it
+    /// (`state::loading`).
+    pub fn begin_loading(&self, total: u64, stoppable: bool) -> LoadingGuard<'_> {
+        self.loading.begin(store::Clock::System.now_ms(), total, stoppable);
+        self.replica.set_loading(true);
+        LoadingGuard { shared: self }
+    }
+
+    /// A shutdown was asked for during a load it stops.
+    pub fn load_stopped(&self) -> bool {
+        self.loading.stoppable() && self.shutdown.load(Ordering::Relaxed)
+    }
+
+    /// A reader of the load's bytes: counted for INFO, and stopped by a shutdown when
+    /// the load under way is stoppable (not DEBUG RELOAD's, nor a replica's).
+    pub fn load_reader<R: std::io::Read>(&self, inner: R) -> crate::state::loading::Counted<'_, R> {
+        let stop = self.loading.stoppable().then_some(&self.shutdown);
+        crate::state::loading::Counted { inner, progress: &self.loading, stop }
     }
 
     /// Asks every event loop to stop (SIGTERM, SIGINT, SHUTDOWN).
@@ -532,6 +558,7 @@ impl Shared {
         self.repl.set_min_replicas(c.min_replicas_to_write, c.min_replicas_max_lag);
         let says_no = |name: &str| c.recorded.get(name).is_some_and(|v| v == "no");
         self.replica.configure(!says_no("replica-read-only"), !says_no("replica-serve-stale-data"));
+        self.loading.set_key_delay(c.recorded.get("key-load-delay").and_then(|v| v.parse().ok()).unwrap_or(0));
         let t = &self.type_limits;
         t.hash_entries.store(c.hash_max_listpack_entries as usize, Ordering::Relaxed);
         t.hash_value.store(c.hash_max_listpack_value as usize, Ordering::Relaxed);
@@ -593,4 +620,16 @@ impl Shared {
 pub fn random_hex(len: usize) -> String {
     let mut rng = fastrand::Rng::new();
     (0..len).map(|_| char::from_digit(rng.u32(..16), 16).unwrap_or('0')).collect()
+}
+
+/// A load under way ([`Shared::begin_loading`]); its drop ends the `-LOADING` replies.
+pub struct LoadingGuard<'a> {
+    shared: &'a Shared,
+}
+
+impl Drop for LoadingGuard<'_> {
+    fn drop(&mut self) {
+        self.shared.replica.set_loading(false);
+        self.shared.loading.end();
+    }
 }

@@ -216,7 +216,8 @@ pub fn load_at_start(shared: &Shared) -> Result<(), String> {
         Err(e) => return Err(format!("Can't open the RDB file {}: {e}", path.display())),
     };
     let started = Instant::now();
-    let (loaded, expired) = load_into(shared, std::io::BufReader::with_capacity(1 << 20, file))
+    shared.loading.set_total(file.metadata().map_or(0, |m| m.len()));
+    let (loaded, expired) = load_into(shared, shared.load_reader(std::io::BufReader::with_capacity(1 << 20, file)))
         .map_err(|e| format!("Can't load the RDB file {}: {e}", path.display()))?;
     shared
         .snapshots
@@ -269,9 +270,16 @@ pub fn load_with_info(
             expired += 1;
             return Ok(());
         }
-        let (h, mut shard) = ks.lock_key(db, entry.key());
-        shard.insert_loaded(h, entry);
+        {
+            let (h, mut shard) = ks.lock_key(db, entry.key());
+            shard.insert_loaded(h, entry);
+        }
         loaded += 1;
+        shared.loading.after_key();
+        // A shutdown stops a load (its reader checks too, but reads a MiB at a time).
+        if shared.load_stopped() {
+            return Err(store::rdb::RdbError::Other(crate::state::loading::STOPPED.into()));
+        }
         Ok(())
     })?;
     Ok((loaded, expired, info))

@@ -145,6 +145,23 @@ fn start_loops(
     Ok(handles)
 }
 
+/// Loads the data: the append-only log when it is on (Redis ignores dump.rdb then),
+/// else dump.rdb if there is one. Returns the log's writer, started on the file new
+/// records go to.
+fn load_data(shared: &Arc<Shared>, dir: &std::path::Path) -> Result<Option<std::thread::JoinHandle<()>>, StartError> {
+    match shared.aof.clone() {
+        Some(aof) => {
+            let mut replayer = crate::command::replay::Replayer::new(shared, "aof-loader");
+            let target = crate::aof::load::open_and_replay(shared, dir, &mut replayer)?;
+            Ok(Some(crate::aof::writer::spawn(aof, target).map_err(StartError::Loop)?))
+        }
+        None => {
+            crate::snapshot::load_at_start(shared).map_err(StartError::Snapshot)?;
+            Ok(None)
+        }
+    }
+}
+
 /// Runs the server until SIGTERM, SIGINT or SHUTDOWN.
 pub fn run(mut config: Config) -> Result<(), StartError> {
     crate::log::init(config.loglevel, &config.logfile).map_err(StartError::Log)?;
@@ -267,28 +284,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
             crate::log::notice(&format!("Removed {name}, left by an interrupted save or rewrite"));
         }
     }
-    // The data: the append-only log when it is on (Redis ignores dump.rdb then), else
-    // dump.rdb if there is one. Loaded before any client is served.
-    let aof_writer = match shared.aof.clone() {
-        Some(aof) => {
-            let mut replayer = crate::command::replay::Replayer::new(&shared, "aof-loader");
-            let target = crate::aof::load::open_and_replay(&shared, &dir, &mut replayer)?;
-            Some(crate::aof::writer::spawn(aof, target).map_err(StartError::Loop)?)
-        }
-        None => {
-            crate::snapshot::load_at_start(&shared).map_err(StartError::Snapshot)?;
-            None
-        }
-    };
-
-    // From now on an expired key's removal is propagated, as Redis's DEL, to the log and
-    // the replicas (after the load, which must not log what it replays).
-    let weak = Arc::downgrade(&shared);
-    shared.keyspace.events().set_expire_hook(Box::new(move |db, key, now_ms| {
-        let Some(shared) = weak.upgrade() else { return true };
-        crate::propagate::expiry(&shared, db, key, now_ms)
-    }));
-
+    // SIGTERM and SIGINT from here on ask for a clean stop (during the load below too).
     let signal_shared = shared.clone();
     let mut signals =
         signal_hook::iterator::Signals::new([signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT])
@@ -305,6 +301,44 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
         })
         .map_err(StartError::Loop)?;
 
+    // The loops serve while the data loads, as Redis does: every command not flagged
+    // `loading` (INFO, CONFIG, CLIENT, SHUTDOWN run) is answered `-LOADING`, so that a
+    // client, Sentinel or a monitor sees a server loading, not one that does not answer.
+    // The load holds the gates for reading, as a replica's load: nothing that needs the
+    // keyspace alone (EXEC, a capture) starts meanwhile.
+    let loading = shared.begin_loading(0, true);
+    let handles = start_loops(engine, &shared, per_loop)?;
+    let loaded = {
+        let _gates = shared.all_gates_shared();
+        load_data(&shared, &dir)
+    };
+    let aof_writer = match loaded {
+        Ok(writer) => writer,
+        Err(e) => {
+            // A shutdown asked for during the load stops it: exit without saving half a
+            // data set (as Redis), and without changing the log.
+            let stopped = shared.shutdown.load(Ordering::SeqCst);
+            shared.request_shutdown();
+            for h in handles {
+                let _ = h.join();
+            }
+            signal_handle.close();
+            if stopped {
+                crate::log::warning("The shutdown stopped the load: exiting without saving.");
+                crate::log::notice("Basalt is now ready to exit, bye bye...");
+                return Ok(());
+            }
+            return Err(e);
+        }
+    };
+    // From now on an expired key's removal is propagated, as Redis's DEL, to the log and
+    // the replicas (after the load, which must not log what it replays).
+    let weak = Arc::downgrade(&shared);
+    shared.keyspace.events().set_expire_hook(Box::new(move |db, key, now_ms| {
+        let Some(shared) = weak.upgrade() else { return true };
+        crate::propagate::expiry(&shared, db, key, now_ms)
+    }));
+
     let saver = {
         let s = shared.clone();
         std::thread::Builder::new()
@@ -312,7 +346,9 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
             .spawn(move || crate::snapshot::run_saver(s))
             .map_err(StartError::Loop)?
     };
-    let handles = start_loops(engine, &shared, per_loop)?;
+    // Clients' commands run from here on (after the hook: a key a client finds past
+    // its time is removed with its DEL logged).
+    drop(loading);
     let replicaof = shared.config.read().replicaof.clone();
     if let Some((host, port)) = replicaof {
         crate::replication::replica::follow(&shared, &host, port);

@@ -91,6 +91,8 @@ pub fn open_and_replay(shared: &Arc<Shared>, dir: &Path, apply: &mut dyn Apply) 
         }
     }
     let started = Instant::now();
+    // INFO's loading_total_bytes: the files' sizes (Redis counts the same).
+    shared.loading.set_total(files.iter().map(|(n, _)| std::fs::metadata(aof_dir.join(n)).map_or(0, |m| m.len())).sum());
     let mut loader = Loader::new(shared, apply);
     let last = files.len() - 1;
     for (i, (name, is_base)) in files.iter().enumerate() {
@@ -216,7 +218,7 @@ fn remember(shared: &Shared, dir: &Path, name: &str, m: Manifest) {
 /// `aof-use-rdb-preamble yes`).
 fn load_rdb_base(shared: &Shared, path: &Path, name: &str) -> Result<(), LoadError> {
     let file = File::open(path).map_err(|e| io_err("Can't open the AOF base file", path, e))?;
-    crate::snapshot::load_into(shared, std::io::BufReader::with_capacity(1 << 20, file))
+    crate::snapshot::load_into(shared, shared.load_reader(std::io::BufReader::with_capacity(1 << 20, file)))
         .map(|_| ())
         .map_err(|e| LoadError(format!("Error loading the AOF base file {name}: {e}")))
 }
@@ -493,7 +495,11 @@ impl<'a> Loader<'a> {
                     }
                     let len = buf.len();
                     buf.resize(len + (1 << 20), 0);
-                    let n = file
+                    // Counted for INFO's loading_* fields; a shutdown asked for
+                    // meanwhile stops the replay here (no file is changed).
+                    let n = self
+                        .shared
+                        .load_reader(&mut file)
                         .read(&mut buf[len..])
                         .map_err(|e| io_err("Error reading", path, e))?;
                     buf.truncate(len + n);

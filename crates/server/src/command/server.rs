@@ -25,7 +25,12 @@ fn config_get(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let cfg = ctx.shared.config.read();
     let mut pairs: Vec<(&str, String)> = Vec::new();
     for pattern in &a[2..] {
+        // As Redis: a pattern (with `*`, `?` or `[`) passes over the hidden parameters.
+        let glob = pattern.iter().any(|b| matches!(b, b'*' | b'?' | b'['));
         for (name, p) in config::names() {
+            if glob && config::HIDDEN.contains(&name) {
+                continue;
+            }
             if store::glob::glob_match(pattern, name.as_bytes(), true)
                 && !pairs.iter().any(|(n, _)| *n == name)
             {
@@ -655,7 +660,8 @@ fn shutdown(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     crate::log::notice("User requested shutdown...");
     // As Redis: SAVE forces a snapshot, NOSAVE skips it, and with neither the save rules
-    // decide; a replica loading its master's snapshot saves nothing (half a data set).
+    // decide; a server loading its data (at start, or a replica its master's snapshot)
+    // saves nothing (half a data set).
     // Every loop's gate is held meanwhile (dispatch released ours).
     let nosave = nosave || ctx.shared.replica.is_loading();
     if !nosave && (save || crate::snapshot::has_save_rules(ctx.shared)) {

@@ -166,13 +166,19 @@ pub fn tick<'a>(
     }
     // Keys stay put while clients are paused (CLIENT PAUSE), as in Redis (the shards
     // hold expired keys too; this saves the walk).
-    // A replica leaves expiry to its master's DELs, as Redis's does.
-    if shared.active_expire_enabled.load(Ordering::Relaxed) && !shared.pause.active(now_ms) && !shared.replica.is_replica() {
+    // A replica leaves expiry to its master's DELs, as Redis's does; nothing expires
+    // while a load runs (its records would not be logged: Redis expires nothing then
+    // either).
+    let admit = shared.replica.admit_bits();
+    if shared.active_expire_enabled.load(Ordering::Relaxed)
+        && !shared.pause.active(now_ms)
+        && admit & (crate::replication::role::REPLICA | crate::replication::role::LOADING) == 0
+    {
         // Under the loop's gate, so that no key expires in the middle of an EXEC.
         let _gate = shared.gates[owner.min(shared.gates.len() - 1)].read();
         crate::expire::active_cycle(shared, owner, now_ms);
     }
-    if shared.memory.limited() && !shared.pause.active(now_ms) {
+    if shared.memory.limited() && !shared.pause.active(now_ms) && admit & crate::replication::role::LOADING == 0 {
         // Eviction that ran out of time before a command goes on here (Redis's timer);
         // under the loop's gate, as any removal of keys.
         let _gate = shared.gates[owner.min(shared.gates.len() - 1)].read();

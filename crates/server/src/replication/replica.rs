@@ -82,9 +82,6 @@ pub fn follow(shared: &Arc<Shared>, host: &str, port: u16) -> bool {
         cached_master_client: Mutex::new(None),
         stream_db_now: std::sync::atomic::AtomicUsize::new(0),
         last_cmd: Mutex::new(String::new()),
-        load_started_ms: AtomicI64::new(0),
-        load_total: AtomicI64::new(0),
-        load_read: AtomicI64::new(0),
     });
     *slot = Some(Arc::clone(&link));
     shared.replica.set_replica(true);
@@ -454,34 +451,6 @@ fn receive(link: &Link, r: &mut BufReader<TcpStream>, size: &str, path: &std::pa
     Ok(total)
 }
 
-/// A full sync's load under way: ended (the `-LOADING` replies with it) however the load
-/// ends.
-struct Loading<'a> {
-    shared: &'a Shared,
-    link: &'a Link,
-}
-
-impl Drop for Loading<'_> {
-    fn drop(&mut self) {
-        self.shared.replica.set_loading(false);
-        self.link.load_started_ms.store(0, Ordering::Relaxed);
-    }
-}
-
-/// The load's reads, counted for INFO's `loading_loaded_bytes`.
-struct Counted<'a, R> {
-    inner: R,
-    link: &'a Link,
-}
-
-impl<R: Read> Read for Counted<'_, R> {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(out)?;
-        self.link.load_read.fetch_add(n as i64, Ordering::Relaxed);
-        Ok(n)
-    }
-}
-
 /// Where a full sync's RDB is loaded from: the temporary file it was received into, or
 /// the master's connection itself (`repl-diskless-load on-empty-db`).
 enum LoadSource<'a> {
@@ -601,7 +570,7 @@ impl Read for StreamedRdb<'_> {
 /// the keyspace alone (EXEC, a capture's start) waits for the load's end, and the
 /// snapshot thread starts none meanwhile.
 fn load(shared: &Shared, link: &Link, source: &mut LoadSource<'_>, total: u64, replid: &str, offset: i64) -> LinkResult<()> {
-    {
+    let loading = {
         let _gates = shared.all_gates(false);
         if link.stop.load(Ordering::Acquire) {
             return Err("the link was cut before the load".into());
@@ -616,16 +585,12 @@ fn load(shared: &Shared, link: &Link, source: &mut LoadSource<'_>, total: u64, r
         for db in 0..ks.databases() {
             drop(ks.flush_db(db));
         }
-        link.load_started_ms.store(now_ms(), Ordering::Relaxed);
-        link.load_total.store(i64::try_from(total).unwrap_or(i64::MAX), Ordering::Relaxed);
-        link.load_read.store(0, Ordering::Relaxed);
-        shared.replica.set_loading(true);
-    }
-    let loading = Loading { shared, link };
+        shared.begin_loading(total, false)
+    };
     crate::log::notice("MASTER <-> REPLICA sync: Loading DB in memory");
     let loaded = {
         let _gates = shared.all_gates_shared();
-        let loaded = crate::snapshot::load_with_info(shared, Counted { inner: &mut *source, link });
+        let loaded = crate::snapshot::load_with_info(shared, shared.load_reader(&mut *source));
         store::release_kept();
         loaded
     };

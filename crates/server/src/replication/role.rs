@@ -60,12 +60,6 @@ pub struct Link {
     /// applied (lowercase; empty: none), for that client's line.
     pub stream_db_now: AtomicUsize,
     pub last_cmd: Mutex<String>,
-    /// A full sync's load (INFO's `loading_*` fields): its start (unix ms; 0 when none
-    /// runs), the snapshot's size (0 when the master did not say: a disk-less
-    /// `$EOF:` transfer loaded as it arrives) and the bytes loaded so far.
-    pub load_started_ms: AtomicI64,
-    pub load_total: AtomicI64,
-    pub load_read: AtomicI64,
 }
 
 /// The master's connection, seen as a client of this server.
@@ -129,8 +123,8 @@ pub const REPLICA: u8 = 1;
 pub const READ_ONLY: u8 = 2;
 /// `replica-serve-stale-data no`, in force while [`REPLICA`].
 pub const NO_STALE_DATA: u8 = 4;
-/// The replica is loading its master's snapshot (`replica::load`): only commands
-/// flagged `loading` run, as in Redis (the others get `-LOADING`).
+/// A data set is being loaded (`Shared::begin_loading`: at start, or a replica's full
+/// sync): only commands flagged `loading` run, as in Redis (the others get `-LOADING`).
 pub const LOADING: u8 = 8;
 
 impl Default for Role {
@@ -167,7 +161,7 @@ impl Role {
         self.set(LOADING, on);
     }
 
-    /// A full sync's snapshot is being loaded.
+    /// A data set is being loaded (at start, or a replica's full sync).
     pub fn is_loading(&self) -> bool {
         self.admit.load(Ordering::Acquire) & LOADING != 0
     }

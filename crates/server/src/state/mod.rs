@@ -6,6 +6,7 @@
 
 pub mod clients;
 pub mod failover;
+pub mod loading;
 pub mod loops;
 pub mod memory;
 pub mod pause;
