@@ -34,6 +34,8 @@ def main():
                     help="on the first loss, stop and leave there every server's and sentinel's log, "
                          "INFO replication of each server and the keys lost")
     a = ap.parse_args()
+    if a.keep:
+        os.makedirs(a.keep, exist_ok=True)
     os.environ["BASALT_SERVER_BIN"] = os.path.abspath(a.server_bin)
     sys.path.insert(0, os.path.join(REPO, "tests", "py"))
     import redis
