@@ -53,7 +53,9 @@ def main():
             how = "kill" if cycle % 2 else "stop"
             old = group.sentinels.master_addr()
             old_srv = group.servers[old]
-            new, writer, took = fail_over(group, how, old_srv)
+            # Keys of its own per cycle: a key lost here must not be found from an
+            # earlier cycle's write of the same name.
+            new, writer, took = fail_over(group, how, old_srv, prefix=f"c{cycle}")
             acked_total += writer.acked
             m = redis.Redis(port=new, socket_timeout=5)
             lost = [k for k in acked_total if m.get(k) is None]

@@ -145,18 +145,21 @@ class Group:
 
 class AckedWriter(threading.Thread):
     """SET then WAIT 1, through redis-py's Sentinel client; records every key that WAIT
-    acknowledged. Bounded by `stop` and 120 s."""
+    acknowledged. Bounded by `stop` and 120 s. Its keys are `<prefix>:<n>`: writers of
+    one group need prefixes of their own, or a key one lost could be found there from
+    another's write."""
 
-    def __init__(self, sentinel_ports):
+    def __init__(self, sentinel_ports, prefix="acked"):
         super().__init__(daemon=True)
         self.sentinel = Sentinel([("127.0.0.1", p) for p in sentinel_ports], socket_timeout=1)
+        self.prefix = prefix
         self.acked, self.errors, self.stop = [], 0, threading.Event()
 
     def run(self):
         deadline = time.monotonic() + 120
         i = 0
         while not self.stop.is_set() and time.monotonic() < deadline:
-            key = f"acked:{i}"
+            key = f"{self.prefix}:{i}"
             i += 1
             try:
                 m = self.sentinel.master_for(NAME, socket_timeout=1)
@@ -168,12 +171,13 @@ class AckedWriter(threading.Thread):
                 time.sleep(0.05)
 
 
-def fail_over(group, how, master=None):
+def fail_over(group, how, master=None, prefix="acked"):
     """Kills (or freezes) the master (`master`, the group's first by default) while an
-    acked writer runs; returns (new master port, writer, seconds to the promotion)."""
+    acked writer (keys `<prefix>:<n>`) runs; returns (new master port, writer, seconds
+    to the promotion)."""
     master = master or group.master
     old = master.port
-    writer = AckedWriter(group.sentinels.ports)
+    writer = AckedWriter(group.sentinels.ports, prefix)
     writer.start()
     wait_until("acknowledged writes", lambda: len(writer.acked) >= 20, 20)
     os.kill(master.proc.pid, signal.SIGKILL if how == "kill" else signal.SIGSTOP)
