@@ -821,8 +821,13 @@ fn send_capture_to_replicas(shared: &Shared) {
             for w in &sink.waiters {
                 shared.post_mail(w.0, crate::shared::Mail { client_id: w.1, bytes: bytes::Bytes::new(), unblock: true, need: 0 });
                 // Online at its first ACK: nothing may follow the mark before it read it.
-                shared.repl.transfer_sent(w.1);
+                // (The unblock above lets its loop read that ACK, which may come before
+                // the next line: then it goes online here.)
+                let online = shared.repl.transfer_sent(w.1, store::Clock::System.now_ms());
                 crate::log::notice(&format!("Streamed RDB transfer with replica {} succeeded: waiting for REPLCONF ACK from replica to enable streaming", replica_name(shared, w.1)));
+                if online {
+                    crate::log::notice(&format!("Synchronization with replica {} succeeded", replica_name(shared, w.1)));
+                }
             }
             crate::log::notice(&format!(
                 "Disk-less sync: {} bytes sent in {:.3} seconds",

@@ -88,6 +88,14 @@ pub struct Replica {
     /// as Redis's (`repl_start_cmd_stream_on_ack`): a replica finds the end of such a
     /// snapshot by its last 40 bytes, so nothing may follow them until it has read them.
     pub online_on_ack: bool,
+    /// It acknowledged while its disk-less snapshot was still being sent, as far as this
+    /// side knew: the snapshot thread had written the last bytes, the replica read and
+    /// loaded them and acknowledged, before the thread marked the transfer sent. That
+    /// acknowledgement is its first (a replica acknowledges only once loaded): it goes
+    /// online as soon as the transfer is marked sent, not at its next one a second later
+    /// (a second in which it got none of the stream, and so acknowledged no write: a
+    /// Sentinel promoting it then would lose what only the other replicas had).
+    pub acked_in_transfer: bool,
     /// Chunks of the stream not yet posted to it, and their bytes.
     pub outbox: Vec<Bytes>,
     pub outbox_len: usize,
@@ -113,6 +121,7 @@ impl Replica {
             psync,
             eof,
             online_on_ack: false,
+            acked_in_transfer: false,
             outbox: Vec::new(),
             outbox_len: 0,
             start_offset: 0,
@@ -633,12 +642,26 @@ impl Stream {
         Resync::Continue(bytes)
     }
 
-    /// Replica `client_id` has its whole disk-less snapshot: online at its first ACK.
-    pub fn transfer_sent(&self, client_id: u64) {
+    /// Replica `client_id` has its whole disk-less snapshot: online at its first ACK
+    /// (at once if that came already: true then; the loops' next batch, or loop 0's
+    /// next tick, posts its outbox).
+    pub fn transfer_sent(&self, client_id: u64, now_ms: i64) -> bool {
         let mut g = self.core.inner.lock();
+        let mut online = false;
         if let Some(r) = g.replicas.iter_mut().find(|r| r.client_id == client_id) {
-            r.online_on_ack = true;
+            if std::mem::take(&mut r.acked_in_transfer) {
+                r.state = ReplicaState::Online;
+                r.ack_ms = now_ms;
+                online = true;
+            } else {
+                r.online_on_ack = true;
+            }
         }
+        if online {
+            g.recount_online();
+            self.dirty.store(true, Ordering::Release);
+        }
+        online
     }
 
     /// REPLCONF ACK from replica `client_id`; true when it put the replica online (its
@@ -653,6 +676,8 @@ impl Stream {
                 r.state = ReplicaState::Online;
                 self.dirty.store(true, Ordering::Release);
                 online = true;
+            } else if r.state == ReplicaState::Transfer && r.eof {
+                r.acked_in_transfer = true;
             }
         }
         if online {
@@ -998,6 +1023,33 @@ mod tests {
             String::from_utf8(out[0].2.clone()).unwrap(),
             "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$5\r\nafter\r\n$1\r\n1\r\n"
         );
+    }
+
+    #[test]
+    fn a_diskless_replica_goes_online_at_its_first_ack_even_one_before_the_transfer_is_marked_sent() {
+        for ack_first in [false, true] {
+            let s = Stream::new("e".repeat(40), 1 << 20, 1);
+            s.start_feeding();
+            s.add_for_full_sync(7, 0, "127.0.0.1".into(), 6380, true, true);
+            let started = s.snapshot_begins(true);
+            assert_eq!(started.len(), 1);
+            let at = s.offset();
+            feed(&s, 0, &["SET", "after", "1"]);
+            if ack_first {
+                // The replica read the snapshot's end, loaded it and acknowledged before
+                // the snapshot thread got to mark the transfer sent.
+                assert!(!s.ack(7, at, 0));
+                assert!(take(&s).is_empty(), "not online before the transfer is marked sent");
+                assert!(s.transfer_sent(7, 0));
+            } else {
+                assert!(!s.transfer_sent(7, 0));
+                assert!(take(&s).is_empty(), "not online before its first ack");
+                assert!(s.ack(7, at, 0));
+            }
+            let out = take(&s);
+            assert_eq!(out.len(), 1, "ack first: {ack_first}");
+            assert!(String::from_utf8_lossy(&out[0].2).contains("after"));
+        }
     }
 
     #[test]
