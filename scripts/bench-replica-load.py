@@ -7,8 +7,13 @@ sends PING, GET, INFO persistence and ROLE on fresh connections until the replic
 caught up. It prints, per round, the load's length (INFO `loading:1` first to last seen),
 the replies seen during it and the slowest reply of each command; then the medians.
 
+With `--at-start`, the load is the one at start instead: a server holding KEYS keys
+saves them (SAVE) and stops; a server started on that folder is probed from its start
+until it answers PING with PONG.
+
     python3 scripts/bench-replica-load.py --basalt target/release/basalt-server \
         [--redis /usr/bin/redis-server] [--keys 3000000] [--rounds 3] [--also LABEL=PATH]
+        [--at-start]
 
 Every server is started here on loopback ports, in a temporary folder, and killed by
 its PID; each wait is bounded.
@@ -54,13 +59,15 @@ def request(port, *args, timeout=60.0):
 
 
 class Proc:
-    def __init__(self, binary, *args):
-        self.dir = tempfile.mkdtemp(prefix="bench-replica-load-")
+    def __init__(self, binary, *args, folder=None, wait=True):
+        self.dir = folder or tempfile.mkdtemp(prefix="bench-replica-load-")
         self.port = free_port()
         self.log = open(os.path.join(self.dir, "log"), "wb")
         self.p = subprocess.Popen([binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
                                    "--save", "", "--enable-debug-command", "yes", *args],
                                   stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        if not wait:
+            return
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
@@ -111,6 +118,49 @@ def one_round(binary, keys):
         master.stop()
 
 
+def one_round_at_start(binary, keys):
+    src = Proc(binary)
+    folder = tempfile.mkdtemp(prefix="bench-load-at-start-")
+    try:
+        reply, _ = request(src.port, b"DEBUG", b"POPULATE", str(keys).encode(), b"key", b"100", timeout=300)
+        assert reply.startswith(b"+OK"), reply
+        reply, _ = request(src.port, b"SAVE", timeout=300)
+        assert reply.startswith(b"+OK"), reply
+        shutil.copy(os.path.join(src.dir, "dump.rdb"), folder)
+    finally:
+        src.stop()
+    server = Proc(binary, folder=folder, wait=False)
+    try:
+        worst = {}
+        kinds = set()
+        first = last = None
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            try:
+                replies = {}
+                for cmd in ((b"PING",), (b"GET", b"key:1"), (b"INFO", b"persistence"), (b"ROLE",)):
+                    reply, waited = request(server.port, *cmd)
+                    replies[cmd[0]] = reply
+                    worst[cmd[0]] = max(worst.get(cmd[0], 0.0), waited)
+                    if cmd[0] == b"INFO":
+                        if b"loading:1" in reply:
+                            now = time.monotonic()
+                            first = first or now
+                            last = now
+                    elif reply.startswith(b"-"):
+                        kinds.add(reply.split(b"\r\n")[0].decode())
+            except OSError:
+                time.sleep(0.005)  # not listening yet
+                continue
+            if replies[b"PING"].startswith(b"+PONG"):
+                break
+            time.sleep(0.005)
+        loading_s = (last - first) if first else 0.0
+        return loading_s, worst, kinds
+    finally:
+        server.stop()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--basalt", required=True)
@@ -119,17 +169,20 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--also", action="append", default=[], metavar="LABEL=PATH",
                     help="another build to run beside them (e.g. basalt-cb7d8d8=/tmp/old/basalt-server)")
+    ap.add_argument("--at-start", action="store_true", help="probe the load at start, not a replica's")
     args = ap.parse_args()
+    measure = one_round_at_start if args.at_start else one_round
     servers = [("Basalt", args.basalt), ("Redis 7.0.15", args.redis)]
     servers += [tuple(a.split("=", 1)) for a in args.also]
     results = {name: [] for name, _ in servers}
     for r in range(1, args.rounds + 1):
         for name, binary in servers:
-            loading_s, worst, kinds = one_round(binary, args.keys)
+            loading_s, worst, kinds = measure(binary, args.keys)
             results[name].append((loading_s, worst))
             slowest = ", ".join(f"{k.decode()} {v * 1000:.0f} ms" for k, v in worst.items())
             print(f"round {r} {name}: loading seen for {loading_s:.2f} s; errors {sorted(kinds)}; slowest replies: {slowest}", flush=True)
-    print(f"\n{args.keys} keys of 100 bytes; medians of {args.rounds} rounds\n")
+    where = "the load at start" if args.at_start else "a replica's full-sync load"
+    print(f"\n{where}, {args.keys} keys of 100 bytes; medians of {args.rounds} rounds\n")
     print("| server | loading seen (s) | slowest PING (ms) | slowest GET (ms) | slowest INFO (ms) | slowest ROLE (ms) |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, rows in results.items():
