@@ -84,20 +84,20 @@ class Proc:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def one_round(binary, keys):
-    master = Proc(binary, "--repl-diskless-sync-delay", "0")
-    replica = Proc(binary)
-    try:
-        reply, _ = request(master.port, b"DEBUG", b"POPULATE", str(keys).encode(), b"key", b"100", timeout=300)
-        assert reply.startswith(b"+OK"), reply
-        request(replica.port, b"REPLICAOF", b"127.0.0.1", str(master.port).encode())
-        worst = {}
-        kinds = set()
-        first = last = None
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
+def probe_until(port, done):
+    """PING, GET, INFO persistence and ROLE on fresh connections, over and over, until
+    `done(replies)` (bounded: 300 s): how long INFO said loading:1, the slowest reply
+    of each command, the error replies seen."""
+    worst = {}
+    kinds = set()
+    first = last = None
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        replies = {}
+        try:
             for cmd in ((b"PING",), (b"GET", b"key:1"), (b"INFO", b"persistence"), (b"ROLE",)):
-                reply, waited = request(replica.port, *cmd)
+                reply, waited = request(port, *cmd)
+                replies[cmd[0]] = reply
                 worst[cmd[0]] = max(worst.get(cmd[0], 0.0), waited)
                 if cmd[0] == b"INFO":
                     if b"loading:1" in reply:
@@ -106,13 +106,25 @@ def one_round(binary, keys):
                         last = now
                 elif reply.startswith(b"-"):
                     kinds.add(reply.split(b"\r\n")[0].decode())
-            info, _ = request(replica.port, b"INFO", b"replication")
-            # (A new replica's link is up only once its sync is done.)
-            if b"master_link_status:up" in info:
-                break
-            time.sleep(0.005)
-        loading_s = (last - first) if first else 0.0
-        return loading_s, worst, kinds
+        except OSError:
+            time.sleep(0.005)  # not listening yet
+            continue
+        if done(replies):
+            break
+        time.sleep(0.005)
+    loading_s = (last - first) if first else 0.0
+    return loading_s, worst, kinds
+
+
+def one_round(binary, keys):
+    master = Proc(binary, "--repl-diskless-sync-delay", "0")
+    replica = Proc(binary)
+    try:
+        reply, _ = request(master.port, b"DEBUG", b"POPULATE", str(keys).encode(), b"key", b"100", timeout=300)
+        assert reply.startswith(b"+OK"), reply
+        request(replica.port, b"REPLICAOF", b"127.0.0.1", str(master.port).encode())
+        # (A new replica's link is up only once its sync is done.)
+        return probe_until(replica.port, lambda _: b"master_link_status:up" in request(replica.port, b"INFO", b"replication")[0])
     finally:
         replica.stop()
         master.stop()
@@ -131,32 +143,7 @@ def one_round_at_start(binary, keys):
         src.stop()
     server = Proc(binary, folder=folder, wait=False)
     try:
-        worst = {}
-        kinds = set()
-        first = last = None
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            try:
-                replies = {}
-                for cmd in ((b"PING",), (b"GET", b"key:1"), (b"INFO", b"persistence"), (b"ROLE",)):
-                    reply, waited = request(server.port, *cmd)
-                    replies[cmd[0]] = reply
-                    worst[cmd[0]] = max(worst.get(cmd[0], 0.0), waited)
-                    if cmd[0] == b"INFO":
-                        if b"loading:1" in reply:
-                            now = time.monotonic()
-                            first = first or now
-                            last = now
-                    elif reply.startswith(b"-"):
-                        kinds.add(reply.split(b"\r\n")[0].decode())
-            except OSError:
-                time.sleep(0.005)  # not listening yet
-                continue
-            if replies[b"PING"].startswith(b"+PONG"):
-                break
-            time.sleep(0.005)
-        loading_s = (last - first) if first else 0.0
-        return loading_s, worst, kinds
+        return probe_until(server.port, lambda replies: replies[b"PING"].startswith(b"+PONG"))
     finally:
         server.stop()
 
