@@ -801,6 +801,43 @@ def test_a_replica_over_maxmemory_evicts_nothing():
         master_srv.stop()
 
 
+def test_a_replica_told_not_to_ignore_maxmemory_evicts_and_propagates_nothing():
+    """`replica-ignore-maxmemory no` (as Redis): the replica over its limit evicts keys
+    of its own, while its master keeps them all; it passes none of its evictions on:
+    its own replica gets its master's stream unchanged (the same offsets, every key).
+    The setting was not known before (a config file naming it stopped the start)."""
+    master_srv = Node()
+    replica_srv = Node(extra=("--maxmemory", "2mb", "--maxmemory-policy", "allkeys-lru",
+                              "--replica-ignore-maxmemory", "no",
+                              "--replicaof", "127.0.0.1", str(master_srv.port)))
+    chained_srv = Node(extra=("--replicaof", "127.0.0.1", str(replica_srv.port)))
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        r = redis.Redis(port=replica_srv.port, socket_timeout=10)
+        c = redis.Redis(port=chained_srv.port, socket_timeout=10)
+        assert r.config_get("replica-ignore-maxmemory") == {"replica-ignore-maxmemory": "no"}
+        wait_until("the first syncs", lambda: caught_up(m, r) and caught_up(m, c))
+        p = m.pipeline(transaction=False)
+        for i in range(4000):
+            p.set(f"k:{i}", "v" * 1000)
+        p.execute()
+        wait_until("the replica to evict", lambda: r.info("stats")["evicted_keys"] > 0 and r.dbsize() < 4000)
+        wait_until("both replicas to catch up", lambda: caught_up(m, r) and caught_up(m, c))
+        assert m.dbsize() == 4000 and c.dbsize() == 4000
+        assert m.info("stats")["evicted_keys"] == 0
+        # Back to the default: the replica keeps what its master sends from now on.
+        r.config_set("replica-ignore-maxmemory", "yes")
+        evicted = r.info("stats")["evicted_keys"]
+        m.set("after", "v" * 1000)
+        wait_until("the replica to catch up", lambda: caught_up(m, r))
+        assert r.get("after") == b"v" * 1000
+        assert r.info("stats")["evicted_keys"] == evicted
+    finally:
+        chained_srv.stop()
+        replica_srv.stop()
+        master_srv.stop()
+
+
 def test_a_key_past_its_time_on_the_replica_stays_for_its_masters_commands():
     """The master's stream held back (a relay between the two): a key whose time passes
     on the replica meanwhile is read there as absent but kept, and the master's PERSIST

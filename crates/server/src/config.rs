@@ -550,6 +550,7 @@ pub static PARAMS: &[Param] = &[
     recorded!("replica-announce-port", "0", Kind::Int { min: 0, max: 65535 }, true),
     recorded!("replica-announced", "yes", Kind::Bool, true),
     recorded!("replica-lazy-flush", "no", Kind::Bool, true),
+    recorded!("replica-ignore-maxmemory", "yes", Kind::Bool, true),
     // Redis's test hook (a hidden parameter: only its exact name finds it): a pause
     // after each key a snapshot's load reads (`state::loading`).
     recorded!("key-load-delay", "0", Kind::Int { min: i32::MIN as i64, max: i32::MAX as i64 }, true),

@@ -61,13 +61,17 @@ thread_local! {
 /// tick go on); Err when it is still over with no policy or nothing left to evict
 /// (Redis's EVICT_FAIL). Evicted keys are counted in `stats`.
 ///
-/// A replica evicts nothing and refuses nothing (Redis's `replica-ignore-maxmemory
-/// yes`, its default): its data set is its master's, and a key it evicted on its own
-/// would be a key its clients miss and its master still has. Nor does a server while
-/// it loads its data (Redis's isSafeToPerformEvictions): its clients' commands get
-/// `-LOADING` then, and the data set is evicted from once it is whole.
+/// A replica evicts nothing and refuses nothing under `replica-ignore-maxmemory yes`
+/// (Redis's default): its data set is its master's, and a key it evicted on its own
+/// would be a key its clients miss and its master still has (with `no` it evicts as a
+/// master, propagating nothing, as Redis's). Nor does a server while it loads its data
+/// (Redis's isSafeToPerformEvictions): its clients' commands get `-LOADING` then, and
+/// the data set is evicted from once it is whole.
 pub fn make_room(shared: &Shared, stats: &ThreadStats, now_ms: i64, rng: &mut fastrand::Rng) -> Result<(), ()> {
-    if shared.replica.admit_bits() & (crate::replication::role::REPLICA | crate::replication::role::LOADING) != 0 {
+    let admit = shared.replica.admit_bits();
+    if admit & crate::replication::role::LOADING != 0
+        || (admit & crate::replication::role::REPLICA != 0 && shared.memory.replica_ignores())
+    {
         return Ok(());
     }
     let mem = &shared.memory;

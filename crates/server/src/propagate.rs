@@ -8,7 +8,7 @@
 //!   the dispatcher's propagate phase hands it to [`call`].
 //! - **A blocked pop served later** (by another client's write) is propagated as the
 //!   plain pop it amounts to, with [`effect`].
-//! - **A key removed by expiry or eviction** is propagated as `DEL`, with [`expiry`].
+//! - **A key removed by expiry or eviction** is propagated as `DEL`, with [`removal`].
 //! - **EXEC** brackets its queue's records with MULTI and EXEC
 //!   ([`begin_transaction`], [`end_transaction`]); a queue that wrote nothing writes
 //!   neither.
@@ -143,13 +143,16 @@ pub fn effect(shared: &Shared, db: usize, now_ms: i64, record: &[Vec<u8>], order
 /// stripe is between its change and its record, since a DEL propagated now could land
 /// before that write's record. Appended under the shard lock, the DEL comes before the
 /// record of any later write to the key, which needs that lock first.
-pub fn expiry(shared: &Shared, db: usize, key: &[u8], now_ms: i64) -> bool {
-    // A replica's stream is its master's, byte for byte: the master's DEL comes, and
-    // until then the key stays, read as absent (as Redis's replica keeps it). Removed
-    // here, a key the master still holds (the replica's clock ahead of its master's,
-    // or the stream behind: a PERSIST or EXPIRE on its way) would be gone for good.
+pub fn removal(shared: &Shared, db: usize, key: &[u8], now_ms: i64, why: store::events::Removal) -> bool {
     if shared.replica.is_replica() {
-        return false;
+        // A replica's stream is its master's, byte for byte: the master's DEL comes,
+        // and until then an expired key stays, read as absent (as Redis's replica keeps
+        // it). Removed here, a key the master still holds (the replica's clock ahead of
+        // its master's, or the stream behind: a PERSIST or EXPIRE on its way) would be
+        // gone for good. A key it evicts (`replica-ignore-maxmemory no`, its own
+        // choice, as Redis's) goes, and nothing is propagated: its replicas get its
+        // master's stream, not its own removals.
+        return why == store::events::Removal::Evicted;
     }
     if !active(shared) {
         return true;

@@ -334,9 +334,9 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     // From now on an expired key's removal is propagated, as Redis's DEL, to the log and
     // the replicas (after the load, which must not log what it replays).
     let weak = Arc::downgrade(&shared);
-    shared.keyspace.events().set_expire_hook(Box::new(move |db, key, now_ms| {
+    shared.keyspace.events().set_expire_hook(Box::new(move |db, key, now_ms, why| {
         let Some(shared) = weak.upgrade() else { return true };
-        crate::propagate::expiry(&shared, db, key, now_ms)
+        crate::propagate::removal(&shared, db, key, now_ms, why)
     }));
 
     let saver = {

@@ -18,11 +18,21 @@ use std::sync::OnceLock;
 
 /// Asked, under the key's shard lock, before an expired key is removed (lazily by a
 /// lookup or by the active cycle) or a key is evicted (`Shard::evict`), with its
-/// database, name and the time: true to remove it now, false to leave it for later
-/// (an expired key reads as absent meanwhile; eviction picks another). The
-/// server's append-only log answers it, logging the deletion as Redis does (a DEL), in
-/// order with the writes to that key; without one every expired key is removed.
-pub type ExpireHook = Box<dyn Fn(usize, &[u8], i64) -> bool + Send + Sync>;
+/// database, name, the time and which of the two: true to remove it now, false to
+/// leave it for later (an expired key reads as absent meanwhile; eviction picks
+/// another). The server's append-only log answers it, logging the deletion as Redis
+/// does (a DEL), in order with the writes to that key; without one every expired key
+/// is removed.
+pub type ExpireHook = Box<dyn Fn(usize, &[u8], i64, Removal) -> bool + Send + Sync>;
+
+/// Why a key is removed without a command naming it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Removal {
+    /// Its time passed.
+    Expired,
+    /// maxmemory's eviction picked it.
+    Evicted,
+}
 
 /// Event classes, Redis's notification flags (one bit each, as `notify-keyspace-events`
 /// names them by letter).
@@ -137,7 +147,14 @@ impl Flags {
     /// answer; true without one).
     #[inline]
     pub fn may_expire(&self, db: usize, key: &[u8], now_ms: i64) -> bool {
-        self.expire_hook.get().is_none_or(|hook| (hook.0)(db, key, now_ms))
+        self.expire_hook.get().is_none_or(|hook| (hook.0)(db, key, now_ms, Removal::Expired))
+    }
+
+    /// Whether `key` of database `db` may be evicted now (the hook's answer; true
+    /// without one).
+    #[inline]
+    pub fn may_evict(&self, db: usize, key: &[u8], now_ms: i64) -> bool {
+        self.expire_hook.get().is_none_or(|hook| (hook.0)(db, key, now_ms, Removal::Evicted))
     }
 }
 

@@ -225,7 +225,7 @@ impl Shard {
     /// which logs its DEL, said no). Pushes the `evicted` event.
     pub fn evict(&mut self, hash: u64, key: &[u8], now_ms: i64) -> Option<usize> {
         self.table.find(hash, |e| e.key() == key)?;
-        if !self.events.may_expire(self.db, key, now_ms) {
+        if !self.events.may_evict(self.db, key, now_ms) {
             return None;
         }
         let mut entry = self.table.remove_entry(hash, |e| e.key() == key)?;

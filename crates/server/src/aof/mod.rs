@@ -12,7 +12,7 @@
 //!   LPOP/LMOVE/ZPOPMIN..., SET EX/PX/EXAT and SETEX as `SET key value PXAT <ms>`,
 //!   EXPIRE/PEXPIRE/EXPIREAT and GETEX as PEXPIREAT (a time already past as DEL), RESTORE with ABSTTL, INCRBYFLOAT as `SET ... KEEPTTL` and HINCRBYFLOAT as
 //!   HSET of the value made; a write that changed nothing is not logged. An expired key
-//!   that is removed is logged as `DEL key` (`crate::propagate::expiry`). A `SELECT` is
+//!   that is removed is logged as `DEL key` (`crate::propagate::removal`). A `SELECT` is
 //!   written when the database changes, and an annotation `#MS:<unix ms>` when the time
 //!   changes, so that Basalt replays each command at the time it first ran (logs of
 //!   older Basalt versions, with relative times, replay exactly too); Redis 7 skips

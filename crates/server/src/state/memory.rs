@@ -88,6 +88,8 @@ pub struct Memory {
     /// Allocated bytes once the server was ready (MEMORY STATS `startup.allocated`).
     startup: AtomicU64,
     epoch: Instant,
+    /// `replica-ignore-maxmemory` (yes by default): a replica evicts nothing.
+    replica_ignores: AtomicBool,
 }
 
 impl Default for Memory {
@@ -106,6 +108,7 @@ impl Default for Memory {
             reading: AtomicBool::new(false),
             startup: AtomicU64::new(0),
             epoch: Instant::now(),
+            replica_ignores: AtomicBool::new(true),
         }
     }
 }
@@ -121,8 +124,15 @@ impl Memory {
         self.tenacity.store(c.maxmemory_eviction_tenacity, Ordering::Relaxed);
         self.lfu_log_factor.store(c.lfu_log_factor, Ordering::Relaxed);
         self.lfu_decay_time.store(c.lfu_decay_time, Ordering::Relaxed);
+        let ignores = c.recorded.get("replica-ignore-maxmemory").is_none_or(|v| v != "no");
+        self.replica_ignores.store(ignores, Ordering::Relaxed);
         // A new limit is judged on a fresh reading.
         self.read_at_us.store(0, Ordering::Relaxed);
+    }
+
+    /// `replica-ignore-maxmemory`: whether a replica leaves its memory to its master.
+    pub fn replica_ignores(&self) -> bool {
+        self.replica_ignores.load(Ordering::Relaxed)
     }
 
     /// Records the allocated bytes of the server ready to serve (before any data).
