@@ -8,9 +8,9 @@
 //! `$EOF:<mark>` form) into a temporary file in `dir` (or, with `repl-diskless-load
 //! on-empty-db` and no key here, loads it as it arrives), then empties the keyspace and
 //! loads it while the loops answer `-LOADING` to every command not flagged `loading`,
-//! as Redis's replica (`load`); on `+CONTINUE` it keeps its data. Then it applies the stream through the
-//! dispatcher's loading client (`apply::Apply`, installed at start, so this module
-//! never imports `command`), acknowledging the offset applied, answers
+//! as Redis's replica (`load`); on `+CONTINUE` it keeps its data. Then it applies the
+//! stream through the dispatcher's loading client (`apply::Apply`, installed at start,
+//! so this module never imports `command`), acknowledging the offset applied, answers
 //! `REPLCONF GETACK` and sends `REPLCONF ACK <offset>` every second, and reconnects
 //! (after a second) when the link breaks or the master is silent for `repl-timeout`.
 //!
