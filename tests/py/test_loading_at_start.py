@@ -72,7 +72,8 @@ class Loading:
                 # Redis serves clients during a load every so many bytes (2 MB by
                 # default: more than this data set); Basalt serves throughout.
                 "--loading-process-events-interval-bytes", "1024",
-                *(("--appendonly", "yes") if aof else ())]
+                *(("--appendonly", "yes") if aof else ()),
+                *os.environ.get("BASALT_SERVER_EXTRA", "").split()]
         self.log = open(os.path.join(folder, "server.log"), "wb")
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT)
         self.watchdog = _watchdog(self.proc.pid)
