@@ -123,6 +123,9 @@ def test_a_server_loading_its_data_at_start_answers_loading(tmp_path, aof):
         info = c.info("persistence")
         assert info["loading"] == 1
         assert info["loading_total_bytes"] > 0, info
+        # The snapshot's writer's memory, from its `used-mem` field (the log's base is
+        # a snapshot too).
+        assert info["loading_rdb_used_mem"] > 0, info
         assert 0 <= info["loading_loaded_perc"] <= 100, info
         assert c.config_get("key-load-delay") == {"key-load-delay": "300"}
         assert time.monotonic() - started < 2, "the replies waited for the load"

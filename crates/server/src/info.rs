@@ -300,7 +300,7 @@ fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut S
             }
             if let Some(l) = load {
                 // Redis adds these while it loads (after the log's fields).
-                let (started, total, read) = (l.started_ms, l.total, l.read);
+                let (started, total, read, used_mem) = (l.started_ms, l.total, l.read, l.rdb_used_mem);
                 // Redis's estimate: whole seconds, 1 until a second has passed.
                 let elapsed_s = (store::Clock::System.now_ms() / 1000 - started / 1000).max(0);
                 let perc = if total > 0 { read as f64 * 100.0 / total as f64 } else { 0.0 };
@@ -308,7 +308,7 @@ fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut S
                 let eta = if elapsed_s == 0 { 1 } else { elapsed_s.saturating_mul(remaining) / (read + 1) };
                 let _ = write!(
                     o,
-                    "loading_start_time:{}\r\nloading_total_bytes:{total}\r\nloading_rdb_used_mem:0\r\nloading_loaded_bytes:{read}\r\nloading_loaded_perc:{perc:.2}\r\nloading_eta_seconds:{eta}\r\n",
+                    "loading_start_time:{}\r\nloading_total_bytes:{total}\r\nloading_rdb_used_mem:{used_mem}\r\nloading_loaded_bytes:{read}\r\nloading_loaded_perc:{perc:.2}\r\nloading_eta_seconds:{eta}\r\n",
                     started / 1000
                 );
             }

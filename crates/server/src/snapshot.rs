@@ -257,7 +257,14 @@ pub fn load_with_info(
     let dbs = ks.databases();
     let (mut loaded, mut expired) = (0u64, 0u64);
     let lru = store::clock::lru_clock(now_ms);
-    let info = store::rdb::load(r, &limits(shared), |db, mut entry| {
+    let used_mem = |name: &[u8], value: &[u8]| {
+        if name == b"used-mem" {
+            if let Some(bytes) = std::str::from_utf8(value).ok().and_then(|v| v.parse().ok()) {
+                shared.loading.set_rdb_used_mem(bytes);
+            }
+        }
+    };
+    let info = store::rdb::load_with_aux(r, &limits(shared), used_mem, |db, mut entry| {
         entry.set_lru(lru);
         if db >= dbs {
             return Err(store::rdb::RdbError::Other(format!(

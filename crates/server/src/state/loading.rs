@@ -16,6 +16,9 @@ pub struct LoadProgress {
     started_ms: AtomicI64,
     total: AtomicI64,
     read: AtomicI64,
+    /// The RDB's `used-mem` AUX field: the memory of the server that wrote it (INFO's
+    /// `loading_rdb_used_mem`; 0 until read, and for the log's text).
+    rdb_used_mem: AtomicI64,
     key_delay_us: AtomicI64,
     /// A shutdown stops this load (the one at start: nothing is lost by it, as the
     /// files stay as they were; a replica's is let finish, see `begin`).
@@ -28,6 +31,7 @@ pub struct LoadFigures {
     pub started_ms: i64,
     pub total: i64,
     pub read: i64,
+    pub rdb_used_mem: i64,
 }
 
 impl LoadProgress {
@@ -38,7 +42,13 @@ impl LoadProgress {
         self.stoppable.store(stoppable, Ordering::Relaxed);
         self.total.store(i64::try_from(total).unwrap_or(i64::MAX), Ordering::Relaxed);
         self.read.store(0, Ordering::Relaxed);
+        self.rdb_used_mem.store(0, Ordering::Relaxed);
         self.started_ms.store(now_ms.max(1), Ordering::Relaxed);
+    }
+
+    /// The snapshot being loaded said what memory its writer used (AUX `used-mem`).
+    pub fn set_rdb_used_mem(&self, bytes: i64) {
+        self.rdb_used_mem.store(bytes.max(0), Ordering::Relaxed);
     }
 
     /// The size, once the loader knows it (the log's files).
@@ -86,6 +96,7 @@ impl LoadProgress {
             started_ms,
             total: self.total.load(Ordering::Relaxed).max(0),
             read: self.read.load(Ordering::Relaxed).max(0),
+            rdb_used_mem: self.rdb_used_mem.load(Ordering::Relaxed),
         })
     }
 }

@@ -511,6 +511,17 @@ pub fn restore(
 pub fn load<R: Read>(
     r: R,
     limits: &Limits,
+    on_entry: impl FnMut(usize, Entry) -> Result<(), RdbError>,
+) -> Result<LoadInfo, RdbError> {
+    load_with_aux(r, limits, |_, _| {}, on_entry)
+}
+
+/// As [`load`], also calling `on_aux(name, value)` for each AUX field as it is read
+/// (a loader shows `used-mem` while it loads, as Redis's `loading_rdb_used_mem`).
+pub fn load_with_aux<R: Read>(
+    r: R,
+    limits: &Limits,
+    mut on_aux: impl FnMut(&[u8], &[u8]),
     mut on_entry: impl FnMut(usize, Entry) -> Result<(), RdbError>,
 ) -> Result<LoadInfo, RdbError> {
     let mut inp = Input {
@@ -545,6 +556,7 @@ pub fn load<R: Read>(
             OP_AUX => {
                 let name = inp.string()?;
                 let value = inp.string()?;
+                on_aux(&name, &value);
                 info.aux.push((name, value));
             }
             OP_EXPIRETIME_MS => expire_at_ms = Some(i64::from_le_bytes(inp.array()?)),

@@ -53,7 +53,7 @@ mod interop_tests;
 mod tests;
 
 pub use crc64::crc64;
-pub use load::{load, restore, RestoreError};
+pub use load::{load, load_with_aux, restore, RestoreError};
 pub use write::{dump_payload, encode_entry, RdbWriter};
 
 /// The RDB version Basalt writes, and the newest it reads (Redis 7.0's).
