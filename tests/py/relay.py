@@ -74,21 +74,13 @@ class Relay(threading.Thread):
                 dst.sendall(data)
             except OSError:
                 break
-        for sock in (src, dst):
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        shut((src, dst))
 
     def cut(self):
         self.cut_off.set()
         with self.lock:
             conns, self.conns = self.conns, []
-        for sock in conns:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        shut(conns)
 
     def heal(self):
         self.cut_off.clear()
@@ -104,3 +96,12 @@ class Relay(threading.Thread):
         self.cut()
         self.stopped.set()
         self.join(timeout=5)
+
+
+def shut(socks):
+    """Shuts each socket down both ways (one already gone is passed over)."""
+    for sock in socks:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
