@@ -264,6 +264,9 @@ pub fn load_with_info(
             }
         }
     };
+    // A replica keeps keys whose time has passed by its clock, as Redis's: its master
+    // decides (and sends DEL); the key is read as absent meanwhile.
+    let keep_expired = shared.replica.is_replica();
     let info = store::rdb::load_with_aux(r, &limits(shared), used_mem, |db, mut entry| {
         entry.set_lru(lru);
         if db >= dbs {
@@ -271,9 +274,7 @@ pub fn load_with_info(
                 "the file uses database {db}, but this server has {dbs} (raise 'databases')"
             )));
         }
-        // A replica keeps keys whose time has passed by its clock, as Redis's: its
-        // master decides (and sends DEL); the key is read as absent meanwhile.
-        if entry.is_expired(now_ms) && !shared.replica.is_replica() {
+        if !keep_expired && entry.is_expired(now_ms) {
             expired += 1;
             return Ok(());
         }

@@ -217,8 +217,9 @@ fn admit(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &'static Command
         reject(ctx, idx, spec, "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
         return false;
     }
-    // A replica loading its master's snapshot: only `loading` commands run, and an EXEC
-    // only of such commands (Redis's order: after replica-serve-stale-data).
+    // A data set loading (at start, or a replica's full sync): only `loading` commands
+    // run, and an EXEC only of such commands (Redis's order: after
+    // replica-serve-stale-data).
     if role & role::LOADING != 0
         && !ctx.client.loading
         && (spec.flags & flags::LOADING == 0

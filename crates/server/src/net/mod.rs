@@ -178,9 +178,10 @@ pub fn tick<'a>(
         let _gate = shared.gates[owner.min(shared.gates.len() - 1)].read();
         crate::expire::active_cycle(shared, owner, now_ms);
     }
-    if shared.memory.limited() && !shared.pause.active(now_ms) && admit & crate::replication::role::LOADING == 0 {
+    if shared.memory.limited() && !shared.pause.active(now_ms) {
         // Eviction that ran out of time before a command goes on here (Redis's timer);
-        // under the loop's gate, as any removal of keys.
+        // under the loop's gate, as any removal of keys. (`make_room` leaves a replica
+        // and a load alone.)
         let _gate = shared.gates[owner.min(shared.gates.len() - 1)].read();
         crate::evict::tick(shared, owner, now_ms);
     }
