@@ -66,10 +66,11 @@ thread_local! {
 /// would be a key its clients miss and its master still has (with `no` it evicts as a
 /// master, propagating nothing, as Redis's). Nor does a server while it loads its data
 /// (Redis's isSafeToPerformEvictions): its clients' commands get `-LOADING` then, and
-/// the data set is evicted from once it is whole.
+/// the data set is evicted from once it is whole; a replica loading aside (`swapdb`)
+/// holds two data sets for a while, the old one about to go.
 pub fn make_room(shared: &Shared, stats: &ThreadStats, now_ms: i64, rng: &mut fastrand::Rng) -> Result<(), ()> {
     let admit = shared.replica.admit_bits();
-    if admit & crate::replication::role::LOADING != 0
+    if admit & (crate::replication::role::LOADING | crate::replication::role::ASYNC_LOADING) != 0
         || (admit & crate::replication::role::REPLICA != 0 && shared.memory.replica_ignores())
     {
         return Ok(());

@@ -265,10 +265,12 @@ fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut S
                 None => (0, "ok"),
             };
             let load = shared.loading.figures().filter(|_| shared.replica.is_loading());
-            let loading = u8::from(load.is_some());
+            let admit = shared.replica.admit_bits();
+            let loading = u8::from(load.is_some() && admit & crate::replication::role::LOADING != 0);
+            let async_loading = u8::from(load.is_some() && admit & crate::replication::role::ASYNC_LOADING != 0);
             let _ = write!(
                 o,
-                "# Persistence\r\nloading:{loading}\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:{cow}\r\ncurrent_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\nrdb_changes_since_last_save:{changes}\r\nrdb_bgsave_in_progress:{bg}\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:{rdb_status}\r\nrdb_last_bgsave_time_sec:{bg_last}\r\nrdb_current_bgsave_time_sec:{bg_current}\r\nrdb_saves:{saves}\r\nrdb_last_cow_size:0\r\nrdb_last_load_keys_expired:{loaded_expired}\r\nrdb_last_load_keys_loaded:{loaded}\r\naof_enabled:{aof_enabled}\r\naof_rewrite_in_progress:{rw_in}\r\naof_rewrite_scheduled:{rw_sched}\r\naof_last_rewrite_time_sec:{rw_last}\r\naof_current_rewrite_time_sec:{rw_current}\r\naof_last_bgrewrite_status:{rw_status}\r\naof_rewrites:{rw_count}\r\naof_rewrites_consecutive_failures:{rw_fail}\r\naof_last_write_status:{write_status}\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
+                "# Persistence\r\nloading:{loading}\r\nasync_loading:{async_loading}\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:{cow}\r\ncurrent_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\nrdb_changes_since_last_save:{changes}\r\nrdb_bgsave_in_progress:{bg}\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:{rdb_status}\r\nrdb_last_bgsave_time_sec:{bg_last}\r\nrdb_current_bgsave_time_sec:{bg_current}\r\nrdb_saves:{saves}\r\nrdb_last_cow_size:0\r\nrdb_last_load_keys_expired:{loaded_expired}\r\nrdb_last_load_keys_loaded:{loaded}\r\naof_enabled:{aof_enabled}\r\naof_rewrite_in_progress:{rw_in}\r\naof_rewrite_scheduled:{rw_sched}\r\naof_last_rewrite_time_sec:{rw_last}\r\naof_current_rewrite_time_sec:{rw_current}\r\naof_last_bgrewrite_status:{rw_status}\r\naof_rewrites:{rw_count}\r\naof_rewrites_consecutive_failures:{rw_fail}\r\naof_last_write_status:{write_status}\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
                 snap.last_save_s.load(Ordering::Relaxed)
             );
             if let Some(a) = aof {

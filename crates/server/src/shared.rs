@@ -505,6 +505,18 @@ impl Shared {
         LoadingGuard { shared: self }
     }
 
+    /// A replica's load aside begins (`repl-diskless-load swapdb` continuing this
+    /// server's history), of `total` bytes (0: not known): the data set held goes on
+    /// serving, only commands flagged `no-async-loading` are answered `-LOADING`, and
+    /// INFO shows `async_loading:1` with the load's progress, until the guard is
+    /// dropped. Not stoppable: the load runs on the link's thread, which a shutdown
+    /// leaves to finish (the data set served is whole meanwhile).
+    pub fn begin_async_loading(&self, total: u64) -> LoadingGuard<'_> {
+        self.loading.begin(store::Clock::System.now_ms(), total, false);
+        self.replica.set_async_loading(true);
+        LoadingGuard { shared: self }
+    }
+
     /// A shutdown was asked for during a load it stops.
     pub fn load_stopped(&self) -> bool {
         self.loading.stoppable() && self.shutdown.load(Ordering::Relaxed)
@@ -630,6 +642,7 @@ pub struct LoadingGuard<'a> {
 impl Drop for LoadingGuard<'_> {
     fn drop(&mut self) {
         self.shared.replica.set_loading(false);
+        self.shared.replica.set_async_loading(false);
         self.shared.loading.end();
     }
 }

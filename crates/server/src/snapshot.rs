@@ -243,16 +243,17 @@ pub fn load_into(
     shared: &Shared,
     r: impl std::io::Read,
 ) -> Result<(u64, u64), store::rdb::RdbError> {
-    load_with_info(shared, r).map(|(loaded, expired, _)| (loaded, expired))
+    load_with_info(shared, &shared.keyspace, r).map(|(loaded, expired, _)| (loaded, expired))
 }
 
-/// As [`load_into`], with what the file said besides its keys (its AUX fields: a
-/// replica reads `repl-stream-db` there).
+/// As [`load_into`], into `ks` (the server's keyspace, or one a replica fills aside:
+/// `repl-diskless-load swapdb`), with what the file said besides its keys (its AUX
+/// fields: a replica reads `repl-stream-db` there).
 pub fn load_with_info(
     shared: &Shared,
+    ks: &store::Keyspace,
     r: impl std::io::Read,
 ) -> Result<(u64, u64, store::rdb::LoadInfo), store::rdb::RdbError> {
-    let ks = &shared.keyspace;
     let now_ms = ks.now_ms();
     let dbs = ks.databases();
     let (mut loaded, mut expired) = (0u64, 0u64);

@@ -266,6 +266,53 @@ impl Keyspace {
             .collect()
     }
 
+    /// An empty keyspace of the same shape (databases, shards, hasher, clock, event
+    /// classes, capture parity), whose contents can be exchanged with this one's
+    /// ([`exchange`](Self::exchange)): a replica under `repl-diskless-load swapdb` loads
+    /// its master's snapshot into one while this one goes on serving.
+    pub fn empty_like(&self) -> Keyspace {
+        let dbs: Box<[Db]> = (0..self.databases())
+            .map(|db| Db {
+                shards: (0..self.shards_per_db())
+                    .map(|s| {
+                        let mut shard = Shard::in_db(self.hasher, db, self.events.clone());
+                        shard.set_parity(acquire(self, &self.dbs[db].shards[s]).parity());
+                        Mutex::new(shard)
+                    })
+                    .collect(),
+            })
+            .collect();
+        Keyspace {
+            dbs,
+            hasher: self.hasher,
+            shard_mask: self.shard_mask,
+            clock: self.clock.clone(),
+            capture: Capture { active: AtomicBool::new(false), spec: Mutex::new(None) },
+            events: self.events.clone(),
+        }
+    }
+
+    /// Exchanges the contents of every database with `other`'s, made by
+    /// [`empty_like`](Self::empty_like), atomically with respect to every command (all
+    /// of this keyspace's shards are locked meanwhile): `other` is left with what this
+    /// one held. A running capture keeps what it has not taken yet, as for SWAPDB.
+    ///
+    /// # Panics
+    /// If `other` has another shape (a caller bug).
+    pub fn exchange(&self, other: &mut Keyspace) {
+        assert!(
+            other.databases() == self.databases() && other.shard_mask == self.shard_mask,
+            "exchange needs a keyspace made by empty_like"
+        );
+        let all: Vec<usize> = (0..self.databases()).collect();
+        let mut locked = self.lock_dbs(&all);
+        for (db, theirs) in other.dbs.iter_mut().enumerate() {
+            for (s, shard) in theirs.shards.iter_mut().enumerate() {
+                locked.get_mut((db, s)).swap_contents(shard.get_mut());
+            }
+        }
+    }
+
     /// Swaps the contents of two databases atomically with respect to every command.
     pub fn swap_dbs(&self, a: usize, b: usize) {
         if a == b {
@@ -351,6 +398,51 @@ mod tests {
         assert_eq!(ks.dbsize(1), 1000);
         let (h, mut s) = ks.lock_key(1, b"key:7");
         assert!(s.get(h, b"key:7", 0).is_some());
+    }
+
+    #[test]
+    fn a_keyspace_loaded_aside_is_exchanged_whole() {
+        let live = Keyspace::new(2, 8, Clock::manual(0));
+        let put = |ks: &Keyspace, db: usize, key: &str, expire: Option<i64>| {
+            let (h, mut s) = ks.lock_key(db, key.as_bytes());
+            s.insert(h, Entry::new(key.as_bytes(), Payload::Str(b"v"), expire, 0));
+        };
+        for i in 0..100 {
+            put(&live, 0, &format!("old:{i}"), None);
+        }
+        // Made before a capture ran on the live keyspace, which moved its shards'
+        // parity: the exchange must re-mark what it brings in.
+        let mut aside = live.empty_like();
+        assert!(live.begin_capture(0, false));
+        let mut out = Vec::new();
+        for s in 0..8 {
+            while !live.lock(0, s).capture_step(1000, &mut out) {}
+            while !live.lock(1, s).capture_step(1000, &mut out) {}
+        }
+        live.end_capture();
+        for i in 0..50 {
+            put(&aside, 1, &format!("new:{i}"), Some(1_000_000));
+        }
+        live.exchange(&mut aside);
+        assert_eq!((live.dbsize(0), live.dbsize(1)), (0, 50));
+        assert_eq!((aside.dbsize(0), aside.dbsize(1)), (100, 0));
+        assert_eq!(live.db_counts(1), (50, 50), "the keys with a TTL moved with their table");
+        let (h, mut s) = live.lock_key(1, b"new:7");
+        assert!(s.get(h, b"new:7", 0).is_some(), "found with the shared hasher");
+        drop(s);
+        // A capture after the exchange takes every entry that came in.
+        assert!(live.begin_capture(0, false));
+        let mut captured = Vec::new();
+        for s in 0..8 {
+            while !live.lock(0, s).capture_step(1000, &mut captured) {}
+            while !live.lock(1, s).capture_step(1000, &mut captured) {}
+        }
+        live.end_capture();
+        let found = (0..50).filter(|i| {
+            let key = format!("new:{i}");
+            captured.windows(key.len()).any(|w| w == key.as_bytes())
+        });
+        assert_eq!(found.count(), 50, "no entry came in marked as captured");
     }
 
     #[test]

@@ -426,10 +426,11 @@ impl Shard {
         std::mem::replace(&mut self.table, RawTable::new())
     }
 
-    /// Swaps contents with another shard (SWAPDB). Both epochs change.
+    /// Swaps contents with another shard (SWAPDB, or a keyspace loaded aside:
+    /// `Keyspace::exchange`). Both epochs change.
     pub fn swap_contents(&mut self, other: &mut Shard) {
         // Entries change databases: each capture keeps what it has not got yet first,
-        // which leaves every entry of both tables marked (all shards share the parity).
+        // which leaves every entry of both tables marked with its shard's parity.
         self.keep_all();
         other.keep_all();
         std::mem::swap(&mut self.table, &mut other.table);
@@ -438,6 +439,37 @@ impl Shard {
         other.epoch = other.epoch.wrapping_add(1);
         self.expire_cursor = 0;
         other.expire_cursor = 0;
+        // The shards of one keyspace share the parity; a shard of another keyspace may
+        // not (a capture ran here since it was made): the entries take their new
+        // shard's, or a later capture would count them as already captured.
+        if self.parity != other.parity {
+            self.mark_all();
+            other.mark_all();
+        }
+    }
+
+    /// Gives every entry this shard's parity (no capture may be running: see
+    /// `swap_contents`, after `keep_all`).
+    fn mark_all(&mut self) {
+        let parity = self.parity;
+        // SAFETY: the iterator does not outlive this block and the table's structure is
+        // not modified while it runs (only entries' marks, through their buckets).
+        unsafe {
+            for bucket in self.table.iter() {
+                bucket.as_mut().set_mark(parity);
+            }
+        }
+    }
+
+    /// The capture parity (see the field); a shard made to exchange contents with this
+    /// one starts with it (`Keyspace::empty_like`).
+    pub(crate) fn parity(&self) -> bool {
+        self.parity
+    }
+
+    pub(crate) fn set_parity(&mut self, parity: bool) {
+        debug_assert!(self.table.len() == 0 && self.capture.is_none());
+        self.parity = parity;
     }
 
     /// Calls `f` for every live entry (expired ones are skipped, not removed).

@@ -228,6 +228,17 @@ fn admit(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &'static Command
         reject(ctx, idx, spec, "LOADING Redis is loading the dataset in memory");
         return false;
     }
+    // A replica loading its master's snapshot aside (`repl-diskless-load swapdb`): the
+    // data set held serves, and only what acts on it whole waits (SAVE, BGSAVE,
+    // BGREWRITEAOF, REPLICAOF, SYNC, PSYNC, and an EXEC of one), as Redis's async load.
+    if role & role::ASYNC_LOADING != 0
+        && !ctx.client.loading
+        && (spec.flags & flags::NO_ASYNC_LOADING != 0
+            || (spec.flags & flags::RUNS_QUEUE != 0 && transactions::queued_any(ctx, |s| s.flags & flags::NO_ASYNC_LOADING != 0)))
+    {
+        reject(ctx, idx, spec, "LOADING Redis is loading the dataset in memory");
+        return false;
+    }
     if ctx.client.monitor && spec.flags & (flags::READONLY | flags::WRITE) != 0 {
         refuse(ctx, idx, monitor::KEYSPACE_REFUSED);
         return false;

@@ -449,6 +449,11 @@ impl<'a> Ctx<'a> {
             self.client.close_after_reply = true;
         } else {
             c.killed.store(true, std::sync::atomic::Ordering::SeqCst);
+            // A replica gets no more of the stream from here (Redis writes nothing more
+            // to a client it closes), not the rest of this batch's records before its
+            // loop closes it: killed inside MULTI before the transaction's writes, it
+            // must find them missing when it asks to continue.
+            self.shared.repl.remove(c.id);
             self.shared.wake(c.owner.load(std::sync::atomic::Ordering::SeqCst));
         }
     }

@@ -17,7 +17,7 @@
 //!   it has the whole stream, then `PSYNC ... FAILOVER`).
 //!
 //! Not built yet: a replica's own log of the stream (it is rewritten after each sync
-//! and at a promotion instead), `repl-diskless-load swapdb`.
+//! and at a promotion instead).
 
 pub mod backlog;
 pub mod failover;

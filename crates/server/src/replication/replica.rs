@@ -8,7 +8,11 @@
 //! `$EOF:<mark>` form) into a temporary file in `dir` (or, with `repl-diskless-load
 //! on-empty-db` and no key here, loads it as it arrives), then empties the keyspace and
 //! loads it while the loops answer `-LOADING` to every command not flagged `loading`,
-//! as Redis's replica (`load`); on `+CONTINUE` it keeps its data. Then it applies the
+//! as Redis's replica (`load`). With `repl-diskless-load swapdb` it loads the RDB as it
+//! arrives into a keyspace aside and exchanges the two once it is whole (`load_aside`):
+//! a failed transfer leaves the data set as it was, and when the sync continues the
+//! history held, the old data set is served meanwhile (Redis's async loading). On
+//! `+CONTINUE` it keeps its data. Then it applies the
 //! stream through the dispatcher's loading client (`apply::Apply`, installed at start,
 //! so this module never imports `command`), acknowledging the offset applied, answers
 //! `REPLCONF GETACK` and sends `REPLCONF ACK <offset>` every second, and reconnects
@@ -26,8 +30,7 @@
 //! rewritten from the data set after each full sync and at a promotion, so that it
 //! never brings back data the sync replaced, and a promoted replica's log holds
 //! everything; between the two, a restart brings back the data of the last sync (then
-//! a full sync). Not built yet: logging the stream itself, `repl-diskless-load swapdb`
-//! (serving the old data while the new loads; it goes through the disk).
+//! a full sync). Not built yet: logging the stream itself.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -408,11 +411,15 @@ fn full_sync(shared: &Shared, link: &Link, r: &mut BufReader<TcpStream>, replid:
     let Some(size) = header.strip_prefix('$') else {
         return Err(format!("Bad protocol from MASTER, the first byte is not '$' (we received '{header}')"));
     };
-    // `repl-diskless-load on-empty-db`: with nothing to lose, the RDB is loaded as it
-    // arrives, with no temporary file (`swapdb`, which keeps serving the old data while
-    // loading, is not built: it goes through the disk like `disabled`).
-    let on_empty = shared.config.read().recorded.get("repl-diskless-load").is_some_and(|v| v == "on-empty-db");
-    if on_empty && (0..shared.keyspace.databases()).all(|db| shared.keyspace.dbsize(db) == 0) {
+    let mode = shared.config.read().recorded.get("repl-diskless-load").cloned().unwrap_or_default();
+    // `repl-diskless-load swapdb`: loaded as it arrives into a keyspace aside, which
+    // takes the place of the one served once whole.
+    if mode == "swapdb" {
+        return load_aside(shared, link, StreamedRdb::new(link, r, size)?, replid, offset);
+    }
+    // `on-empty-db`: with nothing to lose, the RDB is loaded as it arrives, with no
+    // temporary file.
+    if mode == "on-empty-db" && (0..shared.keyspace.databases()).all(|db| shared.keyspace.dbsize(db) == 0) {
         let rdb = StreamedRdb::new(link, r, size)?;
         let total = rdb.remaining.unwrap_or(0);
         let mut source = LoadSource::Streamed(rdb);
@@ -581,6 +588,7 @@ fn load(shared: &Shared, link: &Link, source: &mut LoadSource<'_>, total: u64, r
         shared.repl.forget_history();
         drop_own_replicas(shared);
         crate::log::notice("MASTER <-> REPLICA sync: Flushing old data");
+        invalidate_for_flush(shared, None);
         let ks = &shared.keyspace;
         for db in 0..ks.databases() {
             drop(ks.flush_db(db));
@@ -590,7 +598,7 @@ fn load(shared: &Shared, link: &Link, source: &mut LoadSource<'_>, total: u64, r
     crate::log::notice("MASTER <-> REPLICA sync: Loading DB in memory");
     let loaded = {
         let _gates = shared.all_gates_shared();
-        let loaded = crate::snapshot::load_with_info(shared, shared.load_reader(&mut *source));
+        let loaded = crate::snapshot::load_with_info(shared, &shared.keyspace, shared.load_reader(&mut *source));
         store::release_kept();
         loaded
     };
@@ -600,6 +608,100 @@ fn load(shared: &Shared, link: &Link, source: &mut LoadSource<'_>, total: u64, r
     }
     let _gates = shared.all_gates(false);
     drop(loading);
+    finish_sync(shared, link, &info, keys, expired, replid, offset);
+    Ok(())
+}
+
+/// `repl-diskless-load swapdb`: loads the master's snapshot from the connection into a
+/// keyspace aside, then exchanges the two under every gate, and frees the old data set
+/// off the loops. When the snapshot continues the history this server holds (the same
+/// replication ID: a full sync after the link was down longer than the master's
+/// backlog covers), the old data set is served meanwhile (Redis 7.0's async loading,
+/// INFO `async_loading:1`); otherwise clients get `-LOADING` as during a load in place.
+/// A load that fails or is cut leaves the data set and the history as they were, so
+/// that the next attempt may still continue it (`+CONTINUE`).
+fn load_aside(shared: &Shared, link: &Link, mut rdb: StreamedRdb<'_>, replid: &str, offset: i64) -> LinkResult<()> {
+    let total = rdb.remaining.unwrap_or(0);
+    let continues = shared.repl.position().0 == replid;
+    let loading = {
+        let _gates = shared.all_gates(false);
+        if link.stop.load(Ordering::Acquire) {
+            return Err("the link was cut before the load".into());
+        }
+        if continues {
+            shared.begin_async_loading(total)
+        } else {
+            shared.begin_loading(total, false)
+        }
+    };
+    crate::log::notice(if continues {
+        "MASTER <-> REPLICA sync: Loading DB in memory aside, serving the old data meanwhile (repl-diskless-load swapdb)"
+    } else {
+        "MASTER <-> REPLICA sync: Loading DB in memory aside (repl-diskless-load swapdb)"
+    });
+    let mut aside = shared.keyspace.empty_like();
+    let loaded = crate::snapshot::load_with_info(shared, &aside, shared.load_reader(&mut rdb));
+    store::release_kept();
+    let loaded = loaded
+        .map_err(|e| format!("Failed trying to load the MASTER synchronization DB from socket: {e}"))
+        .and_then(|l| rdb.finish().map(|()| l));
+    let gates = shared.all_gates(false);
+    let loaded = loaded.and_then(|l| match link.stop.load(Ordering::Acquire) {
+        true => Err("the link was cut during the load".to_string()),
+        false => Ok(l),
+    });
+    drop(loading);
+    let (keys, expired, info) = match loaded {
+        Ok(l) => l,
+        Err(e) => {
+            drop(gates);
+            discard(shared, aside);
+            crate::log::notice("MASTER <-> REPLICA sync: Discarding temporary DB in background");
+            return Err(e);
+        }
+    };
+    shared.repl.forget_history();
+    drop_own_replicas(shared);
+    invalidate_for_flush(shared, Some(&aside));
+    crate::log::notice("MASTER <-> REPLICA sync: Swapping active DB with loaded DB");
+    shared.keyspace.exchange(&mut aside);
+    finish_sync(shared, link, &info, keys, expired, replid, offset);
+    drop(gates);
+    discard(shared, aside);
+    crate::log::notice("MASTER <-> REPLICA sync: Discarding old DB in background");
+    Ok(())
+}
+
+/// Before the data set is replaced: every watched key that the old or the incoming
+/// data set holds has changed for its watchers, and every tracking client drops what
+/// it cached (as Redis's flush of a replica's data). Under every gate.
+fn invalidate_for_flush(shared: &Shared, incoming: Option<&store::Keyspace>) {
+    let watched: Vec<(usize, Vec<u8>)> = shared.watches.lock().keys().cloned().collect();
+    let now = shared.keyspace.now_ms();
+    let holds = |ks: &store::Keyspace, db: usize, key: &[u8]| {
+        let (h, shard) = ks.lock_key(db, key);
+        shard.peek(h, key, now).is_some()
+    };
+    for (db, key) in watched {
+        if holds(&shared.keyspace, db, &key) || incoming.is_some_and(|ks| holds(ks, db, &key)) {
+            shared.touch(db, &key);
+        }
+    }
+    store::release_kept();
+    crate::tracking::flush_all(shared, 0);
+}
+
+/// Frees a data set that left the keyspace (the old one, or a load that failed) on
+/// the lazy-free thread.
+fn discard(shared: &Shared, ks: store::Keyspace) {
+    let tables = (0..ks.databases()).flat_map(|db| ks.flush_db(db)).collect();
+    store::release_kept();
+    shared.lazyfree.free_tables(tables);
+}
+
+/// After a full sync's load, under every gate: this server's stream is its master's
+/// from `offset` of `replid`, and its log is rewritten from the data just loaded.
+fn finish_sync(shared: &Shared, link: &Link, info: &store::rdb::LoadInfo, keys: u64, expired: u64, replid: &str, offset: i64) {
     // The database the master's stream is in at the snapshot (a replica passing its own
     // master's stream on cannot add a SELECT; Redis writes it for every sync too).
     let stream_db = info
@@ -617,7 +719,6 @@ fn load(shared: &Shared, link: &Link, source: &mut LoadSource<'_>, total: u64, r
     // restart does not bring back what the flush removed.
     rewrite_log(shared, true);
     crate::log::notice("MASTER <-> REPLICA sync: Finished with success");
-    Ok(())
 }
 
 /// Applies the master's stream until the link breaks or is cut.

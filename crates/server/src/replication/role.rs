@@ -126,6 +126,11 @@ pub const NO_STALE_DATA: u8 = 4;
 /// A data set is being loaded (`Shared::begin_loading`: at start, or a replica's full
 /// sync): only commands flagged `loading` run, as in Redis (the others get `-LOADING`).
 pub const LOADING: u8 = 8;
+/// A replica loads its master's snapshot aside (`repl-diskless-load swapdb`, and the
+/// snapshot continues the history this server holds): the old data set goes on
+/// serving, and only commands flagged `no-async-loading` get `-LOADING` (Redis 7.0's
+/// async loading).
+pub const ASYNC_LOADING: u8 = 16;
 
 impl Default for Role {
     fn default() -> Role {
@@ -161,9 +166,15 @@ impl Role {
         self.set(LOADING, on);
     }
 
-    /// A data set is being loaded (at start, or a replica's full sync).
+    pub(crate) fn set_async_loading(&self, on: bool) {
+        self.set(ASYNC_LOADING, on);
+    }
+
+    /// A data set is being loaded (at start, or a replica's full sync), in its place or
+    /// aside ([`ASYNC_LOADING`]): no snapshot starts, and a shutdown saves nothing (as
+    /// Redis's, whose `loading` flag covers both).
     pub fn is_loading(&self) -> bool {
-        self.admit.load(Ordering::Acquire) & LOADING != 0
+        self.admit.load(Ordering::Acquire) & (LOADING | ASYNC_LOADING) != 0
     }
 
     /// `replica-read-only` and `replica-serve-stale-data` as configured now.
