@@ -51,6 +51,13 @@ def test_a_full_sync_that_continues_the_history_serves_the_old_data_while_it_loa
         full_syncs = m.info("stats")["sync_full"]
         # A key of the replica's own goes with the old data set.
         r.set("replica-only", "x")
+        # Transactions watching a key either data set holds fail after the exchange;
+        # one watching a key neither holds runs.
+        watchers = {}
+        for key in ("k:0", "replica-only", "nowhere"):
+            w = redis.Redis(port=replica_srv.port, socket_timeout=30).pipeline(transaction=True)
+            w.watch(key)
+            watchers[key] = w
         # 25 ms after each key the replica loads: 200 keys, about 5 s (Redis answers a
         # command every few hundred ms meanwhile).
         r.config_set("key-load-delay", 25000)
@@ -76,6 +83,15 @@ def test_a_full_sync_that_continues_the_history_serves_the_old_data_while_it_loa
         assert r.get("k:0") == b"new" + pad.encode()
         assert r.get("replica-only") is None
         assert contents(r) == contents(m)
+        for key, expect_run in (("k:0", False), ("replica-only", False), ("nowhere", True)):
+            w = watchers[key]
+            w.multi()
+            w.get(key)
+            if expect_run:
+                assert w.execute() == [None]
+            else:
+                with pytest.raises(redis.exceptions.WatchError):
+                    w.execute()
         # The stream goes on after the exchange.
         m.set("after", "v")
         wait_until("the stream after the exchange", lambda: r.get("after") == b"v")
