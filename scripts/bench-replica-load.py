@@ -11,9 +11,17 @@ With `--at-start`, the load is the one at start instead: a server holding KEYS k
 saves them (SAVE) and stops; a server started on that folder is probed from its start
 until it answers PING with PONG.
 
+With `--resync`, the load is a replica's second full sync, one that continues the
+history it holds: once it has synced, its master drops it and outgrows its backlog in
+one transaction, so that its PSYNC gets `+FULLRESYNC` with the same replication ID. The
+replica has `repl-diskless-load` LOAD (`--load`; with `swapdb` it serves its old data
+meanwhile, INFO `async_loading:1`, which counts as loading seen). Probed from the drop
+until the master has made its second full sync and the replica's load is over, its
+link up.
+
     python3 scripts/bench-replica-load.py --basalt target/release/basalt-server \
         [--redis /usr/bin/redis-server] [--keys 3000000] [--rounds 3] [--also LABEL=PATH]
-        [--at-start]
+        [--at-start | --resync [--load disabled|on-empty-db|swapdb]]
 
 Every server is started here on loopback ports, in a temporary folder, and killed by
 its PID; each wait is bounded.
@@ -130,6 +138,42 @@ def one_round(binary, keys):
         master.stop()
 
 
+def link_up(port):
+    return b"master_link_status:up" in request(port, b"INFO", b"replication")[0]
+
+
+def one_round_resync(binary, keys, load):
+    # A backlog that the transaction below outgrows.
+    master = Proc(binary, "--repl-diskless-sync-delay", "0", "--repl-backlog-size", "16384")
+    replica = Proc(binary, "--repl-diskless-load", load)
+    try:
+        reply, _ = request(master.port, b"DEBUG", b"POPULATE", str(keys).encode(), b"key", b"100", timeout=300)
+        assert reply.startswith(b"+OK"), reply
+        request(replica.port, b"REPLICAOF", b"127.0.0.1", str(master.port).encode())
+        deadline = time.monotonic() + 300
+        while not link_up(replica.port):
+            assert time.monotonic() < deadline, "the first sync did not end"
+            time.sleep(0.05)
+        cmds = [(b"MULTI",), (b"CLIENT", b"KILL", b"TYPE", b"replica")]
+        cmds += [(b"SET", b"pad:%d" % i, b"x" * 1024) for i in range(200)] + [(b"EXEC",)]
+        with socket.create_connection(("127.0.0.1", master.port), timeout=60) as s:
+            s.sendall(b"".join(b"*%d\r\n" % len(c) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in c) for c in cmds))
+            data = b""
+            while b"\r\n*" not in data or data.count(b"+OK\r\n") < 201:
+                chunk = s.recv(65536)
+                assert chunk, "the master closed the connection"
+                data += chunk
+        def done(replies):
+            if b"loading:1" in replies[b"INFO"]:  # loading:1 or async_loading:1
+                return False
+            stats = request(master.port, b"INFO", b"stats")[0]
+            return b"sync_full:2\r\n" in stats and link_up(replica.port)
+        return probe_until(replica.port, done)
+    finally:
+        replica.stop()
+        master.stop()
+
+
 def one_round_at_start(binary, keys):
     src = Proc(binary)
     folder = tempfile.mkdtemp(prefix="bench-load-at-start-")
@@ -157,8 +201,16 @@ def main():
     ap.add_argument("--also", action="append", default=[], metavar="LABEL=PATH",
                     help="another build to run beside them (e.g. basalt-cb7d8d8=/tmp/old/basalt-server)")
     ap.add_argument("--at-start", action="store_true", help="probe the load at start, not a replica's")
+    ap.add_argument("--resync", action="store_true", help="probe a replica's second full sync, of the same history")
+    ap.add_argument("--load", default="disabled", choices=["disabled", "on-empty-db", "swapdb"],
+                    help="the replica's repl-diskless-load under --resync")
     args = ap.parse_args()
-    measure = one_round_at_start if args.at_start else one_round
+    if args.at_start:
+        measure = one_round_at_start
+    elif args.resync:
+        measure = lambda binary, keys: one_round_resync(binary, keys, args.load)  # noqa: E731
+    else:
+        measure = one_round
     servers = [("Basalt", args.basalt), ("Redis 7.0.15", args.redis)]
     servers += [tuple(a.split("=", 1)) for a in args.also]
     results = {name: [] for name, _ in servers}
@@ -168,7 +220,9 @@ def main():
             results[name].append((loading_s, worst))
             slowest = ", ".join(f"{k.decode()} {v * 1000:.0f} ms" for k, v in worst.items())
             print(f"round {r} {name}: loading seen for {loading_s:.2f} s; errors {sorted(kinds)}; slowest replies: {slowest}", flush=True)
-    where = "the load at start" if args.at_start else "a replica's full-sync load"
+    where = ("the load at start" if args.at_start
+             else f"a replica's second full sync of the same history, repl-diskless-load {args.load}" if args.resync
+             else "a replica's full-sync load")
     print(f"\n{where}, {args.keys} keys of 100 bytes; medians of {args.rounds} rounds\n")
     print("| server | loading seen (s) | slowest PING (ms) | slowest GET (ms) | slowest INFO (ms) | slowest ROLE (ms) |")
     print("|---|---:|---:|---:|---:|---:|")
