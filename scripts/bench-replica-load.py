@@ -21,7 +21,7 @@ link up.
 
     python3 scripts/bench-replica-load.py --basalt target/release/basalt-server \
         [--redis /usr/bin/redis-server] [--keys 3000000] [--rounds 3] [--also LABEL=PATH]
-        [--at-start | --resync [--load disabled|on-empty-db|swapdb]]
+        [--at-start | --resync [--load disabled|on-empty-db|swapdb] [--replica-args '...']]
 
 Every server is started here on loopback ports, in a temporary folder, and killed by
 its PID; each wait is bounded.
@@ -142,10 +142,10 @@ def link_up(port):
     return b"master_link_status:up" in request(port, b"INFO", b"replication")[0]
 
 
-def one_round_resync(binary, keys, load):
+def one_round_resync(binary, keys, load, replica_args=()):
     # A backlog that the transaction below outgrows.
     master = Proc(binary, "--repl-diskless-sync-delay", "0", "--repl-backlog-size", "16384")
-    replica = Proc(binary, "--repl-diskless-load", load)
+    replica = Proc(binary, "--repl-diskless-load", load, *replica_args)
     try:
         reply, _ = request(master.port, b"DEBUG", b"POPULATE", str(keys).encode(), b"key", b"100", timeout=300)
         assert reply.startswith(b"+OK"), reply
@@ -204,11 +204,12 @@ def main():
     ap.add_argument("--resync", action="store_true", help="probe a replica's second full sync, of the same history")
     ap.add_argument("--load", default="disabled", choices=["disabled", "on-empty-db", "swapdb"],
                     help="the replica's repl-diskless-load under --resync")
+    ap.add_argument("--replica-args", default="", help="more settings of the replica under --resync, e.g. '--replica-lazy-flush yes'")
     args = ap.parse_args()
     if args.at_start:
         measure = one_round_at_start
     elif args.resync:
-        measure = lambda binary, keys: one_round_resync(binary, keys, args.load)  # noqa: E731
+        measure = lambda binary, keys: one_round_resync(binary, keys, args.load, args.replica_args.split())  # noqa: E731
     else:
         measure = one_round
     servers = [("Basalt", args.basalt), ("Redis 7.0.15", args.redis)]
@@ -221,7 +222,7 @@ def main():
             slowest = ", ".join(f"{k.decode()} {v * 1000:.0f} ms" for k, v in worst.items())
             print(f"round {r} {name}: loading seen for {loading_s:.2f} s; errors {sorted(kinds)}; slowest replies: {slowest}", flush=True)
     where = ("the load at start" if args.at_start
-             else f"a replica's second full sync of the same history, repl-diskless-load {args.load}" if args.resync
+             else f"a replica's second full sync of the same history, repl-diskless-load {args.load} {args.replica_args}".rstrip() if args.resync
              else "a replica's full-sync load")
     print(f"\n{where}, {args.keys} keys of 100 bytes; medians of {args.rounds} rounds\n")
     print("| server | loading seen (s) | slowest PING (ms) | slowest GET (ms) | slowest INFO (ms) | slowest ROLE (ms) |")

@@ -726,6 +726,31 @@ def test_repl_diskless_load_on_empty_db_loads_the_rdb_from_the_socket(master_kin
         master_srv.stop()
 
 
+@pytest.mark.parametrize("lazy", ["yes", "no"])
+def test_replica_lazy_flush_frees_the_old_data_in_the_background(lazy):
+    """`replica-lazy-flush yes`: the data a full sync replaces is freed on the lazy-free
+    thread (INFO memory `lazyfreed_objects` counts it); `no` (the default) frees it at
+    once, as Redis's."""
+    master_srv = Node()
+    replica_srv = Node(extra=("--replica-lazy-flush", lazy))
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        r = redis.Redis(port=replica_srv.port, socket_timeout=10)
+        m.set("from-master", "v")
+        r.set("mine", "old")
+        assert r.info("memory")["lazyfreed_objects"] == 0
+        assert r.execute_command("REPLICAOF", "127.0.0.1", master_srv.port) == b"OK"
+        wait_until("the sync", lambda: caught_up(m, r))
+        assert r.get("mine") is None and r.get("from-master") == b"v"
+        if lazy == "yes":
+            wait_until("the background free", lambda: r.info("memory")["lazyfreed_objects"] >= 1)
+        else:
+            assert r.info("memory")["lazyfreed_objects"] == 0
+    finally:
+        replica_srv.stop()
+        master_srv.stop()
+
+
 @pytest.mark.parametrize("load", ["disabled", "on-empty-db"])
 def test_a_replica_answers_loading_while_it_loads_a_full_sync(load):
     """While a replica loads its master's snapshot, it keeps answering, as Redis does:

@@ -589,9 +589,16 @@ fn load(shared: &Shared, link: &Link, source: &mut LoadSource<'_>, total: u64, r
         drop_own_replicas(shared);
         crate::log::notice("MASTER <-> REPLICA sync: Flushing old data");
         invalidate_for_flush(shared, None);
+        // `replica-lazy-flush yes`: the old data set is freed on the lazy-free thread,
+        // not under every gate (Redis's default, `no`, frees it here: less memory held
+        // while the new one loads, a stall of every client meanwhile).
+        let lazy = shared.config.read().recorded.get("replica-lazy-flush").is_some_and(|v| v == "yes");
         let ks = &shared.keyspace;
         for db in 0..ks.databases() {
-            drop(ks.flush_db(db));
+            let tables = ks.flush_db(db);
+            if lazy && tables.iter().any(|t| t.len() > 0) {
+                shared.lazyfree.free_tables(tables);
+            }
         }
         shared.begin_loading(total, false)
     };
