@@ -6,7 +6,7 @@
 //!
 //! Events are queued per thread in the order they happen (`store::events`: the store
 //! queues the `expired` and `new` events only it sees; handlers queue theirs through
-//! [`notify`]) and published by [`flush`]:
+//! `command::keyspace_events::notify`, which calls [`queue`]) and published by [`flush`]:
 //!
 //! - without the append-only log, as soon as a handler queues one, while it still holds
 //!   the key's shard lock: two loops changing one key publish in the order they
@@ -27,44 +27,34 @@ use std::cell::{Cell, RefCell};
 
 use store::events::{self, class, Event};
 
-use crate::command::Ctx;
 use crate::publish;
 use crate::shared::{PubSub, Shared};
 
-/// Queues the event `name` of `class` for `key` in the client's database, and publishes
-/// it at once unless the dispatcher does after the log (see the module header).
+/// Queues the event `name` of `class` for `key` of database `db`, and publishes it at
+/// once when `at_once` holds the writing client (events published as they are queued:
+/// [`publishes_at_once`]); otherwise the dispatcher publishes it after the log (see the
+/// module header). The commands' entry is `command::keyspace_events`.
 #[inline]
-pub fn notify(ctx: &Ctx<'_>, class: u32, name: &'static str, key: &[u8]) {
-    notify_in(ctx, class, name, ctx.client.db, key);
-}
-
-/// [`notify`] for a key of database `db` (MOVE, COPY ... DB).
-#[inline]
-pub fn notify_in(ctx: &Ctx<'_>, class: u32, name: &'static str, db: usize, key: &[u8]) {
-    let flags = ctx.shared.keyspace.events();
+pub fn queue(shared: &Shared, at_once: Option<u64>, class: u32, name: &'static str, db: usize, key: &[u8]) {
+    let flags = shared.keyspace.events();
     if flags.wants(class) {
         events::push(flags, class, name, db, key);
-        if publishes_at_once(ctx) {
-            publish_queued(ctx.shared, 0, ctx.client.info.id, Invalidate::AfterCommand);
+        if let Some(writer) = at_once {
+            publish_queued(shared, 0, writer, Invalidate::AfterCommand);
         }
     }
 }
 
-/// Whether events are published as they are queued (no log to wait for; during the
-/// log's replay at start-up there is none either).
-fn publishes_at_once(ctx: &Ctx<'_>) -> bool {
-    ctx.shared.aof.is_none() || ctx.client.loading
-}
-
-/// The server and the writing client when events are published as they are queued
-/// (for [`publish_under_lock`]); None when the log orders them.
-pub fn at_once<'a>(ctx: &Ctx<'a>) -> Option<(&'a Shared, u64)> {
-    publishes_at_once(ctx).then_some((ctx.shared, ctx.client.info.id))
+/// Whether events are published as they are queued: with no log to wait for, and
+/// during the log's replay at start-up (`loading`: a loading client's commands).
+#[inline]
+pub fn publishes_at_once(shared: &Shared, loading: bool) -> bool {
+    shared.aof.is_none() || loading
 }
 
 /// Publishes what this thread has queued, when events are published at once
-/// (`at_once`), for the paths that change or expire keys without going through
-/// [`notify`] (LMOVE's move, a served blocked pop, a read that found its key expired):
+/// (`at_once`: the server and the writing client), for the paths that change or expire keys without going through
+/// `notify` (LMOVE's move, a served blocked pop, a read that found its key expired):
 /// called while they still hold the keys' locks, so that their events keep the order in
 /// which the keys changed across loops. One thread-local load when nothing is queued.
 #[inline]

@@ -17,7 +17,7 @@ use super::args::{self, is};
 use super::flags::*;
 use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Writes};
 use super::key_flags as kf;
-use crate::notify::notify;
+use super::keyspace_events::notify;
 
 #[derive(Clone, Copy)]
 enum Op {

@@ -18,7 +18,7 @@ use store::types::{hash::Hash, list::List, set::Set, zset::ZSet};
 use store::{Object, ValueRef, ValueType};
 
 use super::{CommandError, Ctx};
-use crate::notify::notify;
+use super::keyspace_events::notify;
 
 /// A collection type stored in an [`Object`].
 pub trait Collection: Sized + Default {

@@ -17,7 +17,7 @@ use super::args::{self, is};
 use super::flags::*;
 use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
 use super::key_flags as kf;
-use crate::notify::notify;
+use super::keyspace_events::notify;
 
 /// DUMP key — the serialized value, or nil.
 fn dump(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {

@@ -12,7 +12,7 @@ use super::collections::{self as coll};
 use super::flags::*;
 use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
 use super::key_flags as kf;
-use crate::notify::notify;
+use super::keyspace_events::notify;
 
 /// HSET key field value [field value ...] — number of fields added.
 fn hset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {

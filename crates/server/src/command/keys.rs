@@ -12,7 +12,7 @@ use super::args::{self, is, ExpireUnit};
 use super::flags::*;
 use super::{container, spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Writes};
 use super::key_flags as kf;
-use crate::notify::{notify, notify_in};
+use super::keyspace_events::{notify, notify_in};
 
 /// DEL key [key ...] — the number of keys removed. Values are freed after the shard
 /// locks are released; under `lazyfree-lazy-user-del yes` large ones in the background.

@@ -12,7 +12,7 @@ use super::collections::{self as coll};
 use super::flags::*;
 use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
 use super::key_flags as kf;
-use crate::notify::notify;
+use super::keyspace_events::notify;
 
 fn push(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End, only_existing: bool) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
@@ -358,7 +358,7 @@ pub fn move_element(
 fn lmove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let from = args::list_end(a[3])?;
     let to = args::list_end(a[4])?;
-    match move_element(ctx.ks(), ctx.client.db, ctx.now_ms, (a[1], a[2]), (from, to), crate::notify::at_once(ctx))? {
+    match move_element(ctx.ks(), ctx.client.db, ctx.now_ms, (a[1], a[2]), (from, to), super::keyspace_events::at_once(ctx))? {
         Some(item) => encode::bulk(ctx.out, &item),
         None => ctx.null(),
     }
@@ -367,7 +367,7 @@ fn lmove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 /// RPOPLPUSH source destination — the moved element or nil.
 fn rpoplpush(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    match move_element(ctx.ks(), ctx.client.db, ctx.now_ms, (a[1], a[2]), (End::Tail, End::Head), crate::notify::at_once(ctx))? {
+    match move_element(ctx.ks(), ctx.client.db, ctx.now_ms, (a[1], a[2]), (End::Tail, End::Head), super::keyspace_events::at_once(ctx))? {
         Some(item) => encode::bulk(ctx.out, &item),
         None => ctx.null(),
     }

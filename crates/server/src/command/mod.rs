@@ -25,6 +25,7 @@ pub mod dispatch;
 pub mod dump;
 pub mod hashes;
 pub mod keys;
+pub mod keyspace_events;
 pub mod latency;
 pub mod lists;
 pub mod memory;
@@ -484,10 +485,10 @@ impl<'a> Ctx<'a> {
     pub fn lookup(&self, key: &[u8], found: bool) {
         self.count_lookup(found);
         if !found {
-            crate::notify::notify(self, store::events::class::KEY_MISS, "keymiss", key);
+            keyspace_events::notify(self, store::events::class::KEY_MISS, "keymiss", key);
             // A key found expired (the store queued `expired`) is published while the
             // caller holds its lock.
-            crate::notify::publish_under_lock(crate::notify::at_once(self));
+            crate::notify::publish_under_lock(keyspace_events::at_once(self));
         }
     }
 

@@ -17,7 +17,7 @@ use super::flags::*;
 use super::hashes::{check_random_count, parse_scan_args, random_picks, sample_picks, write_scan_reply};
 use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Writes};
 use super::key_flags as kf;
-use crate::notify::notify;
+use super::keyspace_events::notify;
 
 const NOT_FLOAT: CommandError = CommandError::NotFloat;
 const NAN_SCORE: &str = "ERR resulting score is not a number (NaN)";

@@ -16,7 +16,7 @@ use super::flags::*;
 use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Writes};
 use super::key_flags as kf;
 use crate::propagate::record;
-use crate::notify::notify;
+use super::keyspace_events::notify;
 
 const STRING_TOO_LONG: &str = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 
