@@ -151,7 +151,7 @@ fn start_loops(
 fn load_data(shared: &Arc<Shared>, dir: &std::path::Path) -> Result<Option<std::thread::JoinHandle<()>>, StartError> {
     match shared.aof.clone() {
         Some(aof) => {
-            let mut replayer = crate::command::replay::Replayer::new(shared, "aof-loader");
+            let mut replayer = crate::command::replay::Replayer::new(shared, crate::command::registry::table(), "aof-loader");
             let target = crate::aof::load::open_and_replay(shared, dir, &mut replayer)?;
             Ok(Some(crate::aof::writer::spawn(aof, target).map_err(StartError::Loop)?))
         }
@@ -262,7 +262,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     let _ = shared.me.set(Arc::downgrade(&shared));
     // A replica's link applies its master's stream through the dispatcher, as the log's
     // replay does.
-    crate::replication::replica::install(Box::new(|s| Box::new(crate::command::replay::Replayer::for_master(s))));
+    crate::replication::replica::install(Box::new(|s| Box::new(crate::command::replay::Replayer::for_master(s, crate::command::registry::table()))));
     load_users(&shared)?;
     if let Some(aof) = shared.aof.as_ref() {
         // io_uring loops make the log durable themselves under `always` (aof/commit.rs).

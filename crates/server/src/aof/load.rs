@@ -812,7 +812,7 @@ mod tests {
         } else {
             Damage::NotLast
         };
-        let mut replayer = crate::command::replay::Replayer::new(&h.shared, "aof-loader");
+        let mut replayer = crate::command::replay::Replayer::new(&h.shared, crate::command::registry::table(), "aof-loader");
         let r = Loader::new(&h.shared, &mut replayer).replay(&path, "appendonly.aof.1.incr.aof", damage);
         let len = std::fs::metadata(&path).expect("stat").len();
         (r, len)

@@ -62,7 +62,7 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             drop(ks.flush_db(db));
         }
         let dir = ctx.shared.config.read().dir.clone();
-        crate::aof::load::reload(ctx.shared, &dir, &mut super::replay::Replayer::new(ctx.shared, "aof-loader")).map_err(|e| CommandError::Owned(format!("ERR Error reloading the append-only log: {e}")))?;
+        crate::aof::load::reload(ctx.shared, &dir, &mut super::replay::Replayer::new(ctx.shared, ctx.table, "aof-loader")).map_err(|e| CommandError::Owned(format!("ERR Error reloading the append-only log: {e}")))?;
         ctx.ok();
     } else if is(sub, "reload") && a.len() == 2 {
         if ctx.shared.snapshots.bg_in_progress.load(Ordering::Acquire) {

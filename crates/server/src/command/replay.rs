@@ -9,11 +9,15 @@ use std::sync::Arc;
 use crate::apply::Apply;
 use crate::shared::{ClientInfo, Shared};
 
+use super::table::CommandTable;
 use super::{Client, Ctx};
 
 /// Runs replayed commands through the dispatcher as one loading client.
 pub struct Replayer<'a> {
     shared: &'a Shared,
+    /// The command table (the registry's, given by the caller: the registry lists DEBUG,
+    /// whose LOADAOF makes a replayer).
+    table: &'static CommandTable,
     client: Client,
     rng: fastrand::Rng,
     /// Replies, dropped after each command.
@@ -24,31 +28,32 @@ pub struct Replayer<'a> {
 }
 
 impl<'a> Replayer<'a> {
-    /// A replayer whose client is named `name` (CLIENT LIST never shows it).
-    pub fn new(shared: &'a Shared, name: &str) -> Replayer<'a> {
+    /// A replayer of `table`'s commands whose client is named `name` (CLIENT LIST never
+    /// shows it).
+    pub fn new(shared: &'a Shared, table: &'static CommandTable, name: &str) -> Replayer<'a> {
         let info = Arc::new(ClientInfo::new(0, name.into(), String::new(), -1, 0, 0));
         let mut client = Client::new(info, true);
         client.loading = true;
-        Replayer { shared, client, rng: fastrand::Rng::with_seed(0), scratch: Vec::new(), report_errors: false }
+        Replayer { shared, table, client, rng: fastrand::Rng::with_seed(0), scratch: Vec::new(), report_errors: false }
     }
 
     /// The replayer of a replica's link to its master: as [`new`](Self::new), and every
     /// error reply is logged as Redis's replica logs it.
-    pub fn for_master(shared: &'a Shared) -> Replayer<'a> {
-        Replayer { report_errors: true, ..Replayer::new(shared, "master") }
+    pub fn for_master(shared: &'a Shared, table: &'static CommandTable) -> Replayer<'a> {
+        Replayer { report_errors: true, ..Replayer::new(shared, table, "master") }
     }
 }
 
 impl Apply for Replayer<'_> {
     fn knows(&self, name: &[u8]) -> bool {
-        super::registry::table().lookup_any(name).is_some()
+        self.table.lookup_any(name).is_some()
     }
 
     fn apply(&mut self, args: &[&[u8]], now_ms: i64) {
         let stats = self.shared.thread_stats[0].clone();
         let mut ctx = Ctx {
             shared: self.shared,
-            table: super::registry::table(),
+            table: self.table,
             client: &mut self.client,
             out: &mut self.scratch,
             now_ms,
