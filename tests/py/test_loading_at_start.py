@@ -148,6 +148,38 @@ def test_a_server_loading_its_data_at_start_answers_loading(tmp_path, aof):
         srv.stop()
 
 
+def test_a_transaction_of_commands_allowed_during_the_load_runs_at_once(tmp_path):
+    """MULTI, commands flagged `loading` (CONFIG GET, INFO, CLIENT SETNAME), EXEC, while
+    the data loads: EXEC answers at once, as Redis's (Basalt's EXEC waited for the
+    whole load, holding its event loop); one with a command that needs the data is
+    refused with `-LOADING`, as Redis refuses it."""
+    if _external():
+        pytest.skip("starts its own servers")
+    make_data(tmp_path, aof=False)
+    srv = Loading(tmp_path, aof=False, delay_us=2000)  # 10,000 keys: 20 s or more
+    try:
+        srv.wait_loading()
+        c = srv.client()
+        started = time.monotonic()
+        with c.pipeline(transaction=True) as tx:
+            tx.config_get("key-load-delay")
+            tx.info("persistence")
+            tx.client_setname("during-the-load")
+            config, info, named = tx.execute()
+        assert time.monotonic() - started < 5, "EXEC waited for the load"
+        assert config == {"key-load-delay": "2000"}
+        assert info["loading"] == 1
+        assert named is True
+        assert c.info("persistence")["loading"] == 1, "the load ended before the test could show anything"
+        with pytest.raises(redis.exceptions.BusyLoadingError, match=LOADING):
+            with c.pipeline(transaction=True) as tx:
+                tx.config_get("key-load-delay")
+                tx.get("key:1")
+                tx.execute()
+    finally:
+        srv.stop()
+
+
 @pytest.mark.parametrize("how", ["sigterm", "shutdown"])
 def test_a_shutdown_during_the_load_at_start_ends_it_without_saving(tmp_path, how):
     """SIGTERM, or SHUTDOWN (with save rules set, which would save otherwise), while the

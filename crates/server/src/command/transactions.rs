@@ -39,9 +39,13 @@ pub fn queue(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
 pub fn queued_any(ctx: &Ctx<'_>, pred: impl Fn(&CommandSpec) -> bool) -> bool {
     let t = ctx.table;
     ctx.client.multi.as_ref().is_some_and(|m| {
-        m.queue
-            .iter()
-            .any(|cmd| cmd.first().and_then(|name| t.lookup_client(name)).is_some_and(|i| pred(t.entries[i].spec)))
+        m.queue.iter().any(|cmd| {
+            // A subcommand's own flags (CONFIG GET is `loading`, CONFIG is not), as
+            // Redis's queue records them.
+            let found = cmd.first().and_then(|name| t.lookup_client(name));
+            let found = found.map(|i| cmd.get(1).and_then(|sub| t.lookup_sub(i, sub)).unwrap_or(i));
+            found.is_some_and(|i| pred(t.entries[i].spec))
+        })
     })
 }
 
@@ -145,6 +149,12 @@ fn watch_broken(ctx: &Ctx<'_>) -> bool {
 
 /// EXEC — the replies of the queued commands, nil when a watched key changed.
 fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    // While a data set loads in place, the load holds every gate for reading until it
+    // ends (seconds; minutes for a large one). The dispatcher admits an EXEC then only
+    // of commands flagged `loading`, none of which touches a key: such a queue runs
+    // without the gates, rather than holding this loop and its clients until the end.
+    let keyless_during_load = ctx.shared.replica.admit_bits() & crate::replication::role::LOADING != 0
+        && !queued_any(ctx, |s| s.flags & LOADING == 0);
     let Some(m) = ctx.client.multi.take() else {
         return Err(CommandError::msg("ERR EXEC without MULTI"));
     };
@@ -154,7 +164,7 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     }
     // Exclusive: no command runs on any loop until the queue is done. (A replay of
     // the log runs alone already, and DEBUG LOADAOF holds the gates itself.)
-    let _gates = ctx.shared.all_gates(ctx.client.loading);
+    let _gates = ctx.shared.all_gates(ctx.client.loading || keyless_during_load);
     if watch_broken(ctx) {
         unwatch_all(ctx.shared, ctx.client);
         encode::null_array(ctx.out, ctx.client.proto);
