@@ -407,19 +407,24 @@ mod tests {
             let (h, mut s) = ks.lock_key(db, key.as_bytes());
             s.insert(h, Entry::new(key.as_bytes(), Payload::Str(b"v"), expire, 0));
         };
+        // A whole capture of both databases: what it encoded.
+        let capture = |ks: &Keyspace| {
+            assert!(ks.begin_capture(0, false));
+            let mut out = Vec::new();
+            for s in 0..8 {
+                while !ks.lock(0, s).capture_step(1000, &mut out) {}
+                while !ks.lock(1, s).capture_step(1000, &mut out) {}
+            }
+            ks.end_capture();
+            out
+        };
         for i in 0..100 {
             put(&live, 0, &format!("old:{i}"), None);
         }
         // Made before a capture ran on the live keyspace, which moved its shards'
         // parity: the exchange must re-mark what it brings in.
         let mut aside = live.empty_like();
-        assert!(live.begin_capture(0, false));
-        let mut out = Vec::new();
-        for s in 0..8 {
-            while !live.lock(0, s).capture_step(1000, &mut out) {}
-            while !live.lock(1, s).capture_step(1000, &mut out) {}
-        }
-        live.end_capture();
+        capture(&live);
         for i in 0..50 {
             put(&aside, 1, &format!("new:{i}"), Some(1_000_000));
         }
@@ -431,13 +436,7 @@ mod tests {
         assert!(s.get(h, b"new:7", 0).is_some(), "found with the shared hasher");
         drop(s);
         // A capture after the exchange takes every entry that came in.
-        assert!(live.begin_capture(0, false));
-        let mut captured = Vec::new();
-        for s in 0..8 {
-            while !live.lock(0, s).capture_step(1000, &mut captured) {}
-            while !live.lock(1, s).capture_step(1000, &mut captured) {}
-        }
-        live.end_capture();
+        let captured = capture(&live);
         let found = (0..50).filter(|i| {
             let key = format!("new:{i}");
             captured.windows(key.len()).any(|w| w == key.as_bytes())
