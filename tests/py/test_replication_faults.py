@@ -88,13 +88,16 @@ class FakeMaster(threading.Thread):
     b"$100000\r\nREDIS0010" + b"\x00" * 50,
     b"$EOF:" + b"a" * 40 + b"\r\nREDIS0010garbage",
 ], ids=["corrupt", "truncated", "eof-form-cut"])
-def test_a_bad_snapshot_from_the_master_is_retried_and_shown(spawn, payload):
+@pytest.mark.parametrize("load", ["disabled", "swapdb"])
+def test_a_bad_snapshot_from_the_master_is_retried_and_shown(spawn, payload, load):
+    """Each bad transfer is logged and retried, the replica never crashes; loaded aside
+    (`swapdb`), none of them touches the data set the replica holds."""
     if os.path.basename(os.environ.get("BASALT_TEST_SERVER", "")) == "redis-server":
         pytest.skip("checks Basalt's log-and-retry")
     fake = FakeMaster(payload)
     fake.start()
     try:
-        t = spawn()
+        t = spawn("--repl-diskless-load", load)
         c = t.client()
         c.set("mine", "v")
         assert c.execute_command("REPLICAOF", "127.0.0.1", fake.port) == b"OK"
@@ -108,6 +111,8 @@ def test_a_bad_snapshot_from_the_master_is_retried_and_shown(spawn, payload):
         assert fake.connections >= 3, "the replica did not retry"
         info = c.info("replication")
         assert info["role"] == "slave" and info["master_link_status"] == "down"
+        if load == "swapdb":
+            assert c.get("mine") == b"v", "a failed load aside changed the data set"
         assert c.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
         c.set("after", "v")
         assert c.get("after") == b"v"
