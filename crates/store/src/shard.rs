@@ -468,7 +468,7 @@ impl Shard {
     }
 
     pub(crate) fn set_parity(&mut self, parity: bool) {
-        debug_assert!(self.table.len() == 0 && self.capture.is_none());
+        debug_assert!(self.table.is_empty() && self.capture.is_none());
         self.parity = parity;
     }
 

@@ -596,7 +596,7 @@ fn load(shared: &Shared, link: &Link, source: &mut LoadSource<'_>, total: u64, r
         let ks = &shared.keyspace;
         for db in 0..ks.databases() {
             let tables = ks.flush_db(db);
-            if lazy && tables.iter().any(|t| t.len() > 0) {
+            if lazy && tables.iter().any(|t| !t.is_empty()) {
                 shared.lazyfree.free_tables(tables);
             }
         }
