@@ -362,7 +362,7 @@ impl Conn {
         // store's `shard_lock.rs`); `command::execute` releases it before any command
         // that is not a plain data command, and it is released before any gate is
         // taken or given back, since a gate's writer locks shards.
-        let mut coalescing = Some(store::Coalescing::begin(&shared.keyspace));
+        let mut coalescing = Some(shared.keyspace.coalescing());
         loop {
             if client.close_after_reply || client.blocked || *output_paused {
                 break;

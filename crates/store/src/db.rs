@@ -28,7 +28,7 @@ use crate::capture::CaptureSpec;
 use crate::clock::Clock;
 use crate::events::Flags;
 use crate::shard::{KeyHasher, Shard, ShardStats};
-use crate::shard_lock::{acquire, ShardGuard};
+use crate::shard_lock::{acquire, Coalescing, ShardGuard};
 
 /// A database: shards behind mutexes.
 pub struct Db {
@@ -125,9 +125,22 @@ impl Keyspace {
         }
     }
 
+    /// This keyspace's address, which names it to `shard_lock.rs` (its coalescing scope
+    /// and the guards of its shards).
+    #[inline]
+    fn scope(&self) -> *const () {
+        (self as *const Keyspace).cast()
+    }
+
+    /// Opens this thread's lock-coalescing scope on this keyspace (`shard_lock.rs`): the
+    /// server opens one while it runs one connection's batch of commands.
+    pub fn coalescing(&self) -> Coalescing<'_> {
+        Coalescing::begin(self.scope())
+    }
+
     /// Locks one shard of one database (see `shard_lock.rs` for lock coalescing).
     pub fn lock(&self, db: usize, shard: usize) -> ShardGuard<'_> {
-        acquire(self, &self.dbs[db].shards[shard])
+        acquire(self.scope(), &self.dbs[db].shards[shard])
     }
 
     /// The mutex of a shard, for tests of the locking itself.
@@ -149,7 +162,7 @@ impl Keyspace {
         *self.capture.spec.lock() = Some(spec.clone());
         for db in self.dbs.iter() {
             for s in db.shards.iter() {
-                acquire(self, s).capture_begin(spec.clone());
+                acquire(self.scope(), s).capture_begin(spec.clone());
             }
         }
         true
@@ -172,7 +185,7 @@ impl Keyspace {
         }
         for db in self.dbs.iter() {
             for s in db.shards.iter() {
-                acquire(self, s).capture_abandon();
+                acquire(self.scope(), s).capture_abandon();
             }
         }
         *self.capture.spec.lock() = None;
@@ -229,19 +242,19 @@ impl Keyspace {
 
     /// Number of keys in `db` (expired ones not yet removed included, as Redis).
     pub fn dbsize(&self, db: usize) -> usize {
-        self.dbs[db].shards.iter().map(|s| acquire(self, s).len()).sum()
+        self.dbs[db].shards.iter().map(|s| acquire(self.scope(), s).len()).sum()
     }
 
     /// Bytes of `db`'s hash tables (MEMORY STATS): each bucket's 6-byte slot and its
     /// control byte.
     pub fn db_table_bytes(&self, db: usize) -> usize {
-        self.dbs[db].shards.iter().map(|s| acquire(self, s).table_bytes()).sum()
+        self.dbs[db].shards.iter().map(|s| acquire(self.scope(), s).table_bytes()).sum()
     }
 
     /// (keys, keys with an expiry) of `db`, for INFO keyspace.
     pub fn db_counts(&self, db: usize) -> (usize, usize) {
         self.dbs[db].shards.iter().fold((0, 0), |(k, v), s| {
-            let s = acquire(self, s);
+            let s = acquire(self.scope(), s);
             (k + s.len(), v + s.volatile())
         })
     }
@@ -251,7 +264,7 @@ impl Keyspace {
         let mut total = ShardStats::default();
         for db in self.dbs.iter() {
             for s in db.shards.iter() {
-                total.expired_keys += acquire(self, s).stats.expired_keys;
+                total.expired_keys += acquire(self.scope(), s).stats.expired_keys;
             }
         }
         total
@@ -276,7 +289,7 @@ impl Keyspace {
                 shards: (0..self.shards_per_db())
                     .map(|s| {
                         let mut shard = Shard::in_db(self.hasher, db, self.events.clone());
-                        shard.set_parity(acquire(self, &self.dbs[db].shards[s]).parity());
+                        shard.set_parity(acquire(self.scope(), &self.dbs[db].shards[s]).parity());
                         Mutex::new(shard)
                     })
                     .collect(),

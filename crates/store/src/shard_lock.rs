@@ -32,15 +32,15 @@ use std::ptr;
 
 use parking_lot::{Mutex, MutexGuard};
 
-use crate::db::Keyspace;
 use crate::shard::Shard;
 
 /// Adoptions of a kept lock before it is handed back fairly (then locked again).
 pub const MAX_KEPT_USES: u32 = 64;
 
 thread_local! {
-    /// The keyspace of the open coalescing scope on this thread, or null.
-    static SCOPE: Cell<*const Keyspace> = const { Cell::new(ptr::null()) };
+    /// The keyspace of the open coalescing scope on this thread (its address: a scope
+    /// is one keyspace's, `Keyspace::coalescing`), or null.
+    static SCOPE: Cell<*const ()> = const { Cell::new(ptr::null()) };
     /// The shard lock this thread keeps without a guard, or null. Only ever a shard of
     /// SCOPE's keyspace, which outlives the scope.
     static KEPT: Cell<*const Mutex<Shard>> = const { Cell::new(ptr::null()) };
@@ -57,7 +57,8 @@ thread_local! {
 /// `-P 16`).
 pub struct ShardGuard<'a> {
     guard: ManuallyDrop<MutexGuard<'a, Shard>>,
-    keyspace: *const Keyspace,
+    /// The address of the shard's keyspace (see `SCOPE`).
+    keyspace: *const (),
 }
 
 impl Deref for ShardGuard<'_> {
@@ -85,9 +86,9 @@ impl Drop for ShardGuard<'_> {
     }
 }
 
-/// Locks `mutex`, a shard of `keyspace`, adopting the lock if this thread keeps it and
-/// releasing a different kept lock first.
-pub(crate) fn acquire<'a>(keyspace: &'a Keyspace, mutex: &'a Mutex<Shard>) -> ShardGuard<'a> {
+/// Locks `mutex`, a shard of the keyspace at address `keyspace`, adopting the lock if
+/// this thread keeps it and releasing a different kept lock first.
+pub(crate) fn acquire(keyspace: *const (), mutex: &Mutex<Shard>) -> ShardGuard<'_> {
     let kept = KEPT.replace(ptr::null());
     if ptr::eq(kept, mutex) {
         let uses = USES.get() + 1;
@@ -118,19 +119,23 @@ pub fn release_kept() {
 }
 
 /// A scope in which this thread keeps its last shard lock between guards (see the
-/// module header). Ending it releases what is kept. Scopes do not nest.
+/// module header), opened on one keyspace by `Keyspace::coalescing`. Ending it
+/// releases what is kept. Scopes do not nest.
 pub struct Coalescing<'a> {
-    _keyspace: &'a Keyspace,
+    /// The keyspace's borrow: it outlives the scope, and the lock kept in it.
+    _keyspace: std::marker::PhantomData<&'a ()>,
     /// Not Send: the kept lock belongs to this thread.
     _thread: std::marker::PhantomData<*const ()>,
 }
 
-impl<'a> Coalescing<'a> {
-    pub fn begin(keyspace: &'a Keyspace) -> Coalescing<'a> {
+impl Coalescing<'_> {
+    /// Opens the scope of the keyspace at address `keyspace`, borrowed for `'a` by the
+    /// caller (`Keyspace::coalescing`).
+    pub(crate) fn begin<'a>(keyspace: *const ()) -> Coalescing<'a> {
         release_kept();
         debug_assert!(SCOPE.get().is_null(), "coalescing scopes do not nest");
         SCOPE.set(keyspace);
-        Coalescing { _keyspace: keyspace, _thread: std::marker::PhantomData }
+        Coalescing { _keyspace: std::marker::PhantomData, _thread: std::marker::PhantomData }
     }
 }
 
@@ -145,6 +150,7 @@ impl Drop for Coalescing<'_> {
 mod tests {
     use super::*;
     use crate::clock::Clock;
+    use crate::db::Keyspace;
     use crate::entry::{Entry, Payload};
     use std::sync::Arc;
 
@@ -163,7 +169,7 @@ mod tests {
     fn a_scope_keeps_the_last_lock_and_adopts_it() {
         let ks = Keyspace::new(1, 4, Clock::manual(0));
         {
-            let _c = Coalescing::begin(&ks);
+            let _c = ks.coalescing();
             {
                 let mut s = ks.lock(0, 1);
                 s.insert(ks.hash(b"k"), Entry::new(b"k", Payload::Str(b"v"), None, 0));
@@ -189,7 +195,7 @@ mod tests {
     #[test]
     fn multi_shard_locks_release_the_kept_one_and_keep_one() {
         let ks = Keyspace::new(1, 4, Clock::manual(0));
-        let _c = Coalescing::begin(&ks);
+        let _c = ks.coalescing();
         drop(ks.lock(0, 3));
         {
             let _all = ks.lock_dbs(&[0]);
@@ -205,7 +211,7 @@ mod tests {
     fn another_keyspace_is_never_kept() {
         let a = Keyspace::new(1, 2, Clock::manual(0));
         let b = Keyspace::new(1, 2, Clock::manual(0));
-        let _c = Coalescing::begin(&a);
+        let _c = a.coalescing();
         drop(b.lock(0, 0));
         assert!(!b.raw_shard(0, 0).is_locked());
     }
@@ -213,7 +219,7 @@ mod tests {
     #[test]
     fn a_waiting_thread_gets_the_lock_after_the_adoption_limit() {
         let ks = Arc::new(Keyspace::new(1, 1, Clock::manual(0)));
-        let _c = Coalescing::begin(&ks);
+        let _c = ks.coalescing();
         drop(ks.lock(0, 0));
         let other = {
             let ks = ks.clone();
