@@ -30,7 +30,13 @@
 //! rewritten from the data set after each full sync and at a promotion, so that it
 //! never brings back data the sync replaced, and a promoted replica's log holds
 //! everything; between the two, a restart brings back the data of the last sync (then
-//! a full sync). Not built yet: logging the stream itself.
+//! a full sync). Not built yet: logging the stream itself. The stream's records would
+//! reach the log through the dispatcher as a writable replica's own writes do (its
+//! propagation already keeps them out of the replication stream); what stands in the
+//! way is the rewrite after a full sync, whose new incremental file is named in the
+//! manifest at its start (`aof::rewrite`): a crash before its base is written would
+//! replay the stream's records on the old data. It needs Redis 7.0's temporary
+//! incremental file, named only together with the new base.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
