@@ -458,6 +458,51 @@ mod tests {
     }
 
     #[test]
+    fn a_capture_running_across_an_exchange_keeps_its_point_in_time() {
+        let live = Keyspace::new(1, 8, Clock::manual(0));
+        let put = |ks: &Keyspace, key: &str| {
+            let (h, mut s) = ks.lock_key(0, key.as_bytes());
+            s.insert(h, Entry::new(key.as_bytes(), Payload::Str(b"v"), None, 0));
+        };
+        for i in 0..200 {
+            put(&live, &format!("old:{i}"));
+        }
+        let mut aside = live.empty_like();
+        for i in 0..100 {
+            put(&aside, &format!("new:{i}"));
+        }
+        // A save begins and walks part of the keyspace; then the exchange; then the
+        // walk ends.
+        assert!(live.begin_capture(0, false));
+        let mut out = Vec::new();
+        for s in 0..3 {
+            while !live.lock(0, s).capture_step(1000, &mut out) {}
+        }
+        live.exchange(&mut aside);
+        for s in 3..8 {
+            while !live.lock(0, s).capture_step(1000, &mut out) {}
+        }
+        live.end_capture();
+        let count = |out: &[u8], prefix: &str, n: usize| {
+            (0..n).filter(|i| {
+                let key = format!("{prefix}:{i}");
+                out.windows(key.len()).any(|w| w == key.as_bytes())
+            }).count()
+        };
+        assert_eq!(count(&out, "old", 200), 200, "the save holds the data set of its start");
+        assert_eq!(count(&out, "new", 100), 0, "and nothing that came in after");
+        assert_eq!(live.dbsize(0), 100);
+        // The next save takes the data set served.
+        assert!(live.begin_capture(0, false));
+        let mut next = Vec::new();
+        for s in 0..8 {
+            while !live.lock(0, s).capture_step(1000, &mut next) {}
+        }
+        live.end_capture();
+        assert_eq!((count(&next, "new", 100), count(&next, "old", 200)), (100, 0));
+    }
+
+    #[test]
     fn lock_keys_dedups_and_orders() {
         let ks = Keyspace::new(1, 4, Clock::manual(0));
         let mut locked = ks.lock_keys(0, [&b"a"[..], b"b", b"a", b"c"]);
