@@ -313,6 +313,9 @@ enum Kind {
     /// `save`: "" or pairs of seconds (at least 1) and changes (at least 0).
     Save,
     Enum(&'static [&'static str]),
+    /// Any of these words, space-separated (Redis's flag enums, `shutdown-on-sigterm`);
+    /// the first one stands for none of the others. Stored in this order.
+    Flags(&'static [&'static str]),
     Str,
     /// Numbers from 0 to 100 separated by spaces.
     Percentiles,
@@ -360,6 +363,8 @@ const POLICIES: &[&str] = &[
     "noeviction",
 ];
 const DEBUG_MODES: &[&str] = &["no", "yes", "local"];
+/// `shutdown-on-sigterm`, `shutdown-on-sigint` (`crate::shutdown`): `default` is none of the others.
+const SHUTDOWN_FLAGS: &[&str] = &["default", "save", "nosave", "now", "force"];
 const ENGINES: &[&str] = &["auto", "epoll", "uring"];
 const FSYNC_POLICIES: &[&str] = &["everysec", "always", "no"];
 
@@ -540,6 +545,9 @@ pub static PARAMS: &[Param] = &[
     Param { name: "repl-timeout", kind: Kind::Int { min: 1, max: i32::MAX as i64 }, modify: Mutable,
         get: |c| c.repl_timeout.to_string(), set: |c, v| c.repl_timeout = v.parse().unwrap_or(c.repl_timeout) },
     recorded!("repl-backlog-ttl", "3600", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
+    recorded!("shutdown-timeout", "10", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
+    recorded!("shutdown-on-sigterm", "default", Kind::Flags(SHUTDOWN_FLAGS), true),
+    recorded!("shutdown-on-sigint", "default", Kind::Flags(SHUTDOWN_FLAGS), true),
     recorded!("repl-diskless-sync", "yes", Kind::Bool, true),
     recorded!("repl-diskless-sync-delay", "5", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
     recorded!("repl-diskless-sync-max-replicas", "0", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
@@ -805,6 +813,17 @@ impl Param {
                 }
                 (self.set)(config, &v);
             }
+            Kind::Flags(options) => {
+                let words: Vec<String> = value.split_ascii_whitespace().map(|w| w.to_ascii_lowercase()).collect();
+                if words.is_empty() || words.iter().any(|w| !options.contains(&w.as_str())) {
+                    return Err(format!(
+                        "argument(s) must be one of the following: {}",
+                        options.join(", ")
+                    ));
+                }
+                let set: Vec<&str> = options[1..].iter().copied().filter(|o| words.iter().any(|w| w == o)).collect();
+                (self.set)(config, &if set.is_empty() { options[0].to_string() } else { set.join(" ") });
+            }
             Kind::Str => (self.set)(config, value),
             Kind::Percentiles => {
                 crate::latency::parse_percentiles(value)?;
@@ -986,6 +1005,7 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         // Multi-word values (bind, save) are joined; single-value parameters take one.
         let value = match name.as_str() {
             "bind" | "save" | "client-output-buffer-limit" | "oom-score-adj-values" | "replicaof" | "slaveof" => values.join(" "),
+            _ if matches!(p.kind, Kind::Flags(_)) => values.join(" "),
             _ if values.len() == 1 => values[0].clone(),
             _ => return Err(fail("Bad directive or wrong number of arguments".into())),
         };

@@ -34,6 +34,7 @@ pub mod propagate;
 pub mod publish;
 pub mod replication;
 pub mod shared;
+pub mod shutdown;
 pub mod snapshot;
 pub mod startup;
 pub mod state;

@@ -384,6 +384,8 @@ pub struct Shared {
     pub loading: crate::state::loading::LoadProgress,
     /// A FAILOVER under way (`replication::failover`).
     pub failover: crate::state::failover::Failover,
+    /// A shutdown waiting for its replicas (`crate::shutdown`).
+    pub shutdown_wait: crate::state::shutdown::ShutdownWait,
     /// This value's own Arc, for threads a command starts (set at start).
     pub me: std::sync::OnceLock<std::sync::Weak<Shared>>,
     /// Background freeing of large deleted values (`lazyfree.rs`).
@@ -461,6 +463,7 @@ impl Shared {
             replica: Default::default(),
             loading: Default::default(),
             failover: Default::default(),
+            shutdown_wait: Default::default(),
             me: std::sync::OnceLock::new(),
             lazyfree: crate::lazyfree::LazyFree::start(),
             snapshots: crate::state::snapshots::SnapshotStats::new(store::Clock::System.now_ms() / 1000),

@@ -293,10 +293,33 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     std::thread::Builder::new()
         .name("signals".into())
         .spawn(move || {
-            if let Some(sig) = signals.forever().next() {
-                let name = if sig == signal_hook::consts::SIGINT { "SIGINT" } else { "SIGTERM" };
+            for sig in signals.forever() {
+                let sigint = sig == signal_hook::consts::SIGINT;
+                if signal_shared.shutdown.load(Ordering::SeqCst) {
+                    continue;
+                }
+                if signal_shared.shutdown_wait.waiting() {
+                    // A SIGINT while the shutdown waits for its replicas: now, as
+                    // Redis ("You insist").
+                    if sigint {
+                        crate::log::warning("You insist... exiting now.");
+                        signal_shared.request_shutdown();
+                    }
+                    continue;
+                }
+                let name = if sigint { "SIGINT" } else { "SIGTERM" };
                 crate::log::warning(&format!("Received {name} scheduling shutdown..."));
-                signal_shared.request_shutdown();
+                // A master whose replicas lag waits for them first (`crate::shutdown`);
+                // `shutdown-on-sigterm` / `-sigint` say how.
+                let ask = crate::shutdown::on_signal(&signal_shared, sigint);
+                let (save, force) = (ask.save, ask.force);
+                let now_ms = store::Clock::System.now_ms();
+                if crate::shutdown::begin(&signal_shared, ask, false, now_ms) == crate::shutdown::Begun::Now
+                    && crate::shutdown::exit(&signal_shared, save, force).is_err()
+                {
+                    // As Redis: the save failed, the server goes on.
+                    crate::log::warning(&format!("{name} received but errors trying to shut down the server, check the logs for more information"));
+                }
             }
         })
         .map_err(StartError::Loop)?;

@@ -113,13 +113,13 @@ pub fn client_pause(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> 
 }
 
 /// CLIENT UNPAUSE — OK; postponed clients run their commands now (writes stay held
-/// while a FAILOVER holds them).
+/// while a FAILOVER or a shutdown holds them).
 pub fn client_unpause(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     {
         let _update = ctx.shared.pause.update.lock();
         ctx.shared.pause.mode.store(OFF, Ordering::Release);
         ctx.shared.pause.end_ms.store(0, Ordering::Release);
-        if !ctx.shared.pause.failover.load(Ordering::Acquire) {
+        if !ctx.shared.pause.writes_held() {
             release_expiry(ctx.shared);
         }
     }

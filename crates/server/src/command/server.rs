@@ -639,7 +639,7 @@ fn slowlog_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 /// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT] — no reply on success: the server
 /// stops and connections close.
 fn shutdown(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let (mut save, mut nosave, mut abort) = (false, false, false);
+    let (mut save, mut nosave, mut abort, mut now, mut force) = (false, false, false, false, false);
     for w in &a[1..] {
         if is(w, "save") {
             save = true;
@@ -647,7 +647,10 @@ fn shutdown(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             nosave = true;
         } else if is(w, "abort") {
             abort = true;
-        } else if is(w, "now") || is(w, "force") {
+        } else if is(w, "now") {
+            now = true;
+        } else if is(w, "force") {
+            force = true;
         } else {
             return Err(CommandError::Syntax);
         }
@@ -656,9 +659,26 @@ fn shutdown(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         return Err(CommandError::Syntax);
     }
     if abort {
+        if crate::shutdown::abort(ctx.shared) {
+            ctx.ok();
+            return Ok(());
+        }
         return Err(CommandError::msg("ERR No shutdown in progress."));
     }
     crate::log::notice("User requested shutdown...");
+    // A master whose replicas lag waits for them first (`crate::shutdown`); this
+    // client then waits, blocked, for the exit (or ABORT's error). Inside EXEC it
+    // cannot block, and goes on at once, as Redis's.
+    let ask = crate::shutdown::Ask {
+        save: if save { Some(true) } else if nosave { Some(false) } else { None },
+        now: now || ctx.client.in_exec,
+        force,
+        client: Some((ctx.client.info.owner.load(Ordering::Relaxed), ctx.client.info.id)),
+    };
+    if crate::shutdown::begin(ctx.shared, ask, ctx.client.in_exec, ctx.now_ms) == crate::shutdown::Begun::Waiting {
+        ctx.client.blocked = true;
+        return Ok(());
+    }
     // As Redis: SAVE forces a snapshot, NOSAVE skips it, and with neither the save rules
     // decide; a server loading its data (at start, or a replica its master's snapshot)
     // saves nothing (half a data set).
@@ -667,7 +687,7 @@ fn shutdown(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if !nosave && (save || crate::snapshot::has_save_rules(ctx.shared)) {
         crate::log::notice("Saving the final RDB snapshot before exiting.");
         let _gates = ctx.shared.all_gates(ctx.client.in_exec);
-        if crate::snapshot::save(ctx.shared).is_err() {
+        if crate::snapshot::save(ctx.shared).is_err() && !force {
             crate::log::warning("Error trying to save the DB, can't exit.");
             return Err(CommandError::msg("ERR Errors trying to SHUTDOWN. Check logs."));
         }

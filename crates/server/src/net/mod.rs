@@ -163,6 +163,8 @@ pub fn tick<'a>(
     crate::command::pause::resume_if_over(shared, now_ms);
     if owner == 0 {
         crate::replication::master::cron(shared, now_ms);
+        // A shutdown waiting for its replicas: on to the exit once they have it all.
+        crate::shutdown::progress(shared, now_ms);
     }
     // Keys stay put while clients are paused (CLIENT PAUSE), as in Redis (the shards
     // hold expired keys too; this saves the walk).

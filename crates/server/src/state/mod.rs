@@ -10,6 +10,7 @@ pub mod loading;
 pub mod loops;
 pub mod memory;
 pub mod pause;
+pub mod shutdown;
 pub mod snapshots;
 pub mod tracking;
 pub mod waiters;

@@ -26,6 +26,8 @@ pub struct Pause {
     /// CLIENT PAUSE: CLIENT UNPAUSE does not lift it, as in Redis (a pause of its own
     /// purpose there).
     pub(crate) failover: AtomicBool,
+    /// A shutdown waiting for its replicas holds writes likewise (`crate::shutdown`).
+    pub(crate) shutdown: AtomicBool,
 }
 
 impl Pause {
@@ -33,7 +35,7 @@ impl Pause {
     pub(crate) fn mode_at(&self, now_ms: i64) -> u8 {
         let mode = self.mode.load(Ordering::Acquire);
         let client = if mode == OFF || now_ms >= self.end_ms.load(Ordering::Acquire) { OFF } else { mode };
-        if self.failover.load(Ordering::Acquire) {
+        if self.writes_held() {
             client.max(WRITE)
         } else {
             client
@@ -44,15 +46,32 @@ impl Pause {
     /// (the request path's test).
     #[inline]
     pub(crate) fn never_set(&self) -> bool {
-        self.mode.load(Ordering::Relaxed) == OFF && !self.failover.load(Ordering::Relaxed)
+        self.mode.load(Ordering::Relaxed) == OFF && !self.failover.load(Ordering::Relaxed) && !self.shutdown.load(Ordering::Relaxed)
+    }
+
+    /// A FAILOVER or a shutdown holds writes (beside any CLIENT PAUSE, which CLIENT
+    /// UNPAUSE lifts while they stay).
+    #[inline]
+    pub(crate) fn writes_held(&self) -> bool {
+        self.failover.load(Ordering::Acquire) || self.shutdown.load(Ordering::Acquire)
     }
 
     /// A FAILOVER begins (`on`) or ends: writes wait meanwhile, and expired keys stay
     /// (no DEL may enter the stream while the replica catches up). Clients that waited
     /// run again at their loop's next tick (`command::pause::resume_if_over`).
     pub fn hold_for_failover(&self, keyspace: &store::Keyspace, on: bool) {
+        self.hold(&self.failover, keyspace, on);
+    }
+
+    /// A shutdown begins to wait for its replicas (`on`) or stops waiting: as
+    /// [`hold_for_failover`](Self::hold_for_failover), Redis's pause of writes then.
+    pub fn hold_for_shutdown(&self, keyspace: &store::Keyspace, on: bool) {
+        self.hold(&self.shutdown, keyspace, on);
+    }
+
+    fn hold(&self, which: &AtomicBool, keyspace: &store::Keyspace, on: bool) {
         let _update = self.update.lock();
-        self.failover.store(on, Ordering::Release);
+        which.store(on, Ordering::Release);
         if on && !self.expiry_held.swap(true, Ordering::AcqRel) {
             keyspace.hold_expiry(true);
         }
