@@ -88,9 +88,17 @@ def test_shutdown_abort_ends_the_wait_and_the_server_goes_on():
             except redis.exceptions.ConnectionError as e:
                 result["closed"] = str(e)
 
+        def writes_held():
+            try:
+                redis.Redis(port=master.port, socket_timeout=0.2).set("probe", "v")
+                return False
+            except redis.exceptions.TimeoutError:
+                return True  # (the SET runs once the writes go again)
+
         t = threading.Thread(target=shut)
         t.start()
-        wait_until("the shutdown to wait", lambda: t.is_alive() and time.sleep(0.5) is None)
+        wait_until("the shutdown to wait", writes_held)
+        assert t.is_alive()
         assert m.execute_command("SHUTDOWN", "ABORT") is True  # +OK
         t.join(timeout=10)
         assert result == {"error": "Errors trying to SHUTDOWN. Check logs."}
