@@ -20,13 +20,23 @@ import redis
 from test_replication import Node, caught_up, wait_until
 
 
-def group(timeout_s):
-    master = Node(extra=("--shutdown-timeout", str(timeout_s)))
+def group(timeout_s, *extra):
+    master = Node(extra=("--shutdown-timeout", str(timeout_s), *extra))
     replica = Node(extra=("--replicaof", "127.0.0.1", str(master.port)))
     m = redis.Redis(port=master.port, socket_timeout=10)
     r = redis.Redis(port=replica.port, socket_timeout=10)
     wait_until("the replica's sync", lambda: caught_up(m, r))
     return master, replica, m, r
+
+
+def seconds_to_exit(master, replica, m, ask):
+    """Stops the replica, writes, asks the master to stop (`ask()`) and times its exit."""
+    os.kill(replica.proc.pid, signal.SIGSTOP)
+    m.set("k", "v")
+    asked = time.monotonic()
+    ask()
+    assert master.proc.wait(timeout=20) == 0
+    return time.monotonic() - asked
 
 
 def stop_all(*servers):
@@ -61,12 +71,7 @@ def test_sigterm_waits_for_a_lagging_replica_which_then_has_every_write():
 def test_the_wait_ends_at_shutdown_timeout():
     master, replica, m, r = group(2)
     try:
-        os.kill(replica.proc.pid, signal.SIGSTOP)
-        m.set("k", "v")
-        asked = time.monotonic()
-        master.proc.send_signal(signal.SIGTERM)
-        assert master.proc.wait(timeout=20) == 0
-        took = time.monotonic() - asked
+        took = seconds_to_exit(master, replica, m, lambda: master.proc.send_signal(signal.SIGTERM))
         assert 1.5 <= took < 10, f"exited {took:.1f} s after SIGTERM"
     finally:
         stop_all(replica, master)
@@ -114,29 +119,18 @@ def test_shutdown_abort_ends_the_wait_and_the_server_goes_on():
 def test_shutdown_now_does_not_wait():
     master, replica, m, r = group(30)
     try:
-        os.kill(replica.proc.pid, signal.SIGSTOP)
-        m.set("k", "v")
-        asked = time.monotonic()
-        with pytest.raises(redis.exceptions.ConnectionError):
-            m.execute_command("SHUTDOWN", "NOW")
-        assert master.proc.wait(timeout=10) == 0
-        assert time.monotonic() - asked < 5
+        def shutdown_now():
+            with pytest.raises(redis.exceptions.ConnectionError):
+                m.execute_command("SHUTDOWN", "NOW")
+        assert seconds_to_exit(master, replica, m, shutdown_now) < 5
     finally:
         stop_all(replica, master)
 
 
 def test_shutdown_on_sigterm_now_does_not_wait():
-    master = Node(extra=("--shutdown-timeout", "30", "--shutdown-on-sigterm", "now"))
-    replica = Node(extra=("--replicaof", "127.0.0.1", str(master.port)))
+    master, replica, m, r = group(30, "--shutdown-on-sigterm", "now")
     try:
-        m = redis.Redis(port=master.port, socket_timeout=10)
-        wait_until("the replica's sync", lambda: caught_up(m, redis.Redis(port=replica.port, socket_timeout=10)))
-        os.kill(replica.proc.pid, signal.SIGSTOP)
-        m.set("k", "v")
-        asked = time.monotonic()
-        master.proc.send_signal(signal.SIGTERM)
-        assert master.proc.wait(timeout=10) == 0
-        assert time.monotonic() - asked < 5
+        assert seconds_to_exit(master, replica, m, lambda: master.proc.send_signal(signal.SIGTERM)) < 5
     finally:
         stop_all(replica, master)
 

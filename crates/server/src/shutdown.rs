@@ -122,16 +122,16 @@ pub fn progress(shared: &Shared, now_ms: i64) {
 /// ends the shutdown instead (its clients get the error).
 fn finish(shared: &Shared, p: Pending) {
     let save = if p.clients.is_empty() { p.save } else { Some(p.save.unwrap_or_else(|| crate::snapshot::has_save_rules(shared))) };
-    if exit(shared, save, p.force).is_err() {
+    if !exit(shared, save, p.force) {
         end(shared, p);
     }
 }
 
 /// Saves as asked (`Some(true)`: save; `Some(false)`: no save, not even at the exit;
 /// None: the exit's save, by the save rules) and asks every loop to stop. A server
-/// loading its data saves nothing (half a data set). Err when the save failed without
-/// `force`: the server goes on.
-pub fn exit(shared: &Shared, save: Option<bool>, force: bool) -> Result<(), ()> {
+/// loading its data saves nothing (half a data set). False when the save failed
+/// without `force`: the server goes on.
+pub fn exit(shared: &Shared, save: Option<bool>, force: bool) -> bool {
     let save = if shared.replica.is_loading() { Some(false) } else { save };
     if save == Some(true) {
         crate::log::notice("Saving the final RDB snapshot before exiting.");
@@ -142,14 +142,14 @@ pub fn exit(shared: &Shared, save: Option<bool>, force: bool) -> Result<(), ()> 
         };
         if saved.is_err() && !force {
             crate::log::warning("Error trying to save the DB, can't exit.");
-            return Err(());
+            return false;
         }
     }
     if save.is_some() {
         shared.final_save_done.store(true, std::sync::atomic::Ordering::Relaxed);
     }
     shared.request_shutdown();
-    Ok(())
+    true
 }
 
 /// What `shutdown-on-sigterm` (or `-sigint`) asks of a signal's shutdown.

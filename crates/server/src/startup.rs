@@ -315,7 +315,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
                 let (save, force) = (ask.save, ask.force);
                 let now_ms = store::Clock::System.now_ms();
                 if crate::shutdown::begin(&signal_shared, ask, false, now_ms) == crate::shutdown::Begun::Now
-                    && crate::shutdown::exit(&signal_shared, save, force).is_err()
+                    && !crate::shutdown::exit(&signal_shared, save, force)
                 {
                     // As Redis: the save failed, the server goes on.
                     crate::log::warning(&format!("{name} received but errors trying to shut down the server, check the logs for more information"));
