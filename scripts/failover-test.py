@@ -2,13 +2,17 @@
 """Many Sentinel failovers under WAIT-acknowledged writers (issue 24's acceptance):
 
     scripts/failover-test.py --cycles 100 [--server-bin target/release/basalt-server]
+        [--how kill,stop[,term]]
 
 A master and two replicas of the server, three sentinels (redis-server --sentinel).
 Each cycle: a writer does SET then WAIT 1 through redis-py's Sentinel client; the
-current master is SIGKILLed (odd cycles: SIGSTOPped); once Sentinel has promoted a
-replica, every write WAIT acknowledged so far (over all cycles) must be on the new
-master; the old master is brought back (restarted on its port, or SIGCONT) and must
-rejoin as a replica. Prints one line per cycle and the totals; exits 1 on any loss.
+current master is SIGKILLed or SIGSTOPped (`--how`, in turn: odd cycles killed, even
+ones stopped by default); once Sentinel has promoted a replica, every write WAIT
+acknowledged so far (over all cycles) must be on the new master; the old master is
+brought back (restarted on its port, or SIGCONT) and must rejoin as a replica. A
+`term` cycle stops the master with SIGTERM, as for a planned restart: its writer does
+no WAIT, and every write the master acknowledged must be on the new master (it waits
+for its replicas before it exits, `shutdown-timeout`). Prints one line per cycle and the totals; exits 1 on any loss.
 Bounded: each wait stops after 40 s, the whole run after --max-minutes.
 
 CI runs the short form (tests/py/test_sentinel.py); this is the long one. It uses the
@@ -30,6 +34,10 @@ def main():
     ap.add_argument("--cycles", type=int, default=100)
     ap.add_argument("--server-bin", default=os.path.join(REPO, "target", "release", "basalt-server"))
     ap.add_argument("--max-minutes", type=float, default=60)
+    ap.add_argument("--how", default="kill,stop",
+                    help="how each cycle's master goes, in turn: kill (SIGKILL), stop (SIGSTOP), term (SIGTERM, "
+                         "a planned restart: its writer does no WAIT, and every write the master acknowledged "
+                         "must survive)")
     ap.add_argument("--keep", metavar="DIR",
                     help="on the first loss, stop and leave there every server's and sentinel's log, "
                          "INFO replication of each server and the keys lost")
@@ -50,7 +58,8 @@ def main():
             if time.monotonic() > ended:
                 print(f"stopped after {cycle - 1} cycles: --max-minutes reached")
                 break
-            how = "kill" if cycle % 2 else "stop"
+            hows = a.how.split(",")
+            how = hows[(cycle - 1) % len(hows)]
             old = group.sentinels.master_addr()
             old_srv = group.servers[old]
             # Keys of its own per cycle: a key lost here must not be found from an
@@ -64,7 +73,7 @@ def main():
                 keep(a.keep, group, cycle, lost, acked_total)
                 print(f"cycle {cycle} ({how}): {old} -> {new}: lost {len(lost)}; logs in {a.keep}", flush=True)
                 break
-            if how == "kill":
+            if how in ("kill", "term"):
                 if a.keep:
                     shutil.copy(os.path.join(old_srv.dir.name, "server.log"),
                                 os.path.join(a.keep, f"cycle-{cycle}-killed-{old}.log"))

@@ -2,8 +2,10 @@
 master and two replicas of the server under test (issue 24): three sentinels see the
 group; when the master is killed (SIGKILL), frozen (SIGSTOP) or cut off from the others
 (a relay between them cut) a replica is promoted and the other follows it; every write
-that WAIT acknowledged before the failover is on the new master; the old master, back,
-becomes a replica of the new one. A master whose
+that WAIT acknowledged before the failover is on the new master; stopped for a planned
+restart (SIGTERM), it waits for its replicas first, and every write it acknowledged is
+on the new master, WAIT or not; the old master, back, becomes a replica of the new one.
+A master whose
 log commits are slow (DEBUG AOF-FLUSH-SLEEP) still answers Sentinel, which does not
 fail it over. Bounded in time; passes with Redis as the server too.
 """
@@ -145,14 +147,15 @@ class Group:
 
 class AckedWriter(threading.Thread):
     """SET then WAIT 1, through redis-py's Sentinel client; records every key that WAIT
-    acknowledged. Bounded by `stop` and 120 s. Its keys are `<prefix>:<n>`: writers of
-    one group need prefixes of their own, or a key one lost could be found there from
-    another's write."""
+    acknowledged (with `wait=False`, every key whose SET was acknowledged). Bounded by
+    `stop` and 120 s. Its keys are `<prefix>:<n>`: writers of one group need prefixes of
+    their own, or a key one lost could be found there from another's write."""
 
-    def __init__(self, sentinel_ports, prefix="acked"):
+    def __init__(self, sentinel_ports, prefix="acked", wait=True):
         super().__init__(daemon=True)
         self.sentinel = Sentinel([("127.0.0.1", p) for p in sentinel_ports], socket_timeout=1)
         self.prefix = prefix
+        self.wait = wait
         self.acked, self.errors, self.stop = [], 0, threading.Event()
 
     def run(self):
@@ -164,23 +167,29 @@ class AckedWriter(threading.Thread):
             try:
                 m = self.sentinel.master_for(NAME, socket_timeout=1)
                 m.set(key, i)
-                if m.execute_command("WAIT", 1, 500) >= 1:
+                if not self.wait or m.execute_command("WAIT", 1, 500) >= 1:
                     self.acked.append(key)
             except redis.RedisError:
                 self.errors += 1
                 time.sleep(0.05)
 
 
+# How a master goes away: killed, frozen, or stopped as for a planned restart (SIGTERM:
+# it waits for its replicas first, so even writes no WAIT covered must survive).
+SIGNALS = {"kill": signal.SIGKILL, "stop": signal.SIGSTOP, "term": signal.SIGTERM}
+
+
 def fail_over(group, how, master=None, prefix="acked"):
-    """Kills (or freezes) the master (`master`, the group's first by default) while an
-    acked writer (keys `<prefix>:<n>`) runs; returns (new master port, writer, seconds
-    to the promotion)."""
+    """Kills, freezes or stops the master (`how`; `master`, the group's first by
+    default) while an acked writer (keys `<prefix>:<n>`; WAIT 1 after each SET, except
+    for a planned stop) runs; returns (new master port, writer, seconds to the
+    promotion)."""
     master = master or group.master
     old = master.port
-    writer = AckedWriter(group.sentinels.ports, prefix)
+    writer = AckedWriter(group.sentinels.ports, prefix, wait=how != "term")
     writer.start()
     wait_until("acknowledged writes", lambda: len(writer.acked) >= 20, 20)
-    os.kill(master.proc.pid, signal.SIGKILL if how == "kill" else signal.SIGSTOP)
+    os.kill(master.proc.pid, SIGNALS[how])
     started = time.monotonic()
     wait_until("a promotion", lambda: group.sentinels.master_addr() not in (None, old), 30)
     took = time.monotonic() - started
@@ -192,7 +201,7 @@ def fail_over(group, how, master=None, prefix="acked"):
     return new, writer, took
 
 
-@pytest.mark.parametrize("how", ["kill", "stop"])
+@pytest.mark.parametrize("how", ["kill", "stop", "term"])
 def test_sentinel_fails_over_and_no_acknowledged_write_is_lost(how):
     group = Group()
     try:
@@ -212,7 +221,7 @@ def test_sentinel_fails_over_and_no_acknowledged_write_is_lost(how):
         assert r.get("last") == b"v"
 
         # The old master comes back and is made a replica of the new one.
-        if how == "kill":
+        if how in ("kill", "term"):
             group.servers[old].stop()
             group.servers[old] = Server(port=old, extra=group.extra)
         else:
