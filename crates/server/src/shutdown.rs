@@ -56,7 +56,7 @@ pub fn begin(shared: &Shared, ask: Ask, gates_held: bool, now_ms: i64) -> Begun 
         p.clients.extend(ask.client);
         return Begun::Waiting;
     }
-    if ask.now || timeout_s == 0 || shared.replica.is_replica() || shared.repl.info().replicas.is_empty() {
+    if idle {
         return Begun::Now;
     }
     let before = shared.repl.offset();
