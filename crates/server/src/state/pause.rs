@@ -22,13 +22,17 @@ pub struct Pause {
     pub(crate) update: parking_lot::Mutex<()>,
     /// The keyspace holds expired keys (`Keyspace::hold_expiry`) for this pause.
     pub(crate) expiry_held: AtomicBool,
-    /// A FAILOVER holds writes until it ends (`replication::failover`), beside any
-    /// CLIENT PAUSE: CLIENT UNPAUSE does not lift it, as in Redis (a pause of its own
-    /// purpose there).
-    pub(crate) failover: AtomicBool,
-    /// A shutdown waiting for its replicas holds writes likewise (`crate::shutdown`).
-    pub(crate) shutdown: AtomicBool,
+    /// Who else holds writes, beside any CLIENT PAUSE, which CLIENT UNPAUSE does not
+    /// lift (as in Redis, pauses of their own purpose there): [`FAILOVER`] until it ends
+    /// (`replication::failover`), [`SHUTDOWN`] while a shutdown waits for its replicas
+    /// (`crate::shutdown`). One word, so that the request path reads it with the mode.
+    pub(crate) holds: AtomicU8,
 }
+
+/// A FAILOVER's hold of writes (a bit of [`Pause::holds`]).
+pub(crate) const FAILOVER: u8 = 1;
+/// A waiting shutdown's hold of writes (a bit of [`Pause::holds`]).
+pub(crate) const SHUTDOWN: u8 = 2;
 
 impl Pause {
     /// The mode in force at `now_ms` (OFF once its time is over).
@@ -42,36 +46,40 @@ impl Pause {
         }
     }
 
-    /// True when no pause was set since the last UNPAUSE and no failover holds writes
-    /// (the request path's test).
+    /// True when no pause was set since the last UNPAUSE and nothing holds writes (the
+    /// request path's test).
     #[inline]
     pub(crate) fn never_set(&self) -> bool {
-        self.mode.load(Ordering::Relaxed) == OFF && !self.failover.load(Ordering::Relaxed) && !self.shutdown.load(Ordering::Relaxed)
+        self.mode.load(Ordering::Relaxed) == OFF && self.holds.load(Ordering::Relaxed) == 0
     }
 
     /// A FAILOVER or a shutdown holds writes (beside any CLIENT PAUSE, which CLIENT
     /// UNPAUSE lifts while they stay).
     #[inline]
     pub(crate) fn writes_held(&self) -> bool {
-        self.failover.load(Ordering::Acquire) || self.shutdown.load(Ordering::Acquire)
+        self.holds.load(Ordering::Acquire) != 0
     }
 
     /// A FAILOVER begins (`on`) or ends: writes wait meanwhile, and expired keys stay
     /// (no DEL may enter the stream while the replica catches up). Clients that waited
     /// run again at their loop's next tick (`command::pause::resume_if_over`).
     pub fn hold_for_failover(&self, keyspace: &store::Keyspace, on: bool) {
-        self.hold(&self.failover, keyspace, on);
+        self.hold(FAILOVER, keyspace, on);
     }
 
     /// A shutdown begins to wait for its replicas (`on`) or stops waiting: as
     /// [`hold_for_failover`](Self::hold_for_failover), Redis's pause of writes then.
     pub fn hold_for_shutdown(&self, keyspace: &store::Keyspace, on: bool) {
-        self.hold(&self.shutdown, keyspace, on);
+        self.hold(SHUTDOWN, keyspace, on);
     }
 
-    fn hold(&self, which: &AtomicBool, keyspace: &store::Keyspace, on: bool) {
+    fn hold(&self, which: u8, keyspace: &store::Keyspace, on: bool) {
         let _update = self.update.lock();
-        which.store(on, Ordering::Release);
+        if on {
+            self.holds.fetch_or(which, Ordering::AcqRel);
+        } else {
+            self.holds.fetch_and(!which, Ordering::AcqRel);
+        }
         if on && !self.expiry_held.swap(true, Ordering::AcqRel) {
             keyspace.hold_expiry(true);
         }
