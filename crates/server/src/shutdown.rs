@@ -121,10 +121,16 @@ pub fn progress(shared: &Shared, now_ms: i64) {
 /// The wait is over: the final save, then the exit; a save that fails without FORCE
 /// ends the shutdown instead (its clients get the error).
 fn finish(shared: &Shared, p: Pending) {
-    let save = if p.clients.is_empty() { p.save } else { Some(p.save.unwrap_or_else(|| crate::snapshot::has_save_rules(shared))) };
+    let save = if p.clients.is_empty() { p.save } else { command_save(shared, p.save) };
     if !exit(shared, save, p.force) {
         end(shared, p);
     }
+}
+
+/// SHUTDOWN's save, for [`exit`]: SAVE or NOSAVE as asked, else the save rules decide
+/// now (a signal's `None` leaves them to the exit).
+pub fn command_save(shared: &Shared, asked: Option<bool>) -> Option<bool> {
+    Some(asked.unwrap_or_else(|| crate::snapshot::has_save_rules(shared)))
 }
 
 /// Saves as asked (`Some(true)`: save; `Some(false)`: no save, not even at the exit;

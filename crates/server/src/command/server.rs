@@ -669,8 +669,9 @@ fn shutdown(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     // A master whose replicas lag waits for them first (`crate::shutdown`); this
     // client then waits, blocked, for the exit (or ABORT's error). Inside EXEC it
     // cannot block, and goes on at once, as Redis's.
+    let asked_save = if save { Some(true) } else if nosave { Some(false) } else { None };
     let ask = crate::shutdown::Ask {
-        save: if save { Some(true) } else if nosave { Some(false) } else { None },
+        save: asked_save,
         now: now || ctx.client.in_exec,
         force,
         client: Some((ctx.client.info.owner.load(Ordering::Relaxed), ctx.client.info.id)),
@@ -680,21 +681,11 @@ fn shutdown(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         return Ok(());
     }
     // As Redis: SAVE forces a snapshot, NOSAVE skips it, and with neither the save rules
-    // decide; a server loading its data (at start, or a replica its master's snapshot)
-    // saves nothing (half a data set).
-    // Every loop's gate is held meanwhile (dispatch released ours).
-    let nosave = nosave || ctx.shared.replica.is_loading();
-    if !nosave && (save || crate::snapshot::has_save_rules(ctx.shared)) {
-        crate::log::notice("Saving the final RDB snapshot before exiting.");
-        let _gates = ctx.shared.all_gates(ctx.client.in_exec);
-        if crate::snapshot::save(ctx.shared).is_err() && !force {
-            crate::log::warning("Error trying to save the DB, can't exit.");
-            return Err(CommandError::msg("ERR Errors trying to SHUTDOWN. Check logs."));
-        }
+    // decide (`shutdown::exit`, under every gate: dispatch released ours).
+    if !crate::shutdown::exit(ctx.shared, crate::shutdown::command_save(ctx.shared, asked_save), force) {
+        return Err(CommandError::msg("ERR Errors trying to SHUTDOWN. Check logs."));
     }
-    ctx.shared.final_save_done.store(true, Ordering::Relaxed);
     ctx.client.close_after_reply = true;
-    ctx.shared.request_shutdown();
     Ok(())
 }
 
