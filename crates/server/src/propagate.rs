@@ -150,9 +150,17 @@ pub fn removal(shared: &Shared, db: usize, key: &[u8], now_ms: i64, why: store::
         // it). Removed here, a key the master still holds (the replica's clock ahead of
         // its master's, or the stream behind: a PERSIST or EXPIRE on its way) would be
         // gone for good. A key it evicts (`replica-ignore-maxmemory no`, its own
-        // choice, as Redis's) goes, and nothing is propagated: its replicas get its
+        // choice, as Redis's) goes, and only its log records it: its replicas get its
         // master's stream, not its own removals.
-        return why == store::events::Removal::Evicted;
+        if why != store::events::Removal::Evicted {
+            return false;
+        }
+        let Some(aof) = shared.aof.as_ref() else { return true };
+        if !shared.stripes.expiry_may_propagate(&shared.keyspace, key) {
+            return false;
+        }
+        aof.append_one(db, now_ms, &[&b"DEL"[..], key]);
+        return true;
     }
     if !active(shared) {
         return true;

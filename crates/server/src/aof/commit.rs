@@ -243,7 +243,7 @@ impl Aof {
             self.want_writer();
             None
         };
-        if !self.write_ok.load(Ordering::Acquire) || self.switch.lock().is_some()
+        if !self.write_ok.load(Ordering::Acquire) || !self.switch.lock().is_empty()
         {
             return leave_to_writer();
         }
@@ -265,7 +265,7 @@ impl Aof {
         }
         // A rewrite's switch set since the check above (see `Aof::write_inline`): the
         // tail may hold records for the new file.
-        if self.switch.lock().is_some() {
+        if !self.switch.lock().is_empty() {
             drop(t);
             return leave_to_writer();
         }

@@ -206,11 +206,7 @@ fn read_manifest(path: &Path) -> Result<Manifest, LoadError> {
 
 fn remember(shared: &Shared, dir: &Path, name: &str, m: Manifest) {
     if let Some(aof) = shared.aof.as_ref() {
-        *aof.files.lock() = Some(super::files::Files {
-            dir: dir.to_path_buf(),
-            name: name.to_string(),
-            manifest: m,
-        });
+        *aof.files.lock() = Some(super::files::Files::new(dir.to_path_buf(), name.to_string(), m));
     }
 }
 

@@ -117,8 +117,11 @@ pub struct Aof {
     /// DEBUG AOF-FLUSH-SLEEP: each write of the log (a writer round, or a loop's commit
     /// through a linked timeout) is delayed this long (tests of a slow disk).
     pub debug_flush_sleep_us: AtomicU64,
-    /// A log rewrite asked the writer to continue in a new file from this offset on.
-    switch: Mutex<Option<writer::Switch>>,
+    /// Log rewrites (or a replica's full sync, `rewrite::detach`) asked the writer to
+    /// continue in a new file from these offsets on, in order: a second switch may come
+    /// before the writer took the first, and each file gets the records between its
+    /// offset and the next one's.
+    switch: Mutex<Vec<writer::Switch>>,
     /// The server's latency monitor (events `aof-write`, `aof-fsync-always`).
     pub latency: Arc<crate::latency_monitor::LatencyMonitor>,
     /// The event loops' wakers: the log wakes the loops whose held replies it released.
@@ -210,7 +213,7 @@ impl Aof {
             writer_rounds_inline: AtomicU64::new(0),
             syncs: SyncStats::default(),
             debug_flush_sleep_us: AtomicU64::new(0),
-            switch: Mutex::new(None),
+            switch: Mutex::new(Vec::new()),
             current: Mutex::new(None),
             commits: Mutex::new(commit::Commits::default()),
             commit_done: Condvar::new(),
@@ -330,7 +333,7 @@ impl Aof {
         for _ in 0..ROUNDS {
             if policy == AppendFsync::Always
                 || !self.write_ok.load(Ordering::Acquire)
-                || self.switch.lock().is_some()
+                || !self.switch.lock().is_empty()
             {
                 return;
             }
@@ -345,7 +348,7 @@ impl Aof {
                 // go to the old file. Its cut is taken (and the switch set) while no loop
                 // runs, so any record appended after it is appended after the switch is
                 // visible.
-                if t.bytes.is_empty() || self.switch.lock().is_some() {
+                if t.bytes.is_empty() || !self.switch.lock().is_empty() {
                     return;
                 }
                 let mut bytes = Vec::new();
@@ -438,9 +441,11 @@ impl Aof {
     }
 
     /// From offset `at` on, the writer appends to `target` (a log rewrite's new
-    /// incremental file); everything before stays in the current file.
+    /// incremental file); everything before stays in the current file (or in the file
+    /// of a switch still pending, at an earlier offset). The caller holds every gate, so
+    /// `at` is the end of the log and no earlier than a pending switch's.
     pub fn switch_to(&self, at: u64, target: writer::Target) {
-        *self.switch.lock() = Some(writer::Switch { at, target });
+        self.switch.lock().push(writer::Switch { at, target });
         self.nudge_writer();
     }
 

@@ -11,11 +11,23 @@
 //!
 //! The snapshot is the same fork-less capture as BGSAVE (`snapshot.rs`, `store::db`);
 //! one capture runs at a time, so a rewrite asked for during a BGSAVE is scheduled.
+//!
+//! A replica's full sync replaces the data set, which nothing in the log leads to
+//! ([`detach`]). As Redis 7.0 stops its log then and starts it again with a rewrite
+//! (`AOF_WAIT_REWRITE` and its temporary incremental file), the log goes on in files
+//! the manifest does not name, and the manifest keeps naming the files of the data set
+//! before, which are complete; the rewrite that follows (from the new data set) makes
+//! its incremental file without naming it either, and names it in the same manifest
+//! as its base. A crash before then restarts with the data set of before the sync (as
+//! Redis's replica does), never with the master's records replayed over it; a full
+//! sync follows. A rewrite running at the sync captured the old data set: its end
+//! names nothing. A rewrite that fails then is tried again, with a growing delay.
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 pub use super::files::Job;
+use super::files::Files;
 use super::manifest::{self, FileEntry, Kind, Manifest};
 use super::writer::Target;
 use crate::shared::Shared;
@@ -70,22 +82,44 @@ pub fn begin(shared: &Shared, gates_held: bool) -> Result<Started, String> {
     }
 }
 
-/// Creates the next incremental file, persists a manifest that names it, and switches
-/// the writer to it at the current end of the log. Every gate is held.
+/// Creates the next incremental file, names it in the manifest (unless the log is
+/// [detached](Files::detached): then the rewrite's end names it), and switches the
+/// writer to it at the current end of the log. Every gate is held.
 fn open_next(shared: &Shared, aof: &super::Aof) -> Result<Job, String> {
     let mut guard = aof.files.lock();
     let files = guard.as_mut().ok_or("the log's files are not open")?;
-    let next_incr = files.manifest.incrs.last().map_or(1, |i| i.seq + 1);
     let next_base = files.manifest.base.as_ref().map_or(1, |b| b.seq + 1);
-    let incr = FileEntry {
-        name: format!("{}.{next_incr}.incr.aof", files.name),
-        seq: next_incr,
-        kind: Kind::Incr,
-    };
     let base = FileEntry {
         name: format!("{}.{next_base}.base.rdb", files.name),
         seq: next_base,
         kind: Kind::Base,
+    };
+    let (incr, target) = create_incr(files)?;
+    if files.detached {
+        files.unnamed.push(incr.name.clone());
+    } else {
+        let mut m = files.manifest.clone();
+        m.incrs.push(incr.clone());
+        manifest::persist(&files.dir, &files.manifest_name(), &m)
+            .map_err(|e| format!("Can't write the manifest: {e}"))?;
+        files.manifest = m;
+    }
+    // (A rewrite starts only once the one before ended: a void mark left after it is
+    // not this one's.)
+    files.rewrite_void = false;
+    let at = aof.end();
+    aof.switch_to(at, target);
+    let _ = shared;
+    Ok(Job { base, incr, at })
+}
+
+/// Creates the next incremental file (empty), under a number no file made before took.
+fn create_incr(files: &mut Files) -> Result<(FileEntry, Target), String> {
+    let seq = files.last_incr_seq + 1;
+    let incr = FileEntry {
+        name: format!("{}.{seq}.incr.aof", files.name),
+        seq,
+        kind: Kind::Incr,
     };
     let path = files.dir.join(&incr.name);
     let file = std::fs::OpenOptions::new()
@@ -94,23 +128,39 @@ fn open_next(shared: &Shared, aof: &super::Aof) -> Result<Job, String> {
         .truncate(true)
         .open(&path)
         .map_err(|e| format!("Can't create {}: {e}", path.display()))?;
-    let mut m = files.manifest.clone();
-    m.incrs.push(incr.clone());
-    manifest::persist(&files.dir, &files.manifest_name(), &m)
-        .map_err(|e| format!("Can't write the manifest: {e}"))?;
-    files.manifest = m;
-    let at = aof.end();
-    aof.switch_to(
-        at,
-        Target {
-            file,
-            path,
-            name: incr.name.clone(),
-            len: 0,
-        },
-    );
-    let _ = shared;
-    Ok(Job { base, incr, at })
+    files.last_incr_seq = seq;
+    let target = Target {
+        file,
+        path,
+        name: incr.name.clone(),
+        len: 0,
+    };
+    Ok((incr, target))
+}
+
+/// A replica's full sync replaces the data set (every gate held): from here on the log
+/// goes to a file the manifest does not name, and the manifest keeps naming the files
+/// of the data set before, until a rewrite from the new one names its own (see the
+/// module's header). The caller starts that rewrite once the new data set is loaded.
+pub fn detach(shared: &Shared) {
+    let Some(aof) = shared.aof.as_ref() else { return };
+    let mut guard = aof.files.lock();
+    let Some(files) = guard.as_mut() else { return };
+    files.detached = true;
+    if aof.rewrite.in_progress.load(Ordering::Acquire) {
+        files.rewrite_void = true;
+    }
+    match create_incr(files) {
+        Ok((incr, target)) => {
+            files.unnamed.push(incr.name);
+            aof.switch_to(aof.end(), target);
+        }
+        // What is logged until the rewrite goes on in the file the manifest names: a
+        // restart before the rewrite ends would replay it over the old data set.
+        Err(e) => crate::log::warning(&format!(
+            "Can't start a new AOF file for the data set the master sent ({e}): until the AOF rewrite that follows ends, a restart would load the old data set and what was applied since"
+        )),
+    }
 }
 
 /// The base is written and durable: the manifest now names the new base and the new
@@ -122,6 +172,12 @@ pub fn finish(shared: &Shared, job: &Job, base_size: u64) -> Result<(), String> 
     let old = {
         let mut guard = aof.files.lock();
         let files = guard.as_mut().ok_or("the log's files are not open")?;
+        if std::mem::take(&mut files.rewrite_void) {
+            drop(guard);
+            let _ = std::fs::remove_file(aof_dir_file(aof, &job.base.name));
+            crate::log::notice("Background AOF rewrite discarded: a sync with the master replaced the data set it captured");
+            return Ok(());
+        }
         let m = Manifest {
             base: Some(job.base.clone()),
             incrs: vec![job.incr.clone()],
@@ -135,10 +191,14 @@ pub fn finish(shared: &Shared, job: &Job, base_size: u64) -> Result<(), String> 
             .iter()
             .chain(&files.manifest.incrs)
             .chain(&files.manifest.history)
-            .filter(|e| e.name != job.incr.name && e.name != job.base.name)
-            .map(|e| files.dir.join(&e.name))
+            .map(|e| &e.name)
+            .chain(&files.unnamed)
+            .filter(|name| **name != job.incr.name && **name != job.base.name)
+            .map(|name| files.dir.join(name))
             .collect();
         files.manifest = m;
+        files.unnamed.clear();
+        files.detached = false;
         old
     };
     for path in old {
@@ -168,8 +228,20 @@ pub fn finish(shared: &Shared, job: &Job, base_size: u64) -> Result<(), String> 
 pub fn failed(aof: &super::Aof, why: &str) {
     let r = &aof.rewrite;
     r.last_ok.store(false, Ordering::Relaxed);
-    r.consecutive_failures.fetch_add(1, Ordering::Relaxed);
+    let failures = r.consecutive_failures.fetch_add(1, Ordering::Relaxed) + 1;
     crate::log::warning(&format!("Background AOF rewrite failed: {why}"));
+    // After a full sync the log is complete again only once a rewrite succeeds: tried
+    // again after 1 s, 2 s, 4 s ... at most a minute.
+    if aof.files.lock().as_ref().is_some_and(|f| f.detached) {
+        let delay_ms = 1000i64 << failures.saturating_sub(1).min(6);
+        r.retry_at_ms.store(store::Clock::System.now_ms() + delay_ms.min(60_000), Ordering::Relaxed);
+        r.scheduled.store(true, Ordering::Release);
+    }
+}
+
+/// The path of `name` in the log's folder.
+fn aof_dir_file(aof: &super::Aof, name: &str) -> PathBuf {
+    aof.files.lock().as_ref().map_or_else(|| PathBuf::from(name), |f| f.dir.join(name))
 }
 
 /// The rewrite's capture ended (done or failed).
@@ -190,7 +262,7 @@ pub fn auto_due(shared: &Shared) -> bool {
         return false;
     }
     if aof.rewrite.scheduled.load(Ordering::Acquire) {
-        return true;
+        return store::Clock::System.now_ms() >= aof.rewrite.retry_at_ms.load(Ordering::Relaxed);
     }
     let (pct, min) = {
         let c = shared.config.read();

@@ -362,7 +362,7 @@ fn run(aof: &Aof, target: Target) {
             // asks (`writer_wanted`), for a switch, at shutdown, or when the policy
             // changes.
             let inline = policy == AppendFsync::Always && aof.inline_commits.load(Ordering::Acquire);
-            while (t.bytes.is_empty() || inline) && !t.writer_wanted && !t.stop && aof.switch.lock().is_none() {
+            while (t.bytes.is_empty() || inline) && !t.writer_wanted && !t.stop && aof.switch.lock().is_empty() {
                 // Under `always`, bytes written but not yet synced (by rounds under
                 // everysec before a CONFIG SET appendfsync always) are synced now:
                 // replies wait for them, and no later write may come to trigger it.
@@ -410,22 +410,23 @@ fn run(aof: &Aof, target: Target) {
         // Sealed once the tail's lock is let go (loops append meanwhile).
         super::segment::seal_open(&mut chunk, open);
         // A log rewrite switched files at offset `at`: what came before goes to the
-        // old file, made durable before it is closed; the rest to the new one.
+        // old file, made durable before it is closed; the rest to the new one (or, a
+        // second switch pending, what lies between the two offsets).
         let mut from = 0;
-        let pending = aof.switch.lock().as_ref().map(|s| s.at);
-        if let Some(at) = pending.filter(|&at| at <= end) {
-            let start = end - chunk.len() as u64;
+        let start = end - chunk.len() as u64;
+        loop {
+            let pending = aof.switch.lock().first().map(|s| s.at);
+            let Some(at) = pending.filter(|&at| at <= end) else { break };
             let split = usize::try_from(at.saturating_sub(start))
                 .unwrap_or(0)
-                .min(chunk.len());
-            cur.write(aof, &chunk[..split], policy, stop);
+                .clamp(from, chunk.len());
+            cur.write(aof, &chunk[from..split], policy, stop);
             if cur.needs_sync() {
                 cur.sync(aof, stop);
             }
-            if let Some(sw) = aof.switch.lock().take() {
-                let old = std::mem::replace(cur, Current::open(sw.target, policy));
-                old.close();
-            }
+            let sw = aof.switch.lock().remove(0);
+            let old = std::mem::replace(cur, Current::open(sw.target, policy));
+            old.close();
             from = split;
         }
         cur.write(aof, &chunk[from..], policy, stop);

@@ -79,8 +79,14 @@ pub struct Client {
     pub changed_nothing: bool,
     /// Running the queue of an EXEC (blocking commands do not block there).
     pub in_exec: bool,
-    /// Replaying the append-only log at start: writes are not logged again.
+    /// A client with no connection (`replay.rs`): the log's replay at start, or a
+    /// replica's master. Every command runs, with no admission check, and its writes
+    /// are not propagated again, unless `from_master`.
     pub loading: bool,
+    /// The master's stream on a replica (with `loading`): its writes reach this
+    /// server's log, as a Redis replica's AOF records its master's commands (its
+    /// replicas get the stream's bytes from the link itself).
+    pub from_master: bool,
     /// Log offset that the replies produced since the last batch end may not leave
     /// before (they reveal a write not yet on disk); 0 = none. See `aof`.
     pub need: u64,
@@ -112,6 +118,13 @@ pub struct Client {
 }
 
 impl Client {
+    /// Whether this client's writes are propagated (`crate::propagate`): a connection's
+    /// are; a replay's are not; the master's stream's reach the log only.
+    #[inline(always)]
+    pub fn propagates(&self, shared: &crate::shared::Shared) -> bool {
+        !self.loading || (self.from_master && shared.aof.is_some())
+    }
+
     pub fn new(info: Arc<ClientInfo>, authenticated: bool) -> Client {
         Client {
             info,
@@ -133,6 +146,7 @@ impl Client {
             changed_nothing: false,
             in_exec: false,
             loading: false,
+            from_master: false,
             need: 0,
             propagation: crate::propagate::Propagation::AsSent,
             paused_for_log: false,

@@ -271,7 +271,7 @@ fn admit(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &'static Command
 fn order_write<'s>(ctx: &Ctx<'s>, spec: &CommandSpec, args: &[&[u8]]) -> Option<crate::order::Ordered<'s>> {
     let shared: &'s Shared = ctx.shared;
     let write = spec.flags & flags::WRITE != 0 && spec.flags & flags::BLOCKING == 0;
-    (write && !ctx.client.loading && crate::propagate::active(shared)).then(|| take_stripes(&shared.stripes, ctx, spec, args))
+    (write && ctx.client.propagates(shared) && crate::propagate::active(shared)).then(|| take_stripes(&shared.stripes, ctx, spec, args))
 }
 
 /// Before a call: the watched keys a write may change (only while some client watches).

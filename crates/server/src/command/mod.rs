@@ -520,10 +520,10 @@ impl<'a> Ctx<'a> {
     /// States what this call means to the log, instead of the command as sent (Redis's
     /// `rewriteClientCommandVector` and `alsoPropagate`): relative times become
     /// absolute, a float increment the value it made, a random pop what it popped.
-    /// Nothing when there is no log or this is its replay: then `records` is not called,
+    /// Nothing when there is no log or this is its replay (`Client::propagates`): then `records` is not called,
     /// so a server without a log copies no key or value. (`crate::propagate`.)
     pub fn propagate_as(&mut self, records: impl FnOnce() -> Vec<crate::propagate::Record>) {
-        if crate::propagate::active(self.shared) && !self.client.loading {
+        if crate::propagate::active(self.shared) && self.client.propagates(self.shared) {
             self.client.propagation = crate::propagate::Propagation::Effect(records());
         }
     }

@@ -1,8 +1,9 @@
 //! The dispatcher's entry point for callers above it that run commands with no
 //! connection: the log's replay at start and under DEBUG LOADAOF, later a replica's
 //! link to its master. Commands run as a loading client: every command is known
-//! (renamed ones under both names), writes are not propagated again, and a blocking
-//! command whose data is not there is dropped instead of waiting.
+//! (renamed ones under both names), writes are not propagated again (a master's reach
+//! this server's log), and a blocking command whose data is not there is dropped
+//! instead of waiting.
 
 use std::sync::Arc;
 
@@ -37,10 +38,13 @@ impl<'a> Replayer<'a> {
         Replayer { shared, table, client, rng: fastrand::Rng::with_seed(0), scratch: Vec::new(), report_errors: false }
     }
 
-    /// The replayer of a replica's link to its master: as [`new`](Self::new), and every
-    /// error reply is logged as Redis's replica logs it.
+    /// The replayer of a replica's link to its master: as [`new`](Self::new), but its
+    /// writes reach this server's log (`Client::from_master`), and every error reply is
+    /// logged as Redis's replica logs it.
     pub fn for_master(shared: &'a Shared, table: &'static CommandTable) -> Replayer<'a> {
-        Replayer { report_errors: true, ..Replayer::new(shared, table, "master") }
+        let mut replayer = Replayer { report_errors: true, ..Replayer::new(shared, table, "master") };
+        replayer.client.from_master = true;
+        replayer
     }
 }
 

@@ -169,7 +169,7 @@ fn replicaof(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         return Err(CommandError::msg("ERR REPLICAOF not allowed while failing over."));
     }
     if is(a[1], "no") && is(a[2], "one") {
-        if crate::replication::replica::stop_following(ctx.shared, ctx.client.in_exec, "user request from 'REPLICAOF NO ONE'") {
+        if crate::replication::replica::stop_following(ctx.shared, "user request from 'REPLICAOF NO ONE'") {
             ctx.shared.config.write().replicaof = None;
         }
         ctx.ok();
@@ -199,7 +199,7 @@ fn replicaof(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// order of checks.
 fn failover(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if a.len() == 2 && is(a[1], "abort") {
-        if !crate::replication::replica::abort_failover(ctx.shared, "Failover manually aborted", ctx.client.in_exec) {
+        if !crate::replication::replica::abort_failover(ctx.shared, "Failover manually aborted") {
             return Err(CommandError::msg("ERR No failover in progress."));
         }
         ctx.ok();

@@ -174,7 +174,7 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     encode::array_len(ctx.out, m.queue.len());
     ctx.client.in_exec = true;
     // Decided once, under every gate: the replication stream switches on only there.
-    let propagating = crate::propagate::active(ctx.shared) && !ctx.client.loading;
+    let propagating = crate::propagate::active(ctx.shared) && ctx.client.propagates(ctx.shared);
     if propagating {
         crate::propagate::begin_transaction(ctx.shared);
     }

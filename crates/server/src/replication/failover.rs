@@ -104,7 +104,7 @@ pub fn progress(shared: &Shared, now_ms: i64) {
     match step {
         Step::Abort => {
             drop(plan);
-            super::replica::abort_failover(shared, "Replica never caught up before timeout", true);
+            super::replica::abort_failover(shared, "Replica never caught up before timeout");
         }
         Step::Force(host, port) => {
             crate::log::notice(&format!("FAILOVER to {host}:{port} time out exceeded, failing over."));

@@ -26,17 +26,14 @@
 //! the second one). A transaction is applied and passed on when its EXEC arrives, under
 //! every gate, so that no snapshot starts inside it.
 //!
-//! The replica's log (`appendonly yes`) does not record its master's stream: it is
-//! rewritten from the data set after each full sync and at a promotion, so that it
-//! never brings back data the sync replaced, and a promoted replica's log holds
-//! everything; between the two, a restart brings back the data of the last sync (then
-//! a full sync). Not built yet: logging the stream itself. The stream's records would
-//! reach the log through the dispatcher as a writable replica's own writes do (its
-//! propagation already keeps them out of the replication stream); what stands in the
-//! way is the rewrite after a full sync, whose new incremental file is named in the
-//! manifest at its start (`aof::rewrite`): a crash before its base is written would
-//! replay the stream's records on the old data. It needs Redis 7.0's temporary
-//! incremental file, named only together with the new base.
+//! The replica's log (`appendonly yes`) records its master's stream as applied, as a
+//! Redis replica's AOF does: the stream's writes go through the dispatcher as the
+//! master's client (`Client::from_master`), whose writes reach the log (and only the
+//! log). A full sync replaces the data set: the log is detached from it
+//! (`aof::rewrite::detach`, Redis 7.0's temporary incremental file), so that a restart
+//! before the rewrite that follows brings back the data set of before the sync (then a
+//! full sync), never the master's records over it; the rewrite from the data just
+//! loaded then names its base and its incremental file together.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -108,17 +105,15 @@ pub fn follow(shared: &Arc<Shared>, host: &str, port: u16) -> bool {
 }
 
 /// REPLICAOF NO ONE: the link is cut and this server is a master again, with a new
-/// replication ID. False when it was not a replica. `gates_held`: the caller holds every
-/// loop's gate (inside EXEC), else none (the log's rewrite takes them). `why` is logged:
+/// replication ID. False when it was not a replica. `why` is logged:
 /// "MASTER MODE enabled (<why>)".
-pub fn stop_following(shared: &Shared, gates_held: bool, why: &str) -> bool {
+pub fn stop_following(shared: &Shared, why: &str) -> bool {
     let Some(old) = shared.replica.link.lock().take() else { return false };
     shared.replica.set_replica(false);
     cut(&old);
     shared.repl.new_history();
-    // The log has none of what was replicated (a replica does not log its master's
-    // stream): a rewrite makes it hold the data set from here on.
-    rewrite_log(shared, gates_held);
+    // (The log holds what was applied of the stream: after a full sync, once the
+    // rewrite that finish_sync started or scheduled has ended.)
     crate::log::notice(&format!("MASTER MODE enabled ({why})"));
     true
 }
@@ -142,7 +137,7 @@ pub fn take_over(shared: &Shared, from: i64, why: &str) -> bool {
             std::thread::sleep(Duration::from_millis(1));
         }
     }
-    stop_following(shared, false, why)
+    stop_following(shared, why)
 }
 
 /// FAILOVER's end once its target accepted this server's PSYNC (a partial or full sync
@@ -152,9 +147,8 @@ fn failover_finished(shared: &Shared) {
 }
 
 /// Ends the failover under way, if any, for `reason` (logged); one in progress makes
-/// this server a master again. False when there was none. `gates_held`: the caller
-/// holds every loop's gate (inside EXEC), else none.
-pub fn abort_failover(shared: &Shared, reason: &str, gates_held: bool) -> bool {
+/// this server a master again. False when there was none.
+pub fn abort_failover(shared: &Shared, reason: &str) -> bool {
     let f = &shared.failover;
     let state = {
         let plan = f.plan();
@@ -166,7 +160,7 @@ pub fn abort_failover(shared: &Shared, reason: &str, gates_held: bool) -> bool {
         state
     };
     // (Not under the plan's lock: the link's thread, which takes it, is stopped here.)
-    if state == crate::state::failover::IN_PROGRESS && stop_following(shared, gates_held, "FAILOVER aborted") {
+    if state == crate::state::failover::IN_PROGRESS && stop_following(shared, "FAILOVER aborted") {
         shared.config.write().replicaof = None;
     }
     end_failover(shared, |state| state != crate::state::failover::NONE);
@@ -339,7 +333,7 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
         // a refusal does (Redis's words for each).
         Err(e) if failing_over => {
             let why = if e.starts_with("Error writing") { "Write error to failover target" } else { "Failover target rejected psync request" };
-            abort_failover(shared, why, false);
+            abort_failover(shared, why);
             return Err(e);
         }
         Err(e) => return Err(e),
@@ -350,7 +344,7 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
         if reply.starts_with("+FULLRESYNC") || reply.starts_with("+CONTINUE") {
             failover_finished(shared);
         } else {
-            abort_failover(shared, "Failover target rejected psync request", false);
+            abort_failover(shared, "Failover target rejected psync request");
             return Err(format!("The failover target refused to take over: {reply}"));
         }
     }
@@ -595,6 +589,7 @@ fn load(shared: &Shared, link: &Link, source: &mut LoadSource<'_>, total: u64, r
         drop_own_replicas(shared);
         crate::log::notice("MASTER <-> REPLICA sync: Flushing old data");
         invalidate_for_flush(shared, None);
+        crate::aof::rewrite::detach(shared);
         // `replica-lazy-flush yes`: the old data set is freed on the lazy-free thread,
         // not under every gate (Redis's default, `no`, frees it here: less memory held
         // while the new one loads, a stall of every client meanwhile).
@@ -676,6 +671,7 @@ fn load_aside(shared: &Shared, link: &Link, mut rdb: StreamedRdb<'_>, replid: &s
     shared.repl.forget_history();
     drop_own_replicas(shared);
     invalidate_for_flush(shared, Some(&aside));
+    crate::aof::rewrite::detach(shared);
     crate::log::notice("MASTER <-> REPLICA sync: Swapping active DB with loaded DB");
     shared.keyspace.exchange(&mut aside);
     finish_sync(shared, link, &info, keys, expired, replid, offset);
@@ -799,6 +795,13 @@ fn stream_from_master(shared: &Shared, link: &Link, apply: &mut dyn Apply, w: &m
             start += n;
         }
         input.drain(..start);
+        if start > 0 {
+            // What was applied reaches the log's file now, not at the writer's next
+            // tick (the loops, which write their own records, need not run).
+            if let Some(aof) = shared.aof.as_ref() {
+                aof.nudge_writer();
+            }
+        }
         if last_ack.elapsed() >= Duration::from_secs(1) && ack_error.is_none() {
             ack_error = send_ack(w, link).err();
             last_ack = Instant::now();
