@@ -135,10 +135,20 @@ pub fn command_save(shared: &Shared, asked: Option<bool>) -> Option<bool> {
 
 /// Saves as asked (`Some(true)`: save; `Some(false)`: no save, not even at the exit;
 /// None: the exit's save, by the save rules) and asks every loop to stop. A server
-/// loading its data saves nothing (half a data set). False when the save failed
-/// without `force`: the server goes on.
+/// loading its data saves nothing (half a data set). False, without `force`, when the
+/// save failed or the rewrite after a replica's full sync is still being written
+/// ([`crate::aof::rewrite::writing_initial`]): the server goes on.
 pub fn exit(shared: &Shared, save: Option<bool>, force: bool) -> bool {
     let save = if shared.replica.is_loading() { Some(false) } else { save };
+    // As Redis: a restart now would load the data set of before the replica's last full
+    // sync, whose rewrite is still being written.
+    if crate::aof::rewrite::writing_initial(shared) {
+        if !force {
+            crate::log::warning("Writing initial AOF, can't exit.");
+            return false;
+        }
+        crate::log::warning("Writing initial AOF. Exit anyway.");
+    }
     if save == Some(true) {
         crate::log::notice("Saving the final RDB snapshot before exiting.");
         let saved = {

@@ -250,6 +250,15 @@ pub fn ended(aof: &super::Aof, elapsed_s: i64) {
     aof.rewrite.in_progress.store(false, Ordering::Release);
 }
 
+/// The rewrite after a replica's full sync is running: until it ends, the log's files
+/// lead to the data set of before the sync (Redis's "initial AOF", which its shutdown
+/// waits for unless forced).
+pub fn writing_initial(shared: &Shared) -> bool {
+    shared.aof.as_ref().is_some_and(|aof| {
+        aof.rewrite.in_progress.load(Ordering::Acquire) && aof.files.lock().as_ref().is_some_and(|f| f.detached)
+    })
+}
+
 /// True when `auto-aof-rewrite-percentage` and `auto-aof-rewrite-min-size` call for a
 /// rewrite now.
 pub fn auto_due(shared: &Shared) -> bool {
