@@ -70,7 +70,7 @@ crash_test --cycles 5 --max-seconds 60 --appendfsync everysec --large-values
 
 echo "== replication again on the epoll engine with three event loops (a stream written differently to the sockets)"
 BASALT_SERVER_BIN="$repo/target/debug/basalt-server" BASALT_SERVER_EXTRA="--io-engine epoll --threads 3" \
-  python3 -m pytest -q tests/py/test_replication.py tests/py/test_replication_faults.py tests/py/test_failover.py tests/py/test_repl_swapdb.py 2>&1 | tail -3
+  python3 -m pytest -q tests/py/test_replication.py tests/py/test_replication_faults.py tests/py/test_failover.py tests/py/test_repl_swapdb.py tests/py/test_replica_log.py 2>&1 | tail -3
 
 echo "== redis-py smoke suite against Basalt, the differential test against Redis (RESP2 and RESP3), and the log replay of concurrent writes"
 BASALT_SERVER_BIN="$repo/target/debug/basalt-server" python3 -m pytest -q tests/py 2>&1

@@ -15,6 +15,7 @@ import os
 import shutil
 import time
 
+import pytest
 import redis
 
 from test_replication import Node, caught_up, contents, wait_until, writes_of_every_type
@@ -152,3 +153,29 @@ def test_a_replica_killed_before_the_rewrite_after_a_full_sync_restarts_with_the
     finally:
         for s in servers:
             s.stop()
+
+
+def test_a_replica_does_not_exit_while_the_rewrite_after_a_full_sync_runs():
+    # Until that rewrite ends, a restart would bring back the data set of before the
+    # sync: SHUTDOWN refuses, as Redis's ("Writing initial AOF, can't exit.").
+    master_srv = Node()
+    replica_srv = Node(extra=LOG)
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=60)
+        r = redis.Redis(port=replica_srv.port, socket_timeout=60)
+        # Enough keys for the rewrite to take a while (about 0.3 s in a release build).
+        m.execute_command("DEBUG", "POPULATE", 1500000)
+        assert r.replicaof("127.0.0.1", master_srv.port)
+        wait_until("the rewrite after the sync",
+                   lambda: r.info("replication")["master_link_status"] == "up"
+                   and r.info("persistence")["aof_rewrite_in_progress"] == 1, timeout=60)
+        with pytest.raises(redis.ResponseError, match="Errors trying to SHUTDOWN. Check logs."):
+            r.shutdown()
+        wait_until("the rewrite's end", lambda: log_settled(r), timeout=60)
+        r.shutdown()  # (redis-py takes the closed connection for the success it is)
+        replica_srv.proc.wait(timeout=30)
+        with open(os.path.join(replica_srv.dir.name, "server.log"), "rb") as f:
+            assert b"Writing initial AOF, can't exit." in f.read()
+    finally:
+        master_srv.stop()
+        replica_srv.stop()
