@@ -22,6 +22,7 @@ Usage: scripts/bench-replication.py [--basalt target/release/basalt-server]
        [--redis redis-server] [--keys 1000000] [--requests 2000000] [--rounds 3]
        [--pipeline 16] [--skip-sync] [--syscalls]
        [--master-cpus 0-3] [--replica-cpus 4-7] [--load-cpus 8-15]
+       [--replica-args "--appendonly yes --appendfsync everysec"]
 
 `--syscalls` also counts the master's system calls per SET alone and with its replica
 (`perf stat -e raw_syscalls:sys_enter`, needs perf and tracepoint access): counts, not
@@ -52,6 +53,8 @@ import time
 CLK = os.sysconf("SC_CLK_TCK")
 # taskset prefixes of the CPU measure's master, replica and load generator (empty: none).
 MASTER_PIN, REPLICA_PIN, LOAD_PIN = [], [], []
+# Options of the CPU measure's replica (--replica-args).
+REPLICA_ARGS = ()
 
 
 def free_port():
@@ -172,7 +175,7 @@ def cpu_per_set(binary, kind, requests):
         with SyscallCount(m.proc.pid) as calls_alone:
             bench_set(m.port, requests)
         alone = (cpu_seconds(m.proc.pid) - c0) / requests * 1e6
-        r = Server(binary, kind, pin=REPLICA_PIN)
+        r = Server(binary, kind, extra=REPLICA_ARGS, pin=REPLICA_PIN)
         cli(r.port, "REPLICAOF", "127.0.0.1", m.port)
         wait("the replica", lambda: info(r.port, "replication").get("master_link_status") == "up")
         lag = [0]
@@ -217,8 +220,11 @@ def main():
     ap.add_argument("--master-cpus", default="", help="CPU list of the CPU measure's master (taskset -c)")
     ap.add_argument("--replica-cpus", default="", help="CPU list of its replica")
     ap.add_argument("--load-cpus", default="", help="CPU list of redis-benchmark")
+    ap.add_argument("--replica-args", default="",
+                    help="options of the CPU measure's replica, both servers (e.g. \"--appendonly yes\": its own log of the stream)")
     a = ap.parse_args()
-    global PIPELINE, SYSCALLS, MASTER_PIN, REPLICA_PIN, LOAD_PIN
+    global PIPELINE, SYSCALLS, MASTER_PIN, REPLICA_PIN, LOAD_PIN, REPLICA_ARGS
+    REPLICA_ARGS = tuple(a.replica_args.split())
     PIPELINE = a.pipeline
     SYSCALLS = a.syscalls
     pin = lambda cpus: ["taskset", "-c", cpus] if cpus else []
