@@ -149,7 +149,7 @@ def test_swapdb_to_a_master_with_the_log_on_keeps_a_restarted_replica_whole():
         assert r.get("mine") is None and r.dbsize() == 100
         wait_until("the log's rewrite", lambda: r.info("persistence")["aof_rewrite_in_progress"] == 0)
         assert r.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
-        wait_until("the rewrite after the promotion",
+        wait_until("the log settled after the promotion",
                    lambda: r.info("persistence")["aof_rewrite_in_progress"] == 0
                    and r.info("persistence")["aof_rewrite_scheduled"] == 0)
         r.execute_command("DEBUG", "LOADAOF")

@@ -623,8 +623,9 @@ def test_a_replica_serves_replicas_of_its_own(leaf_kind):
 
 
 def test_a_promoted_replica_with_the_log_on_keeps_everything_across_a_restart():
-    """A replica does not log its master's stream; its log is rewritten after each sync
-    and at its promotion, so a promoted replica killed and restarted has every key."""
+    """A replica logs its master's stream (after the rewrite that follows its full
+    sync), so a promoted replica killed and restarted has every key: the snapshot's,
+    the stream's and its own."""
     master_srv = Node()
     replica_srv = restarted = None
     try:
@@ -648,7 +649,7 @@ def test_a_promoted_replica_with_the_log_on_keeps_everything_across_a_restart():
             p = r.info("persistence")
             return p["aof_rewrite_in_progress"] == 0 and p["aof_rewrite_scheduled"] == 0 and p["aof_rewrites"] >= 1
 
-        wait_until("the log's rewrite", log_settled)
+        wait_until("the rewrite after the sync", log_settled)
         r.set("after-rewrite", "v")
         want = contents(r)
         assert len(want) == 2002
