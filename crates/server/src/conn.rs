@@ -431,6 +431,12 @@ impl Conn {
                         } else if gate.is_none() {
                             store::release_kept();
                             gate = Some(shared.gates[client_owner].read());
+                            // A final save (SHUTDOWN SAVE) ran while this loop waited
+                            // for its gate: nothing more runs, so that no reply
+                            // acknowledges a write it does not hold (`shutdown::exit`).
+                            if shared.shutdown.load(Ordering::Acquire) {
+                                break;
+                            }
                         }
                         command::dispatch::execute_found(&mut ctx, found, args);
                         if client.postponed {

@@ -151,15 +151,20 @@ pub fn exit(shared: &Shared, save: Option<bool>, force: bool) -> bool {
     }
     if save == Some(true) {
         crate::log::notice("Saving the final RDB snapshot before exiting.");
-        let saved = {
-            store::release_kept();
-            let _gates = shared.all_gates(false);
-            crate::snapshot::save(shared)
-        };
-        if saved.is_err() && !force {
+        store::release_kept();
+        let gates = shared.all_gates(false);
+        if crate::snapshot::save(shared).is_err() && !force {
             crate::log::warning("Error trying to save the DB, can't exit.");
             return false;
         }
+        // The stop is asked for before the gates go: a loop that takes its gate next
+        // sees it and runs nothing more (`conn.rs`, EXEC), so no reply acknowledges a
+        // write that the save does not hold (the loops went on for the rest of their
+        // turn, and a SHUTDOWN SAVE under load lost acknowledged writes).
+        shared.final_save_done.store(true, std::sync::atomic::Ordering::Relaxed);
+        shared.request_shutdown();
+        drop(gates);
+        return true;
     }
     if save.is_some() {
         shared.final_save_done.store(true, std::sync::atomic::Ordering::Relaxed);

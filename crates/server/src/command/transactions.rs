@@ -165,6 +165,13 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     // Exclusive: no command runs on any loop until the queue is done. (A replay of
     // the log runs alone already, and DEBUG LOADAOF holds the gates itself.)
     let _gates = ctx.shared.all_gates(ctx.client.loading || keyless_during_load);
+    // A final save (SHUTDOWN SAVE) ran while this EXEC waited for the gates: the
+    // server stops, and nothing of the queue runs (no reply may acknowledge a write the
+    // save does not hold: `shutdown::exit`); the connection closes without a reply.
+    if ctx.shared.shutdown.load(std::sync::atomic::Ordering::Acquire) && !ctx.client.loading {
+        ctx.client.close_after_reply = true;
+        return Ok(());
+    }
     if watch_broken(ctx) {
         unwatch_all(ctx.shared, ctx.client);
         encode::null_array(ctx.out, ctx.client.proto);

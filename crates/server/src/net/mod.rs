@@ -157,7 +157,11 @@ pub fn tick<'a>(
     // of an EXEC (or of its MULTI/EXEC block in the append-only log).
     {
         let _gate = shared.gates[owner.min(shared.gates.len() - 1)].read();
-        crate::command::blocking::serve(shared, now_ms);
+        // (Not once the server stops: a pop served after a final save would be one the
+        // save does not hold.)
+        if !shared.shutdown.load(Ordering::Acquire) {
+            crate::command::blocking::serve(shared, now_ms);
+        }
     }
     crate::command::blocking::expire(shared, owner, now_ms);
     crate::command::pause::resume_if_over(shared, now_ms);
