@@ -62,3 +62,41 @@ def test_every_write_acknowledged_before_shutdown_save_is_in_the_snapshot(tmp_pa
             srv.stop()
             if restarted is not None:
                 restarted.stop()
+
+
+def test_sigterm_whose_final_save_fails_leaves_the_server_up():
+    # As Redis: with save rules, SIGTERM saves first; a save that fails keeps the
+    # server serving, writes included (logged; a failed foreground save is no failed
+    # BGSAVE, so no MISCONF), and the next SIGTERM, once the save can be made, exits
+    # with the data saved. A non-empty folder named dump.rdb makes the save fail.
+    srv = Node(extra=("--save", "3600 1"))
+    try:
+        c = redis.Redis(port=srv.port, socket_timeout=10)
+        c.set("k", "v")
+        blocker = os.path.join(srv.dir.name, "dump.rdb")
+        os.makedirs(os.path.join(blocker, "in-the-way"))
+        srv.proc.terminate()  # SIGTERM to this PID
+        log = os.path.join(srv.dir.name, "server.log")
+
+        def logged(text):
+            with open(log, "rb") as f:
+                return text in f.read()
+
+        deadline = time.monotonic() + 20
+        while not logged(b"Errors trying to shut down the server. Check the logs for more information."):
+            assert time.monotonic() < deadline, "no word of the failed shutdown in the log"
+            time.sleep(0.05)
+        assert srv.proc.poll() is None
+        assert c.get("k") == b"v"
+        c.set("k2", "v2")
+        shutil.rmtree(blocker)
+        srv.proc.terminate()
+        srv.proc.wait(timeout=30)
+        restarted = Node(extra=("--dir", srv.dir.name))
+        try:
+            r = redis.Redis(port=restarted.port, socket_timeout=10)
+            assert (r.get("k"), r.get("k2")) == (b"v", b"v2")
+        finally:
+            restarted.stop()
+    finally:
+        srv.stop()

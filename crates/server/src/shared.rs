@@ -394,7 +394,8 @@ pub struct Shared {
     pub snapshots: crate::state::snapshots::SnapshotStats,
     /// The running capture's walk, shared by the event loops and the snapshot thread.
     pub walk: crate::walk::Walk,
-    /// SHUTDOWN already saved (or was told NOSAVE): the exit path must not save again.
+    /// SHUTDOWN or a signal's shutdown saved already (or chose not to): the exit path
+    /// must not save again.
     pub final_save_done: AtomicBool,
     /// The I/O engine the loops run on (INFO basalt_io_engine), set at start.
     pub io_engine: std::sync::OnceLock<&'static str>,

@@ -121,25 +121,25 @@ pub fn progress(shared: &Shared, now_ms: i64) {
 /// The wait is over: the final save, then the exit; a save that fails without FORCE
 /// ends the shutdown instead (its clients get the error).
 fn finish(shared: &Shared, p: Pending) {
-    let save = if p.clients.is_empty() { p.save } else { command_save(shared, p.save) };
+    let save = command_save(shared, p.save);
     if !exit(shared, save, p.force) {
         end(shared, p);
     }
 }
 
-/// SHUTDOWN's save, for [`exit`]: SAVE or NOSAVE as asked, else the save rules decide
-/// now (a signal's `None` leaves them to the exit).
-pub fn command_save(shared: &Shared, asked: Option<bool>) -> Option<bool> {
-    Some(asked.unwrap_or_else(|| crate::snapshot::has_save_rules(shared)))
+/// The final save, for [`exit`]: SAVE or NOSAVE as asked (SHUTDOWN's options, or
+/// `shutdown-on-sigterm`'s), else the save rules decide now.
+pub fn command_save(shared: &Shared, asked: Option<bool>) -> bool {
+    asked.unwrap_or_else(|| crate::snapshot::has_save_rules(shared))
 }
 
-/// Saves as asked (`Some(true)`: save; `Some(false)`: no save, not even at the exit;
-/// None: the exit's save, by the save rules) and asks every loop to stop. A server
-/// loading its data saves nothing (half a data set). False, without `force`, when the
-/// save failed or the rewrite after a replica's full sync is still being written
-/// ([`crate::aof::rewrite::writing_initial`]): the server goes on.
-pub fn exit(shared: &Shared, save: Option<bool>, force: bool) -> bool {
-    let save = if shared.replica.is_loading() { Some(false) } else { save };
+/// Saves if `save` (see [`command_save`]) and asks every loop to stop; the exit makes
+/// no save of its own after that. A server loading its data saves nothing (half a data
+/// set). False, without `force`, when the save failed or the rewrite after a replica's
+/// full sync is still being written ([`crate::aof::rewrite::writing_initial`]): the
+/// server goes on.
+pub fn exit(shared: &Shared, save: bool, force: bool) -> bool {
+    let save = save && !shared.replica.is_loading();
     // As Redis: a restart now would load the data set of before the replica's last full
     // sync, whose rewrite is still being written.
     if crate::aof::rewrite::writing_initial(shared) {
@@ -149,7 +149,7 @@ pub fn exit(shared: &Shared, save: Option<bool>, force: bool) -> bool {
         }
         crate::log::warning("Writing initial AOF. Exit anyway.");
     }
-    if save == Some(true) {
+    if save {
         crate::log::notice("Saving the final RDB snapshot before exiting.");
         store::release_kept();
         let gates = shared.all_gates(false);
@@ -166,9 +166,7 @@ pub fn exit(shared: &Shared, save: Option<bool>, force: bool) -> bool {
         drop(gates);
         return true;
     }
-    if save.is_some() {
-        shared.final_save_done.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
+    shared.final_save_done.store(true, std::sync::atomic::Ordering::Relaxed);
     shared.request_shutdown();
     true
 }

@@ -91,10 +91,10 @@ fn save_from(shared: &Shared, visit: &mut ShardVisitor<'_>) -> Result<(), String
                 started.elapsed().as_secs_f64()
             ));
         }
-        Err(e) => {
-            shared.snapshots.last_ok.store(false, Ordering::Relaxed);
-            crate::log::warning(&format!("Failed saving the DB: {e}"));
-        }
+        // As Redis's rdbSave: the caller hears of the failure; the status of the last
+        // background save, and so MISCONF, stay as they were (a SAVE or a SHUTDOWN that
+        // failed does not stop writes).
+        Err(e) => crate::log::warning(&format!("Failed saving the DB: {e}")),
     }
     result.map(|_| ())
 }

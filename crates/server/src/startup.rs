@@ -312,13 +312,16 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
                 // A master whose replicas lag waits for them first (`crate::shutdown`);
                 // `shutdown-on-sigterm` / `-sigint` say how.
                 let ask = crate::shutdown::on_signal(&signal_shared, sigint);
-                let (save, force) = (ask.save, ask.force);
+                // The save rules decide now, as for SHUTDOWN: a save that fails keeps
+                // the server up (Redis's "errors trying to shut down").
+                let (save, force) = (crate::shutdown::command_save(&signal_shared, ask.save), ask.force);
                 let now_ms = store::Clock::System.now_ms();
                 if crate::shutdown::begin(&signal_shared, ask, false, now_ms) == crate::shutdown::Begun::Now
                     && !crate::shutdown::exit(&signal_shared, save, force)
                 {
-                    // As Redis: the save failed, the server goes on.
-                    crate::log::warning(&format!("{name} received but errors trying to shut down the server, check the logs for more information"));
+                    // As Redis: the save failed (or the log's first rewrite after a
+                    // full sync runs), the server goes on.
+                    crate::log::warning("Errors trying to shut down the server. Check the logs for more information.");
                 }
             }
         })
@@ -392,8 +395,9 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     }
     crate::snapshot::stop_saver(&shared);
     let _ = saver.join();
-    // SIGTERM/SIGINT: save when save rules exist, as Redis (SHUTDOWN saved already), but
-    // not half a data set (a replica loading its master's snapshot).
+    // A stop that did not decide on a save (a second SIGINT, "You insist"): save when
+    // save rules exist (SHUTDOWN and a signal's shutdown saved already, or chose not
+    // to), but not half a data set (a replica loading its master's snapshot).
     if !shared.final_save_done.load(Ordering::Relaxed) && crate::snapshot::has_save_rules(&shared) && !shared.replica.is_loading() {
         crate::log::notice("Saving the final RDB snapshot before exiting.");
         if crate::snapshot::save(&shared).is_err() {
