@@ -431,12 +431,17 @@ impl Aof {
         true
     }
 
-    /// The end of what has been appended (under every gate: the rewrite's cut point).
-    /// The open segment is sealed there, so that the cut falls between two segments
-    /// (the file before it ends with a whole one).
-    pub fn end(&self) -> u64 {
+    /// The end of what has been appended, where a new file begins (under every gate:
+    /// a rewrite's cut point). The open segment is sealed there, so that the cut falls
+    /// between two segments (the file before it ends with a whole one), and the next
+    /// record opens with its SELECT and its time, as Redis's new incremental file does:
+    /// a file replayed after a base starts in database 0 at no time (without that, the
+    /// first write after a BGREWRITEAOF in another database than 0 came back in 0).
+    pub fn cut(&self) -> u64 {
         let mut t = self.tail.lock();
         t.seal();
+        t.db = usize::MAX;
+        t.ts_ms = i64::MIN;
         t.end
     }
 

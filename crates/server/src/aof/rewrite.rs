@@ -107,7 +107,7 @@ fn open_next(shared: &Shared, aof: &super::Aof) -> Result<Job, String> {
     // (A rewrite starts only once the one before ended: a void mark left after it is
     // not this one's.)
     files.rewrite_void = false;
-    let at = aof.end();
+    let at = aof.cut();
     aof.switch_to(at, target);
     let _ = shared;
     Ok(Job { base, incr, at })
@@ -153,7 +153,7 @@ pub fn detach(shared: &Shared) {
     match create_incr(files) {
         Ok((incr, target)) => {
             files.unnamed.push(incr.name);
-            aof.switch_to(aof.end(), target);
+            aof.switch_to(aof.cut(), target);
         }
         // What is logged until the rewrite goes on in the file the manifest names: a
         // restart before the rewrite ends would replay it over the old data set.

@@ -272,6 +272,28 @@ fn bgrewriteaof_compacts_the_log_and_loses_nothing() {
     assert_eq!(int(&mut c, &["EXISTS", "after", "after2", "during"]), 3);
 }
 
+/// The first record after a rewrite's cut is in the database of the writes before it:
+/// the new incremental file, replayed after the base (which leaves database 0 selected),
+/// must open with its SELECT. (It did not, and the write came back in database 0.)
+#[test]
+fn a_write_after_bgrewriteaof_comes_back_in_its_database() {
+    let Some(mut p) = Persisted::start(AOF_ALWAYS) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["SELECT", "5"]);
+    ok(&mut c, &["SET", "before", "1"]);
+    assert_bytes!(c.cmd(&["BGREWRITEAOF"]), b"+Background append only file rewriting started\r\n");
+    wait_no_rewrite(&mut c);
+    ok(&mut c, &["SET", "after", "2"]);
+    p.crash_and_restart();
+    let mut c = p.conn();
+    ok(&mut c, &["SELECT", "5"]);
+    assert_eq!(int(&mut c, &["EXISTS", "before", "after"]), 2);
+    ok(&mut c, &["SELECT", "0"]);
+    assert_eq!(int(&mut c, &["DBSIZE"]), 0);
+}
+
 #[test]
 fn the_log_rewrites_itself_when_it_grows() {
     let Some(p) = Persisted::start(&[
