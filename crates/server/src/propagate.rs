@@ -59,13 +59,17 @@ pub fn active(shared: &Shared) -> bool {
 /// the end of its last record, None when nothing was logged. `request`: the bytes the
 /// client sent, when they are exactly the encoding of `args` (as nearly every client
 /// sends a command; the parser tells): they stand for the command's record in the
-/// replication stream, not encoded again.
+/// replication stream, not encoded again. `to_replicas`: false for the master's stream
+/// applied on a replica (its link passes the stream's own bytes on; decided by the
+/// client, not by the role, which a promotion may change while the link applies one).
 #[inline]
-pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propagation, ordered: &Ordered<'_>, request: Option<&[u8]>) -> Option<u64> {
+#[allow(clippy::too_many_arguments)]
+pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propagation, ordered: &Ordered<'_>, request: Option<&[u8]>, to_replicas: bool) -> Option<u64> {
     match what {
         Propagation::AsSent => {
             debug_assert!(request.is_none_or(|r| resp::encode::is_command_encoding(r, args)));
             match request {
+                _ if !to_replicas => {}
                 Some(bytes) => feed_replicas_with(
                     shared,
                     Some(ordered),
@@ -79,7 +83,9 @@ pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propa
         Propagation::Effect(records) if records.is_empty() => None,
         Propagation::Effect(records) => {
             let recs: Vec<&[Vec<u8>]> = records.iter().map(Vec::as_slice).collect();
-            feed_replicas(shared, db, &recs, Some(ordered));
+            if to_replicas {
+                feed_replicas(shared, db, &recs, Some(ordered));
+            }
             shared.aof.as_ref().map(|aof| aof.append(db, now_ms, &recs))
         }
         Propagation::Nothing => None,

@@ -317,6 +317,12 @@ pub fn begin_bgsave(shared: &Shared, gates_held: bool) -> Result<(), &'static st
     }
     {
         let _gates = shared.all_gates(gates_held);
+        // A replica's full sync replacing the data set began while this waited for the
+        // gates: a save now would write half a data set over the last whole one.
+        if shared.replica.is_loading() {
+            shared.snapshots.bg_in_progress.store(false, Ordering::Release);
+            return Err("LOADING Redis is loading the dataset in memory");
+        }
         begin_capture_locked(shared, Job::Dump);
     }
     crate::log::notice("Background saving started (without fork)");

@@ -284,6 +284,12 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
             crate::log::notice(&format!("Removed {name}, left by an interrupted save or rewrite"));
         }
     }
+    // The loops serve while the data loads, as Redis does: every command not flagged
+    // `loading` (INFO, CONFIG, CLIENT, SHUTDOWN run) is answered `-LOADING`, so that a
+    // client, Sentinel or a monitor sees a server loading, not one that does not answer.
+    // Set before the signals are caught: a stop asked for before the load must not save
+    // the empty keyspace over the data about to be loaded.
+    let loading = shared.begin_loading(0, true);
     // SIGTERM and SIGINT from here on ask for a clean stop (during the load below too).
     let signal_shared = shared.clone();
     let mut signals =
@@ -327,12 +333,8 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
         })
         .map_err(StartError::Loop)?;
 
-    // The loops serve while the data loads, as Redis does: every command not flagged
-    // `loading` (INFO, CONFIG, CLIENT, SHUTDOWN run) is answered `-LOADING`, so that a
-    // client, Sentinel or a monitor sees a server loading, not one that does not answer.
     // The load holds the gates for reading, as a replica's load: nothing that needs the
     // keyspace alone (EXEC, a capture) starts meanwhile.
-    let loading = shared.begin_loading(0, true);
     let handles = start_loops(engine, &shared, per_loop)?;
     let loaded = {
         let _gates = shared.all_gates_shared();

@@ -53,6 +53,13 @@ pub fn begin(shared: &Shared, gates_held: bool) -> Result<Started, String> {
         return Ok(Started::Scheduled);
     }
     let _gates = shared.all_gates(gates_held);
+    // A replica's full sync replacing the data set (the snapshot thread saw no load
+    // before it waited for the gates): a capture now would be of half a data set. The
+    // sync's end starts the rewrite.
+    if shared.replica.is_loading() {
+        aof.rewrite.scheduled.store(true, Ordering::Release);
+        return Ok(Started::Scheduled);
+    }
     // Checked again under the gates: the snapshot thread may have begun a capture.
     if shared.snapshots.bg_in_progress.swap(true, Ordering::AcqRel) {
         aof.rewrite.scheduled.store(true, Ordering::Release);
@@ -213,6 +220,7 @@ pub fn finish(shared: &Shared, job: &Job, base_size: u64) -> Result<(), String> 
     r.rewrites.fetch_add(1, Ordering::Relaxed);
     r.last_ok.store(true, Ordering::Relaxed);
     r.consecutive_failures.store(0, Ordering::Relaxed);
+    r.retry_at_ms.store(0, Ordering::Relaxed);
     aof.base_size.store(base_size, Ordering::Relaxed);
     // aof_current_size counts from the new base: it plus what the new file holds.
     aof.start_size.store(base_size, Ordering::Relaxed);
@@ -248,6 +256,17 @@ fn aof_dir_file(aof: &super::Aof, name: &str) -> PathBuf {
 pub fn ended(aof: &super::Aof, elapsed_s: i64) {
     aof.rewrite.last_time_s.store(elapsed_s, Ordering::Relaxed);
     aof.rewrite.in_progress.store(false, Ordering::Release);
+}
+
+/// A replica promoted with its log still detached (a full sync whose load failed, or
+/// whose rewrite has not begun): the rewrite that names the log's files again is
+/// scheduled (the snapshot thread starts it), so that the new master's writes do not
+/// stay in files no manifest names.
+pub fn schedule_if_detached(shared: &Shared) {
+    let Some(aof) = shared.aof.as_ref() else { return };
+    if aof.files.lock().as_ref().is_some_and(|f| f.detached) && !aof.rewrite.in_progress.load(Ordering::Acquire) {
+        aof.rewrite.scheduled.store(true, Ordering::Release);
+    }
 }
 
 /// The rewrite after a replica's full sync is running: until it ends, the log's files

@@ -112,8 +112,9 @@ pub fn stop_following(shared: &Shared, why: &str) -> bool {
     shared.replica.set_replica(false);
     cut(&old);
     shared.repl.new_history();
-    // (The log holds what was applied of the stream: after a full sync, once the
-    // rewrite that finish_sync started or scheduled has ended.)
+    // The log holds what was applied of the stream, once the rewrite after the last
+    // full sync has ended: one still to begin (its load failed) is scheduled now.
+    crate::aof::rewrite::schedule_if_detached(shared);
     crate::log::notice(&format!("MASTER MODE enabled ({why})"));
     true
 }
