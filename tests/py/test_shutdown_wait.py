@@ -68,6 +68,31 @@ def test_sigterm_waits_for_a_lagging_replica_which_then_has_every_write():
         stop_all(replica, master)
 
 
+def test_a_replica_waits_for_its_own_lagging_replica_which_then_has_every_write():
+    # A chain: the middle server passes its master's stream on. Stopped, it waits for
+    # its replica as a master does (no GETACK: its stream is its master's), its master's
+    # writes held meanwhile, as Redis's.
+    master, middle, m, r = group(30)
+    leaf = Node(extra=("--replicaof", "127.0.0.1", str(middle.port)))
+    try:
+        leaf_c = redis.Redis(port=leaf.port, socket_timeout=10)
+        wait_until("the leaf's sync", lambda: caught_up(r, leaf_c))
+        os.kill(leaf.proc.pid, signal.SIGSTOP)
+        for i in range(100):
+            m.set(f"k:{i}", i)
+        assert m.wait(1, 5000) == 1
+        middle.proc.send_signal(signal.SIGTERM)
+        time.sleep(1.5)
+        assert middle.proc.poll() is None, "the middle replica did not wait for its replica"
+        os.kill(leaf.proc.pid, signal.SIGCONT)
+        assert middle.proc.wait(timeout=20) == 0
+        assert sum(1 for _ in leaf_c.scan_iter("k:*")) == 100
+        with open(os.path.join(middle.dir.name, "server.log"), "rb") as f:
+            assert b"Waiting for replicas before shutting down." in f.read()
+    finally:
+        stop_all(leaf, middle, master)
+
+
 def test_the_wait_ends_at_shutdown_timeout():
     master, replica, m, r = group(2)
     try:

@@ -6,6 +6,9 @@
 //! write acknowledged just before a planned restart could be missing on the replica that
 //! Sentinel promotes next.
 //!
+//! A replica with replicas of its own waits for them likewise, its link holding its
+//! master's writes, without a GETACK (its stream is its master's).
+//!
 //! `SHUTDOWN NOW` (and a SHUTDOWN inside EXEC, which cannot block) skips the wait;
 //! `SHUTDOWN ABORT` ends it, the server goes on, and the waiting SHUTDOWN clients get an
 //! error; `FORCE` exits even when the final save fails. The waiting state is
@@ -41,7 +44,7 @@ pub fn begin(shared: &Shared, ask: Ask, gates_held: bool, now_ms: i64) -> Begun 
     let timeout_s: i64 = shared.config.read().recorded.get("shutdown-timeout").and_then(|v| v.parse().ok()).unwrap_or(10);
     // Nothing to wait for: no gate taken (a signal during the load at start must stop
     // it at once, and the load holds every gate until its end).
-    let idle = ask.now || timeout_s == 0 || shared.replica.is_replica() || shared.repl.info().replicas.is_empty();
+    let idle = ask.now || timeout_s == 0 || shared.repl.info().replicas.is_empty();
     if idle && !shared.shutdown_wait.waiting() {
         return Begun::Now;
     }
@@ -63,7 +66,14 @@ pub fn begin(shared: &Shared, ask: Ask, gates_held: bool, now_ms: i64) -> Begun 
     if in_sync(shared, (before, before)).0 {
         return Begun::Now;
     }
-    shared.repl.feed_keyless(&[b"REPLCONF", b"GETACK", b"*"]);
+    // A replica with replicas of its own passes its master's stream on byte for byte: a
+    // GETACK of its own would move its offset off its master's. As Redis's, it waits
+    // for their acknowledgements of every second instead, its link applying nothing
+    // meanwhile (the hold below: `replication::replica`), so that the offset they
+    // chase stands still.
+    if !shared.replica.is_replica() {
+        shared.repl.feed_keyless(&[b"REPLCONF", b"GETACK", b"*"]);
+    }
     let after = shared.repl.offset();
     shared.pause.hold_for_shutdown(&shared.keyspace, true);
     *pending = Some(Pending {

@@ -756,6 +756,19 @@ fn stream_from_master(shared: &Shared, link: &Link, apply: &mut dyn Apply, w: &m
         if link.stop.load(Ordering::Acquire) || shared.shutdown.load(Ordering::Acquire) {
             return Ok(());
         }
+        // A shutdown waiting for this server's own replicas (`crate::shutdown`): the
+        // master's writes wait, as Redis pauses its master client with the other
+        // clients' writes, so that the offset the replicas catch up with stands still.
+        // (Acknowledgements go on; the master's bytes wait in the socket.)
+        if shared.pause.writes_held() {
+            if last_ack.elapsed() >= Duration::from_secs(1) && ack_error.is_none() {
+                ack_error = send_ack(w, link).err();
+                last_ack = Instant::now();
+            }
+            std::thread::sleep(Duration::from_millis(10));
+            last_data = Instant::now();
+            continue;
+        }
         let mut start = 0;
         while start < input.len() {
             // Cut (REPLICAOF NO ONE, or another master): not one command more of this
