@@ -159,7 +159,11 @@ pub fn exit(shared: &Shared, save: bool, force: bool) -> bool {
         }
         crate::log::warning("Writing initial AOF. Exit anyway.");
     }
-    if save {
+    // Held from the save to the stop (when saving): a loop that takes its gate next
+    // sees the stop and runs nothing more (`conn.rs`, EXEC), so no reply acknowledges a
+    // write that the save does not hold (the loops went on for the rest of their turn,
+    // and a SHUTDOWN SAVE under load lost acknowledged writes).
+    let _gates = if save {
         crate::log::notice("Saving the final RDB snapshot before exiting.");
         store::release_kept();
         let gates = shared.all_gates(false);
@@ -167,15 +171,10 @@ pub fn exit(shared: &Shared, save: bool, force: bool) -> bool {
             crate::log::warning("Error trying to save the DB, can't exit.");
             return false;
         }
-        // The stop is asked for before the gates go: a loop that takes its gate next
-        // sees it and runs nothing more (`conn.rs`, EXEC), so no reply acknowledges a
-        // write that the save does not hold (the loops went on for the rest of their
-        // turn, and a SHUTDOWN SAVE under load lost acknowledged writes).
-        shared.final_save_done.store(true, std::sync::atomic::Ordering::Relaxed);
-        shared.request_shutdown();
-        drop(gates);
-        return true;
-    }
+        Some(gates)
+    } else {
+        None
+    };
     shared.final_save_done.store(true, std::sync::atomic::Ordering::Relaxed);
     shared.request_shutdown();
     true

@@ -180,8 +180,9 @@ pub fn finish(shared: &Shared, job: &Job, base_size: u64) -> Result<(), String> 
         let mut guard = aof.files.lock();
         let files = guard.as_mut().ok_or("the log's files are not open")?;
         if std::mem::take(&mut files.rewrite_void) {
+            let base = files.dir.join(&job.base.name);
             drop(guard);
-            let _ = std::fs::remove_file(aof_dir_file(aof, &job.base.name));
+            let _ = std::fs::remove_file(base);
             crate::log::notice("Background AOF rewrite discarded: a sync with the master replaced the data set it captured");
             return Ok(());
         }
@@ -247,15 +248,25 @@ pub fn failed(aof: &super::Aof, why: &str) {
     }
 }
 
-/// The path of `name` in the log's folder.
-fn aof_dir_file(aof: &super::Aof, name: &str) -> PathBuf {
-    aof.files.lock().as_ref().map_or_else(|| PathBuf::from(name), |f| f.dir.join(name))
-}
-
 /// The rewrite's capture ended (done or failed).
 pub fn ended(aof: &super::Aof, elapsed_s: i64) {
     aof.rewrite.last_time_s.store(elapsed_s, Ordering::Relaxed);
     aof.rewrite.in_progress.store(false, Ordering::Release);
+}
+
+/// With the log on, a rewrite from the data set now, or, one running (its point in
+/// time is older) or none possible now, one scheduled after it (a replica's full sync:
+/// the log must come to hold the data just loaded). `gates_held`: as for [`begin`].
+pub fn begin_or_schedule(shared: &Shared, gates_held: bool) {
+    let Some(aof) = shared.aof.as_ref() else { return };
+    if aof.rewrite.in_progress.load(Ordering::Acquire) {
+        aof.rewrite.scheduled.store(true, Ordering::Release);
+        return;
+    }
+    if let Err(e) = begin(shared, gates_held) {
+        crate::log::warning(&format!("Can't rewrite the append-only log now: {e}"));
+        aof.rewrite.scheduled.store(true, Ordering::Release);
+    }
 }
 
 /// A replica promoted with its log still detached (a full sync whose load failed, or

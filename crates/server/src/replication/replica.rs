@@ -179,20 +179,6 @@ fn end_failover(shared: &Shared, ends: impl FnOnce(u8) -> bool) {
     }
 }
 
-/// With the log on: a rewrite of it from the data set now (or, one running, another
-/// after it: the running one's point in time is older).
-fn rewrite_log(shared: &Shared, gates_held: bool) {
-    let Some(aof) = shared.aof.as_ref() else { return };
-    if aof.rewrite.in_progress.load(Ordering::Acquire) {
-        aof.rewrite.scheduled.store(true, Ordering::Release);
-        return;
-    }
-    if let Err(e) = crate::aof::rewrite::begin(shared, gates_held) {
-        crate::log::warning(&format!("Can't rewrite the append-only log after the replication change: {e}"));
-        aof.rewrite.scheduled.store(true, Ordering::Release);
-    }
-}
-
 /// Closes this server's replicas: they reconnect and sync again.
 fn drop_own_replicas(shared: &Shared) {
     for id in shared.repl.replica_ids() {
@@ -727,7 +713,7 @@ fn finish_sync(shared: &Shared, link: &Link, info: &store::rdb::LoadInfo, keys: 
     crate::log::notice(&format!("Done loading RDB, keys loaded: {keys}, keys expired: {expired}."));
     // As Redis after a sync: the log restarts from the data just loaded, so that a
     // restart does not bring back what the flush removed.
-    rewrite_log(shared, true);
+    crate::aof::rewrite::begin_or_schedule(shared, true);
     crate::log::notice("MASTER <-> REPLICA sync: Finished with success");
 }
 
