@@ -179,3 +179,54 @@ def test_a_replica_does_not_exit_while_the_rewrite_after_a_full_sync_runs():
     finally:
         master_srv.stop()
         replica_srv.stop()
+
+
+@pytest.mark.parametrize("load", ["swapdb", "on-empty-db"])
+def test_a_full_sync_whose_log_file_cannot_be_made_replaces_nothing_until_it_can(tmp_path, load):
+    """Loaded from the socket (no temporary file that the folder would refuse first), a
+    full sync whose new log file cannot be created is abandoned before the data set is
+    replaced, and tried again: the log never gets the master's records on top of the
+    data set of before. Basalt only: Redis 7.0 exits after the sync when it cannot
+    restart its log, and names its files otherwise."""
+    if os.path.basename(os.environ.get("BASALT_TEST_SERVER", "")) == "redis-server":
+        pytest.skip("Basalt's file names and retry")
+    master_srv = Node()
+    replica_srv = Node(extra=LOG + ("--repl-diskless-load", load))
+    servers = [master_srv, replica_srv]
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=30)
+        r = redis.Redis(port=replica_srv.port, socket_timeout=30)
+        folder = replica_srv.dir.name
+        if load == "swapdb":
+            # A data set of the replica's own, which the sync would replace.
+            writes_of_every_type(r, "own")
+            wait_until("the log settled", lambda: log_settled(r))
+        before = contents(r)
+        incrs = [int(n.split(".")[2]) for n in manifest(folder) if ".incr." in n]
+        blocker = os.path.join(folder, "appendonlydir", f"appendonly.aof.{max(incrs) + 1}.incr.aof")
+        os.makedirs(os.path.join(blocker, "in-the-way"))
+        writes_of_every_type(m, "master")
+        full = m.info("stats")["sync_full"]
+        assert r.replicaof("127.0.0.1", master_srv.port)
+        wait_until("two attempts", lambda: m.info("stats")["sync_full"] >= full + 2, timeout=30)
+        assert r.info("replication")["master_link_status"] == "down"
+        assert contents(r) == before
+        with open(os.path.join(folder, "server.log"), "rb") as f:
+            assert b"Can't start a new AOF file for the data set the master sent" in f.read()
+
+        # Killed now, it restarts with its own data set, none of the master's.
+        copy = crash(replica_srv, tmp_path / "abandoned")
+        shutil.rmtree(os.path.join(copy, os.path.relpath(blocker, folder)))
+        restarted = restart(copy)
+        servers.append(restarted)
+        r = redis.Redis(port=restarted.port, socket_timeout=30)
+        assert contents(r) == before
+
+        # With nothing in the way, the sync goes through.
+        r.config_set("repl-diskless-load", load)
+        assert r.replicaof("127.0.0.1", master_srv.port)
+        wait_until("the sync", lambda: in_step(m, r), timeout=30)
+        assert contents(r) == contents(m)
+    finally:
+        for s in servers:
+            s.stop()

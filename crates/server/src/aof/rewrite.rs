@@ -145,29 +145,30 @@ fn create_incr(files: &mut Files) -> Result<(FileEntry, Target), String> {
     Ok((incr, target))
 }
 
-/// A replica's full sync replaces the data set (every gate held): from here on the log
-/// goes to a file the manifest does not name, and the manifest keeps naming the files
-/// of the data set before, until a rewrite from the new one names its own (see the
-/// module's header). The caller starts that rewrite once the new data set is loaded.
-pub fn detach(shared: &Shared) {
-    let Some(aof) = shared.aof.as_ref() else { return };
+/// A replica's full sync is about to replace the data set (every gate held): from here
+/// on the log goes to a file the manifest does not name, and the manifest keeps naming
+/// the files of the data set before, until a rewrite from the new one names its own
+/// (see the module's header). The caller starts that rewrite once the new data set is
+/// loaded.
+///
+/// An error (the new file cannot be created: the folder refuses it, no file
+/// descriptor left) changes nothing, and the caller must not replace the data set: the
+/// log would go on in the named file, and a restart would replay the master's records
+/// over the data set of before. (A sync through a temporary file fails the same way
+/// when the folder refuses it; Redis 7.0 exits when it cannot restart its log after a
+/// sync.)
+pub fn detach(shared: &Shared) -> Result<(), String> {
+    let Some(aof) = shared.aof.as_ref() else { return Ok(()) };
     let mut guard = aof.files.lock();
-    let Some(files) = guard.as_mut() else { return };
+    let Some(files) = guard.as_mut() else { return Ok(()) };
+    let (incr, target) = create_incr(files)?;
     files.detached = true;
     if aof.rewrite.in_progress.load(Ordering::Acquire) {
         files.rewrite_void = true;
     }
-    match create_incr(files) {
-        Ok((incr, target)) => {
-            files.unnamed.push(incr.name);
-            aof.switch_to(aof.cut(), target);
-        }
-        // What is logged until the rewrite goes on in the file the manifest names: a
-        // restart before the rewrite ends would replay it over the old data set.
-        Err(e) => crate::log::warning(&format!(
-            "Can't start a new AOF file for the data set the master sent ({e}): until the AOF rewrite that follows ends, a restart would load the old data set and what was applied since"
-        )),
-    }
+    files.unnamed.push(incr.name);
+    aof.switch_to(aof.cut(), target);
+    Ok(())
 }
 
 /// The base is written and durable: the manifest now names the new base and the new

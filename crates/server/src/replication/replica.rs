@@ -569,6 +569,7 @@ fn load(shared: &Shared, link: &Link, source: &mut LoadSource<'_>, total: u64, r
         if link.stop.load(Ordering::Acquire) {
             return Err("the link was cut before the load".into());
         }
+        detach_log(shared)?;
         // The old history goes with the flush: a load that fails must not leave a PSYNC
         // that the master would continue on partial data; this server's own replicas sync
         // again (as Redis's disconnectSlaves).
@@ -576,7 +577,6 @@ fn load(shared: &Shared, link: &Link, source: &mut LoadSource<'_>, total: u64, r
         drop_own_replicas(shared);
         crate::log::notice("MASTER <-> REPLICA sync: Flushing old data");
         invalidate_for_flush(shared, None);
-        crate::aof::rewrite::detach(shared);
         // `replica-lazy-flush yes`: the old data set is freed on the lazy-free thread,
         // not under every gate (Redis's default, `no`, frees it here: less memory held
         // while the new one loads, a stall of every client meanwhile).
@@ -655,10 +655,15 @@ fn load_aside(shared: &Shared, link: &Link, mut rdb: StreamedRdb<'_>, replid: &s
             return Err(e);
         }
     };
+    if let Err(e) = detach_log(shared) {
+        drop(gates);
+        discard(shared, aside);
+        crate::log::notice("MASTER <-> REPLICA sync: Discarding temporary DB in background");
+        return Err(e);
+    }
     shared.repl.forget_history();
     drop_own_replicas(shared);
     invalidate_for_flush(shared, Some(&aside));
-    crate::aof::rewrite::detach(shared);
     crate::log::notice("MASTER <-> REPLICA sync: Swapping active DB with loaded DB");
     shared.keyspace.exchange(&mut aside);
     finish_sync(shared, link, &info, keys, expired, replid, offset);
@@ -666,6 +671,16 @@ fn load_aside(shared: &Shared, link: &Link, mut rdb: StreamedRdb<'_>, replid: &s
     discard(shared, aside);
     crate::log::notice("MASTER <-> REPLICA sync: Discarding old DB in background");
     Ok(())
+}
+
+/// Before the data set is replaced (every gate held): the log goes on in a file of the
+/// new data set's (`aof::rewrite::detach`). Where it cannot, the sync ends with nothing
+/// replaced, and the link tries again a second later, as after a temporary file the
+/// folder refused.
+fn detach_log(shared: &Shared) -> LinkResult<()> {
+    crate::aof::rewrite::detach(shared).map_err(|e| {
+        format!("Can't start a new AOF file for the data set the master sent ({e}): the sync is abandoned, the data set and the log stay as they were")
+    })
 }
 
 /// Before the data set is replaced: every watched key that the old or the incoming
