@@ -8,6 +8,7 @@ against Redis as the master too (BASALT_TEST_SERVER=redis-server).
 
 import os
 import shutil
+import signal
 import socket
 import threading
 import time
@@ -940,3 +941,59 @@ def test_a_replica_passes_keys_past_their_time_on_to_a_replica_of_its_own():
         middle_srv.stop()
         relay.stop()
         master_srv.stop()
+
+
+@pytest.mark.parametrize("pop", ["BLPOP", "BLMOVE"])
+def test_wait_after_a_served_blocked_pop_counts_only_replicas_that_have_the_pop(pop):
+    """A blocked pop served by another client's push is the popped client's write: its
+    WAIT counts the replicas that have the pop, so that an element WAIT called safe is
+    not back in the list after a failover. Basalt only: Redis 7.0.15's WAIT there uses
+    the offset from when the client blocked (it answers 1 with the replica stopped);
+    Redis 7.2 re-runs the served command, which counts it."""
+    if os.path.basename(os.environ.get("BASALT_TEST_SERVER", "")) == "redis-server":
+        pytest.skip("Redis 7.0 does not count a served pop for the popped client's WAIT")
+    master_srv = Node()
+    replica_srv = start_replica(master_srv.port)
+    stopped = False
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        r = redis.Redis(port=replica_srv.port, socket_timeout=10)
+        m.set("before", 1)
+        assert m.execute_command("WAIT", 1, 10000) == 1
+        # Several poppers, so that some wait on another event loop than the pusher's.
+        poppers = [redis.Redis(port=master_srv.port, socket_timeout=10) for _ in range(4)]
+        results = [None] * len(poppers)
+
+        def blocked_pop(i):
+            c = poppers[i]
+            if pop == "BLPOP":
+                results[i] = c.blpop(f"q{i}", 0)
+            else:
+                results[i] = c.blmove(f"q{i}", f"dst{i}", 0, "LEFT", "RIGHT")
+
+        threads = [threading.Thread(target=blocked_pop, args=(i,)) for i in range(len(poppers))]
+        for t in threads:
+            t.start()
+        wait_until("the poppers blocked", lambda: m.info("clients")["blocked_clients"] == len(poppers))
+        os.kill(replica_srv.proc.pid, signal.SIGSTOP)
+        stopped = True
+        pusher = redis.Redis(port=master_srv.port, socket_timeout=10)
+        for i in range(len(poppers)):
+            pusher.rpush(f"q{i}", f"v{i}")
+        for t in threads:
+            t.join(timeout=10)
+        assert all(res is not None for res in results)
+        for c in poppers:
+            assert c.execute_command("WAIT", 1, 200) == 0
+        os.kill(replica_srv.proc.pid, signal.SIGCONT)
+        stopped = False
+        for i, c in enumerate(poppers):
+            assert c.execute_command("WAIT", 1, 10000) == 1
+            assert r.llen(f"q{i}") == 0
+            if pop == "BLMOVE":
+                assert r.lrange(f"dst{i}", 0, -1) == [f"v{i}".encode()]
+    finally:
+        if stopped:
+            os.kill(replica_srv.proc.pid, signal.SIGCONT)
+        master_srv.stop()
+        replica_srv.stop()

@@ -51,7 +51,7 @@ pub fn collect(ps: &PubSub, ch: &[u8], msg: &[u8], out: &mut Vec<Delivery>) {
 pub fn post_all(shared: &Shared, deliveries: Vec<Delivery>, need: u64) -> usize {
     let n = deliveries.len();
     for (to, bytes) in deliveries {
-        shared.post_mail(to.owner, Mail { client_id: to.id, bytes, unblock: false, need });
+        shared.post_mail(to.owner, Mail { client_id: to.id, bytes, unblock: false, need, repl_woff: 0 });
     }
     n
 }

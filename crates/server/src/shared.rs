@@ -189,12 +189,16 @@ pub struct Mail {
     pub unblock: bool,
     /// Log offset the bytes may not leave before (they reveal a write); 0 = none.
     pub need: u64,
+    /// A served blocked pop's write, made for this client on another loop: the
+    /// replication stream's offset past its record, which the client's next WAIT waits
+    /// for (`Client::repl_woff`); 0 = none.
+    pub repl_woff: u64,
 }
 
 impl Shared {
     /// Posts bytes to a client's loop and wakes it.
     pub fn post(&self, to: Subscriber, bytes: bytes::Bytes) {
-        self.post_mail(to.owner, Mail { client_id: to.id, bytes, unblock: false, need: 0 });
+        self.post_mail(to.owner, Mail { client_id: to.id, bytes, unblock: false, need: 0, repl_woff: 0 });
     }
 
     /// Asks client `id`'s event loop to close it (from any thread).

@@ -244,7 +244,16 @@ fn serve_waiters(shared: &Shared, now_ms: i64) {
                             shared.touch(w.db, dst);
                         }
                         shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
-                        shared.post_mail(w.owner, Mail { client_id: id, bytes: bytes::Bytes::from(reply), unblock: true, need });
+                        // The pop is the served client's write: its WAIT must count the
+                        // replicas that have it. Its record waits in this loop's part of
+                        // the stream; published now, the stream's offset covers it.
+                        let repl_woff = if shared.repl.feeding() {
+                            shared.repl.publish_mine();
+                            shared.repl.offset_now()
+                        } else {
+                            0
+                        };
+                        shared.post_mail(w.owner, Mail { client_id: id, bytes: bytes::Bytes::from(reply), unblock: true, need, repl_woff });
                     }
                 }
                 // A key of another type than the waiter's does not wake it (Redis
@@ -260,7 +269,7 @@ fn serve_waiters(shared: &Shared, now_ms: i64) {
                         shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
                         let mut reply = Vec::new();
                         super::write_error(&mut reply, &e.to_string());
-                        shared.post_mail(w.owner, Mail { client_id: id, bytes: bytes::Bytes::from(reply), unblock: true, need: 0 });
+                        shared.post_mail(w.owner, Mail { client_id: id, bytes: bytes::Bytes::from(reply), unblock: true, need: 0, repl_woff: 0 });
                     }
                 }
             }
@@ -291,7 +300,7 @@ pub fn expire(shared: &Shared, owner: usize, now_ms: i64) {
     for id in due {
         if let Some(w) = reg.remove(id) {
             shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
-            shared.post_mail(owner, Mail { client_id: id, bytes: bytes::Bytes::from(timeout_reply(shared, &w)), unblock: true, need: 0 });
+            shared.post_mail(owner, Mail { client_id: id, bytes: bytes::Bytes::from(timeout_reply(shared, &w)), unblock: true, need: 0, repl_woff: 0 });
         }
     }
 }
@@ -322,7 +331,7 @@ pub fn unblock(shared: &Shared, id: u64, error: bool) -> bool {
     drop(reg);
     shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
     let reply = if error { b"-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n".to_vec() } else { timeout_reply(shared, &w) };
-    shared.post_mail(w.owner, Mail { client_id: id, bytes: bytes::Bytes::from(reply), unblock: true, need: 0 });
+    shared.post_mail(w.owner, Mail { client_id: id, bytes: bytes::Bytes::from(reply), unblock: true, need: 0, repl_woff: 0 });
     true
 }
 
@@ -356,7 +365,7 @@ pub fn resume_postponed(shared: &Shared) {
     while let Some(id) = reg.postponed.pop_front() {
         if let Some(w) = reg.waiters.remove(&id) {
             shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
-            shared.post_mail(w.owner, Mail { client_id: id, bytes: bytes::Bytes::new(), unblock: true, need: 0 });
+            shared.post_mail(w.owner, Mail { client_id: id, bytes: bytes::Bytes::new(), unblock: true, need: 0, repl_woff: 0 });
         }
     }
 }
@@ -437,7 +446,7 @@ pub fn serve_waits(shared: &Shared) {
             shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
             let mut out = Vec::new();
             encode::integer(&mut out, acked as i64);
-            shared.post_mail(owner, Mail { client_id: id, bytes: bytes::Bytes::from(out), unblock: true, need: 0 });
+            shared.post_mail(owner, Mail { client_id: id, bytes: bytes::Bytes::from(out), unblock: true, need: 0, repl_woff: 0 });
         }
     }
 }

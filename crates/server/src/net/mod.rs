@@ -226,6 +226,8 @@ pub fn take_mail(shared: &Shared, owner: usize) -> Vec<crate::shared::Mail> {
 pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::conn::Worker<'_>) -> crate::conn::Flow {
     if mail.unblock {
         conn.client.blocked = false;
+        // (WOFF_UNPUBLISHED, u64::MAX, stays: WAIT then takes a later offset still.)
+        conn.client.repl_woff = conn.client.repl_woff.max(mail.repl_woff);
         crate::command::publish_client_state(&conn.client);
         if std::mem::take(&mut conn.client.postponed) {
             // The end of a CLIENT PAUSE: the postponed command, not consumed, runs now.

@@ -114,7 +114,7 @@ pub fn flush_here(shared: &Shared, here: usize) {
     // Records of this loop's that no connection's batch published (served pops).
     shared.repl.publish_mine();
     shared.repl.deliver(|owner, client_id, bytes| {
-        let mail = Mail { client_id, bytes, unblock: false, need: 0 };
+        let mail = Mail { client_id, bytes, unblock: false, need: 0, repl_woff: 0 };
         if owner == here {
             shared.post_mail_quietly(owner, mail);
         } else {
