@@ -246,8 +246,24 @@ pub fn failed(aof: &super::Aof, why: &str) {
         let delay_ms = 1000i64 << failures.saturating_sub(1).min(6);
         r.retry_at_ms.store(store::Clock::System.now_ms() + delay_ms.min(60_000), Ordering::Relaxed);
         r.scheduled.store(true, Ordering::Release);
+    } else if failures >= AUTO_LIMIT_AFTER {
+        // The log grew past `auto-aof-rewrite-percentage` and stays so: without a pause
+        // the snapshot thread would start a rewrite at each turn (ten a second), each
+        // naming one more incremental file in the manifest. As Redis 7.0: after three
+        // failures in a row, the automatic rewrite waits 1 minute, then 2, 4 ... at most
+        // an hour; BGREWRITEAOF still runs at once.
+        let minutes = (1i64 << (failures - AUTO_LIMIT_AFTER).min(6)).min(AUTO_LIMIT_MAX_MINUTES);
+        r.retry_at_ms.store(store::Clock::System.now_ms() + minutes * 60_000, Ordering::Relaxed);
+        crate::log::warning(&format!(
+            "Background AOF rewrite has repeatedly failed and triggered the limit, will retry in {minutes} minutes"
+        ));
     }
 }
+
+/// Consecutive failed rewrites after which the automatic rewrite pauses (Redis 7.0's).
+const AUTO_LIMIT_AFTER: u64 = 3;
+/// The longest of those pauses.
+const AUTO_LIMIT_MAX_MINUTES: i64 = 60;
 
 /// The rewrite's capture ended (done or failed).
 pub fn ended(aof: &super::Aof, elapsed_s: i64) {
@@ -301,8 +317,12 @@ pub fn auto_due(shared: &Shared) -> bool {
     {
         return false;
     }
+    // A failed rewrite's pause (see `failed`) holds for both kinds of retry.
+    if store::Clock::System.now_ms() < aof.rewrite.retry_at_ms.load(Ordering::Relaxed) {
+        return false;
+    }
     if aof.rewrite.scheduled.load(Ordering::Acquire) {
-        return store::Clock::System.now_ms() >= aof.rewrite.retry_at_ms.load(Ordering::Relaxed);
+        return true;
     }
     let (pct, min) = {
         let c = shared.config.read();

@@ -323,6 +323,55 @@ fn the_log_rewrites_itself_when_it_grows() {
     assert_eq!(int(&mut c, &["DBSIZE"]), 50);
 }
 
+/// An automatic rewrite that keeps failing (here its base's name is taken by a folder)
+/// pauses after three failures in a row, as Redis 7.0's: without the pause one was
+/// started at every turn of the snapshot thread, ten a second, each naming one more
+/// incremental file in the manifest. BGREWRITEAOF still runs at once.
+#[test]
+fn failing_automatic_rewrites_pause_after_three() {
+    let Some(p) = Persisted::start(&[
+        "--appendonly",
+        "yes",
+        "--auto-aof-rewrite-min-size",
+        "1mb",
+        "--auto-aof-rewrite-percentage",
+        "100",
+    ]) else {
+        return;
+    };
+    let blocker = p.aof_dir().join("appendonly.aof.2.base.rdb");
+    std::fs::create_dir_all(blocker.join("in-the-way")).expect("create the folder in the way");
+    let mut c = p.conn();
+    let value = "x".repeat(1000);
+    for i in 0..1500 {
+        c.send(&encode(&["SET", &format!("k{}", i % 50), &value]));
+    }
+    for _ in 0..1500 {
+        assert_bytes!(c.read_reply(), b"+OK\r\n");
+    }
+    let failures = |c: &mut RawConn| -> u64 {
+        let info = info_persistence(c);
+        info_field(&info, "aof_rewrites_consecutive_failures").and_then(|n| n.parse().ok()).unwrap_or(0)
+    };
+    assert!(
+        wait_until(Duration::from_secs(20), || failures(&mut c) >= 3),
+        "fewer than three failed automatic rewrites in 20 s:\n{}",
+        info_persistence(&mut c)
+    );
+    wait_no_rewrite(&mut c);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(failures(&mut c), 3, "an automatic rewrite ran again within the pause");
+    let incrs = read_manifest(&p.aof_dir()).iter().filter(|e| e.kind == "i").count();
+    assert!(incrs <= 4, "{incrs} incremental files named after three failed rewrites");
+
+    std::fs::remove_dir_all(&blocker).expect("remove the folder in the way");
+    assert_bytes!(c.cmd(&["BGREWRITEAOF"]), b"+Background append only file rewriting started\r\n");
+    let info = wait_no_rewrite(&mut c);
+    assert_eq!(info_field(&info, "aof_last_bgrewrite_status").as_deref(), Some("ok"));
+    assert_eq!(failures(&mut c), 0);
+    assert_eq!(int(&mut c, &["DBSIZE"]), 50);
+}
+
 #[test]
 fn snapshot_commands_inside_transactions() {
     let Some(p) = Persisted::start(AOF_ALWAYS) else {
