@@ -173,3 +173,24 @@ def test_the_shutdown_settings_as_redis_shows_them():
         assert c.config_get("shutdown-on-sigint") == {"shutdown-on-sigint": "default"}
     finally:
         srv.stop()
+
+
+def test_a_second_sigint_during_the_wait_exits_at_once_without_the_final_save():
+    # As Redis: "You insist... exiting now.", exit status 1, no final save even with
+    # save rules (the first SIGINT's save comes after the wait, which never ends).
+    master, replica, m, r = group(30, "--save", "3600 1")
+    try:
+        os.kill(replica.proc.pid, signal.SIGSTOP)
+        m.set("k", "v")
+        master.proc.send_signal(signal.SIGINT)
+        time.sleep(1)
+        assert master.proc.poll() is None, "the master did not wait for its replica"
+        asked = time.monotonic()
+        master.proc.send_signal(signal.SIGINT)
+        assert master.proc.wait(timeout=20) == 1
+        assert time.monotonic() - asked < 5
+        assert not os.path.exists(os.path.join(master.dir.name, "dump.rdb"))
+        with open(os.path.join(master.dir.name, "server.log"), "rb") as f:
+            assert b"You insist... exiting now." in f.read()
+    finally:
+        stop_all(replica, master)

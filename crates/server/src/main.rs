@@ -37,9 +37,13 @@ fn main() {
                 eprintln!("{}", directive.error(reason));
                 std::process::exit(1);
             }
-            if let Err(e) = basalt_server::startup::run(*config) {
-                eprintln!("{e:#}");
-                std::process::exit(1);
+            match basalt_server::startup::run(*config) {
+                Ok(basalt_server::startup::Exit::Clean) => {}
+                Ok(basalt_server::startup::Exit::Insisted) => std::process::exit(1),
+                Err(e) => {
+                    eprintln!("{e:#}");
+                    std::process::exit(1);
+                }
             }
         }
     }

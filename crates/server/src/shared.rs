@@ -398,9 +398,9 @@ pub struct Shared {
     pub snapshots: crate::state::snapshots::SnapshotStats,
     /// The running capture's walk, shared by the event loops and the snapshot thread.
     pub walk: crate::walk::Walk,
-    /// SHUTDOWN or a signal's shutdown saved already (or chose not to): the exit path
-    /// must not save again.
-    pub final_save_done: AtomicBool,
+    /// A second SIGINT stopped the server during its shutdown's wait ("You insist"):
+    /// as Redis, it exits at once with status 1, without its final save.
+    pub insisted: AtomicBool,
     /// The I/O engine the loops run on (INFO basalt_io_engine), set at start.
     pub io_engine: std::sync::OnceLock<&'static str>,
 }
@@ -473,7 +473,7 @@ impl Shared {
             lazyfree: crate::lazyfree::LazyFree::start(),
             snapshots: crate::state::snapshots::SnapshotStats::new(store::Clock::System.now_ms() / 1000),
             walk: crate::walk::Walk::default(),
-            final_save_done: AtomicBool::new(false),
+            insisted: AtomicBool::new(false),
             io_engine: std::sync::OnceLock::new(),
         };
         // Derive every lock-free copy of configuration values from the config.

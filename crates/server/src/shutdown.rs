@@ -175,7 +175,6 @@ pub fn exit(shared: &Shared, save: bool, force: bool) -> bool {
     } else {
         None
     };
-    shared.final_save_done.store(true, std::sync::atomic::Ordering::Relaxed);
     shared.request_shutdown();
     true
 }

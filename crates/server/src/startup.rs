@@ -162,8 +162,17 @@ fn load_data(shared: &Arc<Shared>, dir: &std::path::Path) -> Result<Option<std::
     }
 }
 
+/// How the server stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// SHUTDOWN, a signal's shutdown, or one that stopped the load at start.
+    Clean,
+    /// A second SIGINT during the shutdown's wait: as Redis, exit status 1.
+    Insisted,
+}
+
 /// Runs the server until SIGTERM, SIGINT or SHUTDOWN.
-pub fn run(mut config: Config) -> Result<(), StartError> {
+pub fn run(mut config: Config) -> Result<Exit, StartError> {
     crate::log::init(config.loglevel, &config.logfile).map_err(StartError::Log)?;
     std::env::set_current_dir(&config.dir)
         .map_err(|e| StartError::Chdir(config.dir.display().to_string(), e))?;
@@ -309,6 +318,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
                     // Redis ("You insist").
                     if sigint {
                         crate::log::warning("You insist... exiting now.");
+                        signal_shared.insisted.store(true, Ordering::SeqCst);
                         signal_shared.request_shutdown();
                     }
                     continue;
@@ -354,7 +364,7 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
             if stopped {
                 crate::log::warning("The shutdown stopped the load: exiting without saving.");
                 crate::log::notice("Basalt is now ready to exit, bye bye...");
-                return Ok(());
+                return Ok(Exit::Clean);
             }
             return Err(e);
         }
@@ -397,21 +407,19 @@ pub fn run(mut config: Config) -> Result<(), StartError> {
     }
     crate::snapshot::stop_saver(&shared);
     let _ = saver.join();
-    // A stop that did not decide on a save (a second SIGINT, "You insist"): save when
-    // save rules exist (SHUTDOWN and a signal's shutdown saved already, or chose not
-    // to), but not half a data set (a replica loading its master's snapshot).
-    if !shared.final_save_done.load(Ordering::Relaxed) && crate::snapshot::has_save_rules(&shared) && !shared.replica.is_loading() {
-        crate::log::notice("Saving the final RDB snapshot before exiting.");
-        if crate::snapshot::save(&shared).is_err() {
-            crate::log::warning("Error trying to save the DB before exiting.");
-        }
-    }
+    // (SHUTDOWN and a signal's shutdown made their final save, or chose not to, in
+    // `shutdown::exit`; a second SIGINT makes none.)
     if let (Some(aof), Some(writer)) = (shared.aof.as_ref(), aof_writer) {
-        // Everything the loops appended is written and synced before the exit.
+        // Everything the loops appended is written and synced before the exit (also
+        // after a second SIGINT: Redis drops its log's buffer then, Basalt loses no
+        // acknowledged write).
         aof.stop();
         let _ = writer.join();
     }
     signal_handle.close();
+    if shared.insisted.load(Ordering::SeqCst) {
+        return Ok(Exit::Insisted);
+    }
     crate::log::notice("Basalt is now ready to exit, bye bye...");
-    Ok(())
+    Ok(Exit::Clean)
 }
