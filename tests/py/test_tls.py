@@ -1,6 +1,7 @@
 """TLS for clients (issue 26, item 4): `tls-port` beside the plain port, redis-py with
 `ssl=True`, redis-cli and redis-benchmark `--tls`, client certificates as
-`tls-auth-clients` says, a certificate reloaded by CONFIG SET. Every test passes against
+`tls-auth-clients` says, a certificate reloaded by CONFIG SET; replication over TLS
+(`tls-replication yes`), Basalt and Redis on either side. Every test passes against
 Redis 7.0.15 too (Debian's is built with TLS). Certificates are made here with openssl
 (X.509 v3: rustls, like current OpenSSL setups, refuses v1 certificates).
 """
@@ -48,12 +49,17 @@ def certs(tmp_path_factory):
 
 
 class TlsServer:
-    def __init__(self, certs, tmp_path, *extra):
+    def __init__(self, certs, tmp_path, *extra, binary=None):
+        binary = binary or _binary()
         self.port, self.tls_port = _free_port(), _free_port()
         # BASALT_SERVER_EXTRA: flags for every Basalt under test (the engine, in CI).
-        if "redis-server" not in os.path.basename(_binary()):
+        if "redis-server" not in os.path.basename(binary):
             extra = (*extra, *os.environ.get("BASALT_SERVER_EXTRA", "").split())
-        args = [_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(tmp_path), "--save", "",
+        # A folder of its own (replicas write their master's snapshot there).
+        tmp_path = os.path.join(str(tmp_path), f"server-{self.port}")
+        os.makedirs(tmp_path)
+        self.dir = tmp_path
+        args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(tmp_path), "--save", "",
                 "--tls-port", str(self.tls_port), "--tls-cert-file", certs("server.crt"),
                 "--tls-key-file", certs("server.key"), "--tls-ca-cert-file", certs("ca.crt"), *extra]
         self.log = open(os.path.join(str(tmp_path), "tls-server.log"), "wb")
@@ -86,8 +92,8 @@ class TlsServer:
 def tls_server(certs, tmp_path):
     servers = []
 
-    def make(*extra):
-        s = TlsServer(certs, tmp_path, *extra)
+    def make(*extra, binary=None):
+        s = TlsServer(certs, tmp_path, *extra, binary=binary)
         servers.append(s)
         return s
 
@@ -191,3 +197,76 @@ def test_basalt_bench_over_tls(certs, tls_server):
                           "-n", "10", "-q"], capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "CertificateRequired" in out.stdout + out.stderr, out.stdout + out.stderr
     assert redis.Redis(port=s.port).dbsize() > 0
+
+
+def _redis_or_skip():
+    path = os.environ.get("REDIS_SERVER_BIN", "").strip() or shutil.which("redis-server")
+    if not path:
+        pytest.skip("needs redis-server")
+    return path
+
+
+def _replication_up(master, replica, timeout=20):
+    m, r = redis.Redis(port=master.port, socket_timeout=10), redis.Redis(port=replica.port, socket_timeout=10)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = r.info("replication")
+        if info.get("master_link_status") == "up" and info.get("slave_repl_offset") == m.info("replication")["master_repl_offset"]:
+            return m, r
+        time.sleep(0.05)
+    pytest.fail(f"no replication over TLS within {timeout} s: {r.info('replication')}")
+
+
+# The replica shows the client certificate (tls-client-*), the master asks for one
+# (tls-auth-clients yes, the default).
+TLS_REPLICA = lambda certs: ("--tls-replication", "yes", "--tls-client-cert-file", certs("client.crt"),
+                             "--tls-client-key-file", certs("client.key"))
+
+
+@pytest.mark.parametrize("master_kind", ["same", "redis"])
+def test_a_replica_follows_its_master_over_tls(certs, tls_server, master_kind):
+    """`tls-replication yes`: the link is TLS to the master's TLS port, the stream
+    flows, and the replica announces its own TLS port."""
+    master = tls_server(binary=_redis_or_skip() if master_kind == "redis" else None)
+    replica = tls_server(*TLS_REPLICA(certs))
+    admin = master.client(certs)
+    admin.set("before", "1")
+    r = redis.Redis(port=replica.port, socket_timeout=10)
+    assert r.replicaof("127.0.0.1", master.tls_port)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and r.info("replication").get("master_link_status") != "up":
+        time.sleep(0.05)
+    for i in range(500):
+        admin.rpush("list", i)
+    admin.set("big", b"x" * 200_000)
+    assert admin.execute_command("WAIT", 1, 10000) == 1
+    assert r.get("before") == b"1" and r.llen("list") == 500 and len(r.get("big")) == 200_000
+    slave = admin.info("replication")["slave0"]
+    assert int(slave["port"]) == replica.tls_port
+
+
+def test_a_redis_replica_follows_a_master_over_tls(certs, tls_server):
+    master = tls_server()
+    replica = tls_server(*TLS_REPLICA(certs), binary=_redis_or_skip())
+    redis.Redis(port=master.port).set("k", "v")
+    assert redis.Redis(port=replica.port).replicaof("127.0.0.1", master.tls_port)
+    m, r = _replication_up(master, replica)
+    m.set("after", "2")
+    assert m.execute_command("WAIT", 1, 10000) == 1
+    assert r.get("k") == b"v" and r.get("after") == b"2"
+
+
+def test_a_master_whose_certificate_no_known_ca_signed_is_refused(certs, tls_server):
+    """The replica checks the master's certificate against its CAs (here another CA's
+    only), and keeps trying; nothing of the master reaches it."""
+    master = tls_server()
+    redis.Redis(port=master.port).set("secret", "1")
+    replica = tls_server(*TLS_REPLICA(certs), "--tls-ca-cert-file", certs("otherca.crt"))
+    r = redis.Redis(port=replica.port, socket_timeout=10)
+    assert r.replicaof("127.0.0.1", master.tls_port)
+    time.sleep(2.5)
+    assert r.info("replication")["master_link_status"] == "down"
+    assert r.get("secret") is None
+    with open(os.path.join(replica.dir, "tls-server.log"), "rb") as f:
+        log = f.read()
+    assert b"certificate" in log.lower(), log[-2000:]

@@ -959,6 +959,8 @@ impl Config {
             auth_clients: get("tls-auth-clients", "yes"),
             protocols: get("tls-protocols", ""),
             ciphersuites: get("tls-ciphersuites", ""),
+            client_cert_file: get("tls-client-cert-file", ""),
+            client_key_file: get("tls-client-key-file", ""),
         }
     }
 

@@ -227,7 +227,11 @@ pub fn run(mut config: Config) -> Result<Exit, StartError> {
     }
 
     // TLS listeners (`tls-port`), beside the plain ones: the settings are checked now,
-    // so that a bad certificate stops the start as in Redis.
+    // so that a bad certificate stops the start as in Redis; with `tls-replication yes`
+    // the replica's side too (its link builds them again at each connection).
+    if config.recorded.get("tls-replication").is_some_and(|v| v == "yes") {
+        crate::tls::build_client(&config.tls_settings()).map_err(StartError::Tls)?;
+    }
     let tls_port = config.tls_port();
     let tls_config = if tls_port != 0 {
         if tls_port == config.port {

@@ -11,16 +11,25 @@
 //! `tls-ciphersuites` (TLS 1.3 suites by their IANA names). Not applied, recorded only:
 //! `tls-ciphers` (OpenSSL's TLS 1.2 cipher strings: rustls offers only its safe
 //! suites), `tls-dh-params-file` (rustls uses ECDHE only), the session cache settings;
-//! `tls-replication` and `tls-cluster` (replication links stay plain).
+//! `tls-cluster` (no cluster).
+//!
+//! The other way, for a replica's link to its master (`tls-replication yes`):
+//! [`build_client`], with `tls-client-cert-file` / `tls-client-key-file` (else
+//! `tls-cert-file` / `tls-key-file`) as the certificate this server shows, and the same
+//! CAs for the master's. As Redis 7.0, the master's certificate is checked against the
+//! CAs but not against the host name the replica was given (Sentinel hands out IP
+//! addresses, which certificates seldom name).
 
 use std::io::{Read, Write};
 use std::sync::Arc;
 
 use parking_lot::RwLock;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::WebPkiServerVerifier;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::server::WebPkiClientVerifier;
-use rustls::{RootCertStore, ServerConfig, ServerConnection};
+use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, ServerConfig, ServerConnection, SignatureScheme};
 
 /// The TLS parameters, as configured.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -35,6 +44,10 @@ pub struct Settings {
     pub protocols: String,
     /// Colon-separated TLS 1.3 suite names; empty for rustls's.
     pub ciphersuites: String,
+    /// The certificate and key shown as a client (a replica to its master); empty for
+    /// `cert_file` / `key_file`.
+    pub client_cert_file: String,
+    pub client_key_file: String,
 }
 
 /// Builds the rustls configuration, or says what is wrong (logged by the caller).
@@ -42,15 +55,74 @@ pub fn build(s: &Settings) -> Result<Arc<ServerConfig>, String> {
     if s.cert_file.is_empty() || s.key_file.is_empty() {
         return Err("tls-cert-file and tls-key-file are needed for TLS".into());
     }
-    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&s.cert_file)
-        .and_then(|it| it.collect())
-        .map_err(|e| format!("Failed to load certificate: {}: {e}", s.cert_file))?;
-    if certs.is_empty() {
-        return Err(format!("Failed to load certificate: {}: no certificate in it", s.cert_file));
-    }
-    let key = PrivateKeyDer::from_pem_file(&s.key_file)
-        .map_err(|e| format!("Failed to load private key: {}: {e}", s.key_file))?;
+    let (certs, key) = cert_and_key(&s.cert_file, &s.key_file)?;
+    let (provider, versions) = provider_and_versions(s)?;
+    let builder = ServerConfig::builder_with_provider(Arc::new(provider))
+        .with_protocol_versions(&versions)
+        .map_err(|e| format!("TLS protocols: {e}"))?;
+    let auth = s.auth_clients.to_ascii_lowercase();
+    let builder = if auth == "no" {
+        builder.with_no_client_auth()
+    } else {
+        let roots = ca_roots(s)?;
+        let verifier = WebPkiClientVerifier::builder_with_provider(
+            Arc::new(roots),
+            Arc::new(rustls::crypto::ring::default_provider()),
+        );
+        let verifier = if auth == "optional" { verifier.allow_unauthenticated() } else { verifier };
+        builder.with_client_cert_verifier(verifier.build().map_err(|e| format!("Client certificate verifier: {e}"))?)
+    };
+    let config = builder
+        .with_single_cert(certs, key)
+        .map_err(|e| format!("Failed to use the certificate and key: {e}"))?;
+    Ok(Arc::new(config))
+}
 
+/// Builds the configuration of a TLS client (a replica's link to its master), or says
+/// what is wrong: the CAs are needed (Redis's words), a certificate is shown when one
+/// is configured.
+pub fn build_client(s: &Settings) -> Result<Arc<ClientConfig>, String> {
+    let roots = Arc::new(ca_roots(s)?);
+    let (provider, versions) = provider_and_versions(s)?;
+    let provider = Arc::new(provider);
+    let chain = WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
+        .build()
+        .map_err(|e| format!("Server certificate verifier: {e}"))?;
+    let builder = ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(&versions)
+        .map_err(|e| format!("TLS protocols: {e}"))?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(ChainOnly(chain)));
+    let (cert_file, key_file) = if s.client_cert_file.is_empty() {
+        (&s.cert_file, &s.key_file)
+    } else {
+        (&s.client_cert_file, &s.client_key_file)
+    };
+    let config = if cert_file.is_empty() || key_file.is_empty() {
+        builder.with_no_client_auth()
+    } else {
+        let (certs, key) = cert_and_key(cert_file, key_file)?;
+        builder
+            .with_client_auth_cert(certs, key)
+            .map_err(|e| format!("Failed to use the client certificate and key: {e}"))?
+    };
+    Ok(Arc::new(config))
+}
+
+/// A certificate chain and its private key, from PEM files.
+fn cert_and_key(cert_file: &str, key_file: &str) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), String> {
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert_file)
+        .and_then(|it| it.collect())
+        .map_err(|e| format!("Failed to load certificate: {cert_file}: {e}"))?;
+    if certs.is_empty() {
+        return Err(format!("Failed to load certificate: {cert_file}: no certificate in it"));
+    }
+    let key = PrivateKeyDer::from_pem_file(key_file).map_err(|e| format!("Failed to load private key: {key_file}: {e}"))?;
+    Ok((certs, key))
+}
+
+/// The crypto provider with `tls-ciphersuites`' suites, and `tls-protocols`' versions.
+fn provider_and_versions(s: &Settings) -> Result<(rustls::crypto::CryptoProvider, Vec<&'static rustls::SupportedProtocolVersion>), String> {
     let mut provider = rustls::crypto::ring::default_provider();
     if !s.ciphersuites.is_empty() {
         let wanted: Vec<&str> = s.ciphersuites.split(':').filter(|w| !w.is_empty()).collect();
@@ -76,25 +148,54 @@ pub fn build(s: &Settings) -> Result<Arc<ServerConfig>, String> {
     if versions.is_empty() {
         versions = vec![&rustls::version::TLS12, &rustls::version::TLS13];
     }
-    let builder = ServerConfig::builder_with_provider(Arc::new(provider))
-        .with_protocol_versions(&versions)
-        .map_err(|e| format!("TLS protocols: {e}"))?;
-    let auth = s.auth_clients.to_ascii_lowercase();
-    let builder = if auth == "no" {
-        builder.with_no_client_auth()
-    } else {
-        let roots = ca_roots(s)?;
-        let verifier = WebPkiClientVerifier::builder_with_provider(
-            Arc::new(roots),
-            Arc::new(rustls::crypto::ring::default_provider()),
-        );
-        let verifier = if auth == "optional" { verifier.allow_unauthenticated() } else { verifier };
-        builder.with_client_cert_verifier(verifier.build().map_err(|e| format!("Client certificate verifier: {e}"))?)
-    };
-    let config = builder
-        .with_single_cert(certs, key)
-        .map_err(|e| format!("Failed to use the certificate and key: {e}"))?;
-    Ok(Arc::new(config))
+    Ok((provider, versions))
+}
+
+/// Checks a master's certificate chain against the CAs, its validity dates and its
+/// use, but not the name in it (see the module's header): webpki checks the name
+/// last, once the chain is good, so that error alone is let through.
+#[derive(Debug)]
+struct ChainOnly(Arc<WebPkiServerVerifier>);
+
+impl ServerCertVerifier for ChainOnly {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        match self.0.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
+            Err(rustls::Error::InvalidCertificate(rustls::CertificateError::NotValidForName))
+            | Err(rustls::Error::InvalidCertificate(rustls::CertificateError::NotValidForNameContext { .. })) => {
+                Ok(ServerCertVerified::assertion())
+            }
+            other => other,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.supported_verify_schemes()
+    }
 }
 
 /// The CA certificates of `tls-ca-cert-file` and the `.pem`/`.crt` files of

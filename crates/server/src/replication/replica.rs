@@ -37,6 +37,8 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+
+use super::link_stream::LinkStream;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -239,11 +241,15 @@ type LinkResult<T> = Result<T, String>;
 
 /// One connection to the master: handshake, sync, stream, until it breaks.
 fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()> {
-    let (timeout_s, auth, own_port, announce_ip) = {
+    let (timeout_s, auth, own_port, announce_ip, tls) = {
         let c = shared.config.read();
         let announce_port = c.recorded.get("replica-announce-port").and_then(|p| p.parse::<u16>().ok()).filter(|&p| p > 0);
         let announce_ip = c.recorded.get("replica-announce-ip").filter(|ip| !ip.is_empty()).cloned();
-        (c.repl_timeout, (c.masteruser.clone(), c.masterauth.clone()), announce_port.unwrap_or(c.port), announce_ip)
+        // `tls-replication yes`: TLS to the master, and this server's TLS port is the
+        // one its master announces (as Redis's replica).
+        let tls = c.recorded.get("tls-replication").is_some_and(|v| v == "yes");
+        let port = if tls { c.tls_port() } else { c.port };
+        (c.repl_timeout, (c.masteruser.clone(), c.masterauth.clone()), announce_port.unwrap_or(port), announce_ip, tls.then(|| c.tls_settings()))
     };
     let timeout = Duration::from_secs(timeout_s.max(1));
     let addr = format!("{}:{}", link.host, link.port);
@@ -251,15 +257,22 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
         .map_err(|e| format!("can't resolve {addr}: {e}"))?
         .next()
         .ok_or_else(|| format!("no address for {addr}"))?;
-    let stream = TcpStream::connect_timeout(&sock, timeout).map_err(|e| format!("Error condition on socket for SYNC: {e}"))?;
-    let _ = stream.set_nodelay(true);
-    stream.set_read_timeout(Some(timeout)).map_err(|e| e.to_string())?;
-    *link.socket.lock() = stream.try_clone().ok();
+    let socket = TcpStream::connect_timeout(&sock, timeout).map_err(|e| format!("Error condition on socket for SYNC: {e}"))?;
+    let _ = socket.set_nodelay(true);
+    socket.set_read_timeout(Some(timeout)).map_err(|e| e.to_string())?;
+    let stream = match tls {
+        Some(settings) => {
+            let config = crate::tls::build_client(&settings).map_err(|e| format!("TLS for the link to the master: {e}"))?;
+            LinkStream::tls(socket, config, &link.host)?
+        }
+        None => LinkStream::plain(socket).map_err(|e| e.to_string())?,
+    };
+    *link.socket.lock() = stream.socket().ok();
     if link.stop.load(Ordering::Acquire) {
         return Ok(());
     }
     crate::log::notice("MASTER <-> REPLICA sync started");
-    let mut w = stream.try_clone().map_err(|e| e.to_string())?;
+    let mut w = stream.clone();
     let mut r = BufReader::with_capacity(64 * 1024, stream);
 
     // The handshake, as Redis's replica sends it.
@@ -365,7 +378,7 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
 }
 
 /// Sends one command and reads its one-line reply (the handshake's).
-fn command(w: &mut TcpStream, r: &mut BufReader<TcpStream>, args: &[&[u8]]) -> LinkResult<String> {
+fn command(w: &mut LinkStream, r: &mut BufReader<LinkStream>, args: &[&[u8]]) -> LinkResult<String> {
     let mut buf = Vec::new();
     resp::encode::array_len(&mut buf, args.len());
     for a in args {
@@ -377,7 +390,7 @@ fn command(w: &mut TcpStream, r: &mut BufReader<TcpStream>, args: &[&[u8]]) -> L
 
 /// A reply line, skipping the newlines a master sends to keep a waiting replica's link
 /// alive.
-fn read_line(r: &mut BufReader<TcpStream>) -> LinkResult<String> {
+fn read_line(r: &mut BufReader<LinkStream>) -> LinkResult<String> {
     loop {
         let mut line = Vec::new();
         let n = r.read_until(b'\n', &mut line).map_err(|e| format!("Error reading from MASTER: {e}"))?;
@@ -393,7 +406,7 @@ fn read_line(r: &mut BufReader<TcpStream>) -> LinkResult<String> {
 
 /// Receives the master's RDB into a temporary file, then empties the keyspace and loads
 /// it (`load`).
-fn full_sync(shared: &Shared, link: &Link, r: &mut BufReader<TcpStream>, replid: &str, offset: i64) -> LinkResult<()> {
+fn full_sync(shared: &Shared, link: &Link, r: &mut BufReader<LinkStream>, replid: &str, offset: i64) -> LinkResult<()> {
     let header = read_line(r)?;
     let Some(size) = header.strip_prefix('$') else {
         return Err(format!("Bad protocol from MASTER, the first byte is not '$' (we received '{header}')"));
@@ -425,7 +438,7 @@ fn full_sync(shared: &Shared, link: &Link, r: &mut BufReader<TcpStream>, replid:
 }
 
 /// Writes the RDB that follows `$<size>` (or `$EOF:<mark>`) to `path`; its length.
-fn receive(link: &Link, r: &mut BufReader<TcpStream>, size: &str, path: &std::path::Path) -> LinkResult<u64> {
+fn receive(link: &Link, r: &mut BufReader<LinkStream>, size: &str, path: &std::path::Path) -> LinkResult<u64> {
     let mut file = std::fs::File::create(path).map_err(|e| format!("Opening the temp file needed for MASTER <-> REPLICA synchronization: {e}"))?;
     let mut rdb = StreamedRdb::new(link, r, size)?;
     let mut buf = vec![0u8; 1 << 20];
@@ -469,7 +482,7 @@ impl Read for LoadSource<'_> {
 /// after the mark before this replica acknowledges (Redis's rule too).
 struct StreamedRdb<'a> {
     link: &'a Link,
-    r: &'a mut BufReader<TcpStream>,
+    r: &'a mut BufReader<LinkStream>,
     /// `$<len>`: the bytes still to come.
     remaining: Option<u64>,
     /// `$EOF:<mark>`: the mark, the bytes read and not yet given out, and whether the
@@ -480,7 +493,7 @@ struct StreamedRdb<'a> {
 }
 
 impl<'a> StreamedRdb<'a> {
-    fn new(link: &'a Link, r: &'a mut BufReader<TcpStream>, size: &str) -> LinkResult<StreamedRdb<'a>> {
+    fn new(link: &'a Link, r: &'a mut BufReader<LinkStream>, size: &str) -> LinkResult<StreamedRdb<'a>> {
         link.transfer_read.store(0, Ordering::Relaxed);
         link.transfer_size.store(size.parse::<i64>().unwrap_or(-1), Ordering::Relaxed);
         let (remaining, mark) = match size.strip_prefix("EOF:") {
@@ -733,7 +746,7 @@ fn finish_sync(shared: &Shared, link: &Link, info: &store::rdb::LoadInfo, keys: 
 }
 
 /// Applies the master's stream until the link breaks or is cut.
-fn stream_from_master(shared: &Shared, link: &Link, apply: &mut dyn Apply, w: &mut TcpStream, mut r: BufReader<TcpStream>, timeout: Duration) -> LinkResult<()> {
+fn stream_from_master(shared: &Shared, link: &Link, apply: &mut dyn Apply, w: &mut LinkStream, mut r: BufReader<LinkStream>, timeout: Duration) -> LinkResult<()> {
     // Short reads, so that the link acknowledges every second and notices a cut.
     r.get_ref().set_read_timeout(Some(Duration::from_millis(100))).map_err(|e| e.to_string())?;
     let mut parser = resp::RequestParser::new(resp::Limits::default());
@@ -884,7 +897,7 @@ fn note_applied(link: &Link, args: &[&[u8]]) {
 /// The link is up: the master becomes a client of this server, with an id of its own
 /// after a full sync and, after a partial one, the id and age of the last connection's
 /// (Redis resurrects its cached master client).
-fn master_client_up(shared: &Shared, link: &Link, socket: &TcpStream, partial: bool) {
+fn master_client_up(shared: &Shared, link: &Link, socket: &LinkStream, partial: bool) {
     let cached = link.cached_master_client.lock().take().filter(|_| partial);
     let client = MasterClient {
         id: cached.as_ref().map_or_else(|| shared.next_client_id.fetch_add(1, Ordering::Relaxed), |c| c.id),
@@ -909,7 +922,7 @@ fn is_getack(args: &[&[u8]]) -> bool {
     args.len() >= 2 && args[0].eq_ignore_ascii_case(b"REPLCONF") && args[1].eq_ignore_ascii_case(b"GETACK")
 }
 
-fn send_ack(w: &mut TcpStream, link: &Link) -> LinkResult<()> {
+fn send_ack(w: &mut LinkStream, link: &Link) -> LinkResult<()> {
     let offset = link.offset().max(0).to_string();
     let mut buf = Vec::new();
     resp::encode::array_len(&mut buf, 3);
