@@ -147,7 +147,14 @@ pub fn unsubscribe_all(shared: &Shared, client: &mut super::Client) {
 fn publish(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut deliveries = Vec::new();
     crate::publish::collect(&ctx.shared.pubsub.lock(), a[1], a[2], &mut deliveries);
-    let n = crate::publish::post_all(ctx.shared, deliveries, 0);
+    // The message may tell of writes made just before it (by this client, or seen by
+    // it): it leaves once the log holds everything appended so far, as Redis sends
+    // it only after the fsync of its event loop's turn.
+    let need = match &ctx.shared.aof {
+        Some(aof) if !deliveries.is_empty() => aof.appended(),
+        _ => 0,
+    };
+    let n = crate::publish::post_all(ctx.shared, deliveries, need);
     // As Redis: replicas get the message too (their subscribers hear it), the log not.
     if !ctx.client.loading && !ctx.shared.replica.is_replica() {
         crate::propagate::message(ctx.shared, ctx.client.db, a);

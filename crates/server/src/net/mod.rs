@@ -235,9 +235,7 @@ pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::co
         }
         let mode = conn.client.reply_mode;
         if !mode.drops() {
-            if mail.need > 0 && w.shared.aof.as_ref().is_some_and(|a| mail.need > a.reached()) {
-                conn.output.hold_from_here(mail.need);
-            }
+            hold_until_logged(conn, mail, w);
             conn.output.append(&mail.bytes);
             conn.publish_output_size();
             if over_output_limit(conn, w) {
@@ -247,12 +245,23 @@ pub fn apply_mail(conn: &mut Conn, mail: &crate::shared::Mail, w: &mut crate::co
         conn.client.reply_mode = mode.after_command();
         return conn.process(w);
     }
+    // A message that reveals a write (a keyspace notification, a PUBLISH after
+    // writes, an invalidation) leaves once the log holds that write, as replies do.
+    hold_until_logged(conn, mail, w);
     conn.output.append(&mail.bytes);
     conn.publish_output_size();
     if over_output_limit(conn, w) {
         crate::conn::Flow::CloseNow
     } else {
         crate::conn::Flow::Continue
+    }
+}
+
+/// Holds what the connection gets next until the log reaches the mail's `need` (the
+/// engine lists the connection among its held ones after `apply_mail`).
+fn hold_until_logged(conn: &mut Conn, mail: &crate::shared::Mail, w: &crate::conn::Worker<'_>) {
+    if mail.need > 0 && w.shared.aof.as_ref().is_some_and(|a| mail.need > a.reached()) {
+        conn.output.hold_from_here(mail.need);
     }
 }
 
