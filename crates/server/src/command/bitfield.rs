@@ -236,6 +236,7 @@ fn bitfield_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(
     }
     if changes > 0 {
         notify(ctx, class::STRING, "setbit", a[1]);
+        ctx.client.changes = Some(changes);
     } else {
         ctx.client.changed_nothing = true;
     }

@@ -77,6 +77,12 @@ pub struct Client {
     /// counts and signals only changes, it touches no WATCH, does not count in
     /// `rdb_changes_since_last_save` and is not logged. Reset by the dispatcher.
     pub changed_nothing: bool,
+    /// Set by a write command that changed several things, or perhaps none: how many,
+    /// as Redis counts them in `rdb_changes_since_last_save` (its `server.dirty`: an
+    /// MSET's keys, an LPUSH's elements, a DEL's deleted keys, a ZADD's added and
+    /// updated members ...), which the save rules compare with their counts. Unset, a
+    /// write counts one. Taken by the dispatcher.
+    pub changes: Option<u64>,
     /// Running the queue of an EXEC (blocking commands do not block there).
     pub in_exec: bool,
     /// A client with no connection (`replay.rs`): the log's replay at start, or a
@@ -144,6 +150,7 @@ impl Client {
             reply_mode: ReplyMode::On,
             reply_is_push: false,
             changed_nothing: false,
+            changes: None,
             in_exec: false,
             loading: false,
             from_master: false,

@@ -288,15 +288,21 @@ pub fn queue_pop(events: &Flags, db: usize, shard: &mut Shard, hash: u64, key: &
 
 /// Stores `value` at `key` (replacing whatever was there), or deletes `key` when the
 /// collection is empty (the *STORE commands), and queues the keyspace event: `event`
-/// (class, name) for a stored value, `del` for a deleted key, as Redis.
-pub fn store<T: Collection>(ctx: &Ctx<'_>, shard: &mut Shard, hash: u64, key: &[u8], value: T, event: (u32, &'static str)) {
+/// (class, name) for a stored value, `del` for a deleted key, as Redis. False when it
+/// changed nothing (an empty result, and no key there): the caller tells the
+/// dispatcher (`Client::changed_nothing`), as Redis neither counts nor logs it.
+#[must_use]
+pub fn store<T: Collection>(ctx: &Ctx<'_>, shard: &mut Shard, hash: u64, key: &[u8], value: T, event: (u32, &'static str)) -> bool {
     let obj = value.wrap();
     if obj.is_empty_collection() {
-        if shard.remove(hash, key, ctx.now_ms).is_some() {
+        let existed = shard.remove(hash, key, ctx.now_ms).is_some();
+        if existed {
             notify(ctx, class::GENERIC, "del", key);
         }
+        existed
     } else {
         shard.insert(hash, Entry::new(key, Payload::Object(Box::new(obj)), None, ctx.lru()));
         notify(ctx, event.0, event.1, key);
+        true
     }
 }

@@ -345,8 +345,9 @@ fn propagate(ctx: &mut Ctx<'_>, data: bool, spec: &CommandSpec, args: &[&[u8]], 
         Propagation::AsSent => Propagation::AsSent,
         _ => std::mem::take(&mut ctx.client.propagation),
     };
+    let changes = ctx.client.changes.take();
     if spec.flags & flags::WRITE != 0 && ok && !changed_nothing {
-        bump(&ctx.stats.writes, 1);
+        bump(&ctx.stats.writes, changes.unwrap_or(1));
     }
     let logging = ctx.shared.aof.is_some() && !ctx.client.loading;
     let need = match ordered.as_mut() {

@@ -42,6 +42,8 @@ fn hset_pairs(ctx: &mut Ctx<'_>, a: &[&[u8]], name: &str) -> Result<i64, Command
         }
     }
     notify(ctx, class::HASH, "hset", a[1]);
+    // Redis counts every pair set, new or not.
+    ctx.client.changes = Some(((a.len() - 2) / 2) as u64);
     Ok(added)
 }
 
@@ -54,6 +56,7 @@ fn hsetnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if set {
         notify(ctx, class::HASH, "hset", a[1]);
     }
+    ctx.client.changed_nothing = !set;
     encode::integer(ctx.out, i64::from(set));
     Ok(())
 }
@@ -149,6 +152,8 @@ fn hdel(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         notify(ctx, class::HASH, "hdel", a[1]);
         coll::remove_if_empty(ctx, &mut shard, h, a[1]);
     }
+    ctx.client.changes = Some(removed as u64);
+    ctx.client.changed_nothing = removed == 0;
     encode::integer(ctx.out, removed);
     Ok(())
 }

@@ -41,6 +41,9 @@ fn remove_keys(ctx: &mut Ctx<'_>, a: &[&[u8]], lazy: bool) -> Result<(), Command
         }
     }
     drop(locked);
+    // As Redis: each removed key counts; none removed is no change (not logged).
+    ctx.client.changes = Some(removed.len() as u64);
+    ctx.client.changed_nothing = removed.is_empty();
     encode::integer(ctx.out, removed.len() as i64);
     if lazy {
         for entry in removed {
@@ -300,6 +303,7 @@ fn rename(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         if s.get(h, a[1], ctx.now_ms).is_none() {
             return Err(CommandError::NoSuchKey);
         }
+        ctx.client.changed_nothing = true;
     } else {
         move_key(ctx, (db, a[1]), (db, a[2]), true, false, &[("rename_from", db, a[1]), ("rename_to", db, a[2])])?;
     }
@@ -320,6 +324,8 @@ fn renamenx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     } else {
         move_key(ctx, (db, a[1]), (db, a[2]), false, false, &[("rename_from", db, a[1]), ("rename_to", db, a[2])])?
     };
+    // Not done (the destination held a key, the source none): no change, as Redis.
+    ctx.client.changed_nothing = !done;
     encode::integer(ctx.out, i64::from(done));
     Ok(())
 }
@@ -350,6 +356,8 @@ fn copy(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         Err(CommandError::NoSuchKey) => false,
         Err(e) => return Err(e),
     };
+    // Not done (the destination held a key, the source none): no change, as Redis.
+    ctx.client.changed_nothing = !done;
     encode::integer(ctx.out, i64::from(done));
     Ok(())
 }
@@ -367,6 +375,8 @@ fn move_(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         Err(CommandError::NoSuchKey) => false,
         Err(e) => return Err(e),
     };
+    // Not done (the destination held a key, the source none): no change, as Redis.
+    ctx.client.changed_nothing = !done;
     encode::integer(ctx.out, i64::from(done));
     Ok(())
 }
@@ -528,10 +538,17 @@ fn free_tables(ctx: &Ctx<'_>, tables: Vec<hashbrown::raw::RawTable<store::Entry>
     }
 }
 
+/// The keys a flush took out of the keyspace (each counts as a change, as in Redis).
+fn keys_in(tables: &[hashbrown::raw::RawTable<store::Entry>]) -> u64 {
+    tables.iter().map(|t| t.len() as u64).sum()
+}
+
 /// FLUSHDB [ASYNC|SYNC] — OK.
 fn flushdb(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let asynchronous = flush_mode(ctx, a)?;
-    free_tables(ctx, ctx.ks().flush_db(ctx.client.db), asynchronous);
+    let tables = ctx.ks().flush_db(ctx.client.db);
+    ctx.client.changes = Some(keys_in(&tables));
+    free_tables(ctx, tables, asynchronous);
     // Client-side caches are told to drop everything (never a published event).
     notify(ctx, class::FLUSH, "flush", b"");
     ctx.ok();
@@ -549,13 +566,17 @@ fn flushall(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     for db in 0..ks.databases() {
         tables.extend(ks.flush_db(db));
     }
+    ctx.client.changes = Some(keys_in(&tables));
     free_tables(ctx, tables, asynchronous);
     notify(ctx, class::FLUSH, "flush", b"");
     if crate::snapshot::has_save_rules(ctx.shared) {
         // Every shard held instead of every gate: the file is one point in time.
         let dbs: Vec<usize> = (0..ks.databases()).collect();
         let mut locked = ks.lock_dbs(&dbs);
-        let _ = crate::snapshot::save_locked(ctx.shared, &mut locked);
+        if crate::snapshot::save_locked(ctx.shared, &mut locked).is_ok() {
+            // The save holds the flush: no change since it (Redis's counter reads 0).
+            ctx.client.changes = Some(0);
+        }
     }
     ctx.ok();
     Ok(())

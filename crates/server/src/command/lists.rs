@@ -17,6 +17,7 @@ use super::keyspace_events::notify;
 fn push(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End, only_existing: bool) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     if only_existing && !coll::check::<List>(&mut shard, h, a[1], ctx.now_ms)? {
+        ctx.client.changed_nothing = true;
         encode::integer(ctx.out, 0);
         return Ok(());
     }
@@ -24,6 +25,7 @@ fn push(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End, only_existing: bool) -> Result
     for item in &a[2..] {
         list.push(end, item);
     }
+    ctx.client.changes = Some((a.len() - 2) as u64);
     notify(ctx, class::LIST, push_event(end), a[1]);
     encode::integer(ctx.out, list.len() as i64);
     Ok(())
@@ -72,6 +74,7 @@ fn pop(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End) -> Result<(), CommandError> {
             None => encode::null(ctx.out, proto),
             Some(_) => encode::null_array(ctx.out, proto),
         }
+        ctx.client.changed_nothing = true;
         return Ok(());
     };
     let out = &mut *ctx.out;
@@ -81,7 +84,7 @@ fn pop(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End) -> Result<(), CommandError> {
             if !popped {
                 encode::null(out, proto);
             }
-            popped
+            usize::from(popped)
         }
         Some(n) => {
             let n = n.min(list.len());
@@ -89,11 +92,13 @@ fn pop(ctx: &mut Ctx<'_>, a: &[&[u8]], end: End) -> Result<(), CommandError> {
             for _ in 0..n {
                 list.pop_with(end, |item| encode::bulk(out, item));
             }
-            n > 0
+            n
         }
     };
     drop(list);
-    if popped {
+    ctx.client.changes = Some(popped as u64);
+    ctx.client.changed_nothing = popped == 0;
+    if popped > 0 {
         notify(ctx, class::LIST, pop_event(end), a[1]);
         coll::remove_if_empty(ctx, &mut shard, h, a[1]);
     }
@@ -171,10 +176,12 @@ fn linsert(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     };
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let Some(mut list) = coll::get_key::<List>(ctx, &mut shard, h, a[1])? else {
+        ctx.client.changed_nothing = true;
         encode::integer(ctx.out, 0);
         return Ok(());
     };
     let Some(p) = list.iter().position(|x| x == a[3]) else {
+        ctx.client.changed_nothing = true;
         encode::integer(ctx.out, -1);
         return Ok(());
     };
@@ -209,6 +216,8 @@ fn lrem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         notify(ctx, class::LIST, "lrem", a[1]);
         coll::remove_if_empty(ctx, &mut shard, h, a[1]);
     }
+    ctx.client.changes = Some(removed);
+    ctx.client.changed_nothing = removed == 0;
     encode::integer(ctx.out, removed as i64);
     Ok(())
 }
@@ -220,13 +229,20 @@ fn ltrim(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     let trimmed = match coll::get_key::<List>(ctx, &mut shard, h, a[1])? {
         Some(mut list) => {
+            let before = list.len();
             match list.range(start, stop) {
                 Some((s, e)) => list.retain(|i, _| (s..=e).contains(&i)),
                 None => list.retain(|_, _| false),
             }
+            // Redis counts the elements trimmed (none: no change counted, though the
+            // event still goes out).
+            ctx.client.changes = Some((before - list.len()) as u64);
             true
         }
-        None => false,
+        None => {
+            ctx.client.changed_nothing = true;
+            false
+        }
     };
     if trimmed {
         notify(ctx, class::LIST, "ltrim", a[1]);
@@ -387,6 +403,7 @@ fn lmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         let (h, shard) = locked.shard_for(db, key);
         let Some(mut list) = coll::get_key::<List>(ctx, shard, h, key)? else { continue };
         let n = count.min(list.len());
+        ctx.client.changes = Some(n as u64);
         encode::array_len(ctx.out, 2);
         encode::bulk(ctx.out, key);
         encode::array_len(ctx.out, n);
@@ -400,6 +417,7 @@ fn lmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         coll::remove_if_empty(ctx, shard, h, key);
         return Ok(());
     }
+    ctx.client.changed_nothing = true;
     encode::null_array(ctx.out, ctx.client.proto);
     Ok(())
 }

@@ -25,6 +25,8 @@ fn sadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if added > 0 {
         notify(ctx, class::SET, "sadd", a[1]);
     }
+    ctx.client.changes = Some(added as u64);
+    ctx.client.changed_nothing = added == 0;
     encode::integer(ctx.out, added as i64);
     Ok(())
 }
@@ -40,6 +42,8 @@ fn srem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         notify(ctx, class::SET, "srem", a[1]);
         coll::remove_if_empty(ctx, &mut shard, h, a[1]);
     }
+    ctx.client.changes = Some(removed as u64);
+    ctx.client.changed_nothing = removed == 0;
     encode::integer(ctx.out, removed as i64);
     Ok(())
 }
@@ -110,6 +114,7 @@ fn spop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             None => encode::null(ctx.out, proto),
             Some(_) => encode::set_len(ctx.out, 0, proto),
         }
+        ctx.client.changed_nothing = true;
         return Ok(());
     };
     let want = count.unwrap_or(1).min(set.len());
@@ -121,6 +126,7 @@ fn spop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
     }
     drop(set);
+    ctx.client.changes = Some(popped.len() as u64);
     if !popped.is_empty() {
         notify(ctx, class::SET, "spop", a[1]);
         coll::remove_if_empty(ctx, &mut shard, h, a[1]);
@@ -201,12 +207,16 @@ fn smove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         // A missing source answers 0 before the destination's type is looked at, as
         // in Redis.
         None => {
+            ctx.client.changed_nothing = true;
             encode::integer(ctx.out, 0);
             return Ok(());
         }
     };
     let (dh, d) = locked.shard_for(db, a[2]);
     coll::check::<Set>(d, dh, a[2], ctx.now_ms)?;
+    // As Redis: nothing moved, or a set onto itself, is no change; a move counts its
+    // removal and, unless the destination held the member, its addition.
+    ctx.client.changed_nothing = !src_has || a[1] == a[2];
     if !src_has {
         encode::integer(ctx.out, 0);
         return Ok(());
@@ -220,9 +230,12 @@ fn smove(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         coll::remove_if_empty(ctx, s, sh, a[1]);
         let (dh, d) = locked.shard_for(db, a[2]);
         let mut set = coll::get_or_create::<Set>(ctx, d, dh, a[2])?;
-        if set.add(a[3], max) {
+        let added = set.add(a[3], max);
+        drop(set);
+        if added {
             notify(ctx, class::SET, "sadd", a[2]);
         }
+        ctx.client.changes = Some(1 + u64::from(added));
     }
     encode::integer(ctx.out, 1);
     Ok(())
@@ -319,7 +332,7 @@ fn algebra_store(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Op) -> Result<(), CommandEr
         Op::Union => "sunionstore",
         Op::Diff => "sdiffstore",
     };
-    coll::store(ctx, shard, h, a[1], set, (class::SET, event));
+    ctx.client.changed_nothing = !coll::store(ctx, shard, h, a[1], set, (class::SET, event));
     encode::integer(ctx.out, n as i64);
     Ok(())
 }

@@ -404,7 +404,7 @@ fn sort_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(), C
     };
     let items: Vec<&[u8]> = output.iter().map(|v| v.as_deref().unwrap_or_default()).collect();
     let (h, shard) = locked.shard_for(db, dest);
-    coll::store(ctx, shard, h, dest, List::from_items(items.iter().copied()), (class::LIST, "sortstore"));
+    ctx.client.changed_nothing = !coll::store(ctx, shard, h, dest, List::from_items(items.iter().copied()), (class::LIST, "sortstore"));
     drop(locked);
     ctx.propagate_as(|| {
         let mut records = vec![vec![b"DEL".to_vec(), dest.to_vec()]];

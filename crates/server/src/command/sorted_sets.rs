@@ -103,6 +103,7 @@ fn zadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ctx.ks().lock_key(ctx.client.db, a[1]);
     if xx && !coll::check::<ZSet>(&mut shard, h, a[1], ctx.now_ms)? {
         // XX never creates the key.
+        ctx.client.changed_nothing = true;
         if incr {
             ctx.null();
         } else {
@@ -148,6 +149,8 @@ fn zadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if added > 0 || changed > 0 {
         notify(ctx, class::ZSET, if incr { "zincr" } else { "zadd" }, a[1]);
     }
+    ctx.client.changes = Some((added + changed) as u64);
+    ctx.client.changed_nothing = added + changed == 0;
     coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
     if incr {
         match incr_result {
@@ -179,6 +182,7 @@ fn zincrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if current != Some(new) {
         notify(ctx, class::ZSET, "zincr", a[1]);
     }
+    ctx.client.changed_nothing = current == Some(new);
     write_score(ctx.out, new, ctx.client.proto);
     Ok(())
 }
@@ -194,6 +198,8 @@ fn zrem(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         notify(ctx, class::ZSET, "zrem", a[1]);
         coll::remove_if_empty(ctx, &mut shard, h, a[1]);
     }
+    ctx.client.changes = Some(removed as u64);
+    ctx.client.changed_nothing = removed == 0;
     encode::integer(ctx.out, removed as i64);
     Ok(())
 }
@@ -405,7 +411,7 @@ fn zrangestore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     let n = out.len();
     let (dh, d) = locked.shard_for(db, a[1]);
-    coll::store(ctx, d, dh, a[1], out, (class::ZSET, "zrangestore"));
+    ctx.client.changed_nothing = !coll::store(ctx, d, dh, a[1], out, (class::ZSET, "zrangestore"));
     encode::integer(ctx.out, n as i64);
     Ok(())
 }
@@ -497,6 +503,8 @@ fn remrange(ctx: &mut Ctx<'_>, a: &[&[u8]], by: By) -> Result<(), CommandError> 
         notify(ctx, class::ZSET, event, a[1]);
         coll::remove_if_empty(ctx, &mut shard, h, a[1]);
     }
+    ctx.client.changes = Some(removed as u64);
+    ctx.client.changed_nothing = removed == 0;
     encode::integer(ctx.out, removed as i64);
     Ok(())
 }
@@ -554,6 +562,8 @@ fn zpop(ctx: &mut Ctx<'_>, a: &[&[u8]], max: bool) -> Result<(), CommandError> {
         coll::remove_if_empty(ctx, &mut shard, h, a[1]);
     }
     drop(shard);
+    ctx.client.changes = Some(items.len() as u64);
+    ctx.client.changed_nothing = items.is_empty();
     let proto = ctx.client.proto;
     if count.is_none() && proto == Proto::Resp3 {
         // Without COUNT, RESP3 replies one flat [member, score] pair.
@@ -598,6 +608,7 @@ fn zmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         let Some(mut z) = coll::get_key::<ZSet>(ctx, shard, h, key)? else { continue };
         let items = pop_from(&mut z, count, max);
         drop(z);
+        ctx.client.changes = Some(items.len() as u64);
         notify(ctx, class::ZSET, pop_event(max), key);
         coll::remove_if_empty(ctx, shard, h, key);
         encode::array_len(ctx.out, 2);
@@ -610,6 +621,7 @@ fn zmpop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
         return Ok(());
     }
+    ctx.client.changed_nothing = true;
     encode::null_array(ctx.out, proto);
     Ok(())
 }
@@ -857,7 +869,7 @@ fn algebra_store(ctx: &mut Ctx<'_>, a: &[&[u8]], op: Algebra) -> Result<(), Comm
         Algebra::Inter => "zinterstore",
         Algebra::Diff => "zdiffstore",
     };
-    coll::store(ctx, shard, h, a[1], z, (class::ZSET, event));
+    ctx.client.changed_nothing = !coll::store(ctx, shard, h, a[1], z, (class::ZSET, event));
     encode::integer(ctx.out, n as i64);
     Ok(())
 }

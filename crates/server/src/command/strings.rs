@@ -200,7 +200,9 @@ fn set_generic(
 /// SETNX key value — 1 if set, 0 if the key existed.
 fn setnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let r = set_generic(ctx, a[1], a[2], Cond::IfAbsent, Ttl::Clear, false)?;
-    encode::integer(ctx.out, i64::from(matches!(r, SetReply::Ok)));
+    let set = matches!(r, SetReply::Ok);
+    ctx.client.changed_nothing = !set;
+    encode::integer(ctx.out, i64::from(set));
     Ok(())
 }
 
@@ -280,6 +282,7 @@ fn mset(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         shard.set_string(h, pair[0], pair[1], None, ctx.now_ms, lru);
         notify(ctx, class::STRING, "set", pair[0]);
     }
+    ctx.client.changes = Some((a.len() / 2) as u64);
     ctx.ok();
     Ok(())
 }
@@ -294,10 +297,12 @@ fn msetnx(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     for key in a[1..].iter().step_by(2) {
         let (h, shard) = locked.shard_for(db, key);
         if shard.get(h, key, ctx.now_ms).is_some() {
+            ctx.client.changed_nothing = true;
             encode::integer(ctx.out, 0);
             return Ok(());
         }
     }
+    ctx.client.changes = Some((a.len() / 2) as u64);
     for pair in a[1..].chunks_exact(2) {
         let (h, shard) = locked.shard_for(db, pair[0]);
         shard.insert(h, Entry::new(pair[0], Payload::Str(pair[1]), None, lru));
@@ -312,6 +317,7 @@ fn getdel(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
     if lookup_str(&mut shard, h, a[1], ctx)?.is_none() {
+        ctx.client.changed_nothing = true;
         ctx.null();
         return Ok(());
     }
@@ -667,6 +673,8 @@ fn bitop(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     if result.is_empty() {
         if shard.remove(h, a[2], ctx.now_ms).is_some() {
             notify(ctx, class::GENERIC, "del", a[2]);
+        } else {
+            ctx.client.changed_nothing = true;
         }
     } else {
         shard.insert(h, Entry::new(a[2], Payload::Object(Box::new(store::Object::Str(result.clone()))), None, ctx.lru()));
