@@ -1,6 +1,8 @@
 """A message that tells of a write leaves once the log holds that write, as the write's
-own reply does (docs/persistence.md): a keyspace notification, and a PUBLISH sent right
-after writes (Redis sends both only after the fsync of its event loop's turn). With
+own reply does (docs/persistence.md): a keyspace notification, a PUBLISH sent right
+after writes, and the replication stream (Redis sends all of them only after the fsync
+of its event loop's turn: a replica never serves a write its master could come back
+without). With
 `appendfsync always` and the log's writes slowed by DEBUG AOF-FLUSH-SLEEP, neither may
 reach a subscriber before that delay has passed. (Both used to arrive within
 milliseconds, while the write was not yet on disk: a crash then lost a write the
@@ -16,6 +18,7 @@ import time
 import redis
 
 from conftest import Server
+from test_replication import Node, caught_up, wait_until
 
 DELAY_S = 1.0
 
@@ -54,3 +57,30 @@ def test_messages_about_a_write_wait_for_the_log():
             assert at >= DELAY_S / 2, f"{channel!r} arrived {at:.3f} s after the write, before the log held it"
     finally:
         srv.stop()
+
+
+def test_a_replica_gets_a_write_once_its_masters_log_holds_it():
+    master_srv = Node(extra=("--appendonly", "yes", "--appendfsync", "always"))
+    replica_srv = Node()
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=30)
+        r = redis.Redis(port=replica_srv.port, socket_timeout=30)
+        assert r.replicaof("127.0.0.1", master_srv.port)
+        wait_until("the sync", lambda: caught_up(m, r))
+        m.execute_command("DEBUG", "AOF-FLUSH-SLEEP", int(DELAY_S * 1_000_000))
+        started = time.monotonic()
+        writer = threading.Thread(target=lambda: m.set("k", "v"))
+        writer.start()
+        seen_at = None
+        while time.monotonic() - started < DELAY_S / 2:
+            if r.get("k") is not None:
+                seen_at = time.monotonic() - started
+                break
+            time.sleep(0.01)
+        writer.join()
+        m.execute_command("DEBUG", "AOF-FLUSH-SLEEP", 0)
+        assert seen_at is None, f"the replica served the write {seen_at:.3f} s after it was sent, before the master's log held it"
+        wait_until("the write on the replica", lambda: r.get("k") == b"v")
+    finally:
+        master_srv.stop()
+        replica_srv.stop()

@@ -65,28 +65,33 @@ pub fn active(shared: &Shared) -> bool {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propagation, ordered: &Ordered<'_>, request: Option<&[u8]>, to_replicas: bool) -> Option<u64> {
+    // The log first: the stream's record carries the log offset it may not leave
+    // before (see `feed_replicas`).
     match what {
         Propagation::AsSent => {
             debug_assert!(request.is_none_or(|r| resp::encode::is_command_encoding(r, args)));
+            let end = shared.aof.as_ref().map(|aof| aof.append_one(db, now_ms, args));
+            let log_end = end.unwrap_or(0);
             match request {
                 _ if !to_replicas => {}
                 Some(bytes) => feed_replicas_with(
                     shared,
                     Some(ordered),
-                    || shared.repl.feed_buffered_encoded(db, bytes),
-                    || shared.repl.feed_encoded(db, bytes),
+                    || shared.repl.feed_buffered_encoded(db, bytes, log_end),
+                    || shared.repl.feed_encoded(db, bytes, log_end),
                 ),
-                None => feed_replicas(shared, db, &[args], Some(ordered)),
+                None => feed_replicas(shared, db, &[args], Some(ordered), log_end),
             }
-            shared.aof.as_ref().map(|aof| aof.append_one(db, now_ms, args))
+            end
         }
         Propagation::Effect(records) if records.is_empty() => None,
         Propagation::Effect(records) => {
             let recs: Vec<&[Vec<u8>]> = records.iter().map(Vec::as_slice).collect();
+            let end = shared.aof.as_ref().map(|aof| aof.append(db, now_ms, &recs));
             if to_replicas {
-                feed_replicas(shared, db, &recs, Some(ordered));
+                feed_replicas(shared, db, &recs, Some(ordered), end.unwrap_or(0));
             }
-            shared.aof.as_ref().map(|aof| aof.append(db, now_ms, &recs))
+            end
         }
         Propagation::Nothing => None,
     }
@@ -102,9 +107,14 @@ pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propa
 /// write holding its stripes (`ordered`) first has the parts holding the last records
 /// of its stripes published, and marks the stripes with its own. Off the event loops
 /// (or inside EXEC) they go to the stream itself.
+///
+/// `log_end`: the end of the records in this server's log (0: not logged). They leave
+/// for the replicas once the log holds them, as Redis sends its stream only after its
+/// `appendfsync` write (and fsync): a replica never serves a write its master could
+/// come back without.
 #[inline]
-fn feed_replicas<A: AsRef<[u8]>>(shared: &Shared, db: usize, records: &[&[A]], ordered: Option<&Ordered<'_>>) {
-    feed_replicas_with(shared, ordered, || shared.repl.feed_buffered(db, records), || shared.repl.feed(db, records));
+fn feed_replicas<A: AsRef<[u8]>>(shared: &Shared, db: usize, records: &[&[A]], ordered: Option<&Ordered<'_>>, log_end: u64) {
+    feed_replicas_with(shared, ordered, || shared.repl.feed_buffered(db, records, log_end), || shared.repl.feed(db, records, log_end));
 }
 
 /// [`feed_replicas`], the records put by `buffered` (to the loop's part: its writer mark,
@@ -132,14 +142,15 @@ fn feed_replicas_with(shared: &Shared, ordered: Option<&Ordered<'_>>, buffered: 
 /// PUBLISH: replicas get the message too (their subscribers hear it), the log not; in
 /// the stream after the client's earlier writes, as Redis's single thread orders them.
 pub fn message(shared: &Shared, db: usize, args: &[&[u8]]) {
-    feed_replicas(shared, db, &[args], None);
+    feed_replicas(shared, db, &[args], None, 0);
 }
 
 /// Propagates the effect of a blocked command served later (LPOP, LMOVE, ZPOPMIN ...);
 /// returns the end of its record in the log.
 pub fn effect(shared: &Shared, db: usize, now_ms: i64, record: &[Vec<u8>], ordered: Option<&Ordered<'_>>) -> Option<u64> {
-    feed_replicas(shared, db, &[record], ordered);
-    shared.aof.as_ref().map(|aof| aof.append_one(db, now_ms, record))
+    let end = shared.aof.as_ref().map(|aof| aof.append_one(db, now_ms, record));
+    feed_replicas(shared, db, &[record], ordered, end.unwrap_or(0));
+    end
 }
 
 /// The store's expiry hook (`store::events::ExpireHook`): called under the key's shard
@@ -182,10 +193,8 @@ pub fn removal(shared: &Shared, db: usize, key: &[u8], now_ms: i64, why: store::
     let del: [&[u8]; 2] = [b"DEL", key];
     // After the key's last record, if it waits in a loop's part of the stream.
     shared.repl.ensure_published(shared.stripes.writer_of_key(&shared.keyspace, key));
-    shared.repl.feed(db, &[&del[..]]);
-    if let Some(aof) = shared.aof.as_ref() {
-        aof.append_one(db, now_ms, &del);
-    }
+    let end = shared.aof.as_ref().map_or(0, |aof| aof.append_one(db, now_ms, &del));
+    shared.repl.feed(db, &[&del[..]], end);
     true
 }
 

@@ -152,6 +152,9 @@ fn sync_replica(ctx: &mut Ctx<'_>, psync: Option<(&[u8], i64)>) -> Result<(), Co
     if let Some((replid, offset)) = psync {
         if let Some(reply) = master::partial_sync(shared, &who, replid, offset) {
             ctx.out.extend_from_slice(&reply);
+            // The backlog's bytes leave once this server's log holds them, as the
+            // stream's do (`replication::stream`'s deliver).
+            ctx.client.need = ctx.client.need.max(shared.repl.log_end());
             return Ok(());
         }
     }

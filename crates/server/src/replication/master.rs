@@ -113,8 +113,10 @@ pub fn flush(shared: &Shared) {
 pub fn flush_here(shared: &Shared, here: usize) {
     // Records of this loop's that no connection's batch published (served pops).
     shared.repl.publish_mine();
-    shared.repl.deliver(|owner, client_id, bytes| {
-        let mail = Mail { client_id, bytes, unblock: false, need: 0, repl_woff: 0 };
+    // Each piece leaves once this server's log holds the records in it
+    // (`net::apply_mail` holds it in the replica's output until then).
+    shared.repl.deliver(|owner, client_id, bytes, need| {
+        let mail = Mail { client_id, bytes, unblock: false, need, repl_woff: 0 };
         if owner == here {
             shared.post_mail_quietly(owner, mail);
         } else {

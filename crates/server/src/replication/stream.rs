@@ -169,6 +169,9 @@ struct Inner {
     replicas: Vec<Replica>,
     /// Some replica is online (the stream fed makes a delivery due).
     any_online: bool,
+    /// The end, in this server's log, of the last logged record fed (the greatest):
+    /// what is delivered may not leave before the log holds it (`deliver`).
+    log_end: u64,
 }
 
 impl Inner {
@@ -226,6 +229,8 @@ struct Pending {
     /// (where in `bytes` a run of records of one database starts, that database)
     runs: Vec<(usize, usize)>,
     pushed: u64,
+    /// The greatest log end of the records in `bytes` (see `Inner::log_end`).
+    log_end: u64,
 }
 
 /// A loop's part and how many of its records are published (written by whoever holds
@@ -302,6 +307,7 @@ impl Stream {
                 backlog: Backlog::new(backlog_size.max(BACKLOG_MIN) as usize),
                 replicas: Vec::new(),
                 any_online: false,
+                log_end: 0,
             }), offset_now: AtomicU64::new(0) }),
             parts: (0..loops).map(|_| LoopPart::default()).collect(),
             exec_open: AtomicBool::new(false),
@@ -338,8 +344,9 @@ impl Stream {
         self.core.offset_now.load(Ordering::Acquire)
     }
 
-    /// Feeds records (each a command's arguments) for database `db`.
-    pub fn feed<A: AsRef<[u8]>>(&self, db: usize, records: &[&[A]]) {
+    /// Feeds records (each a command's arguments) for database `db`; `log_end`: their
+    /// end in this server's log (0: not logged).
+    pub fn feed<A: AsRef<[u8]>>(&self, db: usize, records: &[&[A]], log_end: u64) {
         if !self.feeding() {
             return;
         }
@@ -350,17 +357,18 @@ impl Stream {
             for rec in records {
                 put_command(&mut body, rec);
             }
-            self.feed_encoded(db, &body);
+            self.feed_encoded(db, &body, log_end);
         });
     }
 
     /// Feeds records already encoded (`body`) for database `db`.
-    pub fn feed_encoded(&self, db: usize, body: &[u8]) {
+    pub fn feed_encoded(&self, db: usize, body: &[u8], log_end: u64) {
         if !self.feeding() {
             return;
         }
         let mut g = self.core.inner.lock();
         let g = &mut *g;
+        g.log_end = g.log_end.max(log_end);
         if g.multi == Multi::Open {
             g.multi = Multi::Fed;
             let mut head = Vec::new();
@@ -376,8 +384,8 @@ impl Stream {
     /// part of the stream. Returns the writer mark of the last one, or None when they
     /// must be fed to the stream itself ([`feed`](Self::feed)): not on an event loop, or
     /// inside EXEC.
-    pub fn feed_buffered<A: AsRef<[u8]>>(&self, db: usize, records: &[&[A]]) -> Option<u64> {
-        self.buffer(db, |out| {
+    pub fn feed_buffered<A: AsRef<[u8]>>(&self, db: usize, records: &[&[A]], log_end: u64) -> Option<u64> {
+        self.buffer(db, log_end, |out| {
             for rec in records {
                 put_command(out, rec);
             }
@@ -385,11 +393,11 @@ impl Stream {
     }
 
     /// [`feed_buffered`](Self::feed_buffered) of records already encoded.
-    pub fn feed_buffered_encoded(&self, db: usize, body: &[u8]) -> Option<u64> {
-        self.buffer(db, |out| out.extend_from_slice(body))
+    pub fn feed_buffered_encoded(&self, db: usize, body: &[u8], log_end: u64) -> Option<u64> {
+        self.buffer(db, log_end, |out| out.extend_from_slice(body))
     }
 
-    fn buffer(&self, db: usize, put: impl FnOnce(&mut Vec<u8>)) -> Option<u64> {
+    fn buffer(&self, db: usize, log_end: u64, put: impl FnOnce(&mut Vec<u8>)) -> Option<u64> {
         let l = LOOP.with(std::cell::Cell::get);
         let part = self.parts.get(l)?;
         if self.exec_open.load(Ordering::Relaxed) {
@@ -401,6 +409,7 @@ impl Stream {
             p.runs.push((at, db));
         }
         put(&mut p.bytes);
+        p.log_end = p.log_end.max(log_end);
         p.pushed += 1;
         let mark = ((l as u64 + 1) << MARK_LOOP_SHIFT) | p.pushed;
         let large = p.bytes.len() >= BLOCK;
@@ -455,6 +464,7 @@ impl Stream {
         if self.feeding() {
             let mut g = self.core.inner.lock();
             let g = &mut *g;
+            g.log_end = g.log_end.max(p.log_end);
             for (k, &(start, db)) in p.runs.iter().enumerate() {
                 let end = p.runs.get(k + 1).map_or(p.bytes.len(), |&(next, _)| next);
                 self.select(g, db);
@@ -463,6 +473,7 @@ impl Stream {
         }
         p.bytes.clear();
         p.runs.clear();
+        p.log_end = 0;
         // A part that once held a large record does not keep its size.
         if p.bytes.capacity() > 4 * BLOCK {
             p.bytes.shrink_to(BLOCK);
@@ -824,12 +835,13 @@ impl Stream {
         g.replicas.len() != before
     }
 
-    /// Hands the online replicas' unsent chunks to `post` (owner, client id, chunk);
-    /// returns at once when there are none. One delivery at a time: two loops that took
-    /// two pieces of one replica's stream could otherwise post them in the wrong order
-    /// (seen as a replica's list in another order than the master's). The stream's own
-    /// lock is not held while posting, so writers do not wait for the wake-ups.
-    pub fn deliver(&self, mut post: impl FnMut(usize, u64, Bytes)) {
+    /// Hands the online replicas' unsent chunks to `post` (owner, client id, chunk, the
+    /// log offset it may not leave before: see `Inner::log_end`); returns at once when
+    /// there are none. One delivery at a time: two loops that took two pieces of one
+    /// replica's stream could otherwise post them in the wrong order (seen as a
+    /// replica's list in another order than the master's). The stream's own lock is not
+    /// held while posting, so writers do not wait for the wake-ups.
+    pub fn deliver(&self, mut post: impl FnMut(usize, u64, Bytes, u64)) {
         if !self.dirty.load(Ordering::Acquire) {
             return;
         }
@@ -837,23 +849,31 @@ impl Stream {
         if !self.dirty.swap(false, Ordering::AcqRel) {
             return;
         }
-        let pieces: Vec<(usize, u64, Vec<Bytes>)> = {
+        let (pieces, need): (Vec<(usize, u64, Vec<Bytes>)>, u64) = {
             let mut g = self.core.inner.lock();
             g.seal();
-            g.replicas
+            let pieces = g
+                .replicas
                 .iter_mut()
                 .filter(|r| r.state == ReplicaState::Online && !r.outbox.is_empty())
                 .map(|r| {
                     r.outbox_len = 0;
                     (r.owner, r.client_id, std::mem::take(&mut r.outbox))
                 })
-                .collect()
+                .collect();
+            (pieces, g.log_end)
         };
         for (owner, client_id, chunks) in pieces {
             for chunk in chunks {
-                post(owner, client_id, chunk);
+                post(owner, client_id, chunk, need);
             }
         }
+    }
+
+    /// The log offset the stream fed so far may not leave before (`Inner::log_end`):
+    /// a partial resync's bytes wait for it too.
+    pub fn log_end(&self) -> u64 {
+        self.core.inner.lock().log_end
     }
 
     /// Online replicas that acknowledged nothing for more than `timeout_ms`, as (client
@@ -983,7 +1003,7 @@ mod tests {
     /// What a delivery posts, each replica's chunks joined.
     fn take(s: &Stream) -> Vec<(usize, u64, Vec<u8>)> {
         let mut out: Vec<(usize, u64, Vec<u8>)> = Vec::new();
-        s.deliver(|o, id, b| match out.iter_mut().find(|(_, i, _)| *i == id) {
+        s.deliver(|o, id, b, _| match out.iter_mut().find(|(_, i, _)| *i == id) {
             Some((_, _, bytes)) => bytes.extend_from_slice(&b),
             None => out.push((o, id, b.to_vec())),
         });
@@ -992,7 +1012,7 @@ mod tests {
 
     fn feed(s: &Stream, db: usize, args: &[&str]) {
         let rec: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
-        s.feed(db, &[&rec[..]]);
+        s.feed(db, &[&rec[..]], 0);
     }
 
     #[test]
@@ -1081,7 +1101,7 @@ mod tests {
         s.transfer_done(1, 0);
         this_thread_runs_loop(0);
         let rec: [&[u8]; 3] = [b"SET", b"k", b"1"];
-        let mark = s.feed_buffered(0, &[&rec[..]]).expect("a loop's record is buffered");
+        let mark = s.feed_buffered(0, &[&rec[..]], 0).expect("a loop's record is buffered");
         assert_eq!(s.offset(), 0, "in loop 0's part, not in the stream yet");
         assert!(take(&s).is_empty());
         // Loop 1 writes the same key: loop 0's part goes first.
@@ -1090,7 +1110,7 @@ mod tests {
             this_thread_runs_loop(1);
             s1.ensure_published(mark);
             let rec: [&[u8]; 3] = [b"SET", b"k", b"2"];
-            s1.feed_buffered(0, &[&rec[..]]).expect("buffered");
+            s1.feed_buffered(0, &[&rec[..]], 0).expect("buffered");
             s1.publish_mine();
         })
         .join()
@@ -1100,7 +1120,7 @@ mod tests {
         // A record of another database in a part gets its SELECT when published; a
         // snapshot's point in time publishes every part first.
         let rec: [&[u8]; 2] = [b"DEL", b"k"];
-        s.feed_buffered(3, &[&rec[..]]).expect("buffered");
+        s.feed_buffered(3, &[&rec[..]], 0).expect("buffered");
         let before = s.offset();
         s.add_for_full_sync(2, 0, "y".into(), 2, true, true);
         let started = s.snapshot_begins(false);
@@ -1108,6 +1128,35 @@ mod tests {
         assert_eq!(started[0].2, format!("+FULLRESYNC {} {}\r\n", "d".repeat(40), s.offset()).into_bytes());
         let out = String::from_utf8(take(&s).remove(0).2).unwrap();
         assert_eq!(out, "*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n*2\r\n$3\r\nDEL\r\n$1\r\nk\r\n");
+    }
+
+    #[test]
+    fn a_delivery_waits_for_the_log_end_of_every_record_published_in_it() {
+        let s = Stream::new("e".repeat(40), 1 << 20, 1);
+        s.start_feeding();
+        s.add_for_full_sync(1, 0, "x".into(), 1, true, true);
+        s.snapshot_begins(false);
+        s.transfer_done(1, 0);
+        this_thread_runs_loop(0);
+        let needs = |s: &Stream| {
+            let mut needs = Vec::new();
+            s.deliver(|_, _, _, need| needs.push(need));
+            needs
+        };
+        let rec: [&[u8]; 3] = [b"SET", b"k", b"1"];
+        s.feed_buffered(0, &[&rec[..]], 500).expect("buffered");
+        s.feed_buffered(0, &[&rec[..]], 300).expect("buffered");
+        // In the loop's part: neither delivered nor counted yet.
+        assert!(needs(&s).is_empty());
+        assert_eq!(s.log_end(), 0);
+        s.publish_mine();
+        assert_eq!(needs(&s), vec![500], "the greatest end of the records published");
+        // A record not logged (PUBLISH, PING) never lowers it.
+        s.feed(0, &[&rec[..]], 0);
+        assert_eq!(needs(&s), vec![500]);
+        s.feed(0, &[&rec[..]], 900);
+        assert_eq!(needs(&s), vec![900]);
+        this_thread_runs_loop(usize::MAX);
     }
 
     #[test]
