@@ -210,8 +210,10 @@ pub fn begin_transaction(shared: &Shared) {
 /// The EXEC ended: the log offset of its closing EXEC record, None when it logged
 /// nothing.
 pub fn end_transaction(shared: &Shared) -> Option<u64> {
-    shared.repl.end_exec();
+    // The log's EXEC first: the stream's may not leave before it (a transaction the
+    // log holds without its EXEC is not replayed).
     let end = shared.aof.as_ref().and_then(|aof| aof.end_exec());
+    shared.repl.end_exec(end.unwrap_or(0));
     shared.stripes.end_exec(end);
     end
 }

@@ -512,8 +512,8 @@ impl Stream {
         }
     }
 
-    /// The EXEC ended.
-    pub fn end_exec(&self) {
+    /// The EXEC ended; `log_end`: the end of the log's EXEC record (0: none).
+    pub fn end_exec(&self, log_end: u64) {
         if !self.feeding() {
             return;
         }
@@ -522,6 +522,7 @@ impl Stream {
         let fed = g.multi == Multi::Fed;
         g.multi = Multi::None;
         if fed {
+            g.log_end = g.log_end.max(log_end);
             let mut buf = Vec::new();
             put_command(&mut buf, &[&b"EXEC"[..]]);
             self.append(&mut g, &buf);
@@ -1167,11 +1168,11 @@ mod tests {
         s.snapshot_begins(false);
         s.transfer_done(1, 0);
         s.begin_exec();
-        s.end_exec();
+        s.end_exec(0);
         assert!(take(&s).is_empty());
         s.begin_exec();
         feed(&s, 0, &["INCR", "n"]);
-        s.end_exec();
+        s.end_exec(0);
         let out = String::from_utf8(take(&s).remove(0).2).unwrap();
         assert!(out.starts_with("*1\r\n$5\r\nMULTI\r\n*2\r\n$6\r\nSELECT"), "{out}");
         assert!(out.ends_with("*1\r\n$4\r\nEXEC\r\n"), "{out}");
