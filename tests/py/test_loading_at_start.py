@@ -220,3 +220,39 @@ def test_a_shutdown_during_the_load_at_start_ends_it_without_saving(tmp_path, ho
         assert again.client().dbsize() == KEYS
     finally:
         again.stop()
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_a_server_killed_with_sigkill_restarts_on_its_port_at_once(tmp_path, round_):
+    """A supervisor restarts a crashed server right away, on the same port. With the
+    io_uring engine the kernel closes a killed process's listening sockets a few
+    milliseconds after the process is gone: the new server found the port taken and
+    exited (5 restarts in 6). It now waits up to a second for the port. Passes against
+    Redis 7.0.15 too (BASALT_TEST_SERVER=redis-server)."""
+    first = Server()
+    port = first.port
+    redis.Redis(port=port, socket_timeout=10).set("k", "v")
+    first.proc.kill()
+    first.proc.wait()
+    extra = [] if "redis-server" in os.path.basename(_binary()) else os.environ.get("BASALT_SERVER_EXTRA", "").split()
+    log = open(tmp_path / "restart.log", "wb")
+    proc = subprocess.Popen([_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp_path), "--save", "", *extra],
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    watchdog = _watchdog(proc.pid)
+    try:
+        deadline = time.monotonic() + 20
+        up = False
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                up = redis.Redis(port=port, socket_timeout=2).ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.02)
+        assert up, (tmp_path / "restart.log").read_text(errors="replace")
+    finally:
+        proc.kill()
+        proc.wait()
+        watchdog.kill()
+        watchdog.wait()
+        log.close()
+        first.stop()

@@ -997,3 +997,30 @@ def test_wait_after_a_served_blocked_pop_counts_only_replicas_that_have_the_pop(
             os.kill(replica_srv.proc.pid, signal.SIGCONT)
         master_srv.stop()
         replica_srv.stop()
+
+
+def test_wait_after_a_blocking_pop_served_at_once_counts_only_replicas_that_have_the_pop():
+    """BLPOP/BLMOVE that find an element pop at once, a write like LPOP: WAIT then
+    counts only the replicas that have the pop (as Redis 7.0)."""
+    master_srv = Node()
+    replica_srv = start_replica(master_srv.port)
+    stopped = False
+    try:
+        m = redis.Redis(port=master_srv.port, socket_timeout=10)
+        m.rpush("q", "a", "b")
+        assert m.execute_command("WAIT", 1, 10000) == 1
+        popper = redis.Redis(port=master_srv.port, socket_timeout=10)
+        os.kill(replica_srv.proc.pid, signal.SIGSTOP)
+        stopped = True
+        assert popper.blpop("q", 0) == (b"q", b"a")
+        assert popper.execute_command("WAIT", 1, 200) == 0
+        assert popper.blmove("q", "dst", 0, "LEFT", "RIGHT") == b"b"
+        assert popper.execute_command("WAIT", 1, 200) == 0
+        os.kill(replica_srv.proc.pid, signal.SIGCONT)
+        stopped = False
+        assert popper.execute_command("WAIT", 1, 10000) == 1
+    finally:
+        if stopped:
+            os.kill(replica_srv.proc.pid, signal.SIGCONT)
+        master_srv.stop()
+        replica_srv.stop()

@@ -46,6 +46,28 @@ pub fn collect(ps: &PubSub, ch: &[u8], msg: &[u8], out: &mut Vec<Delivery>) {
     }
 }
 
+thread_local! {
+    /// PUBLISH messages of the EXEC running on this thread, with the log on.
+    static HELD_FOR_EXEC: std::cell::RefCell<Vec<Delivery>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Keeps a PUBLISH's deliveries inside EXEC until [`post_held_for_exec`]; returns how
+/// many there are (PUBLISH's reply).
+pub fn hold_until_exec_ends(deliveries: Vec<Delivery>) -> usize {
+    let n = deliveries.len();
+    HELD_FOR_EXEC.with(|h| h.borrow_mut().extend(deliveries));
+    n
+}
+
+/// The EXEC ended: its PUBLISH messages go, held until the log reaches `need` (all it
+/// appended, its closing EXEC record included).
+pub fn post_held_for_exec(shared: &Shared, need: u64) {
+    let held = HELD_FOR_EXEC.with(|h| std::mem::take(&mut *h.borrow_mut()));
+    if !held.is_empty() {
+        post_all(shared, held, need);
+    }
+}
+
 /// Posts collected deliveries, in order, each held until the log reaches `need`.
 /// Returns how many there were.
 pub fn post_all(shared: &Shared, deliveries: Vec<Delivery>, need: u64) -> usize {

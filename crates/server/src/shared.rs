@@ -401,6 +401,9 @@ pub struct Shared {
     /// A second SIGINT stopped the server during its shutdown's wait ("You insist"):
     /// as Redis, it exits at once with status 1, without its final save.
     pub insisted: AtomicBool,
+    /// A shutdown's final save and stop are under way (`shutdown::exit`): a SIGINT now
+    /// is a second one, as during the wait for replicas.
+    pub exiting: AtomicBool,
     /// The I/O engine the loops run on (INFO basalt_io_engine), set at start.
     pub io_engine: std::sync::OnceLock<&'static str>,
 }
@@ -474,6 +477,7 @@ impl Shared {
             snapshots: crate::state::snapshots::SnapshotStats::new(store::Clock::System.now_ms() / 1000),
             walk: crate::walk::Walk::default(),
             insisted: AtomicBool::new(false),
+            exiting: AtomicBool::new(false),
             io_engine: std::sync::OnceLock::new(),
         };
         // Derive every lock-free copy of configuration values from the config.

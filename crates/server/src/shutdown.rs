@@ -149,7 +149,20 @@ pub fn command_save(shared: &Shared, asked: Option<bool>) -> bool {
 /// full sync is still being written ([`crate::aof::rewrite::writing_initial`]): the
 /// server goes on.
 pub fn exit(shared: &Shared, save: bool, force: bool) -> bool {
-    let save = save && !shared.replica.is_loading();
+    use std::sync::atomic::Ordering::SeqCst;
+    shared.exiting.store(true, SeqCst);
+    let stopped = exit_now(shared, save, force);
+    if !stopped {
+        shared.exiting.store(false, SeqCst);
+    }
+    stopped
+}
+
+/// [`exit`]'s body.
+fn exit_now(shared: &Shared, save: bool, force: bool) -> bool {
+    // (A second SIGINT before this: out at once, without the save. One during the save
+    // lets it end, and saves nothing more.)
+    let save = save && !shared.replica.is_loading() && !shared.insisted.load(std::sync::atomic::Ordering::SeqCst);
     // As Redis: a restart now would load the data set of before the replica's last full
     // sync, whose rewrite is still being written.
     if crate::aof::rewrite::writing_initial(shared) {

@@ -205,7 +205,7 @@ pub fn run(mut config: Config) -> Result<Exit, StartError> {
         // A plain bind first fails as Redis's does when the port is taken.
         if config.port != 0 {
             let addr = SocketAddr::new(ip, config.port);
-            match crate::net::probe_port_free(addr) {
+            match crate::net::wait_port_free(addr) {
                 Ok(()) => {}
                 Err(_) if optional => continue,
                 Err(e) => return Err(StartError::Listen(addr.to_string(), e)),
@@ -240,7 +240,7 @@ pub fn run(mut config: Config) -> Result<Exit, StartError> {
         let c = crate::tls::build(&config.tls_settings()).map_err(StartError::Tls)?;
         for (ip, optional) in bind_addrs(&config)? {
             let addr = SocketAddr::new(ip, tls_port);
-            if let Err(e) = crate::net::probe_port_free(addr) {
+            if let Err(e) = crate::net::wait_port_free(addr) {
                 if optional {
                     continue;
                 }
@@ -317,9 +317,9 @@ pub fn run(mut config: Config) -> Result<Exit, StartError> {
                 if signal_shared.shutdown.load(Ordering::SeqCst) {
                     continue;
                 }
-                if signal_shared.shutdown_wait.waiting() {
-                    // A SIGINT while the shutdown waits for its replicas: now, as
-                    // Redis ("You insist").
+                if signal_shared.shutdown_wait.waiting() || signal_shared.exiting.load(Ordering::SeqCst) {
+                    // A SIGINT while the shutdown waits for its replicas, or saves: now,
+                    // as Redis ("You insist"; a save already running ends first).
                     if sigint {
                         crate::log::warning("You insist... exiting now.");
                         signal_shared.insisted.store(true, Ordering::SeqCst);

@@ -163,6 +163,9 @@ pub fn detach(shared: &Shared) -> Result<(), String> {
     let Some(files) = guard.as_mut() else { return Ok(()) };
     let (incr, target) = create_incr(files)?;
     files.detached = true;
+    // The rewrite that follows must not wait out a pause of failed automatic rewrites
+    // (up to an hour): until it ends a restart loads the data set of before the sync.
+    aof.rewrite.retry_at_ms.store(0, Ordering::Relaxed);
     if aof.rewrite.in_progress.load(Ordering::Acquire) {
         files.rewrite_void = true;
     }

@@ -199,6 +199,11 @@ fn block(ctx: &mut Ctx<'_>, op: Op, timeout_ms: Option<i64>, null_in_multi: fn(&
         drop(reg);
         ctx.out.extend_from_slice(&reply);
         ctx.client.need = ctx.client.need.max(need);
+        if shared.repl.feeding() {
+            // The pop is this client's write (its record waits in this loop's part of
+            // the stream): WAIT takes its offset once that part is published.
+            ctx.client.repl_woff = super::client::WOFF_UNPUBLISHED;
+        }
         return Ok(());
     }
     if ctx.client.in_exec {

@@ -75,7 +75,8 @@ pub struct Client {
     /// Set by a write command whose call changed nothing (a SETBIT that leaves the bit
     /// as it was, a BITFIELD of GETs or of SETs to the values there): as Redis, which
     /// counts and signals only changes, it touches no WATCH, does not count in
-    /// `rdb_changes_since_last_save` and is not logged. Reset by the dispatcher.
+    /// `rdb_changes_since_last_save` and is not logged, unless the command states what
+    /// to log (`Ctx::propagate_as`). Reset by the dispatcher.
     pub changed_nothing: bool,
     /// Set by a write command that changed several things, or perhaps none: how many,
     /// as Redis counts them in `rdb_changes_since_last_save` (its `server.dirty`: an

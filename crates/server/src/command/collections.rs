@@ -290,7 +290,7 @@ pub fn queue_pop(events: &Flags, db: usize, shard: &mut Shard, hash: u64, key: &
 /// collection is empty (the *STORE commands), and queues the keyspace event: `event`
 /// (class, name) for a stored value, `del` for a deleted key, as Redis. False when it
 /// changed nothing (an empty result, and no key there): the caller tells the
-/// dispatcher (`Client::changed_nothing`), as Redis neither counts nor logs it.
+/// dispatcher (`Client::changed_nothing`), as Redis does not count it.
 #[must_use]
 pub fn store<T: Collection>(ctx: &Ctx<'_>, shard: &mut Shard, hash: u64, key: &[u8], value: T, event: (u32, &'static str)) -> bool {
     let obj = value.wrap();

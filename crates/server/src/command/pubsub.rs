@@ -150,11 +150,13 @@ fn publish(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     // The message may tell of writes made just before it (by this client, or seen by
     // it): it leaves once the log holds everything appended so far, as Redis sends
     // it only after the fsync of its event loop's turn.
-    let need = match &ctx.shared.aof {
-        Some(aof) if !deliveries.is_empty() => aof.appended(),
-        _ => 0,
+    let n = match &ctx.shared.aof {
+        // Inside EXEC the log's EXEC record is not appended yet: the messages wait for
+        // the transaction's end (`transactions.rs` posts them), which they may tell of.
+        Some(_) if ctx.client.in_exec => crate::publish::hold_until_exec_ends(deliveries),
+        Some(aof) if !deliveries.is_empty() => crate::publish::post_all(ctx.shared, deliveries, aof.appended()),
+        _ => crate::publish::post_all(ctx.shared, deliveries, 0),
     };
-    let n = crate::publish::post_all(ctx.shared, deliveries, need);
     // As Redis: replicas get the message too (their subscribers hear it), the log not.
     if !ctx.client.loading && !ctx.shared.replica.is_replica() {
         crate::propagate::message(ctx.shared, ctx.client.db, a);

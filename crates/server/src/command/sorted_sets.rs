@@ -137,12 +137,16 @@ fn zadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
                 continue;
             }
         }
+        // A score equal to the one there (as doubles: -0 equals 0) changes nothing, as
+        // in Redis, and stays as it was (a changed sign unlogged would differ on a
+        // replica).
         if current.is_none() {
             added += 1;
+            z.insert(member, new, limits);
         } else if current != Some(new) {
             changed += 1;
+            z.insert(member, new, limits);
         }
-        z.insert(member, new, limits);
         incr_result = Some(new);
     }
     drop(z);
@@ -177,9 +181,10 @@ fn zincrby(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         coll::drop_if_empty(&mut shard, h, a[1], ctx.now_ms);
         return Err(CommandError::msg(NAN_SCORE));
     }
-    z.insert(a[3], new, limits);
-    // An increment that leaves the score as it was changes nothing: no event (Redis).
+    // An increment that leaves the score as it was changes nothing: no event, and the
+    // score stays (-0 plus 0 keeps -0), as in Redis.
     if current != Some(new) {
+        z.insert(a[3], new, limits);
         notify(ctx, class::ZSET, "zincr", a[1]);
     }
     ctx.client.changed_nothing = current == Some(new);

@@ -197,8 +197,10 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
         // queue's records without it has applied none of them.
         ctx.client.repl_woff = ctx.shared.repl.offset_now();
     }
-    // With the log, the queue's keyspace notifications waited for the whole
-    // transaction to be in it (`notify.rs`).
+    // With the log, the queue's PUBLISH messages and keyspace notifications waited for
+    // the whole transaction to be in it (`command/pubsub.rs`, `notify.rs`).
+    let logged = ctx.shared.aof.as_ref().map_or(0, |aof| aof.appended());
+    crate::publish::post_held_for_exec(ctx.shared, logged.max(ctx.client.need));
     crate::notify::flush(ctx.shared, ctx.client.need, ctx.client.info.id);
     ctx.client.in_exec = false;
     // Blocked clients are served after the whole transaction, as in Redis (a push

@@ -248,7 +248,7 @@ fn session(shared: &Shared, link: &Link, apply: &mut dyn Apply) -> LinkResult<()
         // `tls-replication yes`: TLS to the master, and this server's TLS port is the
         // one its master announces (as Redis's replica).
         let tls = c.recorded.get("tls-replication").is_some_and(|v| v == "yes");
-        let port = if tls { c.tls_port() } else { c.port };
+        let port = if tls && c.tls_port() != 0 { c.tls_port() } else { c.port };
         (c.repl_timeout, (c.masteruser.clone(), c.masterauth.clone()), announce_port.unwrap_or(port), announce_ip, tls.then(|| c.tls_settings()))
     };
     let timeout = Duration::from_secs(timeout_s.max(1));
