@@ -10,6 +10,7 @@ The expected counts were read from Redis 7.0.15; every test passes against it to
 """
 
 import os
+import threading
 import time
 
 import pytest
@@ -82,6 +83,31 @@ def test_a_transaction_counts_its_commands_changes(server):
     pipe.delete("missing")
     pipe.execute()
     assert changes(server) - before == 3
+
+
+def test_blocking_pops_count_as_redis_counts_them(server):
+    server.flushall()
+    server.rpush("q", "a", "b", "c")
+    before = changes(server)
+    server.execute_command("BLMPOP", 0, 1, "q", "LEFT", "COUNT", 2)
+    assert changes(server) - before == 2, "served at once: its pops"
+    before = changes(server)
+    server.blpop("empty", 0.1)
+    assert changes(server) - before == 0, "timed out: nothing"
+    # Served later: Redis 7.0 counts BZPOPMIN's pop (and BLMPOP's, BZMPOP's), not
+    # BLPOP's (nor BRPOP's, BLMOVE's, BRPOPLPUSH's).
+    for block, push, expected in ((("BLPOP", "l", 0), ("RPUSH", "l", "a"), 1),
+                                  (("BZPOPMIN", "z", 0), ("ZADD", "z", 1, "a", 2, "b"), 3)):
+        waiter = redis.Redis(port=server.connection_pool.connection_kwargs["port"], socket_timeout=10)
+        t = threading.Thread(target=lambda: waiter.execute_command(*block))
+        t.start()
+        deadline = time.monotonic() + 10
+        while server.info("clients")["blocked_clients"] == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        before = changes(server)
+        server.execute_command(*push)
+        t.join(timeout=10)
+        assert changes(server) - before == expected, block[0]
 
 
 def test_a_save_rule_fires_on_the_keys_of_one_mset():

@@ -60,12 +60,12 @@ fn effect(op: &Op, key: &[u8], popped: usize) -> Vec<Vec<u8>> {
     }
 }
 
-/// Tries the pop now: Ok(Some((reply, need))) when served, Ok(None) when no key has
-/// data. With the log on, the pop holds its keys' ordering stripes and logs its effect
+/// Tries the pop now: Ok(Some((reply, need, elements popped))) when served, Ok(None)
+/// when no key has data. With the log on, the pop holds its keys' ordering stripes and logs its effect
 /// as the plain pop it amounts to; `need` is the offset its reply must wait for. Its
 /// keyspace events are published here, unless it runs inside EXEC (`in_exec`), which
 /// publishes its queue's once the whole transaction is logged.
-fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto, op: &Op, log: bool, in_exec: bool) -> Result<Option<(Vec<u8>, u64)>, CommandError> {
+fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto, op: &Op, log: bool, in_exec: bool) -> Result<Option<(Vec<u8>, u64, usize)>, CommandError> {
     if matches!(op, Op::Wait { .. } | Op::Pause) {
         return Ok(None);
     }
@@ -90,7 +90,7 @@ fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto,
     }
     let need = ordered.as_mut().map_or(0, |o| o.finish(end));
     drop(ordered);
-    Ok(served.map(|(reply, _, _)| (reply, need)))
+    Ok(served.map(|(reply, _, popped)| (reply, need, popped)))
 }
 
 /// A served pop: (reply, key popped from, elements popped).
@@ -195,10 +195,11 @@ fn block(ctx: &mut Ctx<'_>, op: Op, timeout_ms: Option<i64>, null_in_multi: fn(&
     // Propagated by try_serve, never by the dispatcher.
     ctx.propagate_nothing();
     let mut reg = registry(shared);
-    if let Some((reply, need)) = try_serve(shared, ctx.client.info.id, db, ctx.now_ms, proto, &op, !ctx.client.loading, ctx.client.in_exec)? {
+    if let Some((reply, need, popped)) = try_serve(shared, ctx.client.info.id, db, ctx.now_ms, proto, &op, !ctx.client.loading, ctx.client.in_exec)? {
         drop(reg);
         ctx.out.extend_from_slice(&reply);
         ctx.client.need = ctx.client.need.max(need);
+        ctx.client.changes = Some(popped as u64);
         if shared.repl.feeding() {
             // The pop is this client's write (its record waits in this loop's part of
             // the stream): WAIT takes its offset once that part is published.
@@ -206,6 +207,9 @@ fn block(ctx: &mut Ctx<'_>, op: Op, timeout_ms: Option<i64>, null_in_multi: fn(&
         }
         return Ok(());
     }
+    // A pop that did not happen (yet) changed nothing: its serve counts, as Redis's.
+    let pops = matches!(op, Op::Pop { .. } | Op::Move { .. } | Op::ZPop { .. });
+    ctx.client.changed_nothing |= pops;
     if ctx.client.in_exec {
         null_in_multi(ctx.out, proto);
         return Ok(());
@@ -221,24 +225,35 @@ fn block(ctx: &mut Ctx<'_>, op: Op, timeout_ms: Option<i64>, null_in_multi: fn(&
     Ok(())
 }
 
-/// Serves waiters whose keys now hold data (after a write or an EXEC).
+/// Serves waiters whose keys now hold data (after a write or an EXEC). Returns the
+/// elements popped, which the caller counts as changes (`rdb_changes_since_last_save`).
 #[inline]
-pub fn serve(shared: &Shared, now_ms: i64) {
+#[must_use]
+pub fn serve(shared: &Shared, now_ms: i64) -> u64 {
     // Every successful write calls this; inline so that the common case (no client
     // blocked anywhere) is one load, not a call.
     if shared.blocked_count.load(Ordering::SeqCst) != 0 {
-        serve_waiters(shared, now_ms);
+        serve_waiters(shared, now_ms)
+    } else {
+        0
     }
 }
 
-fn serve_waiters(shared: &Shared, now_ms: i64) {
+fn serve_waiters(shared: &Shared, now_ms: i64) -> u64 {
+    let mut popped_in_all = 0;
     let mut reg = registry(shared);
     let keys: Vec<(usize, Vec<u8>)> = reg.queues.keys().cloned().collect();
     for qk in keys {
         while let Some(&id) = reg.queues.get(&qk).and_then(VecDeque::front) {
             let Some(w) = reg.waiters.get(&id) else { break };
+            // Redis 7.0 counts the pops of BLMPOP, BZPOPMIN/MAX and BZMPOP served
+            // later as changes, not those of BLPOP, BRPOP, BLMOVE and BRPOPLPUSH.
+            let counted = !matches!(w.op, Op::Pop { count: None, .. } | Op::Move { .. });
             match try_serve(shared, id, w.db, now_ms, w.proto, &w.op, true, false) {
-                Ok(Some((reply, need))) => {
+                Ok(Some((reply, need, popped))) => {
+                    if counted {
+                        popped_in_all += popped as u64;
+                    }
                     if let Some(w) = reg.remove(id) {
                         // The served pop changed its keys: WATCH sees it, as Redis's
                         // signalModifiedKey (BLMOVE's destination included).
@@ -280,6 +295,7 @@ fn serve_waiters(shared: &Shared, now_ms: i64) {
             }
         }
     }
+    popped_in_all
 }
 
 /// Whether a waiter's failed serve was a BLMOVE / BRPOPLPUSH whose source holds a list

@@ -394,7 +394,8 @@ fn propagate(ctx: &mut Ctx<'_>, data: bool, spec: &CommandSpec, args: &[&[u8]], 
 fn after(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &CommandSpec, args: &[&[u8]], result: Result<(), CommandError>, us: u64, read_keys: &[&[u8]]) {
     if result.is_ok() && spec.flags & flags::WRITE != 0 && !ctx.client.in_exec {
         // Waiters on keys this write filled are served now, in FIFO order.
-        blocking::serve(ctx.shared, ctx.now_ms);
+        let popped = blocking::serve(ctx.shared, ctx.now_ms);
+        bump(&ctx.stats.writes, popped);
     }
     if let Err(e) = result {
         bump(&ctx.stats.commands[idx].failed_calls, 1);

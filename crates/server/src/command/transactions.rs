@@ -205,7 +205,8 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     ctx.client.in_exec = false;
     // Blocked clients are served after the whole transaction, as in Redis (a push
     // undone later in the same EXEC wakes nobody).
-    super::blocking::serve(ctx.shared, ctx.now_ms);
+    let popped = super::blocking::serve(ctx.shared, ctx.now_ms);
+    crate::counters::bump(&ctx.stats.writes, popped);
     Ok(())
 }
 

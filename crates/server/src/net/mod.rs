@@ -178,7 +178,10 @@ pub fn tick<'a>(
         // (Not once the server stops: a pop served after a final save would be one the
         // save does not hold.)
         if !shared.shutdown.load(Ordering::Acquire) {
-            crate::command::blocking::serve(shared, now_ms);
+            let popped = crate::command::blocking::serve(shared, now_ms);
+            if let Some(stats) = shared.thread_stats.get(owner) {
+                crate::counters::bump(&stats.writes, popped);
+            }
         }
     }
     crate::command::blocking::expire(shared, owner, now_ms);
