@@ -43,6 +43,8 @@ def certs(tmp_path_factory):
     client_ext = "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n"
     _issue(d, "server", "ca", server_ext)
     _issue(d, "server2", "ca", server_ext)
+    # Signed by the CA, for a name that is not the one replicas use (127.0.0.1).
+    _issue(d, "elsewhere", "ca", "basicConstraints=CA:FALSE\nsubjectAltName=DNS:elsewhere.example\nextendedKeyUsage=serverAuth\n")
     _issue(d, "client", "ca", client_ext)
     _issue(d, "stranger", "otherca", client_ext)
     return lambda name: os.path.join(d, name)
@@ -270,3 +272,14 @@ def test_a_master_whose_certificate_no_known_ca_signed_is_refused(certs, tls_ser
     with open(os.path.join(replica.dir, "tls-server.log"), "rb") as f:
         log = f.read()
     assert b"certificate" in log.lower(), log[-2000:]
+
+
+def test_a_replica_checks_the_masters_ca_not_the_name_it_was_given(certs, tls_server):
+    """As Redis 7.0's replica: the master's certificate must be signed by a known CA,
+    but need not name the address REPLICAOF gave (Sentinel hands out IP addresses)."""
+    master = tls_server("--tls-cert-file", certs("elsewhere.crt"), "--tls-key-file", certs("elsewhere.key"))
+    redis.Redis(port=master.port).set("k", "v")
+    replica = tls_server(*TLS_REPLICA(certs))
+    assert redis.Redis(port=replica.port).replicaof("127.0.0.1", master.tls_port)
+    m, r = _replication_up(master, replica)
+    assert r.get("k") == b"v"
