@@ -23,6 +23,7 @@ Usage: scripts/bench-replication.py [--basalt target/release/basalt-server]
        [--pipeline 16] [--skip-sync] [--syscalls]
        [--master-cpus 0-3] [--replica-cpus 4-7] [--load-cpus 8-15]
        [--replica-args "--appendonly yes --appendfsync everysec"]
+       [--master-args "--appendonly yes --appendfsync always"]
 
 `--syscalls` also counts the master's system calls per SET alone and with its replica
 (`perf stat -e raw_syscalls:sys_enter`, needs perf and tracepoint access): counts, not
@@ -53,8 +54,9 @@ import time
 CLK = os.sysconf("SC_CLK_TCK")
 # taskset prefixes of the CPU measure's master, replica and load generator (empty: none).
 MASTER_PIN, REPLICA_PIN, LOAD_PIN = [], [], []
-# Options of the CPU measure's replica (--replica-args).
+# Options of the CPU measure's replica (--replica-args) and master (--master-args).
 REPLICA_ARGS = ()
+MASTER_ARGS = ()
 
 
 def free_port():
@@ -167,7 +169,7 @@ def bench_set(port, requests):
 def cpu_per_set(binary, kind, requests):
     """(µs per SET alone, µs per SET with a replica, max byte lag, catch-up seconds,
     system calls per SET alone and with a replica or None)."""
-    m = Server(binary, kind, pin=MASTER_PIN)
+    m = Server(binary, kind, extra=MASTER_ARGS, pin=MASTER_PIN)
     r = None
     try:
         bench_set(m.port, requests // 10)  # warm up
@@ -222,9 +224,12 @@ def main():
     ap.add_argument("--load-cpus", default="", help="CPU list of redis-benchmark")
     ap.add_argument("--replica-args", default="",
                     help="options of the CPU measure's replica, both servers (e.g. \"--appendonly yes\": its own log of the stream)")
+    ap.add_argument("--master-args", default="",
+                    help="options of the CPU measure's master, both servers (e.g. \"--appendonly yes --appendfsync always\": the stream leaves once its log holds it)")
     a = ap.parse_args()
-    global PIPELINE, SYSCALLS, MASTER_PIN, REPLICA_PIN, LOAD_PIN, REPLICA_ARGS
+    global PIPELINE, SYSCALLS, MASTER_PIN, REPLICA_PIN, LOAD_PIN, REPLICA_ARGS, MASTER_ARGS
     REPLICA_ARGS = tuple(a.replica_args.split())
+    MASTER_ARGS = tuple(a.master_args.split())
     PIPELINE = a.pipeline
     SYSCALLS = a.syscalls
     pin = lambda cpus: ["taskset", "-c", cpus] if cpus else []
