@@ -90,6 +90,7 @@ pub fn follow(shared: &Arc<Shared>, host: &str, port: u16) -> bool {
         cached_master_client: Mutex::new(None),
         stream_db_now: std::sync::atomic::AtomicUsize::new(0),
         last_cmd: Mutex::new(String::new()),
+        syncs_refused: std::sync::atomic::AtomicU32::new(0),
     });
     *slot = Some(Arc::clone(&link));
     shared.replica.set_replica(true);
@@ -227,8 +228,10 @@ fn run(shared: &Shared, link: &Link) {
         if link.stop.load(Ordering::Acquire) {
             break;
         }
-        // Redis retries once a second.
-        for _ in 0..10 {
+        // Redis retries once a second; a sync this server's log refused, later and later.
+        let refused = link.syncs_refused.load(Ordering::Relaxed);
+        let tenths = if refused == 0 { 10 } else { (10u32 << refused.min(6)).min(600) };
+        for _ in 0..tenths {
             if link.stop.load(Ordering::Acquire) || shared.shutdown.load(Ordering::Acquire) {
                 return;
             }
@@ -582,7 +585,7 @@ fn load(shared: &Shared, link: &Link, source: &mut LoadSource<'_>, total: u64, r
         if link.stop.load(Ordering::Acquire) {
             return Err("the link was cut before the load".into());
         }
-        detach_log(shared)?;
+        detach_log(shared, link)?;
         // The old history goes with the flush: a load that fails must not leave a PSYNC
         // that the master would continue on partial data; this server's own replicas sync
         // again (as Redis's disconnectSlaves).
@@ -668,7 +671,7 @@ fn load_aside(shared: &Shared, link: &Link, mut rdb: StreamedRdb<'_>, replid: &s
             return Err(e);
         }
     };
-    if let Err(e) = detach_log(shared) {
+    if let Err(e) = detach_log(shared, link) {
         drop(gates);
         discard(shared, aside);
         crate::log::notice("MASTER <-> REPLICA sync: Discarding temporary DB in background");
@@ -688,12 +691,19 @@ fn load_aside(shared: &Shared, link: &Link, mut rdb: StreamedRdb<'_>, replid: &s
 
 /// Before the data set is replaced (every gate held): the log goes on in a file of the
 /// new data set's (`aof::rewrite::detach`). Where it cannot, the sync ends with nothing
-/// replaced, and the link tries again a second later, as after a temporary file the
-/// folder refused.
-fn detach_log(shared: &Shared) -> LinkResult<()> {
-    crate::aof::rewrite::detach(shared).map_err(|e| {
-        format!("Can't start a new AOF file for the data set the master sent ({e}): the sync is abandoned, the data set and the log stay as they were")
-    })
+/// replaced, and the link tries again later (2, 4 ... 60 s: `Link::syncs_refused`).
+fn detach_log(shared: &Shared, link: &Link) -> LinkResult<()> {
+    match crate::aof::rewrite::detach(shared) {
+        Ok(()) => {
+            link.syncs_refused.store(0, Ordering::Relaxed);
+            Ok(())
+        }
+        Err(e) => {
+            let refused = link.syncs_refused.fetch_add(1, Ordering::Relaxed) + 1;
+            let wait_s = (1u32 << refused.min(6)).min(60);
+            Err(format!("Can't start a new AOF file for the data set the master sent ({e}): the sync is abandoned, the data set and the log stay as they were; next attempt in {wait_s} s"))
+        }
+    }
 }
 
 /// Before the data set is replaced: every watched key that the old or the incoming

@@ -60,6 +60,10 @@ pub struct Link {
     /// applied (lowercase; empty: none), for that client's line.
     pub stream_db_now: AtomicUsize,
     pub last_cmd: Mutex<String>,
+    /// Full syncs given up in a row because this server's log could not start a file
+    /// for them (`replica::detach_log`): the next attempt waits 2, 4 ... 60 s, not 1,
+    /// since each one has the master make and send a whole snapshot.
+    pub(crate) syncs_refused: std::sync::atomic::AtomicU32,
 }
 
 /// The master's connection, seen as a client of this server.

@@ -294,19 +294,11 @@ fn a_write_after_bgrewriteaof_comes_back_in_its_database() {
     assert_eq!(int(&mut c, &["DBSIZE"]), 0);
 }
 
-#[test]
-fn the_log_rewrites_itself_when_it_grows() {
-    let Some(p) = Persisted::start(&[
-        "--appendonly",
-        "yes",
-        "--auto-aof-rewrite-min-size",
-        "1mb",
-        "--auto-aof-rewrite-percentage",
-        "100",
-    ]) else {
-        return;
-    };
-    let mut c = p.conn();
+/// A log that rewrites itself once it passes 1 MB (and has doubled).
+const AUTO_REWRITE_1MB: &[&str] = &["--appendonly", "yes", "--auto-aof-rewrite-min-size", "1mb", "--auto-aof-rewrite-percentage", "100"];
+
+/// 1,500 SETs of 1,000 bytes over 50 keys, pipelined: about 1.5 MB of log.
+fn grow_the_log_past_1mb(c: &mut RawConn) {
     let value = "x".repeat(1000);
     for i in 0..1500 {
         c.send(&encode(&["SET", &format!("k{}", i % 50), &value]));
@@ -314,6 +306,15 @@ fn the_log_rewrites_itself_when_it_grows() {
     for _ in 0..1500 {
         assert_bytes!(c.read_reply(), b"+OK\r\n");
     }
+}
+
+#[test]
+fn the_log_rewrites_itself_when_it_grows() {
+    let Some(p) = Persisted::start(AUTO_REWRITE_1MB) else {
+        return;
+    };
+    let mut c = p.conn();
+    grow_the_log_past_1mb(&mut c);
     let rewritten = wait_until(Duration::from_secs(15), || {
         let info = info_persistence(&mut c);
         info_field(&info, "aof_rewrites").is_some_and(|n| n != "0")
@@ -329,26 +330,13 @@ fn the_log_rewrites_itself_when_it_grows() {
 /// incremental file in the manifest. BGREWRITEAOF still runs at once.
 #[test]
 fn failing_automatic_rewrites_pause_after_three() {
-    let Some(p) = Persisted::start(&[
-        "--appendonly",
-        "yes",
-        "--auto-aof-rewrite-min-size",
-        "1mb",
-        "--auto-aof-rewrite-percentage",
-        "100",
-    ]) else {
+    let Some(p) = Persisted::start(AUTO_REWRITE_1MB) else {
         return;
     };
     let blocker = p.aof_dir().join("appendonly.aof.2.base.rdb");
     std::fs::create_dir_all(blocker.join("in-the-way")).expect("create the folder in the way");
     let mut c = p.conn();
-    let value = "x".repeat(1000);
-    for i in 0..1500 {
-        c.send(&encode(&["SET", &format!("k{}", i % 50), &value]));
-    }
-    for _ in 0..1500 {
-        assert_bytes!(c.read_reply(), b"+OK\r\n");
-    }
+    grow_the_log_past_1mb(&mut c);
     let failures = |c: &mut RawConn| -> u64 {
         let info = info_persistence(c);
         info_field(&info, "aof_rewrites_consecutive_failures").and_then(|n| n.parse().ok()).unwrap_or(0)
