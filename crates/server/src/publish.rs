@@ -73,7 +73,7 @@ pub fn post_held_for_exec(shared: &Shared, need: u64) {
 pub fn post_all(shared: &Shared, deliveries: Vec<Delivery>, need: u64) -> usize {
     let n = deliveries.len();
     for (to, bytes) in deliveries {
-        shared.post_mail(to.owner, Mail { client_id: to.id, bytes, unblock: false, need, repl_woff: 0 });
+        shared.post_mail(to.owner, Mail::output(to.id, bytes).after_log(need));
     }
     n
 }

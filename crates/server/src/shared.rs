@@ -195,10 +195,28 @@ pub struct Mail {
     pub repl_woff: u64,
 }
 
+impl Mail {
+    /// Bytes for a client's output (a message, a MONITOR line, a piece of the
+    /// replication stream or of a snapshot).
+    pub fn output(client_id: u64, bytes: bytes::Bytes) -> Mail {
+        Mail { client_id, bytes, unblock: false, need: 0, repl_woff: 0 }
+    }
+
+    /// A blocked client's reply, which unblocks it.
+    pub fn unblocking(client_id: u64, bytes: bytes::Bytes) -> Mail {
+        Mail { unblock: true, ..Mail::output(client_id, bytes) }
+    }
+
+    /// The same, held until the log reaches `need` (it reveals a write).
+    pub fn after_log(self, need: u64) -> Mail {
+        Mail { need, ..self }
+    }
+}
+
 impl Shared {
     /// Posts bytes to a client's loop and wakes it.
     pub fn post(&self, to: Subscriber, bytes: bytes::Bytes) {
-        self.post_mail(to.owner, Mail { client_id: to.id, bytes, unblock: false, need: 0, repl_woff: 0 });
+        self.post_mail(to.owner, Mail::output(to.id, bytes));
     }
 
     /// Asks client `id`'s event loop to close it (from any thread).

@@ -219,6 +219,6 @@ fn end(shared: &Shared, p: Pending) {
     shared.pause.hold_for_shutdown(&shared.keyspace, false);
     for (owner, client_id) in p.clients {
         let bytes = bytes::Bytes::from_static(b"-ERR Errors trying to SHUTDOWN. Check logs.\r\n");
-        shared.post_mail(owner, Mail { client_id, bytes, unblock: true, need: 0, repl_woff: 0 });
+        shared.post_mail(owner, Mail::unblocking(client_id, bytes));
     }
 }

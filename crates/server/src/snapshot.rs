@@ -354,7 +354,7 @@ pub fn begin_capture_locked(shared: &Shared, job: Job) {
         let mut waiters = if matches!(job, Job::Dump) { snap.sync_waiters.lock() } else { snap.diskless_waiters.lock() };
         for (owner, client_id, line) in shared.repl.snapshot_begins(matches!(job, Job::Replicas)) {
             if !line.is_empty() {
-                shared.post_mail(owner, crate::shared::Mail { client_id, bytes: line.into(), unblock: false, need: 0, repl_woff: 0 });
+                shared.post_mail(owner, crate::shared::Mail::output(client_id, line.into()));
             }
             waiters.push((owner, client_id));
         }
@@ -642,7 +642,7 @@ fn send_to_sync_waiters(shared: &Arc<Shared>, saved: Result<PathBuf, String>) {
                     shared.kill_client(client_id);
                     continue;
                 }
-                shared.post_mail(owner, crate::shared::Mail { client_id, bytes: reply.clone(), unblock: true, need: 0, repl_woff: 0 });
+                shared.post_mail(owner, crate::shared::Mail::unblocking(client_id, reply.clone()));
             }
             return;
         }
@@ -667,7 +667,7 @@ const SYNC_STALL: Duration = Duration::from_secs(60);
 fn stream_snapshot(shared: &Shared, mut file: std::fs::File, len: u64, mut waiters: Vec<(usize, u64)>) {
     use std::io::Read;
     let post = |to: &(usize, u64), bytes: bytes::Bytes, unblock: bool| {
-        shared.post_mail(to.0, crate::shared::Mail { client_id: to.1, bytes, unblock, need: 0, repl_woff: 0 });
+        shared.post_mail(to.0, crate::shared::Mail { unblock, ..crate::shared::Mail::output(to.1, bytes) });
     };
     let header: bytes::Bytes = format!("${len}\r\n").into_bytes().into();
     for w in &waiters {
@@ -787,7 +787,7 @@ impl ReplicaSink<'_> {
         }
         let piece = bytes::Bytes::copy_from_slice(bytes);
         for w in &self.waiters {
-            shared.post_mail(w.0, crate::shared::Mail { client_id: w.1, bytes: piece.clone(), unblock: false, need: 0, repl_woff: 0 });
+            shared.post_mail(w.0, crate::shared::Mail::output(w.1, piece.clone()));
         }
         self.sent += bytes.len() as u64;
         Ok(())
@@ -822,7 +822,7 @@ fn send_capture_to_replicas(shared: &Shared) {
     let mark = eof_mark();
     let header: bytes::Bytes = format!("$EOF:{mark}\r\n").into_bytes().into();
     for w in &waiters {
-        shared.post_mail(w.0, crate::shared::Mail { client_id: w.1, bytes: header.clone(), unblock: false, need: 0, repl_woff: 0 });
+        shared.post_mail(w.0, crate::shared::Mail::output(w.1, header.clone()));
     }
     let started = Instant::now();
     let sink = ReplicaSink { shared, waiters: waiters.clone(), buf: Vec::with_capacity(1 << 20), sent: 0 };
@@ -834,7 +834,7 @@ fn send_capture_to_replicas(shared: &Shared) {
     match result {
         Ok(sink) => {
             for w in &sink.waiters {
-                shared.post_mail(w.0, crate::shared::Mail { client_id: w.1, bytes: bytes::Bytes::new(), unblock: true, need: 0, repl_woff: 0 });
+                shared.post_mail(w.0, crate::shared::Mail::unblocking(w.1, bytes::Bytes::new()));
                 // Online at its first ACK: nothing may follow the mark before it read it.
                 // (The unblock above lets its loop read that ACK, which may come before
                 // the next line: then it goes online here.)

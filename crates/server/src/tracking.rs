@@ -265,12 +265,11 @@ fn message_for(shared: &Shared, t: &mut Table, id: u64, keys: Option<&[&[u8]]>, 
 }
 
 fn mail(to: &ClientInfo, bytes: Vec<u8>) -> (usize, Mail) {
-    (to.owner.load(Ordering::Relaxed), Mail { client_id: to.id, bytes: bytes.into(), unblock: false, need: 0, repl_woff: 0 })
+    (to.owner.load(Ordering::Relaxed), Mail::output(to.id, bytes.into()))
 }
 
 fn post(shared: &Shared, mails: Vec<(usize, Mail)>, need: u64) {
-    for (owner, mut m) in mails {
-        m.need = need;
-        shared.post_mail(owner, m);
+    for (owner, m) in mails {
+        shared.post_mail(owner, m.after_log(need));
     }
 }

@@ -273,7 +273,7 @@ fn serve_waiters(shared: &Shared, now_ms: i64) -> u64 {
                         } else {
                             0
                         };
-                        shared.post_mail(w.owner, Mail { client_id: id, bytes: bytes::Bytes::from(reply), unblock: true, need, repl_woff });
+                        shared.post_mail(w.owner, Mail { repl_woff, ..Mail::unblocking(id, bytes::Bytes::from(reply)).after_log(need) });
                     }
                 }
                 // A key of another type than the waiter's does not wake it (Redis
@@ -289,7 +289,7 @@ fn serve_waiters(shared: &Shared, now_ms: i64) -> u64 {
                         shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
                         let mut reply = Vec::new();
                         super::write_error(&mut reply, &e.to_string());
-                        shared.post_mail(w.owner, Mail { client_id: id, bytes: bytes::Bytes::from(reply), unblock: true, need: 0, repl_woff: 0 });
+                        shared.post_mail(w.owner, Mail::unblocking(id, bytes::Bytes::from(reply)));
                     }
                 }
             }
@@ -321,7 +321,7 @@ pub fn expire(shared: &Shared, owner: usize, now_ms: i64) {
     for id in due {
         if let Some(w) = reg.remove(id) {
             shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
-            shared.post_mail(owner, Mail { client_id: id, bytes: bytes::Bytes::from(timeout_reply(shared, &w)), unblock: true, need: 0, repl_woff: 0 });
+            shared.post_mail(owner, Mail::unblocking(id, bytes::Bytes::from(timeout_reply(shared, &w))));
         }
     }
 }
@@ -352,7 +352,7 @@ pub fn unblock(shared: &Shared, id: u64, error: bool) -> bool {
     drop(reg);
     shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
     let reply = if error { b"-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n".to_vec() } else { timeout_reply(shared, &w) };
-    shared.post_mail(w.owner, Mail { client_id: id, bytes: bytes::Bytes::from(reply), unblock: true, need: 0, repl_woff: 0 });
+    shared.post_mail(w.owner, Mail::unblocking(id, bytes::Bytes::from(reply)));
     true
 }
 
@@ -386,7 +386,7 @@ pub fn resume_postponed(shared: &Shared) {
     while let Some(id) = reg.postponed.pop_front() {
         if let Some(w) = reg.waiters.remove(&id) {
             shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
-            shared.post_mail(w.owner, Mail { client_id: id, bytes: bytes::Bytes::new(), unblock: true, need: 0, repl_woff: 0 });
+            shared.post_mail(w.owner, Mail::unblocking(id, bytes::Bytes::new()));
         }
     }
 }
@@ -467,7 +467,7 @@ pub fn serve_waits(shared: &Shared) {
             shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
             let mut out = Vec::new();
             encode::integer(&mut out, acked as i64);
-            shared.post_mail(owner, Mail { client_id: id, bytes: bytes::Bytes::from(out), unblock: true, need: 0, repl_woff: 0 });
+            shared.post_mail(owner, Mail::unblocking(id, bytes::Bytes::from(out)));
         }
     }
 }

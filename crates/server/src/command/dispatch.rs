@@ -395,7 +395,9 @@ fn after(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &CommandSpec, ar
     if result.is_ok() && spec.flags & flags::WRITE != 0 && !ctx.client.in_exec {
         // Waiters on keys this write filled are served now, in FIFO order.
         let popped = blocking::serve(ctx.shared, ctx.now_ms);
-        bump(&ctx.stats.writes, popped);
+        if popped > 0 {
+            bump(&ctx.stats.writes, popped);
+        }
     }
     if let Err(e) = result {
         bump(&ctx.stats.commands[idx].failed_calls, 1);

@@ -199,8 +199,9 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     }
     // With the log, the queue's PUBLISH messages and keyspace notifications waited for
     // the whole transaction to be in it (`command/pubsub.rs`, `notify.rs`).
-    let logged = ctx.shared.aof.as_ref().map_or(0, |aof| aof.appended());
-    crate::publish::post_held_for_exec(ctx.shared, logged.max(ctx.client.need));
+    if let Some(aof) = &ctx.shared.aof {
+        crate::publish::post_held_for_exec(ctx.shared, aof.appended());
+    }
     crate::notify::flush(ctx.shared, ctx.client.need, ctx.client.info.id);
     ctx.client.in_exec = false;
     // Blocked clients are served after the whole transaction, as in Redis (a push

@@ -116,7 +116,7 @@ pub fn flush_here(shared: &Shared, here: usize) {
     // Each piece leaves once this server's log holds the records in it
     // (`net::apply_mail` holds it in the replica's output until then).
     shared.repl.deliver(|owner, client_id, bytes, need| {
-        let mail = Mail { client_id, bytes, unblock: false, need, repl_woff: 0 };
+        let mail = Mail::output(client_id, bytes).after_log(need);
         if owner == here {
             shared.post_mail_quietly(owner, mail);
         } else {
