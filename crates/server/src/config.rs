@@ -80,6 +80,10 @@ pub struct Config {
     pub lfu_decay_time: u32,
     pub hz: u64,
     pub slowlog_log_slower_than_us: i64,
+    /// busy-reply-threshold (lua-time-limit), ms: a script that has not written is
+    /// stopped after this long (0: never). Redis answers BUSY to other clients then;
+    /// here they wait for the script, so it is stopped instead (`script/engine.rs`).
+    pub busy_reply_threshold_ms: i64,
     pub slowlog_max_len: u64,
     /// Per-command latency histograms (INFO latencystats, LATENCY HISTOGRAM).
     pub latency_tracking: bool,
@@ -219,6 +223,7 @@ impl Default for Config {
             lfu_decay_time: 1,
             hz: 10,
             slowlog_log_slower_than_us: 10_000,
+            busy_reply_threshold_ms: 5000,
             slowlog_max_len: 128,
             latency_tracking: true,
             latency_tracking_info_percentiles: vec![50.0, 99.0, 99.9],
@@ -432,6 +437,8 @@ pub static PARAMS: &[Param] = &[
         get: |c| c.hz.to_string(), set: |c, v| c.hz = v.parse::<u64>().unwrap_or(c.hz).clamp(1, 500) },
     Param { name: "slowlog-log-slower-than", kind: Kind::Int { min: -1, max: i64::MAX }, modify: Mutable,
         get: |c| c.slowlog_log_slower_than_us.to_string(), set: |c, v| c.slowlog_log_slower_than_us = v.parse().unwrap_or(c.slowlog_log_slower_than_us) },
+    Param { name: "busy-reply-threshold", kind: Kind::Int { min: 0, max: i64::MAX }, modify: Mutable,
+        get: |c| c.busy_reply_threshold_ms.to_string(), set: |c, v| c.busy_reply_threshold_ms = v.parse().unwrap_or(c.busy_reply_threshold_ms) },
     Param { name: "slowlog-max-len", kind: Kind::Int { min: 0, max: i64::MAX }, modify: Mutable,
         get: |c| c.slowlog_max_len.to_string(), set: |c, v| c.slowlog_max_len = v.parse().unwrap_or(c.slowlog_max_len) },
     Param { name: "latency-tracking", kind: Kind::Bool, modify: Mutable,
@@ -681,6 +688,7 @@ fn render_output_limits(limits: &[OutputLimit; 3]) -> String {
 /// Old names Redis 7 still accepts (the listpack thresholds, the replication words).
 const ALIASES: &[(&str, &str)] = &[
     ("slaveof", "replicaof"),
+    ("lua-time-limit", "busy-reply-threshold"),
     ("repl-ping-slave-period", "repl-ping-replica-period"),
     ("min-slaves-to-write", "min-replicas-to-write"),
     ("min-slaves-max-lag", "min-replicas-max-lag"),

@@ -33,6 +33,7 @@ pub mod output_limit;
 pub mod propagate;
 pub mod publish;
 pub mod replication;
+pub mod script;
 pub mod shared;
 pub mod shutdown;
 pub mod snapshot;

@@ -346,6 +346,8 @@ pub struct Shared {
     pub latency_monitor: Arc<crate::latency_monitor::LatencyMonitor>,
     /// Client-side caching (CLIENT TRACKING): who tracks what.
     pub tracking: crate::state::tracking::Tracking,
+    /// Every script EVAL ran or SCRIPT LOAD loaded.
+    pub scripts: crate::script::cache::ScriptCache,
     /// New connections must authenticate (the default user has a password or is off:
     /// `acl_changed`); read on every command without the config lock.
     pub auth_required: AtomicBool,
@@ -461,6 +463,7 @@ impl Shared {
             latency_tracking: AtomicBool::new(latency_tracking),
             latency_monitor,
             tracking: crate::state::tracking::Tracking::default(),
+            scripts: crate::script::cache::ScriptCache::default(),
             auth_required: AtomicBool::new(auth),
             acl: crate::acl::Acl::default(),
             tls: crate::tls::Context::default(),

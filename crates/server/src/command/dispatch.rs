@@ -42,7 +42,7 @@ fn reject(ctx: &mut Ctx<'_>, idx: usize, spec: &CommandSpec, text: &str) {
     refuse(ctx, idx, text);
 }
 
-fn arity_ok(arity: i32, argc: usize) -> bool {
+pub(super) fn arity_ok(arity: i32, argc: usize) -> bool {
     let argc = argc as i64;
     let arity = i64::from(arity);
     if arity >= 0 {
@@ -457,6 +457,24 @@ fn remember_read_keys(ctx: &Ctx<'_>, keys: &[&[u8]]) {
     } else {
         crate::tracking::remember(ctx.shared, ctx.client.info.id, keys);
     }
+}
+
+/// The refusal of a write a script runs (`redis.call`), which the dispatcher does not
+/// make inside a script (the script as a whole was admitted): MISCONF while the disk
+/// cannot take writes, and, until the script's first write, OOM for a `denyoom` one
+/// while memory is over `maxmemory` (Redis 7.0's rules: a script that has written
+/// goes on, lest half of it stay).
+pub(super) fn refusal_in_script(ctx: &mut Ctx<'_>, spec: &CommandSpec, wrote: bool) -> Option<String> {
+    if let Some(text) = disk_error(ctx, spec) {
+        return Some(text);
+    }
+    if !wrote && spec.flags & flags::DENYOOM != 0 && ctx.shared.memory.limited() {
+        let stats = ctx.stats;
+        if crate::evict::make_room(ctx.shared, stats, ctx.now_ms, ctx.rng).is_err() {
+            return Some(crate::evict::OOM_ERROR.to_string());
+        }
+    }
+    None
 }
 
 /// Whether a command is refused while memory is over `maxmemory` (Redis's

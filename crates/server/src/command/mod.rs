@@ -35,6 +35,7 @@ pub mod pubsub;
 pub mod registry;
 pub mod replay;
 pub mod replication;
+pub mod scripting;
 pub mod server;
 pub mod sets;
 pub mod sort;
@@ -104,6 +105,10 @@ pub mod flags {
     pub const WATCH_CHANGED_ONLY: u32 = 1 << 25;
     /// COMMAND DOCS's `syscmd` doc flag (DEBUG).
     pub const DOC_SYSCMD: u32 = 1 << 26;
+    /// Redis's `skip_monitor` (EVAL: MONITOR shows the commands a script runs).
+    pub const SKIP_MONITOR: u32 = 1 << 27;
+    /// Redis's `no_mandatory_keys` (EVAL: its key count may be 0).
+    pub const NO_MANDATORY_KEYS: u32 = 1 << 28;
 
     /// Names in Redis 7.0's COMMAND INFO order (`movablekeys`, computed from the key
     /// positions, goes before `allow_busy`; `sentinel` is not shown, as in Redis).
@@ -117,9 +122,11 @@ pub mod flags {
         (BLOCKING, "blocking"),
         (LOADING, "loading"),
         (STALE, "stale"),
+        (SKIP_MONITOR, "skip_monitor"),
         (SKIP_SLOWLOG, "skip_slowlog"),
         (FAST, "fast"),
         (NO_AUTH, "no_auth"),
+        (NO_MANDATORY_KEYS, "no_mandatory_keys"),
         (NO_ASYNC_LOADING, "no_async_loading"),
         (NO_MULTI, "no_multi"),
         (ALLOW_BUSY, "allow_busy"),

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use super::table::CommandTable;
 use super::{
-    acl, bitfield, blocking, connection, debug, dump, hashes, keys, latency, lists, monitor, pubsub, replication, server, sets,
+    acl, bitfield, blocking, connection, debug, dump, hashes, keys, latency, lists, monitor, pubsub, replication, scripting, server, sets,
     sort, sorted_sets, strings, transactions, CommandSpec,
 };
 
@@ -24,7 +24,7 @@ pub fn table() -> &'static CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 19] {
+fn families() -> [&'static [CommandSpec]; 20] {
     [
         acl::COMMANDS,
         connection::COMMANDS,
@@ -45,6 +45,7 @@ fn families() -> [&'static [CommandSpec]; 19] {
         monitor::COMMANDS,
         debug::COMMANDS,
         replication::COMMANDS,
+        scripting::COMMANDS,
     ]
 }
 

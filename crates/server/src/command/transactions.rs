@@ -165,11 +165,7 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     // Exclusive: no command runs on any loop until the queue is done. (A replay of
     // the log runs alone already, and DEBUG LOADAOF holds the gates itself.)
     let _gates = ctx.shared.all_gates(ctx.client.loading || keyless_during_load);
-    // A final save (SHUTDOWN SAVE) ran while this EXEC waited for the gates: the
-    // server stops, and nothing of the queue runs (no reply may acknowledge a write the
-    // save does not hold: `shutdown::exit`); the connection closes without a reply.
-    if ctx.shared.shutdown.load(std::sync::atomic::Ordering::Acquire) && !ctx.client.loading {
-        ctx.client.close_after_reply = true;
+    if stopped_while_waiting(ctx) {
         return Ok(());
     }
     if watch_broken(ctx) {
@@ -178,17 +174,46 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
         return Ok(());
     }
     unwatch_all(ctx.shared, ctx.client);
-    encode::array_len(ctx.out, m.queue.len());
+    run_as_transaction(ctx, |ctx| {
+        encode::array_len(ctx.out, m.queue.len());
+        for cmd in &m.queue {
+            let args: Vec<&[u8]> = cmd.iter().map(Vec::as_slice).collect();
+            execute(ctx, &args);
+        }
+    });
+    Ok(())
+}
+
+/// Whether a final save (SHUTDOWN SAVE) ran while this client waited for every gate
+/// (EXEC, a script): then the server stops and nothing of the transaction runs (no
+/// reply may acknowledge a write the save does not hold: `shutdown::exit`); the
+/// connection closes without a reply.
+pub(super) fn stopped_while_waiting(ctx: &mut Ctx<'_>) -> bool {
+    if ctx.shared.shutdown.load(std::sync::atomic::Ordering::Acquire) && !ctx.client.loading {
+        ctx.client.close_after_reply = true;
+        return true;
+    }
+    false
+}
+
+/// Runs `body` as one transaction, every gate held by the caller: EXEC's queue, or a
+/// script. Its records are bracketed by MULTI/EXEC in the log and the replication
+/// stream; its keyspace notifications and PUBLISH messages wait for the whole of it to
+/// be in the log; blocked clients are served after it (a push undone later in the same
+/// transaction wakes nobody, as in Redis). A script that EXEC runs is part of that
+/// EXEC's transaction.
+pub fn run_as_transaction(ctx: &mut Ctx<'_>, body: impl FnOnce(&mut Ctx<'_>)) {
+    if ctx.client.in_exec {
+        body(ctx);
+        return;
+    }
     ctx.client.in_exec = true;
     // Decided once, under every gate: the replication stream switches on only there.
     let propagating = crate::propagate::active(ctx.shared) && ctx.client.propagates(ctx.shared);
     if propagating {
         crate::propagate::begin_transaction(ctx.shared);
     }
-    for cmd in &m.queue {
-        let args: Vec<&[u8]> = cmd.iter().map(Vec::as_slice).collect();
-        execute(ctx, &args);
-    }
+    body(ctx);
     if let Some(end) = propagating.then(|| crate::propagate::end_transaction(ctx.shared)).flatten() {
         ctx.client.need = ctx.client.need.max(end);
     }
@@ -204,11 +229,8 @@ fn exec(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     }
     crate::notify::flush(ctx.shared, ctx.client.need, ctx.client.info.id);
     ctx.client.in_exec = false;
-    // Blocked clients are served after the whole transaction, as in Redis (a push
-    // undone later in the same EXEC wakes nobody).
     let popped = super::blocking::serve(ctx.shared, ctx.now_ms);
     crate::counters::bump(&ctx.stats.writes, popped);
-    Ok(())
 }
 
 /// WATCH key [key ...] — OK.

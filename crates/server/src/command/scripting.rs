@@ -1,0 +1,273 @@
+//! Scripting commands: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT (LOAD, EXISTS,
+//! FLUSH, KILL, HELP), on the Lua engine of `crate::script`.
+//!
+//! A script runs alone, as EXEC's queue does (every event loop's gate, for writing),
+//! and as one transaction (`transactions::run_as_transaction`): the log and replicas
+//! get its effects, the commands it ran, between MULTI and EXEC, never the script
+//! (Redis 7.0's effects replication). `redis.call` runs each command through the
+//! dispatcher, after the refusals Redis makes inside scripts (unknown command, arity,
+//! `noscript`, a write from a read-only script, MISCONF, OOM before the first write);
+//! the command replies in RESP2 (the script's own protocol), and a SELECT lasts until
+//! the script ends.
+//!
+//! Not built: script flags (`#!lua flags=...`), FUNCTION and FCALL, SCRIPT DEBUG,
+//! `redis.setresp(3)`, and the `cjson`, `bit`, `struct` and `cmsgpack` libraries. While a
+//! script runs, other clients wait for it rather than get -BUSY (their loops wait at
+//! the gates), so SCRIPT KILL never finds one running: a script that has not written
+//! is stopped at busy-reply-threshold instead (`script/engine.rs`).
+
+use std::time::Duration;
+
+use resp::{encode, Proto};
+
+use super::flags::*;
+use super::{dispatch, spec, container, transactions, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
+use super::key_flags as kf;
+use crate::script::cache::{parse_sha, Sha};
+use crate::script::engine::{self, Called, Script};
+
+/// EVAL script numkeys [key ...] [arg ...]
+fn eval(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    run(ctx, a, false, false)
+}
+
+/// EVAL_RO: as EVAL, for a script that only reads.
+fn eval_ro(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    run(ctx, a, false, true)
+}
+
+/// EVALSHA sha1 numkeys [key ...] [arg ...]
+fn evalsha(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    run(ctx, a, true, false)
+}
+
+/// EVALSHA_RO: as EVALSHA, for a script that only reads.
+fn evalsha_ro(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    run(ctx, a, true, true)
+}
+
+/// The number of keys of an EVAL-family command, checked as Redis checks it.
+fn key_count(a: &[&[u8]]) -> Result<usize, CommandError> {
+    let n = store::types::string::parse_i64(a[2]).ok_or(CommandError::Static("ERR value is not an integer or out of range"))?;
+    if n < 0 {
+        return Err(CommandError::Static("ERR Number of keys can't be negative"));
+    }
+    let n = usize::try_from(n).unwrap_or(usize::MAX);
+    if n > a.len() - 3 {
+        return Err(CommandError::Static("ERR Number of keys can't be greater than number of args"));
+    }
+    Ok(n)
+}
+
+/// The script's name and body: EVALSHA's from the cache, EVAL's given (kept in the cache
+/// once it compiles, as Redis keeps it).
+fn script_body(ctx: &Ctx<'_>, a: &[&[u8]], by_sha: bool) -> Result<(Sha, std::sync::Arc<[u8]>), CommandError> {
+    let cache = &ctx.shared.scripts;
+    if by_sha {
+        let found = parse_sha(a[1]).and_then(|sha| cache.get(&sha).map(|body| (sha, body)));
+        return found.ok_or(CommandError::Static("NOSCRIPT No matching script. Please use EVAL."));
+    }
+    let sha = crate::script::cache::sha1_hex(a[1]);
+    if let Some(body) = cache.get(&sha) {
+        return Ok((sha, body));
+    }
+    engine::check_compiles(cache.generation(), &sha, a[1]).map_err(CommandError::Owned)?;
+    Ok(cache.insert(a[1]))
+}
+
+fn run(ctx: &mut Ctx<'_>, a: &[&[u8]], by_sha: bool, read_only: bool) -> Result<(), CommandError> {
+    let numkeys = key_count(a)?;
+    let (sha, body) = script_body(ctx, a, by_sha)?;
+    // Alone: no command runs on any loop until the script is done (inside EXEC, or in
+    // the log's replay, the gates are held already).
+    let _gates = ctx.shared.all_gates(ctx.client.in_exec || ctx.client.loading);
+    if transactions::stopped_while_waiting(ctx) {
+        return Ok(());
+    }
+    let threshold_ms = ctx.shared.config.read().busy_reply_threshold_ms;
+    let script = Script {
+        sha: &sha,
+        body: &body,
+        keys: &a[3..3 + numkeys],
+        argv: &a[3 + numkeys..],
+        proto: ctx.client.proto,
+        stop_after: (threshold_ms > 0).then(|| Duration::from_millis(threshold_ms as u64)),
+    };
+    let generation = ctx.shared.scripts.generation();
+    let db = ctx.client.db;
+    let mut reply = Vec::new();
+    transactions::run_as_transaction(ctx, |ctx| {
+        let mut wrote = false;
+        reply = engine::run(generation, &script, &mut |args| call(ctx, args, read_only, &mut wrote));
+    });
+    // A SELECT inside the script was the script's own.
+    ctx.client.db = db;
+    ctx.out.extend_from_slice(&reply);
+    Ok(())
+}
+
+/// `redis.call` and `redis.pcall`: one command, refused or run through the dispatcher.
+fn call(ctx: &mut Ctx<'_>, args: &[&[u8]], read_only: bool, wrote: &mut bool) -> Called {
+    let refused = |text: &str| {
+        let mut reply = Vec::new();
+        encode::error(&mut reply, text.as_bytes());
+        Called { reply, wrote: false }
+    };
+    let t = ctx.table;
+    let Some(top) = t.lookup_client(args[0]) else {
+        return refused("ERR Unknown Redis command called from script");
+    };
+    let idx = if t.entries[top].spec.subcommands.is_empty() || args.len() < 2 {
+        top
+    } else {
+        match t.lookup_sub(top, args[1]) {
+            Some(sub) => sub,
+            None => return refused("ERR Unknown Redis command called from script"),
+        }
+    };
+    let spec = t.entries[idx].spec;
+    if !dispatch::arity_ok(spec.arity, args.len()) {
+        return refused("ERR Wrong number of args calling Redis command from script");
+    }
+    if spec.flags & NOSCRIPT != 0 {
+        return refused("ERR This Redis command is not allowed from script");
+    }
+    if spec.flags & WRITE != 0 {
+        if read_only {
+            return refused("ERR Write commands are not allowed from read-only scripts.");
+        }
+        if let Some(text) = dispatch::refusal_in_script(ctx, spec, *wrote) {
+            return refused(&text);
+        }
+    }
+    // The script's own client speaks RESP2 whatever its caller speaks.
+    let caller_proto = std::mem::replace(&mut ctx.client.proto, Proto::Resp2);
+    let mut reply = Vec::new();
+    let mut inner = Ctx {
+        shared: ctx.shared,
+        table: ctx.table,
+        client: &mut *ctx.client,
+        out: &mut reply,
+        now_ms: ctx.now_ms,
+        stats: ctx.stats,
+        rng: &mut *ctx.rng,
+        request: None,
+    };
+    dispatch::execute_found(&mut inner, Some(top), args);
+    ctx.client.proto = caller_proto;
+    let ran_write = spec.flags & WRITE != 0 && !reply.starts_with(b"-");
+    *wrote |= ran_write;
+    Called { reply, wrote: ran_write }
+}
+
+/// SCRIPT LOAD script — its SHA-1, once it compiles.
+fn load(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let cache = &ctx.shared.scripts;
+    let sha = crate::script::cache::sha1_hex(a[2]);
+    if !cache.contains(&sha) {
+        engine::check_compiles(cache.generation(), &sha, a[2]).map_err(CommandError::Owned)?;
+        cache.insert(a[2]);
+    }
+    encode::bulk(ctx.out, &sha);
+    Ok(())
+}
+
+/// SCRIPT EXISTS sha1 [sha1 ...] — 1 or 0 for each.
+fn exists(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    encode::array_len(ctx.out, a.len() - 2);
+    for name in &a[2..] {
+        let known = parse_sha(name).is_some_and(|sha| ctx.shared.scripts.contains(&sha));
+        encode::integer(ctx.out, i64::from(known));
+    }
+    Ok(())
+}
+
+/// SCRIPT FLUSH [ASYNC|SYNC] — forgets every script (both modes free at once: the
+/// bodies are small beside a data set).
+fn flush(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let mode_ok = match a.len() {
+        2 => true,
+        3 => super::args::is(a[2], "sync") || super::args::is(a[2], "async"),
+        _ => false,
+    };
+    if !mode_ok {
+        return Err(CommandError::Static("ERR SCRIPT FLUSH only support SYNC|ASYNC option"));
+    }
+    ctx.shared.scripts.flush();
+    ctx.ok();
+    Ok(())
+}
+
+/// SCRIPT KILL — no script is ever found running: while one runs, the other clients
+/// wait at the gates (see the module's header).
+fn kill(_: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    Err(CommandError::Static("NOTBUSY No scripts in execution right now."))
+}
+
+const HELP: &[&str] = &[
+    "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "EXISTS <sha1> [<sha1> ...]",
+    "    Return information about the existence of the scripts in the script cache.",
+    "FLUSH [ASYNC|SYNC]",
+    "    Flush the Lua scripts cache. Very dangerous on replicas.",
+    "    When called without the optional mode argument, the behavior is determined by the",
+    "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+    "    * ASYNC: Asynchronously flush the scripts cache.",
+    "    * SYNC: Synchronously flush the scripts cache.",
+    "KILL",
+    "    Kill the currently executing Lua script.",
+    "LOAD <script>",
+    "    Load a script into the scripts cache without executing it.",
+    "HELP",
+    "    Prints this help.",
+];
+
+/// SCRIPT HELP — Redis's text, less SCRIPT DEBUG (not built).
+fn help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
+    encode::array_len(ctx.out, HELP.len());
+    for line in HELP {
+        encode::simple(ctx.out, line.as_bytes());
+    }
+    Ok(())
+}
+
+const SCRIPTING: &[&str] = &["scripting"];
+/// EVAL's keys: Redis cannot tell how a script uses them, and assumes the worst.
+const KEYS_RW: &[KeySpec] = &[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE, begin: BeginSearch::Index(2), find: FindKeys::Keynum { keynum_idx: 0, first_key: 1, key_step: 1 } }];
+const KEYS_RO: &[KeySpec] = &[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(2), find: FindKeys::Keynum { keynum_idx: 0, first_key: 1, key_step: 1 } }];
+/// Basalt's own flags of the EVAL family: each takes every gate and runs as a
+/// transaction whose replies may reveal any key; EVAL and EVALSHA may write (CLIENT
+/// PAUSE WRITE postpones them, as Redis does a script without `no-writes`).
+const RUNS_ALONE: u32 = ALL_GATES | READS_ANY_KEY;
+
+#[rustfmt::skip]
+static SUBCOMMANDS: &[CommandSpec] = &[
+    spec("kill", 2, NOSCRIPT | ALLOW_BUSY, (0, 0, 0), SCRIPTING, "scripting", "Terminates a server-side Lua script during execution.", kill).since("2.6.0").complexity("O(1)").tips(&["request_policy:all_shards", "response_policy:one_succeeded"]),
+    spec("help", 2, LOADING | STALE, (0, 0, 0), SCRIPTING, "scripting", "Returns helpful text about the different subcommands.", help).since("5.0.0").complexity("O(1)"),
+    spec("load", 3, NOSCRIPT | STALE, (0, 0, 0), SCRIPTING, "scripting", "Loads a server-side Lua script to the script cache.", load).since("2.6.0").args(ARGS_LOAD).complexity("O(N) with N being the length in bytes of the script body.").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
+    spec("exists", -3, NOSCRIPT, (0, 0, 0), SCRIPTING, "scripting", "Determines whether server-side Lua scripts exist in the script cache.", exists).since("2.6.0").args(ARGS_EXISTS).complexity("O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).").tips(&["request_policy:all_shards", "response_policy:agg_logical_and"]),
+    spec("flush", -2, NOSCRIPT, (0, 0, 0), SCRIPTING, "scripting", "Removes all server-side Lua scripts from the script cache.", flush).since("2.6.0").args(ARGS_FLUSH).complexity("O(N) with N being the number of scripts in cache").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
+];
+
+#[rustfmt::skip]
+pub static COMMANDS: &[CommandSpec] = &[
+    spec("eval", -3, NOSCRIPT | STALE | SKIP_MONITOR | NO_MANDATORY_KEYS | MAY_REPLICATE | RUNS_ALONE, (0, 0, 0), SCRIPTING, "scripting", "Executes a server-side Lua script.", eval).since("2.6.0").args(ARGS_EVAL).complexity("Depends on the script that is executed.").key_specs(KEYS_RW).numkeys(&[], 2),
+    spec("evalsha", -3, NOSCRIPT | STALE | SKIP_MONITOR | NO_MANDATORY_KEYS | MAY_REPLICATE | RUNS_ALONE, (0, 0, 0), SCRIPTING, "scripting", "Executes a server-side Lua script by SHA1 digest.", evalsha).since("2.6.0").args(ARGS_EVALSHA).complexity("Depends on the script that is executed.").key_specs(KEYS_RW).numkeys(&[], 2),
+    spec("eval_ro", -3, READONLY | NOSCRIPT | STALE | SKIP_MONITOR | NO_MANDATORY_KEYS | RUNS_ALONE, (0, 0, 0), SCRIPTING, "scripting", "Executes a read-only server-side Lua script.", eval_ro).since("7.0.0").args(ARGS_EVAL).complexity("Depends on the script that is executed.").key_specs(KEYS_RO).numkeys(&[], 2),
+    spec("evalsha_ro", -3, READONLY | NOSCRIPT | STALE | SKIP_MONITOR | NO_MANDATORY_KEYS | RUNS_ALONE, (0, 0, 0), SCRIPTING, "scripting", "Executes a read-only server-side Lua script by SHA1 digest.", evalsha_ro).since("7.0.0").args(ARGS_EVALSHA).complexity("Depends on the script that is executed.").key_specs(KEYS_RO).numkeys(&[], 2),
+    container("script", "scripting", "A container for Lua scripts management commands.", SUBCOMMANDS).since("2.6.0").complexity("Depends on subcommand."),
+];
+
+/// The arguments of this file's commands, as COMMAND DOCS describes them (Redis
+/// 7.0.15's interface: redis-cli builds its hints from them).
+#[rustfmt::skip]
+mod docs_args {
+    use super::super::{arg, Arg, ArgKind::*};
+
+    pub const ARGS_EVAL: &[Arg] = &[arg("script", String), arg("numkeys", Integer), arg("key", Key).key_spec(0).optional().multiple(), arg("arg", String).optional().multiple()];
+    pub const ARGS_EVALSHA: &[Arg] = &[arg("sha1", String), arg("numkeys", Integer), arg("key", Key).key_spec(0).optional().multiple(), arg("arg", String).optional().multiple()];
+    pub const ARGS_LOAD: &[Arg] = &[arg("script", String)];
+    pub const ARGS_EXISTS: &[Arg] = &[arg("sha1", String).multiple()];
+    pub const ARGS_FLUSH: &[Arg] = &[arg("flush-type", OneOf).optional().args(&[arg("async", PureToken).token("ASYNC"), arg("sync", PureToken).token("SYNC")])];
+}
+use docs_args::*;

@@ -1,0 +1,207 @@
+//! Conversions between command replies and Lua values, as Redis 7.0's scripts see them
+//! (the script's own client speaks RESP2): a command's reply to a Lua value for
+//! `redis.call`, and a script's result to the reply its caller gets, in the caller's
+//! protocol.
+
+use mlua::{Lua, Table, Value};
+use resp::{encode, Frame, Proto};
+
+/// Deepest nesting of a script's result, with "reached lua stack limit" as the element
+/// found deeper (Redis's error). Redis stops where Lua's C stack ends, 7998 arrays deep
+/// into a table that holds itself; here each open array holds a reference on mlua's
+/// auxiliary stack, which has about as many slots and panics when they run out, so
+/// the limit is lower. Written without recursion: the event loop's stack is safe.
+const MAX_DEPTH: usize = 1000;
+
+/// A command's reply as `redis.call` returns it: integers as numbers, bulk strings as
+/// strings, a null as false, a status as `{ok=...}`, an error inside an array as
+/// `{err=...}`, arrays as tables. (A top-level error never gets here: it is raised, or
+/// given to `redis.pcall`'s caller as `{err=...}`.)
+pub fn reply_to_lua(lua: &Lua, f: &Frame) -> mlua::Result<Value> {
+    Ok(match f {
+        Frame::Integer(n) => Value::Number(*n as f64),
+        Frame::Bulk(b) | Frame::Verbatim { text: b, .. } | Frame::BigNumber(b) => Value::String(lua.create_string(b)?),
+        Frame::Null => Value::Boolean(false),
+        Frame::Simple(s) => Value::Table(field_table(lua, "ok", s)?),
+        Frame::Error(e) => Value::Table(field_table(lua, "err", e)?),
+        Frame::Boolean(b) => Value::Number(f64::from(u8::from(*b))),
+        Frame::Double(d) => {
+            let mut buf = [0u8; 32];
+            Value::String(lua.create_string(resp::double::format_g17(*d, &mut buf))?)
+        }
+        Frame::Array(items) | Frame::Set(items) | Frame::Push(items) => {
+            let t = lua.create_table_with_capacity(items.len(), 0)?;
+            for (i, item) in items.iter().enumerate() {
+                t.raw_set(i + 1, reply_to_lua(lua, item)?)?;
+            }
+            Value::Table(t)
+        }
+        Frame::Map(pairs) | Frame::Attribute(pairs) => {
+            let t = lua.create_table_with_capacity(pairs.len() * 2, 0)?;
+            for (i, (k, v)) in pairs.iter().enumerate() {
+                t.raw_set(2 * i + 1, reply_to_lua(lua, k)?)?;
+                t.raw_set(2 * i + 2, reply_to_lua(lua, v)?)?;
+            }
+            Value::Table(t)
+        }
+    })
+}
+
+/// `{err=text}`: what `redis.pcall` returns for a command's error.
+pub fn error_table(lua: &Lua, text: &[u8]) -> mlua::Result<Table> {
+    field_table(lua, "err", text)
+}
+
+fn field_table(lua: &Lua, field: &str, text: &[u8]) -> mlua::Result<Table> {
+    let t = lua.create_table_with_capacity(0, 1)?;
+    t.raw_set(field, lua.create_string(text)?)?;
+    Ok(t)
+}
+
+/// The text of a command's error reply as a script sees it (Redis's luaPushErrorBuff):
+/// "CODE message" as sent; a reply without a code gets ERR.
+pub fn error_text(reply: &[u8]) -> Vec<u8> {
+    let reply = reply.strip_prefix(b"-").unwrap_or(reply);
+    if reply.contains(&b' ') {
+        reply.to_vec()
+    } else {
+        [b"ERR ".as_slice(), reply].concat()
+    }
+}
+
+/// A Lua number as Redis writes it as an integer: C's conversion, which gives
+/// i64::MIN for what does not fit (NaN, infinities, 1e20), as Redis 7.0.15 answers.
+pub fn number_to_integer(n: f64) -> i64 {
+    if n.is_nan() || n >= 9_223_372_036_854_775_808.0 || n < -9_223_372_036_854_775_808.0 {
+        i64::MIN
+    } else {
+        n as i64
+    }
+}
+
+/// A string field of a table, read raw (as Redis reads `err` and `ok`).
+fn string_field(t: &Table, name: &str) -> Option<mlua::String> {
+    match t.raw_get::<Value>(name) {
+        Ok(Value::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// A number field of a table, read raw.
+fn number_field(t: &Table, name: &str) -> Option<f64> {
+    match t.raw_get::<Value>(name) {
+        Ok(Value::Number(n)) => Some(n),
+        Ok(Value::Integer(n)) => Some(n as f64),
+        _ => None,
+    }
+}
+
+/// A status or error line's text with its line breaks made spaces (a reply line may
+/// hold none).
+fn line_text(s: &[u8]) -> Vec<u8> {
+    s.iter().map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b }).collect()
+}
+
+/// Writes a script's result as its caller's reply (Redis 7.0's rules): a string as a
+/// bulk string, a number as an integer (truncated), true as 1, false and nil as a null,
+/// a table with a string `err` or `ok` field as an error or a status, one with a
+/// number `double` field as a double, any other table as an array of its elements 1,
+/// 2, ... up to the first nil.
+pub fn write_result(out: &mut Vec<u8>, value: &Value, proto: Proto) {
+    // Open arrays: each table with the index of its next element and its length.
+    let mut open: Vec<(Table, usize, usize)> = Vec::new();
+    let mut next = Some(value.clone());
+    loop {
+        if let Some(v) = next.take() {
+            match v {
+                Value::String(s) => encode::bulk(out, &s.as_bytes()),
+                Value::Boolean(true) => encode::integer(out, 1),
+                Value::Integer(n) => encode::integer(out, n as i64),
+                Value::Number(n) => encode::integer(out, number_to_integer(n)),
+                Value::Table(t) => {
+                    if let Some(err) = string_field(&t, "err") {
+                        let text = line_text(&err.as_bytes());
+                        encode::error(out, text.strip_prefix(b"-").unwrap_or(&text));
+                    } else if let Some(ok) = string_field(&t, "ok") {
+                        encode::simple(out, &line_text(&ok.as_bytes()));
+                    } else if let Some(d) = number_field(&t, "double") {
+                        encode::double(out, d, proto);
+                    } else if open.len() >= MAX_DEPTH {
+                        encode::error(out, b"ERR reached lua stack limit");
+                    } else {
+                        let mut len = 0;
+                        while !matches!(t.raw_get::<Value>(len + 1), Ok(Value::Nil) | Err(_)) {
+                            len += 1;
+                        }
+                        encode::array_len(out, len);
+                        open.push((t, 1, len));
+                    }
+                }
+                _ => encode::null(out, proto),
+            }
+        }
+        // The next element of the innermost open array, closing those that are done.
+        loop {
+            let Some((t, i, len)) = open.last_mut() else { return };
+            if *i > *len {
+                open.pop();
+                continue;
+            }
+            next = Some(t.raw_get::<Value>(*i).unwrap_or(Value::Nil));
+            *i += 1;
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(lua: &Lua, code: &str) -> Vec<u8> {
+        let v: Value = lua.load(code).eval().expect("script");
+        let mut out = Vec::new();
+        write_result(&mut out, &v, Proto::Resp2);
+        out
+    }
+
+    #[test]
+    fn results_are_written_as_redis_writes_them() {
+        // Each answer is Redis 7.0.15's to EVAL of the same code.
+        let lua = Lua::new();
+        assert_eq!(result(&lua, "return 3.99"), b":3\r\n");
+        assert_eq!(result(&lua, "return -3.99"), b":-3\r\n");
+        assert_eq!(result(&lua, "return 1e20"), b":-9223372036854775808\r\n");
+        assert_eq!(result(&lua, "return 0/0"), b":-9223372036854775808\r\n");
+        assert_eq!(result(&lua, "return false"), b"$-1\r\n");
+        assert_eq!(result(&lua, "return {1,2,{3,'x'},nil,5}"), b"*3\r\n:1\r\n:2\r\n*2\r\n:3\r\n$1\r\nx\r\n");
+        assert_eq!(result(&lua, "return {ok='fine'}"), b"+fine\r\n");
+        assert_eq!(result(&lua, "return {err='My Error'}"), b"-My Error\r\n");
+        assert_eq!(result(&lua, "return {err=1}"), b"*0\r\n");
+        assert_eq!(result(&lua, "return {double=3.14}"), b"$18\r\n3.1400000000000001\r\n");
+        assert_eq!(result(&lua, "return {1, {ok='x'}, {err='ERR inner'}}"), b"*3\r\n:1\r\n+x\r\n-ERR inner\r\n");
+    }
+
+    #[test]
+    fn a_table_that_holds_itself_ends_at_the_stack_limit() {
+        let lua = Lua::new();
+        let out = result(&lua, "local t = {} ; t[1] = t ; return t");
+        assert_eq!(out.matches_count(b"*1\r\n"), MAX_DEPTH);
+        assert!(out.ends_with(b"-ERR reached lua stack limit\r\n"));
+    }
+
+    trait Count {
+        fn matches_count(&self, needle: &[u8]) -> usize;
+    }
+    impl Count for Vec<u8> {
+        fn matches_count(&self, needle: &[u8]) -> usize {
+            self.windows(needle.len()).filter(|w| *w == needle).count()
+        }
+    }
+
+    #[test]
+    fn error_texts_get_a_code() {
+        assert_eq!(error_text(b"ERR value is not an integer or out of range"), b"ERR value is not an integer or out of range");
+        assert_eq!(error_text(b"-NOPE"), b"ERR NOPE");
+    }
+}

@@ -1,0 +1,483 @@
+//! One event loop's Lua state, and a script's run in it.
+//!
+//! Each event loop keeps its own Lua 5.1 state (a state is not shared between threads),
+//! made on its first script and again after SCRIPT FLUSH (the cache's generation
+//! moved), with each script compiled once per state. A script's globals cannot change
+//! (`stdlib.rs`), so which loop runs a script is never seen.
+//!
+//! A run: KEYS and ARGV set, the compiled function called under `xpcall` with an error
+//! handler that turns any error into Redis 7.0's `{err=..., source=..., line=...}`, and
+//! the result written as the caller's reply (`convert.rs`). `redis.call` and
+//! `redis.pcall` reach the caller's command runner: Rust functions that live only
+//! during the run (an mlua scope). An error `redis.call` raises is mlua's error value
+//! (so `pcall(redis.call, ...)` gives a userdata where Redis gives a string; the reply
+//! of a failed script is Redis's).
+//!
+//! Limits: the state holds at most [`MEMORY_LIMIT`] bytes (past it the script fails
+//! with Lua's "not enough memory" and the server goes on); a script that has not written
+//! is stopped once it has run `stop_after` (busy-reply-threshold). One that has written
+//! runs to its end: stopping it would leave half its writes, as in Redis, where only
+//! SHUTDOWN NOSAVE ends it.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use mlua::{ChunkMode, Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
+use resp::{encode, Proto};
+
+use super::cache::{sha1_hex, Sha};
+use super::convert;
+use super::stdlib::PRELUDE;
+
+/// What a script's `redis.call` got from the command it ran: the reply (RESP2), and
+/// whether the command was a write that ran.
+pub struct Called {
+    pub reply: Vec<u8>,
+    pub wrote: bool,
+}
+
+/// A script to run.
+pub struct Script<'a> {
+    pub sha: &'a Sha,
+    pub body: &'a [u8],
+    pub keys: &'a [&'a [u8]],
+    pub argv: &'a [&'a [u8]],
+    /// The caller's protocol: the script's result is written in it.
+    pub proto: Proto,
+    /// A script that has not written is stopped after this long; None: never.
+    pub stop_after: Option<Duration>,
+}
+
+/// The name scripts are compiled under: errors read "user_script:1: ...", and the
+/// error handler reports "on @user_script:1." (as Redis 7.0).
+const SCRIPT_CHUNK: &str = "@user_script";
+/// The name of `stdlib.rs`'s chunk: its frames are skipped when an error's line is
+/// looked for (an error raised by `redis.call` is the calling line's).
+const PRELUDE_CHUNK: &str = "=basalt";
+/// The memory one loop's Lua state may hold.
+pub const MEMORY_LIMIT: usize = 1 << 30;
+/// How often, in Lua instructions, a running script looks at the clock.
+const CHECK_EVERY: u32 = 100_000;
+/// The error of a script stopped for running too long without writing.
+pub const STOPPED: &str = "ERR Script ran longer than busy-reply-threshold without writing and was stopped (Basalt stops it rather than answer BUSY to other clients)";
+
+/// The run in progress, read by the instruction hook and `hidden.call`.
+#[derive(Default)]
+struct RunState {
+    started: Cell<Option<Instant>>,
+    stop_after: Cell<Option<Duration>>,
+    wrote: Cell<bool>,
+    stopped: Cell<bool>,
+    /// The error text `redis.call` raised last: reported as it is (without a second
+    /// "ERR ").
+    raised: RefCell<Option<Vec<u8>>>,
+}
+
+struct State {
+    lua: Lua,
+    generation: u64,
+    /// The `redis` table behind its read-only proxy: `call` and `pcall` are set on it
+    /// for each run.
+    redis: Table,
+    handler: Function,
+    xpcall: Function,
+    compiled: HashMap<Sha, Function>,
+    /// This state's memory as last added to [`LUA_MEMORY`].
+    reported: usize,
+}
+
+thread_local! {
+    static STATE: RefCell<Option<State>> = const { RefCell::new(None) };
+}
+
+/// Compiles a script (SCRIPT LOAD): Ok, or Redis's error text.
+pub fn check_compiles(generation: u64, sha: &Sha, body: &[u8]) -> Result<(), String> {
+    with_state(generation, |state| compiled(state, sha, body).map(drop))?
+}
+
+/// Runs a script and returns its caller's reply. `call` runs one command for
+/// `redis.call` and `redis.pcall`.
+pub fn run(generation: u64, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]]) -> Called) -> Vec<u8> {
+    let reply = with_state(generation, |state| {
+        let reply = match compiled(state, script.sha, script.body) {
+            Ok(func) => run_compiled(state, func, script, call),
+            Err(text) => error_reply(text.as_bytes()),
+        };
+        report_memory(state);
+        reply
+    });
+    reply.unwrap_or_else(|text| error_reply(text.as_bytes()))
+}
+
+/// The memory every loop's Lua state holds, as each last reported it (after each
+/// run; INFO memory's `used_memory_lua`).
+static LUA_MEMORY: AtomicUsize = AtomicUsize::new(0);
+
+pub fn used_memory() -> usize {
+    LUA_MEMORY.load(Ordering::Relaxed)
+}
+
+/// Brings this loop's share of [`LUA_MEMORY`] up to date.
+fn report_memory(state: &mut State) {
+    let now = state.lua.used_memory();
+    LUA_MEMORY.fetch_add(now, Ordering::Relaxed);
+    LUA_MEMORY.fetch_sub(state.reported, Ordering::Relaxed);
+    state.reported = now;
+}
+
+impl Drop for State {
+    fn drop(&mut self) {
+        LUA_MEMORY.fetch_sub(self.reported, Ordering::Relaxed);
+    }
+}
+
+fn with_state<R>(generation: u64, f: impl FnOnce(&mut State) -> R) -> Result<R, String> {
+    STATE.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.as_ref().is_none_or(|s| s.generation != generation) {
+            *slot = None;
+            *slot = Some(new_state(generation).map_err(|e| format!("ERR Lua could not start: {e}"))?);
+        }
+        match slot.as_mut() {
+            Some(state) => Ok(f(state)),
+            None => Err("ERR Lua could not start".to_string()),
+        }
+    })
+}
+
+fn new_state(generation: u64) -> mlua::Result<State> {
+    let lua = Lua::new_with(StdLib::TABLE | StdLib::STRING | StdLib::MATH, LuaOptions::default())?;
+    lua.set_memory_limit(MEMORY_LIMIT)?;
+    lua.set_app_data(RunState::default());
+    let hidden = lua.create_table()?;
+    hidden.raw_set("sha1hex", lua.create_function(sha1hex)?)?;
+    hidden.raw_set("log", lua.create_function(log)?)?;
+    hidden.raw_set("setresp", lua.create_function(setresp)?)?;
+    let redis: Table = lua.load(PRELUDE).set_name(PRELUDE_CHUNK).set_mode(ChunkMode::Text).call(hidden)?;
+    // SAFETY: `raising_call` is a lua_CFunction that keeps Lua's stack discipline.
+    redis.raw_set("call", unsafe { lua.create_c_function(raising_call) }?)?;
+    let handler = lua.create_function(error_handler)?;
+    let xpcall: Function = lua.globals().raw_get("xpcall")?;
+    lua.set_hook(HookTriggers::new().every_nth_instruction(CHECK_EVERY), stop_if_overdue);
+    Ok(State { lua, generation, redis, handler, xpcall, compiled: HashMap::new(), reported: 0 })
+}
+
+/// The script's function in this state, compiled on first use. Text only: Lua 5.1's
+/// binary chunks are not checked by its loader.
+fn compiled(state: &mut State, sha: &Sha, body: &[u8]) -> Result<Function, String> {
+    if let Some(f) = state.compiled.get(sha) {
+        return Ok(f.clone());
+    }
+    let f = state.lua.load(body).set_name(SCRIPT_CHUNK).set_mode(ChunkMode::Text).into_function().map_err(|e| {
+        let message = match e {
+            mlua::Error::SyntaxError { message, .. } => message,
+            other => root_message(&other),
+        };
+        format!("ERR Error compiling script (new function): {message}")
+    })?;
+    state.compiled.insert(*sha, f.clone());
+    Ok(f)
+}
+
+fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]]) -> Called) -> Vec<u8> {
+    let lua = &state.lua;
+    if let Some(run) = lua.app_data_ref::<RunState>() {
+        run.started.set(Some(Instant::now()));
+        run.stop_after.set(script.stop_after);
+        run.wrote.set(false);
+        run.stopped.set(false);
+        run.raised.replace(None);
+    }
+    let outcome = (|| -> mlua::Result<MultiValue> {
+        let globals = lua.globals();
+        globals.raw_set("KEYS", lua.create_sequence_from(script.keys.iter().map(|k| lua.create_string(k)).collect::<mlua::Result<Vec<_>>>()?)?)?;
+        globals.raw_set("ARGV", lua.create_sequence_from(script.argv.iter().map(|a| lua.create_string(a)).collect::<mlua::Result<Vec<_>>>()?)?)?;
+        let call = RefCell::new(call);
+        lua.scope(|scope| {
+            let trapping = scope.create_function(|lua, args: MultiValue| match raw_call(lua, args, &mut **call.borrow_mut())? {
+                Ok(reply) => Ok(reply),
+                Err(text) => {
+                    if let Some(run) = lua.app_data_ref::<RunState>() {
+                        run.raised.replace(Some(text.clone()));
+                    }
+                    Ok(Value::Table(convert::error_table(lua, &text)?))
+                }
+            })?;
+            lua.set_named_registry_value(PCALL_KEY, &trapping)?;
+            state.redis.raw_set("pcall", trapping)?;
+            let result = state.xpcall.call::<MultiValue>((func, state.handler.clone()));
+            state.redis.raw_set("pcall", Value::Nil)?;
+            lua.set_named_registry_value(PCALL_KEY, Value::Nil)?;
+            result
+        })
+    })();
+    let stopped = lua.app_data_ref::<RunState>().is_some_and(|run| {
+        run.started.set(None);
+        run.stopped.get()
+    });
+    let mut out = Vec::new();
+    if stopped {
+        return error_reply(STOPPED.as_bytes());
+    }
+    match outcome {
+        Ok(values) => {
+            let mut values = values.into_iter();
+            let ok = matches!(values.next(), Some(Value::Boolean(true)));
+            let value = values.next().unwrap_or(Value::Nil);
+            if ok {
+                convert::write_result(&mut out, &value, script.proto);
+            } else {
+                write_failure(&mut out, &value, script.sha);
+            }
+        }
+        Err(e) => out = error_reply(format!("ERR Error running script: {}", root_message(&e)).as_bytes()),
+    }
+    out
+}
+
+/// Where `redis.call` finds the run's `redis.pcall` (Lua's registry), as mlua names it
+/// and as Lua's C API does.
+const PCALL_KEY: &str = "basalt.pcall";
+const PCALL_KEY_C: &std::ffi::CStr = c"basalt.pcall";
+
+/// `redis.call(...)`: the run's `redis.pcall`, raising its `{err=...}` as the error's
+/// plain text, as Redis does (`pcall(redis.call, ...)` gives the text). A C function
+/// rather than Lua or mlua's: Lua keeps a C function's caller frame in a tail call
+/// (`return redis.call(...)`), so an error's line is the script's; and an error an mlua
+/// function raises is mlua's own value, not a string.
+unsafe extern "C-unwind" fn raising_call(state: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
+    use mlua::ffi;
+    // SAFETY: Lua calls this with its own state. Only Lua's API is used; no Rust value
+    // with a destructor lives here, so Lua's error jump (from the call, or lua_error)
+    // skips nothing.
+    unsafe {
+        let args = ffi::lua_gettop(state);
+        ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, PCALL_KEY_C.as_ptr());
+        if ffi::lua_type(state, -1) != ffi::LUA_TFUNCTION {
+            ffi::lua_pushstring(state, c"ERR redis.call is only available while a script runs".as_ptr());
+            ffi::lua_error(state);
+        }
+        ffi::lua_insert(state, 1);
+        ffi::lua_call(state, args, 1);
+        if ffi::lua_type(state, -1) == ffi::LUA_TTABLE {
+            ffi::lua_getfield(state, -1, c"err".as_ptr());
+            if ffi::lua_type(state, -1) == ffi::LUA_TSTRING {
+                ffi::lua_error(state);
+            }
+            ffi::lua_pop(state, 1);
+        }
+        1
+    }
+}
+
+/// `redis.call(...)` and `redis.pcall(...)`: runs a command; its reply as a Lua value,
+/// or the error text.
+fn raw_call(lua: &Lua, args: MultiValue, call: &mut dyn FnMut(&[&[u8]]) -> Called) -> mlua::Result<Result<Value, Vec<u8>>> {
+    const NOT_WORDS: &[u8] = b"ERR Lua redis lib command arguments must be strings or integers";
+    if args.is_empty() {
+        return Ok(Err(b"ERR Please specify at least one argument for this redis lib call".to_vec()));
+    }
+    let mut words: Vec<Vec<u8>> = Vec::with_capacity(args.len());
+    for a in args {
+        match a {
+            Value::String(s) => words.push(s.as_bytes().to_vec()),
+            // Numbers as Redis 7.0 writes them: %.17g (0.1 is 0.10000000000000001).
+            Value::Integer(n) => words.push(n.to_string().into_bytes()),
+            Value::Number(n) => {
+                let mut buf = [0u8; 32];
+                words.push(resp::double::format_g17(n, &mut buf).to_vec());
+            }
+            _ => return Ok(Err(NOT_WORDS.to_vec())),
+        }
+    }
+    let refs: Vec<&[u8]> = words.iter().map(Vec::as_slice).collect();
+    let called = call(&refs);
+    if called.wrote {
+        if let Some(run) = lua.app_data_ref::<RunState>() {
+            run.wrote.set(true);
+        }
+    }
+    Ok(match resp::decode_frame(&called.reply, u64::MAX) {
+        Ok(Some((resp::Frame::Error(e), _))) => Err(convert::error_text(&e)),
+        Ok(Some((frame, _))) => Ok(convert::reply_to_lua(lua, &frame)?),
+        _ => Err(b"ERR the command's reply could not be read".to_vec()),
+    })
+}
+
+/// The error handler of a run: any error as Redis 7.0's table `{err=..., source=...,
+/// line=...}`, the line being the script's (not a library's) where it was raised.
+fn error_handler(lua: &Lua, err: Value) -> mlua::Result<Table> {
+    let table = match err {
+        Value::Table(t) if matches!(t.raw_get::<Value>("err"), Ok(Value::String(_))) => t,
+        other => {
+            let text: Vec<u8> = match other {
+                Value::String(s) => {
+                    let text = s.as_bytes().to_vec();
+                    let raised = lua.app_data_ref::<RunState>().and_then(|run| run.raised.borrow().clone());
+                    if raised.as_deref() == Some(&text[..]) {
+                        text
+                    } else {
+                        [b"ERR ".as_slice(), &text].concat()
+                    }
+                }
+                Value::Nil => b"ERR nil".to_vec(),
+                Value::Number(_) | Value::Integer(_) => {
+                    let s = lua.coerce_string(other)?.map(|s| s.as_bytes().to_vec()).unwrap_or_default();
+                    [b"ERR ".as_slice(), &s].concat()
+                }
+                Value::Error(e) => {
+                    let text = root_message(&e).into_bytes();
+                    let raised = lua.app_data_ref::<RunState>().and_then(|run| run.raised.borrow().clone());
+                    if raised.as_deref() == Some(&text[..]) {
+                        text
+                    } else {
+                        [b"ERR ".as_slice(), &text].concat()
+                    }
+                }
+                // (Redis 7.0.15 crashes on an error table without a text.)
+                Value::Table(_) => b"ERR the script raised a table without an err field".to_vec(),
+                v => format!("ERR the script raised a {}", v.type_name()).into_bytes(),
+            };
+            let t = lua.create_table()?;
+            t.raw_set("err", lua.create_string(&text)?)?;
+            t
+        }
+    };
+    if let Some((source, line)) = script_position(lua) {
+        t_set_position(&table, lua, &source, line)?;
+    }
+    Ok(table)
+}
+
+fn t_set_position(t: &Table, lua: &Lua, source: &str, line: i32) -> mlua::Result<()> {
+    t.raw_set("source", lua.create_string(source)?)?;
+    t.raw_set("line", line)
+}
+
+/// The innermost frame of the script's own code (skipping C functions and the
+/// library's Lua wrappers): its source and current line.
+fn script_position(lua: &Lua) -> Option<(String, i32)> {
+    for level in 1..64 {
+        let frame = lua.inspect_stack(level)?;
+        let src = frame.source();
+        if src.what == "C" {
+            continue;
+        }
+        let Some(source) = src.source.map(|s| s.into_owned()) else { continue };
+        if source == PRELUDE_CHUNK {
+            continue;
+        }
+        return Some((source, frame.curr_line()));
+    }
+    None
+}
+
+/// A failed run's reply: "-<err> script: <sha>, on <source>:<line>." (Redis 7.0).
+fn write_failure(out: &mut Vec<u8>, value: &Value, sha: &Sha) {
+    let Value::Table(t) = value else {
+        out.extend_from_slice(&error_reply(b"ERR the script failed"));
+        return;
+    };
+    let err = match t.raw_get::<Value>("err") {
+        Ok(Value::String(s)) => s.as_bytes().to_vec(),
+        _ => b"ERR the script failed".to_vec(),
+    };
+    let mut text: Vec<u8> = err.iter().map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b }).collect();
+    if let (Ok(Value::String(source)), Ok(line)) = (t.raw_get::<Value>("source"), t.raw_get::<i64>("line")) {
+        text.extend_from_slice(b" script: ");
+        text.extend_from_slice(sha);
+        text.extend_from_slice(b", on ");
+        text.extend_from_slice(&source.as_bytes());
+        text.extend_from_slice(format!(":{line}.").as_bytes());
+    }
+    encode::error(out, text.strip_prefix(b"-").unwrap_or(&text));
+}
+
+fn error_reply(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode::error(&mut out, text);
+    out
+}
+
+/// An mlua error's own message, without the layers mlua wraps around an error raised
+/// in a Rust function.
+fn root_message(e: &mlua::Error) -> String {
+    match e {
+        mlua::Error::CallbackError { cause, .. } => root_message(cause),
+        mlua::Error::RuntimeError(m) | mlua::Error::MemoryError(m) => m.clone(),
+        mlua::Error::SyntaxError { message, .. } => message.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The instruction hook: stops a script that ran past its time without writing (and
+/// goes on stopping it if it catches the error with pcall).
+fn stop_if_overdue(lua: &Lua, _: mlua::Debug<'_>) -> mlua::Result<VmState> {
+    if let Some(run) = lua.app_data_ref::<RunState>() {
+        let overdue = match (run.started.get(), run.stop_after.get()) {
+            (Some(started), Some(after)) => !run.wrote.get() && started.elapsed() >= after,
+            _ => false,
+        };
+        if run.stopped.get() || overdue {
+            run.stopped.set(true);
+            return Err(mlua::Error::runtime(STOPPED));
+        }
+    }
+    Ok(VmState::Continue)
+}
+
+/// `redis.sha1hex(text)`.
+fn sha1hex(lua: &Lua, args: MultiValue) -> mlua::Result<mlua::String> {
+    let Some(text) = args.into_iter().next().and_then(|v| lua.coerce_string(v).ok().flatten()) else {
+        return Err(mlua::Error::runtime("wrong number of arguments"));
+    };
+    lua.create_string(sha1_hex(&text.as_bytes()))
+}
+
+/// `redis.log(level, message ...)`: to the server's log, the words joined by spaces.
+fn log(lua: &Lua, args: MultiValue) -> mlua::Result<()> {
+    let mut args = args.into_iter();
+    if args.len() < 2 {
+        return Err(mlua::Error::runtime("redis.log() requires two arguments or more."));
+    }
+    let level = match args.next() {
+        Some(Value::Integer(n)) if (0..=3).contains(&n) => n,
+        Some(Value::Number(n)) if (0.0..=3.0).contains(&n) => n as i64 as mlua::Integer,
+        Some(Value::Integer(_) | Value::Number(_)) => return Err(mlua::Error::runtime("Invalid debug level.")),
+        _ => return Err(mlua::Error::runtime("First argument must be a number (log level).")),
+    };
+    let words: Vec<String> = args
+        .map(|v| lua.coerce_string(v).ok().flatten().map(|s| s.to_string_lossy()).unwrap_or_default())
+        .collect();
+    let text = words.join(" ");
+    match level {
+        3 => crate::log::warning(&text),
+        2 => crate::log::notice(&text),
+        _ => crate::log::verbose(&text),
+    }
+    Ok(())
+}
+
+/// `redis.setresp(2)`. RESP3 replies inside scripts are not built: a script that asks
+/// for them fails with a clear error rather than getting RESP2's.
+fn setresp(_: &Lua, v: Value) -> mlua::Result<()> {
+    match v {
+        Value::Integer(2) => Ok(()),
+        Value::Number(n) if n == 2.0 => Ok(()),
+        Value::Integer(3) => Err(mlua::Error::runtime("redis.setresp(3) is not supported by Basalt yet: scripts get RESP2 replies")),
+        Value::Number(n) if n == 3.0 => Err(mlua::Error::runtime("redis.setresp(3) is not supported by Basalt yet: scripts get RESP2 replies")),
+        _ => Err(mlua::Error::runtime("RESP version must be 2 or 3.")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_key_has_one_spelling() {
+        assert_eq!(PCALL_KEY_C.to_str().ok(), Some(PCALL_KEY));
+    }
+}
