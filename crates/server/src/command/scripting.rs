@@ -268,6 +268,6 @@ mod docs_args {
     pub const ARGS_EVALSHA: &[Arg] = &[arg("sha1", String), arg("numkeys", Integer), arg("key", Key).key_spec(0).optional().multiple(), arg("arg", String).optional().multiple()];
     pub const ARGS_LOAD: &[Arg] = &[arg("script", String)];
     pub const ARGS_EXISTS: &[Arg] = &[arg("sha1", String).multiple()];
-    pub const ARGS_FLUSH: &[Arg] = &[arg("flush-type", OneOf).optional().args(&[arg("async", PureToken).token("ASYNC"), arg("sync", PureToken).token("SYNC")])];
+    pub const ARGS_FLUSH: &[Arg] = &[arg("async", OneOf).since("6.2.0").optional().args(&[arg("async", PureToken).token("ASYNC"), arg("sync", PureToken).token("SYNC")])];
 }
 use docs_args::*;

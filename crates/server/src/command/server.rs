@@ -191,7 +191,9 @@ pub(super) fn acl_categories(spec: &CommandSpec) -> Vec<String> {
         (FAST, "fast"),
         (BLOCKING, "blocking"),
     ];
-    has.extend(implied.iter().filter(|(bit, _)| spec.flags & bit != 0).map(|(_, c)| *c));
+    // (A read-only script, EVAL_RO, is not @read: what it reads is the script's.)
+    let scripting = has.contains(&"scripting");
+    has.extend(implied.iter().filter(|(bit, c)| spec.flags & bit != 0 && !(scripting && *c == "read")).map(|(_, c)| *c));
     if !has.contains(&"fast") {
         has.push("slow");
     }
