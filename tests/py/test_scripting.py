@@ -8,6 +8,7 @@ Every test but the one on a script that loops passes against Redis too
 7.0.15.
 """
 
+import hashlib
 import os
 import socket
 import threading
@@ -130,10 +131,113 @@ CASES = [
 ]
 
 
+# The cjson and bit libraries: (arguments, Redis 7.0.15's reply).
+LIBRARY_CASES = [
+    (('EVAL', 'return cjson.encode({})', '0'),
+     b'$2\r\n{}\r\n'),
+    (('EVAL', 'return cjson.encode({1,2,3})', '0'),
+     b'$7\r\n[1,2,3]\r\n'),
+    (('EVAL', 'return cjson.encode({[1]=1,[3]=3})', '0'),
+     b'$10\r\n[1,null,3]\r\n'),
+    (('EVAL', 'return cjson.encode({[1]=1,[20]=3})', '0'),
+     b'-ERR user_script:1: Cannot serialise table: excessively sparse array script: 599049a94af36a079b8c19b2e9635d7951cda076, on @user_script:1.\r\n'),
+    (('EVAL', 'return cjson.encode({a=1,b={c=true,d=false}})', '0'),
+     b'$32\r\n{"a":1,"b":{"c":true,"d":false}}\r\n'),
+    (('EVAL', 'return cjson.encode({[1]=1,a=2})', '0'),
+     b'$13\r\n{"1":1,"a":2}\r\n'),
+    (('EVAL', 'return cjson.encode({[2.5]=1})', '0'),
+     b'$9\r\n{"2.5":1}\r\n'),
+    (('EVAL', 'return cjson.encode(\'a/b"c\\\\d\\n\\1\\127\\200\')', '0'),
+     b'$27\r\n"a\\/b\\"c\\\\d\\n\\u0001\\u007f\xc8"\r\n'),
+    (('EVAL', 'return cjson.encode(1/3)', '0'),
+     b'$16\r\n0.33333333333333\r\n'),
+    (('EVAL', 'return cjson.encode(1e300)', '0'),
+     b'$6\r\n1e+300\r\n'),
+    (('EVAL', 'return cjson.encode(123456789012345678)', '0'),
+     b'$19\r\n1.2345678901235e+17\r\n'),
+    (('EVAL', 'return cjson.encode(0/0)', '0'),
+     b'-ERR user_script:1: Cannot serialise number: must not be NaN or Inf script: d3f8d4e745d6587b04e9dd216e0d4631f0a306d9, on @user_script:1.\r\n'),
+    (('EVAL', 'return cjson.encode(1/0)', '0'),
+     b'-ERR user_script:1: Cannot serialise number: must not be NaN or Inf script: 08ffdaa5e7f117332da21c3b5222c2ede9492c60, on @user_script:1.\r\n'),
+    (('EVAL', 'return cjson.encode(nil)', '0'),
+     b'$4\r\nnull\r\n'),
+    (('EVAL', 'return cjson.encode(cjson.null)', '0'),
+     b'$4\r\nnull\r\n'),
+    (('EVAL', 'return cjson.encode(print)', '0'),
+     b"-ERR user_script:1: Script attempted to access nonexistent global variable 'print' script: 8d87d02dc9dc22ef8e1a9ef2fc499a776fb0dbdd, on @user_script:1.\r\n"),
+    (('EVAL', 'return cjson.encode({f=redis.call})', '0'),
+     b'-ERR user_script:1: Cannot serialise function: type not supported script: 5f70d9ab03c9c6f564505130db89ae3e0ac01afa, on @user_script:1.\r\n'),
+    (('EVAL', 'return cjson.encode()', '0'),
+     b"-ERR user_script:1: bad argument #1 to 'encode' (expected 1 argument) script: fc593ea31f478c7ed65c77495cc63edeb9153530, on @user_script:1.\r\n"),
+    (('EVAL', 'local t = {} t[1] = t return cjson.encode(t)', '0'),
+     b'-ERR user_script:1: Cannot serialise, excessive nesting (1001) script: 576653f0096d47f87063058b9abe9085cdcd4f41, on @user_script:1.\r\n'),
+    (('EVAL', 'return cjson.encode(true)', '0'),
+     b'$4\r\ntrue\r\n'),
+    (('EVAL', 'return cjson.encode({[true]=1})', '0'),
+     b'-ERR user_script:1: Cannot serialise boolean: table key must be a number or string script: 376a640005c8509c694166527ca834359bf69aa8, on @user_script:1.\r\n'),
+    (('EVAL', 'return cjson.decode(\'{"a":1}\').a', '0'),
+     b':1\r\n'),
+    (('EVAL', 'return cjson.decode(\'"\\\\u00e9\\\\n"\')', '0'),
+     b'$3\r\n\xc3\xa9\n\r\n'),
+    (('EVAL', "return cjson.decode('[1,2')", '0'),
+     b'-ERR user_script:1: Expected comma or array end but found T_END at character 5 script: c107001b5ba2ff860ee2557f64da37c4767ef4bd, on @user_script:1.\r\n'),
+    (('EVAL', "return cjson.decode('')", '0'),
+     b'-ERR user_script:1: Expected value but found T_END at character 1 script: 7ff8cf86abed928f4d61a01dcc9713f0117b180a, on @user_script:1.\r\n'),
+    (('EVAL', "return cjson.decode('nul')", '0'),
+     b'-ERR user_script:1: Expected value but found invalid token at character 1 script: 5586fdf8c512d9c8a68678c91a0de23617e84e25, on @user_script:1.\r\n'),
+    (('EVAL', "return cjson.decode('1.5e3')", '0'),
+     b':1500\r\n'),
+    (('EVAL', "return tostring(cjson.decode('12345678901234567890'))", '0'),
+     b'$19\r\n1.2345678901235e+19\r\n'),
+    (('EVAL', "return type(cjson.decode('null'))", '0'),
+     b'$8\r\nuserdata\r\n'),
+    (('EVAL', "return cjson.decode('null') == cjson.null", '0'),
+     b':1\r\n'),
+    (('EVAL', "return cjson.decode('[1,2] x')", '0'),
+     b'-ERR user_script:1: Expected the end but found invalid token at character 7 script: cef1b12d60faaebf258ea79f382ebf246e902bf2, on @user_script:1.\r\n'),
+    (('EVAL', 'return cjson.decode(\'{"a":1,}\')', '0'),
+     b'-ERR user_script:1: Expected object key string but found T_OBJ_END at character 8 script: 7e3659dd873275ff5047e436b0cc31cc91d160e4, on @user_script:1.\r\n'),
+    (('EVAL', 'return cjson.decode(5)', '0'),
+     b':5\r\n'),
+    (('EVAL', "return cjson.decode('  [true, false] ')", '0'),
+     b'*2\r\n:1\r\n$-1\r\n'),
+    (('EVAL', 'return cjson.decode(\'"\\\\ud83d\\\\ude00"\')', '0'),
+     b'$4\r\n\xf0\x9f\x98\x80\r\n'),
+    (('EVAL', "return cjson.decode('[' .. string.rep('[', 2000) .. string.rep(']', 2000) .. ']')", '0'),
+     b'-ERR user_script:1: Found too many nested data structures (1001) at character 1001 script: 56854e746d40a2c620febda0232872785baefb0a, on @user_script:1.\r\n'),
+    (('EVAL', "return cjson.decode('0x10')", '0'),
+     b':16\r\n'),
+    (('EVAL', "return cjson.decode('-')", '0'),
+     b'-ERR user_script:1: Expected value but found invalid number at character 1 script: a968c762a4638482bd9ef50dcecdc4504214d87d, on @user_script:1.\r\n'),
+    (('EVAL', 'return cjson.decode(\'"abc\')', '0'),
+     b'-ERR user_script:1: Expected value but found unexpected end of string at character 5 script: 30d67c6fb8e066eef4796bfcc59cee500c381744, on @user_script:1.\r\n'),
+    (('EVAL', "return cjson.decode('{1:2}')", '0'),
+     b'-ERR user_script:1: Expected object key string but found T_NUMBER at character 2 script: b7dfc51e0d5bf164c246fe708a2e33743e899be6, on @user_script:1.\r\n'),
+    (('EVAL', 'return cjson.encode(cjson.decode(\'{"a":[1,{"b":null}]}\'))', '0'),
+     b'$20\r\n{"a":[1,{"b":null}]}\r\n'),
+    (('EVAL', 'return {bit.tobit(2^32+5), bit.tobit(-1), bit.tobit(2^31), bit.tobit(1.5), bit.tobit(2.5), bit.tobit(-2.5)}', '0'),
+     b'*6\r\n:5\r\n:-1\r\n:-2147483648\r\n:2\r\n:2\r\n:-2\r\n'),
+    (('EVAL', 'return {bit.tohex(255), bit.tohex(-1), bit.tohex(255, 2), bit.tohex(255, -4), bit.tohex(255,0), bit.tohex(1, 10)}', '0'),
+     b'*6\r\n$8\r\n000000ff\r\n$8\r\nffffffff\r\n$2\r\nff\r\n$4\r\n00FF\r\n$0\r\n\r\n$8\r\n00000001\r\n'),
+    (('EVAL', 'return {bit.bnot(0), bit.band(0xff, 0x0f, 0x3), bit.bor(1,2,4), bit.bxor(5,3), bit.lshift(1, 31), bit.rshift(-1, 28), bit.arshift(-256, 4), bit.rol(0x12345678, 8), bit.ror(0x12345678, 8), bit.bswap(0x12345678), bit.lshift(1, 33)}', '0'),
+     b'*11\r\n:-1\r\n:3\r\n:7\r\n:6\r\n:-2147483648\r\n:15\r\n:-16\r\n:878082066\r\n:2014458966\r\n:2018915346\r\n:2\r\n'),
+    (('EVAL', 'return bit.band()', '0'),
+     b"-ERR user_script:1: bad argument #1 to 'band' (number expected, got no value) script: 5cf53f885283a4f44a8fe7ad7e7fccaed4113e62, on @user_script:1.\r\n"),
+    (('EVAL', "return bit.band('x')", '0'),
+     b"-ERR user_script:1: bad argument #1 to 'band' (number expected, got string) script: d35c9a1d4f4825ae2c0656c3cb8c9f397ca6d9b1, on @user_script:1.\r\n"),
+    (('EVAL', "return bit.band('12')", '0'),
+     b':12\r\n'),
+    (('EVAL', 'return bit.tobit(2^53)', '0'),
+     b':0\r\n'),
+    (('EVAL', 'return bit.tobit(0/0)', '0'),
+     b':0\r\n'),
+]
+
+
 def test_replies_and_errors_are_redis_s(own_target):
     conn = Raw(own_target)
     try:
-        for args, expected in CASES:
+        for args, expected in CASES + LIBRARY_CASES:
             assert conn.reply(args, len(expected)) == expected, args
     finally:
         conn.close()
@@ -202,6 +306,26 @@ def test_redis_py_script_helpers_and_lock(own_target):
     with pytest.raises(redis.exceptions.LockNotOwnedError):
         other.release()
     assert c.get("resource") == b"someone else's token"
+
+
+def test_acl_refusals_inside_a_script(own_target):
+    c = own_target.client()
+    assert c.acl_setuser("scripter", enabled=True, nopass=True, keys=["mine:*"], commands=["+@all", "-set"])
+    s = own_target.client(username="scripter", password="x")
+    body = "return redis.call('set', 'mine:a', '1')"
+    with pytest.raises(redis.ResponseError) as e:
+        s.eval(body, 0)
+    assert str(e.value) == ("The user executing the script can't run this command or subcommand "
+                            f"script: {hashlib.sha1(body.encode()).hexdigest()}, on @user_script:1.")
+    with pytest.raises(redis.ResponseError) as e:
+        s.eval("return redis.pcall('get', 'other')", 0)
+    assert str(e.value) == "The user executing the script can't access at least one of the keys mentioned in the command arguments"
+    with pytest.raises(redis.ResponseError) as e:
+        s.eval("return redis.call('get', 'other')", 0)
+    assert "can't access at least one of the keys mentioned in the command arguments script:" in str(e.value)
+    entry = c.acl_log(count=1)[0]
+    assert (entry["reason"], entry["context"], entry["object"]) == ("key", "lua", "other")
+    c.acl_deluser("scripter")
 
 
 def test_a_script_inside_multi_and_watch(own_target):

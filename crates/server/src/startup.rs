@@ -103,7 +103,7 @@ fn start_loops(
         let shared = shared.clone();
         let arrivals = arrivals.clone();
         let ready = ready_tx.clone();
-        let spawn = std::thread::Builder::new().name(format!("loop-{i}"));
+        let spawn = std::thread::Builder::new().name(format!("loop-{i}")).stack_size(LOOP_STACK_BYTES);
         let handle = match engine {
             Engine::Epoll => {
                 let (ev, waker) =
@@ -172,6 +172,11 @@ pub enum Exit {
 }
 
 /// Runs the server until SIGTERM, SIGINT or SHUTDOWN.
+/// Each event loop's stack: scripts recurse as deep as the data they convert (cjson's
+/// 1000 levels, a reply's 512), which Rust's 2 MiB default for threads does not hold in
+/// a debug build. Only the pages touched are memory.
+const LOOP_STACK_BYTES: usize = 16 << 20;
+
 pub fn run(mut config: Config) -> Result<Exit, StartError> {
     crate::log::init(config.loglevel, &config.logfile).map_err(StartError::Log)?;
     std::env::set_current_dir(&config.dir)

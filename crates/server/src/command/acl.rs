@@ -77,7 +77,15 @@ pub fn refresh_user(ctx: &mut Ctx<'_>) {
 /// when it may. Called for a client whose user is not unrestricted.
 pub fn denied(ctx: &mut Ctx<'_>, idx: usize, spec: &CommandSpec, args: &[&[u8]]) -> Option<String> {
     let (kind, object) = first_denial(&ctx.client.user, ctx.table, idx, spec, args)?;
-    let text = if ctx.client.in_exec {
+    let text = if ctx.client.in_script {
+        // Redis's words for a script's command (the script's error adds where).
+        let reason = match kind {
+            Denied::Command => "run this command or subcommand",
+            Denied::Key => "access at least one of the keys mentioned in the command arguments",
+            _ => "publish to the channel mentioned in the command",
+        };
+        format!("ERR The user executing the script can't {reason}")
+    } else if ctx.client.in_exec {
         // Queued while allowed, refused at EXEC: Redis's words for that.
         let reason = match kind {
             Denied::Command => "no permission to execute the command or subcommand",
@@ -163,7 +171,9 @@ fn log_denial(ctx: &mut Ctx<'_>, reason: Denied, object: String, username: &str)
         .get("acllog-max-len")
         .and_then(|v| v.parse().ok())
         .unwrap_or(128);
-    let context = if ctx.client.multi.is_some() || ctx.client.in_exec {
+    let context = if ctx.client.in_script {
+        "lua"
+    } else if ctx.client.multi.is_some() || ctx.client.in_exec {
         "multi"
     } else {
         "toplevel"

@@ -84,8 +84,10 @@ pub struct Client {
     /// updated members ...), which the save rules compare with their counts. Unset, a
     /// write counts one. Taken by the dispatcher.
     pub changes: Option<u64>,
-    /// Running the queue of an EXEC (blocking commands do not block there).
+    /// Running the queue of an EXEC, or a script (blocking commands do not block there).
     pub in_exec: bool,
+    /// Running a script: MONITOR shows its commands as the script's (`[0 lua]`).
+    pub in_script: bool,
     /// A client with no connection (`replay.rs`): the log's replay at start, or a
     /// replica's master. Every command runs, with no admission check, and its writes
     /// are not propagated again, unless `from_master`.
@@ -153,6 +155,7 @@ impl Client {
             changed_nothing: false,
             changes: None,
             in_exec: false,
+            in_script: false,
             loading: false,
             from_master: false,
             need: 0,

@@ -423,7 +423,8 @@ fn after(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &CommandSpec, ar
     }
     publish_client_state(ctx.client);
     let threshold = ctx.shared.slowlog_threshold_us.load(Ordering::Relaxed);
-    if threshold >= 0 && us as i64 >= threshold && spec.flags & flags::SKIP_SLOWLOG == 0 {
+    // (A script's commands are not logged one by one: the script is, as in Redis.)
+    if threshold >= 0 && us as i64 >= threshold && spec.flags & flags::SKIP_SLOWLOG == 0 && !ctx.client.in_script {
         let name = ctx.client.info.name.lock().clone();
         ctx.shared.slowlog_push(us, args, &ctx.client.info.addr, &name);
     }

@@ -60,13 +60,20 @@ pub fn stop(shared: &Shared, client: &mut super::Client) {
 /// Whether commands run by this client may be shown (called after the command).
 #[inline]
 pub fn wanted(shared: &Shared, spec: &CommandSpec) -> bool {
-    shared.monitor_count.load(Ordering::Relaxed) > 0 && spec.flags & ADMIN == 0
+    shared.monitor_count.load(Ordering::Relaxed) > 0 && spec.flags & (ADMIN | SKIP_MONITOR) == 0
+}
+
+/// Whether a command that feeds MONITOR itself before it runs (`skip_monitor`: EVAL,
+/// whose line comes before its script's commands, as in Redis) has monitors to feed.
+pub fn wanted_before(shared: &Shared) -> bool {
+    shared.monitor_count.load(Ordering::Relaxed) > 0
 }
 
 /// Sends the line for a command that just ran to every monitor (a monitor's own
 /// command goes straight after its reply, as in Redis; others through their loops).
 pub fn feed(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
-    let line = bytes::Bytes::from(line(SystemTime::now(), ctx.client.db, &ctx.client.info.addr, args));
+    let source = if ctx.client.in_script { "lua" } else { &ctx.client.info.addr };
+    let line = bytes::Bytes::from(line(SystemTime::now(), ctx.client.db, source, args));
     let monitors: Vec<(usize, u64)> = ctx.shared.monitors.lock().clone();
     let me = ctx.client.info.id;
     for (owner, id) in monitors {

@@ -11,7 +11,8 @@
 //! the script ends.
 //!
 //! Not built: script flags (`#!lua flags=...`), FUNCTION and FCALL, SCRIPT DEBUG,
-//! `redis.setresp(3)`, and the `cjson`, `bit`, `struct` and `cmsgpack` libraries. While a
+//! `redis.setresp(3)`, the `struct` and `cmsgpack` libraries and cjson's settings
+//! functions. While a
 //! script runs, other clients wait for it rather than get -BUSY (their loops wait at
 //! the gates), so SCRIPT KILL never finds one running: a script that has not written
 //! is stopped at busy-reply-threshold instead (`script/engine.rs`).
@@ -21,7 +22,7 @@ use std::time::Duration;
 use resp::{encode, Proto};
 
 use super::flags::*;
-use super::{dispatch, spec, container, transactions, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
+use super::{container, dispatch, monitor, spec, transactions, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
 use super::key_flags as kf;
 use crate::script::cache::{parse_sha, Sha};
 use crate::script::engine::{self, Called, Script};
@@ -95,10 +96,15 @@ fn run(ctx: &mut Ctx<'_>, a: &[&[u8]], by_sha: bool, read_only: bool) -> Result<
     };
     let generation = ctx.shared.scripts.generation();
     let db = ctx.client.db;
+    if monitor::wanted_before(ctx.shared) && !ctx.client.loading {
+        monitor::feed(ctx, a);
+    }
     let mut reply = Vec::new();
     transactions::run_as_transaction(ctx, |ctx| {
         let mut wrote = false;
+        ctx.client.in_script = true;
         reply = engine::run(generation, &script, &mut |args| call(ctx, args, read_only, &mut wrote));
+        ctx.client.in_script = false;
     });
     // A SELECT inside the script was the script's own.
     ctx.client.db = db;

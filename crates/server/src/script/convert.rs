@@ -72,7 +72,7 @@ pub fn error_text(reply: &[u8]) -> Vec<u8> {
 /// A Lua number as Redis writes it as an integer: C's conversion, which gives
 /// i64::MIN for what does not fit (NaN, infinities, 1e20), as Redis 7.0.15 answers.
 pub fn number_to_integer(n: f64) -> i64 {
-    if n.is_nan() || n >= 9_223_372_036_854_775_808.0 || n < -9_223_372_036_854_775_808.0 {
+    if !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&n) {
         i64::MIN
     } else {
         n as i64
@@ -116,7 +116,7 @@ pub fn write_result(out: &mut Vec<u8>, value: &Value, proto: Proto) {
             match v {
                 Value::String(s) => encode::bulk(out, &s.as_bytes()),
                 Value::Boolean(true) => encode::integer(out, 1),
-                Value::Integer(n) => encode::integer(out, n as i64),
+                Value::Integer(n) => encode::integer(out, n),
                 Value::Number(n) => encode::integer(out, number_to_integer(n)),
                 Value::Table(t) => {
                     if let Some(err) = string_field(&t, "err") {

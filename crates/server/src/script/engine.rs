@@ -151,6 +151,8 @@ fn new_state(generation: u64) -> mlua::Result<State> {
     let lua = Lua::new_with(StdLib::TABLE | StdLib::STRING | StdLib::MATH, LuaOptions::default())?;
     lua.set_memory_limit(MEMORY_LIMIT)?;
     lua.set_app_data(RunState::default());
+    super::cjson::install(&lua)?;
+    super::bit::install(&lua)?;
     let hidden = lua.create_table()?;
     hidden.raw_set("sha1hex", lua.create_function(sha1hex)?)?;
     hidden.raw_set("log", lua.create_function(log)?)?;
@@ -463,11 +465,10 @@ fn log(lua: &Lua, args: MultiValue) -> mlua::Result<()> {
 /// `redis.setresp(2)`. RESP3 replies inside scripts are not built: a script that asks
 /// for them fails with a clear error rather than getting RESP2's.
 fn setresp(_: &Lua, v: Value) -> mlua::Result<()> {
+    // (A whole number arrives as an Integer.)
     match v {
         Value::Integer(2) => Ok(()),
-        Value::Number(n) if n == 2.0 => Ok(()),
         Value::Integer(3) => Err(mlua::Error::runtime("redis.setresp(3) is not supported by Basalt yet: scripts get RESP2 replies")),
-        Value::Number(n) if n == 3.0 => Err(mlua::Error::runtime("redis.setresp(3) is not supported by Basalt yet: scripts get RESP2 replies")),
         _ => Err(mlua::Error::runtime("RESP version must be 2 or 3.")),
     }
 }

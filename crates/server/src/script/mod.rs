@@ -6,7 +6,10 @@
 //! command through a callback that the command layer gives (`command/scripting.rs`,
 //! which also makes the run atomic and propagates its effects).
 
+mod bit;
 pub mod cache;
+mod cjson;
 pub mod convert;
 pub mod engine;
+mod lib_errors;
 mod stdlib;
