@@ -99,6 +99,10 @@ CASES = [
      b"-ERR user_script:1: Script attempted to access nonexistent global variable 'os' script: 88bfcb2247db0b6fa4925f3cddc3fd0651459f99, on @user_script:1.\r\n"),
     (("EVAL", "return type(loadfile)", "0"),
      b"-ERR user_script:1: Script attempted to access nonexistent global variable 'loadfile' script: dc6fbc079d0e6ef2af8c376dda4f3d362fa30d87, on @user_script:1.\r\n"),
+    # A binary chunk is never loaded (Lua 5.1 would run a crafted one unchecked).
+    (("EVAL", "return loadstring(string.dump(function() return 1 end)) == nil", "0"), b":1\r\n"),
+    (("EVAL", "getmetatable('').__index.upper = 1", "0"),
+     b"-ERR user_script:1: Attempt to modify a readonly table script: 93a4f6c93e9ef88ad4adbe93d34ca8be71495a98, on @user_script:1.\r\n"),
     (("EVAL", "error('boom')", "0"),
      b"-ERR user_script:1: boom script: 82903a0434f1503e152f89c03c9acd881a0e8150, on @user_script:1.\r\n"),
     (("EVAL", "error({err='TABLE boom'})", "0"),
@@ -326,6 +330,26 @@ def test_acl_refusals_inside_a_script(own_target):
     entry = c.acl_log(count=1)[0]
     assert (entry["reason"], entry["context"], entry["object"]) == ("key", "lua", "other")
     c.acl_deluser("scripter")
+
+
+def test_monitor_shows_the_script_then_its_commands(own_target):
+    mon = socket.create_connection((own_target.host, own_target.port), timeout=5)
+    try:
+        mon.sendall(encode("MONITOR"))
+        assert mon.recv(64) == b"+OK\r\n"
+        c = Raw(own_target)
+        assert c.reply(("eval", "redis.call('select', 4); redis.call('set', 'seen', '1'); return 1", "0"), 4) == b":1\r\n"
+        c.close()
+        data = b""
+        deadline = time.monotonic() + 5
+        while data.count(b"\r\n") < 3 and time.monotonic() < deadline:
+            data += mon.recv(4096)
+        lines = [l.split(b" ", 1)[1] for l in data.split(b"\r\n")[:3]]
+        assert lines[0].startswith(b"[0 127.0.0.1:")
+        assert lines[0].endswith(b'"eval" "redis.call(\'select\', 4); redis.call(\'set\', \'seen\', \'1\'); return 1" "0"')
+        assert lines[1:] == [b'[4 lua] "select" "4"', b'[4 lua] "set" "seen" "1"']
+    finally:
+        mon.close()
 
 
 def test_a_script_inside_multi_and_watch(own_target):

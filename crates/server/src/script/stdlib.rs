@@ -11,7 +11,29 @@ local hidden = ...
 
 -- Redis 7.0's sandbox: nothing that reaches files or the process, nor environments.
 loadfile = nil; dofile = nil; print = nil; setfenv = nil; getfenv = nil
-module = nil; require = nil; package = nil; newproxy = nil; gcinfo = nil
+module = nil; require = nil; package = nil; newproxy = nil
+
+-- Source text only: Lua 5.1 runs a binary chunk unchecked, and a crafted one
+-- corrupts memory (Redis's Lua is patched to read every chunk as text).
+local real_loadstring = loadstring
+local function binary(text)
+  return type(text) == 'string' and string.byte(text, 1) == 27
+end
+loadstring = function(text, name)
+  if binary(text) then return nil, 'binary chunks are not accepted (source text only)' end
+  return real_loadstring(text, name)
+end
+load = function(reader, name)
+  if type(reader) ~= 'function' then return real_loadstring(reader, name) end
+  local pieces = {}
+  while true do
+    local piece = reader()
+    if piece == nil or piece == '' then break end
+    if type(piece) ~= 'string' then return nil, 'reader function must return a string' end
+    pieces[#pieces + 1] = piece
+  end
+  return loadstring(table.concat(pieces), name or '=(load)')
+end
 
 local function bad_arguments()
   return {err = 'ERR wrong number or type of arguments'}
@@ -48,25 +70,32 @@ redis.LOG_DEBUG = 0; redis.LOG_VERBOSE = 1; redis.LOG_NOTICE = 2; redis.LOG_WARN
 local function readonly() error('Attempt to modify a readonly table', 2) end
 local protected = {}
 local real_rawset = rawset
+local function proxy_of(t)
+  local proxy = setmetatable({}, {__index = t, __newindex = readonly, __metatable = false})
+  protected[proxy] = true
+  return proxy
+end
 for _, name in ipairs({'redis', 'string', 'table', 'math', 'coroutine', 'cjson', 'bit', 'struct', 'cmsgpack'}) do
   local lib = rawget(_G, name)
-  if lib then
-    local proxy = setmetatable({}, {__index = lib, __newindex = readonly, __metatable = false})
-    protected[proxy] = true
-    real_rawset(_G, name, proxy)
-  end
+  if lib then real_rawset(_G, name, proxy_of(lib)) end
 end
+-- Strings' methods come from the string library's proxy, and their metatable is
+-- shown read-only (getmetatable('').__index is the proxy).
+local string_mt = getmetatable('')
+string_mt.__index = rawget(_G, 'string')
+string_mt.__metatable = proxy_of(string_mt)
 protected[_G] = true
 rawset = function(t, k, v)
   if protected[t] then error('Attempt to modify a readonly table', 0) end
   return real_rawset(t, k, v)
 end
-setmetatable(_G, {
+local globals_mt = {
   __index = function(_, name)
     error("Script attempted to access nonexistent global variable '" .. tostring(name) .. "'", 2)
   end,
   __newindex = readonly,
-  __metatable = false,
-})
+}
+globals_mt.__metatable = proxy_of(globals_mt)
+setmetatable(_G, globals_mt)
 return redis_itself
 "#;
