@@ -238,6 +238,24 @@ LIBRARY_CASES = [
 ]
 
 
+def test_a_resp3_caller_gets_resp3_types(own_target):
+    conn = Raw(own_target)
+    try:
+        assert conn.reply(("HELLO", "3"), 100).startswith(b"%")
+        for args, expected in [
+            (("EVAL", "return false", "0"), b"_\r\n"),
+            (("EVAL", "return {double=3.14}", "0"), b",3.1400000000000001\r\n"),
+            (("EVAL", "return {map={a=1}}", "0"), b"%1\r\n$1\r\na\r\n:1\r\n"),
+            (("EVAL", "return {set={a=true}}", "0"), b"~1\r\n$1\r\na\r\n"),
+            # The script's own commands answer in RESP2 (a map comes as an array).
+            (("EVAL", "redis.call('hset','h3','a','1'); return redis.call('hgetall','h3')", "0"),
+             b"*2\r\n$1\r\na\r\n$1\r\n1\r\n"),
+        ]:
+            assert conn.reply(args, len(expected)) == expected, args
+    finally:
+        conn.close()
+
+
 def test_replies_and_errors_are_redis_s(own_target):
     conn = Raw(own_target)
     try:

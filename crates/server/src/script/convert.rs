@@ -102,14 +102,49 @@ fn line_text(s: &[u8]) -> Vec<u8> {
     s.iter().map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b }).collect()
 }
 
+/// A table field that is itself a table, read raw.
+fn table_field(t: &Table, name: &str) -> Option<Table> {
+    match t.raw_get::<Value>(name) {
+        Ok(Value::Table(inner)) => Some(inner),
+        _ => None,
+    }
+}
+
+/// An aggregate of the result being written.
+enum Open {
+    /// An array: the table, its next index, its length.
+    Array(Table, usize, usize),
+    /// A `map` (keys and values) or a `set` (keys): the table and the last key given,
+    /// walked with Lua's `next`; a map's value waits while its key is written.
+    Pairs { table: Table, key: Value, values: bool, pending: Option<Value> },
+}
+
 /// Writes a script's result as its caller's reply (Redis 7.0's rules): a string as a
 /// bulk string, a number as an integer (truncated), true as 1, false and nil as a null,
-/// a table with a string `err` or `ok` field as an error or a status, one with a
-/// number `double` field as a double, any other table as an array of its elements 1,
-/// 2, ... up to the first nil.
-pub fn write_result(out: &mut Vec<u8>, value: &Value, proto: Proto) {
-    // Open arrays: each table with the index of its next element and its length.
-    let mut open: Vec<(Table, usize, usize)> = Vec::new();
+/// a table with a string `err` or `ok` field as an error or a status, with a number
+/// `double`, a string `big_number`, a table `map` or `set`, or a `verbatim_string`
+/// ({format=, string=}) as that RESP3 type (in RESP2 what Redis writes for it), any
+/// other table as an array of its elements 1, 2, ... up to the first nil.
+pub fn write_result(lua: &Lua, out: &mut Vec<u8>, value: &Value, proto: Proto) {
+    let Ok(next_fn) = lua.globals().raw_get::<mlua::Function>("next") else {
+        encode::error(out, b"ERR the script's result could not be read");
+        return;
+    };
+    let pair_after = |t: &Table, key: &Value| -> Option<(Value, Value)> {
+        match next_fn.call::<(Value, Value)>((t.clone(), key.clone())) {
+            Ok((Value::Nil, _)) | Err(_) => None,
+            Ok(pair) => Some(pair),
+        }
+    };
+    let count_pairs = |t: &Table| {
+        let (mut key, mut n) = (Value::Nil, 0);
+        while let Some((k, _)) = pair_after(t, &key) {
+            key = k;
+            n += 1;
+        }
+        n
+    };
+    let mut open: Vec<Open> = Vec::new();
     let mut next = Some(value.clone());
     loop {
         if let Some(v) = next.take() {
@@ -119,6 +154,7 @@ pub fn write_result(out: &mut Vec<u8>, value: &Value, proto: Proto) {
                 Value::Integer(n) => encode::integer(out, n),
                 Value::Number(n) => encode::integer(out, number_to_integer(n)),
                 Value::Table(t) => {
+                    let verbatim = table_field(&t, "verbatim_string").and_then(|v| Some((string_field(&v, "format")?, string_field(&v, "string")?)));
                     if let Some(err) = string_field(&t, "err") {
                         let text = line_text(&err.as_bytes());
                         encode::error(out, text.strip_prefix(b"-").unwrap_or(&text));
@@ -126,29 +162,60 @@ pub fn write_result(out: &mut Vec<u8>, value: &Value, proto: Proto) {
                         encode::simple(out, &line_text(&ok.as_bytes()));
                     } else if let Some(d) = number_field(&t, "double") {
                         encode::double(out, d, proto);
+                    } else if let Some(digits) = string_field(&t, "big_number") {
+                        encode::big_number(out, &line_text(&digits.as_bytes()), proto);
                     } else if open.len() >= MAX_DEPTH {
                         encode::error(out, b"ERR reached lua stack limit");
+                    } else if let Some(map) = table_field(&t, "map") {
+                        encode::map_len(out, count_pairs(&map), proto);
+                        open.push(Open::Pairs { table: map, key: Value::Nil, values: true, pending: None });
+                    } else if let Some(set) = table_field(&t, "set") {
+                        encode::set_len(out, count_pairs(&set), proto);
+                        open.push(Open::Pairs { table: set, key: Value::Nil, values: false, pending: None });
+                    } else if let Some((format, text)) = verbatim.filter(|(f, _)| f.as_bytes().len() == 3) {
+                        let mut fmt = [0u8; 3];
+                        fmt.copy_from_slice(&format.as_bytes());
+                        encode::verbatim(out, &fmt, &text.as_bytes(), proto);
                     } else {
                         let mut len = 0;
                         while !matches!(t.raw_get::<Value>(len + 1), Ok(Value::Nil) | Err(_)) {
                             len += 1;
                         }
                         encode::array_len(out, len);
-                        open.push((t, 1, len));
+                        open.push(Open::Array(t, 1, len));
                     }
                 }
                 _ => encode::null(out, proto),
             }
         }
-        // The next element of the innermost open array, closing those that are done.
+        // The next element of the innermost open aggregate, closing those that are done.
         loop {
-            let Some((t, i, len)) = open.last_mut() else { return };
-            if *i > *len {
-                open.pop();
-                continue;
+            match open.last_mut() {
+                None => return,
+                Some(Open::Array(t, i, len)) => {
+                    if *i > *len {
+                        open.pop();
+                        continue;
+                    }
+                    next = Some(t.raw_get::<Value>(*i).unwrap_or(Value::Nil));
+                    *i += 1;
+                }
+                Some(Open::Pairs { table, key, values, pending }) => {
+                    if let Some(v) = pending.take() {
+                        next = Some(v);
+                        break;
+                    }
+                    let Some((k, v)) = pair_after(table, key) else {
+                        open.pop();
+                        continue;
+                    };
+                    *key = k.clone();
+                    if *values {
+                        *pending = Some(v);
+                    }
+                    next = Some(k);
+                }
             }
-            next = Some(t.raw_get::<Value>(*i).unwrap_or(Value::Nil));
-            *i += 1;
             break;
         }
     }
@@ -159,10 +226,36 @@ mod tests {
     use super::*;
 
     fn result(lua: &Lua, code: &str) -> Vec<u8> {
+        result_in(lua, code, Proto::Resp2)
+    }
+
+    fn result_in(lua: &Lua, code: &str, proto: Proto) -> Vec<u8> {
         let v: Value = lua.load(code).eval().expect("script");
         let mut out = Vec::new();
-        write_result(&mut out, &v, Proto::Resp2);
+        write_result(lua, &mut out, &v, proto);
         out
+    }
+
+    #[test]
+    fn resp3_types_from_tables_as_redis_writes_them() {
+        // Redis 7.0.15's answers, to a RESP2 and a RESP3 caller.
+        let lua = Lua::new();
+        let cases: &[(&str, &[u8], &[u8])] = &[
+            ("return {map={a=1}}", b"*2\r\n$1\r\na\r\n:1\r\n", b"%1\r\n$1\r\na\r\n:1\r\n"),
+            ("return {set={a=false}}", b"*1\r\n$1\r\na\r\n", b"~1\r\n$1\r\na\r\n"),
+            ("return {map={}}", b"*0\r\n", b"%0\r\n"),
+            ("return {map={[1]={2,3}}}", b"*2\r\n:1\r\n*2\r\n:2\r\n:3\r\n", b"%1\r\n:1\r\n*2\r\n:2\r\n:3\r\n"),
+            ("return {big_number='123456789012345678901234567890'}", b"$30\r\n123456789012345678901234567890\r\n", b"(123456789012345678901234567890\r\n"),
+            ("return {verbatim_string={format='txt', string='hello'}}", b"$5\r\nhello\r\n", b"=9\r\ntxt:hello\r\n"),
+            ("return {map=5}", b"*0\r\n", b"*0\r\n"),
+            ("return {double='x'}", b"*0\r\n", b"*0\r\n"),
+            ("return {ok='a', err='b'}", b"-b\r\n", b"-b\r\n"),
+            ("return {1,false,'x'}", b"*3\r\n:1\r\n$-1\r\n$1\r\nx\r\n", b"*3\r\n:1\r\n_\r\n$1\r\nx\r\n"),
+        ];
+        for (code, resp2, resp3) in cases {
+            assert_eq!(result_in(&lua, code, Proto::Resp2), *resp2, "{code}");
+            assert_eq!(result_in(&lua, code, Proto::Resp3), *resp3, "{code}");
+        }
     }
 
     #[test]

@@ -229,7 +229,7 @@ fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut d
             let ok = matches!(values.next(), Some(Value::Boolean(true)));
             let value = values.next().unwrap_or(Value::Nil);
             if ok {
-                convert::write_result(&mut out, &value, script.proto);
+                convert::write_result(lua, &mut out, &value, script.proto);
             } else {
                 write_failure(&mut out, &value, script.sha);
             }
