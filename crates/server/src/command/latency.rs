@@ -135,10 +135,7 @@ const HELP: &[&str] = &[
 
 /// LATENCY HELP — Redis's text (its last line differs from the other containers').
 fn help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    encode::array_len(ctx.out, HELP.len());
-    for line in HELP {
-        encode::simple(ctx.out, line.as_bytes());
-    }
+    super::reply_help_text(ctx, HELP);
     Ok(())
 }
 

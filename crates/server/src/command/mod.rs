@@ -562,6 +562,15 @@ pub fn write_error(out: &mut Vec<u8>, text: &str) {
     }
 }
 
+/// Writes a HELP reply given whole, for the containers whose text is not
+/// addReplyHelp's (LATENCY's and SCRIPT's end with "Prints this help.").
+pub fn reply_help_text(ctx: &mut Ctx<'_>, lines: &[&str]) {
+    encode::array_len(ctx.out, lines.len());
+    for line in lines {
+        encode::simple(ctx.out, line.as_bytes());
+    }
+}
+
 /// Writes a HELP reply: a header line then the lines, as Redis's addReplyHelp.
 pub fn reply_help(ctx: &mut Ctx<'_>, command: &str, lines: &[&str]) {
     let out = &mut *ctx.out;

@@ -230,10 +230,7 @@ const HELP: &[&str] = &[
 
 /// SCRIPT HELP — Redis's text, less SCRIPT DEBUG (not built).
 fn help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    encode::array_len(ctx.out, HELP.len());
-    for line in HELP {
-        encode::simple(ctx.out, line.as_bytes());
-    }
+    super::reply_help_text(ctx, HELP);
     Ok(())
 }
 

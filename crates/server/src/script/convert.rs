@@ -3,7 +3,9 @@
 //! `redis.call`, and a script's result to the reply its caller gets, in the caller's
 //! protocol.
 
-use mlua::{Lua, Table, Value};
+use std::ffi::{c_int, CStr};
+
+use mlua::{ffi, Lua, Table, Value};
 use resp::{encode, Frame, Proto};
 
 /// Deepest nesting of a script's result, with "reached lua stack limit" as the element
@@ -16,46 +18,80 @@ const MAX_DEPTH: usize = 1000;
 /// A command's reply as `redis.call` returns it: integers as numbers, bulk strings as
 /// strings, a null as false, a status as `{ok=...}`, an error inside an array as
 /// `{err=...}`, arrays as tables. (A top-level error never gets here: it is raised, or
-/// given to `redis.pcall`'s caller as `{err=...}`.)
+/// given to `redis.pcall`'s caller as `{err=...}`.) Built with Lua's C API inside one
+/// protected call: through mlua, each string and table of it was a protected call of
+/// its own, most of an EVAL's cost.
 pub fn reply_to_lua(lua: &Lua, f: &Frame) -> mlua::Result<Value> {
-    Ok(match f {
-        Frame::Integer(n) => Value::Number(*n as f64),
-        Frame::Bulk(b) | Frame::Verbatim { text: b, .. } | Frame::BigNumber(b) => Value::String(lua.create_string(b)?),
-        Frame::Null => Value::Boolean(false),
-        Frame::Simple(s) => Value::Table(field_table(lua, "ok", s)?),
-        Frame::Error(e) => Value::Table(field_table(lua, "err", e)?),
-        Frame::Boolean(b) => Value::Number(f64::from(u8::from(*b))),
-        Frame::Double(d) => {
-            let mut buf = [0u8; 32];
-            Value::String(lua.create_string(resp::double::format_g17(*d, &mut buf))?)
-        }
-        Frame::Array(items) | Frame::Set(items) | Frame::Push(items) => {
-            let t = lua.create_table_with_capacity(items.len(), 0)?;
-            for (i, item) in items.iter().enumerate() {
-                t.raw_set(i + 1, reply_to_lua(lua, item)?)?;
-            }
-            Value::Table(t)
-        }
-        Frame::Map(pairs) | Frame::Attribute(pairs) => {
-            let t = lua.create_table_with_capacity(pairs.len() * 2, 0)?;
-            for (i, (k, v)) in pairs.iter().enumerate() {
-                t.raw_set(2 * i + 1, reply_to_lua(lua, k)?)?;
-                t.raw_set(2 * i + 2, reply_to_lua(lua, v)?)?;
-            }
-            Value::Table(t)
-        }
-    })
+    // SAFETY: `push_frame` keeps the stack discipline, and its frames hold no value
+    // with a destructor (a memory error's jump skips nothing).
+    unsafe { lua.exec_raw::<Value>((), |l| push_frame(l, f)) }
 }
 
 /// `{err=text}`: what `redis.pcall` returns for a command's error.
 pub fn error_table(lua: &Lua, text: &[u8]) -> mlua::Result<Table> {
-    field_table(lua, "err", text)
+    // SAFETY: as in `reply_to_lua`.
+    unsafe { lua.exec_raw::<Table>((), |l| push_field_table(l, c"err", text)) }
 }
 
-fn field_table(lua: &Lua, field: &str, text: &[u8]) -> mlua::Result<Table> {
-    let t = lua.create_table_with_capacity(0, 1)?;
-    t.raw_set(field, lua.create_string(text)?)?;
-    Ok(t)
+/// Pushes the Lua value of a reply (see [`reply_to_lua`]).
+unsafe fn push_frame(l: *mut ffi::lua_State, f: &Frame) {
+    // SAFETY: the caller's: inside a protected call on `l`.
+    unsafe {
+        // A reply nests at most resp's MAX_DEPTH (512) deep: two slots a level.
+        if ffi::lua_checkstack(l, 4) == 0 {
+            ffi::lua_pushstring(l, c"a reply nested too deep for Lua".as_ptr());
+            ffi::lua_error(l);
+        }
+        match f {
+            Frame::Integer(n) => ffi::lua_pushnumber(l, *n as f64),
+            Frame::Bulk(b) | Frame::Verbatim { text: b, .. } | Frame::BigNumber(b) => push_bytes(l, b),
+            Frame::Null => ffi::lua_pushboolean(l, 0),
+            Frame::Simple(s) => push_field_table(l, c"ok", s),
+            Frame::Error(e) => push_field_table(l, c"err", e),
+            Frame::Boolean(b) => ffi::lua_pushnumber(l, f64::from(u8::from(*b))),
+            Frame::Double(d) => {
+                let mut buf = [0u8; 32];
+                push_bytes(l, resp::double::format_g17(*d, &mut buf));
+            }
+            Frame::Array(items) | Frame::Set(items) | Frame::Push(items) => {
+                ffi::lua_createtable(l, c_len(items.len()), 0);
+                for (i, item) in items.iter().enumerate() {
+                    push_frame(l, item);
+                    ffi::lua_rawseti(l, -2, (i + 1) as ffi::lua_Integer);
+                }
+            }
+            Frame::Map(pairs) | Frame::Attribute(pairs) => {
+                ffi::lua_createtable(l, c_len(pairs.len() * 2), 0);
+                for (i, (k, v)) in pairs.iter().enumerate() {
+                    push_frame(l, k);
+                    ffi::lua_rawseti(l, -2, (2 * i + 1) as ffi::lua_Integer);
+                    push_frame(l, v);
+                    ffi::lua_rawseti(l, -2, (2 * i + 2) as ffi::lua_Integer);
+                }
+            }
+        }
+    }
+}
+
+unsafe fn push_bytes(l: *mut ffi::lua_State, b: &[u8]) {
+    // SAFETY: the caller's.
+    unsafe {
+        ffi::lua_pushlstring(l, b.as_ptr().cast(), b.len());
+    }
+}
+
+/// Pushes `{field=text}`.
+unsafe fn push_field_table(l: *mut ffi::lua_State, field: &CStr, text: &[u8]) {
+    // SAFETY: the caller's; the table is new, with no metatable.
+    unsafe {
+        ffi::lua_createtable(l, 0, 1);
+        push_bytes(l, text);
+        ffi::lua_setfield(l, -2, field.as_ptr());
+    }
+}
+
+fn c_len(n: usize) -> c_int {
+    c_int::try_from(n).unwrap_or(c_int::MAX)
 }
 
 /// The text of a command's error reply as a script sees it (Redis's luaPushErrorBuff):
@@ -77,6 +113,55 @@ pub fn number_to_integer(n: f64) -> i64 {
     } else {
         n as i64
     }
+}
+
+/// What a result table stands for, by its fields (Redis's order of looking).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Err,
+    Ok,
+    Double,
+    BigNumber,
+    Map,
+    Set,
+    Verbatim,
+    Array,
+}
+
+/// The fields looked for, with the Lua type each must have, in Redis's order.
+const KINDS: &[(&CStr, c_int, Kind)] = &[
+    (c"err", ffi::LUA_TSTRING, Kind::Err),
+    (c"ok", ffi::LUA_TSTRING, Kind::Ok),
+    (c"double", ffi::LUA_TNUMBER, Kind::Double),
+    (c"big_number", ffi::LUA_TSTRING, Kind::BigNumber),
+    (c"map", ffi::LUA_TTABLE, Kind::Map),
+    (c"set", ffi::LUA_TTABLE, Kind::Set),
+    (c"verbatim_string", ffi::LUA_TTABLE, Kind::Verbatim),
+];
+
+/// Which kind of result a table is: its fields read raw, in one protected call.
+fn kind_of(lua: &Lua, t: &Table) -> Kind {
+    // SAFETY: the table is the call's one argument (index 1); each field is pushed,
+    // read raw and popped; the answer is pushed as an integer, the table removed.
+    let found = unsafe {
+        lua.exec_raw::<usize>(t.clone(), |l| {
+            let mut answer = KINDS.len();
+            for (i, (name, want, _)) in KINDS.iter().enumerate() {
+                ffi::lua_pushstring(l, name.as_ptr());
+                ffi::lua_rawget(l, 1);
+                let matches = ffi::lua_type(l, -1) == *want;
+                ffi::lua_pop(l, 1);
+                if matches {
+                    answer = i;
+                    break;
+                }
+            }
+            ffi::lua_pushinteger(l, answer as ffi::lua_Integer);
+            // The answer alone is the call's result.
+            ffi::lua_remove(l, 1);
+        })
+    };
+    found.ok().and_then(|i| KINDS.get(i)).map_or(Kind::Array, |k| k.2)
 }
 
 /// A string field of a table, read raw (as Redis reads `err` and `ok`).
@@ -126,12 +211,11 @@ enum Open {
 /// ({format=, string=}) as that RESP3 type (in RESP2 what Redis writes for it), any
 /// other table as an array of its elements 1, 2, ... up to the first nil.
 pub fn write_result(lua: &Lua, out: &mut Vec<u8>, value: &Value, proto: Proto) {
-    let Ok(next_fn) = lua.globals().raw_get::<mlua::Function>("next") else {
-        encode::error(out, b"ERR the script's result could not be read");
-        return;
-    };
+    // Lua's `next`, looked up on the first map or set only.
+    let next_fn = std::cell::OnceCell::new();
     let pair_after = |t: &Table, key: &Value| -> Option<(Value, Value)> {
-        match next_fn.call::<(Value, Value)>((t.clone(), key.clone())) {
+        let next = next_fn.get_or_init(|| lua.globals().raw_get::<mlua::Function>("next").ok());
+        match next.as_ref()?.call::<(Value, Value)>((t.clone(), key.clone())) {
             Ok((Value::Nil, _)) | Err(_) => None,
             Ok(pair) => Some(pair),
         }
@@ -154,25 +238,32 @@ pub fn write_result(lua: &Lua, out: &mut Vec<u8>, value: &Value, proto: Proto) {
                 Value::Integer(n) => encode::integer(out, n),
                 Value::Number(n) => encode::integer(out, number_to_integer(n)),
                 Value::Table(t) => {
-                    let verbatim = table_field(&t, "verbatim_string").and_then(|v| Some((string_field(&v, "format")?, string_field(&v, "string")?)));
-                    if let Some(err) = string_field(&t, "err") {
-                        let text = line_text(&err.as_bytes());
+                    let kind = kind_of(lua, &t);
+                    let verbatim = (kind == Kind::Verbatim)
+                        .then(|| table_field(&t, "verbatim_string").and_then(|v| Some((string_field(&v, "format")?, string_field(&v, "string")?))))
+                        .flatten()
+                        .filter(|(f, _)| f.as_bytes().len() == 3);
+                    let nested = matches!(kind, Kind::Map | Kind::Set | Kind::Array);
+                    if kind == Kind::Err {
+                        let text = string_field(&t, "err").map(|e| line_text(&e.as_bytes())).unwrap_or_default();
                         encode::error(out, text.strip_prefix(b"-").unwrap_or(&text));
-                    } else if let Some(ok) = string_field(&t, "ok") {
-                        encode::simple(out, &line_text(&ok.as_bytes()));
-                    } else if let Some(d) = number_field(&t, "double") {
-                        encode::double(out, d, proto);
-                    } else if let Some(digits) = string_field(&t, "big_number") {
-                        encode::big_number(out, &line_text(&digits.as_bytes()), proto);
-                    } else if open.len() >= MAX_DEPTH {
+                    } else if kind == Kind::Ok {
+                        let text = string_field(&t, "ok").map(|s| line_text(&s.as_bytes())).unwrap_or_default();
+                        encode::simple(out, &text);
+                    } else if kind == Kind::Double {
+                        encode::double(out, number_field(&t, "double").unwrap_or(0.0), proto);
+                    } else if kind == Kind::BigNumber {
+                        let digits = string_field(&t, "big_number").map(|s| line_text(&s.as_bytes())).unwrap_or_default();
+                        encode::big_number(out, &digits, proto);
+                    } else if nested && open.len() >= MAX_DEPTH {
                         encode::error(out, b"ERR reached lua stack limit");
-                    } else if let Some(map) = table_field(&t, "map") {
+                    } else if let Some(map) = (kind == Kind::Map).then(|| table_field(&t, "map")).flatten() {
                         encode::map_len(out, count_pairs(&map), proto);
                         open.push(Open::Pairs { table: map, key: Value::Nil, values: true, pending: None });
-                    } else if let Some(set) = table_field(&t, "set") {
+                    } else if let Some(set) = (kind == Kind::Set).then(|| table_field(&t, "set")).flatten() {
                         encode::set_len(out, count_pairs(&set), proto);
                         open.push(Open::Pairs { table: set, key: Value::Nil, values: false, pending: None });
-                    } else if let Some((format, text)) = verbatim.filter(|(f, _)| f.as_bytes().len() == 3) {
+                    } else if let Some((format, text)) = verbatim {
                         let mut fmt = [0u8; 3];
                         fmt.copy_from_slice(&format.as_bytes());
                         encode::verbatim(out, &fmt, &text.as_bytes(), proto);

@@ -8,10 +8,8 @@
 //! A run: KEYS and ARGV set, the compiled function called under `xpcall` with an error
 //! handler that turns any error into Redis 7.0's `{err=..., source=..., line=...}`, and
 //! the result written as the caller's reply (`convert.rs`). `redis.call` and
-//! `redis.pcall` reach the caller's command runner: Rust functions that live only
-//! during the run (an mlua scope). An error `redis.call` raises is mlua's error value
-//! (so `pcall(redis.call, ...)` gives a userdata where Redis gives a string; the reply
-//! of a failed script is Redis's).
+//! `redis.pcall` reach the caller's command runner through a thread-local pointer set
+//! for the run's length (`RunnerGuard`).
 //!
 //! Limits: the state holds at most [`MEMORY_LIMIT`] bytes (past it the script fails
 //! with Lua's "not enough memory" and the server goes on); a script that has not written
@@ -58,6 +56,8 @@ const SCRIPT_CHUNK: &str = "@user_script";
 const PRELUDE_CHUNK: &str = "=basalt";
 /// The memory one loop's Lua state may hold.
 pub const MEMORY_LIMIT: usize = 1 << 30;
+/// Lua's `setpause`, in percent of the heap after the last collection.
+const GC_PAUSE: std::ffi::c_int = 400;
 /// How often, in Lua instructions, a running script looks at the clock.
 const CHECK_EVERY: u32 = 100_000;
 /// The error of a script stopped for running too long without writing.
@@ -78,11 +78,9 @@ struct RunState {
 struct State {
     lua: Lua,
     generation: u64,
-    /// The `redis` table behind its read-only proxy: `call` and `pcall` are set on it
-    /// for each run.
-    redis: Table,
+    /// The prelude's `run(script, handler, key count, keys and arguments ...)`.
+    run: Function,
     handler: Function,
-    xpcall: Function,
     compiled: HashMap<Sha, Function>,
     /// This state's memory as last added to [`LUA_MEMORY`].
     reported: usize,
@@ -150,6 +148,10 @@ fn with_state<R>(generation: u64, f: impl FnOnce(&mut State) -> R) -> Result<R, 
 fn new_state(generation: u64) -> mlua::Result<State> {
     let lua = Lua::new_with(StdLib::TABLE | StdLib::STRING | StdLib::MATH, LuaOptions::default())?;
     lua.set_memory_limit(MEMORY_LIMIT)?;
+    // A cycle when the heap has grown fourfold, not twofold (Lua's default): the
+    // heap is small (tens of KB) and every script leaves garbage (KEYS, ARGV, replies),
+    // so collection was a tenth of an EVAL's CPU here.
+    lua.gc_set_pause(GC_PAUSE);
     lua.set_app_data(RunState::default());
     super::cjson::install(&lua)?;
     super::bit::install(&lua)?;
@@ -157,13 +159,16 @@ fn new_state(generation: u64) -> mlua::Result<State> {
     hidden.raw_set("sha1hex", lua.create_function(sha1hex)?)?;
     hidden.raw_set("log", lua.create_function(log)?)?;
     hidden.raw_set("setresp", lua.create_function(setresp)?)?;
-    let redis: Table = lua.load(PRELUDE).set_name(PRELUDE_CHUNK).set_mode(ChunkMode::Text).call(hidden)?;
+    let redis: Table = lua.load(PRELUDE).set_name(PRELUDE_CHUNK).set_mode(ChunkMode::Text).call(hidden.clone())?;
     // SAFETY: `raising_call` is a lua_CFunction that keeps Lua's stack discipline.
     redis.raw_set("call", unsafe { lua.create_c_function(raising_call) }?)?;
+    let trapping = lua.create_function(trapping_call)?;
+    lua.set_named_registry_value(PCALL_KEY, &trapping)?;
+    redis.raw_set("pcall", trapping)?;
+    let run: Function = hidden.raw_get("run")?;
     let handler = lua.create_function(error_handler)?;
-    let xpcall: Function = lua.globals().raw_get("xpcall")?;
     lua.set_hook(HookTriggers::new().every_nth_instruction(CHECK_EVERY), stop_if_overdue);
-    Ok(State { lua, generation, redis, handler, xpcall, compiled: HashMap::new(), reported: 0 })
+    Ok(State { lua, generation, run, handler, compiled: HashMap::new(), reported: 0 })
 }
 
 /// The script's function in this state, compiled on first use. Text only: Lua 5.1's
@@ -192,29 +197,19 @@ fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut d
         run.stopped.set(false);
         run.raised.replace(None);
     }
-    let outcome = (|| -> mlua::Result<MultiValue> {
-        let globals = lua.globals();
-        globals.raw_set("KEYS", lua.create_sequence_from(script.keys.iter().map(|k| lua.create_string(k)).collect::<mlua::Result<Vec<_>>>()?)?)?;
-        globals.raw_set("ARGV", lua.create_sequence_from(script.argv.iter().map(|a| lua.create_string(a)).collect::<mlua::Result<Vec<_>>>()?)?)?;
-        let call = RefCell::new(call);
-        lua.scope(|scope| {
-            let trapping = scope.create_function(|lua, args: MultiValue| match raw_call(lua, args, &mut **call.borrow_mut())? {
-                Ok(reply) => Ok(reply),
-                Err(text) => {
-                    if let Some(run) = lua.app_data_ref::<RunState>() {
-                        run.raised.replace(Some(text.clone()));
-                    }
-                    Ok(Value::Table(convert::error_table(lua, &text)?))
-                }
-            })?;
-            lua.set_named_registry_value(PCALL_KEY, &trapping)?;
-            state.redis.raw_set("pcall", trapping)?;
-            let result = state.xpcall.call::<MultiValue>((func, state.handler.clone()));
-            state.redis.raw_set("pcall", Value::Nil)?;
-            lua.set_named_registry_value(PCALL_KEY, Value::Nil)?;
-            result
-        })
-    })();
+    let outcome = {
+        let _runner = RunnerGuard::set(call);
+        let (keys, argv) = (script.keys, script.argv);
+        // One call into Lua for the whole run (mlua guards each of its operations with
+        // a protected call of its own, which made up most of an EVAL's cost): the
+        // prelude's `run` builds KEYS and ARGV from the arguments pushed here and calls
+        // the script under xpcall.
+        // SAFETY: `push_arguments` keeps Lua's stack discipline and holds no value with
+        // a destructor across a Lua call that may raise.
+        unsafe {
+            lua.exec_raw::<MultiValue>((state.run.clone(), func, state.handler.clone()), |l| push_arguments(l, keys, argv))
+        }
+    };
     let stopped = lua.app_data_ref::<RunState>().is_some_and(|run| {
         run.started.set(None);
         run.stopped.get()
@@ -239,12 +234,83 @@ fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut d
     out
 }
 
+/// Inside `exec_raw`, with `run`, the script and the handler on the stack: pushes the
+/// key count and every key and argument, and calls `run` (its results stay).
+unsafe fn push_arguments(l: *mut mlua::ffi::lua_State, keys: &[&[u8]], argv: &[&[u8]]) {
+    use mlua::ffi;
+    // SAFETY: the caller's contract; strings are pushed by pointer and length.
+    unsafe {
+        let count = keys.len() + argv.len();
+        if ffi::lua_checkstack(l, std::ffi::c_int::try_from(count + 8).unwrap_or(std::ffi::c_int::MAX)) == 0 {
+            ffi::lua_pushstring(l, c"too many arguments for a script".as_ptr());
+            ffi::lua_error(l);
+        }
+        ffi::lua_pushinteger(l, keys.len() as ffi::lua_Integer);
+        for word in keys.iter().chain(argv) {
+            ffi::lua_pushlstring(l, word.as_ptr().cast(), word.len());
+        }
+        ffi::lua_call(l, 3 + count as std::ffi::c_int, ffi::LUA_MULTRET);
+    }
+}
+
+/// The run in progress on this thread: what `redis.call` and `redis.pcall` run commands
+/// with (a pointer, because those functions are made once per state and outlive any
+/// run; [`RunnerGuard`] keeps it set only while the run's borrow of it lasts).
+type Runner = dyn FnMut(&[&[u8]]) -> Called;
+
+thread_local! {
+    static RUNNER: std::cell::Cell<Option<*mut Runner>> = const { std::cell::Cell::new(None) };
+}
+
+/// Sets [`RUNNER`] for as long as it lives.
+struct RunnerGuard;
+
+impl RunnerGuard {
+    fn set(call: &mut dyn FnMut(&[&[u8]]) -> Called) -> RunnerGuard {
+        let ptr: *mut (dyn FnMut(&[&[u8]]) -> Called + '_) = call;
+        // SAFETY: only the trait object's lifetime is erased. The guard lives in the
+        // frame that holds the borrow of `call`, and clears the pointer when dropped,
+        // before the borrow ends; the pointer is used only meanwhile (`trapping_call`).
+        let ptr: *mut Runner = unsafe { std::mem::transmute::<*mut (dyn FnMut(&[&[u8]]) -> Called + '_), *mut Runner>(ptr) };
+        RUNNER.with(|r| r.set(Some(ptr)));
+        RunnerGuard
+    }
+}
+
+impl Drop for RunnerGuard {
+    fn drop(&mut self) {
+        RUNNER.with(|r| r.set(None));
+    }
+}
+
+/// `redis.pcall(...)`: runs a command with the run's runner; its reply, or `{err=...}`.
+fn trapping_call(lua: &Lua, args: MultiValue) -> mlua::Result<Value> {
+    // Taken out while in use, so that it is never borrowed twice.
+    let Some(ptr) = RUNNER.with(|r| r.take()) else {
+        return Err(mlua::Error::runtime("redis.pcall is only available while a script runs"));
+    };
+    // SAFETY: set by the RunnerGuard of the run in progress, whose borrow outlives this
+    // call (see `RunnerGuard::set`); no other reference to it exists meanwhile.
+    let call = unsafe { &mut *ptr };
+    let result = raw_call(lua, args, call);
+    RUNNER.with(|r| r.set(Some(ptr)));
+    match result? {
+        Ok(reply) => Ok(reply),
+        Err(text) => {
+            if let Some(run) = lua.app_data_ref::<RunState>() {
+                run.raised.replace(Some(text.clone()));
+            }
+            Ok(Value::Table(convert::error_table(lua, &text)?))
+        }
+    }
+}
+
 /// Where `redis.call` finds the run's `redis.pcall` (Lua's registry), as mlua names it
 /// and as Lua's C API does.
 const PCALL_KEY: &str = "basalt.pcall";
 const PCALL_KEY_C: &std::ffi::CStr = c"basalt.pcall";
 
-/// `redis.call(...)`: the run's `redis.pcall`, raising its `{err=...}` as the error's
+/// `redis.call(...)`: `redis.pcall`, raising its `{err=...}` as the error's
 /// plain text, as Redis does (`pcall(redis.call, ...)` gives the text). A C function
 /// rather than Lua or mlua's: Lua keeps a C function's caller frame in a tail call
 /// (`return redis.call(...)`), so an error's line is the script's; and an error an mlua

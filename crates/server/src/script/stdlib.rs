@@ -4,8 +4,8 @@
 //! it most plainly; `engine.rs` gives it the functions that must be Rust's (`hidden`).
 
 /// Run once per state, with the `hidden` table as its argument (Rust's `sha1hex`, `log`
-/// and `setresp`; out of the scripts' reach); returns the `redis` table itself, before
-/// it is hidden behind its read-only proxy.
+/// and `setresp`; out of the scripts' reach), on which it leaves `run`; returns the
+/// `redis` table itself, before it is hidden behind its read-only proxy.
 pub const PRELUDE: &str = r#"
 local hidden = ...
 
@@ -43,6 +43,18 @@ end
 -- line's frame when a script returns their result.
 redis = {}
 local redis_itself = redis
+
+-- A run: KEYS and ARGV from the arguments, then the script under xpcall.
+local real_xpcall, set_global = xpcall, rawset
+function hidden.run(script, handler, key_count, ...)
+  local words = {...}
+  local keys, argv = {}, {}
+  for i = 1, key_count do keys[i] = words[i] end
+  for i = key_count + 1, #words do argv[i - key_count] = words[i] end
+  set_global(_G, 'KEYS', keys)
+  set_global(_G, 'ARGV', argv)
+  return real_xpcall(script, handler)
+end
 function redis.error_reply(text)
   if type(text) ~= 'string' then return bad_arguments() end
   if string.sub(text, 1, 1) == '-' then text = string.sub(text, 2) end

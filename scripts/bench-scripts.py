@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Scripts' throughput, Basalt and Redis 7.0.15 in one run, interleaved: redis-benchmark
+running, with 50 clients,
+
+- `EVAL` of a script that does one SET (`return redis.call('set', KEYS[1], ARGV[1])`),
+- `EVALSHA` of the same script,
+- `EVAL` of a read-only script with five GETs and a table built from them,
+- plain `SET` as the yardstick (what a script's own SET costs without a script),
+
+each ROUNDS times alternating the servers; medians of requests/s, and Basalt's ratio to
+Redis, as a Markdown table. A script runs alone (every event loop waits for it), so on
+many cores scripts do not scale with loops as plain commands do: the SET row beside
+them shows how much of a server's speed a script-heavy load keeps.
+
+Every server runs on a free loopback port in its own temporary folder. Bounded: each
+benchmark runs REQUESTS requests; each start waits 10 s at most. Kills only the
+processes it started.
+
+Usage: scripts/bench-scripts.py [--basalt target/release/basalt-server]
+       [--redis redis-server] [--requests 200000] [--rounds 5] [--threads N]
+       [--server-cpus 0] [--load-cpus 1]
+"""
+
+import argparse
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+
+SET_SCRIPT = "return redis.call('set', KEYS[1], ARGV[1])"
+READ_SCRIPT = ("local t = {} for i = 1, 5 do t[i] = redis.call('get', KEYS[1] .. i) or false end "
+               "return #t")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def command(port, *args):
+    out = subprocess.run(["redis-cli", "-p", str(port), *args], capture_output=True, text=True, timeout=10)
+    return out.stdout.strip()
+
+
+def start(binary, args, cpus):
+    folder = tempfile.mkdtemp(prefix="bench-scripts-")
+    port = free_port()
+    argv = [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", folder, "--save", "", *args]
+    if cpus:
+        argv = ["taskset", "-c", cpus, *argv]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            if command(port, "ping") == "PONG":
+                return proc, port, folder
+        except subprocess.TimeoutExpired:
+            pass
+        time.sleep(0.05)
+    proc.kill()
+    raise SystemExit(f"{binary} did not start")
+
+
+def rps(port, requests, cpus, args):
+    argv = ["redis-benchmark", "-p", str(port), "-c", "50", "-n", str(requests), "-r", "100000", "-q", *args]
+    if cpus:
+        argv = ["taskset", "-c", cpus, *argv]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=600).stdout
+    # "NAME: 123456.79 requests per second, p50=0.239 msec" (the last progress line wins)
+    figures = [float(part.split(" requests per second")[0].split()[-1])
+               for part in out.replace("\r", "\n").splitlines() if "requests per second" in part]
+    return figures[-1]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--basalt", default="target/release/basalt-server")
+    ap.add_argument("--redis", default=shutil.which("redis-server") or "redis-server")
+    ap.add_argument("--requests", type=int, default=200000)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=0, help="Basalt's event loops (default: its own)")
+    ap.add_argument("--server-cpus", default="")
+    ap.add_argument("--load-cpus", default="")
+    a = ap.parse_args()
+    basalt_args = ["--threads", str(a.threads)] if a.threads else []
+    servers = {}
+    try:
+        servers["Basalt"] = start(a.basalt, basalt_args, a.server_cpus)
+        servers["Redis 7.0.15"] = start(a.redis, [], a.server_cpus)
+        sha = {}
+        for name, (_, port, _) in servers.items():
+            sha[name] = command(port, "script", "load", SET_SCRIPT)
+        tests = {
+            "EVAL, one SET": lambda name: ["eval", SET_SCRIPT, "1", "key:__rand_int__", "v"],
+            "EVALSHA, one SET": lambda name: ["evalsha", sha[name], "1", "key:__rand_int__", "v"],
+            "EVAL, five GETs": lambda name: ["eval", READ_SCRIPT, "1", "key:__rand_int__"],
+            "SET (no script)": lambda name: ["set", "key:__rand_int__", "v"],
+        }
+        results = {(t, n): [] for t in tests for n in servers}
+        for _ in range(a.rounds):
+            for test, argv in tests.items():
+                for name, (_, port, _) in servers.items():
+                    results[(test, name)].append(rps(port, a.requests, a.load_cpus, argv(name)))
+        names = list(servers)
+        print(f"| 50 clients, {a.requests} requests, {a.rounds} rounds | " + " | ".join(f"{n} req/s (median)" for n in names) + " | Basalt / Redis |")
+        print("|---|" + "---|" * (len(names) + 1))
+        for test in tests:
+            med = [statistics.median(results[(test, n)]) for n in names]
+            print(f"| {test} | " + " | ".join(f"{m:,.0f}" for m in med) + f" | {med[0] / med[1]:.2f} |")
+    finally:
+        for proc, _, folder in servers.values():
+            proc.kill()
+            proc.wait()
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
