@@ -139,29 +139,36 @@ const KINDS: &[(&CStr, c_int, Kind)] = &[
     (c"verbatim_string", ffi::LUA_TTABLE, Kind::Verbatim),
 ];
 
-/// Which kind of result a table is: its fields read raw, in one protected call.
-fn kind_of(lua: &Lua, t: &Table) -> Kind {
-    // SAFETY: the table is the call's one argument (index 1); each field is pushed,
-    // read raw and popped; the answer is pushed as an integer, the table removed.
+/// Which kind of result a table is, and the field that says so: its fields read raw,
+/// in one protected call.
+fn kind_of(lua: &Lua, t: &Table) -> (Kind, Value) {
+    // SAFETY: the table is the call's one argument (index 1); each field is pushed and
+    // read raw; the one found stays, with its index pushed after it, the table and
+    // the fields not wanted popped or removed.
     let found = unsafe {
-        lua.exec_raw::<usize>(t.clone(), |l| {
+        lua.exec_raw::<(usize, Value)>(t.clone(), |l| {
             let mut answer = KINDS.len();
             for (i, (name, want, _)) in KINDS.iter().enumerate() {
                 ffi::lua_pushstring(l, name.as_ptr());
                 ffi::lua_rawget(l, 1);
-                let matches = ffi::lua_type(l, -1) == *want;
-                ffi::lua_pop(l, 1);
-                if matches {
+                if ffi::lua_type(l, -1) == *want {
                     answer = i;
                     break;
                 }
+                ffi::lua_pop(l, 1);
+            }
+            if answer == KINDS.len() {
+                ffi::lua_pushnil(l);
             }
             ffi::lua_pushinteger(l, answer as ffi::lua_Integer);
-            // The answer alone is the call's result.
+            ffi::lua_insert(l, -2);
             ffi::lua_remove(l, 1);
         })
     };
-    found.ok().and_then(|i| KINDS.get(i)).map_or(Kind::Array, |k| k.2)
+    match found {
+        Ok((i, v)) => (KINDS.get(i).map_or(Kind::Array, |k| k.2), v),
+        Err(_) => (Kind::Array, Value::Nil),
+    }
 }
 
 /// A string field of a table, read raw (as Redis reads `err` and `ok`).
@@ -172,27 +179,10 @@ fn string_field(t: &Table, name: &str) -> Option<mlua::String> {
     }
 }
 
-/// A number field of a table, read raw.
-fn number_field(t: &Table, name: &str) -> Option<f64> {
-    match t.raw_get::<Value>(name) {
-        Ok(Value::Number(n)) => Some(n),
-        Ok(Value::Integer(n)) => Some(n as f64),
-        _ => None,
-    }
-}
-
 /// A status or error line's text with its line breaks made spaces (a reply line may
 /// hold none).
 fn line_text(s: &[u8]) -> Vec<u8> {
     s.iter().map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b }).collect()
-}
-
-/// A table field that is itself a table, read raw.
-fn table_field(t: &Table, name: &str) -> Option<Table> {
-    match t.raw_get::<Value>(name) {
-        Ok(Value::Table(inner)) => Some(inner),
-        _ => None,
-    }
 }
 
 /// An aggregate of the result being written.
@@ -238,31 +228,39 @@ pub fn write_result(lua: &Lua, out: &mut Vec<u8>, value: &Value, proto: Proto) {
                 Value::Integer(n) => encode::integer(out, n),
                 Value::Number(n) => encode::integer(out, number_to_integer(n)),
                 Value::Table(t) => {
-                    let kind = kind_of(lua, &t);
-                    let verbatim = (kind == Kind::Verbatim)
-                        .then(|| table_field(&t, "verbatim_string").and_then(|v| Some((string_field(&v, "format")?, string_field(&v, "string")?))))
-                        .flatten()
-                        .filter(|(f, _)| f.as_bytes().len() == 3);
+                    let (kind, field) = kind_of(lua, &t);
+                    let text = |v: &Value| match v {
+                        Value::String(s) => line_text(&s.as_bytes()),
+                        _ => Vec::new(),
+                    };
+                    let verbatim = match (kind, &field) {
+                        (Kind::Verbatim, Value::Table(v)) => Some((string_field(v, "format"), string_field(v, "string"))),
+                        _ => None,
+                    };
+                    let verbatim = verbatim.and_then(|(f, s)| Some((f?, s?))).filter(|(f, _)| f.as_bytes().len() == 3);
                     let nested = matches!(kind, Kind::Map | Kind::Set | Kind::Array);
                     if kind == Kind::Err {
-                        let text = string_field(&t, "err").map(|e| line_text(&e.as_bytes())).unwrap_or_default();
+                        let text = text(&field);
                         encode::error(out, text.strip_prefix(b"-").unwrap_or(&text));
                     } else if kind == Kind::Ok {
-                        let text = string_field(&t, "ok").map(|s| line_text(&s.as_bytes())).unwrap_or_default();
-                        encode::simple(out, &text);
+                        encode::simple(out, &text(&field));
                     } else if kind == Kind::Double {
-                        encode::double(out, number_field(&t, "double").unwrap_or(0.0), proto);
+                        let d = match field {
+                            Value::Number(n) => n,
+                            Value::Integer(n) => n as f64,
+                            _ => 0.0,
+                        };
+                        encode::double(out, d, proto);
                     } else if kind == Kind::BigNumber {
-                        let digits = string_field(&t, "big_number").map(|s| line_text(&s.as_bytes())).unwrap_or_default();
-                        encode::big_number(out, &digits, proto);
+                        encode::big_number(out, &text(&field), proto);
                     } else if nested && open.len() >= MAX_DEPTH {
                         encode::error(out, b"ERR reached lua stack limit");
-                    } else if let Some(map) = (kind == Kind::Map).then(|| table_field(&t, "map")).flatten() {
-                        encode::map_len(out, count_pairs(&map), proto);
-                        open.push(Open::Pairs { table: map, key: Value::Nil, values: true, pending: None });
-                    } else if let Some(set) = (kind == Kind::Set).then(|| table_field(&t, "set")).flatten() {
-                        encode::set_len(out, count_pairs(&set), proto);
-                        open.push(Open::Pairs { table: set, key: Value::Nil, values: false, pending: None });
+                    } else if let (Kind::Map, Value::Table(map)) = (kind, &field) {
+                        encode::map_len(out, count_pairs(map), proto);
+                        open.push(Open::Pairs { table: map.clone(), key: Value::Nil, values: true, pending: None });
+                    } else if let (Kind::Set, Value::Table(set)) = (kind, &field) {
+                        encode::set_len(out, count_pairs(set), proto);
+                        open.push(Open::Pairs { table: set.clone(), key: Value::Nil, values: false, pending: None });
                     } else if let Some((format, text)) = verbatim {
                         let mut fmt = [0u8; 3];
                         fmt.copy_from_slice(&format.as_bytes());
