@@ -458,3 +458,18 @@ def test_a_script_that_loops_without_writing_is_stopped(spawn):
     # One that wrote first runs to its end (tens of milliseconds past the threshold).
     assert c.config_set("lua-time-limit", 10)
     assert c.eval("redis.call('set', 'w', 1); for i = 1, 20000000 do end; return 1", 0) == 1
+
+
+def test_a_script_past_the_memory_limit_fails_and_its_memory_comes_back(spawn):
+    """One event loop's Lua state holds at most 1 GiB: past it the script gets Lua's
+    error and the server goes on, with the garbage collected (Redis sets no limit)."""
+    if AGAINST_REDIS:
+        pytest.skip("Basalt's limit: Redis lets Lua grow")
+    t = spawn("--threads", "1")
+    c = t.client(socket_timeout=60)
+    with pytest.raises(redis.ResponseError) as e:
+        c.eval("local t = {} for i = 1, 40 do t[i] = string.rep('x', 2^25) .. i end return #t", 0)
+    assert str(e.value) == "Error running script: not enough memory"
+    assert c.ping()
+    assert c.info("memory")["used_memory_lua"] < 64 << 20
+    assert c.eval("return 1", 0) == 1

@@ -56,6 +56,8 @@ const SCRIPT_CHUNK: &str = "@user_script";
 const PRELUDE_CHUNK: &str = "=basalt";
 /// The memory one loop's Lua state may hold.
 pub const MEMORY_LIMIT: usize = 1 << 30;
+/// Past this much memory after a run, a full collection gives the garbage back.
+const COLLECT_ABOVE: usize = 32 << 20;
 /// Lua's `setpause`, in percent of the heap after the last collection.
 const GC_PAUSE: std::ffi::c_int = 400;
 /// How often, in Lua instructions, a running script looks at the clock.
@@ -103,6 +105,11 @@ pub fn run(generation: u64, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]]) 
             Ok(func) => run_compiled(state, func, script, call),
             Err(text) => error_reply(text.as_bytes()),
         };
+        // A script that built much (or failed for memory) leaves it as garbage, which
+        // the collector would keep until the heap grew fourfold again.
+        if state.lua.used_memory() > COLLECT_ABOVE {
+            let _ = state.lua.gc_collect();
+        }
         report_memory(state);
         reply
     });
@@ -444,9 +451,17 @@ fn script_position(lua: &Lua) -> Option<(String, i32)> {
 
 /// A failed run's reply: "-<err> script: <sha>, on <source>:<line>." (Redis 7.0).
 fn write_failure(out: &mut Vec<u8>, value: &Value, sha: &Sha) {
-    let Value::Table(t) = value else {
-        out.extend_from_slice(&error_reply(b"ERR the script failed"));
-        return;
+    let t = match value {
+        Value::Table(t) => t,
+        // Lua calls no handler for a memory error: its message comes as it is.
+        Value::String(s) => {
+            out.extend_from_slice(&error_reply(format!("ERR Error running script: {}", s.to_string_lossy()).as_bytes()));
+            return;
+        }
+        _ => {
+            out.extend_from_slice(&error_reply(b"ERR the script failed"));
+            return;
+        }
     };
     let err = match t.raw_get::<Value>("err") {
         Ok(Value::String(s)) => s.as_bytes().to_vec(),
