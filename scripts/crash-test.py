@@ -12,7 +12,7 @@ Each writer has its own connection and, per cycle, does a random mix of:
   - SET of a unique key `crash:k:<cycle>:<w>:<seq>`,
   - RPUSH of a unique element to its own list `crash:l:<cycle>:<w>`,
   - HSET of a unique field in its own hash `crash:h:<cycle>:<w>`,
-  - sometimes MULTI/EXEC of two of those.
+  - sometimes two of those at once: MULTI/EXEC, or one Lua script (EVAL).
 A write is acknowledged when its reply (EXEC's, for a transaction) arrived. A
 connection error makes the outcome unknown, never a failure: the writer stops,
 and its one in-flight write may or may not be there after the restart.
@@ -222,6 +222,7 @@ class WriterLog:
         self.hsets = []       # acked HSET seqs (field f<seq> = <seq>)
         self.pushes = []      # acked RPUSH seqs, in order
         self.multis = 0       # acked MULTI/EXEC
+        self.scripts = 0      # of which acked as one script (EVAL)
         self.pending = []     # ops of the in-flight write (unknown outcome)
         self.errors = []      # unexpected error replies
         self.ops = 0
@@ -252,11 +253,14 @@ def writer(server_port, cycle, w, rng, stop, out):
             if len(planned) == 1:
                 kind, s = planned[0]
                 results = [run_op(c, cycle, w, kind, s)]
-            else:
+            elif rng.random() < 0.5:
                 p = c.pipeline(transaction=True)
                 for kind, s in planned:
                     queue_op(p, cycle, w, kind, s)
                 results = p.execute()
+            else:
+                results = script_ops(c, cycle, w, planned)
+                out.scripts += 1
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
             return  # unknown outcome: out.pending stays
         except redis.exceptions.RedisError as e:
@@ -344,6 +348,30 @@ def run_op(c, cycle, w, kind, s):
     if kind == "rpush":
         return c.rpush(list_key(cycle, w), str(s))
     return c.hset(hash_key(cycle, w), f"f{s}", str(s))
+
+
+def script_ops(c, cycle, w, planned):
+    """The writes of `planned` as one Lua script (EVAL), each one's reply in a list:
+    acknowledged, as a transaction's, when the script's reply arrives."""
+    lines, keys, argv = [], [], []
+    for kind, s in planned:
+        if kind == "incr":
+            keys.append(ctr_key(w))
+            lines.append(f"redis.call('incr', KEYS[{len(keys)}])")
+        elif kind == "set":
+            keys.append(set_key(cycle, w, s))
+            argv.append(set_value(cycle, w, s))
+            lines.append(f"redis.call('set', KEYS[{len(keys)}], ARGV[{len(argv)}])")
+        elif kind == "rpush":
+            keys.append(list_key(cycle, w))
+            argv.append(str(s))
+            lines.append(f"redis.call('rpush', KEYS[{len(keys)}], ARGV[{len(argv)}])")
+        else:
+            keys.append(hash_key(cycle, w))
+            argv += [f"f{s}", str(s)]
+            lines.append(f"redis.call('hset', KEYS[{len(keys)}], ARGV[{len(argv) - 1}], ARGV[{len(argv)}])")
+    body = "return {" + ", ".join(lines) + "}"
+    return c.eval(body, len(keys), *keys, *argv)
 
 
 def queue_op(p, cycle, w, kind, s):
@@ -669,7 +697,7 @@ def main():
                 f"cycle {cycle}: ran {run_for:.2f} s, {acks} acked "
                 f"(incr {sum(l.incr_acked for l in logs)}, set {sum(len(l.sets) for l in logs)}, "
                 f"rpush {sum(len(l.pushes) for l in logs)}, hset {sum(len(l.hsets) for l in logs)}, "
-                f"in {sum(l.multis for l in logs)} multi), {unknown} in flight, "
+                f"in {sum(l.multis for l in logs)} multi, {sum(l.scripts for l in logs)} of them scripts), {unknown} in flight, "
                 f"{sum(rl.reads for rl in readers)} reads, "
                 + (f"{rw.started} rewrites, " if args.rewrite_every else "")
                 + f"restart {restart_s:.2f} s, lost {problems.lost - lost_before}, "
