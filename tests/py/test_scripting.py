@@ -247,9 +247,34 @@ def test_a_resp3_caller_gets_resp3_types(own_target):
             (("EVAL", "return {double=3.14}", "0"), b",3.1400000000000001\r\n"),
             (("EVAL", "return {map={a=1}}", "0"), b"%1\r\n$1\r\na\r\n:1\r\n"),
             (("EVAL", "return {set={a=true}}", "0"), b"~1\r\n$1\r\na\r\n"),
-            # The script's own commands answer in RESP2 (a map comes as an array).
+            # The script's own commands answer in RESP2 (a map comes as an array)...
             (("EVAL", "redis.call('hset','h3','a','1'); return redis.call('hgetall','h3')", "0"),
              b"*2\r\n$1\r\na\r\n$1\r\n1\r\n"),
+            # ... or in RESP3 after redis.setresp(3), as Lua tables Redis 7.0 makes of them.
+            (("EVAL", "redis.setresp(3); return redis.call('hgetall','h3')", "0"), b"%1\r\n$1\r\na\r\n$1\r\n1\r\n"),
+            (("EVAL", "redis.setresp(3); local r = redis.call('hgetall','h3'); return {type(r.map), r.map.a}", "0"),
+             b"*2\r\n$5\r\ntable\r\n$1\r\n1\r\n"),
+            (("EVAL", "redis.call('zadd','z3',1.5,'a'); redis.setresp(3); return redis.call('zscore','z3','a')", "0"), b",1.5\r\n"),
+            (("EVAL", "redis.setresp(3); return type(redis.call('get','nokey'))", "0"), b"$3\r\nnil\r\n"),
+            (("EVAL", "redis.call('sadd','s3','x'); redis.setresp(3); local r = redis.call('smembers','s3'); return tostring(r.set.x)", "0"),
+             b"$4\r\ntrue\r\n"),
+            (("EVAL", "redis.setresp(3); return {true, false, nil}", "0"), b"*2\r\n#t\r\n#f\r\n"),
+            (("EVAL", "redis.setresp(3); return type(redis.call('info','server'))", "0"), b"$5\r\ntable\r\n"),
+        ]:
+            assert conn.reply(args, len(expected)) == expected, args
+    finally:
+        conn.close()
+
+
+def test_a_resp2_caller_of_a_resp3_script(own_target):
+    conn = Raw(own_target)
+    try:
+        for args, expected in [
+            (("EVAL", "redis.call('hset','h2','a','1'); redis.setresp(3); return redis.call('hgetall','h2')", "0"),
+             b"*2\r\n$1\r\na\r\n$1\r\n1\r\n"),
+            (("EVAL", "redis.setresp(3); return {true, false, nil}", "0"), b"*2\r\n:1\r\n:0\r\n"),
+            (("EVAL", "redis.setresp(4)", "0"),
+             b"-ERR RESP version must be 2 or 3. script: 68e72e4d8a428b9f599dce492315f2455a425a82, on @user_script:1.\r\n"),
         ]:
             assert conn.reply(args, len(expected)) == expected, args
     finally:

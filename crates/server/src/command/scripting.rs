@@ -7,12 +7,11 @@
 //! (Redis 7.0's effects replication). `redis.call` runs each command through the
 //! dispatcher, after the refusals Redis makes inside scripts (unknown command, arity,
 //! `noscript`, a write from a read-only script, MISCONF, OOM before the first write);
-//! the command replies in RESP2 (the script's own protocol), and a SELECT lasts until
-//! the script ends.
+//! the command replies in RESP2 (the script's own protocol; RESP3 after
+//! `redis.setresp(3)`), and a SELECT lasts until the script ends.
 //!
 //! Not built: script flags (`#!lua flags=...`), FUNCTION and FCALL, SCRIPT DEBUG,
-//! `redis.setresp(3)`, the `struct` and `cmsgpack` libraries and cjson's settings
-//! functions. While a
+//! the `struct` and `cmsgpack` libraries and cjson's settings functions. While a
 //! script runs, other clients wait for it rather than get -BUSY (their loops wait at
 //! the gates), so SCRIPT KILL never finds one running: a script that has not written
 //! is stopped at busy-reply-threshold instead (`script/engine.rs`).
@@ -103,7 +102,7 @@ fn run(ctx: &mut Ctx<'_>, a: &[&[u8]], by_sha: bool, read_only: bool) -> Result<
     transactions::run_as_transaction(ctx, |ctx| {
         let mut wrote = false;
         ctx.client.in_script = true;
-        reply = engine::run(generation, &script, &mut |args| call(ctx, args, read_only, &mut wrote));
+        reply = engine::run(generation, &script, &mut |args, proto| call(ctx, args, proto, read_only, &mut wrote));
         ctx.client.in_script = false;
     });
     // A SELECT inside the script was the script's own.
@@ -113,7 +112,7 @@ fn run(ctx: &mut Ctx<'_>, a: &[&[u8]], by_sha: bool, read_only: bool) -> Result<
 }
 
 /// `redis.call` and `redis.pcall`: one command, refused or run through the dispatcher.
-fn call(ctx: &mut Ctx<'_>, args: &[&[u8]], read_only: bool, wrote: &mut bool) -> Called {
+fn call(ctx: &mut Ctx<'_>, args: &[&[u8]], proto: Proto, read_only: bool, wrote: &mut bool) -> Called {
     let refused = |text: &str| {
         let mut reply = Vec::new();
         encode::error(&mut reply, text.as_bytes());
@@ -146,8 +145,9 @@ fn call(ctx: &mut Ctx<'_>, args: &[&[u8]], read_only: bool, wrote: &mut bool) ->
             return refused(&text);
         }
     }
-    // The script's own client speaks RESP2 whatever its caller speaks.
-    let caller_proto = std::mem::replace(&mut ctx.client.proto, Proto::Resp2);
+    // The script's own client speaks RESP2 (or RESP3 after redis.setresp(3)), whatever
+    // its caller speaks.
+    let caller_proto = std::mem::replace(&mut ctx.client.proto, proto);
     let mut reply = Vec::new();
     let mut inner = Ctx {
         shared: ctx.shared,

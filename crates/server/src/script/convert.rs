@@ -21,10 +21,84 @@ const MAX_DEPTH: usize = 1000;
 /// given to `redis.pcall`'s caller as `{err=...}`.) Built with Lua's C API inside one
 /// protected call: through mlua, each string and table of it was a protected call of
 /// its own, most of an EVAL's cost.
-pub fn reply_to_lua(lua: &Lua, f: &Frame) -> mlua::Result<Value> {
+///
+/// After `redis.setresp(3)` the command answered in RESP3, whose types Lua gets as
+/// Redis 7.0 gives them: a null as nil, booleans as booleans, a map as `{map={k=v}}`, a
+/// set as `{set={member=true}}`, a double as `{double=n}`, a big number as
+/// `{big_number=digits}`, a verbatim string as `{verbatim_string={format=, string=}}`.
+pub fn reply_to_lua(lua: &Lua, f: &Frame, resp3: bool) -> mlua::Result<Value> {
     // SAFETY: `push_frame` keeps the stack discipline, and its frames hold no value
     // with a destructor (a memory error's jump skips nothing).
-    unsafe { lua.exec_raw::<Value>((), |l| push_frame(l, f)) }
+    unsafe { lua.exec_raw::<Value>((), |l| if resp3 { push_frame3(l, f) } else { push_frame(l, f) }) }
+}
+
+/// Pushes the Lua value of a RESP3 reply (see [`reply_to_lua`]).
+unsafe fn push_frame3(l: *mut ffi::lua_State, f: &Frame) {
+    // SAFETY: the caller's: inside a protected call on `l`; new tables only.
+    unsafe {
+        if ffi::lua_checkstack(l, 6) == 0 {
+            ffi::lua_pushstring(l, c"a reply nested too deep for Lua".as_ptr());
+            ffi::lua_error(l);
+        }
+        match f {
+            Frame::Null => ffi::lua_pushnil(l),
+            Frame::Boolean(b) => ffi::lua_pushboolean(l, c_int::from(*b)),
+            Frame::Double(d) => {
+                ffi::lua_createtable(l, 0, 1);
+                ffi::lua_pushnumber(l, *d);
+                ffi::lua_setfield(l, -2, c"double".as_ptr());
+            }
+            Frame::BigNumber(digits) => push_field_table(l, c"big_number", digits),
+            Frame::Verbatim { format, text } => {
+                ffi::lua_createtable(l, 0, 1);
+                ffi::lua_createtable(l, 0, 2);
+                push_bytes(l, format);
+                ffi::lua_setfield(l, -2, c"format".as_ptr());
+                push_bytes(l, text);
+                ffi::lua_setfield(l, -2, c"string".as_ptr());
+                ffi::lua_setfield(l, -2, c"verbatim_string".as_ptr());
+            }
+            Frame::Map(pairs) => {
+                ffi::lua_createtable(l, 0, 1);
+                ffi::lua_createtable(l, 0, c_len(pairs.len()));
+                for (k, v) in pairs {
+                    push_frame3(l, k);
+                    push_frame3(l, v);
+                    // (A nil key, from a null, is left out: Lua tables hold none.)
+                    if ffi::lua_type(l, -2) == ffi::LUA_TNIL {
+                        ffi::lua_pop(l, 2);
+                    } else {
+                        ffi::lua_rawset(l, -3);
+                    }
+                }
+                ffi::lua_setfield(l, -2, c"map".as_ptr());
+            }
+            Frame::Set(items) => {
+                ffi::lua_createtable(l, 0, 1);
+                ffi::lua_createtable(l, 0, c_len(items.len()));
+                for item in items {
+                    push_frame3(l, item);
+                    if ffi::lua_type(l, -1) == ffi::LUA_TNIL {
+                        ffi::lua_pop(l, 1);
+                    } else {
+                        ffi::lua_pushboolean(l, 1);
+                        ffi::lua_rawset(l, -3);
+                    }
+                }
+                ffi::lua_setfield(l, -2, c"set".as_ptr());
+            }
+            Frame::Array(items) | Frame::Push(items) => {
+                ffi::lua_createtable(l, c_len(items.len()), 0);
+                for (i, item) in items.iter().enumerate() {
+                    push_frame3(l, item);
+                    ffi::lua_rawseti(l, -2, (i + 1) as ffi::lua_Integer);
+                }
+            }
+            // The rest as in RESP2 (an attribute, which Redis leaves out, never comes:
+            // the server sends none).
+            other => push_frame(l, other),
+        }
+    }
 }
 
 /// `{err=text}`: what `redis.pcall` returns for a command's error.
@@ -195,12 +269,13 @@ enum Open {
 }
 
 /// Writes a script's result as its caller's reply (Redis 7.0's rules): a string as a
-/// bulk string, a number as an integer (truncated), true as 1, false and nil as a null,
+/// bulk string, a number as an integer (truncated), true as 1, false and nil as a null
+/// (after `redis.setresp(3)`, `resp3`, booleans as booleans),
 /// a table with a string `err` or `ok` field as an error or a status, with a number
 /// `double`, a string `big_number`, a table `map` or `set`, or a `verbatim_string`
 /// ({format=, string=}) as that RESP3 type (in RESP2 what Redis writes for it), any
 /// other table as an array of its elements 1, 2, ... up to the first nil.
-pub fn write_result(lua: &Lua, out: &mut Vec<u8>, value: &Value, proto: Proto) {
+pub fn write_result(lua: &Lua, out: &mut Vec<u8>, value: &Value, proto: Proto, resp3: bool) {
     // Lua's `next`, looked up on the first map or set only.
     let next_fn = std::cell::OnceCell::new();
     let pair_after = |t: &Table, key: &Value| -> Option<(Value, Value)> {
@@ -224,6 +299,8 @@ pub fn write_result(lua: &Lua, out: &mut Vec<u8>, value: &Value, proto: Proto) {
         if let Some(v) = next.take() {
             match v {
                 Value::String(s) => encode::bulk(out, &s.as_bytes()),
+                // After redis.setresp(3) a boolean is one (`:1`/`:0` to a RESP2 caller).
+                Value::Boolean(b) if resp3 => encode::boolean(out, b, proto),
                 Value::Boolean(true) => encode::integer(out, 1),
                 Value::Integer(n) => encode::integer(out, n),
                 Value::Number(n) => encode::integer(out, number_to_integer(n)),
@@ -321,7 +398,7 @@ mod tests {
     fn result_in(lua: &Lua, code: &str, proto: Proto) -> Vec<u8> {
         let v: Value = lua.load(code).eval().expect("script");
         let mut out = Vec::new();
-        write_result(lua, &mut out, &v, proto);
+        write_result(lua, &mut out, &v, proto, false);
         out
     }
 

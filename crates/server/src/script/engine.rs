@@ -72,6 +72,9 @@ struct RunState {
     stop_after: Cell<Option<Duration>>,
     wrote: Cell<bool>,
     stopped: Cell<bool>,
+    /// `redis.setresp(3)` was called: commands answer in RESP3, and the result's
+    /// booleans are RESP3's.
+    resp3: Cell<bool>,
     /// The error text `redis.call` raised last: reported as it is (without a second
     /// "ERR ").
     raised: RefCell<Option<Vec<u8>>>,
@@ -99,7 +102,7 @@ pub fn check_compiles(generation: u64, sha: &Sha, body: &[u8]) -> Result<(), Str
 
 /// Runs a script and returns its caller's reply. `call` runs one command for
 /// `redis.call` and `redis.pcall`.
-pub fn run(generation: u64, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]]) -> Called) -> Vec<u8> {
+pub fn run(generation: u64, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Vec<u8> {
     let reply = with_state(generation, |state| {
         let reply = match compiled(state, script.sha, script.body) {
             Ok(func) => run_compiled(state, func, script, call),
@@ -195,13 +198,14 @@ fn compiled(state: &mut State, sha: &Sha, body: &[u8]) -> Result<Function, Strin
     Ok(f)
 }
 
-fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]]) -> Called) -> Vec<u8> {
+fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Vec<u8> {
     let lua = &state.lua;
     if let Some(run) = lua.app_data_ref::<RunState>() {
         run.started.set(Some(Instant::now()));
         run.stop_after.set(script.stop_after);
         run.wrote.set(false);
         run.stopped.set(false);
+        run.resp3.set(false);
         run.raised.replace(None);
     }
     let outcome = {
@@ -217,9 +221,9 @@ fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut d
             lua.exec_raw::<MultiValue>((state.run.clone(), func, state.handler.clone()), |l| push_arguments(l, keys, argv))
         }
     };
-    let stopped = lua.app_data_ref::<RunState>().is_some_and(|run| {
+    let (stopped, resp3) = lua.app_data_ref::<RunState>().map_or((false, false), |run| {
         run.started.set(None);
-        run.stopped.get()
+        (run.stopped.get(), run.resp3.get())
     });
     let mut out = Vec::new();
     if stopped {
@@ -231,7 +235,7 @@ fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut d
             let ok = matches!(values.next(), Some(Value::Boolean(true)));
             let value = values.next().unwrap_or(Value::Nil);
             if ok {
-                convert::write_result(lua, &mut out, &value, script.proto);
+                convert::write_result(lua, &mut out, &value, script.proto, resp3);
             } else {
                 write_failure(&mut out, &value, script.sha);
             }
@@ -263,7 +267,7 @@ unsafe fn push_arguments(l: *mut mlua::ffi::lua_State, keys: &[&[u8]], argv: &[&
 /// The run in progress on this thread: what `redis.call` and `redis.pcall` run commands
 /// with (a pointer, because those functions are made once per state and outlive any
 /// run; [`RunnerGuard`] keeps it set only while the run's borrow of it lasts).
-type Runner = dyn FnMut(&[&[u8]]) -> Called;
+type Runner = dyn FnMut(&[&[u8]], Proto) -> Called;
 
 thread_local! {
     static RUNNER: std::cell::Cell<Option<*mut Runner>> = const { std::cell::Cell::new(None) };
@@ -273,12 +277,12 @@ thread_local! {
 struct RunnerGuard;
 
 impl RunnerGuard {
-    fn set(call: &mut dyn FnMut(&[&[u8]]) -> Called) -> RunnerGuard {
-        let ptr: *mut (dyn FnMut(&[&[u8]]) -> Called + '_) = call;
+    fn set(call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> RunnerGuard {
+        let ptr: *mut (dyn FnMut(&[&[u8]], Proto) -> Called + '_) = call;
         // SAFETY: only the trait object's lifetime is erased. The guard lives in the
         // frame that holds the borrow of `call`, and clears the pointer when dropped,
         // before the borrow ends; the pointer is used only meanwhile (`trapping_call`).
-        let ptr: *mut Runner = unsafe { std::mem::transmute::<*mut (dyn FnMut(&[&[u8]]) -> Called + '_), *mut Runner>(ptr) };
+        let ptr: *mut Runner = unsafe { std::mem::transmute::<*mut (dyn FnMut(&[&[u8]], Proto) -> Called + '_), *mut Runner>(ptr) };
         RUNNER.with(|r| r.set(Some(ptr)));
         RunnerGuard
     }
@@ -349,7 +353,7 @@ unsafe extern "C-unwind" fn raising_call(state: *mut mlua::ffi::lua_State) -> st
 
 /// `redis.call(...)` and `redis.pcall(...)`: runs a command; its reply as a Lua value,
 /// or the error text.
-fn raw_call(lua: &Lua, args: MultiValue, call: &mut dyn FnMut(&[&[u8]]) -> Called) -> mlua::Result<Result<Value, Vec<u8>>> {
+fn raw_call(lua: &Lua, args: MultiValue, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> mlua::Result<Result<Value, Vec<u8>>> {
     const NOT_WORDS: &[u8] = b"ERR Lua redis lib command arguments must be strings or integers";
     if args.is_empty() {
         return Ok(Err(b"ERR Please specify at least one argument for this redis lib call".to_vec()));
@@ -368,7 +372,8 @@ fn raw_call(lua: &Lua, args: MultiValue, call: &mut dyn FnMut(&[&[u8]]) -> Calle
         }
     }
     let refs: Vec<&[u8]> = words.iter().map(Vec::as_slice).collect();
-    let called = call(&refs);
+    let resp3 = lua.app_data_ref::<RunState>().is_some_and(|run| run.resp3.get());
+    let called = call(&refs, if resp3 { Proto::Resp3 } else { Proto::Resp2 });
     if called.wrote {
         if let Some(run) = lua.app_data_ref::<RunState>() {
             run.wrote.set(true);
@@ -376,7 +381,7 @@ fn raw_call(lua: &Lua, args: MultiValue, call: &mut dyn FnMut(&[&[u8]]) -> Calle
     }
     Ok(match resp::decode_frame(&called.reply, u64::MAX) {
         Ok(Some((resp::Frame::Error(e), _))) => Err(convert::error_text(&e)),
-        Ok(Some((frame, _))) => Ok(convert::reply_to_lua(lua, &frame)?),
+        Ok(Some((frame, _))) => Ok(convert::reply_to_lua(lua, &frame, resp3)?),
         _ => Err(b"ERR the command's reply could not be read".to_vec()),
     })
 }
@@ -543,15 +548,19 @@ fn log(lua: &Lua, args: MultiValue) -> mlua::Result<()> {
     Ok(())
 }
 
-/// `redis.setresp(2)`. RESP3 replies inside scripts are not built: a script that asks
-/// for them fails with a clear error rather than getting RESP2's.
-fn setresp(_: &Lua, v: Value) -> mlua::Result<()> {
+/// `redis.setresp(2 or 3)`: the protocol the script's commands answer in, for the rest
+/// of the run.
+fn setresp(lua: &Lua, v: Value) -> mlua::Result<()> {
     // (A whole number arrives as an Integer.)
-    match v {
-        Value::Integer(2) => Ok(()),
-        Value::Integer(3) => Err(mlua::Error::runtime("redis.setresp(3) is not supported by Basalt yet: scripts get RESP2 replies")),
-        _ => Err(mlua::Error::runtime("RESP version must be 2 or 3.")),
+    let resp3 = match v {
+        Value::Integer(2) => false,
+        Value::Integer(3) => true,
+        _ => return Err(mlua::Error::runtime("RESP version must be 2 or 3.")),
+    };
+    if let Some(run) = lua.app_data_ref::<RunState>() {
+        run.resp3.set(resp3);
     }
+    Ok(())
 }
 
 #[cfg(test)]
