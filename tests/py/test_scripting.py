@@ -480,6 +480,13 @@ def test_a_script_that_loops_without_writing_is_stopped(spawn):
     assert "busy-reply-threshold" in str(e.value)
     assert 0.25 < time.monotonic() - started < 5
     assert other.ping()
+    # Inside a coroutine too (each has a hook of its own), resumed again and again.
+    for body in ["coroutine.wrap(function() while true do end end)()",
+                 "local co = coroutine.create(function() while true do end end) while true do coroutine.resume(co) end"]:
+        with pytest.raises(redis.ResponseError) as e:
+            c.eval(body, 0)
+        assert "busy-reply-threshold" in str(e.value), body
+    assert other.ping()
     # One that wrote first runs to its end (tens of milliseconds past the threshold).
     assert c.config_set("lua-time-limit", 10)
     assert c.eval("redis.call('set', 'w', 1); for i = 1, 20000000 do end; return 1", 0) == 1

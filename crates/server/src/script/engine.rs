@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use mlua::{ChunkMode, Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
+use mlua::{ChunkMode, Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value};
 use resp::{encode, Proto};
 
 use super::cache::{sha1_hex, Sha};
@@ -61,17 +61,38 @@ const COLLECT_ABOVE: usize = 32 << 20;
 /// Lua's `setpause`, in percent of the heap after the last collection.
 const GC_PAUSE: std::ffi::c_int = 400;
 /// How often, in Lua instructions, a running script looks at the clock.
-const CHECK_EVERY: u32 = 100_000;
+const CHECK_EVERY: std::ffi::c_int = 100_000;
 /// The error of a script stopped for running too long without writing.
 pub const STOPPED: &str = "ERR Script ran longer than busy-reply-threshold without writing and was stopped (Basalt stops it rather than answer BUSY to other clients)";
+const STOPPED_C: &std::ffi::CStr = c"ERR Script ran longer than busy-reply-threshold without writing and was stopped (Basalt stops it rather than answer BUSY to other clients)";
 
-/// The run in progress, read by the instruction hook and `hidden.call`.
+/// The clock of the run in progress on this thread, read by the instruction hook
+/// (a plain C hook: mlua's answers for one Lua thread only, and a coroutine has its
+/// own, which inherits the hook of the thread that made it).
+#[derive(Clone, Copy, Default)]
+struct Clock {
+    started: Option<Instant>,
+    stop_after: Option<Duration>,
+    wrote: bool,
+    stopped: bool,
+}
+
+thread_local! {
+    static CLOCK: Cell<Clock> = const { Cell::new(Clock { started: None, stop_after: None, wrote: false, stopped: false }) };
+}
+
+fn update_clock(f: impl FnOnce(&mut Clock)) -> Clock {
+    CLOCK.with(|c| {
+        let mut clock = c.get();
+        f(&mut clock);
+        c.set(clock);
+        clock
+    })
+}
+
+/// The run in progress, read by `redis.call` and the error handler.
 #[derive(Default)]
 struct RunState {
-    started: Cell<Option<Instant>>,
-    stop_after: Cell<Option<Duration>>,
-    wrote: Cell<bool>,
-    stopped: Cell<bool>,
     /// `redis.setresp(3)` was called: commands answer in RESP3, and the result's
     /// booleans are RESP3's.
     resp3: Cell<bool>,
@@ -177,7 +198,12 @@ fn new_state(generation: u64) -> mlua::Result<State> {
     redis.raw_set("pcall", trapping)?;
     let run: Function = hidden.raw_get("run")?;
     let handler = lua.create_function(error_handler)?;
-    lua.set_hook(HookTriggers::new().every_nth_instruction(CHECK_EVERY), stop_if_overdue);
+    // SAFETY: sets a C hook on the main thread, outside any call.
+    unsafe {
+        lua.exec_raw::<()>((), |l| {
+            mlua::ffi::lua_sethook(l, Some(stop_if_overdue), mlua::ffi::LUA_MASKCOUNT, CHECK_EVERY);
+        })?;
+    }
     Ok(State { lua, generation, run, handler, compiled: HashMap::new(), reported: 0 })
 }
 
@@ -200,11 +226,8 @@ fn compiled(state: &mut State, sha: &Sha, body: &[u8]) -> Result<Function, Strin
 
 fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Vec<u8> {
     let lua = &state.lua;
+    update_clock(|c| *c = Clock { started: Some(Instant::now()), stop_after: script.stop_after, wrote: false, stopped: false });
     if let Some(run) = lua.app_data_ref::<RunState>() {
-        run.started.set(Some(Instant::now()));
-        run.stop_after.set(script.stop_after);
-        run.wrote.set(false);
-        run.stopped.set(false);
         run.resp3.set(false);
         run.raised.replace(None);
     }
@@ -221,10 +244,8 @@ fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut d
             lua.exec_raw::<MultiValue>((state.run.clone(), func, state.handler.clone()), |l| push_arguments(l, keys, argv))
         }
     };
-    let (stopped, resp3) = lua.app_data_ref::<RunState>().map_or((false, false), |run| {
-        run.started.set(None);
-        (run.stopped.get(), run.resp3.get())
-    });
+    let stopped = update_clock(|c| c.started = None).stopped;
+    let resp3 = lua.app_data_ref::<RunState>().is_some_and(|run| run.resp3.get());
     let mut out = Vec::new();
     if stopped {
         return error_reply(STOPPED.as_bytes());
@@ -375,9 +396,7 @@ fn raw_call(lua: &Lua, args: MultiValue, call: &mut dyn FnMut(&[&[u8]], Proto) -
     let resp3 = lua.app_data_ref::<RunState>().is_some_and(|run| run.resp3.get());
     let called = call(&refs, if resp3 { Proto::Resp3 } else { Proto::Resp2 });
     if called.wrote {
-        if let Some(run) = lua.app_data_ref::<RunState>() {
-            run.wrote.set(true);
-        }
+        update_clock(|c| c.wrote = true);
     }
     Ok(match resp::decode_frame(&called.reply, u64::MAX) {
         Ok(Some((resp::Frame::Error(e), _))) => Err(convert::error_text(&e)),
@@ -500,20 +519,24 @@ fn root_message(e: &mlua::Error) -> String {
     }
 }
 
-/// The instruction hook: stops a script that ran past its time without writing (and
-/// goes on stopping it if it catches the error with pcall).
-fn stop_if_overdue(lua: &Lua, _: mlua::Debug<'_>) -> mlua::Result<VmState> {
-    if let Some(run) = lua.app_data_ref::<RunState>() {
-        let overdue = match (run.started.get(), run.stop_after.get()) {
-            (Some(started), Some(after)) => !run.wrote.get() && started.elapsed() >= after,
-            _ => false,
-        };
-        if run.stopped.get() || overdue {
-            run.stopped.set(true);
-            return Err(mlua::Error::runtime(STOPPED));
+/// The instruction hook, on every Lua thread of the state (coroutines inherit it):
+/// stops a script that ran past its time without writing, and goes on stopping it if
+/// it catches the error with pcall.
+unsafe extern "C-unwind" fn stop_if_overdue(state: *mut mlua::ffi::lua_State, _: *mut mlua::ffi::lua_Debug) {
+    let clock = CLOCK.with(Cell::get);
+    let overdue = match (clock.started, clock.stop_after) {
+        (Some(started), Some(after)) => !clock.wrote && started.elapsed() >= after,
+        _ => false,
+    };
+    if clock.stopped || overdue {
+        update_clock(|c| c.stopped = true);
+        // SAFETY: raising an error from a count hook is Lua's own way to stop code; no
+        // Rust value with a destructor is alive in this frame.
+        unsafe {
+            mlua::ffi::lua_pushstring(state, STOPPED_C.as_ptr());
+            mlua::ffi::lua_error(state);
         }
     }
-    Ok(VmState::Continue)
 }
 
 /// `redis.sha1hex(text)`.
@@ -568,7 +591,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_registry_key_has_one_spelling() {
+    fn the_registry_key_and_the_stop_error_have_one_spelling() {
         assert_eq!(PCALL_KEY_C.to_str().ok(), Some(PCALL_KEY));
+        assert_eq!(STOPPED_C.to_str().ok(), Some(STOPPED));
     }
 }
