@@ -505,3 +505,22 @@ def test_a_script_past_the_memory_limit_fails_and_its_memory_comes_back(spawn):
     assert c.ping()
     assert c.info("memory")["used_memory_lua"] < 64 << 20
     assert c.eval("return 1", 0) == 1
+
+
+def test_a_scripts_errors_are_counted_once(own_target):
+    """INFO errorstats and commandstats after failed scripts, as Redis 7.0.15 counts
+    them: a command's error in the script once (and the EVAL as a failed call), a
+    refusal in the script once, a Lua error once."""
+    c = own_target.client()
+    c.set("k", "v")
+    c.config_resetstat()
+    for body in ["return redis.call('incr','k')", "return redis.pcall('incr','k')",
+                 "return redis.pcall('nosuch')", "error('x')"]:
+        with pytest.raises(redis.ResponseError):
+            c.eval(body, 0)
+    assert c.info("errorstats")["errorstat_ERR"]["count"] == 4
+    stats = c.info("commandstats")
+    assert (stats["cmdstat_eval"]["calls"], stats["cmdstat_eval"]["failed_calls"]) == (4, 4)
+    assert stats["cmdstat_incr"]["failed_calls"] == 2
+    assert c.eval("local r = redis.pcall('incr','k'); local n = 0 for _ in pairs(r) do n = n + 1 end "
+                  "return {n, tostring(r.ignore_error_stats_update)}", 0) == [2, b"true"]

@@ -16,6 +16,7 @@
 //! the gates), so SCRIPT KILL never finds one running: a script that has not written
 //! is stopped at busy-reply-threshold instead (`script/engine.rs`).
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use resp::{encode, Proto};
@@ -98,22 +99,38 @@ fn run(ctx: &mut Ctx<'_>, a: &[&[u8]], by_sha: bool, read_only: bool) -> Result<
     if monitor::wanted_before(ctx.shared) && !ctx.client.loading {
         monitor::feed(ctx, a);
     }
-    let mut reply = Vec::new();
+    // The command CLIENT LIST names stays the EVAL, whatever the script ran.
+    let me = ctx.client.info.last_cmd.load(Ordering::Relaxed);
+    let mut outcome = None;
     transactions::run_as_transaction(ctx, |ctx| {
         let mut wrote = false;
         ctx.client.in_script = true;
-        reply = engine::run(generation, &script, &mut |args, proto| call(ctx, args, proto, read_only, &mut wrote));
+        outcome = Some(engine::run(generation, &script, &mut |args, proto| call(ctx, args, proto, read_only, &mut wrote)));
         ctx.client.in_script = false;
     });
+    ctx.client.info.last_cmd.store(me, Ordering::Relaxed);
     // A SELECT inside the script was the script's own.
     ctx.client.db = db;
-    ctx.out.extend_from_slice(&reply);
+    let Some(outcome) = outcome else { return Ok(()) };
+    if outcome.reply.starts_with(b"-") {
+        // A failed script is a failed call of its command; its error is counted once,
+        // where it happened (a command's, in the script) or here (Redis's rule).
+        crate::shared::bump(&ctx.stats.commands[me].failed_calls, 1);
+        if !outcome.error_counted {
+            let text = String::from_utf8_lossy(outcome.reply.get(1..outcome.reply.len().saturating_sub(2)).unwrap_or_default());
+            ctx.stats.count_error(&text);
+        }
+    }
+    ctx.out.extend_from_slice(&outcome.reply);
     Ok(())
 }
 
 /// `redis.call` and `redis.pcall`: one command, refused or run through the dispatcher.
 fn call(ctx: &mut Ctx<'_>, args: &[&[u8]], proto: Proto, read_only: bool, wrote: &mut bool) -> Called {
+    // A refusal counts as an error reply where it happens, as in Redis.
+    let stats = ctx.stats;
     let refused = |text: &str| {
+        stats.count_error(text);
         let mut reply = Vec::new();
         encode::error(&mut reply, text.as_bytes());
         Called { reply, wrote: false }

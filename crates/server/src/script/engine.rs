@@ -121,13 +121,22 @@ pub fn check_compiles(generation: u64, sha: &Sha, body: &[u8]) -> Result<(), Str
     with_state(generation, |state| compiled(state, sha, body).map(drop))?
 }
 
+/// A script's reply to its caller.
+pub struct Outcome {
+    pub reply: Vec<u8>,
+    /// The reply is an error that the error statistics counted already: a command's
+    /// error, or a refusal, met in `redis.call` or `redis.pcall` (Redis marks such an
+    /// error `ignore_error_stats_update`, in the Lua table too).
+    pub error_counted: bool,
+}
+
 /// Runs a script and returns its caller's reply. `call` runs one command for
 /// `redis.call` and `redis.pcall`.
-pub fn run(generation: u64, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Vec<u8> {
-    let reply = with_state(generation, |state| {
-        let reply = match compiled(state, script.sha, script.body) {
+pub fn run(generation: u64, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Outcome {
+    let outcome = with_state(generation, |state| {
+        let outcome = match compiled(state, script.sha, script.body) {
             Ok(func) => run_compiled(state, func, script, call),
-            Err(text) => error_reply(text.as_bytes()),
+            Err(text) => Outcome { reply: error_reply(text.as_bytes()), error_counted: false },
         };
         // A script that built much (or failed for memory) leaves it as garbage, which
         // the collector would keep until the heap grew fourfold again.
@@ -135,9 +144,9 @@ pub fn run(generation: u64, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], 
             let _ = state.lua.gc_collect();
         }
         report_memory(state);
-        reply
+        outcome
     });
-    reply.unwrap_or_else(|text| error_reply(text.as_bytes()))
+    outcome.unwrap_or_else(|text| Outcome { reply: error_reply(text.as_bytes()), error_counted: false })
 }
 
 /// The memory every loop's Lua state holds, as each last reported it (after each
@@ -224,7 +233,7 @@ fn compiled(state: &mut State, sha: &Sha, body: &[u8]) -> Result<Function, Strin
     Ok(f)
 }
 
-fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Vec<u8> {
+fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Outcome {
     let lua = &state.lua;
     update_clock(|c| *c = Clock { started: Some(Instant::now()), stop_after: script.stop_after, wrote: false, stopped: false });
     if let Some(run) = lua.app_data_ref::<RunState>() {
@@ -248,8 +257,9 @@ fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut d
     let resp3 = lua.app_data_ref::<RunState>().is_some_and(|run| run.resp3.get());
     let mut out = Vec::new();
     if stopped {
-        return error_reply(STOPPED.as_bytes());
+        return Outcome { reply: error_reply(STOPPED.as_bytes()), error_counted: false };
     }
+    let mut error_counted = false;
     match outcome {
         Ok(values) => {
             let mut values = values.into_iter();
@@ -260,10 +270,19 @@ fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut d
             } else {
                 write_failure(&mut out, &value, script.sha);
             }
+            error_counted = out.starts_with(b"-") && marked_counted(&value);
         }
         Err(e) => out = error_reply(format!("ERR Error running script: {}", root_message(&e)).as_bytes()),
     }
-    out
+    Outcome { reply: out, error_counted }
+}
+
+/// The field by which Redis marks an error table whose error was counted where it
+/// happened.
+const COUNTED_FIELD: &str = "ignore_error_stats_update";
+
+fn marked_counted(value: &Value) -> bool {
+    matches!(value, Value::Table(t) if matches!(t.raw_get::<Value>(COUNTED_FIELD), Ok(Value::Boolean(true))))
 }
 
 /// Inside `exec_raw`, with `run`, the script and the handler on the stack: pushes the
@@ -332,7 +351,9 @@ fn trapping_call(lua: &Lua, args: MultiValue) -> mlua::Result<Value> {
             if let Some(run) = lua.app_data_ref::<RunState>() {
                 run.raised.replace(Some(text.clone()));
             }
-            Ok(Value::Table(convert::error_table(lua, &text)?))
+            let table = convert::error_table(lua, &text)?;
+            table.raw_set(COUNTED_FIELD, true)?;
+            Ok(Value::Table(table))
         }
     }
 }
@@ -408,6 +429,7 @@ fn raw_call(lua: &Lua, args: MultiValue, call: &mut dyn FnMut(&[&[u8]], Proto) -
 /// The error handler of a run: any error as Redis 7.0's table `{err=..., source=...,
 /// line=...}`, the line being the script's (not a library's) where it was raised.
 fn error_handler(lua: &Lua, err: Value) -> mlua::Result<Table> {
+    let mut counted = false;
     let table = match err {
         Value::Table(t) if matches!(t.raw_get::<Value>("err"), Ok(Value::String(_))) => t,
         other => {
@@ -416,6 +438,7 @@ fn error_handler(lua: &Lua, err: Value) -> mlua::Result<Table> {
                     let text = s.as_bytes().to_vec();
                     let raised = lua.app_data_ref::<RunState>().and_then(|run| run.raised.borrow().clone());
                     if raised.as_deref() == Some(&text[..]) {
+                        counted = true;
                         text
                     } else {
                         [b"ERR ".as_slice(), &text].concat()
@@ -446,6 +469,9 @@ fn error_handler(lua: &Lua, err: Value) -> mlua::Result<Table> {
     };
     if let Some((source, line)) = script_position(lua) {
         t_set_position(&table, lua, &source, line)?;
+    }
+    if counted {
+        table.raw_set(COUNTED_FIELD, true)?;
     }
     Ok(table)
 }
