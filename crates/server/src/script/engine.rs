@@ -189,8 +189,9 @@ fn new_state(generation: u64) -> mlua::Result<State> {
     let lua = Lua::new_with(StdLib::TABLE | StdLib::STRING | StdLib::MATH, LuaOptions::default())?;
     lua.set_memory_limit(MEMORY_LIMIT)?;
     // A cycle when the heap has grown fourfold, not twofold (Lua's default): the
-    // heap is small (tens of KB) and every script leaves garbage (KEYS, ARGV, replies),
-    // so collection was a tenth of an EVAL's CPU here.
+    // heap is small (tens of KB) and every script leaves garbage (KEYS, ARGV, replies);
+    // collection was a fifth of an EVAL's instructions (callgrind) before the changes
+    // of docs/benchmarks.md's scripting section.
     lua.gc_set_pause(GC_PAUSE);
     lua.set_app_data(RunState::default());
     super::cjson::install(&lua)?;
