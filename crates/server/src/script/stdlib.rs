@@ -24,7 +24,9 @@ loadstring = function(text, name)
   return real_loadstring(text, name)
 end
 load = function(reader, name)
-  if type(reader) ~= 'function' then return real_loadstring(reader, name) end
+  if type(reader) ~= 'function' then
+    error("bad argument #1 to 'load' (function expected, got " .. type(reader) .. ")", 2)
+  end
   local pieces = {}
   while true do
     local piece = reader()
