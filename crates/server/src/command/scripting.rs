@@ -73,7 +73,7 @@ fn script_body(ctx: &Ctx<'_>, a: &[&[u8]], by_sha: bool) -> Result<(Sha, std::sy
         return Ok((sha, body));
     }
     engine::check_compiles(cache.generation(), &sha, a[1]).map_err(CommandError::Owned)?;
-    Ok(cache.insert(a[1]))
+    Ok((sha, cache.insert(sha, a[1])))
 }
 
 fn run(ctx: &mut Ctx<'_>, a: &[&[u8]], by_sha: bool, read_only: bool) -> Result<(), CommandError> {
@@ -189,7 +189,7 @@ fn load(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let sha = crate::script::cache::sha1_hex(a[2]);
     if !cache.contains(&sha) {
         engine::check_compiles(cache.generation(), &sha, a[2]).map_err(CommandError::Owned)?;
-        cache.insert(a[2]);
+        cache.insert(sha, a[2]);
     }
     encode::bulk(ctx.out, &sha);
     Ok(())

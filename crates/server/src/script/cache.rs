@@ -42,11 +42,10 @@ pub fn parse_sha(name: &[u8]) -> Option<Sha> {
 }
 
 impl ScriptCache {
-    /// Keeps `body` (if not kept already) and returns its name.
-    pub fn insert(&self, body: &[u8]) -> (Sha, Arc<[u8]>) {
-        let sha = sha1_hex(body);
-        let kept = self.bodies.lock().entry(sha).or_insert_with(|| Arc::from(body)).clone();
-        (sha, kept)
+    /// Keeps `body` under its name `sha` ([`sha1_hex`] of it, which the caller has
+    /// already), if not kept already; returns the body kept.
+    pub fn insert(&self, sha: Sha, body: &[u8]) -> Arc<[u8]> {
+        self.bodies.lock().entry(sha).or_insert_with(|| Arc::from(body)).clone()
     }
 
     pub fn get(&self, sha: &Sha) -> Option<Arc<[u8]>> {
@@ -92,7 +91,8 @@ mod tests {
     #[test]
     fn flush_forgets_and_moves_the_generation_on() {
         let cache = ScriptCache::default();
-        let (sha, _) = cache.insert(b"return 1");
+        let sha = sha1_hex(b"return 1");
+        cache.insert(sha, b"return 1");
         assert!(cache.contains(&sha));
         let g = cache.generation();
         cache.flush();

@@ -29,27 +29,35 @@ const MAX_DEPTH: usize = 1000;
 pub fn reply_to_lua(lua: &Lua, f: &Frame, resp3: bool) -> mlua::Result<Value> {
     // SAFETY: `push_frame` keeps the stack discipline, and its frames hold no value
     // with a destructor (a memory error's jump skips nothing).
-    unsafe { lua.exec_raw::<Value>((), |l| if resp3 { push_frame3(l, f) } else { push_frame(l, f) }) }
+    unsafe { lua.exec_raw::<Value>((), |l| push_frame(l, f, resp3)) }
 }
 
-/// Pushes the Lua value of a RESP3 reply (see [`reply_to_lua`]).
-unsafe fn push_frame3(l: *mut ffi::lua_State, f: &Frame) {
+/// `{err=text}`: what `redis.pcall` returns for a command's error.
+pub fn error_table(lua: &Lua, text: &[u8]) -> mlua::Result<Table> {
+    // SAFETY: as in `reply_to_lua`.
+    unsafe { lua.exec_raw::<Table>((), |l| push_field_table(l, c"err", text)) }
+}
+
+/// Pushes the Lua value of a reply (see [`reply_to_lua`]); `resp3`: the RESP3 types'
+/// own tables (a RESP2 reply has none of those types, but for its null).
+unsafe fn push_frame(l: *mut ffi::lua_State, f: &Frame, resp3: bool) {
     // SAFETY: the caller's: inside a protected call on `l`; new tables only.
     unsafe {
+        // A reply nests at most resp's MAX_DEPTH (512) deep: a few slots a level.
         if ffi::lua_checkstack(l, 6) == 0 {
             ffi::lua_pushstring(l, c"a reply nested too deep for Lua".as_ptr());
             ffi::lua_error(l);
         }
         match f {
-            Frame::Null => ffi::lua_pushnil(l),
-            Frame::Boolean(b) => ffi::lua_pushboolean(l, c_int::from(*b)),
-            Frame::Double(d) => {
+            Frame::Null if resp3 => ffi::lua_pushnil(l),
+            Frame::Boolean(b) if resp3 => ffi::lua_pushboolean(l, c_int::from(*b)),
+            Frame::Double(d) if resp3 => {
                 ffi::lua_createtable(l, 0, 1);
                 ffi::lua_pushnumber(l, *d);
                 ffi::lua_setfield(l, -2, c"double".as_ptr());
             }
-            Frame::BigNumber(digits) => push_field_table(l, c"big_number", digits),
-            Frame::Verbatim { format, text } => {
+            Frame::BigNumber(digits) if resp3 => push_field_table(l, c"big_number", digits),
+            Frame::Verbatim { format, text } if resp3 => {
                 ffi::lua_createtable(l, 0, 1);
                 ffi::lua_createtable(l, 0, 2);
                 push_bytes(l, format);
@@ -58,12 +66,12 @@ unsafe fn push_frame3(l: *mut ffi::lua_State, f: &Frame) {
                 ffi::lua_setfield(l, -2, c"string".as_ptr());
                 ffi::lua_setfield(l, -2, c"verbatim_string".as_ptr());
             }
-            Frame::Map(pairs) => {
+            Frame::Map(pairs) if resp3 => {
                 ffi::lua_createtable(l, 0, 1);
                 ffi::lua_createtable(l, 0, c_len(pairs.len()));
                 for (k, v) in pairs {
-                    push_frame3(l, k);
-                    push_frame3(l, v);
+                    push_frame(l, k, resp3);
+                    push_frame(l, v, resp3);
                     // (A nil key, from a null, is left out: Lua tables hold none.)
                     if ffi::lua_type(l, -2) == ffi::LUA_TNIL {
                         ffi::lua_pop(l, 2);
@@ -73,11 +81,11 @@ unsafe fn push_frame3(l: *mut ffi::lua_State, f: &Frame) {
                 }
                 ffi::lua_setfield(l, -2, c"map".as_ptr());
             }
-            Frame::Set(items) => {
+            Frame::Set(items) if resp3 => {
                 ffi::lua_createtable(l, 0, 1);
                 ffi::lua_createtable(l, 0, c_len(items.len()));
                 for item in items {
-                    push_frame3(l, item);
+                    push_frame(l, item, resp3);
                     if ffi::lua_type(l, -1) == ffi::LUA_TNIL {
                         ffi::lua_pop(l, 1);
                     } else {
@@ -87,36 +95,6 @@ unsafe fn push_frame3(l: *mut ffi::lua_State, f: &Frame) {
                 }
                 ffi::lua_setfield(l, -2, c"set".as_ptr());
             }
-            Frame::Array(items) | Frame::Push(items) => {
-                ffi::lua_createtable(l, c_len(items.len()), 0);
-                for (i, item) in items.iter().enumerate() {
-                    push_frame3(l, item);
-                    ffi::lua_rawseti(l, -2, (i + 1) as ffi::lua_Integer);
-                }
-            }
-            // The rest as in RESP2 (an attribute, which Redis leaves out, never comes:
-            // the server sends none).
-            other => push_frame(l, other),
-        }
-    }
-}
-
-/// `{err=text}`: what `redis.pcall` returns for a command's error.
-pub fn error_table(lua: &Lua, text: &[u8]) -> mlua::Result<Table> {
-    // SAFETY: as in `reply_to_lua`.
-    unsafe { lua.exec_raw::<Table>((), |l| push_field_table(l, c"err", text)) }
-}
-
-/// Pushes the Lua value of a reply (see [`reply_to_lua`]).
-unsafe fn push_frame(l: *mut ffi::lua_State, f: &Frame) {
-    // SAFETY: the caller's: inside a protected call on `l`.
-    unsafe {
-        // A reply nests at most resp's MAX_DEPTH (512) deep: two slots a level.
-        if ffi::lua_checkstack(l, 4) == 0 {
-            ffi::lua_pushstring(l, c"a reply nested too deep for Lua".as_ptr());
-            ffi::lua_error(l);
-        }
-        match f {
             Frame::Integer(n) => ffi::lua_pushnumber(l, *n as f64),
             Frame::Bulk(b) | Frame::Verbatim { text: b, .. } | Frame::BigNumber(b) => push_bytes(l, b),
             Frame::Null => ffi::lua_pushboolean(l, 0),
@@ -130,16 +108,17 @@ unsafe fn push_frame(l: *mut ffi::lua_State, f: &Frame) {
             Frame::Array(items) | Frame::Set(items) | Frame::Push(items) => {
                 ffi::lua_createtable(l, c_len(items.len()), 0);
                 for (i, item) in items.iter().enumerate() {
-                    push_frame(l, item);
+                    push_frame(l, item, resp3);
                     ffi::lua_rawseti(l, -2, (i + 1) as ffi::lua_Integer);
                 }
             }
+            // (An attribute, which Redis leaves out, never comes: the server sends none.)
             Frame::Map(pairs) | Frame::Attribute(pairs) => {
                 ffi::lua_createtable(l, c_len(pairs.len() * 2), 0);
                 for (i, (k, v)) in pairs.iter().enumerate() {
-                    push_frame(l, k);
+                    push_frame(l, k, resp3);
                     ffi::lua_rawseti(l, -2, (2 * i + 1) as ffi::lua_Integer);
-                    push_frame(l, v);
+                    push_frame(l, v, resp3);
                     ffi::lua_rawseti(l, -2, (2 * i + 2) as ffi::lua_Integer);
                 }
             }
@@ -255,7 +234,7 @@ fn string_field(t: &Table, name: &str) -> Option<mlua::String> {
 
 /// A status or error line's text with its line breaks made spaces (a reply line may
 /// hold none).
-fn line_text(s: &[u8]) -> Vec<u8> {
+pub(super) fn line_text(s: &[u8]) -> Vec<u8> {
     s.iter().map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b }).collect()
 }
 

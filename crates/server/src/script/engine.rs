@@ -518,7 +518,7 @@ fn write_failure(out: &mut Vec<u8>, value: &Value, sha: &Sha) {
         Ok(Value::String(s)) => s.as_bytes().to_vec(),
         _ => b"ERR the script failed".to_vec(),
     };
-    let mut text: Vec<u8> = err.iter().map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b }).collect();
+    let mut text = convert::line_text(&err);
     if let (Ok(Value::String(source)), Ok(line)) = (t.raw_get::<Value>("source"), t.raw_get::<i64>("line")) {
         text.extend_from_slice(b" script: ");
         text.extend_from_slice(sha);
