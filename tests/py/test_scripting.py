@@ -130,6 +130,9 @@ CASES = [
     (("EVAL", "return redis.call('lpush','l',1.5,2,0.1)", "0"), b":3\r\n"),
     (("EVAL", "return redis.call('lrange','l',0,-1)", "0"),
      b"*3\r\n$19\r\n0.10000000000000001\r\n$1\r\n2\r\n$3\r\n1.5\r\n"),
+    (("EVAL", "redis.call('mset', 'n1', 2^60, 'n2', 123456789012345678, 'n3', 10) "
+              "return redis.call('mget', 'n1', 'n2', 'n3')", "0"),
+     b"*3\r\n$21\r\n1.152921504606847e+18\r\n$22\r\n1.2345678901234568e+17\r\n$2\r\n10\r\n"),
     (("EVAL", "redis.call('select', 1); return redis.call('set','sel','1')", "0"), b"+OK\r\n"),
     (("EXISTS", "sel"), b":0\r\n"),
     (("EVAL", "return {1e20, 0/0}", "0"), b"*2\r\n:-9223372036854775808\r\n:-9223372036854775808\r\n"),

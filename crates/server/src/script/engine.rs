@@ -405,9 +405,14 @@ fn raw_call(lua: &Lua, args: MultiValue, call: &mut dyn FnMut(&[&[u8]], Proto) -
     for a in args {
         match a {
             Value::String(s) => words.push(s.as_bytes().to_vec()),
-            // Numbers as Redis 7.0 writes them: %.17g (0.1 is 0.10000000000000001).
-            Value::Integer(n) => words.push(n.to_string().into_bytes()),
-            Value::Number(n) => {
+            // Numbers as Redis 7.0 writes them: %.17g (0.1 is 0.10000000000000001, 2^60
+            // is 1.152921504606847e+18); mlua gives a whole one as an Integer.
+            Value::Integer(_) | Value::Number(_) => {
+                let n = match a {
+                    Value::Integer(i) => i as f64,
+                    Value::Number(x) => x,
+                    _ => 0.0,
+                };
                 let mut buf = [0u8; 32];
                 words.push(resp::double::format_g17(n, &mut buf).to_vec());
             }
