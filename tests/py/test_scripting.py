@@ -538,3 +538,18 @@ def test_a_scripts_errors_are_counted_once(own_target):
     assert stats["cmdstat_incr"]["failed_calls"] == 2
     assert c.eval("local r = redis.pcall('incr','k'); local n = 0 for _ in pairs(r) do n = n + 1 end "
                   "return {n, tostring(r.ignore_error_stats_update)}", 0) == [2, b"true"]
+
+
+def test_errorstats_count_every_code_in_byte_order(own_target):
+    """INFO errorstats names every error code, not only the server's own: the word
+    before the first space within the reply's first 32 bytes, else ERR; lines in byte
+    order of the code, as Redis 7.0.15 lists them."""
+    c = own_target.client()
+    c.config_resetstat()
+    for text in ["MYCODE oops", "MYCODE again", "NOSPACEATALL", "A" * 36 + " x", "AB c"]:
+        with pytest.raises(redis.ResponseError):
+            c.eval(f"return redis.error_reply('{text}')", 0)
+    with pytest.raises(redis.ResponseError):
+        c.script_kill()  # NOTBUSY
+    stats = [(k, v["count"]) for k, v in c.info("errorstats").items()]  # in the reply's order
+    assert stats == [("errorstat_AB", 1), ("errorstat_ERR", 2), ("errorstat_MYCODE", 2), ("errorstat_NOTBUSY", 1)]

@@ -430,11 +430,18 @@ fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut S
         "modules" => o.push_str("# Modules\r\n"),
         "errorstats" => {
             o.push_str("# Errorstats\r\n");
-            for (i, code) in crate::shared::ERROR_CODES.iter().enumerate() {
-                let n: u64 = shared.thread_stats.iter().map(|t| t.errors[i].load(Ordering::Relaxed)).sum();
-                if n > 0 {
-                    let _ = write!(o, "errorstat_{code}:count={n}\r\n");
+            // Every code seen, in byte order as Redis's radix tree lists them.
+            let mut counts: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
+            for t in shared.thread_stats.iter() {
+                for (i, code) in crate::shared::ERROR_CODES.iter().enumerate() {
+                    *counts.entry((*code).to_string()).or_default() += t.errors[i].load(Ordering::Relaxed);
                 }
+                for (code, n) in t.other_errors.lock().iter() {
+                    *counts.entry(code.clone()).or_default() += n;
+                }
+            }
+            for (code, n) in counts.into_iter().filter(|&(_, n)| n > 0) {
+                let _ = write!(o, "errorstat_{code}:count={n}\r\n");
             }
         }
         "cluster" => o.push_str("# Cluster\r\ncluster_enabled:0\r\n"),

@@ -41,6 +41,10 @@ pub struct ThreadStats {
     pub evicted_keys: AtomicU64,
     /// Error replies by code, indexed like [`ERROR_CODES`].
     pub errors: Box<[AtomicU64]>,
+    /// Error replies of other codes (a script's `redis.error_reply`, INVALIDOBJ,
+    /// NOTBUSY ...), at most [`MAX_OTHER_ERROR_CODES`] of them; locked only for such a
+    /// reply and by INFO.
+    pub other_errors: Mutex<Vec<(String, u64)>>,
     /// The clock that times this thread's commands: the TSC where it is constant (as
     /// Redis 7's monotonic clock), read raw and scaled once per command.
     pub clock: quanta::Clock,
@@ -48,12 +52,17 @@ pub struct ThreadStats {
     pub latency: crate::latency::LoopLatencies,
 }
 
-/// Error codes counted separately for INFO errorstats (the first word of an error
-/// reply). Anything else counts under the last entry, "ERR".
+/// The error codes counted without a lock for INFO errorstats (the first word of an
+/// error reply); others go to [`ThreadStats::other_errors`].
 pub const ERROR_CODES: &[&str] = &[
     "WRONGTYPE", "NOAUTH", "WRONGPASS", "NOPROTO", "EXECABORT", "NOSCRIPT", "BUSY", "MISCONF",
     "READONLY", "LOADING", "OOM", "NOPERM", "BUSYKEY", "ERR",
 ];
+
+/// Distinct codes outside [`ERROR_CODES`] one loop counts; past them a new code counts
+/// as ERR, so that clients inventing codes cannot grow INFO without bound (Redis 7.2
+/// caps its table at 128 likewise).
+pub const MAX_OTHER_ERROR_CODES: usize = 128;
 
 pub use crate::counters::bump;
 pub use crate::state::clients::ClientInfo;
@@ -80,6 +89,7 @@ impl ThreadStats {
             writes: AtomicU64::new(0),
             evicted_keys: AtomicU64::new(0),
             errors: ERROR_CODES.iter().map(|_| AtomicU64::new(0)).collect(),
+            other_errors: Mutex::new(Vec::new()),
             clock: quanta::Clock::new(),
             latency: crate::latency::LoopLatencies::new(commands),
         }
@@ -97,6 +107,7 @@ impl ThreadStats {
         for c in self.errors.iter() {
             c.store(0, Ordering::Relaxed);
         }
+        self.other_errors.lock().clear();
         self.latency.reset();
         for c in [
             &self.connections_received,
@@ -116,11 +127,27 @@ impl ThreadStats {
 
 impl ThreadStats {
     /// Counts one error reply whose text is `text` (code first, e.g. "ERR ...").
+    /// The code is the word before the first space within the reply's first 32 bytes
+    /// (its `-` included), else ERR, as Redis's afterErrorReply takes it.
     pub fn count_error(&self, text: &str) {
         bump(&self.total_error_replies, 1);
-        let code = text.split(' ').next().unwrap_or("ERR");
-        let i = ERROR_CODES.iter().position(|c| *c == code).unwrap_or(ERROR_CODES.len() - 1);
-        bump(&self.errors[i], 1);
+        let code = match text.as_bytes().iter().take(31).position(|&b| b == b' ') {
+            Some(end) => &text[..end],
+            None => "ERR",
+        };
+        if let Some(i) = ERROR_CODES.iter().position(|c| *c == code) {
+            bump(&self.errors[i], 1);
+            return;
+        }
+        let mut others = self.other_errors.lock();
+        if let Some(entry) = others.iter_mut().find(|(c, _)| c == code) {
+            entry.1 += 1;
+        } else if others.len() < MAX_OTHER_ERROR_CODES {
+            others.push((code.to_string(), 1));
+        } else {
+            drop(others);
+            bump(&self.errors[ERROR_CODES.len() - 1], 1);
+        }
     }
 }
 
