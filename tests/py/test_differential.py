@@ -178,8 +178,8 @@ class Generator:
         # Cumulative shares of the command families.
         k = self.rng.random()
         for limit, family in ((0.30, self.zset), (0.50, self.set_), (0.70, self.hash_),
-                              (0.85, self.list_), (0.92, self.strings), (0.95, self.keys),
-                              (0.97, self.sort)):
+                              (0.85, self.list_), (0.905, self.strings), (0.92, self.hyperloglog),
+                              (0.95, self.keys), (0.97, self.sort)):
             if k < limit:
                 return family()
         return self.misc()
@@ -216,6 +216,26 @@ class Generator:
         if op == "UNLINK":
             return ["UNLINK", key] if r.random() < 0.05 else ["TYPE", key]
         return ["MULTI"]
+
+    def hyperloglog(self):
+        """PFADD/PFCOUNT/PFMERGE on three keys, then GET of the value: its bytes (sparse
+        opcodes split and merged, the cached count in its header, the switch to dense
+        past hll-sparse-max-bytes) must be Redis's."""
+        r = self.rng
+        key = r.choice(["hll0", "hll1", "hll2"])
+        op = r.choice(["PFADD", "PFADD", "PFADD", "PFCOUNT", "PFCOUNT", "MERGE", "GET", "GET", "DEBUG", "WRONG"])
+        if op == "PFADD":
+            n = r.choice([0, 1, 2, 5, 20, 20, 300])
+            return ["PFADD", key, *(str(r.randrange(100_000)) if r.random() < 0.8 else self.name() for _ in range(n))]
+        if op == "PFCOUNT":
+            return ["PFCOUNT", key, *r.sample(["hll0", "hll1", "hll2", "nokey"], r.randrange(0, 3))]
+        if op == "MERGE":
+            return ["PFMERGE", r.choice(["hll0", "hll1", "hll2", "hllmerged"]), *r.sample(["hll0", "hll1", "hll2", "nokey"], r.randrange(0, 4))]
+        if op == "GET":
+            return ["GET", r.choice([key, "hllmerged"])]
+        if op == "DEBUG":
+            return ["PFDEBUG", r.choice(["ENCODING", "DECODE", "ENCODING", "TODENSE"] if r.random() < 0.05 else ["ENCODING", "DECODE"]), key]
+        return [r.choice(["PFADD", "PFCOUNT"]), r.choice(["str", "z0", "num"]), "x"]
 
     def strings(self):
         r = self.rng
@@ -623,7 +643,7 @@ def cross_restore(rng, a, b, proto, step, history):
     accept it, and the two copies must hold what the original holds, in the same
     encoding. Returns 1 when a key was restored, else 0."""
     key = rng.choice(["z0", "z1", "z2", "s0", "s1", "s2", "h0", "h1", "h2", "l0", "l1", "l2",
-                      "str", "num", "bits"])
+                      "str", "num", "bits", "hll0", "hll1"])
     pa, pb = bulk_payload(a.replies([["DUMP", key]])[0]), bulk_payload(b.replies([["DUMP", key]])[0])
     if (pa is None) != (pb is None):
         fail(proto, step, ["DUMP", key], pa or b"(nil)", pb or b"(nil)", history)
@@ -786,6 +806,16 @@ def keymiss_runs_sorted(stream):
     return out
 
 
+def caches_a_count(cmd):
+    """A PFCOUNT of one key, which may cache the count in the value: a change, which
+    invalidates the key for client-side caching. Redis invalidates it only if some
+    client tracked it before; Basalt registers a read's keys before the read runs too
+    (see tracked_read_keys in dispatch.rs), so a tracking client's first PFCOUNT of a
+    key also gets an invalidation of it: one more than Redis sends, never one fewer.
+    Left out of the invalidation stream's comparison."""
+    return cmd[0] == "PFCOUNT" and len(cmd) == 2
+
+
 def test_keyspace_notifications_match_redis(pair_of_servers):
     """The random command sequence of the test above with every notification class on
     (`KEA` plus `n`, new keys, and `m`, key misses): each server's stream of
@@ -816,11 +846,12 @@ def test_keyspace_notifications_match_redis(pair_of_servers):
             cmd = gen.command()
             if cmd == ["MULTI"]:
                 body = [c for c in (gen.command() for _ in range(gen.rng.randrange(1, 5)))
-                        if c != ["MULTI"] and not unsorted_sort(c)]
+                        if c != ["MULTI"] and not unsorted_sort(c) and not caches_a_count(c)]
                 batch += [["MULTI"], *body, [gen.rng.choice(["EXEC", "EXEC", "DISCARD"])]]
-            elif not unsorted_sort(cmd):
+            elif not unsorted_sort(cmd) and not caches_a_count(cmd):
                 # (A SORT that keeps a set's order reads its patterns' keys in that
-                # order, which differs between the servers: left out.)
+                # order, which differs between the servers: left out. So is a PFCOUNT
+                # of one key, see caches_a_count.)
                 batch.append(cmd)
         mark = str(start).encode()
         streams = []

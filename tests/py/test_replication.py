@@ -95,6 +95,13 @@ def writes_of_every_type(c, tag):
     c.persist(p + "persist")
     c.set(p + "gone", "v", px=1)  # expires on the master: a DEL in the stream
     c.setbit(p + "bits", 7, 1)
+    # HyperLogLogs: a sparse one, a dense one, a merge; a PFCOUNT caches the count in
+    # the value, which the master propagates (the replica's bytes must match).
+    c.pfadd(p + "hll", "a", "b", "c")
+    c.pfadd(p + "hllbig", *range(3000))
+    c.pfmerge(p + "hllmerged", p + "hll", p + "hllbig")
+    c.pfcount(p + "hll")
+    c.pfcount(p + "hllmerged")
     c.rpush(p + "l", *[f"e{i}" for i in range(10)])
     c.lpush(p + "l", "head")
     c.lmove(p + "l", p + "l2", "LEFT", "RIGHT")

@@ -62,6 +62,9 @@ pub struct Config {
     pub tcp_keepalive_s: u64,
     pub tcp_backlog: u32,
     pub proto_max_bulk_len: u64,
+    /// A sparse HyperLogLog's largest size in bytes, header included; past it the
+    /// value turns dense (Redis's `hll-sparse-max-bytes`).
+    pub hll_sparse_max_bytes: u64,
     pub client_query_buffer_limit: u64,
     pub dir: PathBuf,
     pub logfile: String,
@@ -201,6 +204,7 @@ impl Default for Config {
             tcp_keepalive_s: 300,
             tcp_backlog: 511,
             proto_max_bulk_len: 512 * 1024 * 1024,
+            hll_sparse_max_bytes: 3000,
             replicaof: None,
             masterauth: None,
             masteruser: None,
@@ -404,6 +408,8 @@ pub static PARAMS: &[Param] = &[
         get: |c| c.tcp_backlog.to_string(), set: |c, v| c.tcp_backlog = v.parse().unwrap_or(c.tcp_backlog) },
     Param { name: "proto-max-bulk-len", kind: Kind::Memory { min: 1024 * 1024, max: i64::MAX as u64 }, modify: Mutable,
         get: |c| c.proto_max_bulk_len.to_string(), set: |c, v| c.proto_max_bulk_len = parse_memory(v).unwrap_or(c.proto_max_bulk_len) },
+    Param { name: "hll-sparse-max-bytes", kind: Kind::Memory { min: 0, max: i64::MAX as u64 }, modify: Mutable,
+        get: |c| c.hll_sparse_max_bytes.to_string(), set: |c, v| c.hll_sparse_max_bytes = parse_memory(v).unwrap_or(c.hll_sparse_max_bytes) },
     Param { name: "client-query-buffer-limit", kind: Kind::Memory { min: 1024 * 1024, max: i64::MAX as u64 }, modify: Mutable,
         get: |c| c.client_query_buffer_limit.to_string(), set: |c, v| c.client_query_buffer_limit = parse_memory(v).unwrap_or(c.client_query_buffer_limit) },
     Param { name: "dir", kind: Kind::Dir, modify: Protected,

@@ -72,6 +72,10 @@ pub mod class {
     /// remember in order with the transaction's changes (with the log, EXEC's events
     /// wait for its end); never published.
     pub const TRACK: u32 = 1 << 15;
+    /// Not a Redis class: a change no event names (PFCOUNT caching its count in the
+    /// value, Redis's bare signalModifiedKey), for client-side caching; never
+    /// published.
+    pub const MODIFIED: u32 = 1 << 16;
     /// `A`: every class but `m` and `n`, as Redis's alias.
     pub const ALL: u32 = GENERIC | STRING | LIST | SET | HASH | ZSET | EXPIRED | EVICTED | STREAM | MODULE;
 }
@@ -103,7 +107,7 @@ impl std::fmt::Debug for HookCell {
 }
 
 /// Every class that is a change to a key (not `m`, a miss).
-pub const CHANGES: u32 = class::ALL | class::NEW | class::FLUSH;
+pub const CHANGES: u32 = class::ALL | class::NEW | class::FLUSH | class::MODIFIED;
 
 impl Flags {
     /// Sets the configured flags (`class` bits).

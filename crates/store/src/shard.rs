@@ -136,6 +136,13 @@ impl Shard {
         }
     }
 
+    /// Whether the keyspace holds still (CLIENT PAUSE, a FAILOVER holding writes): see
+    /// the `expiry_held` field. A read that would change a value in passing (PFCOUNT's
+    /// cached count) leaves it alone meanwhile.
+    pub fn holds_still(&self) -> bool {
+        self.expiry_held
+    }
+
     /// See the `expiry_held` field.
     pub(crate) fn hold_expiry(&mut self, held: bool) {
         self.expiry_held = held;

@@ -270,7 +270,7 @@ fn admit(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &'static Command
 #[inline(always)]
 fn order_write<'s>(ctx: &Ctx<'s>, spec: &CommandSpec, args: &[&[u8]]) -> Option<crate::order::Ordered<'s>> {
     let shared: &'s Shared = ctx.shared;
-    let write = spec.flags & flags::WRITE != 0 && spec.flags & flags::BLOCKING == 0;
+    let write = spec.flags & (flags::WRITE | flags::CHANGES_ON_READ) != 0 && spec.flags & flags::BLOCKING == 0;
     (write && ctx.client.propagates(shared) && crate::propagate::active(shared)).then(|| take_stripes(&shared.stripes, ctx, spec, args))
 }
 
@@ -346,7 +346,7 @@ fn propagate(ctx: &mut Ctx<'_>, data: bool, spec: &CommandSpec, args: &[&[u8]], 
         _ => std::mem::take(&mut ctx.client.propagation),
     };
     let changes = ctx.client.changes.take();
-    if spec.flags & flags::WRITE != 0 && ok && !changed_nothing {
+    if spec.flags & (flags::WRITE | flags::CHANGES_ON_READ) != 0 && ok && !changed_nothing {
         bump(&ctx.stats.writes, changes.unwrap_or(1));
     }
     let logging = ctx.shared.aof.is_some() && !ctx.client.loading;

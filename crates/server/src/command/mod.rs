@@ -24,6 +24,7 @@ pub mod debug;
 pub mod dispatch;
 pub mod dump;
 pub mod hashes;
+pub mod hyperloglog;
 pub mod keys;
 pub mod keyspace_events;
 pub mod latency;
@@ -109,6 +110,12 @@ pub mod flags {
     pub const SKIP_MONITOR: u32 = 1 << 27;
     /// Redis's `no_mandatory_keys` (EVAL: its key count may be 0).
     pub const NO_MANDATORY_KEYS: u32 = 1 << 28;
+    /// A read that may change its key's value without changing what reads of it see
+    /// (PFCOUNT caches its count in the value): ordered as a write is, so that when its
+    /// handler lets the call propagate (it changed the value; otherwise it states
+    /// `changed_nothing`) the record keeps its place in the log and the stream, as Redis
+    /// propagates such a PFCOUNT and its replicas hold the same bytes.
+    pub const CHANGES_ON_READ: u32 = 1 << 29;
 
     /// Names in Redis 7.0's COMMAND INFO order (`movablekeys`, computed from the key
     /// positions, goes before `allow_busy`; `sentinel` is not shown, as in Redis).

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use super::table::CommandTable;
 use super::{
-    acl, bitfield, blocking, connection, debug, dump, hashes, keys, latency, lists, monitor, pubsub, replication, scripting, server, sets,
+    acl, bitfield, blocking, connection, debug, dump, hashes, hyperloglog, keys, latency, lists, monitor, pubsub, replication, scripting, server, sets,
     sort, sorted_sets, strings, transactions, CommandSpec,
 };
 
@@ -24,12 +24,13 @@ pub fn table() -> &'static CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 20] {
+fn families() -> [&'static [CommandSpec]; 21] {
     [
         acl::COMMANDS,
         connection::COMMANDS,
         strings::COMMANDS,
         bitfield::COMMANDS,
+        hyperloglog::COMMANDS,
         keys::COMMANDS,
         dump::COMMANDS,
         hashes::COMMANDS,

@@ -1,12 +1,14 @@
 //! Per-type algorithms and data structures, pure over values: strings (`string.rs`,
 //! INCRBYFLOAT's C long double arithmetic in `long_double.rs`, SORT's C `strtod` in
 //! `strtod.rs`), and the collections with their compact and large encodings (`hash.rs`,
-//! `list.rs`, `set.rs`, `zset.rs`, on top of `packed.rs`), random picks from hash
+//! `list.rs`, `set.rs`, `zset.rs`, on top of `packed.rs`), HyperLogLog over its string
+//! layout (`hyperloglog.rs`), random picks from hash
 //! tables (`random.rs`), the segmented table of large collections (`segtable.rs`) and
 //! the 16-byte strings that hold their members (`small_bytes.rs`).
 
 pub mod bitfield;
 pub mod hash;
+pub mod hyperloglog;
 pub mod list;
 pub mod long_double;
 pub mod packed;
