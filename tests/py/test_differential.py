@@ -178,8 +178,8 @@ class Generator:
         # Cumulative shares of the command families.
         k = self.rng.random()
         for limit, family in ((0.30, self.zset), (0.50, self.set_), (0.70, self.hash_),
-                              (0.85, self.list_), (0.905, self.strings), (0.92, self.hyperloglog),
-                              (0.95, self.keys), (0.97, self.sort)):
+                              (0.85, self.list_), (0.905, self.strings), (0.915, self.hyperloglog),
+                              (0.93, self.geo), (0.95, self.keys), (0.97, self.sort)):
             if k < limit:
                 return family()
         return self.misc()
@@ -236,6 +236,55 @@ class Generator:
         if op == "DEBUG":
             return ["PFDEBUG", r.choice(["ENCODING", "DECODE", "ENCODING", "TODENSE"] if r.random() < 0.05 else ["ENCODING", "DECODE"]), key]
         return [r.choice(["PFADD", "PFCOUNT"]), r.choice(["str", "z0", "num"]), "x"]
+
+    def point(self):
+        """A position, most of them in one of a few clusters (so that searches find
+        members), some near the poles' limits and the antimeridian."""
+        r = self.rng
+        lon, lat, spread = r.choice([(13.36, 38.11, 1.5), (-73.98, 40.75, 0.05), (179.9, -10.0, 0.5),
+                                     (100.0, 84.9, 2.0), (0.0, 0.0, 0.2), (r.uniform(-180, 180), r.uniform(-85, 85), 0)])
+        lon = min(180.0, max(-180.0, lon + r.uniform(-spread, spread)))
+        lat = min(85.05, max(-85.05, lat + r.uniform(-spread, spread)))
+        return [f"{lon:.6f}", f"{lat:.6f}"]
+
+    def geo(self):
+        """GEOADD, the readers and every search form, with their options (members are
+        never at one position: Redis orders ties under COUNT by an unstable sort)."""
+        r = self.rng
+        key = r.choice(["geo0", "geo1", "geo1", "nokey"])
+        member = lambda: f"p{r.randrange(150)}"
+        unit = lambda: r.choice(["m", "km", "KM", "mi", "ft"])
+        op = r.choice(["ADD", "ADD", "POS", "HASH", "DIST", "SEARCH", "SEARCH", "SEARCHSTORE", "RADIUS", "BYMEMBER", "WRONG"])
+        if op == "ADD":
+            flags = r.choice([[], [], ["NX"], ["XX", "CH"], ["CH"]])
+            return ["GEOADD", r.choice(["geo0", "geo1"]), *flags, *self.many(lambda: [*self.point(), member()], 1, 25)]
+        if op == "POS":
+            return ["GEOPOS", key, *(member() for _ in range(r.randrange(0, 4)))]
+        if op == "HASH":
+            return ["GEOHASH", key, *(member() for _ in range(r.randrange(0, 4)))]
+        if op == "DIST":
+            return ["GEODIST", key, member(), member(), *r.choice([[], [unit()]])]
+        if op == "WRONG":
+            return r.choice([["GEOADD", "str", "1", "2", "x"], ["GEOPOS", "l0", "x"], ["GEOSEARCH", "h0", "FROMLONLAT", "1", "2", "BYRADIUS", "1", "km"],
+                             ["GEOADD", "geo0", "181", "1", "x"], ["GEOSEARCH", "geo0", "BYRADIUS", "1", "km"]])
+        radius = r.choice(["0", "50", "500", "5000", "20000", "123.5"])
+        opts = []
+        if r.random() < 0.5:
+            opts += ["COUNT", str(r.randrange(1, 20))] + (["ANY"] if r.random() < 0.3 else [])
+        if r.random() < 0.5:
+            opts.append(r.choice(["ASC", "DESC"]))
+        withs = [w for w in ("WITHDIST", "WITHHASH", "WITHCOORD") if r.random() < 0.3]
+        if op in ("SEARCH", "SEARCHSTORE"):
+            frm = ["FROMMEMBER", member()] if r.random() < 0.4 else ["FROMLONLAT", *self.point()]
+            by = ["BYRADIUS", radius, unit()] if r.random() < 0.5 else ["BYBOX", radius, r.choice(["10", "300", "4000"]), unit()]
+            if op == "SEARCH":
+                return ["GEOSEARCH", key, *frm, *by, *opts, *withs]
+            return ["GEOSEARCHSTORE", "geodst", key, *frm, *by, *opts, *(["STOREDIST"] if r.random() < 0.3 else [])]
+        store = r.choice([[], [], ["STORE", "geodst"], ["STOREDIST", "geodst"]])
+        ro = "_RO" if not store and r.random() < 0.5 else ""
+        if op == "RADIUS":
+            return ["GEORADIUS" + ro, key, *self.point(), radius, unit(), *opts, *([] if store else withs), *store]
+        return ["GEORADIUSBYMEMBER" + ro, key, member(), radius, unit(), *opts, *([] if store else withs), *store]
 
     def strings(self):
         r = self.rng
@@ -643,7 +692,7 @@ def cross_restore(rng, a, b, proto, step, history):
     accept it, and the two copies must hold what the original holds, in the same
     encoding. Returns 1 when a key was restored, else 0."""
     key = rng.choice(["z0", "z1", "z2", "s0", "s1", "s2", "h0", "h1", "h2", "l0", "l1", "l2",
-                      "str", "num", "bits", "hll0", "hll1"])
+                      "str", "num", "bits", "hll0", "hll1", "geo1"])
     pa, pb = bulk_payload(a.replies([["DUMP", key]])[0]), bulk_payload(b.replies([["DUMP", key]])[0])
     if (pa is None) != (pb is None):
         fail(proto, step, ["DUMP", key], pa or b"(nil)", pb or b"(nil)", history)

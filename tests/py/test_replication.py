@@ -102,6 +102,10 @@ def writes_of_every_type(c, tag):
     c.pfmerge(p + "hllmerged", p + "hll", p + "hllbig")
     c.pfcount(p + "hll")
     c.pfcount(p + "hllmerged")
+    # Positions: GEOADD is propagated as the ZADD of their scores; the stores as sent.
+    c.geoadd(p + "geo", [13.361389, 38.115556, "Palermo", 15.087269, 37.502669, "Catania"])
+    c.execute_command("GEOSEARCHSTORE", p + "near", p + "geo", "FROMLONLAT", 15, 37, "BYRADIUS", 200, "km", "STOREDIST")
+    c.execute_command("GEORADIUS", p + "geo", 15, 37, 100, "km", "STORE", p + "near2")
     c.rpush(p + "l", *[f"e{i}" for i in range(10)])
     c.lpush(p + "l", "head")
     c.lmove(p + "l", p + "l2", "LEFT", "RIGHT")

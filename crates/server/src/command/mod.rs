@@ -23,6 +23,7 @@ pub mod connection;
 pub mod debug;
 pub mod dispatch;
 pub mod dump;
+pub mod geo;
 pub mod hashes;
 pub mod hyperloglog;
 pub mod keys;
@@ -652,6 +653,12 @@ pub enum Movable {
     Sort,
     /// SORT_RO: its key is its range, but its BY and GET patterns may read others.
     Patterns,
+    /// GEORADIUS, GEORADIUSBYMEMBER: its key, and the argument after each STORE or
+    /// STOREDIST from `from` on. Redis's key specs name the first of each keyword's (what
+    /// COMMAND GETKEYS shows), its command stores to the last: with each keyword given
+    /// once, as clients send them, all three agree; otherwise this names every candidate,
+    /// so that the destination is always among the keys ordered, watched and checked.
+    GeoStore { from: usize },
 }
 
 /// What a write changes in other databases too: (database, key) pairs from the client's
@@ -713,6 +720,10 @@ pub fn command_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<KeyPositions> 
                 i += 1;
             }
             Some(std::iter::once(1).chain(store).collect())
+        }
+        Some(Movable::GeoStore { from }) => {
+            let stores = (from..args.len().saturating_sub(1)).filter(|&i| args::is(args[i], "store") || args::is(args[i], "storedist"));
+            Some(std::iter::once(1).chain(stores.map(|i| i + 1)).collect())
         }
     }
 }

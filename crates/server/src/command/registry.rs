@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use super::table::CommandTable;
 use super::{
-    acl, bitfield, blocking, connection, debug, dump, hashes, hyperloglog, keys, latency, lists, monitor, pubsub, replication, scripting, server, sets,
+    acl, bitfield, blocking, connection, debug, dump, geo, hashes, hyperloglog, keys, latency, lists, monitor, pubsub, replication, scripting, server, sets,
     sort, sorted_sets, strings, transactions, CommandSpec,
 };
 
@@ -24,7 +24,7 @@ pub fn table() -> &'static CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 21] {
+fn families() -> [&'static [CommandSpec]; 22] {
     [
         acl::COMMANDS,
         connection::COMMANDS,
@@ -38,6 +38,7 @@ fn families() -> [&'static [CommandSpec]; 21] {
         blocking::COMMANDS,
         sets::COMMANDS,
         sorted_sets::COMMANDS,
+        geo::COMMANDS,
         sort::COMMANDS,
         transactions::COMMANDS,
         pubsub::COMMANDS,

@@ -60,7 +60,7 @@ fn write_scored_iter<'a>(out: &mut Vec<u8>, proto: Proto, n: usize, items: impl 
 }
 
 /// ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]
-fn zadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+pub(super) fn zadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (mut nx, mut xx, mut gt, mut lt, mut ch, mut incr) = (false, false, false, false, false, false);
     let mut i = 2;
     while i < a.len() {

@@ -2,11 +2,13 @@
 //! INCRBYFLOAT's C long double arithmetic in `long_double.rs`, SORT's C `strtod` in
 //! `strtod.rs`), and the collections with their compact and large encodings (`hash.rs`,
 //! `list.rs`, `set.rs`, `zset.rs`, on top of `packed.rs`), HyperLogLog over its string
-//! layout (`hyperloglog.rs`), random picks from hash
+//! layout (`hyperloglog.rs`), geohash scores and searches over sorted sets (`geo.rs`),
+//! random picks from hash
 //! tables (`random.rs`), the segmented table of large collections (`segtable.rs`) and
 //! the 16-byte strings that hold their members (`small_bytes.rs`).
 
 pub mod bitfield;
+pub mod geo;
 pub mod hash;
 pub mod hyperloglog;
 pub mod list;
