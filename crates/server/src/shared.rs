@@ -375,6 +375,8 @@ pub struct Shared {
     pub tracking: crate::state::tracking::Tracking,
     /// Every script EVAL ran or SCRIPT LOAD loaded.
     pub scripts: crate::script::cache::ScriptCache,
+    /// The function libraries (FUNCTION LOAD).
+    pub functions: crate::script::functions::Functions,
     /// New connections must authenticate (the default user has a password or is off:
     /// `acl_changed`); read on every command without the config lock.
     pub auth_required: AtomicBool,
@@ -491,6 +493,7 @@ impl Shared {
             latency_monitor,
             tracking: crate::state::tracking::Tracking::default(),
             scripts: crate::script::cache::ScriptCache::default(),
+            functions: crate::script::functions::Functions::default(),
             auth_required: AtomicBool::new(auth),
             acl: crate::acl::Acl::default(),
             tls: crate::tls::Context::default(),

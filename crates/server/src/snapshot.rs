@@ -102,7 +102,7 @@ fn save_from(shared: &Shared, visit: &mut ShardVisitor<'_>) -> Result<(), String
 fn write_file(shared: &Shared, path: &Path, visit: &mut ShardVisitor<'_>) -> Result<(u64, u64), String> {
     let ks = &shared.keyspace;
     let now_ms = ks.now_ms();
-    write_atomically(shared, path, now_ms, false, None, |w| {
+    write_atomically(shared, path, now_ms, false, None, &shared.functions.codes(), |w| {
         let mut keys = 0u64;
         for db in 0..ks.databases() {
             let (mut n, mut volatile) = (0, 0);
@@ -165,6 +165,7 @@ fn write_atomically(
     now_ms: i64,
     aof_base: bool,
     stream_db: Option<usize>,
+    functions: &[std::sync::Arc<[u8]>],
     body: impl FnOnce(&mut FileWriter) -> std::io::Result<u64>,
 ) -> Result<(u64, u64), String> {
     let dir = path
@@ -191,6 +192,9 @@ fn write_atomically(
         checksum,
     )
     .map_err(|e| fail("Failed writing", e))?;
+    for code in functions {
+        w.function(code).map_err(|e| fail("Failed writing", e))?;
+    }
     let keys = body(&mut w).map_err(|e| fail("Failed writing", e))?;
     let buf = w.finish().map_err(|e| fail("Failed writing", e))?;
     let file = buf
@@ -291,7 +295,20 @@ pub fn load_with_info(
         }
         Ok(())
     })?;
+    install_functions(shared, &info.functions).map_err(store::rdb::RdbError::Other)?;
     Ok((loaded, expired, info))
+}
+
+/// The file's function libraries replace the server's (as Redis's load does): each
+/// checked by running its code; a library that fails stops the load.
+fn install_functions(shared: &Shared, codes: &[Vec<u8>]) -> Result<(), String> {
+    let generation = shared.scripts.generation();
+    let mut libraries = Vec::with_capacity(codes.len());
+    for code in codes {
+        libraries.push(crate::script::functions::check_library(generation, code).map_err(|e| format!("Failed loading library from the RDB file: {e}"))?);
+    }
+    shared.functions.replace_all(libraries);
+    Ok(())
 }
 
 /// Empties the keyspace and loads the file just saved (DEBUG RELOAD). The caller holds
@@ -336,6 +353,7 @@ pub fn begin_capture_locked(shared: &Shared, job: Job) {
     let ks = &shared.keyspace;
     let now_ms = ks.now_ms();
     *snap.bg_counts.lock() = (0..ks.databases()).map(|db| ks.db_counts(db)).collect();
+    *snap.bg_functions.lock() = shared.functions.codes();
     snap.bg_started_ms.store(now_ms, Ordering::Relaxed);
     snap.writes_at_bg
         .store(shared.sum(|t| &t.writes), Ordering::Relaxed);
@@ -878,6 +896,10 @@ fn write_capture_to<W: std::io::Write>(shared: &Shared, out: W, aof_base: bool) 
     let aux = rdb_aux(at_ms, aof_base, stream_db);
     let aux: Vec<(&str, &[u8])> = aux.iter().map(|(k, v)| (*k, v.as_bytes())).collect();
     let mut w = store::rdb::RdbWriter::new(out, &aux, compress, checksum)?;
+    let functions = shared.snapshots.bg_functions.lock().clone();
+    for code in &functions {
+        w.function(code)?;
+    }
     let keys = write_captured_shards(shared, &mut w, &counts, aof_base)?;
     Ok((keys, w.finish()?))
 }
@@ -907,7 +929,8 @@ fn write_captured_file(shared: &Shared, path: &Path, aof_base: bool) -> Result<(
     let counts = shared.snapshots.bg_counts.lock().clone();
     let at_ms = shared.snapshots.bg_started_ms.load(Ordering::Relaxed);
     let stream_db = usize::try_from(shared.snapshots.repl_stream_db.load(Ordering::Relaxed)).ok().filter(|_| !aof_base);
-    write_atomically(shared, path, at_ms, aof_base, stream_db, |w| write_captured_shards(shared, w, &counts, aof_base))
+    let functions = shared.snapshots.bg_functions.lock().clone();
+    write_atomically(shared, path, at_ms, aof_base, stream_db, &functions, |w| write_captured_shards(shared, w, &counts, aof_base))
 }
 
 /// True when `save` rules are configured (SHUTDOWN without an argument then saves).

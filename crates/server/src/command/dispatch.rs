@@ -478,6 +478,37 @@ pub(super) fn refusal_in_script(ctx: &mut Ctx<'_>, spec: &CommandSpec, wrote: bo
     None
 }
 
+/// The refusal of a function that may write (FCALL of one without `no-writes`), made
+/// before it runs, as Redis 7.0's scriptPrepareForRun makes it: on a read-only replica,
+/// while the disk cannot take writes, without enough good replicas, and over
+/// `maxmemory` unless the function has `allow-oom`.
+pub(super) fn refusal_of_writing_function(ctx: &mut Ctx<'_>, allow_oom: bool) -> Option<String> {
+    if ctx.client.from_master || ctx.client.loading {
+        return None;
+    }
+    let rdb_failed = !ctx.shared.snapshots.last_ok.load(Ordering::Relaxed);
+    if rdb_failed && crate::snapshot::writes_refused(ctx.shared) {
+        return Some("MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Writable scripts are blocked. Use 'no-writes' flag for read only scripts.".into());
+    }
+    if let Some(aof) = ctx.shared.aof.as_ref().filter(|aof| !aof.write_ok.load(Ordering::Acquire)) {
+        return Some(format!("MISCONF Errors writing to the AOF file: {}", aof.write_error.lock()));
+    }
+    let role = ctx.shared.replica.admit_bits();
+    if role & role::REPLICA != 0 && role & role::READ_ONLY != 0 {
+        return Some("READONLY You can't write against a read only replica.".into());
+    }
+    if role & role::REPLICA == 0 && ctx.shared.repl.too_few_good_replicas() {
+        return Some("NOREPLICAS Not enough good replicas to write.".into());
+    }
+    if !allow_oom && role & role::REPLICA == 0 && ctx.shared.memory.limited() {
+        let stats = ctx.stats;
+        if crate::evict::make_room(ctx.shared, stats, ctx.now_ms, ctx.rng).is_err() {
+            return Some("OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'".into());
+        }
+    }
+    None
+}
+
 /// Whether a command is refused while memory is over `maxmemory` (Redis's
 /// reject_cmd_on_oom): a `denyoom` command, an EXEC whose queue holds one, and inside
 /// MULTI anything queued but EXEC, DISCARD, MULTI, WATCH, QUIT and RESET.

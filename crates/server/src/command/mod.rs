@@ -23,6 +23,7 @@ pub mod connection;
 pub mod debug;
 pub mod dispatch;
 pub mod dump;
+pub mod functions;
 pub mod geo;
 pub mod hashes;
 pub mod hyperloglog;

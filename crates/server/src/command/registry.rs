@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use super::table::CommandTable;
 use super::{
-    acl, bitfield, blocking, connection, debug, dump, geo, hashes, hyperloglog, keys, latency, lists, monitor, pubsub, replication, scripting, server, sets,
+    acl, bitfield, blocking, connection, debug, dump, functions, geo, hashes, hyperloglog, keys, latency, lists, monitor, pubsub, replication, scripting, server, sets,
     sort, sorted_sets, strings, transactions, CommandSpec,
 };
 
@@ -24,7 +24,7 @@ pub fn table() -> &'static CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 22] {
+fn families() -> [&'static [CommandSpec]; 23] {
     [
         acl::COMMANDS,
         connection::COMMANDS,
@@ -48,6 +48,7 @@ fn families() -> [&'static [CommandSpec]; 22] {
         debug::COMMANDS,
         replication::COMMANDS,
         scripting::COMMANDS,
+        functions::COMMANDS,
     ]
 }
 

@@ -10,7 +10,10 @@
 //! the command replies in RESP2 (the script's own protocol; RESP3 after
 //! `redis.setresp(3)`), and a SELECT lasts until the script ends.
 //!
-//! Not built: script flags (`#!lua flags=...`), FUNCTION and FCALL, SCRIPT DEBUG,
+//! FUNCTION and FCALL are `functions.rs`, which runs its functions through
+//! [`run_alone`] too.
+//!
+//! Not built: script flags (`#!lua flags=...`), SCRIPT DEBUG,
 //! the `struct` and `cmsgpack` libraries and cjson's settings functions. While a
 //! script runs, other clients wait for it rather than get -BUSY (their loops wait at
 //! the gates), so SCRIPT KILL never finds one running: a script that has not written
@@ -79,22 +82,34 @@ fn script_body(ctx: &Ctx<'_>, a: &[&[u8]], by_sha: bool) -> Result<(Sha, std::sy
 fn run(ctx: &mut Ctx<'_>, a: &[&[u8]], by_sha: bool, read_only: bool) -> Result<(), CommandError> {
     let numkeys = key_count(a)?;
     let (sha, body) = script_body(ctx, a, by_sha)?;
-    // Alone: no command runs on any loop until the script is done (inside EXEC, or in
-    // the log's replay, the gates are held already).
-    let _gates = ctx.shared.all_gates(ctx.client.in_exec || ctx.client.loading);
-    if transactions::stopped_while_waiting(ctx) {
-        return Ok(());
-    }
-    let threshold_ms = ctx.shared.config.read().busy_reply_threshold_ms;
     let script = Script {
         sha: &sha,
         body: &body,
         keys: &a[3..3 + numkeys],
         argv: &a[3 + numkeys..],
         proto: ctx.client.proto,
-        stop_after: (threshold_ms > 0).then(|| Duration::from_millis(threshold_ms as u64)),
+        stop_after: stop_after(ctx),
     };
     let generation = ctx.shared.scripts.generation();
+    run_alone(ctx, a, read_only, |call| engine::run(generation, &script, call));
+    Ok(())
+}
+
+/// When a script that has not written is stopped (busy-reply-threshold).
+pub(super) fn stop_after(ctx: &Ctx<'_>) -> Option<Duration> {
+    let threshold_ms = ctx.shared.config.read().busy_reply_threshold_ms;
+    (threshold_ms > 0).then(|| Duration::from_millis(threshold_ms as u64))
+}
+
+/// Runs a script or a function (`run`, given the command runner of its `redis.call`)
+/// alone and as one transaction, and writes its reply; `a` is the calling command.
+pub(super) fn run_alone(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool, run: impl FnOnce(&mut dyn FnMut(&[&[u8]], Proto) -> Called) -> engine::Outcome) {
+    // Alone: no command runs on any loop until the script is done (inside EXEC, or in
+    // the log's replay, the gates are held already).
+    let _gates = ctx.shared.all_gates(ctx.client.in_exec || ctx.client.loading);
+    if transactions::stopped_while_waiting(ctx) {
+        return;
+    }
     let db = ctx.client.db;
     if monitor::wanted_before(ctx.shared) && !ctx.client.loading {
         monitor::feed(ctx, a);
@@ -105,13 +120,13 @@ fn run(ctx: &mut Ctx<'_>, a: &[&[u8]], by_sha: bool, read_only: bool) -> Result<
     transactions::run_as_transaction(ctx, |ctx| {
         let mut wrote = false;
         ctx.client.in_script = true;
-        outcome = Some(engine::run(generation, &script, &mut |args, proto| call(ctx, args, proto, read_only, &mut wrote)));
+        outcome = Some(run(&mut |args, proto| call(ctx, args, proto, read_only, &mut wrote)));
         ctx.client.in_script = false;
     });
     ctx.client.info.last_cmd.store(me, Ordering::Relaxed);
     // A SELECT inside the script was the script's own.
     ctx.client.db = db;
-    let Some(outcome) = outcome else { return Ok(()) };
+    let Some(outcome) = outcome else { return };
     if outcome.reply.starts_with(b"-") {
         // A failed script is a failed call of its command; its error is counted once,
         // where it happened (a command's, in the script) or here (Redis's rule).
@@ -122,7 +137,6 @@ fn run(ctx: &mut Ctx<'_>, a: &[&[u8]], by_sha: bool, read_only: bool) -> Result<
         }
     }
     ctx.out.extend_from_slice(&outcome.reply);
-    Ok(())
 }
 
 /// `redis.call` and `redis.pcall`: one command, refused or run through the dispatcher.

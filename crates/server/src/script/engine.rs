@@ -110,6 +110,14 @@ struct State {
     compiled: HashMap<Sha, Function>,
     /// This state's memory as last added to [`LUA_MEMORY`].
     reported: usize,
+    /// The prelude's `load_library(chunk)` and `call_function(callback, handler, key
+    /// count, keys and arguments ...)`.
+    load_library: Function,
+    call_function: Function,
+    /// The generation of the function libraries loaded here, and their functions'
+    /// callbacks by name.
+    functions_generation: Option<u64>,
+    functions: HashMap<String, Function>,
 }
 
 thread_local! {
@@ -200,6 +208,8 @@ fn new_state(generation: u64) -> mlua::Result<State> {
     hidden.raw_set("sha1hex", lua.create_function(sha1hex)?)?;
     hidden.raw_set("log", lua.create_function(log)?)?;
     hidden.raw_set("setresp", lua.create_function(setresp)?)?;
+    hidden.raw_set("redis_version", crate::version::REDIS_VERSION)?;
+    hidden.raw_set("redis_version_num", redis_version_num())?;
     let redis: Table = lua.load(PRELUDE).set_name(PRELUDE_CHUNK).set_mode(ChunkMode::Text).call(hidden.clone())?;
     // SAFETY: `raising_call` is a lua_CFunction that keeps Lua's stack discipline.
     redis.raw_set("call", unsafe { lua.create_c_function(raising_call) }?)?;
@@ -207,6 +217,8 @@ fn new_state(generation: u64) -> mlua::Result<State> {
     lua.set_named_registry_value(PCALL_KEY, &trapping)?;
     redis.raw_set("pcall", trapping)?;
     let run: Function = hidden.raw_get("run")?;
+    let load_library: Function = hidden.raw_get("load_library")?;
+    let call_function: Function = hidden.raw_get("call_function")?;
     let handler = lua.create_function(error_handler)?;
     // SAFETY: sets a C hook on the main thread, outside any call.
     unsafe {
@@ -214,7 +226,18 @@ fn new_state(generation: u64) -> mlua::Result<State> {
             mlua::ffi::lua_sethook(l, Some(stop_if_overdue), mlua::ffi::LUA_MASKCOUNT, CHECK_EVERY);
         })?;
     }
-    Ok(State { lua, generation, run, handler, compiled: HashMap::new(), reported: 0 })
+    Ok(State {
+        lua,
+        generation,
+        run,
+        handler,
+        compiled: HashMap::new(),
+        reported: 0,
+        load_library,
+        call_function,
+        functions_generation: None,
+        functions: HashMap::new(),
+    })
 }
 
 /// The script's function in this state, compiled on first use. Text only: Lua 5.1's
@@ -254,6 +277,12 @@ fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut d
             lua.exec_raw::<MultiValue>((state.run.clone(), func, state.handler.clone()), |l| push_arguments(l, keys, argv))
         }
     };
+    finish_run(lua, outcome, script.proto, script.sha.as_slice())
+}
+
+/// A run's reply from what the prelude's xpcall returned: the result in the caller's
+/// protocol, or the failure named after the script or function `name`.
+fn finish_run(lua: &Lua, outcome: mlua::Result<MultiValue>, proto: Proto, name: &[u8]) -> Outcome {
     let stopped = update_clock(|c| c.started = None).stopped;
     let resp3 = lua.app_data_ref::<RunState>().is_some_and(|run| run.resp3.get());
     let mut out = Vec::new();
@@ -267,15 +296,148 @@ fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut d
             let ok = matches!(values.next(), Some(Value::Boolean(true)));
             let value = values.next().unwrap_or(Value::Nil);
             if ok {
-                convert::write_result(lua, &mut out, &value, script.proto, resp3);
+                convert::write_result(lua, &mut out, &value, proto, resp3);
             } else {
-                write_failure(&mut out, &value, script.sha);
+                write_failure(&mut out, &value, name);
             }
             error_counted = out.starts_with(b"-") && marked_counted(&value);
         }
         Err(e) => out = error_reply(format!("ERR Error running script: {}", root_message(&e)).as_bytes()),
     }
     Outcome { reply: out, error_counted }
+}
+
+/// Redis 7.0.15 as a number, 0x00MMmmpp (`redis.REDIS_VERSION_NUM`).
+fn redis_version_num() -> i64 {
+    let mut parts = crate::version::REDIS_VERSION.split('.').map(|p| p.parse::<i64>().unwrap_or(0));
+    let (major, minor, patch) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    (major << 16) | (minor << 8) | patch
+}
+
+/// The chunk name of a library's code: errors read "user_function:2: ..." (Redis 7.0).
+const FUNCTION_CHUNK: &str = "@user_function";
+/// How long a library's code may run when it is loaded.
+const LOAD_TIME_LIMIT: Duration = Duration::from_millis(500);
+
+/// One function a library registered.
+pub struct Registered {
+    pub name: String,
+    pub flags: Vec<String>,
+    pub description: Option<Vec<u8>>,
+}
+
+/// Compiles and runs a library's code (FUNCTION LOAD, or a snapshot file's library)
+/// in this thread's state: the functions it registers, or Redis's error text.
+pub fn load_library(generation: u64, code: &[u8]) -> Result<Vec<Registered>, String> {
+    with_state(generation, |state| load_into(state, code).map(|found| found.into_iter().map(|(r, _)| r).collect()))?
+}
+
+/// Loads a library's code into `state`: each registered function with its callback.
+fn load_into(state: &State, code: &[u8]) -> Result<Vec<(Registered, Function)>, String> {
+    // The metadata line is not Lua: the code is compiled from its newline on, so that
+    // line numbers stay the code's (as Redis compiles it).
+    let body = &code[code.iter().position(|&b| b == b'\n').unwrap_or(code.len())..];
+    let chunk = state.lua.load(body).set_name(FUNCTION_CHUNK).set_mode(ChunkMode::Text).into_function().map_err(|e| {
+        let message = match e {
+            mlua::Error::SyntaxError { message, .. } => message,
+            other => root_message(&other),
+        };
+        format!("ERR Error compiling function: {message}")
+    })?;
+    update_clock(|c| *c = Clock { started: Some(Instant::now()), stop_after: Some(LOAD_TIME_LIMIT), wrote: false, stopped: false });
+    let result = state.load_library.call::<(bool, Value)>(chunk);
+    update_clock(|c| c.started = None);
+    let registering = |text: &[u8]| format!("ERR Error registering functions: {}", String::from_utf8_lossy(text));
+    let (ok, value) = result.map_err(|e| registering(root_message(&e).as_bytes()))?;
+    if !ok {
+        return Err(match value {
+            Value::Table(t) => match t.raw_get::<Value>("err") {
+                Ok(Value::String(s)) => registering(&s.as_bytes()),
+                _ => registering(b"ERR unknown error"),
+            },
+            Value::String(s) => registering(&[b"ERR ".as_slice(), &s.as_bytes()].concat()),
+            Value::Error(e) => registering(format!("ERR {}", root_message(&e)).as_bytes()),
+            other => registering(format!("ERR {}", other.type_name()).as_bytes()),
+        });
+    }
+    let Value::Table(list) = value else { return Err("ERR No functions registered".into()) };
+    let mut found = Vec::new();
+    for entry in list.sequence_values::<Table>() {
+        let entry = entry.map_err(|e| registering(root_message(&e).as_bytes()))?;
+        let name: String = entry.raw_get("name").map_err(|e| registering(root_message(&e).as_bytes()))?;
+        let callback: Function = entry.raw_get("callback").map_err(|e| registering(root_message(&e).as_bytes()))?;
+        let flags: Vec<String> = entry.raw_get::<Table>("flags").map(|t| t.sequence_values::<String>().filter_map(Result::ok).collect()).unwrap_or_default();
+        let description = match entry.raw_get::<Value>("description") {
+            Ok(Value::String(s)) => Some(s.as_bytes().to_vec()),
+            _ => None,
+        };
+        found.push((Registered { name, flags, description }, callback));
+    }
+    if found.is_empty() {
+        return Err("ERR No functions registered".into());
+    }
+    Ok(found)
+}
+
+/// A function to run (FCALL).
+pub struct FunctionCall<'a> {
+    pub name: &'a str,
+    pub keys: &'a [&'a [u8]],
+    pub args: &'a [&'a [u8]],
+    pub proto: Proto,
+    pub stop_after: Option<Duration>,
+}
+
+/// Runs a function and returns its caller's reply. `libraries` are every library's
+/// code at `functions_generation` (loaded into this loop's state when its own are
+/// older); `call` runs one command for `redis.call` and `redis.pcall`.
+pub fn run_function(
+    generation: u64,
+    functions_generation: u64,
+    libraries: &mut dyn Iterator<Item = &[u8]>,
+    f: &FunctionCall<'_>,
+    call: &mut dyn FnMut(&[&[u8]], Proto) -> Called,
+) -> Outcome {
+    let outcome = with_state(generation, |state| {
+        if state.functions_generation != Some(functions_generation) {
+            state.functions.clear();
+            for code in libraries {
+                // Each loaded when FUNCTION LOAD (or the file) checked it: a failure here
+                // leaves its functions out, and FCALL answers as for an unknown one.
+                if let Ok(found) = load_into(state, code) {
+                    state.functions.extend(found.into_iter().map(|(r, callback)| (r.name, callback)));
+                }
+            }
+            state.functions_generation = Some(functions_generation);
+        }
+        let outcome = match state.functions.get(f.name).cloned() {
+            Some(callback) => call_function(state, callback, f, call),
+            None => Outcome { reply: error_reply(b"ERR Function not found"), error_counted: false },
+        };
+        if state.lua.used_memory() > COLLECT_ABOVE {
+            let _ = state.lua.gc_collect();
+        }
+        report_memory(state);
+        outcome
+    });
+    outcome.unwrap_or_else(|text| Outcome { reply: error_reply(text.as_bytes()), error_counted: false })
+}
+
+fn call_function(state: &State, callback: Function, f: &FunctionCall<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Outcome {
+    let lua = &state.lua;
+    update_clock(|c| *c = Clock { started: Some(Instant::now()), stop_after: f.stop_after, wrote: false, stopped: false });
+    if let Some(run) = lua.app_data_ref::<RunState>() {
+        run.resp3.set(false);
+        run.raised.replace(None);
+    }
+    let outcome = {
+        let _runner = RunnerGuard::set(call);
+        // SAFETY: as in `run_compiled`.
+        unsafe {
+            lua.exec_raw::<MultiValue>((state.call_function.clone(), callback, state.handler.clone()), |l| push_arguments(l, f.keys, f.args))
+        }
+    };
+    finish_run(lua, outcome, f.proto, f.name.as_bytes())
 }
 
 /// The field by which Redis marks an error table whose error was counted where it
@@ -505,8 +667,9 @@ fn script_position(lua: &Lua) -> Option<(String, i32)> {
     None
 }
 
-/// A failed run's reply: "-<err> script: <sha>, on <source>:<line>." (Redis 7.0).
-fn write_failure(out: &mut Vec<u8>, value: &Value, sha: &Sha) {
+/// A failed run's reply: "-<err> script: <name>, on <source>:<line>." (Redis 7.0; the
+/// name is a script's SHA-1 or a function's name).
+fn write_failure(out: &mut Vec<u8>, value: &Value, name: &[u8]) {
     let t = match value {
         Value::Table(t) => t,
         // Lua calls no handler for a memory error: its message comes as it is.
@@ -526,7 +689,7 @@ fn write_failure(out: &mut Vec<u8>, value: &Value, sha: &Sha) {
     let mut text = convert::line_text(&err);
     if let (Ok(Value::String(source)), Ok(line)) = (t.raw_get::<Value>("source"), t.raw_get::<i64>("line")) {
         text.extend_from_slice(b" script: ");
-        text.extend_from_slice(sha);
+        text.extend_from_slice(name);
         text.extend_from_slice(b", on ");
         text.extend_from_slice(&source.as_bytes());
         text.extend_from_slice(format!(":{line}.").as_bytes());

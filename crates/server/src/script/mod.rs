@@ -1,6 +1,8 @@
-//! Lua scripting, Redis 7.0's EVAL family: the script cache shared by the event loops
-//! (`cache`), each loop's own Lua 5.1 state with Redis's sandbox and `redis` library
-//! (`engine`), and the conversions between command replies and Lua values (`convert`).
+//! Lua scripting, Redis 7.0's EVAL family and functions: the script cache shared by the
+//! event loops (`cache`), the function libraries (`functions`), each loop's own Lua 5.1
+//! state with Redis's sandbox and `redis` library, where scripts run and libraries are
+//! loaded (`engine`), and the conversions between command replies and Lua values
+//! (`convert`).
 //!
 //! This layer knows nothing of commands or clients: a script's `redis.call` runs its
 //! command through a callback that the command layer gives (`command/scripting.rs`,
@@ -11,5 +13,6 @@ pub mod cache;
 mod cjson;
 pub mod convert;
 pub mod engine;
+pub mod functions;
 mod lib_errors;
 mod stdlib;

@@ -8,6 +8,7 @@
 /// `redis` table itself, before it is hidden behind its read-only proxy.
 pub const PRELUDE: &str = r#"
 local hidden = ...
+local real_setfenv, real_select, real_type, real_tostring, real_pairs = setfenv, select, type, tostring, pairs
 
 -- Redis 7.0's sandbox: nothing that reaches files or the process, nor environments.
 loadfile = nil; dofile = nil; print = nil; setfenv = nil; getfenv = nil
@@ -77,6 +78,121 @@ function redis.breakpoint() return false end
 function redis.debug() end
 redis.REPL_NONE = 0; redis.REPL_AOF = 1; redis.REPL_SLAVE = 2; redis.REPL_REPLICA = 2; redis.REPL_ALL = 3
 redis.LOG_DEBUG = 0; redis.LOG_VERBOSE = 1; redis.LOG_NOTICE = 2; redis.LOG_WARNING = 3
+
+redis.REDIS_VERSION = hidden.redis_version
+redis.REDIS_VERSION_NUM = hidden.redis_version_num
+
+local function readonly_write() error('Attempt to modify a readonly table', 2) end
+local function nonexistent(_, name)
+  error("Script attempted to access nonexistent global variable '" .. real_tostring(name) .. "'", 2)
+end
+
+-- Functions (FUNCTION LOAD, FCALL). A library's code runs once with Redis 7.0's
+-- loading API alone as its globals (`redis.register_function`, `redis.log`, the log
+-- levels, the version); the functions it registers then run with the scripts' globals,
+-- less KEYS and ARGV (a function gets its keys and arguments as parameters). Both
+-- reach their globals through one environment, whose lookup is switched.
+local function_env_mt = {__newindex = readonly_write}
+local function_env = setmetatable({}, function_env_mt)
+local function run_time_lookup(_, name)
+  local v = (name ~= 'KEYS' and name ~= 'ARGV') and rawget(_G, name) or nil
+  if v == nil then
+    error("Script attempted to access nonexistent global variable '" .. real_tostring(name) .. "'", 2)
+  end
+  return v
+end
+function_env_mt.__index = run_time_lookup
+
+local registrations = nil
+local function registration_error(text) error({err = 'ERR ' .. text}) end
+local flag_names = {['no-writes'] = true, ['allow-oom'] = true, ['allow-stale'] = true,
+                    ['no-cluster'] = true, ['allow-cross-slot-keys'] = true}
+local function register(name, callback, flags, description)
+  if registrations == nil then
+    registration_error('redis.register_function can only be called on FUNCTION LOAD command')
+  end
+  name = real_tostring(name)
+  if not string.find(name, '^[%w_]+$') then
+    registration_error('Library names can only contain letters, numbers, or underscores(_) and must be at least one character long')
+  end
+  if registrations.by_name[name] then registration_error('Function already exists in the library') end
+  local entry = {name = name, callback = callback, flags = flags or {}, description = description}
+  registrations.by_name[name] = entry
+  registrations[#registrations + 1] = entry
+end
+local function string_like(v) return real_type(v) == 'string' or real_type(v) == 'number' end
+local load_redis = setmetatable({}, {__index = nonexistent, __newindex = readonly_write})
+rawset(load_redis, 'register_function', function(...)
+  local n = real_select('#', ...)
+  if n < 1 or n > 2 then registration_error('wrong number of arguments to redis.register_function') end
+  if n == 2 then
+    local name, callback = ...
+    if not string_like(name) then registration_error('first argument to redis.register_function must be a string') end
+    if real_type(callback) ~= 'function' then registration_error('second argument to redis.register_function must be a function') end
+    return register(name, callback)
+  end
+  local args = ...
+  if real_type(args) ~= 'table' then
+    registration_error('calling redis.register_function with a single argument is only applicable to Lua table (representing named arguments).')
+  end
+  local name, callback, flags, description
+  for k, v in real_pairs(args) do
+    if not string_like(k) then registration_error('named argument key given to redis.register_function is not a string') end
+    local key = string.lower(real_tostring(k))
+    if key == 'function_name' then
+      if not string_like(v) then registration_error('function_name argument given to redis.register_function must be a string') end
+      name = v
+    elseif key == 'description' then
+      if not string_like(v) then registration_error('description argument given to redis.register_function must be a string') end
+      description = real_tostring(v)
+    elseif key == 'callback' then
+      if real_type(v) ~= 'function' then registration_error('callback argument given to redis.register_function must be a function') end
+      callback = v
+    elseif key == 'flags' then
+      if real_type(v) ~= 'table' then registration_error('flags argument to redis.register_function must be a table representing function flags') end
+      flags = {}
+      for _, f in real_pairs(v) do
+        if real_type(f) ~= 'string' or not flag_names[f] then registration_error('unknown flag given') end
+        flags[#flags + 1] = f
+      end
+    else
+      registration_error('unknown argument given to redis.register_function')
+    end
+  end
+  if name == nil then registration_error('redis.register_function must get a function name argument') end
+  if callback == nil then registration_error('redis.register_function must get a callback argument') end
+  return register(name, callback, flags, description)
+end)
+rawset(load_redis, 'log', hidden.log)
+rawset(load_redis, 'LOG_DEBUG', 0); rawset(load_redis, 'LOG_VERBOSE', 1)
+rawset(load_redis, 'LOG_NOTICE', 2); rawset(load_redis, 'LOG_WARNING', 3)
+rawset(load_redis, 'REDIS_VERSION', hidden.redis_version)
+rawset(load_redis, 'REDIS_VERSION_NUM', hidden.redis_version_num)
+local load_api = setmetatable({redis = load_redis}, {__index = nonexistent, __newindex = readonly_write})
+
+-- Loads a library's compiled code: its registrations (an array of {name, callback,
+-- flags, description}), or false and the error (a string or an {err=} table).
+function hidden.load_library(chunk)
+  registrations = {by_name = {}}
+  real_setfenv(chunk, function_env)
+  function_env_mt.__index = load_api
+  local ok, err = pcall(chunk)
+  function_env_mt.__index = run_time_lookup
+  local found = registrations
+  registrations = nil
+  if not ok then return false, err end
+  found.by_name = nil
+  return true, found
+end
+
+-- A function's run: its keys and arguments as two tables, under xpcall.
+function hidden.call_function(callback, handler, key_count, ...)
+  local words = {...}
+  local keys, args = {}, {}
+  for i = 1, key_count do keys[i] = words[i] end
+  for i = key_count + 1, #words do args[i - key_count] = words[i] end
+  return real_xpcall(function() return callback(keys, args) end, handler)
+end
 
 -- Libraries and globals are read-only, as Redis 7.0 makes them: a script cannot
 -- change what the next one finds. A library is replaced by a proxy that reads

@@ -37,6 +37,9 @@ pub struct SnapshotStats {
     pub bg_failed_ms: AtomicI64,
     /// Per database (keys, keys with an expiry) when the running capture began.
     pub(crate) bg_counts: Mutex<Vec<(usize, usize)>>,
+    /// The function libraries' codes when the running capture began (written before
+    /// its databases, as Redis writes them).
+    pub(crate) bg_functions: Mutex<Vec<std::sync::Arc<[u8]>>>,
     /// Clients waiting for the next save of `dbfilename` to receive it (SYNC, PSYNC after
     /// `REPLCONF rdb-only 1`): (owning loop, client id).
     pub(crate) sync_waiters: Mutex<Vec<(usize, u64)>>,

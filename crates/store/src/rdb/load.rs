@@ -502,6 +502,30 @@ pub fn restore(
     }
 }
 
+/// FUNCTION RESTORE: the library codes of a FUNCTION DUMP payload (see
+/// `write::functions_payload`), checked as RESTORE's payloads are; Err is Redis's text.
+pub fn functions_of_payload(payload: &[u8]) -> Result<Vec<Vec<u8>>, &'static str> {
+    const WRONG: &str = "ERR DUMP payload version or checksum are wrong";
+    let Some(body_len) = payload.len().checked_sub(10) else { return Err(WRONG) };
+    let footer = &payload[body_len..];
+    let version = u32::from(u16::from_le_bytes([footer[0], footer[1]]));
+    let mut stored = [0u8; 8];
+    stored.copy_from_slice(&footer[2..]);
+    if version > RDB_VERSION || crc64(0, &payload[..body_len + 2]) != u64::from_le_bytes(stored) {
+        return Err(WRONG);
+    }
+    let mut inp = Input { r: BufReader::new(&payload[..body_len]), offset: 0, crc: 0 };
+    let mut codes = Vec::new();
+    while (inp.offset as usize) < body_len {
+        match inp.u8() {
+            Ok(OP_FUNCTION2) => codes.push(inp.string().map_err(|_| "ERR function payload is corrupt")?),
+            Ok(OP_FUNCTION) => return Err("ERR Pre-GA function format is not supported"),
+            _ => return Err("ERR given type is not a function"),
+        }
+    }
+    Ok(codes)
+}
+
 /// Reads a whole RDB stream, calling `on_entry(db, entry)` for each key in file order
 /// (keys whose expiry has passed are passed too: the caller decides; every entry has
 /// lru 0). Verifies the CRC-64 when the file has a non-zero one. Stops after the
@@ -569,9 +593,10 @@ pub fn load_with_aux<R: Read>(
             OP_FREQ => {
                 inp.u8()?;
             }
-            OP_FUNCTION2 | OP_FUNCTION => {
+            OP_FUNCTION2 => info.functions.push(inp.string()?),
+            OP_FUNCTION => {
                 return Err(RdbError::Unsupported {
-                    what: "Functions (FUNCTION LOAD libraries) in RDB files are not supported"
+                    what: "Functions in the format of Redis 7.0's release candidates are not supported"
                         .into(),
                     offset: op_at,
                 })

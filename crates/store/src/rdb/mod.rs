@@ -19,7 +19,8 @@
 //!   0xFC EXPIRETIME_MS  i64 LE Unix ms        (applies to the next key)
 //!   0xFD EXPIRETIME     i32 LE Unix seconds   (applies to the next key)
 //!   0xF8 IDLE length / 0xF9 FREQ u8           (skipped)
-//!   0xF5 FUNCTION2, 0xF6 FUNCTION, 0xF7 MODULE_AUX   (refused)
+//!   0xF5 FUNCTION2 (a library's code), 0xF6 FUNCTION (7.0's release candidates' form,
+//!   refused), 0xF7 MODULE_AUX (refused)
 //!   type byte (0..=21) string key, value      (one key)
 //!   0xFF EOF, then the CRC-64 of every byte before it, u64 LE (0 = not computed)
 //! length: 00xxxxxx | 01xxxxxx yyyyyyyy (14 bits, BE) | 0x80 u32 BE | 0x81 u64 BE
@@ -53,8 +54,8 @@ mod interop_tests;
 mod tests;
 
 pub use crc64::crc64;
-pub use load::{load, load_with_aux, restore, RestoreError};
-pub use write::{dump_payload, encode_entry, RdbWriter};
+pub use load::{functions_of_payload, load, load_with_aux, restore, RestoreError};
+pub use write::{dump_payload, encode_entry, functions_payload, RdbWriter};
 
 /// The RDB version Basalt writes, and the newest it reads (Redis 7.0's).
 pub const RDB_VERSION: u32 = 10;
@@ -98,6 +99,9 @@ pub struct LoadInfo {
     pub keys: u64,
     /// Keys whose collection was empty in the file, skipped as Redis 7.0 skips them.
     pub empty_keys_skipped: u64,
+    /// The code of each function library (FUNCTION LOAD), in file order: the caller
+    /// compiles and installs them (this crate knows no Lua).
+    pub functions: Vec<Vec<u8>>,
 }
 
 /// Why a file could not be loaded. Where Redis logs a fixed text for the same problem

@@ -195,6 +195,31 @@ pub fn dump_payload(e: &Entry, compress: bool) -> Vec<u8> {
     out
 }
 
+/// FUNCTION DUMP's payload: each library's code as FUNCTION2, then the 2-byte RDB
+/// version and the CRC-64, as Redis 7.0 serializes them.
+pub fn functions_payload<'c>(codes: impl IntoIterator<Item = &'c [u8]>, compress: bool) -> Vec<u8> {
+    let mut w = RdbWriter {
+        out: Vec::new(),
+        buf: Vec::new(),
+        crc: 0,
+        checksum: false,
+        compress,
+        lzf: lzf::Compressor::default(),
+        lp: listpack::Builder::default(),
+        scratch: Vec::new(),
+    };
+    for code in codes {
+        // Writing into a Vec cannot fail.
+        let _ = w.function(code);
+    }
+    let _ = w.flush_buf();
+    let mut out = w.out;
+    out.extend_from_slice(&(RDB_VERSION as u16).to_le_bytes());
+    let crc = crc64(0, &out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
 impl<W: Write> RdbWriter<W> {
     /// Writes "REDIS0010" and the AUX fields given (name, value), e.g. redis-ver,
     /// redis-bits, ctime, used-mem, aof-base. `compress` turns on LZF for long strings,
@@ -219,6 +244,14 @@ impl<W: Write> RdbWriter<W> {
             w.string(value)?;
         }
         Ok(w)
+    }
+
+    /// A function library's code (FUNCTION2), as Redis writes each library before the
+    /// databases.
+    pub fn function(&mut self, code: &[u8]) -> io::Result<()> {
+        self.buf.push(OP_FUNCTION2);
+        self.string(code)?;
+        self.maybe_flush()
     }
 
     /// SELECTDB and RESIZEDB: the entries that follow belong to database `db`, which
