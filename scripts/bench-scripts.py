@@ -7,8 +7,13 @@ running, with 50 clients,
 - `EVAL` of a read-only script with five GETs and a table built from them,
 - plain `SET` as the yardstick (what a script's own SET costs without a script),
 
+- `FCALL` of a function that does the same SET,
+
 each ROUNDS times alternating the servers; medians of requests/s, and Basalt's ratio to
-Redis, as a Markdown table. A script runs alone (every event loop waits for it), so on
+Redis, as a Markdown table. `--suite hll-geo` runs HyperLogLog and geospatial commands
+instead: PFADD of random elements to one key, PFCOUNT of it (cached) and of two keys
+(a union: 16,384 registers merged per call), GEOADD of random positions, and
+GEOSEARCH BYRADIUS 5 km COUNT 10 ASC among 20,000 positions (about 40 in the circle). A script runs alone (every event loop waits for it), so on
 many cores scripts do not scale with loops as plain commands do: the SET row beside
 them shows how much of a server's speed a script-heavy load keeps.
 
@@ -18,11 +23,12 @@ processes it started.
 
 Usage: scripts/bench-scripts.py [--basalt target/release/basalt-server]
        [--redis redis-server] [--requests 200000] [--rounds 5] [--threads N]
-       [--server-cpus 0] [--load-cpus 1]
+       [--server-cpus 0] [--load-cpus 1] [--suite scripts|hll-geo]
 """
 
 import argparse
 import os
+import random
 import shutil
 import socket
 import statistics
@@ -33,6 +39,7 @@ import time
 SET_SCRIPT = "return redis.call('set', KEYS[1], ARGV[1])"
 READ_SCRIPT = ("local t = {} for i = 1, 5 do t[i] = redis.call('get', KEYS[1] .. i) or false end "
                "return #t")
+SET_LIBRARY = "#!lua name=bench\nredis.register_function('set1', function(keys, args) return redis.call('set', keys[1], args[1]) end)"
 
 
 def free_port():
@@ -87,6 +94,7 @@ def main():
     ap.add_argument("--threads", type=int, default=0, help="Basalt's event loops (default: its own)")
     ap.add_argument("--server-cpus", default="")
     ap.add_argument("--load-cpus", default="")
+    ap.add_argument("--suite", choices=["scripts", "hll-geo"], default="scripts")
     a = ap.parse_args()
     basalt_args = ["--threads", str(a.threads)] if a.threads else []
     servers = {}
@@ -96,12 +104,30 @@ def main():
         sha = {}
         for name, (_, port, _) in servers.items():
             sha[name] = command(port, "script", "load", SET_SCRIPT)
-        tests = {
-            "EVAL, one SET": lambda name: ["eval", SET_SCRIPT, "1", "key:__rand_int__", "v"],
-            "EVALSHA, one SET": lambda name: ["evalsha", sha[name], "1", "key:__rand_int__", "v"],
-            "EVAL, five GETs": lambda name: ["eval", READ_SCRIPT, "1", "key:__rand_int__"],
-            "SET (no script)": lambda name: ["set", "key:__rand_int__", "v"],
-        }
+            command(port, "function", "load", SET_LIBRARY)
+            command(port, "pfadd", "hll2", *(str(i) for i in range(5000)))
+            # 20,000 positions over about 170 x 220 km around Sicily (about 40 within
+            # 5 km of the search's centre).
+            rng = random.Random(7)
+            points = [f"{v:.6f}" if j < 2 else f"p{i}" for i in range(20000) for j, v in
+                      enumerate((rng.uniform(12.5, 14.5), rng.uniform(37.5, 39.5), 0))]
+            command(port, "geoadd", "geo", *points)
+        if a.suite == "scripts":
+            tests = {
+                "EVAL, one SET": lambda name: ["eval", SET_SCRIPT, "1", "key:__rand_int__", "v"],
+                "EVALSHA, one SET": lambda name: ["evalsha", sha[name], "1", "key:__rand_int__", "v"],
+                "EVAL, five GETs": lambda name: ["eval", READ_SCRIPT, "1", "key:__rand_int__"],
+                "FCALL, one SET": lambda name: ["fcall", "set1", "1", "key:__rand_int__", "v"],
+                "SET (no script)": lambda name: ["set", "key:__rand_int__", "v"],
+            }
+        else:
+            tests = {
+                "PFADD, one key": lambda name: ["pfadd", "hll", "e:__rand_int__"],
+                "PFCOUNT, one key": lambda name: ["pfcount", "hll"],
+                "PFCOUNT, two keys": lambda name: ["pfcount", "hll", "hll2"],
+                "GEOADD": lambda name: ["geoadd", "geo_w", "13.__rand_int__", "38.__rand_int__", "m:__rand_int__"],
+                "GEOSEARCH, 5 km, COUNT 10": lambda name: ["geosearch", "geo", "fromlonlat", "13.5", "38.5", "byradius", "5", "km", "count", "10", "asc"],
+            }
         results = {(t, n): [] for t in tests for n in servers}
         for _ in range(a.rounds):
             for test, argv in tests.items():
