@@ -17,8 +17,8 @@ use resp::encode;
 
 use super::args::is;
 use super::flags::*;
-use super::key_flags as kf;
-use super::{container, dispatch, scripting, spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
+use super::scripting::{KEYS_RO, KEYS_RW, RUNS_ALONE, SCRIPTING};
+use super::{container, dispatch, scripting, spec, CommandError, CommandSpec, Ctx};
 use crate::script::engine::{self, FunctionCall};
 use crate::script::functions::{self as lib, check_library, flag, Library, OnConflict};
 
@@ -292,13 +292,6 @@ fn help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
-const SCRIPTING: &[&str] = &["scripting"];
-/// FCALL's keys: nobody can tell how a function uses them, so the worst is assumed.
-const KEYS_RW: &[KeySpec] = &[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE, begin: BeginSearch::Index(2), find: FindKeys::Keynum { keynum_idx: 0, first_key: 1, key_step: 1 } }];
-const KEYS_RO: &[KeySpec] = &[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(2), find: FindKeys::Keynum { keynum_idx: 0, first_key: 1, key_step: 1 } }];
-/// As EVAL's: a function takes every gate and runs as a transaction whose replies may
-/// reveal any key.
-const RUNS_ALONE: u32 = ALL_GATES | READS_ANY_KEY;
 const ALL_SHARDS: &[&str] = &["request_policy:all_shards", "response_policy:all_succeeded"];
 
 #[rustfmt::skip]

@@ -265,14 +265,15 @@ fn help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
-const SCRIPTING: &[&str] = &["scripting"];
-/// EVAL's keys: Redis cannot tell how a script uses them, and assumes the worst.
-const KEYS_RW: &[KeySpec] = &[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE, begin: BeginSearch::Index(2), find: FindKeys::Keynum { keynum_idx: 0, first_key: 1, key_step: 1 } }];
-const KEYS_RO: &[KeySpec] = &[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(2), find: FindKeys::Keynum { keynum_idx: 0, first_key: 1, key_step: 1 } }];
-/// Basalt's own flags of the EVAL family: each takes every gate and runs as a
-/// transaction whose replies may reveal any key; EVAL and EVALSHA may write (CLIENT
-/// PAUSE WRITE postpones them, as Redis does a script without `no-writes`).
-const RUNS_ALONE: u32 = ALL_GATES | READS_ANY_KEY;
+pub(super) const SCRIPTING: &[&str] = &["scripting"];
+/// EVAL's keys (and FCALL's): Redis cannot tell how a script uses them, and assumes the
+/// worst.
+pub(super) const KEYS_RW: &[KeySpec] = &[KeySpec { flags: kf::RW | kf::ACCESS | kf::UPDATE, begin: BeginSearch::Index(2), find: FindKeys::Keynum { keynum_idx: 0, first_key: 1, key_step: 1 } }];
+pub(super) const KEYS_RO: &[KeySpec] = &[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(2), find: FindKeys::Keynum { keynum_idx: 0, first_key: 1, key_step: 1 } }];
+/// Basalt's own flags of the EVAL family (and FCALL's): each takes every gate and runs
+/// as a transaction whose replies may reveal any key; EVAL and EVALSHA may write
+/// (CLIENT PAUSE WRITE postpones them, as Redis does a script without `no-writes`).
+pub(super) const RUNS_ALONE: u32 = ALL_GATES | READS_ANY_KEY;
 
 #[rustfmt::skip]
 static SUBCOMMANDS: &[CommandSpec] = &[

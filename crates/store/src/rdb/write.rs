@@ -175,6 +175,13 @@ pub fn encode_entry(e: &Entry, compress: bool, dst: &mut Vec<u8>) {
 /// as two bytes LE and the CRC-64 of everything before it, eight bytes LE. The key and
 /// its expiry are not part of it.
 pub fn dump_payload(e: &Entry, compress: bool) -> Vec<u8> {
+    // Writing into a Vec cannot fail.
+    payload(compress, |w| w.typed_value(e, None).map(drop))
+}
+
+/// A payload of DUMP's form: what `body` writes, then the 2-byte RDB version and the
+/// CRC-64 of both.
+fn payload(compress: bool, body: impl FnOnce(&mut RdbWriter<Vec<u8>>) -> io::Result<()>) -> Vec<u8> {
     let mut w = RdbWriter {
         out: Vec::new(),
         buf: Vec::new(),
@@ -186,7 +193,7 @@ pub fn dump_payload(e: &Entry, compress: bool) -> Vec<u8> {
         scratch: Vec::new(),
     };
     // Writing into a Vec cannot fail.
-    let _ = w.typed_value(e, None);
+    let _ = body(&mut w);
     let _ = w.flush_buf();
     let mut out = w.out;
     out.extend_from_slice(&(RDB_VERSION as u16).to_le_bytes());
@@ -198,26 +205,7 @@ pub fn dump_payload(e: &Entry, compress: bool) -> Vec<u8> {
 /// FUNCTION DUMP's payload: each library's code as FUNCTION2, then the 2-byte RDB
 /// version and the CRC-64, as Redis 7.0 serializes them.
 pub fn functions_payload<'c>(codes: impl IntoIterator<Item = &'c [u8]>, compress: bool) -> Vec<u8> {
-    let mut w = RdbWriter {
-        out: Vec::new(),
-        buf: Vec::new(),
-        crc: 0,
-        checksum: false,
-        compress,
-        lzf: lzf::Compressor::default(),
-        lp: listpack::Builder::default(),
-        scratch: Vec::new(),
-    };
-    for code in codes {
-        // Writing into a Vec cannot fail.
-        let _ = w.function(code);
-    }
-    let _ = w.flush_buf();
-    let mut out = w.out;
-    out.extend_from_slice(&(RDB_VERSION as u16).to_le_bytes());
-    let crc = crc64(0, &out);
-    out.extend_from_slice(&crc.to_le_bytes());
-    out
+    payload(compress, |w| codes.into_iter().try_for_each(|code| w.function(code)))
 }
 
 impl<W: Write> RdbWriter<W> {
