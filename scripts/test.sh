@@ -68,10 +68,10 @@ crash_test --cycles 6 --max-seconds 90 --appendfsync everysec --rewrite-every 0.
 # before the zero-filled space; the restart must cut it off, apply nothing of it (issue 26).
 crash_test --cycles 5 --max-seconds 60 --appendfsync everysec --large-values
 
-echo "== replication, the final save, held messages, TLS and scripts again on the epoll engine with three event loops (a stream written differently to the sockets; a script alone among three loops)"
+echo "== replication, the final save, held messages, TLS, scripts and functions again on the epoll engine with three event loops (a stream written differently to the sockets; a script alone among three loops; libraries loaded into each loop's state)"
 BASALT_SERVER_BIN="$repo/target/debug/basalt-server" BASALT_SERVER_EXTRA="--io-engine epoll --threads 3" \
   python3 -m pytest -q tests/py/test_replication.py tests/py/test_replication_faults.py tests/py/test_failover.py tests/py/test_repl_swapdb.py tests/py/test_replica_log.py tests/py/test_shutdown_save.py \
-    tests/py/test_message_durability.py tests/py/test_tls.py tests/py/test_scripting.py 2>&1 | tail -3
+    tests/py/test_message_durability.py tests/py/test_tls.py tests/py/test_scripting.py tests/py/test_functions.py 2>&1 | tail -3
 
 echo "== redis-py smoke suite against Basalt, the differential test against Redis (RESP2 and RESP3), and the log replay of concurrent writes"
 BASALT_SERVER_BIN="$repo/target/debug/basalt-server" python3 -m pytest -q tests/py 2>&1

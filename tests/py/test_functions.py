@@ -96,6 +96,15 @@ def test_loading_refuses_what_redis_refuses(c):
     assert list(libraries(c)) == [b"mylib"], "nothing was added"
 
 
+def test_a_library_that_runs_too_long_at_load_is_stopped(c):
+    started = time.monotonic()
+    with pytest.raises(redis.ResponseError) as e:
+        c.function_load("#!lua name=loop\nwhile true do end")
+    assert str(e.value) == "Error registering functions: ERR FUNCTION LOAD timeout"
+    assert time.monotonic() - started < 5
+    assert c.fcall("echo_keys", 1, "k", "a") == [b"k", b"a"], "the server goes on"
+
+
 def test_list_stats_delete_dump_and_restore(c):
     assert libraries(c) == {b"mylib": {b"echo_keys": (None, []), b"reader": (b"reads a key", [b"no-writes"]),
                                        b"incr_by": (None, [])}}

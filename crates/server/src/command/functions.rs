@@ -10,8 +10,7 @@
 //! `allow-oom`. The FUNCTION commands that change the set are writes, propagated as
 //! sent; snapshot files carry the libraries (`snapshot.rs`).
 //!
-//! Not built: `allow-stale` is shown but a stale replica's refusal does not look at it;
-//! FUNCTION LOAD's time limit is 500 ms as Redis's, with Basalt's own error text.
+//! Not built: `allow-stale` is shown but a stale replica's refusal does not look at it.
 
 use resp::encode;
 

@@ -75,10 +75,12 @@ struct Clock {
     stop_after: Option<Duration>,
     wrote: bool,
     stopped: bool,
+    /// A library's code runs (FUNCTION LOAD): its time limit has Redis's own text.
+    loading: bool,
 }
 
 thread_local! {
-    static CLOCK: Cell<Clock> = const { Cell::new(Clock { started: None, stop_after: None, wrote: false, stopped: false }) };
+    static CLOCK: Cell<Clock> = const { Cell::new(Clock { started: None, stop_after: None, wrote: false, stopped: false, loading: false }) };
 }
 
 fn update_clock(f: impl FnOnce(&mut Clock)) -> Clock {
@@ -259,7 +261,7 @@ fn compiled(state: &mut State, sha: &Sha, body: &[u8]) -> Result<Function, Strin
 
 fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Outcome {
     let lua = &state.lua;
-    update_clock(|c| *c = Clock { started: Some(Instant::now()), stop_after: script.stop_after, wrote: false, stopped: false });
+    update_clock(|c| *c = Clock { started: Some(Instant::now()), stop_after: script.stop_after, wrote: false, stopped: false, loading: false });
     if let Some(run) = lua.app_data_ref::<RunState>() {
         run.resp3.set(false);
         run.raised.replace(None);
@@ -344,7 +346,7 @@ fn load_into(state: &State, code: &[u8]) -> Result<Vec<(Registered, Function)>, 
         };
         format!("ERR Error compiling function: {message}")
     })?;
-    update_clock(|c| *c = Clock { started: Some(Instant::now()), stop_after: Some(LOAD_TIME_LIMIT), wrote: false, stopped: false });
+    update_clock(|c| *c = Clock { started: Some(Instant::now()), stop_after: Some(LOAD_TIME_LIMIT), wrote: false, stopped: false, loading: true });
     let result = state.load_library.call::<(bool, Value)>(chunk);
     update_clock(|c| c.started = None);
     let registering = |text: &[u8]| format!("ERR Error registering functions: {}", String::from_utf8_lossy(text));
@@ -425,7 +427,7 @@ pub fn run_function(
 
 fn call_function(state: &State, callback: Function, f: &FunctionCall<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Outcome {
     let lua = &state.lua;
-    update_clock(|c| *c = Clock { started: Some(Instant::now()), stop_after: f.stop_after, wrote: false, stopped: false });
+    update_clock(|c| *c = Clock { started: Some(Instant::now()), stop_after: f.stop_after, wrote: false, stopped: false, loading: false });
     if let Some(run) = lua.app_data_ref::<RunState>() {
         run.resp3.set(false);
         run.raised.replace(None);
@@ -728,7 +730,7 @@ unsafe extern "C-unwind" fn stop_if_overdue(state: *mut mlua::ffi::lua_State, _:
         // SAFETY: raising an error from a count hook is Lua's own way to stop code; no
         // Rust value with a destructor is alive in this frame.
         unsafe {
-            mlua::ffi::lua_pushstring(state, STOPPED_C.as_ptr());
+            mlua::ffi::lua_pushstring(state, if clock.loading { c"FUNCTION LOAD timeout".as_ptr() } else { STOPPED_C.as_ptr() });
             mlua::ffi::lua_error(state);
         }
     }
