@@ -168,7 +168,8 @@ pub fn parse_metadata(code: &[u8]) -> Result<String, String> {
     let engine = &engine[2..];
     let mut name = None;
     for part in parts {
-        if part.len() >= 5 && part[..5].eq_ignore_ascii_case("name=") {
+        // (Bytes: a slice of the text could cut a character in two.)
+        if part.len() >= 5 && part.as_bytes()[..5].eq_ignore_ascii_case(b"name=") {
             if name.is_some() {
                 return Err("ERR Invalid metadata value, name argument was given multiple times".into());
             }
@@ -210,6 +211,9 @@ mod tests {
         assert_eq!(parse_metadata(b"#!js name=a\nx").expect_err("refused"), "ERR Engine 'js' not found");
         assert_eq!(parse_metadata(b"#!lua name=a name=b\nx").expect_err("refused"), "ERR Invalid metadata value, name argument was given multiple times");
         assert!(parse_metadata(b"#!lua name=bad-name\nx").expect_err("refused").contains("Library names can only contain"));
+        // Any bytes: no panic (a part whose fifth byte is inside a character).
+        assert_eq!(parse_metadata("#!lua \u{e9}\u{e9}\u{e9}=x\n".as_bytes()).expect_err("refused"), "ERR Invalid metadata value given: \u{e9}\u{e9}\u{e9}=x");
+        assert!(parse_metadata(b"#!\xff\xfe name=x\n").is_err());
     }
 
     #[test]
