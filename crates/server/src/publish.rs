@@ -46,6 +46,16 @@ pub fn collect(ps: &PubSub, ch: &[u8], msg: &[u8], out: &mut Vec<Delivery>) {
     }
 }
 
+/// Adds the deliveries of SPUBLISH's `msg` on shard channel `ch` (its subscribers
+/// alone: patterns do not see shard channels).
+pub fn collect_shard(ps: &PubSub, ch: &[u8], msg: &[u8], out: &mut Vec<Delivery>) {
+    let mut cache: [Option<Bytes>; 2] = [None, None];
+    for s in ps.shard_channels.get(ch).into_iter().flatten() {
+        let bytes = cache[usize::from(s.resp3)].get_or_insert_with(|| encode_message(&[b"smessage", ch, msg], s.resp3)).clone();
+        out.push((*s, bytes));
+    }
+}
+
 thread_local! {
     /// PUBLISH messages of the EXEC running on this thread, with the log on.
     static HELD_FOR_EXEC: std::cell::RefCell<Vec<Delivery>> = const { std::cell::RefCell::new(Vec::new()) };

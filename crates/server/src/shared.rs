@@ -206,6 +206,8 @@ pub struct PubSub {
     pub channels: hashbrown::HashMap<Vec<u8>, Vec<Subscriber>>,
     /// Patterns in subscription order, each with its subscribers.
     pub patterns: Vec<(Vec<u8>, Vec<Subscriber>)>,
+    /// Shard channels (SSUBSCRIBE, SPUBLISH) -> subscribers.
+    pub shard_channels: hashbrown::HashMap<Vec<u8>, Vec<Subscriber>>,
 }
 
 /// What one loop is asked to do for one of its clients.

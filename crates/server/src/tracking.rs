@@ -234,7 +234,7 @@ fn message_for(shared: &Shared, t: &mut Table, id: u64, keys: Option<&[&[u8]]>, 
             }
             return;
         };
-        let subscribed = r.sub.load(Ordering::Relaxed) + r.psub.load(Ordering::Relaxed) > 0;
+        let subscribed = r.sub.load(Ordering::Relaxed) + r.psub.load(Ordering::Relaxed) + r.ssub.load(Ordering::Relaxed) > 0;
         (r, subscribed)
     } else {
         (Arc::clone(&target.info), false)

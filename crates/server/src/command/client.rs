@@ -178,6 +178,7 @@ pub fn publish_client_state(client: &Client) {
     let info = &client.info;
     info.sub.store(client.subs.channels.len(), Ordering::Relaxed);
     info.psub.store(client.subs.patterns.len(), Ordering::Relaxed);
+    info.ssub.store(client.subs.shard_channels.len(), Ordering::Relaxed);
     info.multi.store(client.multi.as_ref().map_or(-1, |m| m.queue.len() as i64), Ordering::Relaxed);
     info.blocked.store(client.blocked, Ordering::Relaxed);
 }
@@ -204,10 +205,19 @@ pub struct Watched {
 pub struct Subscriptions {
     pub channels: Vec<Vec<u8>>,
     pub patterns: Vec<Vec<u8>>,
+    /// Shard channels (SSUBSCRIBE): a namespace of their own.
+    pub shard_channels: Vec<Vec<u8>>,
 }
 
 impl Subscriptions {
+    /// Every subscription: a RESP2 client with any is in subscribed mode.
     pub fn count(&self) -> usize {
+        self.channels.len() + self.patterns.len() + self.shard_channels.len()
+    }
+
+    /// Channels and patterns: the count SUBSCRIBE's and PSUBSCRIBE's replies carry
+    /// (SSUBSCRIBE's carry the shard channels' alone).
+    pub fn plain_count(&self) -> usize {
         self.channels.len() + self.patterns.len()
     }
 }

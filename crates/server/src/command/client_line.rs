@@ -11,7 +11,7 @@ use crate::shared::{ClientInfo, Shared};
 /// clients too). The same classes as `client-output-buffer-limit`'s. (The master of a
 /// replica, type `master`, is no client of the registry: [`describe_master`].)
 pub fn client_type(info: &ClientInfo) -> &'static str {
-    let subscriptions = info.sub.load(Ordering::Relaxed) + info.psub.load(Ordering::Relaxed);
+    let subscriptions = info.sub.load(Ordering::Relaxed) + info.psub.load(Ordering::Relaxed) + info.ssub.load(Ordering::Relaxed);
     crate::output_limit::Class::of_client(info.replica.load(Ordering::Relaxed), subscriptions).name()
 }
 
@@ -56,7 +56,7 @@ pub fn describe(shared: &Shared, t: &super::table::CommandTable, info: &ClientIn
         flags.push('S');
     }
     // Redis's order: O, P, x, b, t, R, B, then e and T.
-    if info.sub.load(Ordering::Relaxed) + info.psub.load(Ordering::Relaxed) > 0 {
+    if info.sub.load(Ordering::Relaxed) + info.psub.load(Ordering::Relaxed) + info.ssub.load(Ordering::Relaxed) > 0 {
         flags.push('P');
     }
     if info.multi.load(Ordering::Relaxed) >= 0 {
@@ -94,7 +94,7 @@ pub fn describe(shared: &Shared, t: &super::table::CommandTable, info: &ClientIn
     let mut s = String::with_capacity(256);
     let _ = write!(
         s,
-        "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 multi={} qbuf={} qbuf-free=0 argv-mem={} multi-mem=0 rbs={} rbp=0 obl={} oll={} omem={} tot-mem={} events=r cmd={} user={} redir={} resp={} lib-name={} lib-ver={}",
+        "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub={} multi={} qbuf={} qbuf-free=0 argv-mem={} multi-mem=0 rbs={} rbp=0 obl={} oll={} omem={} tot-mem={} events=r cmd={} user={} redir={} resp={} lib-name={} lib-ver={}",
         info.id,
         info.addr,
         info.laddr,
@@ -106,6 +106,7 @@ pub fn describe(shared: &Shared, t: &super::table::CommandTable, info: &ClientIn
         info.db.load(Ordering::Relaxed),
         info.sub.load(Ordering::Relaxed),
         info.psub.load(Ordering::Relaxed),
+        info.ssub.load(Ordering::Relaxed),
         info.multi.load(Ordering::Relaxed),
         qbuf,
         argv_mem,

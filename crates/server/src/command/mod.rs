@@ -118,6 +118,9 @@ pub mod flags {
     /// `changed_nothing`) the record keeps its place in the log and the stream, as Redis
     /// propagates such a PFCOUNT and its replicas hold the same bytes.
     pub const CHANGES_ON_READ: u32 = 1 << 29;
+    /// Its key specs name shard channels (`not_key`, SSUBSCRIBE, SPUBLISH): COMMAND
+    /// INFO shows them as Redis does, but they are no keys of the keyspace.
+    pub const CHANNEL_KEYS: u32 = 1 << 30;
 
     /// Names in Redis 7.0's COMMAND INFO order (`movablekeys`, computed from the key
     /// positions, goes before `allow_busy`; `sentinel` is not shown, as in Redis).
@@ -738,6 +741,10 @@ pub fn keys_with_flags(spec: &CommandSpec, args: &[&[u8]]) -> Vec<(usize, u16)> 
     let mut keys: Vec<(usize, u16)> = Vec::new();
     let mut incomplete: Option<u16> = None;
     for ks in spec.key_specs {
+        // (Shard channels: not keys, as Redis's search without GET_KEYSPEC_INCLUDE_NOT_KEYS.)
+        if ks.flags & key_flags::NOT_KEY != 0 {
+            continue;
+        }
         if ks.flags & key_flags::INCOMPLETE != 0 || matches!(ks.begin, BeginSearch::Unknown) {
             incomplete = Some(incomplete.unwrap_or(0) | ks.flags);
             continue;
@@ -854,7 +861,7 @@ pub type KeyPositions = smallvec::SmallVec<[usize; 4]>;
 /// the spec has none. See [`command_keys`] for the keys of every command.
 pub fn key_positions(spec: &CommandSpec, argc: usize) -> KeyPositions {
     let (first, last, step) = spec.keys;
-    if first <= 0 || step <= 0 {
+    if first <= 0 || step <= 0 || spec.flags & flags::CHANNEL_KEYS != 0 {
         return KeyPositions::new();
     }
     let last = if last < 0 { argc as i32 + last } else { last };

@@ -1,7 +1,10 @@
-//! Pub/sub: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH and PUBSUB.
+//! Pub/sub: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH and PUBSUB, and
+//! Redis 7's sharded pub/sub (SSUBSCRIBE, SUNSUBSCRIBE, SPUBLISH): shard channels are
+//! a namespace of their own, which patterns do not match (without a cluster, one shard
+//! holds them all).
 //!
 //! Subscriptions live in `Shared::pubsub` (channel -> subscribers; patterns in
-//! subscription order). PUBLISH encodes each message once per protocol and posts it to
+//! subscription order; shard channel -> subscribers). PUBLISH encodes each message once per protocol and posts it to
 //! each subscriber's event loop mailbox (`Shared::post`), which wakes that loop; the
 //! loop appends it to the connection's output. Messages from one publisher reach a
 //! subscriber in publish order (one mailbox per loop, drained in order). A subscriber
@@ -14,8 +17,9 @@ use resp::{encode, Proto};
 
 use super::flags::*;
 pub use super::client::Subscriptions;
-use super::{container, spec, Channels, CommandError, CommandSpec, Ctx};
-use crate::shared::{Shared, Subscriber};
+use super::key_flags as kf;
+use super::{container, spec, BeginSearch, Channels, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
+use crate::shared::{PubSub, Shared, Subscriber};
 
 fn me(ctx: &Ctx<'_>) -> Subscriber {
     Subscriber {
@@ -48,7 +52,7 @@ fn subscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             ctx.client.subs.channels.push(ch.to_vec());
             ctx.shared.pubsub.lock().channels.entry(ch.to_vec()).or_default().push(who);
         }
-        let n = ctx.client.subs.count();
+        let n = ctx.client.subs.plain_count();
         frame(ctx, b"subscribe", Some(ch), n);
     }
     Ok(())
@@ -66,20 +70,62 @@ fn psubscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
                 None => ps.patterns.push((pat.to_vec(), vec![who])),
             }
         }
-        let n = ctx.client.subs.count();
+        let n = ctx.client.subs.plain_count();
         frame(ctx, b"psubscribe", Some(pat), n);
     }
     Ok(())
 }
 
 fn remove_channel(shared: &Shared, ch: &[u8], id: u64) {
-    let mut ps = shared.pubsub.lock();
-    if let Some(subs) = ps.channels.get_mut(ch) {
+    remove_from(&mut shared.pubsub.lock().channels, ch, id);
+}
+
+fn remove_from(map: &mut hashbrown::HashMap<Vec<u8>, Vec<Subscriber>>, ch: &[u8], id: u64) {
+    if let Some(subs) = map.get_mut(ch) {
         subs.retain(|s| s.id != id);
         if subs.is_empty() {
-            ps.channels.remove(ch);
+            map.remove(ch);
         }
     }
+}
+
+/// SSUBSCRIBE shardchannel [shardchannel ...] — one confirmation per shard channel,
+/// with the count of the client's shard channels.
+fn ssubscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    // Unlike SUBSCRIBE, refused inside a transaction (Redis 7.0's DENY_BLOCKING check).
+    if ctx.client.in_exec {
+        return Err(CommandError::msg("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client"));
+    }
+    let who = me(ctx);
+    for ch in &a[1..] {
+        if !ctx.client.subs.shard_channels.iter().any(|c| c == ch) {
+            ctx.client.subs.shard_channels.push(ch.to_vec());
+            ctx.shared.pubsub.lock().shard_channels.entry(ch.to_vec()).or_default().push(who);
+        }
+        let n = ctx.client.subs.shard_channels.len();
+        frame(ctx, b"ssubscribe", Some(ch), n);
+    }
+    Ok(())
+}
+
+/// SUNSUBSCRIBE [shardchannel ...] — one confirmation per shard channel (all when
+/// none given).
+fn sunsubscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let id = ctx.client.info.id;
+    let targets: Vec<Vec<u8>> =
+        if a.len() > 1 { a[1..].iter().map(|c| c.to_vec()).collect() } else { ctx.client.subs.shard_channels.clone() };
+    if targets.is_empty() {
+        frame(ctx, b"sunsubscribe", None, ctx.client.subs.shard_channels.len());
+    }
+    for ch in targets {
+        if let Some(i) = ctx.client.subs.shard_channels.iter().position(|c| *c == ch) {
+            ctx.client.subs.shard_channels.remove(i);
+            remove_from(&mut ctx.shared.pubsub.lock().shard_channels, &ch, id);
+        }
+        let n = ctx.client.subs.shard_channels.len();
+        frame(ctx, b"sunsubscribe", Some(&ch), n);
+    }
+    Ok(())
 }
 
 fn remove_pattern(shared: &Shared, pat: &[u8], id: u64) {
@@ -98,7 +144,7 @@ fn unsubscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let targets: Vec<Vec<u8>> =
         if a.len() > 1 { a[1..].iter().map(|c| c.to_vec()).collect() } else { ctx.client.subs.channels.clone() };
     if targets.is_empty() {
-        let n = ctx.client.subs.count();
+        let n = ctx.client.subs.plain_count();
         frame(ctx, b"unsubscribe", None, n);
     }
     for ch in targets {
@@ -106,7 +152,7 @@ fn unsubscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             ctx.client.subs.channels.remove(i);
             remove_channel(ctx.shared, &ch, id);
         }
-        let n = ctx.client.subs.count();
+        let n = ctx.client.subs.plain_count();
         frame(ctx, b"unsubscribe", Some(&ch), n);
     }
     Ok(())
@@ -118,7 +164,7 @@ fn punsubscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let targets: Vec<Vec<u8>> =
         if a.len() > 1 { a[1..].iter().map(|c| c.to_vec()).collect() } else { ctx.client.subs.patterns.clone() };
     if targets.is_empty() {
-        let n = ctx.client.subs.count();
+        let n = ctx.client.subs.plain_count();
         frame(ctx, b"punsubscribe", None, n);
     }
     for pat in targets {
@@ -126,7 +172,7 @@ fn punsubscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             ctx.client.subs.patterns.remove(i);
             remove_pattern(ctx.shared, &pat, id);
         }
-        let n = ctx.client.subs.count();
+        let n = ctx.client.subs.plain_count();
         frame(ctx, b"punsubscribe", Some(&pat), n);
     }
     Ok(())
@@ -141,12 +187,31 @@ pub fn unsubscribe_all(shared: &Shared, client: &mut super::Client) {
     for pat in client.subs.patterns.drain(..) {
         remove_pattern(shared, &pat, id);
     }
+    for ch in client.subs.shard_channels.drain(..) {
+        remove_from(&mut shared.pubsub.lock().shard_channels, &ch, id);
+    }
 }
 
 /// PUBLISH channel message — the number of clients that received it.
 fn publish(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut deliveries = Vec::new();
     crate::publish::collect(&ctx.shared.pubsub.lock(), a[1], a[2], &mut deliveries);
+    post_and_propagate(ctx, a, deliveries);
+    Ok(())
+}
+
+/// SPUBLISH shardchannel message — the number of clients that received it (the shard
+/// channel's subscribers; patterns do not match shard channels).
+fn spublish(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let mut deliveries = Vec::new();
+    crate::publish::collect_shard(&ctx.shared.pubsub.lock(), a[1], a[2], &mut deliveries);
+    post_and_propagate(ctx, a, deliveries);
+    Ok(())
+}
+
+/// A message's deliveries posted, the command passed on to replicas, and the count
+/// replied (PUBLISH, SPUBLISH).
+fn post_and_propagate(ctx: &mut Ctx<'_>, a: &[&[u8]], deliveries: Vec<crate::publish::Delivery>) {
     // The message may tell of writes made just before it (by this client, or seen by
     // it): it leaves once the log holds everything appended so far, as Redis sends
     // it only after the fsync of its event loop's turn.
@@ -162,11 +227,21 @@ fn publish(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         crate::propagate::message(ctx.shared, ctx.client.db, a);
     }
     encode::integer(ctx.out, n as i64);
-    Ok(())
 }
 
 /// PUBSUB CHANNELS [pattern] — active channels.
 fn pubsub_channels(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    active_channels(ctx, a, |ps| &ps.channels)
+}
+
+/// PUBSUB SHARDCHANNELS [pattern] — active shard channels.
+fn pubsub_shardchannels(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    active_channels(ctx, a, |ps| &ps.shard_channels)
+}
+
+type ChannelMap = hashbrown::HashMap<Vec<u8>, Vec<Subscriber>>;
+
+fn active_channels(ctx: &mut Ctx<'_>, a: &[&[u8]], of: impl Fn(&PubSub) -> &ChannelMap) -> Result<(), CommandError> {
     if a.len() > 3 {
         return Err(CommandError::Owned(format!(
             "ERR unknown subcommand or wrong number of arguments for '{}'. Try PUBSUB HELP.",
@@ -174,11 +249,7 @@ fn pubsub_channels(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         )));
     }
     let pattern = a.get(2).copied();
-    let names: Vec<Vec<u8>> = ctx
-        .shared
-        .pubsub
-        .lock()
-        .channels
+    let names: Vec<Vec<u8>> = of(&ctx.shared.pubsub.lock())
         .keys()
         .filter(|c| pattern.is_none_or(|p| store::glob::glob_match(p, c, false)))
         .cloned()
@@ -192,9 +263,18 @@ fn pubsub_channels(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 /// PUBSUB NUMSUB [channel ...] — channel, count pairs (a flat array, as Redis).
 fn pubsub_numsub(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    subscriber_counts(ctx, a, |ps| &ps.channels)
+}
+
+/// PUBSUB SHARDNUMSUB [shardchannel ...] — as NUMSUB, for shard channels.
+fn pubsub_shardnumsub(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    subscriber_counts(ctx, a, |ps| &ps.shard_channels)
+}
+
+fn subscriber_counts(ctx: &mut Ctx<'_>, a: &[&[u8]], of: impl Fn(&PubSub) -> &ChannelMap) -> Result<(), CommandError> {
     let counts: Vec<usize> = {
         let ps = ctx.shared.pubsub.lock();
-        a[2..].iter().map(|c| ps.channels.get(*c).map_or(0, Vec::len)).collect()
+        a[2..].iter().map(|c| of(&ps).get(*c).map_or(0, Vec::len)).collect()
     };
     encode::array_len(ctx.out, counts.len() * 2);
     for (c, n) in a[2..].iter().zip(counts) {
@@ -211,11 +291,12 @@ fn pubsub_numpat(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// PUBSUB HELP — Redis 7.0's text.
 fn pubsub_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
-    super::reply_help(
+    super::reply_help_text(
         ctx,
-        "PUBSUB",
         &[
+            "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
             "CHANNELS [<pattern>]",
             "    Return the currently active channels matching a <pattern> (default: '*').",
             "NUMPAT",
@@ -223,6 +304,12 @@ fn pubsub_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
             "NUMSUB [<channel> ...]",
             "    Return the number of subscribers for the specified channels, excluding",
             "    pattern subscriptions(default: no channels).",
+            "SHARDCHANNELS [<pattern>]",
+            "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+            "SHARDNUMSUB [<shardchannel> ...]",
+            "    Return the number of subscribers for the specified shard level channel(s)",
+            "HELP",
+            "    Prints this help.",
         ],
     );
     Ok(())
@@ -233,7 +320,8 @@ fn pubsub_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 #[inline]
 pub fn subscribed_mode_error(ctx: &Ctx<'_>, command: &CommandSpec) -> Option<String> {
     let allowed = command.flags & WHILE_SUBSCRIBED != 0;
-    (ctx.client.proto == Proto::Resp2 && ctx.client.subs.count() > 0 && !allowed).then(|| {
+    // (A script's commands are its own client's, which subscribes to nothing.)
+    (ctx.client.proto == Proto::Resp2 && ctx.client.subs.count() > 0 && !allowed && !ctx.client.in_script).then(|| {
         let name = command.name;
         format!("ERR Can't execute '{name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
     })
@@ -246,6 +334,8 @@ static PUBSUB_SUBCOMMANDS: &[CommandSpec] = &[
     spec("numsub", -2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns a count of subscribers to channels.", pubsub_numsub).since("2.8.0").args(ARGS_PUBSUB_NUMSUB).complexity("O(N)"),
     spec("numpat", 2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns a count of unique pattern subscriptions.", pubsub_numpat).since("2.8.0").complexity("O(1)"),
     spec("help", 2, LOADING | STALE, (0, 0, 0), &[], "pubsub", "Returns helpful text about the different subcommands.", pubsub_help).since("6.2.0").complexity("O(1)"),
+    spec("shardchannels", -2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns the active shard channels.", pubsub_shardchannels).since("7.0.0").args(ARGS_PUBSUB_CHANNELS).complexity("O(N)"),
+    spec("shardnumsub", -2, PUBSUB | LOADING | STALE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Returns the count of subscribers of shard channels.", pubsub_shardnumsub).since("7.0.0").args(ARGS_PUBSUB_SHARDNUMSUB).complexity("O(N)"),
 ];
 
 pub static COMMANDS: &[CommandSpec] = &[
@@ -255,7 +345,14 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("punsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED, (0, 0, 0), PUBSUB_ACL, "pubsub", "Stops listening to messages published to channels that match one or more patterns.", punsubscribe).since("2.0.0").args(ARGS_PUNSUBSCRIBE).complexity("O(N+M)"),
     spec("publish", 3, PUBSUB | LOADING | STALE | FAST | MAY_REPLICATE, (0, 0, 0), PUBSUB_ACL, "pubsub", "Posts a message to a channel.", publish).since("2.0.0").channels(Channels::First).args(ARGS_PUBLISH).complexity("O(N+M)"),
     container("pubsub", "pubsub", "A container for Pub/Sub commands.", PUBSUB_SUBCOMMANDS).since("2.8.0").complexity("Depends on the subcommand."),
+    spec("ssubscribe", -2, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED | CHANNEL_KEYS, (1, -1, 1), PUBSUB_ACL, "pubsub", "Listens for messages published to shard channels.", ssubscribe).since("7.0.0").channels(Channels::All).args(ARGS_SSUBSCRIBE).complexity("O(N)").key_specs(SHARD_CHANNELS_ALL),
+    spec("sunsubscribe", -1, PUBSUB | NOSCRIPT | LOADING | STALE | WHILE_SUBSCRIBED | CHANNEL_KEYS, (1, -1, 1), PUBSUB_ACL, "pubsub", "Stops listening to messages posted to shard channels.", sunsubscribe).since("7.0.0").args(ARGS_SUNSUBSCRIBE).complexity("O(N)").key_specs(SHARD_CHANNELS_ALL),
+    spec("spublish", 3, PUBSUB | LOADING | STALE | FAST | MAY_REPLICATE | CHANNEL_KEYS, (1, 1, 1), PUBSUB_ACL, "pubsub", "Post a message to a shard channel.", spublish).since("7.0.0").channels(Channels::First).args(ARGS_SPUBLISH).complexity("O(N)").key_specs(&[KeySpec { flags: kf::NOT_KEY, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
 ];
+
+/// Shard channels are named where a cluster would look for keys (their key specs say
+/// `not_key`): no key of the keyspace.
+const SHARD_CHANNELS_ALL: &[KeySpec] = &[KeySpec { flags: kf::NOT_KEY, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: -1, key_step: 1, limit: 0 } }];
 
 
 /// The arguments of this file's commands, as COMMAND DOCS describes them (Redis
@@ -271,6 +368,10 @@ mod docs_args {
     pub const ARGS_PSUBSCRIBE: &[Arg] = &[arg("pattern", Block).multiple().args(&[arg("pattern", Pattern)])];
     pub const ARGS_PUNSUBSCRIBE: &[Arg] = &[arg("pattern", Pattern).optional().multiple()];
     pub const ARGS_PUBLISH: &[Arg] = &[arg("channel", String), arg("message", String)];
+    pub const ARGS_PUBSUB_SHARDNUMSUB: &[Arg] = &[arg("shardchannel", String).optional().multiple()];
+    pub const ARGS_SSUBSCRIBE: &[Arg] = &[arg("shardchannel", String).multiple()];
+    pub const ARGS_SUNSUBSCRIBE: &[Arg] = &[arg("shardchannel", String).optional().multiple()];
+    pub const ARGS_SPUBLISH: &[Arg] = &[arg("shardchannel", String), arg("message", String)];
 }
 use docs_args::*;
 

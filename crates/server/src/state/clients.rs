@@ -42,6 +42,7 @@ pub struct ClientInfo {
     /// CLIENT LIST.
     pub sub: AtomicUsize,
     pub psub: AtomicUsize,
+    pub ssub: AtomicUsize,
     pub multi: AtomicI64,
     pub blocked: AtomicBool,
     /// The client is a replica (PSYNC or SYNC for the stream): CLIENT LIST's `S`, the
@@ -78,6 +79,7 @@ impl ClientInfo {
             killed: Default::default(),
             sub: Default::default(),
             psub: Default::default(),
+            ssub: Default::default(),
             multi: AtomicI64::new(-1),
             blocked: Default::default(),
             replica: Default::default(),
