@@ -119,3 +119,33 @@ def test_command_docs_match_redis(pair_of_servers):
             differences.append(f"{name}: no complexity")
     assert compared > 200, f"only {compared} commands compared"
     assert not differences, "\n".join(differences[:60])
+
+
+GETKEYS_CASES = [
+    ["set", "k", "v"], ["set", "k", "v", "GET", "ex", "5"], ["lmove", "a", "b", "left", "right"], ["get"],
+    ["nosuch", "a"], ["ping"], ["ping", "x", "y"], ["eval", "return 1", "0"], ["eval", "return 1", "x"],
+    ["eval", "return 1", "5", "a"], ["eval", "return 1", "2", "a", "b", "c"], ["sort", "k", "store", "d"],
+    ["sort", "k", "by", "w*", "get", "#"], ["sort_ro", "k"], ["georadius", "k", "1", "2", "3", "m", "store", "a", "storedist", "b"],
+    ["bitfield", "k", "get", "u8", "0"], ["bitfield", "k", "set", "u8", "0", "1"], ["bitfield_ro", "k", "get", "u8", "0"],
+    ["mset", "a", "1", "b", "2"], ["zunionstore", "d", "2", "a", "b"], ["zunionstore", "d", "0", "a", "b"],
+    ["lmpop", "2", "a", "b", "left"], ["fcall", "f", "1", "k", "x"], ["fcall", "f", "0"], ["spublish", "c", "m"],
+    ["ssubscribe", "c"], ["publish", "c", "m"], ["pfcount", "a", "b"], ["pfmerge", "d", "a", "b"],
+    ["geosearchstore", "d", "s", "fromlonlat", "1", "2", "byradius", "1", "m"], ["object", "encoding", "k"],
+    ["blmpop", "0", "2", "a", "b", "left"], ["smove", "a", "b", "m"], ["del", "a", "b"], ["restore", "k", "0", "x"],
+    ["bitop", "and", "d", "a", "b"], ["memory", "usage", "k"], ["client", "kill", "x"], ["function", "load", "x"],
+]
+
+
+def test_command_getkeys_and_getkeysandflags_match_redis(pair_of_servers):
+    """COMMAND GETKEYS and GETKEYSANDFLAGS against Redis 7.0.15: the keys, their flags
+    (as the key specs say, or as the argument-dependent rules of SET, BITFIELD and
+    SORT), and the errors, in their order."""
+    basalt_srv, redis_srv = pair_of_servers
+    basalt, real = Conn(basalt_srv.port), Conn(redis_srv.port)
+    differences = []
+    for sub in ("GETKEYS", "GETKEYSANDFLAGS"):
+        for case in GETKEYS_CASES:
+            ours, theirs = basalt.cmd("COMMAND", sub, *case), real.cmd("COMMAND", sub, *case)
+            if ours != theirs:
+                differences.append(f"{sub} {case}:\n  basalt {ours}\n  redis  {theirs}")
+    assert not differences, "\n".join(differences)

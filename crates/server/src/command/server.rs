@@ -512,6 +512,54 @@ fn command_list(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 /// COMMAND GETKEYS command [arg ...] — the key arguments.
 fn command_getkeys(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    let (_, cmd, keys) = keys_of_command(ctx, a)?;
+    encode::array_len(ctx.out, keys.len());
+    for k in keys {
+        encode::bulk(ctx.out, cmd[k]);
+    }
+    Ok(())
+}
+
+/// COMMAND GETKEYSANDFLAGS command [arg ...] — each key argument with its flags, as
+/// Redis 7.0 finds them: the key specs', or for the commands whose flags depend on the
+/// arguments its own rules (SET with or without GET, BITFIELD of GETs only, SORT's
+/// STORE).
+fn command_getkeysandflags(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    use super::key_flags as kf;
+    let (spec, cmd, positions) = keys_of_command(ctx, a)?;
+    let has = |word: &str| cmd[1..].iter().any(|w| super::args::is(w, word));
+    let keys: Vec<(usize, u16)> = match spec.name {
+        "set" => {
+            let flags = if cmd[3..].iter().any(|w| super::args::is(w, "get")) { kf::RW | kf::ACCESS | kf::UPDATE } else { kf::OW | kf::UPDATE };
+            positions.into_iter().map(|p| (p, flags)).collect()
+        }
+        "bitfield" => {
+            let flags = if has("set") || has("incrby") { kf::RW | kf::ACCESS | kf::UPDATE } else { kf::RO | kf::ACCESS };
+            positions.into_iter().map(|p| (p, flags)).collect()
+        }
+        "sort" | "sort_ro" => positions.into_iter().map(|p| (p, if p == 1 { kf::RO | kf::ACCESS } else { kf::OW | kf::UPDATE })).collect(),
+        // (The positions GETKEYS names, each with its spec's flags: a count past the
+        // arguments names none.)
+        _ => super::keys_with_flags(spec, &cmd).into_iter().filter(|(p, _)| positions.contains(p)).collect(),
+    };
+    let proto = ctx.client.proto;
+    encode::array_len(ctx.out, keys.len());
+    for (at, flags) in keys {
+        encode::array_len(ctx.out, 2);
+        encode::bulk(ctx.out, cmd[at]);
+        let names: Vec<&str> = kf::NAMES.iter().filter(|(bit, _)| flags & bit != 0).map(|(_, n)| *n).collect();
+        encode::set_len(ctx.out, names.len(), proto);
+        for n in names {
+            encode::simple(ctx.out, n.as_bytes());
+        }
+    }
+    Ok(())
+}
+
+/// The command COMMAND GETKEYS and GETKEYSANDFLAGS look at (its spec and arguments),
+/// and its key positions; Redis's errors for an unknown command, a wrong count of
+/// arguments, or one without keys.
+fn keys_of_command<'c>(ctx: &Ctx<'_>, a: &[&'c [u8]]) -> Result<(&'static CommandSpec, Vec<&'c [u8]>, super::KeyPositions), CommandError> {
     let t = ctx.table;
     let cmd = &a[2..];
     let Some(mut idx) = t.lookup_client(cmd[0]) else {
@@ -523,20 +571,22 @@ fn command_getkeys(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
     }
     let spec = t.entries[idx].spec;
+    // Redis's order: a command without keys first (its key specs, if any, name
+    // channels), then the count of arguments, then the keys found.
+    if spec.key_specs.iter().all(|k| k.flags & super::key_flags::NOT_KEY != 0) {
+        return Err(CommandError::msg("ERR The command has no key arguments"));
+    }
     let arity = i64::from(spec.arity);
     let argc = cmd.len() as i64;
     if (arity > 0 && argc != arity) || argc < -arity {
         return Err(CommandError::msg("ERR Invalid number of arguments specified for command"));
     }
-    let keys = super::command_keys(spec, cmd).ok_or(CommandError::msg("ERR Invalid arguments specified for command"))?;
-    if keys.is_empty() {
-        return Err(CommandError::msg("ERR The command has no key arguments"));
+    match super::command_keys(spec, cmd).filter(|k| !k.is_empty()) {
+        Some(keys) => Ok((spec, cmd.to_vec(), keys)),
+        // EVAL and FCALL may name no key.
+        None if spec.flags & NO_MANDATORY_KEYS != 0 => Ok((spec, cmd.to_vec(), super::KeyPositions::new())),
+        None => Err(CommandError::msg("ERR Invalid arguments specified for command")),
     }
-    encode::array_len(ctx.out, keys.len());
-    for k in keys {
-        encode::bulk(ctx.out, cmd[k]);
-    }
-    Ok(())
 }
 
 fn command_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
@@ -802,6 +852,7 @@ static COMMAND_SUBCOMMANDS: &[CommandSpec] = &[
     spec("docs", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns documentary information about one, multiple or all commands.", command_docs).since("7.0.0").args(ARGS_COMMAND_DOCS).complexity("O(N)").tips(&["nondeterministic_output_order"]),
     spec("list", -2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns a list of command names.", command_list).since("7.0.0").args(ARGS_COMMAND_LIST).complexity("O(N)").tips(&["nondeterministic_output_order"]),
     spec("getkeys", -4, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Extracts the key names from an arbitrary command.", command_getkeys).since("2.8.13").complexity("O(N)"),
+    spec("getkeysandflags", -4, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Extracts the key names and access flags from an arbitrary command.", command_getkeysandflags).since("7.0.0").complexity("O(N)"),
     spec("help", 2, LOADING | STALE, (0, 0, 0), &["connection"], "server", "Returns helpful text about the different subcommands.", command_help).since("5.0.0").complexity("O(1)"),
 ];
 
