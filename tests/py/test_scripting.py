@@ -553,3 +553,42 @@ def test_errorstats_count_every_code_in_byte_order(own_target):
         c.script_kill()  # NOTBUSY
     stats = [(k, v["count"]) for k, v in c.info("errorstats").items()]  # in the reply's order
     assert stats == [("errorstat_AB", 1), ("errorstat_ERR", 2), ("errorstat_MYCODE", 2), ("errorstat_NOTBUSY", 1)]
+
+
+def test_a_shebang_declares_a_scripts_flags(own_target):
+    """Redis 7's `#!lua flags=...` line: checked as Redis 7.0.15 checks it, and a script
+    with one is refused before it runs (no-writes for EVAL_RO, allow-oom over
+    maxmemory), as a function is; one without runs in the compatibility mode."""
+    c = own_target.client()
+    assert c.eval("#!lua\nreturn 1", 0) == 1
+    assert c.eval("#!lua flags=\nreturn 3", 0) == 3
+    errors = {
+        "#!lua flags=bogus\nreturn 1": "Unexpected flag in script shebang: bogus",
+        "#!lua flags=no-writes,,allow-oom\nreturn 1": "Unexpected flag in script shebang: ",
+        "#!lua foo=bar\nreturn 1": "Unknown lua shebang option: foo=bar",
+        "#!lua FLAGS=no-writes\nreturn 1": "Unknown lua shebang option: FLAGS=no-writes",
+        "#!js\nreturn 1": "Unexpected engine in script shebang: #!js",
+        "#!lua": "Invalid script shebang",
+    }
+    for body, text in errors.items():
+        for run in (lambda: c.eval(body, 0), lambda: c.script_load(body)):
+            with pytest.raises(redis.ResponseError) as e:
+                run()
+            assert str(e.value) == text, body
+    with pytest.raises(redis.ResponseError) as e:
+        c.eval("#!lua flags=no-writes\nreturn redis.call('set', 'x', '1')", 0)
+    assert str(e.value).startswith("Write commands are not allowed from read-only scripts. script: ")
+    assert str(e.value).endswith(", on @user_script:2."), "the shebang's line counts"
+    with pytest.raises(redis.ResponseError, match="^Can not execute a script with write flag using \\*_ro command.$"):
+        c.eval_ro("#!lua\nreturn 1", 0)
+    assert c.eval_ro("#!lua flags=no-writes\nreturn redis.call('get', 'x')", 0) is None
+    c.set("filler", "x" * 1000)
+    c.config_set("maxmemory", 1)
+    try:
+        with pytest.raises(redis.exceptions.OutOfMemoryError, match="^command not allowed when used memory > 'maxmemory'.$"):
+            c.eval("#!lua\nreturn 1", 0)
+        assert c.eval("#!lua flags=allow-oom\nreturn 1", 0) == 1
+        assert c.eval("#!lua flags=no-writes\nreturn 1", 0) == 1
+        assert c.eval("return 1", 0) == 1, "the compatibility mode is refused only at a write"
+    finally:
+        c.config_set("maxmemory", 0)

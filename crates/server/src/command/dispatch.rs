@@ -503,7 +503,9 @@ pub(super) fn refusal_of_writing_function(ctx: &mut Ctx<'_>, allow_oom: bool) ->
     if !allow_oom && role & role::REPLICA == 0 && ctx.shared.memory.limited() {
         let stats = ctx.stats;
         if crate::evict::make_room(ctx.shared, stats, ctx.now_ms, ctx.rng).is_err() {
-            return Some("OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'".into());
+            // (Redis's processCommand refuses it as any `denyoom` command, with the
+            // same text: a script's flags make it one.)
+            return Some(crate::evict::OOM_ERROR.to_string());
         }
     }
     None

@@ -13,7 +13,10 @@
 //! FUNCTION and FCALL are `functions.rs`, which runs its functions through
 //! [`run_alone`] too.
 //!
-//! Not built: script flags (`#!lua flags=...`), SCRIPT DEBUG,
+//! A script may start with Redis 7's shebang (`#!lua flags=no-writes,allow-oom`): it is
+//! then checked before it runs, as a function is.
+//!
+//! Not built: SCRIPT DEBUG,
 //! the `struct` and `cmsgpack` libraries and cjson's settings functions. While a
 //! script runs, other clients wait for it rather than get -BUSY (their loops wait at
 //! the gates), so SCRIPT KILL never finds one running: a script that has not written
@@ -29,6 +32,7 @@ use super::{container, dispatch, monitor, spec, transactions, BeginSearch, Comma
 use super::key_flags as kf;
 use crate::script::cache::{parse_sha, Sha};
 use crate::script::engine::{self, Called, Script};
+use crate::script::functions::flag;
 
 /// EVAL script numkeys [key ...] [arg ...]
 fn eval(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
@@ -75,16 +79,78 @@ fn script_body(ctx: &Ctx<'_>, a: &[&[u8]], by_sha: bool) -> Result<(Sha, std::sy
     if let Some(body) = cache.get(&sha) {
         return Ok((sha, body));
     }
-    engine::check_compiles(cache.generation(), &sha, a[1]).map_err(CommandError::Owned)?;
+    check_script(cache.generation(), &sha, a[1])?;
     Ok((sha, cache.insert(sha, a[1])))
 }
 
-fn run(ctx: &mut Ctx<'_>, a: &[&[u8]], by_sha: bool, read_only: bool) -> Result<(), CommandError> {
+/// A new script's shebang and code checked (EVAL, SCRIPT LOAD): Redis's error, if any.
+fn check_script(generation: u64, sha: &Sha, body: &[u8]) -> Result<(), CommandError> {
+    shebang_flags(body)?;
+    engine::check_compiles(generation, sha, code_of(body)).map_err(CommandError::Owned)
+}
+
+/// A script's flags from its shebang line (`#!lua flags=no-writes,allow-oom`), as Redis
+/// 7.0 reads it: None without a shebang (the compatibility mode of scripts before 7.0),
+/// or Redis's error text.
+fn shebang_flags(body: &[u8]) -> Result<Option<u8>, CommandError> {
+    if !body.starts_with(b"#!") {
+        return Ok(None);
+    }
+    let Some(end) = body.iter().position(|&b| b == b'\n') else {
+        return Err(CommandError::msg("ERR Invalid script shebang"));
+    };
+    let line = String::from_utf8_lossy(&body[..end]);
+    let mut parts = line.split_ascii_whitespace();
+    let engine = parts.next().unwrap_or("");
+    if engine != "#!lua" {
+        return Err(CommandError::Owned(format!("ERR Unexpected engine in script shebang: {engine}")));
+    }
+    let mut flags = 0u8;
+    for part in parts {
+        let Some(list) = part.strip_prefix("flags=") else {
+            return Err(CommandError::Owned(format!("ERR Unknown lua shebang option: {part}")));
+        };
+        // (`flags=` alone names none; an empty name between commas is refused.)
+        for name in list.split(',').filter(|_| !list.is_empty()) {
+            let Some((bit, _)) = flag::NAMES.iter().find(|(_, n)| *n == name) else {
+                return Err(CommandError::Owned(format!("ERR Unexpected flag in script shebang: {name}")));
+            };
+            flags |= bit;
+        }
+    }
+    Ok(Some(flags))
+}
+
+/// The Lua code of a script: without its shebang line (its newline kept, so that line
+/// numbers stay the script's).
+fn code_of(body: &[u8]) -> &[u8] {
+    if body.starts_with(b"#!") {
+        &body[body.iter().position(|&b| b == b'\n').unwrap_or(body.len())..]
+    } else {
+        body
+    }
+}
+
+fn run(ctx: &mut Ctx<'_>, a: &[&[u8]], by_sha: bool, ro_command: bool) -> Result<(), CommandError> {
     let numkeys = key_count(a)?;
     let (sha, body) = script_body(ctx, a, by_sha)?;
+    // A script with a shebang is checked before it runs, as a function is (its flags);
+    // one without runs in the compatibility mode, refused at its first write instead.
+    let mut read_only = ro_command;
+    if let Some(flags) = shebang_flags(&body)? {
+        read_only |= flags & flag::NO_WRITES != 0;
+        if flags & flag::NO_WRITES == 0 {
+            if ro_command {
+                return Err(CommandError::msg("ERR Can not execute a script with write flag using *_ro command."));
+            }
+            if let Some(text) = dispatch::refusal_of_writing_function(ctx, flags & flag::ALLOW_OOM != 0) {
+                return Err(CommandError::Owned(text));
+            }
+        }
+    }
     let script = Script {
         sha: &sha,
-        body: &body,
+        body: code_of(&body),
         keys: &a[3..3 + numkeys],
         argv: &a[3 + numkeys..],
         proto: ctx.client.proto,
@@ -202,7 +268,7 @@ fn load(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let cache = &ctx.shared.scripts;
     let sha = crate::script::cache::sha1_hex(a[2]);
     if !cache.contains(&sha) {
-        engine::check_compiles(cache.generation(), &sha, a[2]).map_err(CommandError::Owned)?;
+        check_script(cache.generation(), &sha, a[2])?;
         cache.insert(sha, a[2]);
     }
     encode::bulk(ctx.out, &sha);
