@@ -3,8 +3,8 @@
 //!
 //! All operations are parsed and checked first; then a command with a SET or INCRBY
 //! grows the string once to its farthest written bit (creating the key, as Redis does,
-//! even when every write then fails its OVERFLOW FAIL check) and runs the operations in
-//! order under the key's shard lock. A command of GETs only is a read: it changes
+//! even when every write then fails its OVERFLOW FAIL check, which is then logged all
+//! the same, unlike Redis) and runs the operations in order under the key's shard lock. A command of GETs only is a read: it changes
 //! nothing, logs nothing and invalidates no WATCH.
 
 use resp::encode;
@@ -237,6 +237,13 @@ fn bitfield_generic(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool) -> Result<(
     if changes > 0 {
         notify(ctx, class::STRING, "setbit", a[1]);
         ctx.client.changes = Some(changes);
+    } else if dirty {
+        // Every write refused by OVERFLOW FAIL, but the key was created or grown
+        // (zero-filled): logged and propagated all the same, so that the log and the
+        // replicas hold what memory holds; counted as Redis counts it (nothing).
+        // (Redis 7.0.15 neither logs nor propagates it: its AOF and replicas lose the
+        // zero bytes.)
+        ctx.client.changes = Some(0);
     } else {
         ctx.client.changed_nothing = true;
     }
