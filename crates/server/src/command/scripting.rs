@@ -11,7 +11,7 @@
 //! `redis.setresp(3)`), and a SELECT lasts until the script ends.
 //!
 //! FUNCTION and FCALL are `functions.rs`, which runs its functions through
-//! [`run_alone`] too.
+//! `run_alone` too.
 //!
 //! A script may start with Redis 7's shebang (`#!lua flags=no-writes,allow-oom`): it is
 //! then checked before it runs, as a function is.

@@ -1,4 +1,5 @@
-//! One event loop's Lua state, and a script's run in it.
+//! One event loop's Lua state, a script's run in it, and the function libraries
+//! loaded into it.
 //!
 //! Each event loop keeps its own Lua 5.1 state (a state is not shared between threads),
 //! made on its first script and again after SCRIPT FLUSH (the cache's generation
@@ -10,6 +11,14 @@
 //! the result written as the caller's reply (`convert.rs`). `redis.call` and
 //! `redis.pcall` reach the caller's command runner through a thread-local pointer set
 //! for the run's length (`RunnerGuard`).
+//!
+//! Functions: a library's code runs once with Redis 7.0's loading API alone as its
+//! globals (the prelude's `load_library`), which collects what it registers
+//! ([`load_library`] for FUNCTION LOAD's check); each state loads every library again
+//! when the set's generation moved, keeping the callbacks by function name, and an FCALL
+//! calls one with its keys and arguments as two tables ([`run_function`]), under the
+//! same error handler, limits and `redis.call` as a script. The library code's time is
+//! limited to [`LOAD_TIME_LIMIT`] ("FUNCTION LOAD timeout").
 //!
 //! Limits: the state holds at most [`MEMORY_LIMIT`] bytes (past it the script fails
 //! with Lua's "not enough memory" and the server goes on); a script that has not written
