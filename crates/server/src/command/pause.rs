@@ -38,7 +38,9 @@ pub fn postpones(ctx: &Ctx<'_>, spec: &CommandSpec) -> bool {
     }
 }
 
-/// Redis's "may replicate": writes, and PUBLISH (Basalt has no scripts).
+/// Redis's "may replicate": writes, PUBLISH, and EVAL, EVALSHA and FCALL. (Redis reads
+/// a script's or function's flags here and lets a `no-writes` one run; Basalt postpones
+/// it too. EVAL_RO and FCALL_RO run.)
 fn may_change_data(spec: &CommandSpec) -> bool {
     spec.flags & (flags::WRITE | flags::MAY_REPLICATE) != 0
 }
