@@ -133,6 +133,11 @@ CASES = [
     (("EVAL", "redis.call('mset', 'n1', 2^60, 'n2', 123456789012345678, 'n3', 10) "
               "return redis.call('mget', 'n1', 'n2', 'n3')", "0"),
      b"*3\r\n$21\r\n1.152921504606847e+18\r\n$22\r\n1.2345678901234568e+17\r\n$2\r\n10\r\n"),
+    # A number within 2^-52 of an integer is not that integer: 1e-40 is written as
+    # itself (mlua's own reading made it 0), through redis.call and redis.pcall alike.
+    (("EVAL", "redis.call('mset', 't1', 1e-40, 't2', -0.0) redis.pcall('set', 't3', -1e-300) "
+              "return redis.call('mget', 't1', 't2', 't3')", "0"),
+     b"*3\r\n$22\r\n9.9999999999999993e-41\r\n$2\r\n-0\r\n$7\r\n-1e-300\r\n"),
     (("EVAL", "redis.call('select', 1); return redis.call('set','sel','1')", "0"), b"+OK\r\n"),
     (("EXISTS", "sel"), b":0\r\n"),
     (("EVAL", "return {1e20, 0/0}", "0"), b"*2\r\n:-9223372036854775808\r\n:-9223372036854775808\r\n"),

@@ -215,6 +215,7 @@ fn new_state(generation: u64) -> mlua::Result<State> {
     lua.set_app_data(RunState::default());
     super::cjson::install(&lua)?;
     super::bit::install(&lua)?;
+    super::cmsgpack::install(&lua)?;
     let hidden = lua.create_table()?;
     hidden.raw_set("sha1hex", lua.create_function(sha1hex)?)?;
     hidden.raw_set("log", lua.create_function(log)?)?;
@@ -226,7 +227,8 @@ fn new_state(generation: u64) -> mlua::Result<State> {
     redis.raw_set("call", unsafe { lua.create_c_function(raising_call) }?)?;
     let trapping = lua.create_function(trapping_call)?;
     lua.set_named_registry_value(PCALL_KEY, &trapping)?;
-    redis.raw_set("pcall", trapping)?;
+    // SAFETY: `converting_pcall` is a lua_CFunction that keeps Lua's stack discipline.
+    redis.raw_set("pcall", unsafe { lua.create_c_function(converting_pcall) }?)?;
     let run: Function = hidden.raw_get("run")?;
     let load_library: Function = hidden.raw_get("load_library")?;
     let call_function: Function = hidden.raw_get("call_function")?;
@@ -549,6 +551,7 @@ unsafe extern "C-unwind" fn raising_call(state: *mut mlua::ffi::lua_State) -> st
     // skips nothing.
     unsafe {
         let args = ffi::lua_gettop(state);
+        numbers_to_text(state, args);
         ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, PCALL_KEY_C.as_ptr());
         if ffi::lua_type(state, -1) != ffi::LUA_TFUNCTION {
             ffi::lua_pushstring(state, c"ERR redis.call is only available while a script runs".as_ptr());
@@ -564,6 +567,42 @@ unsafe extern "C-unwind" fn raising_call(state: *mut mlua::ffi::lua_State) -> st
             ffi::lua_pop(state, 1);
         }
         1
+    }
+}
+
+/// `redis.pcall(...)`: the registry's `redis.pcall` (mlua's [`trapping_call`]) with the
+/// number arguments made text first, as `redis.call` does.
+unsafe extern "C-unwind" fn converting_pcall(state: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
+    use mlua::ffi;
+    // SAFETY: as `raising_call`.
+    unsafe {
+        let args = ffi::lua_gettop(state);
+        numbers_to_text(state, args);
+        ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, PCALL_KEY_C.as_ptr());
+        ffi::lua_insert(state, 1);
+        ffi::lua_call(state, args, 1);
+        1
+    }
+}
+
+/// Replaces each number among the first `args` stack slots with its text as Redis 7.0
+/// writes a number argument (`%.17g`), read exactly here: mlua reads a number within
+/// 2^-52 of an integer as that integer, so a tiny one (1e-40) came through as 0.
+///
+/// # Safety
+/// Called by a C function of Lua's with at least `args` values on its stack.
+unsafe fn numbers_to_text(state: *mut mlua::ffi::lua_State, args: std::ffi::c_int) {
+    use mlua::ffi;
+    for i in 1..=args {
+        // SAFETY: the caller's contract; the text is pushed by pointer and length.
+        unsafe {
+            if ffi::lua_type(state, i) == ffi::LUA_TNUMBER {
+                let mut buf = [0u8; 32];
+                let text = resp::double::format_g17(ffi::lua_tonumber(state, i), &mut buf);
+                ffi::lua_pushlstring(state, text.as_ptr().cast(), text.len());
+                ffi::lua_replace(state, i);
+            }
+        }
     }
 }
 
