@@ -138,6 +138,24 @@ CASES = [
     (("EVAL", "redis.call('mset', 't1', 1e-40, 't2', -0.0) redis.pcall('set', 't3', -1e-300) "
               "return redis.call('mget', 't1', 't2', 't3')", "0"),
      b"*3\r\n$22\r\n9.9999999999999993e-41\r\n$2\r\n-0\r\n$7\r\n-1e-300\r\n"),
+    # cmsgpack: the smallest integer forms, float32 when exact, arrays for keys 1..n,
+    # maps otherwise, nil past 16 levels; unpacking every form, offsets, errors.
+    (("EVAL", "return cmsgpack.pack(1, -1, 128, 65536, -33, -129, -32769, 4294967296, 1.5, 0.1, 'a', true, nil, "
+              "{1,2}, {a=1}, {}, 1e-40, {1e-40, -0.0})", "0"),
+     b"$74\r\n\x01\xff\xcc\x80\xce\x00\x01\x00\x00\xd0\xdf\xd1\xff\x7f\xd2\xff\xff\x7f\xff\xcf\x00\x00\x00\x01\x00\x00\x00\x00"
+     b"\xca\x3f\xc0\x00\x00\xcb\x3f\xb9\x99\x99\x99\x99\x99\x9a\xa1a\xc3\xc0\x92\x01\x02\x81\xa1a\x01\x90"
+     b"\xcb\x37\xa1\x6c\x26\x27\x77\x57\x9c\x92\xcb\x37\xa1\x6c\x26\x27\x77\x57\x9c\x00\r\n"),
+    (("EVAL", "local t = {} local c = t for i = 1, 20 do c[1] = {} c = c[1] end return cmsgpack.pack(t)", "0"),
+     b"$17\r\n" + b"\x91" * 16 + b"\xc0\r\n"),
+    (("EVAL", "local a, b, c = cmsgpack.unpack(cmsgpack.pack({1, {x='y'}}, 'z', 3.25)) "
+              "return {a[2].x, b, tostring(c), {cmsgpack.unpack_one(cmsgpack.pack(1, 2, 3), 2)}, "
+              "{cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 2)}}", "0"),
+     b"*5\r\n$1\r\ny\r\n$1\r\nz\r\n$4\r\n3.25\r\n*2\r\n:-1\r\n:3\r\n*3\r\n:2\r\n:1\r\n:2\r\n"),
+    (("EVAL", "return cmsgpack.pack()", "0"),
+     b"-ERR user_script:1: bad argument #0 to 'pack' (MessagePack pack needs input.) script: "
+     b"6bc235afa55de88253e203cc5fe5844792e25209, on @user_script:1.\r\n"),
+    (("EVAL", "return cmsgpack.unpack(string.char(0x92, 1))", "0"),
+     b"-ERR user_script:1: Missing bytes in input. script: 921b3185bbd857603091bb32950df6671113c391, on @user_script:1.\r\n"),
     (("EVAL", "redis.call('select', 1); return redis.call('set','sel','1')", "0"), b"+OK\r\n"),
     (("EXISTS", "sel"), b":0\r\n"),
     (("EVAL", "return {1e20, 0/0}", "0"), b"*2\r\n:-9223372036854775808\r\n:-9223372036854775808\r\n"),

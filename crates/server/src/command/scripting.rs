@@ -17,7 +17,7 @@
 //! then checked before it runs, as a function is.
 //!
 //! Not built: SCRIPT DEBUG,
-//! the `struct` and `cmsgpack` libraries and cjson's settings functions. While a
+//! the `struct` library and cjson's settings functions. While a
 //! script runs, other clients wait for it rather than get -BUSY (their loops wait at
 //! the gates), so SCRIPT KILL never finds one running: a script that has not written
 //! is stopped at busy-reply-threshold instead (`script/engine.rs`).

@@ -8,6 +8,7 @@
 
 use mlua::{LightUserData, Lua, MultiValue, Table, Value};
 
+use super::convert::exact_field;
 use super::lib_errors::located;
 
 const MAX_DEPTH: usize = 1000;
@@ -68,7 +69,7 @@ fn encode(lua: &Lua, v: &Value, out: &mut Vec<u8>, depth: usize) -> mlua::Result
                         if i > 1 {
                             out.push(b',');
                         }
-                        encode(lua, &t.raw_get::<Value>(i)?, out, depth)?;
+                        encode(lua, &exact_field(t, i, t.raw_get::<Value>(i)?)?, out, depth)?;
                     }
                     out.push(b']');
                 }
@@ -93,7 +94,7 @@ fn encode(lua: &Lua, v: &Value, out: &mut Vec<u8>, depth: usize) -> mlua::Result
                             }
                         }
                         out.push(b':');
-                        encode(lua, &v, out, depth)?;
+                        encode(lua, &exact_field(t, k, v)?, out, depth)?;
                     }
                     out.push(b'}');
                 }

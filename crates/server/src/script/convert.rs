@@ -366,6 +366,18 @@ pub fn write_result(lua: &Lua, out: &mut Vec<u8>, value: &Value, proto: Proto, r
     }
 }
 
+/// A table field's value with its number read exactly. mlua reads a number within
+/// 2^-52 of an integer as that integer: a tiny one (1e-40) and -0 both come as
+/// `Integer(0)`, which cjson and cmsgpack would write as 0; the field is read again as
+/// a float then.
+pub fn exact_field(t: &mlua::Table, key: impl mlua::IntoLua, value: mlua::Value) -> mlua::Result<mlua::Value> {
+    if !matches!(value, mlua::Value::Integer(0)) {
+        return Ok(value);
+    }
+    let x: f64 = t.raw_get(key)?;
+    Ok(if x != 0.0 || x.is_sign_negative() { mlua::Value::Number(x) } else { value })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@
 mod bit;
 pub mod cache;
 mod cjson;
+mod cmsgpack;
 pub mod convert;
 pub mod engine;
 pub mod functions;
