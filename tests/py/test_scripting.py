@@ -151,6 +151,8 @@ CASES = [
               "return {a[2].x, b, tostring(c), {cmsgpack.unpack_one(cmsgpack.pack(1, 2, 3), 2)}, "
               "{cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 2)}}", "0"),
      b"*5\r\n$1\r\ny\r\n$1\r\nz\r\n$4\r\n3.25\r\n*2\r\n:-1\r\n:3\r\n*3\r\n:2\r\n:1\r\n:2\r\n"),
+    (("EVAL", "return {cjson.encode(1e-40), cjson.encode({1e-40, -0.0})}", "0"),
+     b"*2\r\n$5\r\n1e-40\r\n$10\r\n[1e-40,-0]\r\n"),
     (("EVAL", "return cmsgpack.pack()", "0"),
      b"-ERR user_script:1: bad argument #0 to 'pack' (MessagePack pack needs input.) script: "
      b"6bc235afa55de88253e203cc5fe5844792e25209, on @user_script:1.\r\n"),

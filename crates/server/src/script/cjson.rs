@@ -18,15 +18,17 @@ const SPARSE_SAFE: f64 = 10.0;
 
 pub fn install(lua: &Lua) -> mlua::Result<()> {
     let cjson = lua.create_table()?;
-    cjson.raw_set("encode", lua.create_function(|lua, args: MultiValue| {
-        if args.len() != 1 {
-            return Err(located(lua, "bad argument #1 to 'encode' (expected 1 argument)"));
-        }
+    // `encode(v)` is a C function (`encode_c`) that hands its argument to this one in a
+    // table: read from a table, a number is read exactly (`convert::exact_field`; as an
+    // argument, mlua reads 1e-40 as 0).
+    let encode_boxed = lua.create_function(|lua, boxed: Table| {
         let mut out = Vec::new();
-        let value = args.into_iter().next().unwrap_or(Value::Nil);
-        encode(lua, &value, &mut out, 0)?;
+        encode(lua, &exact_field(&boxed, 1, boxed.raw_get::<Value>(1)?)?, &mut out, 0)?;
         lua.create_string(out)
-    })?)?;
+    })?;
+    lua.set_named_registry_value(ENCODE_KEY, encode_boxed)?;
+    // SAFETY: `encode_c` is a lua_CFunction that keeps Lua's stack discipline.
+    cjson.raw_set("encode", unsafe { lua.create_c_function(encode_c) }?)?;
     cjson.raw_set("decode", lua.create_function(|lua, args: MultiValue| {
         if args.len() != 1 {
             return Err(located(lua, "bad argument #1 to 'decode' (expected 1 argument)"));
@@ -43,6 +45,33 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
     cjson.raw_set("_NAME", "cjson")?;
     cjson.raw_set("_VERSION", "2.1.0")?;
     lua.globals().raw_set("cjson", cjson)
+}
+
+/// Where `encode_c` finds the Rust half of its work (Lua's registry).
+const ENCODE_KEY: &str = "basalt.cjson_encode";
+const ENCODE_KEY_C: &std::ffi::CStr = c"basalt.cjson_encode";
+
+/// `cjson.encode(v)`: `v` in a table, to the registry's Rust function; exactly one
+/// argument, as lua-cjson checks (its error names the script's line).
+unsafe extern "C-unwind" fn encode_c(state: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
+    use mlua::ffi;
+    // SAFETY: Lua calls this with its own state. Only Lua's API is used; no Rust value
+    // with a destructor lives here, so Lua's error jump skips nothing.
+    unsafe {
+        if ffi::lua_gettop(state) != 1 {
+            ffi::luaL_where(state, 1);
+            ffi::lua_pushstring(state, c"bad argument #1 to 'encode' (expected 1 argument)".as_ptr());
+            ffi::lua_concat(state, 2);
+            ffi::lua_error(state);
+        }
+        ffi::lua_createtable(state, 1, 0);
+        ffi::lua_insert(state, 1);
+        ffi::lua_rawseti(state, 1, 1);
+        ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, ENCODE_KEY_C.as_ptr());
+        ffi::lua_insert(state, 1);
+        ffi::lua_call(state, 1, 1);
+        1
+    }
 }
 
 /// `cjson.null`: a NULL light userdata, as lua-cjson's.

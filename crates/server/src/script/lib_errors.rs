@@ -7,8 +7,10 @@ use mlua::{Lua, Value};
 /// `msg` raised from a library function, prefixed with the place of the Lua code that
 /// called it (as luaL_error does).
 pub fn located(lua: &Lua, msg: &str) -> mlua::Error {
-    // Level 0 is the library function itself; 1 is its caller.
-    let place = lua.inspect_stack(1).and_then(|frame| {
+    // Level 0 is the library function itself; 1 is its caller, or the C function that
+    // stands in front of it (`cjson.encode`, `cmsgpack.pack`), whose caller is next.
+    let place = (1..=2).find_map(|level| {
+        let frame = lua.inspect_stack(level)?;
         let line = frame.curr_line();
         let src = frame.source().short_src.map(|s| s.into_owned())?;
         (line > 0).then(|| format!("{src}:{line}: "))
