@@ -153,6 +153,13 @@ CASES = [
      b"*5\r\n$1\r\ny\r\n$1\r\nz\r\n$4\r\n3.25\r\n*2\r\n:-1\r\n:3\r\n*3\r\n:2\r\n:1\r\n:2\r\n"),
     (("EVAL", "return {cjson.encode(1e-40), cjson.encode({1e-40, -0.0})}", "0"),
      b"*2\r\n$5\r\n1e-40\r\n$10\r\n[1e-40,-0]\r\n"),
+    # A library's error caught with pcall is a plain string, as Lua's C libraries raise
+    # it: no script line, and '?' for the function's name (pcall called it).
+    (("EVAL", "local ok, e = pcall(cjson.decode, '{bad') local ok2, e2 = pcall(bit.tohex, 'x') "
+              "local ok3, e3 = pcall(cmsgpack.pack) return {tostring(ok), e, e2, e3}", "0"),
+     b"*4\r\n$5\r\nfalse\r\n$65\r\nExpected object key string but found invalid token at character 2\r\n"
+     b"$52\r\nbad argument #1 to '?' (number expected, got string)\r\n"
+     b"$54\r\nbad argument #0 to '?' (MessagePack pack needs input.)\r\n"),
     (("EVAL", "return cmsgpack.pack()", "0"),
      b"-ERR user_script:1: bad argument #0 to 'pack' (MessagePack pack needs input.) script: "
      b"6bc235afa55de88253e203cc5fe5844792e25209, on @user_script:1.\r\n"),

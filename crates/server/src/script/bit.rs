@@ -6,7 +6,7 @@
 
 use mlua::{Lua, MultiValue, Table, Value};
 
-use super::lib_errors::number_arg;
+use super::lib_errors::{number_arg, plain_function};
 
 /// BitOp's normalisation: the low 32 bits of `x + 2^52 + 2^51` (which rounds `x` to an
 /// integer, ties to even, and wraps it), as a signed number.
@@ -31,21 +31,21 @@ type Op = fn(i32, i32) -> i32;
 
 pub fn install(lua: &Lua) -> mlua::Result<()> {
     let bit = lua.create_table()?;
-    bit.raw_set("tobit", lua.create_function(|lua, args: MultiValue| {
+    bit.raw_set("tobit", plain_function(lua, |lua, args: MultiValue| {
         let args: Vec<Value> = args.into_iter().collect();
         Ok(tobit(number_arg(lua, &args, 1, "tobit")?))
     })?)?;
-    bit.raw_set("tohex", lua.create_function(|lua, args: MultiValue| {
+    bit.raw_set("tohex", plain_function(lua, |lua, args: MultiValue| {
         let args: Vec<Value> = args.into_iter().collect();
         let x = number_arg(lua, &args, 1, "tohex")?;
         let n = if args.len() >= 2 && !matches!(args[1], Value::Nil) { Some(number_arg(lua, &args, 2, "tohex")?) } else { None };
         Ok(tohex(x, n))
     })?)?;
-    bit.raw_set("bnot", lua.create_function(|lua, args: MultiValue| {
+    bit.raw_set("bnot", plain_function(lua, |lua, args: MultiValue| {
         let args: Vec<Value> = args.into_iter().collect();
         Ok(!tobit(number_arg(lua, &args, 1, "bnot")?))
     })?)?;
-    bit.raw_set("bswap", lua.create_function(|lua, args: MultiValue| {
+    bit.raw_set("bswap", plain_function(lua, |lua, args: MultiValue| {
         let args: Vec<Value> = args.into_iter().collect();
         Ok(tobit(number_arg(lua, &args, 1, "bswap")?).swap_bytes())
     })?)?;
@@ -62,7 +62,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
 
 /// band, bor, bxor: one or more numbers folded with `op`.
 fn fold(lua: &Lua, bit: &Table, name: &'static str, op: Op) -> mlua::Result<()> {
-    bit.raw_set(name, lua.create_function(move |lua, args: MultiValue| {
+    bit.raw_set(name, plain_function(lua, move |lua, args: MultiValue| {
         let args: Vec<Value> = args.into_iter().collect();
         let mut acc = tobit(number_arg(lua, &args, 1, name)?);
         for i in 2..=args.len() {
@@ -74,7 +74,7 @@ fn fold(lua: &Lua, bit: &Table, name: &'static str, op: Op) -> mlua::Result<()> 
 
 /// The shifts and rotations: a number and a count.
 fn shift(lua: &Lua, bit: &Table, name: &'static str, op: Op) -> mlua::Result<()> {
-    bit.raw_set(name, lua.create_function(move |lua, args: MultiValue| {
+    bit.raw_set(name, plain_function(lua, move |lua, args: MultiValue| {
         let args: Vec<Value> = args.into_iter().collect();
         let x = tobit(number_arg(lua, &args, 1, name)?);
         let n = tobit(number_arg(lua, &args, 2, name)?);

@@ -9,7 +9,7 @@
 use mlua::{LightUserData, Lua, MultiValue, Table, Value};
 
 use super::convert::exact_field;
-use super::lib_errors::located;
+use super::lib_errors::{called_as, called_by_lua, located, marked_function, plain_function, raise_if_marked};
 
 const MAX_DEPTH: usize = 1000;
 /// An array may have at most this many times as many slots as values (past 10 slots).
@@ -21,7 +21,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
     // `encode(v)` is a C function (`encode_c`) that hands its argument to this one in a
     // table: read from a table, a number is read exactly (`convert::exact_field`; as an
     // argument, mlua reads 1e-40 as 0).
-    let encode_boxed = lua.create_function(|lua, boxed: Table| {
+    let encode_boxed = marked_function(lua, |lua, boxed: Table| {
         let mut out = Vec::new();
         encode(lua, &exact_field(&boxed, 1, boxed.raw_get::<Value>(1)?)?, &mut out, 0)?;
         lua.create_string(out)
@@ -29,14 +29,14 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
     lua.set_named_registry_value(ENCODE_KEY, encode_boxed)?;
     // SAFETY: `encode_c` is a lua_CFunction that keeps Lua's stack discipline.
     cjson.raw_set("encode", unsafe { lua.create_c_function(encode_c) }?)?;
-    cjson.raw_set("decode", lua.create_function(|lua, args: MultiValue| {
+    cjson.raw_set("decode", plain_function(lua, |lua, args: MultiValue| {
         if args.len() != 1 {
-            return Err(located(lua, "bad argument #1 to 'decode' (expected 1 argument)"));
+            return Err(located(lua, &format!("bad argument #1 to '{}' (expected 1 argument)", called_as(lua, "decode"))));
         }
         let value = args.into_iter().next().unwrap_or(Value::Nil);
         let type_name = value.type_name();
         let Some(text) = lua.coerce_string(value)? else {
-            return Err(located(lua, &format!("bad argument #1 to 'decode' (string expected, got {type_name})")));
+            return Err(located(lua, &format!("bad argument #1 to '{}' (string expected, got {type_name})", called_as(lua, "decode"))));
         };
         let text = text.as_bytes().to_vec();
         Decoder { lua, s: &text, pos: 0, depth: 0 }.document()
@@ -60,7 +60,12 @@ unsafe extern "C-unwind" fn encode_c(state: *mut mlua::ffi::lua_State) -> std::f
     unsafe {
         if ffi::lua_gettop(state) != 1 {
             ffi::luaL_where(state, 1);
-            ffi::lua_pushstring(state, c"bad argument #1 to 'encode' (expected 1 argument)".as_ptr());
+            let text = if called_by_lua(state) {
+                c"bad argument #1 to 'encode' (expected 1 argument)"
+            } else {
+                c"bad argument #1 to '?' (expected 1 argument)"
+            };
+            ffi::lua_pushstring(state, text.as_ptr());
             ffi::lua_concat(state, 2);
             ffi::lua_error(state);
         }
@@ -69,8 +74,9 @@ unsafe extern "C-unwind" fn encode_c(state: *mut mlua::ffi::lua_State) -> std::f
         ffi::lua_rawseti(state, 1, 1);
         ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, ENCODE_KEY_C.as_ptr());
         ffi::lua_insert(state, 1);
-        ffi::lua_call(state, 1, 1);
-        1
+        ffi::lua_call(state, 1, ffi::LUA_MULTRET);
+        raise_if_marked(state);
+        ffi::lua_gettop(state)
     }
 }
 

@@ -15,7 +15,7 @@
 use mlua::{Lua, MultiValue, Table, Value};
 
 use super::convert::exact_field;
-use super::lib_errors::located;
+use super::lib_errors::{called_as, called_by_lua, located, marked_function, plain_function, raise_if_marked};
 
 /// Tables nested deeper than this are packed as nil (lua-cmsgpack's guard against
 /// cycles).
@@ -29,7 +29,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
     // `pack(...)` is a C function (`pack`) that hands its arguments to this one in a
     // table with their count: read from a table, a number is read exactly
     // (`convert::exact_field`; as arguments, mlua reads 1e-40 as 0).
-    let pack_table = lua.create_function(|lua, (args, n): (Table, usize)| {
+    let pack_table = marked_function(lua, |lua, (args, n): (Table, usize)| {
         let mut out = Vec::new();
         for i in 1..=n {
             encode(&exact_field(&args, i, args.raw_get::<Value>(i)?)?, &mut out, 0)?;
@@ -39,19 +39,19 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
     lua.set_named_registry_value(PACK_TABLE_KEY, pack_table)?;
     // SAFETY: `pack` is a lua_CFunction that keeps Lua's stack discipline.
     m.raw_set("pack", unsafe { lua.create_c_function(pack) }?)?;
-    m.raw_set("unpack", lua.create_function(|lua, args: MultiValue| unpack(lua, args, "unpack", None))?)?;
-    m.raw_set("unpack_one", lua.create_function(|lua, args: MultiValue| unpack(lua, args, "unpack_one", Some(1)))?)?;
-    m.raw_set("unpack_limit", lua.create_function(|lua, args: MultiValue| {
+    m.raw_set("unpack", plain_function(lua, |lua, args: MultiValue| unpack(lua, args, "unpack", None))?)?;
+    m.raw_set("unpack_one", plain_function(lua, |lua, args: MultiValue| unpack(lua, args, "unpack_one", Some(1)))?)?;
+    m.raw_set("unpack_limit", plain_function(lua, |lua, args: MultiValue| {
         let limit = match args.get(1) {
             Some(Value::Integer(n)) => *n,
             Some(Value::Number(x)) => *x as i64,
             Some(v @ Value::String(_)) => match lua.coerce_number(v.clone())? {
                 Some(x) => x as i64,
-                None => return Err(located(lua, "bad argument #2 to 'unpack_limit' (number expected, got string)")),
+                None => return Err(located(lua, &format!("bad argument #2 to '{}' (number expected, got string)", called_as(lua, "unpack_limit")))),
             },
             other => {
                 let got = other.map_or("no value", |v| if matches!(v, Value::Nil) { "nil" } else { v.type_name() });
-                return Err(located(lua, &format!("bad argument #2 to 'unpack_limit' (number expected, got {got})")));
+                return Err(located(lua, &format!("bad argument #2 to '{}' (number expected, got {got})", called_as(lua, "unpack_limit"))));
             }
         };
         let mut rest: Vec<Value> = args.into_iter().collect();
@@ -83,7 +83,12 @@ unsafe extern "C-unwind" fn pack(state: *mut mlua::ffi::lua_State) -> std::ffi::
         let n = ffi::lua_gettop(state);
         if n == 0 {
             ffi::luaL_where(state, 1);
-            ffi::lua_pushstring(state, c"bad argument #0 to 'pack' (MessagePack pack needs input.)".as_ptr());
+            let text = if called_by_lua(state) {
+                c"bad argument #0 to 'pack' (MessagePack pack needs input.)"
+            } else {
+                c"bad argument #0 to '?' (MessagePack pack needs input.)"
+            };
+            ffi::lua_pushstring(state, text.as_ptr());
             ffi::lua_concat(state, 2);
             ffi::lua_error(state);
         }
@@ -92,11 +97,15 @@ unsafe extern "C-unwind" fn pack(state: *mut mlua::ffi::lua_State) -> std::ffi::
             ffi::lua_pushvalue(state, i);
             ffi::lua_rawseti(state, -2, ffi::lua_Integer::from(i));
         }
+        // The table alone on the stack, then the function, the table and the count.
+        ffi::lua_replace(state, 1);
+        ffi::lua_settop(state, 1);
         ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, PACK_TABLE_KEY_C.as_ptr());
-        ffi::lua_insert(state, -2);
+        ffi::lua_insert(state, 1);
         ffi::lua_pushinteger(state, ffi::lua_Integer::from(n));
-        ffi::lua_call(state, 2, 1);
-        1
+        ffi::lua_call(state, 2, ffi::LUA_MULTRET);
+        raise_if_marked(state);
+        ffi::lua_gettop(state)
     }
 }
 
@@ -232,11 +241,16 @@ fn table(t: &Table, out: &mut Vec<u8>, level: usize) -> mlua::Result<()> {
 /// limit already taken out of `args`): every value (no limit), or the next offset (-1
 /// once the input is used up) then at most `limit` values.
 fn unpack(lua: &Lua, args: MultiValue, function: &str, limit: Option<i64>) -> mlua::Result<MultiValue> {
+    let given = !args.is_empty();
     let mut args = args.into_iter();
     let first = args.next().unwrap_or(Value::Nil);
-    let type_name = if matches!(first, Value::Nil) { "nil" } else { first.type_name() };
+    let type_name = match first {
+        Value::Nil if !given => "no value",
+        Value::Nil => "nil",
+        _ => first.type_name(),
+    };
     let Some(s) = lua.coerce_string(first)? else {
-        return Err(located(lua, &format!("bad argument #1 to '{function}' (string expected, got {type_name})")));
+        return Err(located(lua, &format!("bad argument #1 to '{}' (string expected, got {type_name})", called_as(lua, function))));
     };
     let s = s.as_bytes().to_vec();
     let offset = match (limit, args.next()) {

@@ -1,21 +1,128 @@
-//! Errors of the libraries written in Rust (`cjson`, `bit`, `redis.*`) as Lua's C
-//! libraries word them: the calling script line first ("user_script:1: "), and
-//! luaL_argerror's "bad argument #n to 'f' (...)".
+//! Errors of the libraries written in Rust (`cjson`, `bit`, `cmsgpack`) as Lua's C
+//! libraries raise them: plain strings (what `pcall` gets), the calling script line
+//! first when a script called the function ("user_script:1: "; none through `pcall`),
+//! and luaL_argerror's "bad argument #n to 'f' (...)" ('?' through `pcall`).
+//!
+//! An error an mlua function raises is mlua's own value (a userdata with a traceback),
+//! so these functions do not raise: [`plain_function`] makes them return a marker and
+//! the text, and a C closure in front raises the text as Lua's C libraries do.
 
-use mlua::{Lua, Value};
+use mlua::{FromLuaMulti, Function, IntoLuaMulti, LightUserData, Lua, MultiValue, Value};
 
-/// `msg` raised from a library function, prefixed with the place of the Lua code that
-/// called it (as luaL_error does).
-pub fn located(lua: &Lua, msg: &str) -> mlua::Error {
-    // Level 0 is the library function itself; 1 is its caller, or the C function that
-    // stands in front of it (`cjson.encode`, `cmsgpack.pack`), whose caller is next.
-    let place = (1..=2).find_map(|level| {
-        let frame = lua.inspect_stack(level)?;
-        let line = frame.curr_line();
-        let src = frame.source().short_src.map(|s| s.into_owned())?;
-        (line > 0).then(|| format!("{src}:{line}: "))
-    });
-    mlua::Error::RuntimeError(format!("{}{msg}", place.unwrap_or_default()))
+/// Marks an error text returned by a library function (its address, as a light
+/// userdata, is what the C closures look for).
+static ERROR_MARKER: u8 = 0;
+
+fn error_marker() -> *mut std::ffi::c_void {
+    std::ptr::addr_of!(ERROR_MARKER) as *mut std::ffi::c_void
+}
+
+/// A library function whose errors reach Lua as Lua's C libraries raise them (see the
+/// module's header).
+pub fn plain_function<A, R, F>(lua: &Lua, f: F) -> mlua::Result<Function>
+where
+    A: FromLuaMulti,
+    R: IntoLuaMulti,
+    F: Fn(&Lua, A) -> mlua::Result<R> + mlua::MaybeSend + 'static,
+{
+    let inner = marked_function(lua, f)?;
+    // SAFETY: pushes a C closure over the function given; `raising_closure` keeps Lua's
+    // stack discipline.
+    unsafe { lua.exec_raw::<Function>(inner, |l| mlua::ffi::lua_pushcclosure(l, raising_closure, 1)) }
+}
+
+/// `f` as an mlua function that returns the marker and its error's text instead of
+/// raising it (for a C function of this crate's to raise: [`raise_if_marked`]).
+pub fn marked_function<A, R, F>(lua: &Lua, f: F) -> mlua::Result<Function>
+where
+    A: FromLuaMulti,
+    R: IntoLuaMulti,
+    F: Fn(&Lua, A) -> mlua::Result<R> + mlua::MaybeSend + 'static,
+{
+    lua.create_function(move |lua, args: A| match f(lua, args) {
+        Ok(r) => r.into_lua_multi(lua),
+        Err(e) => {
+            let marker = Value::LightUserData(LightUserData(error_marker()));
+            let text = Value::String(lua.create_string(root_text(&e))?);
+            Ok(MultiValue::from_iter([marker, text]))
+        }
+    })
+}
+
+fn root_text(e: &mlua::Error) -> String {
+    match e {
+        mlua::Error::CallbackError { cause, .. } => root_text(cause),
+        mlua::Error::RuntimeError(m) => m.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The C closure in front of a [`plain_function`]: calls it (upvalue 1) with every
+/// argument, and returns its results or raises its marked error.
+unsafe extern "C-unwind" fn raising_closure(l: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
+    use mlua::ffi;
+    // SAFETY: Lua calls this with its own state; only Lua's API is used and no Rust
+    // value with a destructor lives here.
+    unsafe {
+        let n = ffi::lua_gettop(l);
+        ffi::lua_pushvalue(l, ffi::lua_upvalueindex(1));
+        ffi::lua_insert(l, 1);
+        ffi::lua_call(l, n, ffi::LUA_MULTRET);
+        raise_if_marked(l);
+        ffi::lua_gettop(l)
+    }
+}
+
+/// After a call of a [`marked_function`] whose results are the whole stack: raises its
+/// error, if it returned one, with the caller's place first (luaL_error's `where`:
+/// the script's line, nothing for a C caller such as `pcall`).
+///
+/// # Safety
+/// Called from a C function of Lua's, the call's results making up its stack.
+pub unsafe fn raise_if_marked(l: *mut mlua::ffi::lua_State) {
+    use mlua::ffi;
+    // SAFETY: the caller's contract.
+    unsafe {
+        if ffi::lua_gettop(l) == 2 && ffi::lua_type(l, 1) == ffi::LUA_TLIGHTUSERDATA && ffi::lua_touserdata(l, 1) == error_marker() {
+            ffi::luaL_where(l, 1);
+            ffi::lua_pushvalue(l, 2);
+            ffi::lua_concat(l, 2);
+            ffi::lua_error(l);
+        }
+    }
+}
+
+/// Whether the C function running was called by Lua code (a script) rather than by a C
+/// function such as `pcall`: luaL_argerror then names it '?'.
+///
+/// # Safety
+/// Called from a C function of Lua's, with its state.
+pub unsafe fn called_by_lua(l: *mut mlua::ffi::lua_State) -> bool {
+    use mlua::ffi;
+    // SAFETY: the caller's contract; `lua_Debug` is plain data, zeroed as C does.
+    unsafe {
+        let mut ar: ffi::lua_Debug = std::mem::zeroed();
+        if ffi::lua_getstack(l, 1, &mut ar) == 0 {
+            return false;
+        }
+        ffi::lua_getinfo(l, c"S".as_ptr(), &mut ar);
+        !ar.what.is_null() && std::ffi::CStr::from_ptr(ar.what).to_bytes() != b"C"
+    }
+}
+
+/// A library function's error `msg` (the place is added where it is raised:
+/// [`raise_if_marked`]).
+pub fn located(_lua: &Lua, msg: &str) -> mlua::Error {
+    mlua::Error::RuntimeError(msg.to_string())
+}
+
+/// The name a library function's argument error gives it: its own when a script
+/// called it, '?' when a C function did (`pcall(bit.tohex, ...)`), as Lua's
+/// luaL_argerror finds it.
+pub fn called_as<'a>(lua: &Lua, name: &'a str) -> &'a str {
+    // Level 0 is the Rust function, 1 the C closure in front of it, 2 its caller.
+    let from_lua = lua.inspect_stack(2).is_some_and(|frame| frame.source().what != "C");
+    if from_lua { name } else { "?" }
 }
 
 /// Argument `n` (from 1) of `function` as a number, with Lua's coercion of numeric
@@ -32,5 +139,5 @@ pub fn number_arg(lua: &Lua, args: &[Value], n: usize, function: &str) -> mlua::
         Value::Nil if n > args.len() => "no value",
         other => other.type_name(),
     };
-    Err(located(lua, &format!("bad argument #{n} to '{function}' (number expected, got {got})")))
+    Err(located(lua, &format!("bad argument #{n} to '{}' (number expected, got {got})", called_as(lua, function))))
 }
