@@ -160,6 +160,11 @@ CASES = [
      b"*4\r\n$5\r\nfalse\r\n$65\r\nExpected object key string but found invalid token at character 2\r\n"
      b"$52\r\nbad argument #1 to '?' (number expected, got string)\r\n"
      b"$54\r\nbad argument #0 to '?' (MessagePack pack needs input.)\r\n"),
+    # More results through pcall than a C frame's slack (a debug build's Lua checks
+    # aborted the server here).
+    (("EVAL", "local t = {} for i = 1, 40 do t[i] = i end "
+              "return {#{pcall(unpack, t)}, #{pcall(cmsgpack.unpack, string.rep('z', 40))}}", "0"),
+     b"*2\r\n:41\r\n:41\r\n"),
     (("EVAL", "return cmsgpack.pack()", "0"),
      b"-ERR user_script:1: bad argument #0 to 'pack' (MessagePack pack needs input.) script: "
      b"6bc235afa55de88253e203cc5fe5844792e25209, on @user_script:1.\r\n"),
