@@ -9,7 +9,7 @@
 use mlua::{LightUserData, Lua, MultiValue, Table, Value};
 
 use super::convert::exact_field;
-use super::lib_errors::{called_as, called_by_lua, located, marked_function, plain_function, raise_if_marked};
+use super::lib_errors::{called_as, located, marked_function, plain_function, raise_argument_error, raise_if_marked};
 
 const MAX_DEPTH: usize = 1000;
 /// An array may have at most this many times as many slots as values (past 10 slots).
@@ -59,15 +59,7 @@ unsafe extern "C-unwind" fn encode_c(state: *mut mlua::ffi::lua_State) -> std::f
     // with a destructor lives here, so Lua's error jump skips nothing.
     unsafe {
         if ffi::lua_gettop(state) != 1 {
-            ffi::luaL_where(state, 1);
-            let text = if called_by_lua(state) {
-                c"bad argument #1 to 'encode' (expected 1 argument)"
-            } else {
-                c"bad argument #1 to '?' (expected 1 argument)"
-            };
-            ffi::lua_pushstring(state, text.as_ptr());
-            ffi::lua_concat(state, 2);
-            ffi::lua_error(state);
+            raise_argument_error(state, c"bad argument #1 to 'encode' (expected 1 argument)", c"bad argument #1 to '?' (expected 1 argument)");
         }
         ffi::lua_createtable(state, 1, 0);
         ffi::lua_insert(state, 1);

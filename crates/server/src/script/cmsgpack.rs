@@ -15,7 +15,7 @@
 use mlua::{Lua, MultiValue, Table, Value};
 
 use super::convert::exact_field;
-use super::lib_errors::{called_as, called_by_lua, located, marked_function, plain_function, raise_if_marked};
+use super::lib_errors::{called_as, located, marked_function, plain_function, raise_argument_error, raise_if_marked};
 
 /// Tables nested deeper than this are packed as nil (lua-cmsgpack's guard against
 /// cycles).
@@ -82,15 +82,7 @@ unsafe extern "C-unwind" fn pack(state: *mut mlua::ffi::lua_State) -> std::ffi::
     unsafe {
         let n = ffi::lua_gettop(state);
         if n == 0 {
-            ffi::luaL_where(state, 1);
-            let text = if called_by_lua(state) {
-                c"bad argument #0 to 'pack' (MessagePack pack needs input.)"
-            } else {
-                c"bad argument #0 to '?' (MessagePack pack needs input.)"
-            };
-            ffi::lua_pushstring(state, text.as_ptr());
-            ffi::lua_concat(state, 2);
-            ffi::lua_error(state);
+            raise_argument_error(state, c"bad argument #0 to 'pack' (MessagePack pack needs input.)", c"bad argument #0 to '?' (MessagePack pack needs input.)");
         }
         ffi::lua_createtable(state, n, 0);
         for i in 1..=n {

@@ -110,6 +110,24 @@ pub unsafe fn called_by_lua(l: *mut mlua::ffi::lua_State) -> bool {
     }
 }
 
+/// Raises an argument error from a C function of a library, as luaL_argerror words it:
+/// the caller's place first, and the function's name when a script called it (`named`),
+/// '?' when a C function did (`anonymous`).
+///
+/// # Safety
+/// Called from a C function of Lua's, with its state; does not return.
+pub unsafe fn raise_argument_error(l: *mut mlua::ffi::lua_State, named: &std::ffi::CStr, anonymous: &std::ffi::CStr) {
+    use mlua::ffi;
+    // SAFETY: the caller's contract.
+    unsafe {
+        ffi::luaL_where(l, 1);
+        let text = if called_by_lua(l) { named } else { anonymous };
+        ffi::lua_pushstring(l, text.as_ptr());
+        ffi::lua_concat(l, 2);
+        ffi::lua_error(l);
+    }
+}
+
 /// A library function's error `msg` (the place is added where it is raised:
 /// [`raise_if_marked`]).
 pub fn located(_lua: &Lua, msg: &str) -> mlua::Error {
