@@ -111,21 +111,37 @@ fn ssubscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// SUNSUBSCRIBE [shardchannel ...] — one confirmation per shard channel (all when
 /// none given).
 fn sunsubscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let id = ctx.client.info.id;
-    let targets: Vec<Vec<u8>> =
-        if a.len() > 1 { a[1..].iter().map(|c| c.to_vec()).collect() } else { ctx.client.subs.shard_channels.clone() };
-    if targets.is_empty() {
-        frame(ctx, b"sunsubscribe", None, ctx.client.subs.shard_channels.len());
-    }
-    for ch in targets {
-        if let Some(i) = ctx.client.subs.shard_channels.iter().position(|c| *c == ch) {
-            ctx.client.subs.shard_channels.remove(i);
-            remove_from(&mut ctx.shared.pubsub.lock().shard_channels, &ch, id);
-        }
-        let n = ctx.client.subs.shard_channels.len();
-        frame(ctx, b"sunsubscribe", Some(&ch), n);
-    }
+    let remove = |shared: &Shared, ch: &[u8], id: u64| remove_from(&mut shared.pubsub.lock().shard_channels, ch, id);
+    unsubscribe_generic(ctx, a, b"sunsubscribe", |s| &mut s.shard_channels, remove, |s| s.shard_channels.len());
     Ok(())
+}
+
+/// UNSUBSCRIBE, PUNSUBSCRIBE and SUNSUBSCRIBE: each name given (every one of the
+/// client's `list` when none), dropped if subscribed, and confirmed with the count
+/// `count` gives after it (a confirmation without a name when there is none).
+fn unsubscribe_generic(
+    ctx: &mut Ctx<'_>,
+    a: &[&[u8]],
+    kind: &[u8],
+    list: fn(&mut Subscriptions) -> &mut Vec<Vec<u8>>,
+    remove: impl Fn(&Shared, &[u8], u64),
+    count: fn(&Subscriptions) -> usize,
+) {
+    let id = ctx.client.info.id;
+    let targets: Vec<Vec<u8>> = if a.len() > 1 { a[1..].iter().map(|c| c.to_vec()).collect() } else { list(&mut ctx.client.subs).clone() };
+    if targets.is_empty() {
+        let n = count(&ctx.client.subs);
+        frame(ctx, kind, None, n);
+    }
+    for name in targets {
+        let subscribed = list(&mut ctx.client.subs);
+        if let Some(i) = subscribed.iter().position(|c| *c == name) {
+            subscribed.remove(i);
+            remove(ctx.shared, &name, id);
+        }
+        let n = count(&ctx.client.subs);
+        frame(ctx, kind, Some(&name), n);
+    }
 }
 
 fn remove_pattern(shared: &Shared, pat: &[u8], id: u64) {
@@ -140,41 +156,13 @@ fn remove_pattern(shared: &Shared, pat: &[u8], id: u64) {
 
 /// UNSUBSCRIBE [channel ...] — one confirmation per channel (all when none given).
 fn unsubscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let id = ctx.client.info.id;
-    let targets: Vec<Vec<u8>> =
-        if a.len() > 1 { a[1..].iter().map(|c| c.to_vec()).collect() } else { ctx.client.subs.channels.clone() };
-    if targets.is_empty() {
-        let n = ctx.client.subs.plain_count();
-        frame(ctx, b"unsubscribe", None, n);
-    }
-    for ch in targets {
-        if let Some(i) = ctx.client.subs.channels.iter().position(|c| *c == ch) {
-            ctx.client.subs.channels.remove(i);
-            remove_channel(ctx.shared, &ch, id);
-        }
-        let n = ctx.client.subs.plain_count();
-        frame(ctx, b"unsubscribe", Some(&ch), n);
-    }
+    unsubscribe_generic(ctx, a, b"unsubscribe", |s| &mut s.channels, remove_channel, Subscriptions::plain_count);
     Ok(())
 }
 
 /// PUNSUBSCRIBE [pattern ...] — one confirmation per pattern (all when none given).
 fn punsubscribe(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
-    let id = ctx.client.info.id;
-    let targets: Vec<Vec<u8>> =
-        if a.len() > 1 { a[1..].iter().map(|c| c.to_vec()).collect() } else { ctx.client.subs.patterns.clone() };
-    if targets.is_empty() {
-        let n = ctx.client.subs.plain_count();
-        frame(ctx, b"punsubscribe", None, n);
-    }
-    for pat in targets {
-        if let Some(i) = ctx.client.subs.patterns.iter().position(|p| *p == pat) {
-            ctx.client.subs.patterns.remove(i);
-            remove_pattern(ctx.shared, &pat, id);
-        }
-        let n = ctx.client.subs.plain_count();
-        frame(ctx, b"punsubscribe", Some(&pat), n);
-    }
+    unsubscribe_generic(ctx, a, b"punsubscribe", |s| &mut s.patterns, remove_pattern, Subscriptions::plain_count);
     Ok(())
 }
 

@@ -86,7 +86,7 @@ fn script_body(ctx: &Ctx<'_>, a: &[&[u8]], by_sha: bool) -> Result<(Sha, std::sy
 /// A new script's shebang and code checked (EVAL, SCRIPT LOAD): Redis's error, if any.
 fn check_script(generation: u64, sha: &Sha, body: &[u8]) -> Result<(), CommandError> {
     shebang_flags(body)?;
-    engine::check_compiles(generation, sha, code_of(body)).map_err(CommandError::Owned)
+    engine::check_compiles(generation, sha, engine::code_after_shebang(body)).map_err(CommandError::Owned)
 }
 
 /// A script's flags from its shebang line (`#!lua flags=no-writes,allow-oom`), as Redis
@@ -121,16 +121,6 @@ fn shebang_flags(body: &[u8]) -> Result<Option<u8>, CommandError> {
     Ok(Some(flags))
 }
 
-/// The Lua code of a script: without its shebang line (its newline kept, so that line
-/// numbers stay the script's).
-fn code_of(body: &[u8]) -> &[u8] {
-    if body.starts_with(b"#!") {
-        &body[body.iter().position(|&b| b == b'\n').unwrap_or(body.len())..]
-    } else {
-        body
-    }
-}
-
 fn run(ctx: &mut Ctx<'_>, a: &[&[u8]], by_sha: bool, ro_command: bool) -> Result<(), CommandError> {
     let numkeys = key_count(a)?;
     let (sha, body) = script_body(ctx, a, by_sha)?;
@@ -150,7 +140,7 @@ fn run(ctx: &mut Ctx<'_>, a: &[&[u8]], by_sha: bool, ro_command: bool) -> Result
     }
     let script = Script {
         sha: &sha,
-        body: code_of(&body),
+        body: engine::code_after_shebang(&body),
         keys: &a[3..3 + numkeys],
         argv: &a[3 + numkeys..],
         proto: ctx.client.proto,

@@ -326,35 +326,21 @@ impl Decoder<'_> {
             0xc2 => Value::Boolean(false),
             0xca => Value::Number(f64::from(f32::from_bits(self.be(4)? as u32))),
             0xcb => Value::Number(f64::from_bits(self.be(8)?)),
+            // The sized forms: str8/16/32 (a length of 1, 2 or 4 bytes), array16/32 and
+            // map16/32 (2 or 4).
             0xa0..=0xbf => self.string(usize::from(tag & 0x1f))?,
-            0xd9 => {
-                let n = self.be(1)? as usize;
-                self.string(n)?
-            }
-            0xda => {
-                let n = self.be(2)? as usize;
-                self.string(n)?
-            }
-            0xdb => {
-                let n = self.be(4)? as usize;
+            0xd9..=0xdb => {
+                let n = self.be(1 << (tag - 0xd9))? as usize;
                 self.string(n)?
             }
             0x90..=0x9f => self.array(usize::from(tag & 0x0f))?,
-            0xdc => {
-                let n = self.be(2)? as usize;
-                self.array(n)?
-            }
-            0xdd => {
-                let n = self.be(4)? as usize;
+            0xdc | 0xdd => {
+                let n = self.be(2 << (tag - 0xdc))? as usize;
                 self.array(n)?
             }
             0x80..=0x8f => self.map(usize::from(tag & 0x0f))?,
-            0xde => {
-                let n = self.be(2)? as usize;
-                self.map(n)?
-            }
-            0xdf => {
-                let n = self.be(4)? as usize;
+            0xde | 0xdf => {
+                let n = self.be(2 << (tag - 0xde))? as usize;
                 self.map(n)?
             }
             _ => return Err(Failure::BadFormat),

@@ -152,13 +152,19 @@ pub struct Outcome {
 /// Runs a script and returns its caller's reply. `call` runs one command for
 /// `redis.call` and `redis.pcall`.
 pub fn run(generation: u64, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Outcome {
+    with_run_state(generation, |state| match compiled(state, script.sha, script.body) {
+        Ok(func) => run_compiled(state, func, script, call),
+        Err(text) => Outcome { reply: error_reply(text.as_bytes()), error_counted: false },
+    })
+}
+
+/// A script's or function's run in this thread's state: `f`'s reply, then the garbage
+/// collected when the run left much (a script that built much, or failed for memory,
+/// leaves garbage the collector would keep until the heap grew fourfold again) and
+/// the state's memory reported.
+fn with_run_state(generation: u64, f: impl FnOnce(&mut State) -> Outcome) -> Outcome {
     let outcome = with_state(generation, |state| {
-        let outcome = match compiled(state, script.sha, script.body) {
-            Ok(func) => run_compiled(state, func, script, call),
-            Err(text) => Outcome { reply: error_reply(text.as_bytes()), error_counted: false },
-        };
-        // A script that built much (or failed for memory) leaves it as garbage, which
-        // the collector would keep until the heap grew fourfold again.
+        let outcome = f(state);
         if state.lua.used_memory() > COLLECT_ABOVE {
             let _ = state.lua.gc_collect();
         }
@@ -253,30 +259,48 @@ fn new_state(generation: u64) -> mlua::Result<State> {
     })
 }
 
-/// The script's function in this state, compiled on first use. Text only: Lua 5.1's
-/// binary chunks are not checked by its loader.
+/// Source text compiled as the chunk `name` (text only: Lua 5.1's binary chunks are
+/// not checked by its loader); Err is Lua's message.
+fn compile(lua: &Lua, code: &[u8], name: &str) -> Result<Function, String> {
+    lua.load(code).set_name(name).set_mode(ChunkMode::Text).into_function().map_err(|e| match e {
+        mlua::Error::SyntaxError { message, .. } => message,
+        other => root_message(&other),
+    })
+}
+
+/// The Lua code of a script or library: without its first line when that is a shebang
+/// (`#!lua ...`), its newline kept so that line numbers stay the code's (as Redis
+/// compiles them).
+pub fn code_after_shebang(code: &[u8]) -> &[u8] {
+    if code.starts_with(b"#!") {
+        &code[code.iter().position(|&b| b == b'\n').unwrap_or(code.len())..]
+    } else {
+        code
+    }
+}
+
+/// The script's function in this state, compiled on first use.
 fn compiled(state: &mut State, sha: &Sha, body: &[u8]) -> Result<Function, String> {
     if let Some(f) = state.compiled.get(sha) {
         return Ok(f.clone());
     }
-    let f = state.lua.load(body).set_name(SCRIPT_CHUNK).set_mode(ChunkMode::Text).into_function().map_err(|e| {
-        let message = match e {
-            mlua::Error::SyntaxError { message, .. } => message,
-            other => root_message(&other),
-        };
-        format!("ERR Error compiling script (new function): {message}")
-    })?;
+    let f = compile(&state.lua, body, SCRIPT_CHUNK).map_err(|message| format!("ERR Error compiling script (new function): {message}"))?;
     state.compiled.insert(*sha, f.clone());
     Ok(f)
 }
 
-fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Outcome {
-    let lua = &state.lua;
-    update_clock(|c| *c = Clock { started: Some(Instant::now()), stop_after: script.stop_after, wrote: false, stopped: false, loading: false });
+/// A run's start: the clock started, RESP2 for its commands, no error raised yet.
+fn start_run(lua: &Lua, stop_after: Option<Duration>) {
+    update_clock(|c| *c = Clock { started: Some(Instant::now()), stop_after, wrote: false, stopped: false, loading: false });
     if let Some(run) = lua.app_data_ref::<RunState>() {
         run.resp3.set(false);
         run.raised.replace(None);
     }
+}
+
+fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Outcome {
+    let lua = &state.lua;
+    start_run(lua, script.stop_after);
     let outcome = {
         let _runner = RunnerGuard::set(call);
         let (keys, argv) = (script.keys, script.argv);
@@ -347,16 +371,7 @@ pub fn load_library(generation: u64, code: &[u8]) -> Result<Vec<Registered>, Str
 
 /// Loads a library's code into `state`: each registered function with its callback.
 fn load_into(state: &State, code: &[u8]) -> Result<Vec<(Registered, Function)>, String> {
-    // The metadata line is not Lua: the code is compiled from its newline on, so that
-    // line numbers stay the code's (as Redis compiles it).
-    let body = &code[code.iter().position(|&b| b == b'\n').unwrap_or(code.len())..];
-    let chunk = state.lua.load(body).set_name(FUNCTION_CHUNK).set_mode(ChunkMode::Text).into_function().map_err(|e| {
-        let message = match e {
-            mlua::Error::SyntaxError { message, .. } => message,
-            other => root_message(&other),
-        };
-        format!("ERR Error compiling function: {message}")
-    })?;
+    let chunk = compile(&state.lua, code_after_shebang(code), FUNCTION_CHUNK).map_err(|message| format!("ERR Error compiling function: {message}"))?;
     update_clock(|c| *c = Clock { started: Some(Instant::now()), stop_after: Some(LOAD_TIME_LIMIT), wrote: false, stopped: false, loading: true });
     let result = state.load_library.call::<(bool, Value)>(chunk);
     update_clock(|c| c.started = None);
@@ -411,7 +426,7 @@ pub fn run_function(
     f: &FunctionCall<'_>,
     call: &mut dyn FnMut(&[&[u8]], Proto) -> Called,
 ) -> Outcome {
-    let outcome = with_state(generation, |state| {
+    with_run_state(generation, |state| {
         if state.functions_generation != Some(functions_generation) {
             state.functions.clear();
             for code in libraries {
@@ -423,26 +438,16 @@ pub fn run_function(
             }
             state.functions_generation = Some(functions_generation);
         }
-        let outcome = match state.functions.get(f.name).cloned() {
+        match state.functions.get(f.name).cloned() {
             Some(callback) => call_function(state, callback, f, call),
             None => Outcome { reply: error_reply(b"ERR Function not found"), error_counted: false },
-        };
-        if state.lua.used_memory() > COLLECT_ABOVE {
-            let _ = state.lua.gc_collect();
         }
-        report_memory(state);
-        outcome
-    });
-    outcome.unwrap_or_else(|text| Outcome { reply: error_reply(text.as_bytes()), error_counted: false })
+    })
 }
 
 fn call_function(state: &State, callback: Function, f: &FunctionCall<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Outcome {
     let lua = &state.lua;
-    update_clock(|c| *c = Clock { started: Some(Instant::now()), stop_after: f.stop_after, wrote: false, stopped: false, loading: false });
-    if let Some(run) = lua.app_data_ref::<RunState>() {
-        run.resp3.set(false);
-        run.raised.replace(None);
-    }
+    start_run(lua, f.stop_after);
     let outcome = {
         let _runner = RunnerGuard::set(call);
         // SAFETY: as in `run_compiled`.

@@ -267,26 +267,21 @@ impl Search {
             around = neighbors(hash);
             area = decode(hash).unwrap_or_default();
         }
+        // The neighbours on a side the shape does not reach are not read.
         if steps >= 2 {
+            let n = &mut around;
+            let clear = |side: [&mut Hash; 3]| side.into_iter().for_each(|h| *h = Hash::ZERO);
             if area.latitude.min < min_lat {
-                around.south = Hash::ZERO;
-                around.south_west = Hash::ZERO;
-                around.south_east = Hash::ZERO;
+                clear([&mut n.south, &mut n.south_west, &mut n.south_east]);
             }
             if area.latitude.max > max_lat {
-                around.north = Hash::ZERO;
-                around.north_east = Hash::ZERO;
-                around.north_west = Hash::ZERO;
+                clear([&mut n.north, &mut n.north_east, &mut n.north_west]);
             }
             if area.longitude.min < min_lon {
-                around.west = Hash::ZERO;
-                around.south_west = Hash::ZERO;
-                around.north_west = Hash::ZERO;
+                clear([&mut n.west, &mut n.south_west, &mut n.north_west]);
             }
             if area.longitude.max > max_lon {
-                around.east = Hash::ZERO;
-                around.south_east = Hash::ZERO;
-                around.north_east = Hash::ZERO;
+                clear([&mut n.east, &mut n.south_east, &mut n.north_east]);
             }
         }
         let all = [
