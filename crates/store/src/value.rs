@@ -1,7 +1,7 @@
 //! Boxed values: what an entry points to when its value does not live inline.
 //!
 //! A raw string (long, or mutated by APPEND/SETRANGE/SETBIT) or a collection: hash,
-//! list, set, sorted set, each with its compact and its large encoding. This module owns
+//! list, set, sorted set, each with its compact and its large encoding, or a stream. This module owns
 //! the value types and their names (TYPE, OBJECT ENCODING); the algorithms of each type
 //! live in `types/`.
 
@@ -14,8 +14,10 @@ pub enum Object {
     List(List),
     Set(Set),
     ZSet(ZSet),
+    Stream(Box<Stream>),
 }
 
+use crate::types::stream::Stream;
 use crate::types::hash::Hash;
 use crate::types::list::List;
 use crate::types::set::Set;
@@ -32,6 +34,7 @@ impl Object {
                 Object::List(l) => l.heap_size(),
                 Object::Set(s) => s.heap_size(samples),
                 Object::ZSet(z) => z.heap_size(samples),
+                Object::Stream(s) => s.heap_size(samples),
             }
     }
 
@@ -43,6 +46,7 @@ impl Object {
             Object::List(_) => ValueType::List,
             Object::Set(_) => ValueType::Set,
             Object::ZSet(_) => ValueType::ZSet,
+            Object::Stream(_) => ValueType::Stream,
         }
     }
 
@@ -54,6 +58,7 @@ impl Object {
             Object::List(l) => l.encoding(),
             Object::Set(s) => s.encoding(),
             Object::ZSet(z) => z.encoding(),
+            Object::Stream(_) => "stream",
         }
     }
 
@@ -65,12 +70,14 @@ impl Object {
             Object::List(l) => l.len(),
             Object::Set(s) => s.len(),
             Object::ZSet(z) => z.len(),
+            Object::Stream(s) => s.len(),
         }
     }
 
     /// True for a collection with no elements (which must not stay in the keyspace).
+    /// (A stream is never one: it stays, empty, with its IDs and groups, as Redis's.)
     pub fn is_empty_collection(&self) -> bool {
-        !matches!(self, Object::Str(_)) && self.len() == 0
+        !matches!(self, Object::Str(_) | Object::Stream(_)) && self.len() == 0
     }
 }
 

@@ -294,6 +294,10 @@ fn our_view<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> BTreeMap<Vec<u8
                     .iter()
                     .map(|(s, m)| [m, b"=", &score_text(s)].concat())
                     .collect(),
+                Object::Stream(st) => st
+                    .range(crate::types::stream::StreamId::MIN, crate::types::stream::StreamId::MAX)
+                    .map(|(id, f)| [id.to_string().as_bytes(), b":", &f.iter().collect::<Vec<_>>().join(&b","[..])].concat())
+                    .collect(),
             },
         };
         if matches!(v, ValueRef::Obj(o) if matches!(o.value_type(), crate::ValueType::Set | crate::ValueType::Hash)) {

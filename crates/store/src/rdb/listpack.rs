@@ -19,6 +19,8 @@
 //! the same bytes).
 
 use crate::entry::StrRef;
+pub use crate::types::listpack_size::entry_size;
+use crate::types::listpack_size::{backlen_len, int_len, str_header_len};
 use crate::types::string::parse_i64;
 
 const HEADER: usize = 6;
@@ -28,13 +30,7 @@ const COUNT_UNKNOWN: u16 = u16::MAX;
 
 fn backlen(len: usize) -> ([u8; 5], usize) {
     let mut out = [0u8; 5];
-    let n = match len {
-        0..=127 => 1,
-        128..=16_383 => 2,
-        16_384..=2_097_151 => 3,
-        2_097_152..=268_435_455 => 4,
-        _ => 5,
-    };
+    let n = backlen_len(len);
     for (k, slot) in out[..n].iter_mut().enumerate() {
         let shift = 7 * (n - 1 - k);
         let bits = ((len >> shift) & 0x7f) as u8;
@@ -132,34 +128,6 @@ impl Default for Builder {
             buf: vec![0; HEADER],
             count: 0,
         }
-    }
-}
-
-/// Bytes an element takes in a listpack (encoding, data and backlen).
-pub fn entry_size(item: &[u8]) -> usize {
-    let len = match parse_i64(item) {
-        Some(n) => int_len(n),
-        None => str_header_len(item.len()) + item.len(),
-    };
-    len + backlen(len).1
-}
-
-fn int_len(n: i64) -> usize {
-    match n {
-        0..=127 => 1,
-        -4096..=4095 => 2,
-        -32_768..=32_767 => 3,
-        -8_388_608..=8_388_607 => 4,
-        -2_147_483_648..=2_147_483_647 => 5,
-        _ => 9,
-    }
-}
-
-fn str_header_len(n: usize) -> usize {
-    match n {
-        0..=63 => 1,
-        64..=4095 => 2,
-        _ => 5,
     }
 }
 

@@ -32,12 +32,16 @@
 //!   13 HASH_ZIPLIST: one string holding the blob (legacy.rs); 11 SET_INTSET: one
 //!   string (intset.rs); 14 LIST_QUICKLIST: n ziplist strings; 16 HASH_LISTPACK,
 //!   17 ZSET_LISTPACK: one listpack string (listpack.rs); 18 LIST_QUICKLIST_2: n nodes
-//!   of (length 1 = plain element | 2 = listpack, string); 6 7 modules, 15 19 21 streams
-//!   (refused).
+//!   of (length 1 = plain element | 2 = listpack, string); 15 STREAM_LISTPACKS,
+//!   19 STREAM_LISTPACKS_2: n nodes of (16-byte ID string, listpack string) (stream.rs),
+//!   then the length, last ID, (19: first ID, max deleted ID, entries added), the
+//!   groups: name, last ID, (19: entries read), pending entries (16-byte ID, ms time
+//!   u64 LE, delivery count), consumers (name, seen time, their pending IDs); 6 7
+//!   modules and 21 (7.2's streams) refused.
 //! ```
 //!
 //! Where to look next: `write.rs` (what Basalt writes for each encoding), `load.rs`
-//! (strict parsing), `listpack.rs`, `intset.rs`, `legacy.rs` (the blobs), `lzf.rs`,
+//! (strict parsing), `listpack.rs`, `stream.rs` (a stream node's listpack), `intset.rs`, `legacy.rs` (the blobs), `lzf.rs`,
 //! `crc64.rs`.
 
 mod crc64;
@@ -46,6 +50,7 @@ mod legacy;
 mod listpack;
 mod load;
 mod lzf;
+mod stream;
 mod write;
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use crate::entry::{Entry, StrRef, ValueRef};
 use crate::types::hash::Hash;
 use crate::types::list::List;
 use crate::types::set::Set;
+use crate::types::stream::{self as stream_type, Stream, StreamId};
 use crate::types::string::parse_i64;
 use crate::types::zset::ZSet;
 use crate::value::Object;
@@ -286,6 +287,7 @@ impl<W: Write> RdbWriter<W> {
                 Object::List(l) => self.list(key, l)?,
                 Object::Set(s) => self.set(key, s)?,
                 Object::ZSet(z) => self.zset(key, z)?,
+                Object::Stream(st) => self.stream(key, st)?,
             },
         }
         self.maybe_flush()
@@ -413,6 +415,51 @@ impl<W: Write> RdbWriter<W> {
                 Ok(())
             }
         }
+    }
+
+    /// A stream as Redis 7.0 writes it (type 19): its nodes as listpacks (live entries
+    /// only), the length and IDs, then each group with its pending entries and
+    /// consumers.
+    fn stream(&mut self, key: Option<&[u8]>, s: &Stream) -> io::Result<()> {
+        self.head(T_STREAM_LISTPACKS_2, key)?;
+        let nodes: Vec<(&StreamId, &stream_type::Node)> = s.nodes().filter(|(_, n)| n.live > 0).collect();
+        put_len(&mut self.buf, nodes.len() as u64);
+        for (first, node) in nodes {
+            self.string(&first.to_be_bytes())?;
+            let mut lp = std::mem::take(&mut self.lp);
+            super::stream::encode_node(&mut lp, *first, &node.master_fields, s.node_entries(*first), node.live);
+            self.lp = lp;
+            self.listpack_string()?;
+        }
+        let first = s.first_id();
+        for n in [s.len() as u64, s.last_id.ms, s.last_id.seq, first.ms, first.seq, s.max_deleted_id.ms, s.max_deleted_id.seq, s.entries_added] {
+            put_len(&mut self.buf, n);
+        }
+        put_len(&mut self.buf, s.groups.len() as u64);
+        for (name, g) in &s.groups {
+            self.string(name)?;
+            put_len(&mut self.buf, g.last_id.ms);
+            put_len(&mut self.buf, g.last_id.seq);
+            put_len(&mut self.buf, g.entries_read.unwrap_or(u64::MAX));
+            put_len(&mut self.buf, g.pel.len() as u64);
+            for (id, p) in &g.pel {
+                self.buf.extend_from_slice(&id.to_be_bytes());
+                self.buf.extend_from_slice(&p.delivery_time.to_le_bytes());
+                put_len(&mut self.buf, p.delivery_count);
+                self.maybe_flush()?;
+            }
+            put_len(&mut self.buf, g.consumers.len() as u64);
+            for (cname, c) in &g.consumers {
+                self.string(cname)?;
+                self.buf.extend_from_slice(&c.seen_time.to_le_bytes());
+                put_len(&mut self.buf, c.pel.len() as u64);
+                for id in &c.pel {
+                    self.buf.extend_from_slice(&id.to_be_bytes());
+                }
+                self.maybe_flush()?;
+            }
+        }
+        Ok(())
     }
 
     fn set(&mut self, key: Option<&[u8]>, s: &Set) -> io::Result<()> {

@@ -2,7 +2,8 @@
 //! INCRBYFLOAT's C long double arithmetic in `long_double.rs`, SORT's C `strtod` in
 //! `strtod.rs`), and the collections with their compact and large encodings (`hash.rs`,
 //! `list.rs`, `set.rs`, `zset.rs`, on top of `packed.rs`), HyperLogLog over its string
-//! layout (`hyperloglog.rs`), geohash scores and searches over sorted sets (`geo.rs`),
+//! layout (`hyperloglog.rs`), geohash scores and searches over sorted sets (`geo.rs`), streams and their
+//! consumer groups (`stream.rs`, sized as Redis's listpacks by `listpack_size.rs`),
 //! random picks from hash
 //! tables (`random.rs`), the segmented table of large collections (`segtable.rs`) and
 //! the 16-byte strings that hold their members (`small_bytes.rs`).
@@ -12,12 +13,14 @@ pub mod geo;
 pub mod hash;
 pub mod hyperloglog;
 pub mod list;
+pub mod listpack_size;
 pub mod long_double;
 pub mod packed;
 pub mod random;
 pub mod segtable;
 pub mod set;
 pub mod small_bytes;
+pub mod stream;
 pub mod string;
 pub mod strtod;
 pub mod zset;
