@@ -65,6 +65,10 @@ pub struct Config {
     /// A sparse HyperLogLog's largest size in bytes, header included; past it the
     /// value turns dense (Redis's `hll-sparse-max-bytes`).
     pub hll_sparse_max_bytes: u64,
+    /// A stream node's largest size in bytes and entries (Redis's
+    /// `stream-node-max-bytes`, `stream-node-max-entries`; 0: no limit).
+    pub stream_node_max_bytes: u64,
+    pub stream_node_max_entries: u64,
     pub client_query_buffer_limit: u64,
     pub dir: PathBuf,
     pub logfile: String,
@@ -205,6 +209,8 @@ impl Default for Config {
             tcp_backlog: 511,
             proto_max_bulk_len: 512 * 1024 * 1024,
             hll_sparse_max_bytes: 3000,
+            stream_node_max_bytes: 4096,
+            stream_node_max_entries: 100,
             replicaof: None,
             masterauth: None,
             masteruser: None,
@@ -288,21 +294,6 @@ macro_rules! recorded {
             get: |c| c.recorded.get($name).cloned().unwrap_or_else(|| $default.to_string()),
             set: |c, v| {
                 c.recorded.insert($name, v.to_string());
-            },
-        }
-    };
-}
-
-/// A memory-size parameter of the `recorded!` kind (shown in bytes, as Redis shows it).
-macro_rules! recorded_memory {
-    ($name:literal, $default:literal) => {
-        Param {
-            name: $name,
-            kind: Kind::Memory { min: 0, max: i64::MAX as u64 },
-            modify: Mutable,
-            get: |c| c.recorded.get($name).cloned().unwrap_or_else(|| $default.to_string()),
-            set: |c, v| {
-                c.recorded.insert($name, parse_memory(v).unwrap_or(0).to_string());
             },
         }
     };
@@ -410,6 +401,10 @@ pub static PARAMS: &[Param] = &[
         get: |c| c.proto_max_bulk_len.to_string(), set: |c, v| c.proto_max_bulk_len = parse_memory(v).unwrap_or(c.proto_max_bulk_len) },
     Param { name: "hll-sparse-max-bytes", kind: Kind::Memory { min: 0, max: i64::MAX as u64 }, modify: Mutable,
         get: |c| c.hll_sparse_max_bytes.to_string(), set: |c, v| c.hll_sparse_max_bytes = parse_memory(v).unwrap_or(c.hll_sparse_max_bytes) },
+    Param { name: "stream-node-max-bytes", kind: Kind::Memory { min: 0, max: i64::MAX as u64 }, modify: Mutable,
+        get: |c| c.stream_node_max_bytes.to_string(), set: |c, v| c.stream_node_max_bytes = parse_memory(v).unwrap_or(c.stream_node_max_bytes) },
+    Param { name: "stream-node-max-entries", kind: Kind::Int { min: 0, max: i64::MAX }, modify: Mutable,
+        get: |c| c.stream_node_max_entries.to_string(), set: |c, v| c.stream_node_max_entries = v.parse().unwrap_or(c.stream_node_max_entries) },
     Param { name: "client-query-buffer-limit", kind: Kind::Memory { min: 1024 * 1024, max: i64::MAX as u64 }, modify: Mutable,
         get: |c| c.client_query_buffer_limit.to_string(), set: |c, v| c.client_query_buffer_limit = parse_memory(v).unwrap_or(c.client_query_buffer_limit) },
     Param { name: "dir", kind: Kind::Dir, modify: Protected,
@@ -611,9 +606,6 @@ pub static PARAMS: &[Param] = &[
     recorded!("disable-thp", "yes", Kind::Bool, false),
     recorded!("aof-timestamp-enabled", "no", Kind::Bool, true),
     recorded!("list-compress-depth", "0", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
-    recorded_memory!("hll-sparse-max-bytes", "3000"),
-    recorded_memory!("stream-node-max-bytes", "4096"),
-    recorded!("stream-node-max-entries", "100", Kind::Int { min: 0, max: i64::MAX }, true),
     recorded!("activerehashing", "yes", Kind::Bool, true),
     recorded!("dynamic-hz", "yes", Kind::Bool, true),
     recorded!("aof-rewrite-incremental-fsync", "yes", Kind::Bool, true),
@@ -1111,6 +1103,17 @@ pub fn render(config: &Config) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_parameter_is_declared_once() {
+        // (hll-sparse-max-bytes was once both a parameter and a recorded one, so
+        // CONFIG GET * listed it twice.)
+        let mut names: Vec<String> = PARAMS.iter().map(|p| p.name.to_ascii_lowercase()).collect();
+        names.sort();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(names.len(), before);
+    }
 
     fn run(args: &[&str]) -> Result<Config, ConfigError> {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();

@@ -1,4 +1,6 @@
-//! Blocking pops: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX, BZMPOP.
+//! Blocking pops: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX, BZMPOP;
+//! the registry's serve and timeout passes, which also serve stream reads
+//! (`stream_blocking.rs`) and WAIT.
 //!
 //! A command that finds no data registers its client as a waiter on each of its keys
 //! (FIFO per key) and answers nothing; its connection stops executing further input.
@@ -20,7 +22,6 @@
 //! fixed in `Aof::settled`.)
 //! Lock order: registry, then shards.
 
-use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 
 use resp::{encode, Proto};
@@ -56,7 +57,7 @@ fn effect(op: &Op, key: &[u8], popped: usize) -> Vec<Vec<u8>> {
             }
             v
         }
-        Op::Wait { .. } | Op::Pause => Vec::new(),
+        Op::Wait { .. } | Op::Pause | Op::Read(_) => Vec::new(),
     }
 }
 
@@ -69,14 +70,17 @@ fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto,
     if matches!(op, Op::Wait { .. } | Op::Pause) {
         return Ok(None);
     }
+    if let Op::Read(read) = op {
+        return super::stream_blocking::try_serve(shared, client, db, now_ms, proto, read, log, in_exec);
+    }
     let ks = &shared.keyspace;
     let propagating = log && crate::propagate::active(shared);
     let stripes = &shared.stripes;
     let mut ordered = propagating.then(|| match op {
         Op::Move { src, dst, .. } => stripes.order_keys(ks, [src, dst]),
         Op::Pop { keys, .. } | Op::ZPop { keys, .. } => stripes.order_keys(ks, keys.iter()),
-        // (WAIT and pauses returned above; nothing to order.)
-        Op::Wait { .. } | Op::Pause => stripes.order_keys(ks, std::iter::empty::<&[u8]>()),
+        // (WAIT, pauses and stream reads returned above; nothing to order.)
+        Op::Wait { .. } | Op::Pause | Op::Read(_) => stripes.order_keys(ks, std::iter::empty::<&[u8]>()),
     });
     let at_once = (!log || shared.aof.is_none()).then_some((shared, client));
     let served = pop_now(ks, db, now_ms, proto, op, at_once)?;
@@ -109,7 +113,7 @@ fn pop_now(
 ) -> Result<Option<Served>, CommandError> {
     let mut out = Vec::new();
     match op {
-        Op::Wait { .. } | Op::Pause => Ok(None),
+        Op::Wait { .. } | Op::Pause | Op::Read(_) => Ok(None),
         Op::Pop { keys, end, count } => {
             for key in keys {
                 let (h, mut shard) = ks.lock_key(db, key);
@@ -188,7 +192,7 @@ fn registry(shared: &Shared) -> parking_lot::MutexGuard<'_, Registry> {
 
 /// Runs a blocking command: serve now, answer as on timeout inside a transaction, or
 /// register the client as a waiter.
-fn block(ctx: &mut Ctx<'_>, op: Op, timeout_ms: Option<i64>, null_in_multi: fn(&mut Vec<u8>, Proto)) -> Result<(), CommandError> {
+pub(super) fn block(ctx: &mut Ctx<'_>, op: Op, timeout_ms: Option<i64>, null_in_multi: fn(&mut Vec<u8>, Proto)) -> Result<(), CommandError> {
     let shared = ctx.shared;
     let db = ctx.client.db;
     let proto = ctx.client.proto;
@@ -244,11 +248,15 @@ fn serve_waiters(shared: &Shared, now_ms: i64) -> u64 {
     let mut reg = registry(shared);
     let keys: Vec<(usize, Vec<u8>)> = reg.queues.keys().cloned().collect();
     for qk in keys {
-        while let Some(&id) = reg.queues.get(&qk).and_then(VecDeque::front) {
-            let Some(w) = reg.waiters.get(&id) else { break };
+        // Waiters in the order they blocked. A pop served takes the data, so the first
+        // that finds none stops the queue; stream reads each wait for their own ID.
+        let queue: Vec<u64> = reg.queues.get(&qk).map(|q| q.iter().copied().collect()).unwrap_or_default();
+        for id in queue {
+            let Some(w) = reg.waiters.get(&id) else { continue };
             // Redis 7.0 counts the pops of BLMPOP, BZPOPMIN/MAX and BZMPOP served
             // later as changes, not those of BLPOP, BRPOP, BLMOVE and BRPOPLPUSH.
-            let counted = !matches!(w.op, Op::Pop { count: None, .. } | Op::Move { .. });
+            let counted = !matches!(w.op, Op::Pop { count: None, .. } | Op::Move { .. } | Op::Read(_));
+            let reads_only = matches!(&w.op, Op::Read(r) if r.group.is_none());
             match try_serve(shared, id, w.db, now_ms, w.proto, &w.op, true, false) {
                 Ok(Some((reply, need, popped))) => {
                     if counted {
@@ -257,8 +265,10 @@ fn serve_waiters(shared: &Shared, now_ms: i64) -> u64 {
                     if let Some(w) = reg.remove(id) {
                         // The served pop changed its keys: WATCH sees it, as Redis's
                         // signalModifiedKey (BLMOVE's destination included).
-                        for key in w.op.keys() {
-                            shared.touch(w.db, key);
+                        if !reads_only {
+                            for key in w.op.keys() {
+                                shared.touch(w.db, key);
+                            }
                         }
                         if let Op::Move { dst, .. } = &w.op {
                             shared.touch(w.db, dst);
@@ -267,7 +277,7 @@ fn serve_waiters(shared: &Shared, now_ms: i64) -> u64 {
                         // The pop is the served client's write: its WAIT must count the
                         // replicas that have it. Its record waits in this loop's part of
                         // the stream; published now, the stream's offset covers it.
-                        let repl_woff = if shared.repl.feeding() {
+                        let repl_woff = if shared.repl.feeding() && !reads_only {
                             shared.repl.publish_mine();
                             shared.repl.offset_now()
                         } else {
@@ -276,15 +286,17 @@ fn serve_waiters(shared: &Shared, now_ms: i64) -> u64 {
                         shared.post_mail(w.owner, Mail { repl_woff, ..Mail::unblocking(id, bytes::Bytes::from(reply)).after_log(need) });
                     }
                 }
+                Ok(None) if matches!(w.op, Op::Read(_)) => continue,
                 // A key of another type than the waiter's does not wake it (Redis
                 // serves a waiter only from a key of its type).
                 Ok(None) => break,
-                Err(_) if !destination_refused(shared, w, now_ms) => break,
+                Err(_) if !error_ends_wait(shared, w, now_ms) => break,
                 Err(e) => {
                     // A BLMOVE / BRPOPLPUSH whose destination now holds another type:
                     // as Redis, the waiter gets the error and is unblocked, the
                     // element stays in the source for the next waiter (it was left
-                    // waiting forever, issue 26).
+                    // waiting forever, issue 26). A group read whose key or group
+                    // went gets its error too.
                     if let Some(w) = reg.remove(id) {
                         shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
                         let mut reply = Vec::new();
@@ -298,9 +310,13 @@ fn serve_waiters(shared: &Shared, now_ms: i64) -> u64 {
     popped_in_all
 }
 
-/// Whether a waiter's failed serve was a BLMOVE / BRPOPLPUSH whose source holds a list
-/// (so the destination's type refused the move): that waiter gets the error.
-fn destination_refused(shared: &Shared, w: &Waiter, now_ms: i64) -> bool {
+/// Whether a waiter's failed serve ends its wait with the error: a group read (its key
+/// or group went), or a BLMOVE / BRPOPLPUSH whose source holds a list (so the
+/// destination's type refused the move).
+fn error_ends_wait(shared: &Shared, w: &Waiter, now_ms: i64) -> bool {
+    if matches!(&w.op, Op::Read(r) if r.group.is_some()) {
+        return true;
+    }
     let Op::Move { src, .. } = &w.op else { return false };
     let (h, mut shard) = shared.keyspace.lock_key(w.db, src);
     matches!(coll::check::<List>(&mut shard, h, src, now_ms), Ok(true))

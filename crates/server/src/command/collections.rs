@@ -1,5 +1,5 @@
 //! Typed access to collection values for the command families: look a key up as a hash,
-//! list, set or sorted set (absent -> None, another type -> WRONGTYPE), create it on
+//! list, set, sorted set or stream (absent -> None, another type -> WRONGTYPE), create it on
 //! first write, and remove it when a command empties it (Redis never keeps an empty
 //! collection).
 //!
@@ -14,7 +14,7 @@ use std::ops::{Deref, DerefMut};
 use store::entry::{Entry, ObjMut, ObjRef, ObjView, Payload};
 use store::events::{class, Flags};
 use store::shard::Shard;
-use store::types::{hash::Hash, list::List, set::Set, zset::ZSet};
+use store::types::{hash::Hash, list::List, set::Set, stream::Stream, zset::ZSet};
 use store::{Object, ValueRef, ValueType};
 
 use super::{CommandError, Ctx};
@@ -55,6 +55,25 @@ collection!(Hash, Hash);
 collection!(List, List);
 collection!(Set, Set);
 collection!(ZSet, ZSet);
+
+impl Collection for Stream {
+    const TYPE: ValueType = ValueType::Stream;
+    fn of(obj: &mut Object) -> Option<&mut Self> {
+        match obj {
+            Object::Stream(x) => Some(x),
+            _ => None,
+        }
+    }
+    fn of_ref(obj: &Object) -> Option<&Self> {
+        match obj {
+            Object::Stream(x) => Some(x),
+            _ => None,
+        }
+    }
+    fn wrap(self) -> Object {
+        Object::Stream(Box::new(self))
+    }
+}
 
 /// A collection of type T borrowed for changing (see the module header).
 pub struct CollMut<'s, T> {

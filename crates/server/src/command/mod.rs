@@ -43,6 +43,10 @@ pub mod server;
 pub mod sets;
 pub mod sort;
 pub mod sorted_sets;
+pub mod stream_blocking;
+pub mod stream_groups;
+pub mod stream_info;
+pub mod streams;
 pub mod strings;
 pub mod table;
 pub mod testing;
@@ -663,6 +667,9 @@ pub enum Movable {
     /// once, as clients send them, all three agree; otherwise this names every candidate,
     /// so that the destination is always among the keys ordered, watched and checked.
     GeoStore { from: usize },
+    /// XREAD, XREADGROUP: after the first STREAMS (past the options' arguments), the
+    /// first half of what follows (the other half are IDs).
+    Streams,
 }
 
 /// What a write changes in other databases too: (database, key) pairs from the client's
@@ -724,6 +731,30 @@ pub fn command_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<KeyPositions> 
                 i += 1;
             }
             Some(std::iter::once(1).chain(store).collect())
+        }
+        Some(Movable::Streams) => {
+            let mut i = 1;
+            let mut at = None;
+            while i < args.len() {
+                let w = args[i];
+                if args::is(w, "block") || args::is(w, "count") {
+                    i += 1;
+                } else if args::is(w, "group") {
+                    i += 2;
+                } else if args::is(w, "streams") {
+                    at = Some(i);
+                    break;
+                } else if !args::is(w, "noack") {
+                    break;
+                }
+                i += 1;
+            }
+            let at = at?;
+            let n = args.len() - at - 1;
+            if n == 0 || n % 2 != 0 {
+                return None;
+            }
+            Some((at + 1..at + 1 + n / 2).collect())
         }
         Some(Movable::GeoStore { from }) => {
             let stores = (from..args.len().saturating_sub(1)).filter(|&i| args::is(args[i], "store") || args::is(args[i], "storedist"));

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use super::table::CommandTable;
 use super::{
     acl, bitfield, blocking, connection, debug, dump, functions, geo, hashes, hyperloglog, keys, latency, lists, monitor, pubsub, replication, scripting, server, sets,
-    sort, sorted_sets, strings, transactions, CommandSpec,
+    sort, sorted_sets, stream_groups, stream_info, streams, strings, transactions, CommandSpec,
 };
 
 /// The command table, built on first use.
@@ -24,7 +24,7 @@ pub fn table() -> &'static CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 23] {
+fn families() -> [&'static [CommandSpec]; 26] {
     [
         acl::COMMANDS,
         connection::COMMANDS,
@@ -39,6 +39,9 @@ fn families() -> [&'static [CommandSpec]; 23] {
         sets::COMMANDS,
         sorted_sets::COMMANDS,
         geo::COMMANDS,
+        streams::COMMANDS,
+        stream_groups::COMMANDS,
+        stream_info::COMMANDS,
         sort::COMMANDS,
         transactions::COMMANDS,
         pubsub::COMMANDS,

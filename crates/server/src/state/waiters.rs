@@ -1,5 +1,5 @@
-//! The waiters' registry: clients blocked in a command (BLPOP, BLMOVE, BZPOPMIN, WAIT
-//! ...) or postponed by CLIENT PAUSE, by key and by client. Serving and timing them out
+//! The waiters' registry: clients blocked in a command (BLPOP, BLMOVE, BZPOPMIN, XREAD,
+//! WAIT ...) or postponed by CLIENT PAUSE, by key and by client. Serving and timing them out
 //! is `command/blocking.rs`.
 
 use std::collections::VecDeque;
@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use hashbrown::HashMap;
 use resp::Proto;
 use store::types::list::End;
+use store::types::stream::StreamId;
 
 /// What a blocked client waits to do.
 #[derive(Clone, Debug)]
@@ -21,6 +22,8 @@ pub enum Op {
     /// `offset`: served when their acknowledgements arrive (`blocking::serve_waits`),
     /// or timed out with the number that did.
     Wait { offset: u64, replicas: usize },
+    /// XREAD / XREADGROUP ... BLOCK (`command/stream_blocking.rs`).
+    Read(Box<ReadOp>),
     /// A command postponed by CLIENT PAUSE (`command/pause.rs`): not served, resumed when the
     /// pause ends, and then run again from the client's input.
     Pause,
@@ -31,9 +34,28 @@ impl Op {
         match self {
             Op::Pop { keys, .. } | Op::ZPop { keys, .. } => keys.iter().map(Vec::as_slice).collect(),
             Op::Move { src, .. } => vec![src.as_slice()],
+            Op::Read(r) => r.keys.iter().map(Vec::as_slice).collect(),
             Op::Wait { .. } | Op::Pause => Vec::new(),
         }
     }
+}
+
+/// A blocked stream read: the entries of `keys[k]` after `after[k]` (StreamId::MAX
+/// for a group read's `>`), at most `count`.
+#[derive(Clone, Debug)]
+pub struct ReadOp {
+    pub keys: Vec<Vec<u8>>,
+    pub after: Vec<StreamId>,
+    pub count: usize,
+    pub group: Option<GroupRead>,
+}
+
+/// XREADGROUP's group, consumer and NOACK.
+#[derive(Clone, Debug)]
+pub struct GroupRead {
+    pub group: Vec<u8>,
+    pub consumer: Vec<u8>,
+    pub noack: bool,
 }
 
 /// A blocked client.

@@ -504,17 +504,19 @@ impl Stream {
         None
     }
 
-    /// A group's lag (XINFO's `lag`), where it can be known.
-    pub fn lag(&self, group: &Group) -> Option<u64> {
+    /// A group's lag (XINFO's `lag`), where it can be known: negative when the group
+    /// was told (ENTRIESREAD) it read more than was added, as Redis subtracts.
+    pub fn lag(&self, group: &Group) -> Option<i64> {
+        let lag = |read: u64| (self.entries_added as i64).wrapping_sub(read as i64);
         if self.entries_added == 0 {
             return Some(0);
         }
         if let Some(read) = group.entries_read {
             if !self.range_has_tombstones(Some(group.last_id), None) {
-                return Some(self.entries_added.saturating_sub(read));
+                return Some(lag(read));
             }
         }
-        self.estimate_distance(group.last_id).map(|read| self.entries_added.saturating_sub(read))
+        self.estimate_distance(group.last_id).map(lag)
     }
 
     /// Advances a group past `id`, delivered now, keeping its read counter as Redis's

@@ -1,0 +1,126 @@
+//! Blocking stream reads: XREAD ... BLOCK and XREADGROUP ... BLOCK, on the waiters'
+//! registry of `blocking.rs`.
+//!
+//! A read that finds nothing waits as `Op::Read`, with the IDs it reads after (`$`
+//! made the stream's last ID when it blocked; `>` the group's last ID when served). The
+//! serve pass that follows every write serves it once a key has an entry after its ID:
+//! a plain read is served to every waiter (nothing is consumed) with what the log
+//! already holds (`need`); a group read delivers as XREADGROUP does, and is a write of
+//! its own (ordered, propagated as XCLAIM records). A group read whose key went, or
+//! changed type, gets `-UNBLOCKED the stream key no longer exists`, one whose group
+//! went `-NOGROUP ...`, as in Redis. Unlike Redis, a plain read is not woken by an
+//! XADD whose entry was trimmed at once (it has nothing to read): it goes on waiting.
+
+use resp::Proto;
+use store::events::class;
+use store::types::stream::{Stream, StreamId};
+
+use super::collections as coll;
+use super::streams::{reply_range, reply_read, ReadArgs};
+use super::{CommandError, Ctx};
+use crate::shared::Shared;
+use crate::state::waiters::{GroupRead, Op, ReadOp};
+
+/// What a blocked read without COUNT gets at most (Redis's
+/// `XREAD_BLOCKED_DEFAULT_COUNT`), so that an old ID does not pull a whole stream.
+const BLOCKED_DEFAULT_COUNT: usize = 1000;
+
+/// Blocks an XREAD or XREADGROUP (`a` its arguments) that found nothing: `after` holds
+/// one ID per key (StreamId::MAX for `>`), `timeout_ms` 0 waits for ever.
+pub(super) fn block_read(ctx: &mut Ctx<'_>, a: &[&[u8]], r: &ReadArgs<'_>, after: Vec<StreamId>, timeout_ms: i64) -> Result<(), CommandError> {
+    let keys = a[r.streams_at..r.streams_at + r.streams].iter().map(|k| k.to_vec()).collect();
+    let group = r.group.map(|(g, c)| GroupRead { group: g.to_vec(), consumer: c.to_vec(), noack: r.noack });
+    let count = if r.count == 0 { BLOCKED_DEFAULT_COUNT } else { r.count };
+    let op = Op::Read(Box::new(ReadOp { keys, after, count, group }));
+    super::blocking::block(ctx, op, (timeout_ms > 0).then_some(timeout_ms), |out, proto| resp::encode::null_array(out, proto))
+}
+
+/// Serves a blocked read now, if it can be: Ok(Some((reply, need, records))).
+pub(super) fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto, read: &ReadOp, log: bool, in_exec: bool) -> Result<Option<(Vec<u8>, u64, usize)>, CommandError> {
+    match &read.group {
+        None => Ok(serve_plain(shared, db, now_ms, proto, read, log)),
+        Some(g) => serve_group(shared, client, db, now_ms, proto, read, g, log, in_exec),
+    }
+}
+
+fn serve_plain(shared: &Shared, db: usize, now_ms: i64, proto: Proto, read: &ReadOp, log: bool) -> Option<(Vec<u8>, u64, usize)> {
+    let ks = &shared.keyspace;
+    let mut served: Vec<(&[u8], Vec<u8>)> = Vec::new();
+    {
+        let mut locked = ks.lock_keys(db, &read.keys);
+        for (k, key) in read.keys.iter().enumerate() {
+            let (h, shard) = locked.shard_for(db, key);
+            let Ok(Some(s)) = coll::read::<Stream>(shard, h, key, now_ms) else { continue };
+            let Some(start) = read.after[k].next() else { continue };
+            if s.last_entry().is_some_and(|(last, _)| *last >= start) {
+                let mut body = Vec::new();
+                reply_range(&mut body, &s, start, StreamId::MAX, read.count, false);
+                served.push((key, body));
+            }
+        }
+    }
+    if served.is_empty() {
+        return None;
+    }
+    let mut out = Vec::new();
+    reply_read(&mut out, proto, &served);
+    // What it read may have been written a moment ago: its reply waits until the log
+    // holds that.
+    let need = if log && shared.aof.is_some() { shared.stripes.need_for_keys(ks, read.keys.iter()) } else { 0 };
+    Some((out, need, 0))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn serve_group(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto, read: &ReadOp, g: &GroupRead, log: bool, in_exec: bool) -> Result<Option<(Vec<u8>, u64, usize)>, CommandError> {
+    let ks = &shared.keyspace;
+    let propagating = log && crate::propagate::active(shared);
+    let mut ordered = propagating.then(|| shared.stripes.order_keys(ks, read.keys.iter()));
+    let at_once = (!log || shared.aof.is_none()).then_some((shared, client));
+    let mut served: Vec<(&[u8], Vec<u8>)> = Vec::new();
+    let mut records = Vec::new();
+    {
+        let mut locked = ks.lock_keys(db, &read.keys);
+        for key in &read.keys {
+            let (h, shard) = locked.shard_for(db, key);
+            match coll::read::<Stream>(shard, h, key, now_ms) {
+                Ok(Some(s)) if s.groups.contains_key(&g.group) => {}
+                Ok(Some(_)) => return Err(CommandError::msg("NOGROUP the consumer group this client was blocked on no longer exists")),
+                _ => return Err(CommandError::msg("UNBLOCKED the stream key no longer exists")),
+            }
+        }
+        for key in &read.keys {
+            let (h, shard) = locked.shard_for(db, key);
+            let Some(mut s) = coll::get::<Stream>(shard, h, key, now_ms)? else { continue };
+            let last = s.groups.get(&g.group).map(|gr| gr.last_id).unwrap_or_default();
+            if !s.last_entry().is_some_and(|(top, _)| *top > last) {
+                continue;
+            }
+            let mut body = Vec::new();
+            let d = super::stream_groups::deliver_new(&mut s, key, &g.group, &g.consumer, read.count, g.noack, now_ms, &mut body);
+            drop(s);
+            if d.consumer_created {
+                store::events::push(ks.events(), class::STREAM, "xgroup-createconsumer", db, key);
+                crate::notify::publish_under_lock(at_once);
+            }
+            records.extend(d.records);
+            served.push((key, body));
+        }
+    }
+    if served.is_empty() {
+        return Ok(None);
+    }
+    let mut end = None;
+    if propagating {
+        for rec in &records {
+            end = crate::propagate::effect(shared, db, now_ms, rec, ordered.as_ref()).or(end);
+        }
+    }
+    if !in_exec {
+        crate::notify::flush(shared, end.unwrap_or(0), client);
+    }
+    let need = ordered.as_mut().map_or(0, |o| o.finish(end));
+    drop(ordered);
+    let mut out = Vec::new();
+    reply_read(&mut out, proto, &served);
+    Ok(Some((out, need, records.len())))
+}
