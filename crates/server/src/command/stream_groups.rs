@@ -58,6 +58,10 @@ fn setid_record(key: &[u8], group_name: &[u8], group: &Group) -> Record {
     vec![b"XGROUP".to_vec(), b"SETID".to_vec(), key.to_vec(), group_name.to_vec(), id_text(group.last_id), b"ENTRIESREAD".to_vec(), read.to_string().into_bytes()]
 }
 
+fn createconsumer_record(key: &[u8], group_name: &[u8], consumer: &[u8]) -> Record {
+    vec![b"XGROUP".to_vec(), b"CREATECONSUMER".to_vec(), key.to_vec(), group_name.to_vec(), consumer.to_vec()]
+}
+
 /// Looks a consumer up, refreshing its seen time, or creates it (then `created`).
 fn consumer_of<'g>(group: &'g mut Group, name: &[u8], now_ms: i64, created: &mut bool) -> &'g mut Consumer {
     if !group.consumers.contains_key(name) {
@@ -117,7 +121,7 @@ pub(super) fn deliver_new(s: &mut Stream, key: &[u8], group_name: &[u8], consume
     let group = &s.groups[group_name];
     if noack && delivered > 0 {
         if d.consumer_created {
-            d.records.push(vec![b"XGROUP".to_vec(), b"CREATECONSUMER".to_vec(), key.to_vec(), group_name.to_vec(), consumer.to_vec()]);
+            d.records.push(createconsumer_record(key, group_name, consumer));
         }
         d.records.push(setid_record(key, group_name, group));
     }
@@ -136,7 +140,10 @@ fn deliver_history(s: &mut Stream, group_name: &[u8], consumer: &[u8], after: St
         Some(start) => c.pel.range(start..).take(limit).copied().collect(),
         None => Vec::new(),
     };
-    for id in &ids {
+    // Delivered again, unless deleted (then only its ID goes out).
+    let live: Vec<bool> = ids.iter().map(|id| s.contains(*id)).collect();
+    let group = s.groups.get_mut(group_name).expect("group");
+    for (id, _) in ids.iter().zip(&live).filter(|(_, live)| **live) {
         if let Some(p) = group.pel.get_mut(id) {
             p.delivery_time = now_ms;
             p.delivery_count += 1;
@@ -202,6 +209,9 @@ fn xreadgroup(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             Some(id) => {
                 if deliver_history(&mut s, group_name, consumer, id, r.count, ctx.now_ms, &mut body) {
                     events.push(("xgroup-createconsumer", key));
+                    if r.noack {
+                        records.push(createconsumer_record(key, group_name, consumer));
+                    }
                 }
             }
             None => {
