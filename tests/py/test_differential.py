@@ -139,6 +139,8 @@ class Generator:
                       + [f"a-member-of-medium-length-{i}" for i in range(200)]
                       + ["x" * 70 + str(i) for i in range(5)]
                       + [str(i) for i in range(-3, 600)])
+        # The streams' clock: explicit IDs only (`*` would read each server's clock).
+        self.ms = 1000
 
     def name(self):
         r = self.rng
@@ -179,7 +181,7 @@ class Generator:
         k = self.rng.random()
         for limit, family in ((0.30, self.zset), (0.50, self.set_), (0.70, self.hash_),
                               (0.85, self.list_), (0.905, self.strings), (0.915, self.hyperloglog),
-                              (0.93, self.geo), (0.95, self.keys), (0.97, self.sort)):
+                              (0.93, self.geo), (0.95, self.keys), (0.97, self.sort), (0.985, self.stream)):
             if k < limit:
                 return family()
         return self.misc()
@@ -236,6 +238,107 @@ class Generator:
         if op == "DEBUG":
             return ["PFDEBUG", r.choice(["ENCODING", "DECODE", "ENCODING", "TODENSE"] if r.random() < 0.05 else ["ENCODING", "DECODE"]), key]
         return [r.choice(["PFADD", "PFCOUNT"]), r.choice(["str", "z0", "num"]), "x"]
+
+    def stream_id(self):
+        """An ID near the streams' clock: mostly new, some old (refused by XADD, or
+        naming an entry), some with a `*` sequence."""
+        r = self.rng
+        pick = r.random()
+        if pick < 0.5:
+            return f"{self.ms}-{r.randrange(3)}"
+        if pick < 0.7:
+            return f"{self.ms}-*" if r.random() < 0.7 else str(self.ms)
+        if pick < 0.95:
+            return f"{self.ms - r.randrange(1, 200)}-{r.randrange(2)}"
+        return r.choice(["0-0", "0", "-", "+", "x", "18446744073709551615-18446744073709551615", "(5"])
+
+    def stream(self):
+        """Streams with explicit IDs: appends cutting nodes by entries and bytes (the
+        node model decides what approximate trims keep, and XINFO's radix-tree
+        counts), deletions, trims, reads, and consumer groups (deliveries, history,
+        acknowledgements, claims). Replies carrying idle times are not generated."""
+        r = self.rng
+        self.ms += r.choice([0, 0, 1, 1, 2, 7])
+        key = r.choice(["x0", "x1", "x1", "x2"])
+        group = r.choice(["g0", "g0", "g1"])
+        consumer = r.choice(["c0", "c1", "c2"])
+        near = lambda: f"{self.ms - r.randrange(0, 300)}-{r.randrange(3)}"
+        op = r.choice(["XADD"] * 8 + ["XRANGE", "XREVRANGE", "XREAD", "XDEL", "XTRIM", "XLEN", "INFO", "GROUPS",
+                                      "CREATE", "READGROUP", "READGROUP", "HISTORY", "ACK", "PENDING", "CLAIM",
+                                      "AUTOCLAIM", "SETID", "CONSUMER", "SETIDSTREAM", "WRONG"])
+        if op == "XADD":
+            cmd = ["XADD", key]
+            if r.random() < 0.05:
+                cmd.append("NOMKSTREAM")
+            if r.random() < 0.2:
+                how = r.choice([[], ["~"], ["="], ["~"]])
+                if r.random() < 0.7:
+                    cmd += ["MAXLEN", *how, str(r.choice([0, 5, 50, 100, 150, 300]))]
+                else:
+                    cmd += ["MINID", *how, near()]
+                if how == ["~"] and r.random() < 0.3:
+                    cmd += ["LIMIT", str(r.choice([0, 10, 100, 1000]))]
+            cmd.append(self.stream_id())
+            names = r.choice([["f"], ["f", "g"], ["f", "g"], ["h"], [self.name()], ["f", "g", "h", "i"]])
+            for n in names:
+                value = r.choice([str(r.randrange(-5, 300)), self.name(), "v" * r.choice([1, 50, 400, 3000])])
+                cmd += [n, value]
+            if r.random() < 0.02:
+                cmd.pop()
+            return cmd
+        if op in ("XRANGE", "XREVRANGE"):
+            bounds = [r.choice(["-", near(), f"({near()}", str(self.ms - r.randrange(300))]), r.choice(["+", near(), f"({near()}"])]
+            if op == "XREVRANGE":
+                bounds.reverse()
+            return [op, key, *bounds, *(["COUNT", str(r.randrange(-1, 20))] if r.random() < 0.5 else [])]
+        if op == "XREAD":
+            keys = r.sample(["x0", "x1", "x2", "nokey"], r.randrange(1, 3))
+            return ["XREAD", *(["COUNT", str(r.randrange(0, 10))] if r.random() < 0.7 else []), "STREAMS", *keys,
+                    *(r.choice([near(), "$", "0"]) for _ in keys)]
+        if op == "XDEL":
+            return ["XDEL", key, *(near() for _ in range(r.randrange(1, 6)))]
+        if op == "XTRIM":
+            how = r.choice([[], ["~"], ["="]])
+            cmd = ["XTRIM", key, *(["MAXLEN", *how, str(r.choice([0, 10, 80, 200]))] if r.random() < 0.6 else ["MINID", *how, near()])]
+            if how == ["~"] and r.random() < 0.3:
+                cmd += ["LIMIT", str(r.choice([0, 50, 100, 500]))]
+            return cmd
+        if op == "XLEN":
+            return ["XLEN", r.choice([key, "nokey", "str"])]
+        if op == "INFO":
+            return ["XINFO", "STREAM", key]
+        if op == "GROUPS":
+            return ["XINFO", "GROUPS", key]
+        if op == "CREATE":
+            return ["XGROUP", "CREATE", r.choice([key, key, "xnew"]), group, r.choice(["$", "0", near()]),
+                    *(["MKSTREAM"] if r.random() < 0.3 else []), *(["ENTRIESREAD", str(r.randrange(-1, 50))] if r.random() < 0.1 else [])]
+        if op == "READGROUP":
+            return ["XREADGROUP", "GROUP", group, consumer, *(["COUNT", str(r.randrange(0, 8))] if r.random() < 0.8 else []),
+                    *(["NOACK"] if r.random() < 0.15 else []), "STREAMS", key, ">"]
+        if op == "HISTORY":
+            return ["XREADGROUP", "GROUP", group, consumer, "COUNT", str(r.randrange(0, 5)), "STREAMS", key, r.choice(["0", near()])]
+        if op == "ACK":
+            return ["XACK", key, group, *(near() for _ in range(r.randrange(1, 5)))]
+        if op == "PENDING":
+            return ["XPENDING", key, group]
+        if op == "CLAIM":
+            opts = [w for w in ("JUSTID", "FORCE") if r.random() < 0.3]
+            if r.random() < 0.2:
+                opts += ["RETRYCOUNT", str(r.randrange(0, 5))]
+            if r.random() < 0.1:
+                opts += ["LASTID", near()]
+            return ["XCLAIM", key, group, consumer, "0", *(near() for _ in range(r.randrange(1, 4))), *opts]
+        if op == "AUTOCLAIM":
+            return ["XAUTOCLAIM", key, group, consumer, "0", r.choice(["0", near()]), "COUNT", str(r.randrange(1, 6)),
+                    *(["JUSTID"] if r.random() < 0.3 else [])]
+        if op == "SETID":
+            return ["XGROUP", "SETID", key, group, r.choice(["$", "0", near()])]
+        if op == "CONSUMER":
+            return ["XGROUP", r.choice(["CREATECONSUMER", "DELCONSUMER"]), key, group, consumer]
+        if op == "SETIDSTREAM":
+            return ["XSETID", key, r.choice([str(self.ms + 5), near(), "0-0"])] if r.random() < 0.3 else ["XLEN", key]
+        return r.choice([["XADD", "str", "1-1", "f", "v"], ["XRANGE", "z0", "-", "+"], ["XREADGROUP", "GROUP", "g0", "c", "STREAMS", "nokey", ">"],
+                         ["XGROUP", "DESTROY", key, "g1"], ["XREAD", "STREAMS", "x0", ">"]])
 
     def point(self):
         """A position, most of them in one of a few clusters (so that searches find
@@ -684,7 +787,7 @@ def bulk_payload(reply):
 # How to read a whole value of each type (unordered replies compared sorted).
 FULL_READ = {b"+string\r\n": ["GET"], b"+list\r\n": ["LRANGE", "0", "-1"],
              b"+set\r\n": ["SMEMBERS"], b"+hash\r\n": ["HGETALL"],
-             b"+zset\r\n": ["ZRANGE", "0", "-1", "WITHSCORES"]}
+             b"+zset\r\n": ["ZRANGE", "0", "-1", "WITHSCORES"], b"+stream\r\n": ["XRANGE", "-", "+"]}
 
 
 def cross_restore(rng, a, b, proto, step, history):
@@ -692,7 +795,7 @@ def cross_restore(rng, a, b, proto, step, history):
     accept it, and the two copies must hold what the original holds, in the same
     encoding. Returns 1 when a key was restored, else 0."""
     key = rng.choice(["z0", "z1", "z2", "s0", "s1", "s2", "h0", "h1", "h2", "l0", "l1", "l2",
-                      "str", "num", "bits", "hll0", "hll1", "geo1"])
+                      "str", "num", "bits", "hll0", "hll1", "geo1", "x0", "x1"])
     pa, pb = bulk_payload(a.replies([["DUMP", key]])[0]), bulk_payload(b.replies([["DUMP", key]])[0])
     if (pa is None) != (pb is None):
         fail(proto, step, ["DUMP", key], pa or b"(nil)", pb or b"(nil)", history)

@@ -152,7 +152,7 @@ fn invalidate(shared: &Shared, queued: &[Event], need: u64, writer: u64, when: I
     // signals the change where that one is: in its order.
     let changed = queued
         .iter()
-        .filter(|e| e.class & events::CHANGES & !(class::FLUSH | class::NEW) != 0)
+        .filter(|e| e.class & events::CHANGES & !(class::FLUSH | class::NEW) != 0 && e.class & class::UNSIGNALED == 0)
         .map(|e| &e.key[..]);
     if when == Invalidate::AfterCommand && !flushes {
         DEFERRED.with(|d| d.borrow_mut().extend(changed.map(Box::from)));

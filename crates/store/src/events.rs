@@ -76,6 +76,11 @@ pub mod class {
     /// value, Redis's bare signalModifiedKey), for client-side caching; never
     /// published.
     pub const MODIFIED: u32 = 1 << 16;
+    /// Not a Redis class: set beside a published class on an event whose command does
+    /// not signal the key as modified (Redis notifies without its signalModifiedKey:
+    /// XGROUP's subcommands on an existing stream, a consumer created by XREADGROUP or
+    /// XCLAIM): published, but not a change for client-side caching.
+    pub const UNSIGNALED: u32 = 1 << 17;
     /// `A`: every class but `m` and `n`, as Redis's alias.
     pub const ALL: u32 = GENERIC | STRING | LIST | SET | HASH | ZSET | EXPIRED | EVICTED | STREAM | MODULE;
 }

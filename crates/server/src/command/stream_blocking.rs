@@ -99,7 +99,7 @@ fn serve_group(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Prot
             let d = super::stream_groups::deliver_new(&mut s, key, &g.group, &g.consumer, read.count, g.noack, now_ms, &mut body);
             drop(s);
             if d.consumer_created {
-                store::events::push(ks.events(), class::STREAM, "xgroup-createconsumer", db, key);
+                store::events::push(ks.events(), class::STREAM | class::UNSIGNALED, "xgroup-createconsumer", db, key);
                 crate::notify::publish_under_lock(at_once);
             }
             records.extend(d.records);

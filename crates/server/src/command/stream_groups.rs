@@ -22,6 +22,10 @@ use super::streams::{id_text, parse_id, parse_interval_id, parse_read, parse_str
 use super::{container, spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Movable};
 use crate::propagate::Record;
 
+/// The class of the events of group changes: published as stream events, but not
+/// changes for client-side caching (Redis notifies them without signalModifiedKey).
+const UNSIGNALED: u32 = class::STREAM | class::UNSIGNALED;
+
 /// Redis's text for a group missing in XPENDING, XCLAIM, XAUTOCLAIM.
 fn no_group(key: &[u8], group: &[u8]) -> CommandError {
     CommandError::Owned(format!("NOGROUP No such key '{}' or consumer group '{}'", String::from_utf8_lossy(key), String::from_utf8_lossy(group)))
@@ -131,7 +135,8 @@ pub(super) fn deliver_new(s: &mut Stream, key: &[u8], group_name: &[u8], consume
 /// Replies with the consumer's pending entries after `after` (its history), at most
 /// `count`, as Redis's `streamReplyWithRangeFromConsumerPEL`: each one delivered again
 /// (time and count updated), a deleted one as its ID and a null.
-fn deliver_history(s: &mut Stream, group_name: &[u8], consumer: &[u8], after: StreamId, count: usize, now_ms: i64, out: &mut Vec<u8>) -> bool {
+#[allow(clippy::too_many_arguments)]
+fn deliver_history(s: &mut Stream, group_name: &[u8], consumer: &[u8], after: StreamId, count: usize, now_ms: i64, proto: resp::Proto, out: &mut Vec<u8>) -> bool {
     let mut created = false;
     let Some(group) = s.groups.get_mut(group_name) else { return false };
     let c = consumer_of(group, consumer, now_ms, &mut created);
@@ -156,7 +161,7 @@ fn deliver_history(s: &mut Stream, group_name: &[u8], consumer: &[u8], after: St
             None => {
                 encode::array_len(out, 2);
                 reply_id(out, id);
-                encode::null_array(out, resp::Proto::Resp2);
+                encode::null_array(out, proto);
             }
         }
     }
@@ -204,10 +209,12 @@ fn xreadgroup(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     for (k, key) in keys.iter().enumerate() {
         let (h, shard) = locked.shard_for(db, key);
         let Some(mut s) = coll::get_key::<Stream>(ctx, shard, h, key)? else { continue };
+        // Redis looks each key up again here, a second keyspace hit.
+        ctx.count_lookup(true);
         let mut body = Vec::new();
         match after[k] {
             Some(id) => {
-                if deliver_history(&mut s, group_name, consumer, id, r.count, ctx.now_ms, &mut body) {
+                if deliver_history(&mut s, group_name, consumer, id, r.count, ctx.now_ms, ctx.client.proto, &mut body) {
                     events.push(("xgroup-createconsumer", key));
                     if r.noack {
                         records.push(createconsumer_record(key, group_name, consumer));
@@ -229,7 +236,7 @@ fn xreadgroup(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         served.push((key, body));
     }
     for (event, key) in events {
-        notify(ctx, class::STREAM, event, key);
+        notify(ctx, UNSIGNALED, event, key);
     }
     drop(locked);
     if served.is_empty() {
@@ -502,7 +509,7 @@ fn xclaim(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     drop(s);
     if created {
-        notify(ctx, class::STREAM, "xgroup-createconsumer", a[1]);
+        notify(ctx, UNSIGNALED, "xgroup-createconsumer", a[1]);
     }
     drop(shard);
     if records.is_empty() && !created {
@@ -598,7 +605,7 @@ fn xautoclaim(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     drop(s);
     if created {
-        notify(ctx, class::STREAM, "xgroup-createconsumer", a[1]);
+        notify(ctx, UNSIGNALED, "xgroup-createconsumer", a[1]);
     }
     drop(shard);
     if records.is_empty() && !created {
@@ -645,9 +652,9 @@ fn xgroup_create(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[2]);
-    let (last, busy) = match coll::get_key::<Stream>(ctx, &mut shard, h, a[2])? {
-        Some(s) => (s.last_id, s.groups.contains_key(a[3])),
-        None if mkstream => (StreamId::MIN, false),
+    let (last, busy, busy_or_existing) = match coll::get_key::<Stream>(ctx, &mut shard, h, a[2])? {
+        Some(s) => (s.last_id, s.groups.contains_key(a[3]), true),
+        None if mkstream => (StreamId::MIN, false, false),
         None => return Err(group_key_missing()),
     };
     if a.len() > 8 {
@@ -660,7 +667,8 @@ fn xgroup_create(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut s = coll::get_or_create::<Stream>(ctx, &mut shard, h, a[2])?;
     s.groups.insert(a[3].to_vec(), Group { last_id: id, entries_read: read, ..Group::default() });
     drop(s);
-    notify(ctx, class::STREAM, "xgroup-create", a[2]);
+    // A stream MKSTREAM made is a change of the key; a group added to one is not.
+    notify(ctx, if busy_or_existing { UNSIGNALED } else { class::STREAM }, "xgroup-create", a[2]);
     drop(shard);
     ctx.ok();
     Ok(())
@@ -703,7 +711,7 @@ fn xgroup_setid(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     group.last_id = id;
     group.entries_read = read;
     drop(s);
-    notify(ctx, class::STREAM, "xgroup-setid", a[2]);
+    notify(ctx, UNSIGNALED, "xgroup-setid", a[2]);
     drop(shard);
     ctx.ok();
     Ok(())
@@ -717,7 +725,7 @@ fn xgroup_destroy(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let gone = s.groups.remove(a[3]).is_some();
     drop(s);
     if gone {
-        notify(ctx, class::STREAM, "xgroup-destroy", a[2]);
+        notify(ctx, UNSIGNALED, "xgroup-destroy", a[2]);
     } else {
         ctx.client.changed_nothing = true;
     }
@@ -738,7 +746,7 @@ fn xgroup_createconsumer(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandEr
         true
     })?;
     if created {
-        notify(ctx, class::STREAM, "xgroup-createconsumer", a[2]);
+        notify(ctx, UNSIGNALED, "xgroup-createconsumer", a[2]);
     } else {
         ctx.client.changed_nothing = true;
     }
@@ -757,7 +765,7 @@ fn xgroup_delconsumer(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError
         Some(c.pel.len())
     })?;
     match pending {
-        Some(_) => notify(ctx, class::STREAM, "xgroup-delconsumer", a[2]),
+        Some(_) => notify(ctx, UNSIGNALED, "xgroup-delconsumer", a[2]),
         None => ctx.client.changed_nothing = true,
     }
     encode::integer(ctx.out, pending.unwrap_or(0) as i64);

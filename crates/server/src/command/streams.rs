@@ -625,9 +625,6 @@ fn xsetid(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
     let mut s = coll::get_key::<Stream>(ctx, &mut shard, h, a[1])?.ok_or(CommandError::NoSuchKey)?;
-    if id < s.max_deleted_id {
-        return Err(CommandError::msg("ERR The ID specified in XSETID is smaller than current max_deleted_entry_id"));
-    }
     if let Some((&top, _)) = s.last_entry() {
         if id < top {
             return Err(CommandError::msg("ERR The ID specified in XSETID is smaller than the target stream top item"));
@@ -635,6 +632,9 @@ fn xsetid(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         if entries_added.is_some_and(|n| (s.len() as u64) > n) {
             return Err(CommandError::msg("ERR The entries_added specified in XSETID is smaller than the target stream length"));
         }
+    }
+    if id < s.max_deleted_id {
+        return Err(CommandError::msg("ERR The ID specified in XSETID is smaller than current max_deleted_entry_id"));
     }
     s.last_id = id;
     if let Some(n) = entries_added {
@@ -644,7 +644,9 @@ fn xsetid(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         s.max_deleted_id = max_deleted;
     }
     drop(s);
-    notify(ctx, class::STREAM, "xsetid", a[1]);
+    // (Redis 7.0.15 notifies it without signalling the key as modified: no
+    // invalidation for client-side caching.)
+    notify(ctx, class::STREAM | class::UNSIGNALED, "xsetid", a[1]);
     drop(shard);
     ctx.ok();
     Ok(())
