@@ -133,6 +133,10 @@ GETKEYS_CASES = [
     ["geosearchstore", "d", "s", "fromlonlat", "1", "2", "byradius", "1", "m"], ["object", "encoding", "k"],
     ["blmpop", "0", "2", "a", "b", "left"], ["smove", "a", "b", "m"], ["del", "a", "b"], ["restore", "k", "0", "x"],
     ["bitop", "and", "d", "a", "b"], ["memory", "usage", "k"], ["client", "kill", "x"], ["function", "load", "x"],
+    ["xadd", "k", "*", "f", "v"], ["xread", "count", "1", "streams", "a", "b", "0", "0"], ["xread", "streams", "a"],
+    ["xread", "block", "0", "streams", "streams", "0"], ["xreadgroup", "group", "g", "c", "noack", "streams", "a", "b", ">", ">"],
+    ["xreadgroup", "group", "streams", "c", "streams", "a", ">"], ["xinfo", "stream", "k"], ["xgroup", "create", "k", "g", "$"],
+    ["xautoclaim", "k", "g", "c", "0", "0"], ["xsetid", "k", "1-1"],
 ]
 
 

@@ -801,6 +801,7 @@ const KEY2_RW: &[KeySpec] = &[KeySpec { flags: kf::RW | kf::UPDATE, begin: Begin
 const KEY2_RW_INSERT: &[KeySpec] = &[KeySpec { flags: kf::RW | kf::INSERT, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }];
 const KEY2_RW_DELETE: &[KeySpec] = &[KeySpec { flags: kf::RW | kf::DELETE, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }];
 const KEY1_RW: &[KeySpec] = &[KeySpec { flags: kf::RW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }];
+const KEY1_RW_DELETE: &[KeySpec] = &[KeySpec { flags: kf::RW | kf::DELETE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }];
 
 #[rustfmt::skip]
 static XGROUP_SUBCOMMANDS: &[CommandSpec] = &[
@@ -815,11 +816,11 @@ static XGROUP_SUBCOMMANDS: &[CommandSpec] = &[
 #[rustfmt::skip]
 pub static COMMANDS: &[CommandSpec] = &[
     container("xgroup", "stream", "A container for consumer groups commands.", XGROUP_SUBCOMMANDS).since("5.0.0").complexity("Depends on subcommand."),
-    spec("xreadgroup", -7, WRITE | BLOCKING, (0, 0, 0), STREAM, "stream", "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.", xreadgroup).since("5.0.0").args(ARGS_XREADGROUP).complexity("For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data.").movable(Movable::Streams).key_specs(&[KeySpec { flags: kf::RW | kf::UPDATE, ..STREAMS_KEYS }]),
+    spec("xreadgroup", -7, WRITE | BLOCKING, (0, 0, 0), STREAM, "stream", "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.", xreadgroup).since("5.0.0").args(ARGS_XREADGROUP).complexity("For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data.").movable(Movable::Streams).key_specs(&[KeySpec { begin: BeginSearch::Keyword { keyword: "STREAMS", start_from: 4 }, ..STREAMS_KEYS }]),
     spec("xack", -4, WRITE | FAST, (1, 1, 1), STREAM, "stream", "Returns the number of messages that were successfully acknowledged by the consumer group member of a stream.", xack).since("5.0.0").args(ARGS_XACK).complexity("O(1) for each message ID processed.").key_specs(KEY1_RW),
     spec("xpending", -3, READONLY, (1, 1, 1), STREAM, "stream", "Returns the information and entries from a stream consumer group's pending entries list.", xpending).since("5.0.0").args(ARGS_XPENDING).complexity("O(N) with N being the number of elements returned, so asking for a small fixed number of entries per call is O(1). O(M), where M is the total number of entries scanned when used with the IDLE filter. When the command returns just the summary and the list of consumers is small, it runs in O(1) time; otherwise, an additional O(N) time for iterating every consumer.").tips(&["nondeterministic_output"]).key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
     spec("xclaim", -6, WRITE | FAST, (1, 1, 1), STREAM, "stream", "Changes, or acquires, ownership of a message in a consumer group, as if the message was delivered a consumer group member.", xclaim).since("5.0.0").args(ARGS_XCLAIM).complexity("O(log N) with N being the number of messages in the PEL of the consumer group.").tips(&["nondeterministic_output"]).key_specs(KEY1_RW),
-    spec("xautoclaim", -6, WRITE | FAST, (1, 1, 1), STREAM, "stream", "Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group member.", xautoclaim).since("6.2.0").args(ARGS_XAUTOCLAIM).complexity("O(1) if COUNT is small.").tips(&["nondeterministic_output"]).key_specs(KEY1_RW),
+    spec("xautoclaim", -6, WRITE | FAST, (1, 1, 1), STREAM, "stream", "Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group member.", xautoclaim).since("6.2.0").args(ARGS_XAUTOCLAIM).complexity("O(1) if COUNT is small.").tips(&["nondeterministic_output"]).key_specs(KEY1_RW_DELETE),
 ];
 
 /// The arguments of this file's commands, as COMMAND DOCS describes them (Redis
@@ -846,9 +847,9 @@ mod docs_args {
         arg("count", Integer).token("COUNT").optional(),
         arg("milliseconds", Integer).token("BLOCK").optional(),
         arg("noack", PureToken).token("NOACK").optional(),
-        arg("streams", Block).token("STREAMS").args(&[arg("key", Key).key_spec(0).multiple(), arg("ID", String).multiple()]),
+        arg("streams", Block).token("STREAMS").args(&[arg("key", Key).key_spec(0).multiple(), arg("id", String).multiple()]),
     ];
-    pub const ARGS_XACK: &[Arg] = &[arg("key", Key).key_spec(0), arg("group", String), arg("ID", String).multiple()];
+    pub const ARGS_XACK: &[Arg] = &[arg("key", Key).key_spec(0), arg("group", String), arg("id", String).multiple()];
     pub const ARGS_XPENDING: &[Arg] = &[
         arg("key", Key).key_spec(0), arg("group", String),
         arg("filters", Block).optional().args(&[
@@ -857,13 +858,13 @@ mod docs_args {
         ]),
     ];
     pub const ARGS_XCLAIM: &[Arg] = &[
-        arg("key", Key).key_spec(0), arg("group", String), arg("consumer", String), arg("min-idle-time", String), arg("ID", String).multiple(),
+        arg("key", Key).key_spec(0), arg("group", String), arg("consumer", String), arg("min-idle-time", String), arg("id", String).multiple(),
         arg("ms", Integer).token("IDLE").optional(),
         arg("unix-time-milliseconds", UnixTime).token("TIME").optional(),
         arg("count", Integer).token("RETRYCOUNT").optional(),
         arg("force", PureToken).token("FORCE").optional(),
         arg("justid", PureToken).token("JUSTID").optional(),
-        arg("lastid", String).token("LASTID").optional(),
+        arg("id", String).token("LASTID").optional(),
     ];
     pub const ARGS_XAUTOCLAIM: &[Arg] = &[
         arg("key", Key).key_spec(0), arg("group", String), arg("consumer", String), arg("min-idle-time", String), arg("start", String),

@@ -253,7 +253,7 @@ fn xinfo_help(ctx: &mut Ctx<'_>, _a: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 const STREAM: &[&str] = &["stream"];
-const KEY2_RO: &[KeySpec] = &[KeySpec { flags: kf::RO, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }];
+const KEY2_RO: &[KeySpec] = &[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }];
 
 #[rustfmt::skip]
 static XINFO_SUBCOMMANDS: &[CommandSpec] = &[
