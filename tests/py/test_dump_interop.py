@@ -31,6 +31,18 @@ def fill(c):
     c.zadd("zset", {"a": 1.5, "b": float("-inf"), "c": 3, "d": -0.0})
     c.zadd("bigzset", {f"m{i}": i / 3 for i in range(BIG)})
     c.zadd("longmember", {"m" * 100: 1})
+    # Streams: nodes cut by entries and by bytes, deleted and trimmed entries, groups
+    # with pending entries and consumers, an empty stream that keeps its group.
+    for i in range(1, 301):
+        c.xadd("stream", {"f": i, "g": "v" * (i % 7)} if i % 5 else {"other": "x" * 900}, id=f"{i}-{i % 3}")
+    c.xdel("stream", "7-1", "100-1")
+    c.xtrim("stream", maxlen=250, approximate=False)
+    c.xgroup_create("stream", "g1", id="0")
+    c.xgroup_create("stream", "g2", id="$")
+    c.xreadgroup("g1", "alice", {"stream": ">"}, count=30)
+    c.xreadgroup("g1", "bob", {"stream": ">"}, count=5, noack=True)
+    c.xclaim("stream", "g1", "carol", 0, ["60-0", "61-1"])
+    c.xgroup_create("emptystream", "g", id="$", mkstream=True)
 
 
 def contents(c, key):
@@ -45,6 +57,13 @@ def contents(c, key):
         return sorted(c.hgetall(key).items())
     if t == "zset":
         return c.zrange(key, 0, -1, withscores=True)
+    if t == "stream":
+        info = c.xinfo_stream(key)
+        head = [info[f] for f in ("length", "last-generated-id", "max-deleted-entry-id", "entries-added", "recorded-first-entry-id")]
+        groups = c.xinfo_groups(key)
+        pending = [[(p["message_id"], p["consumer"], p["times_delivered"]) for p in c.xpending_range(key, g["name"], "-", "+", 1000)] for g in groups]
+        consumers = [[(x["name"], x["pending"]) for x in c.xinfo_consumers(key, g["name"])] for g in groups]
+        return head, c.xrange(key), groups, pending, consumers
     raise AssertionError(f"{key}: type {t}")
 
 

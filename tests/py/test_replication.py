@@ -51,11 +51,24 @@ def contents(c):
                 b"hash": lambda: sorted(c.hgetall(k).items()),
                 b"set": lambda: sorted(c.smembers(k)),
                 b"zset": lambda: c.zrange(k, 0, -1, withscores=True),
+                b"stream": lambda: stream_contents(c, k),
             }[t]()
             ttl = c.pttl(k)
             out[(db, k)] = (t, value, -1 if ttl < 0 else round(ttl / 60000))
     c.execute_command("SELECT", 0)
     return out
+
+
+def stream_contents(c, k):
+    """A stream's entries, IDs and counters, its groups (read counters and lags
+    included), their pending entries (owner and delivery count: a delivery's time is
+    propagated, a consumer's seen time is the replica's own) and consumers."""
+    info = c.xinfo_stream(k)
+    head = [info[f] for f in ("length", "last-generated-id", "max-deleted-entry-id", "entries-added", "recorded-first-entry-id")]
+    groups = c.xinfo_groups(k)
+    pending = [[(p["message_id"], p["consumer"], p["times_delivered"]) for p in c.xpending_range(k, g["name"], "-", "+", 10000)] for g in groups]
+    consumers = [[(x["name"], x["pending"]) for x in c.xinfo_consumers(k, g["name"])] for g in groups]
+    return head, c.xrange(k), groups, pending, consumers
 
 
 def wait_until(what, check, timeout=20.0):
@@ -141,6 +154,28 @@ def writes_of_every_type(c, tag):
     c.sadd(p + "bigints", *range(0, 100000, 97))
     c.rpush(p + "biglist", *[f"e{i}" * 10 for i in range(2000)])
     c.set(p + "bigstring", "x" * 20000)
+    # Streams: IDs the master makes (`*`, `ms-*`), approximate trims (propagated as
+    # the exact trims they were), deletions, groups, deliveries (as XCLAIM), NOACK
+    # reads (as XGROUP SETID), acknowledgements, claims, deleted pending entries.
+    x = p + "stream"
+    for i in range(300):
+        c.xadd(x, {"f": i, "g": "v" * (i % 50)}, maxlen=250, approximate=True)
+    c.xadd(x, {"f": "explicit"}, id="99999999999999-*")
+    c.xdel(x, c.xrange(x, count=3)[1][0])
+    c.xgroup_create(x, "g", id="0")
+    c.xgroup_create(x, "late", id="$")
+    c.xreadgroup("g", "alice", {x: ">"}, count=20)
+    c.xreadgroup("g", "bob", {x: ">"}, count=5, noack=True)
+    first = [e[0] for e in c.xrange(x, count=6)]
+    c.xack(x, "g", first[0])
+    c.xclaim(x, "g", "carol", 0, first[1:3])
+    c.xdel(x, first[3])
+    c.xautoclaim(x, "g", "dave", 0, "0-0", count=3)
+    c.xgroup_createconsumer(x, "g", "erin")
+    c.xgroup_delconsumer(x, "g", "bob")
+    c.xtrim(x, minid=first[5], approximate=False)
+    c.execute_command("XSETID", x, "99999999999999-50")
+    c.xgroup_create(p + "emptystream", "g", id="$", mkstream=True)
     c.execute_command("SELECT", 5)
     c.set(p + "db5", "five")
     c.execute_command("SELECT", 0)
@@ -170,6 +205,16 @@ def test_a_redis_replica_holds_what_the_master_holds(log, sync):
         m.rpush("waits", "x", "y")
         blocker.join(timeout=15)
         assert popped == [(b"waits", b"x")]
+        # A blocked XREADGROUP served by an XADD: its delivery is propagated (XCLAIM).
+        m.xgroup_create("events", "workers", id="$", mkstream=True)
+        read = []
+        reader = threading.Thread(target=lambda: read.append(redis.Redis(port=master_srv.port, socket_timeout=10).xreadgroup(
+            "workers", "w1", {"events": ">"}, block=10000)))
+        reader.start()
+        wait_until("the read to block", lambda: m.info("clients")["blocked_clients"] == 1)
+        m.xadd("events", {"job": "1"}, id="5-0")
+        reader.join(timeout=15)
+        assert read == [[[b"events", [(b"5-0", {b"job": b"1"})]]]]
         m.execute_command("SELECT", 3)
         m.flushdb()
         m.set("db3-after-flush", "v")

@@ -4,10 +4,14 @@
 //! What the log and the replicas get is Redis's: a delivery of XREADGROUP, XCLAIM or
 //! XAUTOCLAIM as an idempotent `XCLAIM key group consumer 0 id TIME ms RETRYCOUNT n
 //! FORCE JUSTID LASTID id` per entry (also for a pending entry found deleted, which it
-//! drops), a NOACK read as `XGROUP SETID ... ENTRIESREAD n` (after `XGROUP
-//! CREATECONSUMER` for a new consumer). As in Redis 7.0.15, a consumer created by a
-//! history read is not propagated. Several records of one call are not wrapped in
-//! MULTI/EXEC here (Redis wraps them); they are appended together.
+//! drops); XREADGROUP's deliveries then the group's position as `XGROUP SETID ...
+//! ENTRIESREAD n`, a NOACK read that record alone (after `XGROUP CREATECONSUMER` for a
+//! consumer the read created). Redis 7.0.15 sends the SETID record after NOACK reads
+//! only, so that its replicas can lose a group's read counter (`entries-read` nil where
+//! the master has a number); Basalt's replicas, Redis's included, keep it. As in Redis
+//! 7.0.15, a consumer created by a history read without NOACK is not propagated.
+//! Several records of one call are appended together, not wrapped in MULTI/EXEC as
+//! Redis wraps them.
 
 use resp::encode;
 use store::events::class;
@@ -123,10 +127,14 @@ pub(super) fn deliver_new(s: &mut Stream, key: &[u8], group_name: &[u8], consume
         d.records.push(xclaim_record(key, group_name, group, id, p));
     }
     let group = &s.groups[group_name];
-    if noack && delivered > 0 {
-        if d.consumer_created {
-            d.records.push(createconsumer_record(key, group_name, consumer));
-        }
+    if noack && delivered > 0 && d.consumer_created {
+        d.records.push(createconsumer_record(key, group_name, consumer));
+    }
+    // The group's read counter goes too: the XCLAIMs carry its last ID only, and a
+    // replica left to estimate the counter may not know it (Redis 7.0.15 sends this
+    // record after NOACK reads only, and its replicas can then show `entries-read`
+    // nil where the master shows a number; later Redis versions send it always).
+    if delivered > 0 {
         d.records.push(setid_record(key, group_name, group));
     }
     d
@@ -241,6 +249,11 @@ fn xreadgroup(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     drop(locked);
     if served.is_empty() {
         ctx.client.changed_nothing = true;
+        // Nothing to propagate: the stripes go before the wait (whose serving takes
+        // them again).
+        if let Some(mut o) = ordered.take() {
+            o.finish(None);
+        }
         if let Some(timeout) = r.block_ms {
             let ids = after.iter().map(|a| a.unwrap_or(StreamId::MAX)).collect();
             return super::stream_blocking::block_read(ctx, a, &r, ids, timeout);
