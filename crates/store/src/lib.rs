@@ -21,6 +21,7 @@ pub mod rdb;
 pub mod shard;
 pub mod shard_lock;
 pub mod size_class;
+pub mod str_ref;
 pub mod types;
 pub mod value;
 pub mod varint;

@@ -1,6 +1,6 @@
 //! Blocking pops: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX, BZMPOP;
 //! the registry's serve and timeout passes, which also serve stream reads
-//! (`stream_blocking.rs`) and WAIT.
+//! (`stream_serve.rs`) and WAIT.
 //!
 //! A command that finds no data registers its client as a waiter on each of its keys
 //! (FIFO per key) and answers nothing; its connection stops executing further input.
@@ -71,7 +71,7 @@ fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto,
         return Ok(None);
     }
     if let Op::Read(read) = op {
-        return super::stream_blocking::try_serve(shared, client, db, now_ms, proto, read, log, in_exec);
+        return super::stream_serve::try_serve(shared, client, db, now_ms, proto, read, log, in_exec);
     }
     let ks = &shared.keyspace;
     let propagating = log && crate::propagate::active(shared);

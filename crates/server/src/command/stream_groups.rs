@@ -22,9 +22,10 @@ use super::collections as coll;
 use super::flags::*;
 use super::key_flags as kf;
 use super::keyspace_events::notify;
-use super::streams::{id_text, parse_id, parse_interval_id, parse_read, parse_strict_id, reply_entry, reply_id, reply_read, STREAMS_KEYS};
+use super::stream_deliver::{consumer_of, createconsumer_record, deliver_new, setid_record, xclaim_record};
+use super::stream_reply::{reply_entry, reply_id, reply_read};
+use super::streams::{block_read, parse_id, parse_interval_id, parse_read, parse_strict_id, STREAMS_KEYS};
 use super::{container, spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Movable};
-use crate::propagate::Record;
 
 /// The class of the events of group changes: published as stream events, but not
 /// changes for client-side caching (Redis notifies them without signalModifiedKey).
@@ -38,106 +39,6 @@ fn no_group(key: &[u8], group: &[u8]) -> CommandError {
 /// Redis's text for a group missing in XGROUP and XINFO CONSUMERS.
 pub(super) fn no_such_group(key: &[u8], group: &[u8]) -> CommandError {
     CommandError::Owned(format!("NOGROUP No such consumer group '{}' for key name '{}'", String::from_utf8_lossy(group), String::from_utf8_lossy(key)))
-}
-
-/// The idempotent record of a pending entry's state (Redis's `streamPropagateXCLAIM`).
-fn xclaim_record(key: &[u8], group_name: &[u8], group: &Group, id: StreamId, p: &Pending) -> Record {
-    vec![
-        b"XCLAIM".to_vec(),
-        key.to_vec(),
-        group_name.to_vec(),
-        p.consumer.clone(),
-        b"0".to_vec(),
-        id_text(id),
-        b"TIME".to_vec(),
-        p.delivery_time.to_string().into_bytes(),
-        b"RETRYCOUNT".to_vec(),
-        p.delivery_count.to_string().into_bytes(),
-        b"FORCE".to_vec(),
-        b"JUSTID".to_vec(),
-        b"LASTID".to_vec(),
-        id_text(group.last_id),
-    ]
-}
-
-/// `XGROUP SETID key group last-id ENTRIESREAD n` (Redis's `streamPropagateGroupID`).
-fn setid_record(key: &[u8], group_name: &[u8], group: &Group) -> Record {
-    let read = group.entries_read.map_or(-1, |n| n as i64);
-    vec![b"XGROUP".to_vec(), b"SETID".to_vec(), key.to_vec(), group_name.to_vec(), id_text(group.last_id), b"ENTRIESREAD".to_vec(), read.to_string().into_bytes()]
-}
-
-fn createconsumer_record(key: &[u8], group_name: &[u8], consumer: &[u8]) -> Record {
-    vec![b"XGROUP".to_vec(), b"CREATECONSUMER".to_vec(), key.to_vec(), group_name.to_vec(), consumer.to_vec()]
-}
-
-/// Looks a consumer up, refreshing its seen time, or creates it (then `created`).
-fn consumer_of<'g>(group: &'g mut Group, name: &[u8], now_ms: i64, created: &mut bool) -> &'g mut Consumer {
-    if !group.consumers.contains_key(name) {
-        *created = true;
-    }
-    let c = group.consumers.entry(name.to_vec()).or_default();
-    c.seen_time = now_ms;
-    c
-}
-
-/// What a delivery to a consumer did, beyond its reply.
-#[derive(Default)]
-pub(super) struct Delivery {
-    pub records: Vec<Record>,
-    pub consumer_created: bool,
-}
-
-/// Delivers to `consumer` of `group_name` the entries after the group's last ID (`>`),
-/// at most `count` (0: all), as Redis's `streamReplyWithRange` with a group: each one
-/// pending for the consumer unless `noack`, the group advanced. Writes the entries
-/// array to `out`; the records say it for the log.
-pub(super) fn deliver_new(s: &mut Stream, key: &[u8], group_name: &[u8], consumer: &[u8], count: usize, noack: bool, now_ms: i64, out: &mut Vec<u8>) -> Delivery {
-    let mut d = Delivery::default();
-    let Some(group) = s.groups.get_mut(group_name) else { return d };
-    consumer_of(group, consumer, now_ms, &mut d.consumer_created);
-    let start = match group.last_id.next() {
-        Some(id) => id,
-        None => {
-            encode::array_len(out, 0);
-            return d;
-        }
-    };
-    let limit = if count == 0 { usize::MAX } else { count };
-    let ids: Vec<StreamId> = s.range(start, StreamId::MAX).take(limit).map(|(id, _)| *id).collect();
-    encode::array_len(out, ids.len());
-    let delivered = ids.len();
-    for id in ids {
-        s.advance_group(group_name, id);
-        if let Some(fields) = s.get(id) {
-            reply_entry(out, id, fields);
-        }
-        if noack {
-            continue;
-        }
-        let group = s.groups.get_mut(group_name).expect("group");
-        // An entry pending for another consumer (after XGROUP SETID) moves to this one.
-        if let Some(old) = group.pel.get(&id).map(|p| p.consumer.clone()) {
-            if let Some(c) = group.consumers.get_mut(&old) {
-                c.pel.remove(&id);
-            }
-        }
-        group.pel.insert(id, Pending { delivery_time: now_ms, delivery_count: 1, consumer: consumer.to_vec() });
-        group.consumers.get_mut(consumer).expect("consumer").pel.insert(id);
-        let p = &group.pel[&id];
-        d.records.push(xclaim_record(key, group_name, group, id, p));
-    }
-    let group = &s.groups[group_name];
-    if noack && delivered > 0 && d.consumer_created {
-        d.records.push(createconsumer_record(key, group_name, consumer));
-    }
-    // The group's read counter goes too: the XCLAIMs carry its last ID only, and a
-    // replica left to estimate the counter may not know it (Redis 7.0.15 sends this
-    // record after NOACK reads only, and its replicas can then show `entries-read`
-    // nil where the master shows a number; later Redis versions send it always).
-    if delivered > 0 {
-        d.records.push(setid_record(key, group_name, group));
-    }
-    d
 }
 
 /// Replies with the consumer's pending entries after `after` (its history), at most
@@ -165,7 +66,7 @@ fn deliver_history(s: &mut Stream, group_name: &[u8], consumer: &[u8], after: St
     encode::array_len(out, ids.len());
     for id in ids {
         match s.get(id) {
-            Some(fields) => reply_entry(out, id, fields),
+            Some(e) => reply_entry(out, &e),
             None => {
                 encode::array_len(out, 2);
                 reply_id(out, id);
@@ -231,7 +132,7 @@ fn xreadgroup(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             }
             None => {
                 let last = s.groups.get(group_name).map(|g| g.last_id).unwrap_or_default();
-                if !s.last_entry().is_some_and(|(top, _)| *top > last) {
+                if s.last_entry().is_none_or(|e| e.id <= last) {
                     continue;
                 }
                 let d = deliver_new(&mut s, key, group_name, consumer, r.count, r.noack, ctx.now_ms, &mut body);
@@ -256,7 +157,7 @@ fn xreadgroup(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
         if let Some(timeout) = r.block_ms {
             let ids = after.iter().map(|a| a.unwrap_or(StreamId::MAX)).collect();
-            return super::stream_blocking::block_read(ctx, a, &r, ids, timeout);
+            return block_read(ctx, a, &r, ids, timeout);
         }
     }
     let mut end = None;
@@ -399,6 +300,7 @@ fn xpending(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 /// Moves pending entry `id` to `consumer` (created when missing, `created` set), as
 /// XCLAIM and XAUTOCLAIM do, with its new delivery time and count.
+#[allow(clippy::too_many_arguments)]
 fn claim(group: &mut Group, id: StreamId, consumer: &[u8], delivery_time: i64, retry: Option<u64>, justid: bool, now_ms: i64, created: &mut bool) {
     consumer_of(group, consumer, now_ms, created);
     let p = group.pel.get_mut(&id).expect("pending");
@@ -513,7 +415,7 @@ fn xclaim(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         if justid {
             reply_id(&mut body, id);
         } else if let Some(fields) = s.get(id) {
-            reply_entry(&mut body, id, fields);
+            reply_entry(&mut body, &fields);
         }
         n += 1;
     }
@@ -569,7 +471,6 @@ fn xautoclaim(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let now = ctx.now_ms;
     let mut s = coll::get_key::<Stream>(ctx, &mut shard, h, a[1])?.ok_or(CommandError::NoSuchKey)?;
     let mut attempts = count * 10;
-    let mut count = count;
     let mut records = Vec::new();
     let mut created = false;
     let mut claimed = Vec::new();
@@ -609,7 +510,7 @@ fn xautoclaim(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     for id in &claimed {
         match (justid, s.get(*id)) {
             (true, _) | (false, None) => reply_id(&mut body, *id),
-            (false, Some(fields)) => reply_entry(&mut body, *id, fields),
+            (false, Some(e)) => reply_entry(&mut body, &e),
         }
     }
     encode::array_len(&mut body, deleted.len());

@@ -14,7 +14,7 @@ use super::collections as coll;
 use super::flags::*;
 use super::key_flags as kf;
 use super::stream_groups::no_such_group;
-use super::streams::{reply_entry, reply_id};
+use super::stream_reply::{reply_entry, reply_id};
 use super::{container, spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
 
 /// Nodes of a compressed radix tree holding `keys` (sorted, distinct, equal length),
@@ -123,7 +123,7 @@ fn xinfo_stream(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         for (name, entry) in [("first-entry", s.first_entry()), ("last-entry", s.last_entry())] {
             field(out, name);
             match entry {
-                Some((id, fields)) => reply_entry(out, *id, fields),
+                Some(e) => reply_entry(out, &e),
                 None => encode::null(out, proto),
             }
         }
@@ -135,8 +135,8 @@ fn xinfo_stream(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     field(out, "entries");
     let entries: Vec<_> = s.range(StreamId::MIN, StreamId::MAX).take(limit).collect();
     encode::array_len(out, entries.len());
-    for (id, fields) in entries {
-        reply_entry(out, *id, fields);
+    for e in entries {
+        reply_entry(out, &e);
     }
     field(out, "groups");
     encode::array_len(out, s.groups.len());

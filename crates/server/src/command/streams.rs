@@ -1,6 +1,6 @@
 //! Stream commands without consumer groups: XADD, XTRIM, XDEL, XLEN, XRANGE, XREVRANGE,
 //! XREAD and XSETID, as Redis 7.0; and what the group commands (`stream_groups.rs`) and
-//! XINFO (`stream_info.rs`) share with them: ID parsing and entry replies.
+//! XINFO (`stream_info.rs`) share with them: ID parsing, XREAD's options, blocking.
 //!
 //! The stream itself, its nodes and its trimming are `store::types::stream`'s. What the
 //! log and the replicas get is Redis's: XADD's `*` or `ms-*` as the ID it made, and an
@@ -8,17 +8,20 @@
 //! first ID, it left), so that a replay removes exactly what the call removed. Replayed
 //! (or applied from a master), a trim knows no LIMIT, as Redis's.
 //!
-//! Blocking reads (XREAD / XREADGROUP ... BLOCK) wait in `stream_blocking.rs`.
+//! A read that finds nothing with BLOCK waits on the waiters' registry (`blocking.rs`),
+//! served later by `stream_serve.rs`; replies are written by `stream_reply.rs`.
 
-use resp::{encode, Proto};
+use resp::encode;
 use store::events::class;
-use store::types::stream::{Fields, NodeLimits, Stream, StreamId, Trim, TrimTo};
+use store::types::stream::{NodeLimits, Stream, StreamId, Trim, TrimTo};
 
 use super::args::{self, is};
 use super::collections as coll;
 use super::flags::*;
 use super::key_flags as kf;
 use super::keyspace_events::notify;
+use super::stream_reply::{id_text, reply_id, reply_range, reply_read};
+use crate::state::waiters::{GroupRead, Op, ReadOp};
 use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Movable};
 
 pub(super) const INVALID_ID: &str = "ERR Invalid stream ID specified as stream command argument";
@@ -114,46 +117,6 @@ pub(super) fn parse_interval_id(arg: &[u8], missing_seq: u64) -> Result<(StreamI
     } else {
         Ok((parse_id(arg, missing_seq)?, false))
     }
-}
-
-/// An ID as text, "ms-seq".
-pub(super) fn id_text(id: StreamId) -> Vec<u8> {
-    let mut out = Vec::with_capacity(24);
-    out.extend_from_slice(itoa::Buffer::new().format(id.ms).as_bytes());
-    out.push(b'-');
-    out.extend_from_slice(itoa::Buffer::new().format(id.seq).as_bytes());
-    out
-}
-
-pub(super) fn reply_id(out: &mut Vec<u8>, id: StreamId) {
-    encode::bulk(out, &id_text(id));
-}
-
-/// One entry as Redis replies it: its ID, then its fields and values.
-pub(super) fn reply_entry(out: &mut Vec<u8>, id: StreamId, fields: &Fields) {
-    encode::array_len(out, 2);
-    reply_id(out, id);
-    encode::array_len(out, fields.items());
-    for item in fields.iter() {
-        encode::bulk(out, item);
-    }
-}
-
-/// Entries with IDs in `start..=end`, at most `count` (0: all), ascending or not:
-/// the number written.
-pub(super) fn reply_range(out: &mut Vec<u8>, s: &Stream, start: StreamId, end: StreamId, count: usize, rev: bool) -> usize {
-    let mut body = Vec::new();
-    let limit = if count == 0 { usize::MAX } else { count };
-    let mut n = 0;
-    let range = s.range(start, end);
-    let items: Box<dyn Iterator<Item = (&StreamId, &Fields)>> = if rev { Box::new(range.rev()) } else { Box::new(range) };
-    for (id, fields) in items.take(limit) {
-        reply_entry(&mut body, *id, fields);
-        n += 1;
-    }
-    encode::array_len(out, n);
-    out.extend_from_slice(&body);
-    n
 }
 
 /// The node limits of the configuration.
@@ -501,7 +464,7 @@ pub(super) fn parse_read<'a>(ctx: &Ctx<'_>, a: &[&'a [u8]], group: bool) -> Resu
         } else if is(o, "streams") && more > 0 {
             r.streams_at = i + 1;
             let n = a.len() - r.streams_at;
-            if n % 2 != 0 {
+            if !n.is_multiple_of(2) {
                 // (Redis 7.0.15 names XREAD and '$' for XREADGROUP too.)
                 return Err(CommandError::msg("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified."));
             }
@@ -530,26 +493,6 @@ pub(super) fn parse_read<'a>(ctx: &Ctx<'_>, a: &[&'a [u8]], group: bool) -> Resu
         return Err(CommandError::msg("ERR Missing GROUP option for XREADGROUP"));
     }
     Ok(r)
-}
-
-/// Writes XREAD's reply from per-key parts (key, entries written): an array of
-/// [key, entries] pairs, in RESP3 a map; a null array when no key had anything.
-pub(super) fn reply_read(out: &mut Vec<u8>, proto: Proto, served: &[(&[u8], Vec<u8>)]) {
-    if served.is_empty() {
-        encode::null_array(out, proto);
-        return;
-    }
-    match proto {
-        Proto::Resp2 => encode::array_len(out, served.len()),
-        _ => encode::map_len(out, served.len(), proto),
-    }
-    for (key, body) in served {
-        if proto == Proto::Resp2 {
-            encode::array_len(out, 2);
-        }
-        encode::bulk(out, key);
-        out.extend_from_slice(body);
-    }
 }
 
 /// XREAD [COUNT count] [BLOCK ms] STREAMS key [key ...] id [id ...]
@@ -582,7 +525,7 @@ fn xread(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         let found = coll::read_key::<Stream>(ctx, shard, h, key)?;
         let Some(s) = found else { continue };
         let Some(start) = after[k].next() else { continue };
-        if s.last_entry().is_some_and(|(last, _)| *last >= start) {
+        if s.last_entry().is_some_and(|e| e.id >= start) {
             let mut body = Vec::new();
             reply_range(&mut body, &s, start, StreamId::MAX, r.count, false);
             served.push((key, body));
@@ -591,11 +534,25 @@ fn xread(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     drop(locked);
     if served.is_empty() {
         if let Some(timeout) = r.block_ms {
-            return super::stream_blocking::block_read(ctx, a, &r, after, timeout);
+            return block_read(ctx, a, &r, after, timeout);
         }
     }
     reply_read(ctx.out, ctx.client.proto, &served);
     Ok(())
+}
+
+/// What a blocked read without COUNT gets at most (Redis's
+/// `XREAD_BLOCKED_DEFAULT_COUNT`), so that an old ID does not pull a whole stream.
+const BLOCKED_DEFAULT_COUNT: usize = 1000;
+
+/// Blocks an XREAD or XREADGROUP (`a` its arguments) that found nothing: `after` holds
+/// one ID per key (StreamId::MAX for `>`), `timeout_ms` 0 waits for ever.
+pub(super) fn block_read(ctx: &mut Ctx<'_>, a: &[&[u8]], r: &ReadArgs<'_>, after: Vec<StreamId>, timeout_ms: i64) -> Result<(), CommandError> {
+    let keys = a[r.streams_at..r.streams_at + r.streams].iter().map(|k| k.to_vec()).collect();
+    let group = r.group.map(|(g, c)| GroupRead { group: g.to_vec(), consumer: c.to_vec(), noack: r.noack });
+    let count = if r.count == 0 { BLOCKED_DEFAULT_COUNT } else { r.count };
+    let op = Op::Read(Box::new(ReadOp { keys, after, count, group }));
+    super::blocking::block(ctx, op, (timeout_ms > 0).then_some(timeout_ms), resp::encode::null_array)
 }
 
 /// XSETID key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]
@@ -625,7 +582,7 @@ fn xsetid(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let ks = ctx.ks();
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
     let mut s = coll::get_key::<Stream>(ctx, &mut shard, h, a[1])?.ok_or(CommandError::NoSuchKey)?;
-    if let Some((&top, _)) = s.last_entry() {
+    if let Some(top) = s.last_entry().map(|e| e.id) {
         if id < top {
             return Err(CommandError::msg("ERR The ID specified in XSETID is smaller than the target stream top item"));
         }

@@ -296,7 +296,7 @@ fn our_view<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> BTreeMap<Vec<u8
                     .collect(),
                 Object::Stream(st) => st
                     .range(crate::types::stream::StreamId::MIN, crate::types::stream::StreamId::MAX)
-                    .map(|(id, f)| [id.to_string().as_bytes(), b":", &f.iter().collect::<Vec<_>>().join(&b","[..])].concat())
+                    .map(|e| [e.id.to_string().as_bytes(), b":", &e.iter().map(|x| x.to_vec()).collect::<Vec<_>>().join(&b","[..])].concat())
                     .collect(),
             },
         };

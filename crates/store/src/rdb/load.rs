@@ -12,7 +12,6 @@
 
 use std::io::{BufReader, Read};
 
-use super::stream;
 use super::crc64::crc64;
 use super::write::*;
 use super::{intset, legacy, listpack, lzf, Limits, LoadInfo, RdbError, RDB_VERSION};
@@ -21,6 +20,7 @@ use crate::types::hash::Hash;
 use crate::types::list::{End, List};
 use crate::types::set::Set;
 use crate::types::stream::{Consumer, Group, Pending, Stream, StreamId};
+use crate::types::stream_node;
 use crate::types::zset::ZSet;
 use crate::value::Object;
 
@@ -432,11 +432,12 @@ fn read_value<R: Read>(
 }
 
 /// A stream (types 15 and 19), checked as Redis's deep integrity check does: node keys
-/// of 16 bytes, every node's listpack (`stream.rs`), the length, groups and consumers
+/// of 16 bytes, every node's listpack (`stream_node::validate`), the length, groups and consumers
 /// unique, every pending entry owned by exactly one consumer of its group.
 fn read_stream<R: Read>(inp: &mut Input<R>, ty: u8, start: u64) -> Result<Stream, RdbError> {
     let at = |what: String| RdbError::Corrupt { what, offset: start };
     let mut s = Stream::new();
+    let mut previous_last: Option<StreamId> = None;
     let nodes = inp.len()?;
     for _ in 0..nodes {
         let key = inp.string()?;
@@ -446,14 +447,12 @@ fn read_stream<R: Read>(inp: &mut Input<R>, ty: u8, start: u64) -> Result<Stream
             .map_err(|_| inp.corrupt("Stream node key entry is not the size of a stream ID"))?;
         let first = StreamId::from_be_bytes(&key);
         let blob = inp.string()?;
-        let node = stream::decode_node(first, &blob).map_err(|e| inp.corrupt(e))?;
-        if s.nodes().next_back().is_some_and(|(k, _)| *k >= first) || s.last_entry().is_some_and(|(id, _)| *id >= first) {
+        let (live, _deleted, last) = stream_node::validate(&blob, first).map_err(|e| inp.corrupt(e))?;
+        if previous_last.is_some_and(|p| p >= first) {
             return Err(inp.corrupt("Stream nodes are not in order"));
         }
-        s.load_node(first, node.master_fields, node.live, node.deleted, node.last, blob.len());
-        for (id, fields) in node.entries {
-            s.load_entry(id, fields);
-        }
+        previous_last = Some(last);
+        s.load_node(first, blob, live);
     }
     let length = inp.len()?;
     if length != s.len() as u64 {
@@ -468,7 +467,7 @@ fn read_stream<R: Read>(inp: &mut Input<R>, ty: u8, start: u64) -> Result<Stream
     } else {
         s.entries_added = length;
     }
-    if s.last_entry().is_some_and(|(id, _)| *id > s.last_id) {
+    if previous_last.is_some_and(|id| id > s.last_id) {
         return Err(inp.corrupt("Stream entry ID greater than the stream's last ID"));
     }
     let groups = inp.len()?;

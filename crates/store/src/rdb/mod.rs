@@ -33,7 +33,8 @@
 //!   string (intset.rs); 14 LIST_QUICKLIST: n ziplist strings; 16 HASH_LISTPACK,
 //!   17 ZSET_LISTPACK: one listpack string (listpack.rs); 18 LIST_QUICKLIST_2: n nodes
 //!   of (length 1 = plain element | 2 = listpack, string); 15 STREAM_LISTPACKS,
-//!   19 STREAM_LISTPACKS_2: n nodes of (16-byte ID string, listpack string) (stream.rs),
+//!   19 STREAM_LISTPACKS_2: n nodes of (16-byte ID string, listpack string: the
+//!   node as the stream holds it, `types/stream_node.rs`),
 //!   then the length, last ID, (19: first ID, max deleted ID, entries added), the
 //!   groups: name, last ID, (19: entries read), pending entries (16-byte ID, ms time
 //!   u64 LE, delivery count), consumers (name, seen time, their pending IDs); 6 7
@@ -41,16 +42,16 @@
 //! ```
 //!
 //! Where to look next: `write.rs` (what Basalt writes for each encoding), `load.rs`
-//! (strict parsing), `listpack.rs`, `stream.rs` (a stream node's listpack), `intset.rs`, `legacy.rs` (the blobs), `lzf.rs`,
+//! (strict parsing), `types/listpack.rs`, `intset.rs`, `legacy.rs` (the blobs), `lzf.rs`,
 //! `crc64.rs`.
 
 mod crc64;
+/// Listpacks are the types' own format too (stream nodes): one encoder and decoder.
+pub(crate) use crate::types::listpack;
 mod intset;
 mod legacy;
-mod listpack;
 mod load;
 mod lzf;
-mod stream;
 mod write;
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use crate::entry::{Entry, StrRef, ValueRef};
 use crate::types::hash::Hash;
 use crate::types::list::List;
 use crate::types::set::Set;
-use crate::types::stream::{self as stream_type, Stream, StreamId};
+use crate::types::stream::Stream;
 use crate::types::string::parse_i64;
 use crate::types::zset::ZSet;
 use crate::value::Object;
@@ -417,19 +417,17 @@ impl<W: Write> RdbWriter<W> {
         }
     }
 
-    /// A stream as Redis 7.0 writes it (type 19): its nodes as listpacks (live entries
-    /// only), the length and IDs, then each group with its pending entries and
+    /// A stream as Redis 7.0 writes it (type 19): its nodes' listpacks, the length and
+    /// IDs, then each group with its pending entries and
     /// consumers.
     fn stream(&mut self, key: Option<&[u8]>, s: &Stream) -> io::Result<()> {
         self.head(T_STREAM_LISTPACKS_2, key)?;
-        let nodes: Vec<(&StreamId, &stream_type::Node)> = s.nodes().filter(|(_, n)| n.live > 0).collect();
-        put_len(&mut self.buf, nodes.len() as u64);
-        for (first, node) in nodes {
+        // The nodes as the stream holds them (Redis's own listpacks), deleted entries
+        // included, as Redis writes them.
+        put_len(&mut self.buf, s.nodes().count() as u64);
+        for (first, lp) in s.nodes() {
             self.string(&first.to_be_bytes())?;
-            let mut lp = std::mem::take(&mut self.lp);
-            super::stream::encode_node(&mut lp, *first, &node.master_fields, s.node_entries(*first), node.live);
-            self.lp = lp;
-            self.listpack_string()?;
+            self.string(lp)?;
         }
         let first = s.first_id();
         for n in [s.len() as u64, s.last_id.ms, s.last_id.seq, first.ms, first.seq, s.max_deleted_id.ms, s.max_deleted_id.seq, s.entries_added] {

@@ -3,7 +3,7 @@
 //! `strtod.rs`), and the collections with their compact and large encodings (`hash.rs`,
 //! `list.rs`, `set.rs`, `zset.rs`, on top of `packed.rs`), HyperLogLog over its string
 //! layout (`hyperloglog.rs`), geohash scores and searches over sorted sets (`geo.rs`), streams and their
-//! consumer groups (`stream.rs`, sized as Redis's listpacks by `listpack_size.rs`),
+//! consumer groups (`stream.rs`, its nodes Redis's listpacks: `listpack.rs`, also the RDB's),
 //! random picks from hash
 //! tables (`random.rs`), the segmented table of large collections (`segtable.rs`) and
 //! the 16-byte strings that hold their members (`small_bytes.rs`).
@@ -13,7 +13,7 @@ pub mod geo;
 pub mod hash;
 pub mod hyperloglog;
 pub mod list;
-pub mod listpack_size;
+pub mod listpack;
 pub mod long_double;
 pub mod packed;
 pub mod random;
@@ -21,6 +21,8 @@ pub mod segtable;
 pub mod set;
 pub mod small_bytes;
 pub mod stream;
+pub mod stream_id;
+pub mod stream_node;
 pub mod string;
 pub mod strtod;
 pub mod zset;

@@ -1,182 +1,19 @@
 //! The stream type: entries by ID, consumer groups with their pending entries, as Redis
 //! 7.0 keeps them.
 //!
-//! Entries live in a B-tree by ID, each one's fields and values packed in one
-//! allocation (a count, then length-prefixed items). Beside them the stream keeps a
-//! model of Redis's nodes (the listpacks of its radix tree): each node's first ID, its
-//! master fields, its live and deleted counts and its byte size, updated as Redis
-//! updates its listpacks. The data never lives in those nodes; the model is there
-//! because approximate trimming (`MAXLEN ~`, `MINID ~`) removes whole nodes only, and
-//! a user (or a client library's test) sees how many entries stayed: with the same
-//! node boundaries Basalt keeps the same entries as Redis does. Snapshots write the
-//! nodes as Redis's listpacks (`rdb`), so a file keeps them across a restart.
+//! Entries live in nodes as Redis's do: listpacks of up to `stream-node-max-entries`
+//! entries and `stream-node-max-bytes` bytes, keyed by their first entry's ID, each
+//! entry's ID a difference from it and its field names left out when they are the
+//! node's first entry's (`stream_node.rs`). So a stream takes about the memory Redis's
+//! takes, approximate trims (`MAXLEN ~`, `MINID ~`), which remove whole nodes only, keep
+//! exactly the entries Redis keeps, and snapshots write the nodes as they are.
 //!
 //! IDs are (milliseconds, sequence) pairs, both u64, ordered as numbers.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 
-use super::listpack_size::{entry_size, int_entry_size};
-use crate::varint;
-
-/// A stream entry's ID.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct StreamId {
-    pub ms: u64,
-    pub seq: u64,
-}
-
-impl StreamId {
-    pub const MIN: StreamId = StreamId { ms: 0, seq: 0 };
-    pub const MAX: StreamId = StreamId { ms: u64::MAX, seq: u64::MAX };
-
-    pub const fn new(ms: u64, seq: u64) -> StreamId {
-        StreamId { ms, seq }
-    }
-
-    /// The next ID up, None after the last possible one.
-    pub fn next(self) -> Option<StreamId> {
-        if self.seq < u64::MAX {
-            Some(StreamId::new(self.ms, self.seq + 1))
-        } else if self.ms < u64::MAX {
-            Some(StreamId::new(self.ms + 1, 0))
-        } else {
-            None
-        }
-    }
-
-    /// The next ID down, None before 0-0.
-    pub fn prev(self) -> Option<StreamId> {
-        if self.seq > 0 {
-            Some(StreamId::new(self.ms, self.seq - 1))
-        } else if self.ms > 0 {
-            Some(StreamId::new(self.ms - 1, u64::MAX))
-        } else {
-            None
-        }
-    }
-
-    pub fn is_zero(self) -> bool {
-        self == StreamId::MIN
-    }
-
-    /// The 16 bytes Redis writes for an ID (RDB node keys, pending entries): both
-    /// halves big-endian.
-    pub fn to_be_bytes(self) -> [u8; 16] {
-        let mut out = [0u8; 16];
-        out[..8].copy_from_slice(&self.ms.to_be_bytes());
-        out[8..].copy_from_slice(&self.seq.to_be_bytes());
-        out
-    }
-
-    pub fn from_be_bytes(b: &[u8; 16]) -> StreamId {
-        let mut ms = [0u8; 8];
-        let mut seq = [0u8; 8];
-        ms.copy_from_slice(&b[..8]);
-        seq.copy_from_slice(&b[8..]);
-        StreamId::new(u64::from_be_bytes(ms), u64::from_be_bytes(seq))
-    }
-}
-
-impl fmt::Display for StreamId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.ms, self.seq)
-    }
-}
-
-/// An entry's fields and values, alternating, packed: a varint count of items, then
-/// each item as a varint length and its bytes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fields(Box<[u8]>);
-
-impl Fields {
-    pub fn pack<'a>(items: impl ExactSizeIterator<Item = &'a [u8]> + Clone) -> Fields {
-        let mut len = varint::len_u64(items.len() as u64);
-        for item in items.clone() {
-            len += varint::len_u64(item.len() as u64) + item.len();
-        }
-        let mut buf = vec![0u8; len];
-        let mut at = varint::write_u64(&mut buf, items.len() as u64);
-        for item in items {
-            at += varint::write_u64(&mut buf[at..], item.len() as u64);
-            buf[at..at + item.len()].copy_from_slice(item);
-            at += item.len();
-        }
-        Fields(buf.into_boxed_slice())
-    }
-
-    /// Number of items (twice the number of fields).
-    pub fn items(&self) -> usize {
-        varint::read_u64(&self.0, 0).0 as usize
-    }
-
-    /// The items in order: field, value, field, value ...
-    pub fn iter(&self) -> FieldsIter<'_> {
-        let (count, at) = varint::read_u64(&self.0, 0);
-        FieldsIter { buf: &self.0, at, left: count as usize }
-    }
-
-    /// The fields only (every other item).
-    pub fn names(&self) -> impl Iterator<Item = &[u8]> {
-        self.iter().step_by(2)
-    }
-
-    fn heap_size(&self) -> usize {
-        self.0.len()
-    }
-}
-
-pub struct FieldsIter<'a> {
-    buf: &'a [u8],
-    at: usize,
-    left: usize,
-}
-
-impl<'a> Iterator for FieldsIter<'a> {
-    type Item = &'a [u8];
-    fn next(&mut self) -> Option<&'a [u8]> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        let (len, at) = varint::read_u64(self.buf, self.at);
-        let end = at + len as usize;
-        self.at = end;
-        Some(&self.buf[at..end])
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left, Some(self.left))
-    }
-}
-
-impl ExactSizeIterator for FieldsIter<'_> {}
-
-impl Clone for FieldsIter<'_> {
-    fn clone(&self) -> Self {
-        FieldsIter { buf: self.buf, at: self.at, left: self.left }
-    }
-}
-
-/// One of Redis's nodes, as far as the stream needs to know it (see the module header).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Node {
-    /// The fields of the node's first entry (its "master entry").
-    pub master_fields: Fields,
-    /// Entries not deleted, and entries marked deleted, in the node.
-    pub live: u64,
-    pub deleted: u64,
-    /// The ID of the node's last entry, deleted or not.
-    pub last: StreamId,
-    /// The listpack's bytes other than its header, end byte and the two counts.
-    rest_bytes: usize,
-}
-
-impl Node {
-    /// The listpack's size in bytes, as Redis's `lpBytes`.
-    pub fn bytes(&self) -> usize {
-        7 + int_entry_size(self.live as i64) + int_entry_size(self.deleted as i64) + self.rest_bytes
-    }
-}
+pub use super::stream_id::StreamId;
+use super::stream_node::{self as node, EntryRef};
 
 /// A pending entry of a consumer group: delivered, not yet acknowledged.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -255,8 +92,10 @@ pub struct Trim {
 /// A stream.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stream {
-    entries: BTreeMap<StreamId, Fields>,
-    nodes: BTreeMap<StreamId, Node>,
+    /// The nodes by their first entry's ID (Redis's radix tree keys).
+    nodes: BTreeMap<StreamId, Vec<u8>>,
+    /// Entries not deleted.
+    len: u64,
     /// The ID of the last entry ever added (or set by XSETID).
     pub last_id: StreamId,
     /// The greatest ID deleted by XDEL.
@@ -267,189 +106,202 @@ pub struct Stream {
     pub groups: BTreeMap<Vec<u8>, Group>,
 }
 
+/// Entries from a start ID on, node after node, deleted ones left out.
+pub struct Range<'a> {
+    nodes: std::collections::btree_map::Range<'a, StreamId, Vec<u8>>,
+    current: Option<node::Entries<'a>>,
+    start: StreamId,
+    end: StreamId,
+}
+
+impl<'a> Iterator for Range<'a> {
+    type Item = EntryRef<'a>;
+    fn next(&mut self) -> Option<EntryRef<'a>> {
+        loop {
+            if let Some(entries) = self.current.as_mut() {
+                for e in entries.by_ref() {
+                    if e.id > self.end {
+                        self.current = None;
+                        return None;
+                    }
+                    if !e.deleted && e.id >= self.start {
+                        return Some(e);
+                    }
+                }
+            }
+            let (first, lp) = self.nodes.next()?;
+            if *first > self.end {
+                return None;
+            }
+            self.current = Some(node::entries(lp, *first));
+        }
+    }
+}
+
 impl Stream {
     pub fn new() -> Stream {
         Stream::default()
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.len as usize
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len == 0
     }
 
-    /// The first entry's ID, 0-0 when empty (Redis's `first_id`).
+    /// The first live entry's ID, 0-0 when empty (Redis's `first_id`).
     pub fn first_id(&self) -> StreamId {
-        self.entries.keys().next().copied().unwrap_or_default()
+        self.first_entry().map_or(StreamId::MIN, |e| e.id)
     }
 
-    pub fn first_entry(&self) -> Option<(&StreamId, &Fields)> {
-        self.entries.iter().next()
+    pub fn first_entry(&self) -> Option<EntryRef<'_>> {
+        self.range(StreamId::MIN, StreamId::MAX).next()
     }
 
-    pub fn last_entry(&self) -> Option<(&StreamId, &Fields)> {
-        self.entries.iter().next_back()
+    pub fn last_entry(&self) -> Option<EntryRef<'_>> {
+        self.range_rev(StreamId::MIN, StreamId::MAX).next()
     }
 
-    pub fn get(&self, id: StreamId) -> Option<&Fields> {
-        self.entries.get(&id)
+    /// The node that would hold `id`: the last whose first ID is not above it.
+    fn node_of(&self, id: StreamId) -> Option<StreamId> {
+        self.nodes.range(..=id).next_back().map(|(k, _)| *k)
+    }
+
+    pub fn get(&self, id: StreamId) -> Option<EntryRef<'_>> {
+        self.range(id, id).next()
     }
 
     pub fn contains(&self, id: StreamId) -> bool {
-        self.entries.contains_key(&id)
+        self.get(id).is_some()
     }
 
-    /// Entries with IDs in `start..=end`, ascending.
-    pub fn range(&self, start: StreamId, end: StreamId) -> impl DoubleEndedIterator<Item = (&StreamId, &Fields)> {
+    /// Live entries with IDs in `start..=end`, ascending.
+    pub fn range(&self, start: StreamId, end: StreamId) -> Range<'_> {
+        let from = if start > end { StreamId::MAX } else { self.node_of(start).unwrap_or(start) };
+        let to = if start > end { StreamId::MIN } else { end };
+        let nodes = if from <= to { self.nodes.range(from..) } else { self.nodes.range(StreamId::MAX..StreamId::MAX) };
+        Range { nodes, current: None, start, end }
+    }
+
+    /// Live entries with IDs in `start..=end`, descending (each node is read forward,
+    /// at most `stream-node-max-entries` entries, then given backwards).
+    pub fn range_rev(&self, start: StreamId, end: StreamId) -> impl Iterator<Item = EntryRef<'_>> {
         let empty = start > end;
-        let (s, e) = if empty { (StreamId::MIN, StreamId::MIN) } else { (start, end) };
-        self.entries.range(s..=e).filter(move |_| !empty)
+        let nodes: Box<dyn Iterator<Item = (&StreamId, &Vec<u8>)>> =
+            if empty { Box::new(std::iter::empty()) } else { Box::new(self.nodes.range(..=end).rev()) };
+        nodes
+            .map_while(move |(first, lp)| {
+                let mut entries: Vec<EntryRef<'_>> = node::entries(lp, *first).filter(|e| !e.deleted && e.id >= start && e.id <= end).collect();
+                entries.reverse();
+                // Nodes wholly below `start` end the walk.
+                (node::last_id(lp, *first) >= start).then_some(entries)
+            })
+            .flatten()
     }
 
-    /// The nodes, by first ID (for the RDB writer).
-    pub fn nodes(&self) -> impl DoubleEndedIterator<Item = (&StreamId, &Node)> {
-        self.nodes.iter()
-    }
-
-    /// The live entries of the node that starts at `first`.
-    pub fn node_entries(&self, first: StreamId) -> impl Iterator<Item = (&StreamId, &Fields)> {
-        let end = self.nodes.range((std::ops::Bound::Excluded(first), std::ops::Bound::Unbounded)).next().map(|(k, _)| *k);
-        self.entries
-            .range(first..)
-            .take_while(move |(id, _)| end.map_or(true, |e| **id < e))
+    /// The nodes, by first ID, as listpacks (for the RDB writer and XINFO).
+    pub fn nodes(&self) -> impl DoubleEndedIterator<Item = (&StreamId, &[u8])> {
+        self.nodes.iter().map(|(k, v)| (k, v.as_slice()))
     }
 
     /// Appends an entry whose ID is greater than `last_id` (the caller checked), into
     /// the tail node or a new one as Redis's `streamAppendItem` decides.
     pub fn append(&mut self, id: StreamId, items: &[&[u8]], limits: NodeLimits) {
-        let fields = Fields::pack(items.iter().copied());
-        let field_count = items.len() / 2;
         let raw_len: usize = items.iter().map(|i| i.len()).sum();
         let max_bytes = if limits.max_bytes == 0 || limits.max_bytes > NODE_MAX_SIZE { NODE_MAX_SIZE } else { limits.max_bytes };
         let tail_full = match self.nodes.iter().next_back() {
             None => true,
             Some((_, tail)) => {
-                tail.bytes() + raw_len >= max_bytes
-                    || (limits.max_entries > 0 && tail.live + tail.deleted >= limits.max_entries)
+                let m = node::master(tail);
+                tail.len() + raw_len >= max_bytes || (limits.max_entries > 0 && m.live + m.deleted >= limits.max_entries)
             }
         };
-        if tail_full {
-            // A new node: its master entry is count, deleted, the number of fields, the
-            // fields and a 0 terminator (the counts are outside `rest_bytes`).
-            let rest = int_entry_size(field_count as i64)
-                + items.iter().step_by(2).map(|f| entry_size(f)).sum::<usize>()
-                + int_entry_size(0);
-            let master_fields = Fields::pack(items.iter().step_by(2).copied());
-            self.nodes.insert(id, Node { master_fields, live: 0, deleted: 0, last: id, rest_bytes: rest });
+        let fresh = tail_full;
+        if fresh {
+            // The node's spare room goes before a new one starts (Redis's
+            // lpShrinkToFit).
+            if let Some((_, tail)) = self.nodes.iter_mut().next_back() {
+                tail.shrink_to_fit();
+            }
+            self.nodes.insert(id, node::new_node(items));
         }
-        let (&master, node) = self.nodes.iter_mut().next_back().expect("a tail node");
-        let same_fields = node.master_fields.items() == field_count
-            && node.master_fields.iter().zip(items.iter().step_by(2)).all(|(a, b)| a == *b);
-        let ms_diff = id.ms.wrapping_sub(master.ms) as i64;
-        let seq_diff = id.seq.wrapping_sub(master.seq) as i64;
-        let mut size = int_entry_size(if same_fields { 2 } else { 0 }) + int_entry_size(ms_diff) + int_entry_size(seq_diff);
-        let lp_count = if same_fields {
-            size += items.iter().skip(1).step_by(2).map(|v| entry_size(v)).sum::<usize>();
-            field_count + 3
-        } else {
-            size += int_entry_size(field_count as i64) + items.iter().map(|i| entry_size(i)).sum::<usize>();
-            2 * field_count + 4
-        };
-        size += int_entry_size(lp_count as i64);
-        node.rest_bytes += size;
-        node.live += 1;
-        node.last = id;
-        self.entries.insert(id, fields);
+        let (&first, lp) = self.nodes.iter_mut().next_back().expect("a tail node");
+        node::append(lp, first, id, items, fresh);
+        self.len += 1;
         self.last_id = id;
         self.entries_added += 1;
     }
 
-    /// Deletes an entry (XDEL): Ok when it existed. Its node drops it, or goes when it
-    /// was the node's last live entry.
+    /// Deletes an entry (XDEL): true when it existed. It stays in its node, flagged; the
+    /// node goes with its last live entry.
     pub fn delete(&mut self, id: StreamId) -> bool {
-        if self.entries.remove(&id).is_none() {
-            return false;
+        let Some(first) = self.node_of(id) else { return false };
+        let lp = self.nodes.get_mut(&first).expect("node");
+        let Some(e) = node::entries(lp, first).find(|e| e.id == id && !e.deleted) else { return false };
+        let flags_at = e.flags_at;
+        if node::master(lp).live <= 1 {
+            self.nodes.remove(&first);
+        } else {
+            node::mark_deleted(lp, &[flags_at]);
         }
-        self.unlink_from_node(id);
+        self.len -= 1;
         if id > self.max_deleted_id {
             self.max_deleted_id = id;
         }
         true
     }
 
-    fn node_of(&self, id: StreamId) -> Option<StreamId> {
-        self.nodes.range(..=id).next_back().map(|(k, _)| *k)
-    }
-
-    fn unlink_from_node(&mut self, id: StreamId) {
-        let Some(first) = self.node_of(id) else { return };
-        let node = self.nodes.get_mut(&first).expect("node");
-        if node.live <= 1 {
-            self.nodes.remove(&first);
-        } else {
-            node.live -= 1;
-            node.deleted += 1;
-        }
-    }
-
     /// Trims as Redis's `streamTrim`: whole nodes from the head while they can go, then
-    /// (unless approximate) entries of the next node; Returns the entries removed.
+    /// (unless approximate) entries of the next node, marked deleted in it. Returns the
+    /// entries removed.
     pub fn trim(&mut self, trim: Trim) -> u64 {
         let mut removed = 0u64;
         loop {
-            let len = self.entries.len() as u64;
             if let TrimTo::MaxLen(max) = trim.to {
-                if len <= max {
+                if self.len <= max {
                     break;
                 }
             }
-            let Some((&first, node)) = self.nodes.iter().next() else { break };
-            let live = node.live;
+            let Some((&first, lp)) = self.nodes.iter().next() else { break };
+            let live = node::master(lp).live;
             if trim.limit > 0 && removed + live > trim.limit {
                 break;
             }
             let whole = match trim.to {
-                TrimTo::MaxLen(max) => len - live >= max,
-                TrimTo::MinId(min) => node.last < min,
+                TrimTo::MaxLen(max) => self.len - live >= max,
+                TrimTo::MinId(min) => node::last_id(lp, first) < min,
             };
             if whole {
-                let end = self.nodes.range((std::ops::Bound::Excluded(first), std::ops::Bound::Unbounded)).next().map(|(k, _)| *k);
-                let ids: Vec<StreamId> = self
-                    .entries
-                    .range(first..)
-                    .take_while(|(id, _)| end.map_or(true, |e| **id < e))
-                    .map(|(id, _)| *id)
-                    .collect();
-                for id in &ids {
-                    self.entries.remove(id);
-                }
                 self.nodes.remove(&first);
+                self.len -= live;
                 removed += live;
                 continue;
             }
             if trim.approx {
                 break;
             }
-            // Entries from inside this node, marked deleted in it.
-            let mut gone = 0u64;
-            loop {
-                let Some((&id, _)) = self.entries.iter().next() else { break };
+            let lp = self.nodes.get_mut(&first).expect("node");
+            let mut gone = Vec::new();
+            let mut len = self.len;
+            for e in node::entries(lp, first) {
                 let stop = match trim.to {
-                    TrimTo::MaxLen(max) => self.entries.len() as u64 <= max,
-                    TrimTo::MinId(min) => id >= min,
+                    TrimTo::MaxLen(max) => len <= max,
+                    TrimTo::MinId(min) => e.id >= min,
                 };
-                if stop || self.node_of(id) != Some(first) {
+                if stop {
                     break;
                 }
-                self.entries.remove(&id);
-                gone += 1;
+                if !e.deleted {
+                    gone.push(e.flags_at);
+                    len -= 1;
+                }
             }
-            let node = self.nodes.get_mut(&first).expect("node");
-            node.live -= gone;
-            node.deleted += gone;
-            removed += gone;
+            node::mark_deleted(lp, &gone);
+            let n = gone.len() as u64;
+            self.len -= n;
+            removed += n;
             break;
         }
         removed
@@ -467,7 +319,7 @@ impl Stream {
 
     /// Whether an XDEL'd ID may lie in `start..=end` (Redis's `streamRangeHasTombstones`).
     pub fn range_has_tombstones(&self, start: Option<StreamId>, end: Option<StreamId>) -> bool {
-        if self.entries.is_empty() || self.max_deleted_id.is_zero() {
+        if self.len == 0 || self.max_deleted_id.is_zero() {
             return false;
         }
         if self.first_id() > self.max_deleted_id {
@@ -484,7 +336,7 @@ impl Stream {
         if self.entries_added == 0 {
             return Some(0);
         }
-        let len = self.entries.len() as u64;
+        let len = self.len;
         if len == 0 && id <= self.last_id {
             return Some(self.entries_added);
         }
@@ -537,30 +389,23 @@ impl Stream {
         group.last_id = id;
     }
 
-    /// Approximate heap bytes, for MEMORY USAGE (`samples` entries measured and scaled).
-    pub fn heap_size(&self, samples: Option<usize>) -> usize {
-        const PER_ENTRY: usize = 16 + 16 + 16;
-        let entries = super::sampled_sum(self.entries.values().map(|f| f.heap_size() + PER_ENTRY), self.entries.len(), samples);
-        let nodes: usize = self.nodes.values().map(|n| n.master_fields.heap_size() + 96).sum();
+    /// Approximate heap bytes, for MEMORY USAGE (the nodes are counted whole).
+    pub fn heap_size(&self, _samples: Option<usize>) -> usize {
+        let nodes: usize = self.nodes.values().map(|lp| lp.capacity() + 64).sum();
         let groups: usize = self
             .groups
             .iter()
             .map(|(name, g)| name.len() + 96 + g.pel.values().map(|p| 64 + p.consumer.len()).sum::<usize>() + g.consumers.iter().map(|(n, c)| 64 + n.len() + c.pel.len() * 24).sum::<usize>())
             .sum();
-        std::mem::size_of::<Stream>() + entries + nodes + groups
+        std::mem::size_of::<Stream>() + nodes + groups
     }
 
-    /// Rebuilds a stream from Redis's nodes as an RDB file holds them: each node's
-    /// first ID, master fields, live entries and size, then its entries. Used by the
-    /// loader; entries must come in ascending order, after their node.
-    pub fn load_node(&mut self, first: StreamId, master_fields: Fields, live: u64, deleted: u64, last: StreamId, lp_bytes: usize) {
-        let rest = lp_bytes.saturating_sub(7 + int_entry_size(live as i64) + int_entry_size(deleted as i64));
-        self.nodes.insert(first, Node { master_fields, live, deleted, last, rest_bytes: rest });
-    }
-
-    /// Adds a loaded entry (see [`Stream::load_node`]): not counted as added.
-    pub fn load_entry(&mut self, id: StreamId, fields: Fields) {
-        self.entries.insert(id, fields);
+    /// Adds a node read from a file (checked by the loader with
+    /// `stream_node::validate`), with its `live` entries; nodes come in ascending order.
+    pub fn load_node(&mut self, first: StreamId, mut lp: Vec<u8>, live: u64) {
+        lp.shrink_to_fit();
+        self.nodes.insert(first, lp);
+        self.len += live;
     }
 }
 
@@ -574,26 +419,24 @@ mod tests {
 
     fn add(s: &mut Stream, n: u64, value: &[u8]) {
         for _ in 0..n {
-            let next = s.last_id.next().unwrap();
+            let next = StreamId::new(s.last_id.ms + 1, 0);
             s.append(next, &[b"field", value], NodeLimits::default());
         }
     }
 
-    #[test]
-    fn fields_pack_and_iterate() {
-        let items: Vec<&[u8]> = vec![b"a", b"", b"ccc", &[0u8; 300]];
-        let f = Fields::pack(items.iter().copied());
-        assert_eq!(f.items(), 4);
-        assert_eq!(f.iter().collect::<Vec<_>>(), items);
-        assert_eq!(f.names().collect::<Vec<_>>(), vec![b"a".as_slice(), b"ccc"]);
+    fn live_counts(s: &Stream) -> Vec<(u64, u64)> {
+        s.nodes().map(|(_, lp)| {
+            let m = node::master(lp);
+            (m.live, m.deleted)
+        }).collect()
     }
 
     #[test]
     fn nodes_hold_at_most_max_entries() {
         let mut s = Stream::new();
         add(&mut s, 250, b"v");
-        let counts: Vec<u64> = s.nodes().map(|(_, n)| n.live).collect();
-        assert_eq!(counts, vec![100, 100, 50]);
+        assert_eq!(live_counts(&s), vec![(100, 0), (100, 0), (50, 0)]);
+        assert_eq!(s.len(), 250);
     }
 
     #[test]
@@ -601,7 +444,7 @@ mod tests {
         let mut s = Stream::new();
         add(&mut s, 20, &[b'x'; 500]);
         // Each entry is about 510 bytes: a node holds what fits below 4096 bytes.
-        let counts: Vec<u64> = s.nodes().map(|(_, n)| n.live).collect();
+        let counts: Vec<u64> = live_counts(&s).iter().map(|c| c.0).collect();
         assert!(counts.iter().all(|&c| c <= 8), "{counts:?}");
         assert_eq!(counts.iter().sum::<u64>(), 20);
     }
@@ -614,9 +457,11 @@ mod tests {
         assert_eq!((gone, s.len()), (100, 150));
         let gone = s.trim(Trim { to: TrimTo::MaxLen(120), approx: false, limit: 0 });
         assert_eq!((gone, s.len()), (30, 120));
-        // The node that lost 30 entries keeps them counted as deleted.
-        let (_, first) = s.nodes().next().unwrap();
-        assert_eq!((first.live, first.deleted), (70, 30));
+        // The node that lost 30 entries keeps them, marked deleted.
+        assert_eq!(live_counts(&s)[0], (70, 30));
+        assert_eq!(s.first_id(), id(131, 0));
+        assert_eq!(s.range(StreamId::MIN, StreamId::MAX).count(), 120);
+        assert_eq!(s.range_rev(StreamId::MIN, StreamId::MAX).map(|e| e.id).last(), Some(id(131, 0)));
     }
 
     #[test]
@@ -639,23 +484,33 @@ mod tests {
     }
 
     #[test]
-    fn deleting_a_nodes_last_entry_drops_the_node() {
+    fn deleting_entries_flags_them_and_the_last_drops_the_node() {
         let mut s = Stream::new();
         s.append(id(1, 0), &[b"f", b"v"], NodeLimits::default());
+        s.append(id(2, 0), &[b"f", b"w"], NodeLimits::default());
         assert!(s.delete(id(1, 0)));
         assert!(!s.delete(id(1, 0)));
+        assert_eq!(live_counts(&s), vec![(1, 1)]);
+        assert_eq!(s.get(id(2, 0)).map(|e| e.iter().map(|x| x.to_vec()).collect::<Vec<_>>()), Some(vec![b"f".to_vec(), b"w".to_vec()]));
+        assert!(s.delete(id(2, 0)));
         assert_eq!(s.nodes().count(), 0);
-        assert_eq!(s.max_deleted_id, id(1, 0));
-        assert_eq!(s.entries_added, 1);
+        assert_eq!((s.len(), s.max_deleted_id, s.entries_added), (0, id(2, 0), 2));
     }
 
     #[test]
-    fn node_bytes_follow_listpack_sizes() {
+    fn ranges_both_ways_across_nodes() {
         let mut s = Stream::new();
-        s.append(id(1, 0), &[b"a", b"1"], NodeLimits::default());
-        // Header 6 + end 1 + count 2 + deleted 2 + master (num 2, "a" 3, 0 2)
-        // + entry (flags 2, ms 2, seq 2, value "1" 2, lp-count 2).
-        assert_eq!(s.nodes().next().unwrap().1.bytes(), 7 + 2 + 2 + 7 + 10);
+        add(&mut s, 350, b"v");
+        for k in [5u64, 100, 101, 250] {
+            assert!(s.delete(id(k, 0)));
+        }
+        let fwd: Vec<StreamId> = s.range(id(90, 0), id(260, 0)).map(|e| e.id).collect();
+        let mut rev: Vec<StreamId> = s.range_rev(id(90, 0), id(260, 0)).map(|e| e.id).collect();
+        rev.reverse();
+        assert_eq!(fwd, rev);
+        assert_eq!(fwd.len(), 171 - 3);
+        assert!(s.range(id(300, 0), id(200, 0)).next().is_none());
+        assert_eq!(s.last_entry().map(|e| e.id), Some(id(350, 0)));
     }
 
     #[test]

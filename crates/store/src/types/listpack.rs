@@ -1,5 +1,7 @@
-//! Listpacks as RDB files carry them (the blob of a HASH_LISTPACK, ZSET_LISTPACK or
-//! packed LIST_QUICKLIST_2 node): a strict decoder and an encoder.
+//! Listpacks, Redis's packed sequences: as RDB files carry them (the blob of a
+//! HASH_LISTPACK, ZSET_LISTPACK or packed LIST_QUICKLIST_2 node; `rdb`) and as a stream
+//! keeps its nodes in memory (`stream.rs`, which also changes one in place): a strict
+//! decoder, an element reader, an encoder, and the elements' sizes.
 //!
 //! Format:
 //! ```text
@@ -18,15 +20,62 @@
 //! exactly when it is a canonical decimal (what Redis does, so that the same data gives
 //! the same bytes).
 
-use crate::entry::StrRef;
-pub use crate::types::listpack_size::entry_size;
-use crate::types::listpack_size::{backlen_len, int_len, str_header_len};
+use crate::str_ref::StrRef;
 use crate::types::string::parse_i64;
 
-const HEADER: usize = 6;
-const END: u8 = 0xff;
+/// Bytes of the header (total bytes u32 LE, count u16 LE).
+pub const HEADER: usize = 6;
+/// The end byte.
+pub const END: u8 = 0xff;
 /// Header count meaning "walk the entries to count them".
 const COUNT_UNKNOWN: u16 = u16::MAX;
+
+/// Bytes the backlen of an element of `len` bytes (encoding and data) takes.
+pub fn backlen_len(len: usize) -> usize {
+    match len {
+        0..=127 => 1,
+        128..=16_383 => 2,
+        16_384..=2_097_151 => 3,
+        2_097_152..=268_435_455 => 4,
+        _ => 5,
+    }
+}
+
+/// Bytes of an integer element's encoding and data.
+fn int_len(n: i64) -> usize {
+    match n {
+        0..=127 => 1,
+        -4096..=4095 => 2,
+        -32_768..=32_767 => 3,
+        -8_388_608..=8_388_607 => 4,
+        -2_147_483_648..=2_147_483_647 => 5,
+        _ => 9,
+    }
+}
+
+/// Bytes of a string element's encoding header.
+fn str_header_len(n: usize) -> usize {
+    match n {
+        0..=63 => 1,
+        64..=4095 => 2,
+        _ => 5,
+    }
+}
+
+/// Bytes an element takes in a listpack (encoding, data and backlen): an integer when
+/// it is a canonical decimal, as Redis stores it.
+pub fn entry_size(item: &[u8]) -> usize {
+    let len = match parse_i64(item) {
+        Some(n) => int_len(n),
+        None => str_header_len(item.len()) + item.len(),
+    };
+    len + backlen_len(len)
+}
+
+/// Bytes an integer element takes (its backlen is always one byte).
+pub fn int_entry_size(n: i64) -> usize {
+    int_len(n) + 1
+}
 
 fn backlen(len: usize) -> ([u8; 5], usize) {
     let mut out = [0u8; 5];
@@ -47,7 +96,7 @@ fn le_int(bytes: &[u8]) -> i64 {
 }
 
 /// Reads the entry at `at`: (the element, the length of encoding + data).
-fn entry_at(blob: &[u8], at: usize) -> Result<(StrRef<'_>, usize), &'static str> {
+pub fn entry_at(blob: &[u8], at: usize) -> Result<(StrRef<'_>, usize), &'static str> {
     const SHORT: &str = "listpack entry runs past the end of the blob";
     let byte = |k: usize| blob.get(at + k).copied().ok_or(SHORT);
     let slice = |from: usize, n: usize| blob.get(at + from..at + from + n).ok_or(SHORT);
@@ -141,67 +190,19 @@ impl Builder {
 
     /// Appends an element, as an integer when it is a canonical decimal.
     pub fn push(&mut self, item: &[u8]) {
-        match parse_i64(item) {
-            Some(n) => self.push_int(n),
-            None => self.push_str(item),
-        }
+        push(&mut self.buf, item);
+        self.count += 1;
     }
 
     /// Appends an integer element.
     pub fn push_int(&mut self, n: i64) {
-        let start = self.buf.len();
-        let b = &mut self.buf;
-        match int_len(n) {
-            1 => b.push(n as u8),
-            2 => {
-                let u = (n as u16) & 0x1fff;
-                b.push(0xc0 | (u >> 8) as u8);
-                b.push((u & 0xff) as u8);
-            }
-            3 => {
-                b.push(0xf1);
-                b.extend_from_slice(&(n as i16).to_le_bytes());
-            }
-            4 => {
-                b.push(0xf2);
-                b.extend_from_slice(&(n as i32).to_le_bytes()[..3]);
-            }
-            5 => {
-                b.push(0xf3);
-                b.extend_from_slice(&(n as i32).to_le_bytes());
-            }
-            _ => {
-                b.push(0xf4);
-                b.extend_from_slice(&n.to_le_bytes());
-            }
-        }
-        self.finish_entry(start);
+        push_int(&mut self.buf, n);
+        self.count += 1;
     }
 
     /// Appends a string element as a string, even when it looks like an integer.
     pub fn push_str(&mut self, s: &[u8]) {
-        let start = self.buf.len();
-        let b = &mut self.buf;
-        match str_header_len(s.len()) {
-            1 => b.push(0x80 | s.len() as u8),
-            2 => {
-                b.push(0xe0 | (s.len() >> 8) as u8);
-                b.push((s.len() & 0xff) as u8);
-            }
-            _ => {
-                b.push(0xf0);
-                // Elements of 4 GiB and more never reach a listpack (the writer puts
-                // them in plain quicklist nodes).
-                b.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            }
-        }
-        b.extend_from_slice(s);
-        self.finish_entry(start);
-    }
-
-    fn finish_entry(&mut self, start: usize) {
-        let (bl, n) = backlen(self.buf.len() - start);
-        self.buf.extend_from_slice(&bl[..n]);
+        push_str(&mut self.buf, s);
         self.count += 1;
     }
 
@@ -221,6 +222,107 @@ impl Builder {
         self.buf[4..6].copy_from_slice(&count.to_le_bytes());
         &self.buf
     }
+}
+
+/// Writes an element at the end of `b` (encoding, data, backlen), as an integer when it
+/// is a canonical decimal. `b` is a listpack's bytes without their end byte.
+pub fn push(b: &mut Vec<u8>, item: &[u8]) {
+    match parse_i64(item) {
+        Some(n) => push_int(b, n),
+        None => push_str(b, item),
+    }
+}
+
+/// Writes an integer element at the end of `b`.
+pub fn push_int(b: &mut Vec<u8>, n: i64) {
+    let start = b.len();
+    match int_len(n) {
+        1 => b.push(n as u8),
+        2 => {
+            let u = (n as u16) & 0x1fff;
+            b.push(0xc0 | (u >> 8) as u8);
+            b.push((u & 0xff) as u8);
+        }
+        3 => {
+            b.push(0xf1);
+            b.extend_from_slice(&(n as i16).to_le_bytes());
+        }
+        4 => {
+            b.push(0xf2);
+            b.extend_from_slice(&(n as i32).to_le_bytes()[..3]);
+        }
+        5 => {
+            b.push(0xf3);
+            b.extend_from_slice(&(n as i32).to_le_bytes());
+        }
+        _ => {
+            b.push(0xf4);
+            b.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+    finish_element(b, start);
+}
+
+/// Writes a string element at the end of `b`, even when it looks like an integer.
+pub fn push_str(b: &mut Vec<u8>, s: &[u8]) {
+    let start = b.len();
+    match str_header_len(s.len()) {
+        1 => b.push(0x80 | s.len() as u8),
+        2 => {
+            b.push(0xe0 | (s.len() >> 8) as u8);
+            b.push((s.len() & 0xff) as u8);
+        }
+        _ => {
+            b.push(0xf0);
+            // Elements of 4 GiB and more never reach a listpack (the writer puts them in
+            // plain quicklist nodes; streams refuse entries past 1 GiB).
+            b.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        }
+    }
+    b.extend_from_slice(s);
+    finish_element(b, start);
+}
+
+fn finish_element(b: &mut Vec<u8>, start: usize) {
+    let (bl, n) = backlen(b.len() - start);
+    b.extend_from_slice(&bl[..n]);
+}
+
+/// The element at `at` of a listpack known to be valid (built here, or checked by
+/// [`decode`] when loaded) and the offset of the next one; None at the end byte (or,
+/// defensively, on damage).
+pub fn element(blob: &[u8], at: usize) -> Option<(StrRef<'_>, usize)> {
+    if blob.get(at).is_none_or(|&b| b == END) {
+        return None;
+    }
+    let (item, len) = entry_at(blob, at).ok()?;
+    Some((item, at + len + backlen_len(len)))
+}
+
+/// Rewrites the header of a listpack held whole in `b` (end byte included): its total
+/// bytes and its element count (65535: unknown, as Redis writes a count that large).
+pub fn set_header(b: &mut [u8], count: usize) {
+    let total = b.len() as u32;
+    b[..4].copy_from_slice(&total.to_le_bytes());
+    let count = u16::try_from(count).unwrap_or(COUNT_UNKNOWN);
+    b[4..6].copy_from_slice(&count.to_le_bytes());
+}
+
+/// The element count in a listpack's header (None when unknown).
+pub fn header_count(b: &[u8]) -> Option<usize> {
+    let n = u16::from_le_bytes([b[4], b[5]]);
+    (n != COUNT_UNKNOWN).then_some(usize::from(n))
+}
+
+/// Replaces the integer element at `at` with `n` (the bytes after it move when its size
+/// changes) and rewrites the header's total; the element count stays.
+pub fn replace_int(b: &mut Vec<u8>, at: usize, n: i64) {
+    let Some((_, next)) = element(b, at) else { return };
+    let mut enc = Vec::with_capacity(10);
+    push_int(&mut enc, n);
+    b.splice(at..next, enc);
+    let total = b.len() as u32;
+    b[..4].copy_from_slice(&total.to_le_bytes());
 }
 
 #[cfg(test)]

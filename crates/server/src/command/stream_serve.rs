@@ -1,5 +1,5 @@
-//! Blocking stream reads: XREAD ... BLOCK and XREADGROUP ... BLOCK, on the waiters'
-//! registry of `blocking.rs`.
+//! Serving blocked stream reads (XREAD ... BLOCK and XREADGROUP ... BLOCK, which
+//! `streams.rs` puts on the waiters' registry), for the serve pass of `blocking.rs`.
 //!
 //! A read that finds nothing waits as `Op::Read`, with the IDs it reads after (`$`
 //! made the stream's last ID when it blocked; `>` the group's last ID when served). The
@@ -16,27 +16,14 @@ use store::events::class;
 use store::types::stream::{Stream, StreamId};
 
 use super::collections as coll;
-use super::streams::{reply_range, reply_read, ReadArgs};
-use super::{CommandError, Ctx};
+use super::stream_reply::{reply_range, reply_read};
+use super::CommandError;
 use crate::shared::Shared;
-use crate::state::waiters::{GroupRead, Op, ReadOp};
-
-/// What a blocked read without COUNT gets at most (Redis's
-/// `XREAD_BLOCKED_DEFAULT_COUNT`), so that an old ID does not pull a whole stream.
-const BLOCKED_DEFAULT_COUNT: usize = 1000;
-
-/// Blocks an XREAD or XREADGROUP (`a` its arguments) that found nothing: `after` holds
-/// one ID per key (StreamId::MAX for `>`), `timeout_ms` 0 waits for ever.
-pub(super) fn block_read(ctx: &mut Ctx<'_>, a: &[&[u8]], r: &ReadArgs<'_>, after: Vec<StreamId>, timeout_ms: i64) -> Result<(), CommandError> {
-    let keys = a[r.streams_at..r.streams_at + r.streams].iter().map(|k| k.to_vec()).collect();
-    let group = r.group.map(|(g, c)| GroupRead { group: g.to_vec(), consumer: c.to_vec(), noack: r.noack });
-    let count = if r.count == 0 { BLOCKED_DEFAULT_COUNT } else { r.count };
-    let op = Op::Read(Box::new(ReadOp { keys, after, count, group }));
-    super::blocking::block(ctx, op, (timeout_ms > 0).then_some(timeout_ms), |out, proto| resp::encode::null_array(out, proto))
-}
+use crate::state::waiters::{GroupRead, ReadOp};
 
 /// Serves a blocked read now, if it can be: Ok(Some((reply, need, records))).
-pub(super) fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto, read: &ReadOp, log: bool, in_exec: bool) -> Result<Option<(Vec<u8>, u64, usize)>, CommandError> {
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn try_serve(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Proto, read: &ReadOp, log: bool, in_exec: bool) -> Result<Option<(Vec<u8>, u64, usize)>, CommandError> {
     match &read.group {
         None => Ok(serve_plain(shared, db, now_ms, proto, read, log)),
         Some(g) => serve_group(shared, client, db, now_ms, proto, read, g, log, in_exec),
@@ -52,7 +39,7 @@ fn serve_plain(shared: &Shared, db: usize, now_ms: i64, proto: Proto, read: &Rea
             let (h, shard) = locked.shard_for(db, key);
             let Ok(Some(s)) = coll::read::<Stream>(shard, h, key, now_ms) else { continue };
             let Some(start) = read.after[k].next() else { continue };
-            if s.last_entry().is_some_and(|(last, _)| *last >= start) {
+            if s.last_entry().is_some_and(|e| e.id >= start) {
                 let mut body = Vec::new();
                 reply_range(&mut body, &s, start, StreamId::MAX, read.count, false);
                 served.push((key, body));
@@ -92,11 +79,11 @@ fn serve_group(shared: &Shared, client: u64, db: usize, now_ms: i64, proto: Prot
             let (h, shard) = locked.shard_for(db, key);
             let Some(mut s) = coll::get::<Stream>(shard, h, key, now_ms)? else { continue };
             let last = s.groups.get(&g.group).map(|gr| gr.last_id).unwrap_or_default();
-            if !s.last_entry().is_some_and(|(top, _)| *top > last) {
+            if s.last_entry().is_none_or(|e| e.id <= last) {
                 continue;
             }
             let mut body = Vec::new();
-            let d = super::stream_groups::deliver_new(&mut s, key, &g.group, &g.consumer, read.count, g.noack, now_ms, &mut body);
+            let d = super::stream_deliver::deliver_new(&mut s, key, &g.group, &g.consumer, read.count, g.noack, now_ms, &mut body);
             drop(s);
             if d.consumer_created {
                 store::events::push(ks.events(), class::STREAM | class::UNSIGNALED, "xgroup-createconsumer", db, key);
