@@ -13,7 +13,10 @@ each ROUNDS times alternating the servers; medians of requests/s, and Basalt's r
 Redis, as a Markdown table. `--suite hll-geo` runs HyperLogLog and geospatial commands
 instead: PFADD of random elements to one key, PFCOUNT of it (cached) and of two keys
 (a union: 16,384 registers merged per call), GEOADD of random positions, and
-GEOSEARCH BYRADIUS 5 km COUNT 10 ASC among 20,000 positions (about 40 in the circle). A script runs alone (every event loop waits for it), so on
+GEOSEARCH BYRADIUS 5 km COUNT 10 ASC among 20,000 positions (about 40 in the circle).
+`--suite streams` runs stream commands: XADD of a three-field entry (`*` IDs), XADD
+with `MAXLEN ~ 1000`, and over a stream of 100,000 entries XRANGE and XREVRANGE of 10
+entries from a random ID, and XREAD COUNT 10 after a random ID. A script runs alone (every event loop waits for it), so on
 many cores scripts do not scale with loops as plain commands do: the SET row beside
 them shows how much of a server's speed a script-heavy load keeps.
 
@@ -23,7 +26,7 @@ processes it started.
 
 Usage: scripts/bench-scripts.py [--basalt target/release/basalt-server]
        [--redis redis-server] [--requests 200000] [--rounds 5] [--threads N]
-       [--server-cpus 0] [--load-cpus 1] [--suite scripts|hll-geo]
+       [--server-cpus 0] [--load-cpus 1] [--suite scripts|hll-geo|streams]
 """
 
 import argparse
@@ -53,6 +56,20 @@ def free_port():
 def command(port, *args):
     out = subprocess.run(["redis-cli", "-p", str(port), *args], capture_output=True, text=True, timeout=10)
     return out.stdout.strip()
+
+
+def fill_stream(port, n):
+    """`n` entries (IDs 1-0 .. n-0, three fields) in `big`, written in pipelined batches."""
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        for lo in range(1, n + 1, 1000):
+            batch = b"".join(
+                b"*9\r\n$4\r\nXADD\r\n$3\r\nbig\r\n" + b"".join(b"$%d\r\n%s\r\n" % (len(x), x) for x in (
+                    b"%d-0" % i, b"sensor", b"s%d" % (i % 100), b"value", b"%d" % (i % 50), b"ts", b"%d" % (1700000000 + i)))
+                for i in range(lo, min(lo + 1000, n + 1)))
+            sock.sendall(batch)
+            got = b""
+            while got.count(b"\r\n") < 2 * min(1000, n + 1 - lo):
+                got += sock.recv(65536)
 
 
 def start(binary, args, cpus):
@@ -94,7 +111,7 @@ def main():
     ap.add_argument("--threads", type=int, default=0, help="Basalt's event loops (default: its own)")
     ap.add_argument("--server-cpus", default="")
     ap.add_argument("--load-cpus", default="")
-    ap.add_argument("--suite", choices=["scripts", "hll-geo"], default="scripts")
+    ap.add_argument("--suite", choices=["scripts", "hll-geo", "streams"], default="scripts")
     a = ap.parse_args()
     basalt_args = ["--threads", str(a.threads)] if a.threads else []
     servers = {}
@@ -112,6 +129,8 @@ def main():
             points = [f"{v:.6f}" if j < 2 else f"p{i}" for i in range(20000) for j, v in
                       enumerate((rng.uniform(12.5, 14.5), rng.uniform(37.5, 39.5), 0))]
             command(port, "geoadd", "geo", *points)
+            if a.suite == "streams":
+                fill_stream(port, 100000)
         if a.suite == "scripts":
             tests = {
                 "EVAL, one SET": lambda name: ["eval", SET_SCRIPT, "1", "key:__rand_int__", "v"],
@@ -119,6 +138,14 @@ def main():
                 "EVAL, five GETs": lambda name: ["eval", READ_SCRIPT, "1", "key:__rand_int__"],
                 "FCALL, one SET": lambda name: ["fcall", "set1", "1", "key:__rand_int__", "v"],
                 "SET (no script)": lambda name: ["set", "key:__rand_int__", "v"],
+            }
+        elif a.suite == "streams":
+            tests = {
+                "XADD *, three fields": lambda name: ["xadd", "s_w", "*", "sensor", "s:__rand_int__", "value", "21.5", "ts", "1700000000"],
+                "XADD MAXLEN ~ 1000": lambda name: ["xadd", "s_cap", "maxlen", "~", "1000", "*", "f", "v:__rand_int__"],
+                "XRANGE, 10 entries": lambda name: ["xrange", "big", "__rand_int__", "+", "count", "10"],
+                "XREVRANGE, 10 entries": lambda name: ["xrevrange", "big", "__rand_int__", "-", "count", "10"],
+                "XREAD COUNT 10": lambda name: ["xread", "count", "10", "streams", "big", "__rand_int__"],
             }
         else:
             tests = {
