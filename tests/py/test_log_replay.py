@@ -129,6 +129,10 @@ def read_all(conn):
             value = conn.replies([[read[0], name, *read[1:]]])[0]
             if read[0] in UNORDERED:
                 value = UNORDERED[read[0]](value)
+            if kind == b"+stream\r\n":
+                # A stream's IDs and counters, its groups and their pending entries too
+                # (deliveries replay as XCLAIM records, group changes as sent).
+                value = (value, *conn.replies([["XINFO", "STREAM", name], ["XINFO", "GROUPS", name]]))
             state[(db, name)] = (kind, value, pexpiretime, encoding)
     assert conn.replies([["SELECT", "0"]]) == [b"+OK\r\n"]
     return state

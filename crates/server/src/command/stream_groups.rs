@@ -8,8 +8,9 @@
 //! ENTRIESREAD n`, a NOACK read that record alone (after `XGROUP CREATECONSUMER` for a
 //! consumer the read created). Redis 7.0.15 sends the SETID record after NOACK reads
 //! only, so that its replicas can lose a group's read counter (`entries-read` nil where
-//! the master has a number); Basalt's replicas, Redis's included, keep it. As in Redis
-//! 7.0.15, a consumer created by a history read without NOACK is not propagated.
+//! the master has a number); Basalt's replicas, Redis's included, keep it. Likewise a
+//! consumer created by a history read is propagated (`XGROUP CREATECONSUMER`), where
+//! Redis 7.0.15 propagates it only with NOACK.
 //! Several records of one call are appended together, not wrapped in MULTI/EXEC as
 //! Redis wraps them.
 
@@ -125,9 +126,9 @@ fn xreadgroup(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             Some(id) => {
                 if deliver_history(&mut s, group_name, consumer, id, r.count, ctx.now_ms, ctx.client.proto, &mut body) {
                     events.push(("xgroup-createconsumer", key));
-                    if r.noack {
-                        records.push(createconsumer_record(key, group_name, consumer));
-                    }
+                    // (Redis 7.0.15 propagates it only with NOACK: its log and replicas
+                    // then lack the consumer.)
+                    records.push(createconsumer_record(key, group_name, consumer));
                 }
             }
             None => {
