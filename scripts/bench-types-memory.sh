@@ -8,7 +8,8 @@
 # With --large: memory per element of ONE large collection of each size given (a sorted
 # set of member:<i> with random scores, "zsetlong": the same with 20-byte members
 # element:<i, 12 digits> (over SmallBytes's 15 inline bytes), a set of member:<i>, a hash field:<i> ->
-# value:<i>, a list of member:<i>), 100 elements a command. Hash tables double, so a
+# value:<i>, a list of member:<i>, a stream of entries <i>-0 with three fields: sensor
+# s<i mod 100>, value, ts), 100 elements a command (one entry an XADD). Hash tables double, so a
 # figure at one size lands anywhere in the table's load cycle (Redis's dict as well as
 # Basalt's segments): give several sizes.
 # Usage: scripts/bench-types-memory.sh [N]
@@ -43,7 +44,9 @@ def cmd(*a):
 if mode == 'large':
     sizes = counts
     for size in sizes:
-        files = {k: open(f'{work}/{k}-{size}.resp', 'wb') for k in ('zset', 'zsetlong', 'set', 'hash', 'list')}
+        files = {k: open(f'{work}/{k}-{size}.resp', 'wb') for k in ('zset', 'zsetlong', 'set', 'hash', 'list', 'stream')}
+        for i in range(size):
+            files['stream'].write(cmd('XADD', 'big', f'{i + 1}-0', 'sensor', f's{i % 100}', 'value', str(i % 50), 'ts', str(1700000000 + i)))
         for start in range(0, size, 100):
             ids = range(start, min(start + 100, size))
             files['zset'].write(cmd('ZADD', 'big', *[x for i in ids for x in (str(random.randint(0, 10**9)), f'member:{i}')]))
@@ -79,7 +82,7 @@ else:
 PY
 if [[ $large == 1 ]]; then
   kinds=""
-  for size in "${sizes[@]}"; do kinds+=" zset-$size zsetlong-$size set-$size hash-$size list-$size"; done
+  for size in "${sizes[@]}"; do kinds+=" zset-$size zsetlong-$size set-$size hash-$size list-$size stream-$size"; done
 else
   kinds="hashes zsets lists intsets sets"
 fi
