@@ -9,6 +9,8 @@ Needs redis-server (see conftest.pair_of_servers); skipped without one.
 
 import redis
 
+from test_replication import stream_contents
+
 BIG = 700  # past every listpack / intset threshold
 
 
@@ -58,12 +60,7 @@ def contents(c, key):
     if t == "zset":
         return c.zrange(key, 0, -1, withscores=True)
     if t == "stream":
-        info = c.xinfo_stream(key)
-        head = [info[f] for f in ("length", "last-generated-id", "max-deleted-entry-id", "entries-added", "recorded-first-entry-id")]
-        groups = c.xinfo_groups(key)
-        pending = [[(p["message_id"], p["consumer"], p["times_delivered"]) for p in c.xpending_range(key, g["name"], "-", "+", 1000)] for g in groups]
-        consumers = [[(x["name"], x["pending"]) for x in c.xinfo_consumers(key, g["name"])] for g in groups]
-        return head, c.xrange(key), groups, pending, consumers
+        return stream_contents(c, key)
     raise AssertionError(f"{key}: type {t}")
 
 

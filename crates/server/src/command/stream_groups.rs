@@ -25,8 +25,9 @@ use super::key_flags as kf;
 use super::keyspace_events::notify;
 use super::stream_deliver::{consumer_of, createconsumer_record, deliver_new, setid_record, xclaim_record};
 use super::stream_reply::{reply_entry, reply_id, reply_read};
-use super::streams::{block_read, parse_id, parse_interval_id, parse_read, parse_strict_id, STREAMS_KEYS};
+use super::streams::{block_read, changed_nothing, parse_id, parse_interval_id, parse_read, parse_strict_id, STREAMS_KEYS};
 use super::{container, spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Movable};
+use crate::propagate::Record;
 
 /// The class of the events of group changes: published as stream events, but not
 /// changes for client-side caching (Redis notifies them without signalModifiedKey).
@@ -186,8 +187,7 @@ fn xack(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let found = coll::read_key::<Stream>(ctx, &mut shard, h, a[1])?.is_some_and(|s| s.groups.contains_key(a[2]));
     if !found {
         drop(shard);
-        ctx.client.changed_nothing = true;
-        encode::integer(ctx.out, 0);
+        changed_nothing(ctx);
         return Ok(());
     }
     let ids = a[3..].iter().map(|x| parse_strict_id(x)).collect::<Result<Vec<_>, _>>()?;
@@ -424,17 +424,25 @@ fn xclaim(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         records.push(setid_record(a[1], a[2], &s.groups[a[2]]));
     }
     drop(s);
-    if created {
-        notify(ctx, UNSIGNALED, "xgroup-createconsumer", a[1]);
-    }
     drop(shard);
+    let mut reply = Vec::new();
+    encode::array_len(&mut reply, n);
+    reply.extend_from_slice(&body);
+    finish_claim(ctx, a[1], created, records, &reply);
+    Ok(())
+}
+
+/// The end of XCLAIM and XAUTOCLAIM: the event of a consumer they made, their records
+/// (nothing changed without any), the reply.
+fn finish_claim(ctx: &mut Ctx<'_>, key: &[u8], created: bool, records: Vec<Record>, reply: &[u8]) {
+    if created {
+        notify(ctx, UNSIGNALED, "xgroup-createconsumer", key);
+    }
     if records.is_empty() && !created {
         ctx.client.changed_nothing = true;
     }
     ctx.propagate_as(|| records);
-    encode::array_len(ctx.out, n);
-    ctx.out.extend_from_slice(&body);
-    Ok(())
+    ctx.out.extend_from_slice(reply);
 }
 
 /// XAUTOCLAIM's largest COUNT (Redis's bound, so that its scan's attempts cannot
@@ -519,15 +527,8 @@ fn xautoclaim(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         reply_id(&mut body, *id);
     }
     drop(s);
-    if created {
-        notify(ctx, UNSIGNALED, "xgroup-createconsumer", a[1]);
-    }
     drop(shard);
-    if records.is_empty() && !created {
-        ctx.client.changed_nothing = true;
-    }
-    ctx.propagate_as(|| records);
-    ctx.out.extend_from_slice(&body);
+    finish_claim(ctx, a[1], created, records, &body);
     Ok(())
 }
 

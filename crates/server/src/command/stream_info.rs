@@ -73,6 +73,16 @@ fn optional_signed(out: &mut Vec<u8>, n: Option<i64>, proto: Proto) {
     }
 }
 
+/// A group's position: `last-delivered-id`, `entries-read`, `lag`.
+fn group_position(out: &mut Vec<u8>, s: &Stream, g: &store::types::stream::Group, proto: Proto) {
+    field(out, "last-delivered-id");
+    reply_id(out, g.last_id);
+    field(out, "entries-read");
+    optional_int(out, g.entries_read, proto);
+    field(out, "lag");
+    optional_signed(out, s.lag(g), proto);
+}
+
 /// The fields every XINFO STREAM reply starts with.
 fn stream_head(out: &mut Vec<u8>, s: &Stream) {
     let keys: Vec<[u8; 16]> = s.nodes().map(|(id, _)| id.to_be_bytes()).collect();
@@ -144,12 +154,7 @@ fn xinfo_stream(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         encode::map_len(out, 7, proto);
         field(out, "name");
         encode::bulk(out, name);
-        field(out, "last-delivered-id");
-        reply_id(out, g.last_id);
-        field(out, "entries-read");
-        optional_int(out, g.entries_read, proto);
-        field(out, "lag");
-        optional_signed(out, s.lag(g), proto);
+        group_position(out, &s, g, proto);
         field(out, "pel-count");
         encode::integer(out, g.pel.len() as i64);
         field(out, "pending");
@@ -204,12 +209,7 @@ fn xinfo_groups(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         encode::integer(out, g.consumers.len() as i64);
         field(out, "pending");
         encode::integer(out, g.pel.len() as i64);
-        field(out, "last-delivered-id");
-        reply_id(out, g.last_id);
-        field(out, "entries-read");
-        optional_int(out, g.entries_read, proto);
-        field(out, "lag");
-        optional_signed(out, s.lag(g), proto);
+        group_position(out, &s, g, proto);
     }
     Ok(())
 }

@@ -311,6 +311,12 @@ fn xadd(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// A write that found nothing to do answers 0 and changed nothing (XTRIM, XDEL, XACK).
+pub(super) fn changed_nothing(ctx: &mut Ctx<'_>) {
+    ctx.client.changed_nothing = true;
+    encode::integer(ctx.out, 0);
+}
+
 /// XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]
 fn xtrim(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let parsed = parse_add_or_trim(ctx, a, false)?;
@@ -319,17 +325,13 @@ fn xtrim(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
     let Some(mut s) = coll::get_key::<Stream>(ctx, &mut shard, h, a[1])? else {
         drop(shard);
-        ctx.client.changed_nothing = true;
-        encode::integer(ctx.out, 0);
-        return Ok(());
+        return Ok(changed_nothing(ctx));
     };
     let removed = s.trim(trim);
     if removed == 0 {
         drop(s);
         drop(shard);
-        ctx.client.changed_nothing = true;
-        encode::integer(ctx.out, 0);
-        return Ok(());
+        return Ok(changed_nothing(ctx));
     }
     if trim.approx {
         let mut r: Vec<Vec<u8>> = a.iter().map(|w| w.to_vec()).collect();
@@ -350,9 +352,7 @@ fn xdel(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let (h, mut shard) = ks.lock_key(ctx.client.db, a[1]);
     let Some(mut s) = coll::get_key::<Stream>(ctx, &mut shard, h, a[1])? else {
         drop(shard);
-        ctx.client.changed_nothing = true;
-        encode::integer(ctx.out, 0);
-        return Ok(());
+        return Ok(changed_nothing(ctx));
     };
     // Every ID is checked before any is deleted.
     let ids = a[2..].iter().map(|x| parse_strict_id(x)).collect::<Result<Vec<_>, _>>()?;
