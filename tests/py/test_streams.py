@@ -220,3 +220,40 @@ def test_streams_survive_a_reload_and_the_log(spawn):
     # (99 entries and 1 deleted), so the next entry starts a node, as in Redis.
     c.xadd("s", {"f": 1}, id="400-0")
     assert c.xinfo_stream("s")["radix-tree-keys"] == before[0][3] + 1
+
+
+def test_watch_of_a_stream_breaks_on_its_entries_not_on_its_groups(own_target):
+    """As Redis 7.0.15: XADD, XDEL, XTRIM change the key for WATCH; reading, acknowledging
+    and claiming in a group, and the XGROUP subcommands on an existing stream, do not
+    (Redis notifies those without signalling the key)."""
+    c, other = own_target.client(), own_target.client()
+    fill(c, "s", 5)
+    c.xgroup_create("s", "g", id="0")
+
+    def watched_exec(*changes):
+        with c.pipeline(transaction=True) as tx:
+            tx.watch("s")
+            for change in changes:
+                change()
+            tx.multi()
+            tx.xlen("s")
+            try:
+                return tx.execute() == [c.xlen("s")]
+            except redis.WatchError:
+                return False
+
+    assert watched_exec(
+        lambda: other.xreadgroup("g", "c1", {"s": ">"}, count=2),
+        lambda: other.execute_command("XREADGROUP", "GROUP", "g", "c2", "STREAMS", "s", "0"),
+        lambda: other.xack("s", "g", "1-0"),
+        lambda: other.xclaim("s", "g", "c3", 0, ["2-0"]),
+        lambda: other.xautoclaim("s", "g", "c4", 0, "0-0"),
+        lambda: other.xgroup_createconsumer("s", "g", "c5"),
+        lambda: other.xgroup_delconsumer("s", "g", "c5"),
+        lambda: other.xgroup_setid("s", "g", "$"),
+        lambda: other.xgroup_create("s", "g2", id="0"),
+        lambda: other.xgroup_destroy("s", "g2"),
+    ) is True
+    assert watched_exec(lambda: other.xadd("s", {"f": 1}, id="9-0")) is False
+    assert watched_exec(lambda: other.xdel("s", "9-0")) is False
+    assert watched_exec(lambda: other.xtrim("s", maxlen=2, approximate=False)) is False

@@ -256,7 +256,9 @@ fn serve_waiters(shared: &Shared, now_ms: i64) -> u64 {
             // Redis 7.0 counts the pops of BLMPOP, BZPOPMIN/MAX and BZMPOP served
             // later as changes, not those of BLPOP, BRPOP, BLMOVE and BRPOPLPUSH.
             let counted = !matches!(w.op, Op::Pop { count: None, .. } | Op::Move { .. } | Op::Read(_));
-            let reads_only = matches!(&w.op, Op::Read(r) if r.group.is_none());
+            // A read changes no key for WATCH (a group read's delivery neither, as Redis
+            // signals no key for it).
+            let reads_only = matches!(&w.op, Op::Read(_));
             match try_serve(shared, id, w.db, now_ms, w.proto, &w.op, true, false) {
                 Ok(Some((reply, need, popped))) => {
                     if counted {

@@ -26,7 +26,7 @@ use super::keyspace_events::notify;
 use super::stream_deliver::{consumer_of, createconsumer_record, deliver_new, setid_record, xclaim_record};
 use super::stream_reply::{reply_entry, reply_id, reply_read};
 use super::streams::{block_read, changed_nothing, parse_id, parse_interval_id, parse_read, parse_strict_id, STREAMS_KEYS};
-use super::{container, spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Movable};
+use super::{container, spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Movable, Writes};
 use crate::propagate::Record;
 
 /// The class of the events of group changes: published as stream events, but not
@@ -713,6 +713,18 @@ fn xgroup_help(ctx: &mut Ctx<'_>, _a: &[&[u8]]) -> Result<(), CommandError> {
 }
 
 const STREAM: &[&str] = &["stream"];
+
+/// For WATCH: a group's change is not a change of its key (Redis notifies it without
+/// signalModifiedKey), so no WATCH of the key breaks.
+fn touches_no_key(_: &[&[u8]]) -> bool {
+    false
+}
+
+/// XGROUP CREATE breaks a WATCH only when MKSTREAM may make the key (Redis: when it
+/// does).
+fn may_make_the_key(a: &[&[u8]]) -> bool {
+    a.iter().any(|w| is(w, "mkstream"))
+}
 const KEY2_RW: &[KeySpec] = &[KeySpec { flags: kf::RW | kf::UPDATE, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }];
 const KEY2_RW_INSERT: &[KeySpec] = &[KeySpec { flags: kf::RW | kf::INSERT, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }];
 const KEY2_RW_DELETE: &[KeySpec] = &[KeySpec { flags: kf::RW | kf::DELETE, begin: BeginSearch::Index(2), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }];
@@ -721,22 +733,22 @@ const KEY1_RW_DELETE: &[KeySpec] = &[KeySpec { flags: kf::RW | kf::DELETE, begin
 
 #[rustfmt::skip]
 static XGROUP_SUBCOMMANDS: &[CommandSpec] = &[
-    spec("create", -5, WRITE | DENYOOM, (2, 2, 1), STREAM, "stream", "Creates a consumer group.", xgroup_create).since("5.0.0").args(ARGS_CREATE).complexity("O(1)").key_specs(KEY2_RW_INSERT),
-    spec("setid", -5, WRITE, (2, 2, 1), STREAM, "stream", "Sets the last-delivered ID of a consumer group.", xgroup_setid).since("5.0.0").args(ARGS_SETID).complexity("O(1)").key_specs(KEY2_RW),
-    spec("destroy", 4, WRITE, (2, 2, 1), STREAM, "stream", "Destroys a consumer group.", xgroup_destroy).since("5.0.0").args(ARGS_DESTROY).complexity("O(N) where N is the number of entries in the group's pending entries list (PEL).").key_specs(KEY2_RW_DELETE),
-    spec("createconsumer", 5, WRITE | DENYOOM, (2, 2, 1), STREAM, "stream", "Creates a consumer in a consumer group.", xgroup_createconsumer).since("6.2.0").args(ARGS_CONSUMER).complexity("O(1)").key_specs(KEY2_RW_INSERT),
-    spec("delconsumer", 5, WRITE, (2, 2, 1), STREAM, "stream", "Deletes a consumer from a consumer group.", xgroup_delconsumer).since("5.0.0").args(ARGS_CONSUMER).complexity("O(1)").key_specs(KEY2_RW_DELETE),
+    spec("create", -5, WRITE | DENYOOM, (2, 2, 1), STREAM, "stream", "Creates a consumer group.", xgroup_create).since("5.0.0").args(ARGS_CREATE).complexity("O(1)").key_specs(KEY2_RW_INSERT).writes(Writes::KeysIf(may_make_the_key)),
+    spec("setid", -5, WRITE, (2, 2, 1), STREAM, "stream", "Sets the last-delivered ID of a consumer group.", xgroup_setid).since("5.0.0").args(ARGS_SETID).complexity("O(1)").key_specs(KEY2_RW).writes(Writes::KeysIf(touches_no_key)),
+    spec("destroy", 4, WRITE, (2, 2, 1), STREAM, "stream", "Destroys a consumer group.", xgroup_destroy).since("5.0.0").args(ARGS_DESTROY).complexity("O(N) where N is the number of entries in the group's pending entries list (PEL).").key_specs(KEY2_RW_DELETE).writes(Writes::KeysIf(touches_no_key)),
+    spec("createconsumer", 5, WRITE | DENYOOM, (2, 2, 1), STREAM, "stream", "Creates a consumer in a consumer group.", xgroup_createconsumer).since("6.2.0").args(ARGS_CONSUMER).complexity("O(1)").key_specs(KEY2_RW_INSERT).writes(Writes::KeysIf(touches_no_key)),
+    spec("delconsumer", 5, WRITE, (2, 2, 1), STREAM, "stream", "Deletes a consumer from a consumer group.", xgroup_delconsumer).since("5.0.0").args(ARGS_CONSUMER).complexity("O(1)").key_specs(KEY2_RW_DELETE).writes(Writes::KeysIf(touches_no_key)),
     spec("help", 2, LOADING | STALE, (0, 0, 0), STREAM, "stream", "Returns helpful text about the different subcommands.", xgroup_help).since("5.0.0").complexity("O(1)"),
 ];
 
 #[rustfmt::skip]
 pub static COMMANDS: &[CommandSpec] = &[
     container("xgroup", "stream", "A container for consumer groups commands.", XGROUP_SUBCOMMANDS).since("5.0.0").complexity("Depends on subcommand."),
-    spec("xreadgroup", -7, WRITE | BLOCKING, (0, 0, 0), STREAM, "stream", "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.", xreadgroup).since("5.0.0").args(ARGS_XREADGROUP).complexity("For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data.").movable(Movable::Streams).key_specs(&[KeySpec { begin: BeginSearch::Keyword { keyword: "STREAMS", start_from: 4 }, ..STREAMS_KEYS }]),
-    spec("xack", -4, WRITE | FAST, (1, 1, 1), STREAM, "stream", "Returns the number of messages that were successfully acknowledged by the consumer group member of a stream.", xack).since("5.0.0").args(ARGS_XACK).complexity("O(1) for each message ID processed.").key_specs(KEY1_RW),
+    spec("xreadgroup", -7, WRITE | BLOCKING, (0, 0, 0), STREAM, "stream", "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.", xreadgroup).since("5.0.0").args(ARGS_XREADGROUP).complexity("For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data.").movable(Movable::Streams).key_specs(&[KeySpec { begin: BeginSearch::Keyword { keyword: "STREAMS", start_from: 4 }, ..STREAMS_KEYS }]).writes(Writes::KeysIf(touches_no_key)),
+    spec("xack", -4, WRITE | FAST, (1, 1, 1), STREAM, "stream", "Returns the number of messages that were successfully acknowledged by the consumer group member of a stream.", xack).since("5.0.0").args(ARGS_XACK).complexity("O(1) for each message ID processed.").key_specs(KEY1_RW).writes(Writes::KeysIf(touches_no_key)),
     spec("xpending", -3, READONLY, (1, 1, 1), STREAM, "stream", "Returns the information and entries from a stream consumer group's pending entries list.", xpending).since("5.0.0").args(ARGS_XPENDING).complexity("O(N) with N being the number of elements returned, so asking for a small fixed number of entries per call is O(1). O(M), where M is the total number of entries scanned when used with the IDLE filter. When the command returns just the summary and the list of consumers is small, it runs in O(1) time; otherwise, an additional O(N) time for iterating every consumer.").tips(&["nondeterministic_output"]).key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
-    spec("xclaim", -6, WRITE | FAST, (1, 1, 1), STREAM, "stream", "Changes, or acquires, ownership of a message in a consumer group, as if the message was delivered a consumer group member.", xclaim).since("5.0.0").args(ARGS_XCLAIM).complexity("O(log N) with N being the number of messages in the PEL of the consumer group.").tips(&["nondeterministic_output"]).key_specs(KEY1_RW),
-    spec("xautoclaim", -6, WRITE | FAST, (1, 1, 1), STREAM, "stream", "Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group member.", xautoclaim).since("6.2.0").args(ARGS_XAUTOCLAIM).complexity("O(1) if COUNT is small.").tips(&["nondeterministic_output"]).key_specs(KEY1_RW_DELETE),
+    spec("xclaim", -6, WRITE | FAST, (1, 1, 1), STREAM, "stream", "Changes, or acquires, ownership of a message in a consumer group, as if the message was delivered a consumer group member.", xclaim).since("5.0.0").args(ARGS_XCLAIM).complexity("O(log N) with N being the number of messages in the PEL of the consumer group.").tips(&["nondeterministic_output"]).key_specs(KEY1_RW).writes(Writes::KeysIf(touches_no_key)),
+    spec("xautoclaim", -6, WRITE | FAST, (1, 1, 1), STREAM, "stream", "Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group member.", xautoclaim).since("6.2.0").args(ARGS_XAUTOCLAIM).complexity("O(1) if COUNT is small.").tips(&["nondeterministic_output"]).key_specs(KEY1_RW_DELETE).writes(Writes::KeysIf(touches_no_key)),
 ];
 
 /// The arguments of this file's commands, as COMMAND DOCS describes them (Redis

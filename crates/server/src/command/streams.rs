@@ -22,7 +22,7 @@ use super::key_flags as kf;
 use super::keyspace_events::notify;
 use super::stream_reply::{id_text, reply_id, reply_range, reply_read};
 use crate::state::waiters::{GroupRead, Op, ReadOp};
-use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Movable};
+use super::{spec, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec, Movable, Writes};
 
 pub(super) const INVALID_ID: &str = "ERR Invalid stream ID specified as stream command argument";
 
@@ -602,7 +602,7 @@ fn xsetid(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     }
     drop(s);
     // (Redis 7.0.15 notifies it without signalling the key as modified: no
-    // invalidation for client-side caching.)
+    // invalidation for client-side caching, no WATCH broken: its spec's `writes`.)
     notify(ctx, class::STREAM | class::UNSIGNALED, "xsetid", a[1]);
     drop(shard);
     ctx.ok();
@@ -626,7 +626,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     spec("xrange", -4, READONLY, (1, 1, 1), STREAM, "stream", "Returns the messages from a stream within a range of IDs.", xrange).since("5.0.0").args(ARGS_XRANGE).complexity("O(N) with N being the number of elements being returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
     spec("xrevrange", -4, READONLY, (1, 1, 1), STREAM, "stream", "Returns the messages from a stream within a range of IDs in reverse order.", xrevrange).since("5.0.0").args(ARGS_XREVRANGE).complexity("O(N) with N being the number of elements returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
     spec("xread", -4, READONLY | BLOCKING, (0, 0, 0), STREAM, "stream", "Returns messages from multiple streams with IDs greater than the ones requested. Blocks until a message is available otherwise.", xread).since("5.0.0").args(ARGS_XREAD).complexity("For each stream mentioned: O(N) with N the number of entries returned; a blocked reader costs the XADD that serves it O(M), M the readers served.").movable(Movable::Streams).key_specs(&[STREAMS_KEYS]),
-    spec("xsetid", -3, WRITE | DENYOOM | FAST, (1, 1, 1), STREAM, "stream", "An internal command for replicating stream values.", xsetid).since("5.0.0").args(ARGS_XSETID).complexity("O(1)").key_specs(&[KeySpec { flags: kf::RW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("xsetid", -3, WRITE | DENYOOM | FAST, (1, 1, 1), STREAM, "stream", "An internal command for replicating stream values.", xsetid).since("5.0.0").args(ARGS_XSETID).complexity("O(1)").key_specs(&[KeySpec { flags: kf::RW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).writes(Writes::KeysIf(|_| false)),
 ];
 
 /// The arguments of this file's commands, as COMMAND DOCS describes them (Redis
