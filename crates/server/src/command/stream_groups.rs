@@ -134,7 +134,7 @@ fn xreadgroup(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             }
             None => {
                 let last = s.groups.get(group_name).map(|g| g.last_id).unwrap_or_default();
-                if s.last_entry().is_none_or(|e| e.id <= last) {
+                if !s.has_entries_after(last) {
                     continue;
                 }
                 let d = deliver_new(&mut s, key, group_name, consumer, r.count, r.noack, ctx.now_ms, &mut body);

@@ -525,9 +525,8 @@ fn xread(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         let found = coll::read_key::<Stream>(ctx, shard, h, key)?;
         let Some(s) = found else { continue };
         let Some(start) = after[k].next() else { continue };
-        if s.last_entry().is_some_and(|e| e.id >= start) {
-            let mut body = Vec::new();
-            reply_range(&mut body, &s, start, StreamId::MAX, r.count, false);
+        let mut body = Vec::new();
+        if reply_range(&mut body, &s, start, StreamId::MAX, r.count, false) > 0 {
             served.push((key, body));
         }
     }

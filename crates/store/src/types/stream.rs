@@ -173,6 +173,12 @@ impl Stream {
         self.range(id, id).next()
     }
 
+    /// Whether a live entry's ID is above `id` (read from the node that would hold the
+    /// next one on, not from the end).
+    pub fn has_entries_after(&self, id: StreamId) -> bool {
+        id.next().is_some_and(|start| self.range(start, StreamId::MAX).next().is_some())
+    }
+
     pub fn contains(&self, id: StreamId) -> bool {
         self.get(id).is_some()
     }
