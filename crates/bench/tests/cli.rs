@@ -57,6 +57,14 @@ fn start_with(bin: &str, extra: &[&str]) -> Option<(Server, u16)> {
             return None;
         }
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            // What answered may be another test's server on the same free port, ours
+            // failing to bind: a server that cannot bind exits at once, so one still
+            // running a moment later holds the port. (A CI run once lost a test to
+            // that race: "Connection refused" once the other server had stopped.)
+            std::thread::sleep(Duration::from_millis(100));
+            if !matches!(s.0.try_wait(), Ok(None)) {
+                return None;
+            }
             return Some((s, port));
         }
         std::thread::sleep(Duration::from_millis(50));
