@@ -216,8 +216,8 @@ def test_streams_survive_a_reload_and_the_log(spawn):
     assert state() == before
     assert c.execute_command("DEBUG", "LOADAOF") == b"OK"
     assert state() == before
-    # Replayed from the log, the last node holds its deleted entry again: it is full
-    # (99 entries and 1 deleted), so the next entry starts a node, as in Redis.
+    # Reloaded or replayed, the last node holds its deleted entry still: it is full (99
+    # entries and 1 deleted), so the next entry starts a node, as in Redis.
     c.xadd("s", {"f": 1}, id="400-0")
     assert c.xinfo_stream("s")["radix-tree-keys"] == before[0][3] + 1
 

@@ -1,10 +1,10 @@
 //! XINFO STREAM [FULL [COUNT n]], XINFO GROUPS and XINFO CONSUMERS, as Redis 7.0 replies
 //! them (its field names and order; maps in RESP3).
 //!
-//! `radix-tree-keys` is the number of nodes of the stream's node model
-//! (`store::types::stream`); `radix-tree-nodes` is the size of the compressed radix tree
-//! Redis would hold over those node keys (counted from the keys, as the tree's shape
-//! follows from them).
+//! `radix-tree-keys` is the number of the stream's nodes (`store::types::stream`, laid
+//! out as Redis's); `radix-tree-nodes` is the size of the compressed radix tree Redis
+//! holds over those node keys (counted from the keys, as the tree's shape follows from
+//! them).
 
 use resp::{encode, Proto};
 use store::types::stream::{Stream, StreamId};

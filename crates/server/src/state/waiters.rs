@@ -22,7 +22,8 @@ pub enum Op {
     /// `offset`: served when their acknowledgements arrive (`blocking::serve_waits`),
     /// or timed out with the number that did.
     Wait { offset: u64, replicas: usize },
-    /// XREAD / XREADGROUP ... BLOCK (`command/stream_blocking.rs`).
+    /// XREAD / XREADGROUP ... BLOCK (`command/streams.rs` blocks it, `stream_serve.rs`
+    /// serves it).
     Read(Box<ReadOp>),
     /// A command postponed by CLIENT PAUSE (`command/pause.rs`): not served, resumed when the
     /// pause ends, and then run again from the client's input.
