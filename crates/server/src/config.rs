@@ -570,6 +570,9 @@ pub static PARAMS: &[Param] = &[
     // Redis's test hook (a hidden parameter: only its exact name finds it): a pause
     // after each key a snapshot's load reads (`state::loading`).
     recorded!("key-load-delay", "0", Kind::Int { min: i32::MIN as i64, max: i32::MAX as i64 }, true),
+    // Redis's save test hook (hidden): a pause per key a save writes (`snapshot.rs`),
+    // so that tests can act while a save of a small keyspace runs.
+    recorded!("rdb-key-save-delay", "0", Kind::Int { min: i32::MIN as i64, max: i32::MAX as i64 }, true),
     // Redis's other loading test hook (hidden): how often its one thread stops loading
     // to serve clients. Basalt's loops serve throughout a load; taken and shown only.
     recorded!("loading-process-events-interval-bytes", "2097152", Kind::Int { min: 1024, max: i32::MAX as i64 }, true),
@@ -717,7 +720,7 @@ pub fn names() -> impl Iterator<Item = (&'static str, &'static Param)> {
 
 /// Parameters a pattern of CONFIG GET never matches, only their exact name (Redis's
 /// HIDDEN_CONFIG: test hooks).
-pub const HIDDEN: &[&str] = &["key-load-delay", "loading-process-events-interval-bytes"];
+pub const HIDDEN: &[&str] = &["key-load-delay", "rdb-key-save-delay", "loading-process-events-interval-bytes"];
 
 /// Finds a parameter by name (case-insensitive).
 pub fn param(name: &str) -> Option<&'static Param> {

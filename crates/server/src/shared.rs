@@ -636,6 +636,7 @@ impl Shared {
         let says_no = |name: &str| c.recorded.get(name).is_some_and(|v| v == "no");
         self.replica.configure(!says_no("replica-read-only"), !says_no("replica-serve-stale-data"));
         self.loading.set_key_delay(c.recorded.get("key-load-delay").and_then(|v| v.parse().ok()).unwrap_or(0));
+        self.snapshots.key_save_delay_us.store(c.recorded.get("rdb-key-save-delay").and_then(|v| v.parse().ok()).unwrap_or(0), Ordering::Relaxed);
         let t = &self.type_limits;
         t.hash_entries.store(c.hash_max_listpack_entries as usize, Ordering::Relaxed);
         t.hash_value.store(c.hash_max_listpack_value as usize, Ordering::Relaxed);

@@ -102,6 +102,7 @@ fn save_from(shared: &Shared, visit: &mut ShardVisitor<'_>) -> Result<(), String
 fn write_file(shared: &Shared, path: &Path, visit: &mut ShardVisitor<'_>) -> Result<(u64, u64), String> {
     let ks = &shared.keyspace;
     let now_ms = ks.now_ms();
+    let key_delay_us = shared.snapshots.key_save_delay_us.load(Ordering::Relaxed);
     write_atomically(shared, path, now_ms, false, None, &shared.functions.codes(), |w| {
         let mut keys = 0u64;
         for db in 0..ks.databases() {
@@ -122,7 +123,10 @@ fn write_file(shared: &Shared, path: &Path, visit: &mut ShardVisitor<'_>) -> Res
                     shard.for_each_live(now_ms, |e| {
                         if err.is_none() {
                             match w.entry(e) {
-                                Ok(()) => keys += 1,
+                                Ok(()) => {
+                                    keys += 1;
+                                    crate::state::loading::debug_delay(key_delay_us);
+                                }
                                 Err(x) => err = Some(x),
                             }
                         }
@@ -911,6 +915,8 @@ fn write_captured_shards<W: std::io::Write>(shared: &Shared, w: &mut store::rdb:
     let give_up = || {
         shared.shutdown.load(Ordering::Acquire) || (!aof_base && shared.snapshots.dump_abort.load(Ordering::Acquire))
     };
+    let key_delay_us = shared.snapshots.key_save_delay_us.load(Ordering::Relaxed);
+    let shards = shared.keyspace.shards_per_db().max(1) as u64;
     while let Some((db, bytes)) = shared.walk.next_shard(give_up).map_err(std::io::Error::other)? {
         if db_now != Some(db) {
             let (n, volatile) = counts[db];
@@ -918,9 +924,37 @@ fn write_captured_shards<W: std::io::Write>(shared: &Shared, w: &mut store::rdb:
             keys += n as u64;
             db_now = Some(db);
         }
+        if key_delay_us != 0 {
+            pause(save_delay(key_delay_us, counts[db].0 as u64) / shards as u32, &give_up)?;
+        }
         w.raw(&bytes)?;
     }
     Ok(keys)
+}
+
+/// What `rdb-key-save-delay` adds to a save of `keys` keys: `us` each, or for a negative
+/// -N one microsecond per N keys (what Redis's per-key chance adds on average). A
+/// background save's keys come to the writer a shard at a time, already encoded by the
+/// event loops; it pauses before each shard for the database's share, so that the save
+/// takes as long as Redis's with the same setting, without slowing the loops' walk.
+fn save_delay(us: i64, keys: u64) -> Duration {
+    let total_us = if us > 0 { keys.saturating_mul(us.unsigned_abs()) } else { keys / us.unsigned_abs() };
+    Duration::from_micros(total_us)
+}
+
+/// Sleeps for `d` in short naps, giving up when `give_up` says so (FLUSHALL, shutdown).
+fn pause(d: Duration, give_up: &dyn Fn() -> bool) -> std::io::Result<()> {
+    let until = Instant::now() + d;
+    loop {
+        if give_up() {
+            return Err(std::io::Error::other("the save was stopped"));
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(());
+        }
+        std::thread::sleep(left.min(Duration::from_millis(10)));
+    }
 }
 
 /// Writes the running capture: the shards in order as the event loops finish them

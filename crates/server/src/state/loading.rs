@@ -79,14 +79,7 @@ impl LoadProgress {
     /// The pause after a key a snapshot's load read (none unless `key-load-delay` is set).
     #[inline]
     pub fn after_key(&self) {
-        let us = self.key_delay_us.load(Ordering::Relaxed);
-        if us == 0 {
-            return;
-        }
-        let us = if us > 0 { us.unsigned_abs() } else { u64::from(fastrand::u64(..us.unsigned_abs()) == 0) };
-        if us > 0 {
-            std::thread::sleep(std::time::Duration::from_micros(us));
-        }
+        debug_delay(self.key_delay_us.load(Ordering::Relaxed));
     }
 
     /// The load under way; None when none runs.
@@ -98,6 +91,20 @@ impl LoadProgress {
             read: self.read.load(Ordering::Relaxed).max(0),
             rdb_used_mem: self.rdb_used_mem.load(Ordering::Relaxed),
         })
+    }
+}
+
+/// Redis's debugDelay, the pause of its per-key test hooks (`key-load-delay`,
+/// `rdb-key-save-delay`): `us` microseconds; a negative -N, one microsecond with a
+/// chance of one in N (a pause shorter than a microsecond, on average); 0, none.
+#[inline]
+pub fn debug_delay(us: i64) {
+    if us == 0 {
+        return;
+    }
+    let us = if us > 0 { us.unsigned_abs() } else { u64::from(fastrand::u64(..us.unsigned_abs()) == 0) };
+    if us > 0 {
+        std::thread::sleep(std::time::Duration::from_micros(us));
     }
 }
 

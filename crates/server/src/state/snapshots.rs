@@ -59,6 +59,10 @@ pub struct SnapshotStats {
     /// `repl-diskless-sync-delay` after the first asks, or as soon as the capture
     /// running ends.
     pub diskless_due_ms: AtomicI64,
+    /// `rdb-key-save-delay`, Redis's test hook: microseconds each key adds to a save (a
+    /// negative -N: one microsecond for one key in N), so that tests can act while a
+    /// save runs. 0 (the default) adds nothing.
+    pub key_save_delay_us: AtomicI64,
     /// Wakes the snapshot thread (a capture to write out, or shutdown).
     pub(crate) wake: Condvar,
     pub(crate) state: Mutex<SaverState>,

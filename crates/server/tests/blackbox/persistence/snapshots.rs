@@ -419,14 +419,18 @@ fn flushall_with_save_rules_leaves_an_empty_dump() {
 }
 
 /// FLUSHALL during a BGSAVE abandons the save (as Redis kills its RDB child): a save
-/// finished after the flush would bring the flushed keys back at the next start.
+/// finished after the flush would bring the flushed keys back at the next start. The
+/// save is made to last about 3 s (`rdb-key-save-delay`, Redis's test hook), so that
+/// FLUSHALL lands during it however loaded the machine is (with 300,000 keys and no
+/// delay instead, a busy CI machine once let Redis's save finish first).
 #[test]
 fn flushall_during_bgsave_does_not_resurrect_keys() {
     let Some(mut p) = Persisted::start(&["--appendonly", "no", "--save", ""]) else {
         return;
     };
     let mut c = p.conn();
-    ok(&mut c, &["DEBUG", "POPULATE", "300000"]);
+    ok(&mut c, &["DEBUG", "POPULATE", "10000"]);
+    ok(&mut c, &["CONFIG", "SET", "rdb-key-save-delay", "300"]);
     assert_bytes!(c.cmd(&["BGSAVE"]), b"+Background saving started\r\n");
     ok(&mut c, &["FLUSHALL"]);
     ok(&mut c, &["SET", "after", "1"]);
@@ -436,6 +440,31 @@ fn flushall_during_bgsave_does_not_resurrect_keys() {
     p.crash_and_restart();
     let mut c = p.conn();
     assert_eq!(int(&mut c, &["DBSIZE"]), 0, "flushed keys came back from a save finished after FLUSHALL");
+}
+
+/// `rdb-key-save-delay` (Redis's test hook, hidden from CONFIG GET's patterns) makes a
+/// background save last at least keys x delay: 1,000 keys at 1 ms are still being saved
+/// after 300 ms, and the save then completes with every key.
+#[test]
+fn rdb_key_save_delay_makes_a_save_last() {
+    let Some(mut p) = Persisted::start(&["--appendonly", "no", "--save", ""]) else {
+        return;
+    };
+    let mut c = p.conn();
+    ok(&mut c, &["DEBUG", "POPULATE", "1000"]);
+    ok(&mut c, &["CONFIG", "SET", "rdb-key-save-delay", "1000"]);
+    assert_bytes!(c.cmd(&["CONFIG", "GET", "rdb-key-save-delay"]), b"*2\r\n$18\r\nrdb-key-save-delay\r\n$4\r\n1000\r\n");
+    assert_bytes!(c.cmd(&["CONFIG", "GET", "rdb-key-save-*"]), b"*0\r\n");
+    assert_bytes!(c.cmd(&["BGSAVE"]), b"+Background saving started\r\n");
+    std::thread::sleep(Duration::from_millis(300));
+    let info = info_persistence(&mut c);
+    assert_eq!(info_field(&info, "rdb_bgsave_in_progress").as_deref(), Some("1"), "{info}");
+    wait_no_bgsave(&mut c);
+    let info = info_persistence(&mut c);
+    assert_eq!(info_field(&info, "rdb_last_bgsave_status").as_deref(), Some("ok"), "{info}");
+    p.crash_and_restart();
+    let mut c = p.conn();
+    assert_eq!(int(&mut c, &["DBSIZE"]), 1000);
 }
 
 /// BGSAVE is one point in time for every type while two connections (on different event
