@@ -153,3 +153,28 @@ def test_command_getkeys_and_getkeysandflags_match_redis(pair_of_servers):
             if ours != theirs:
                 differences.append(f"{sub} {case}:\n  basalt {ours}\n  redis  {theirs}")
     assert not differences, "\n".join(differences)
+
+
+def test_help_texts_and_cluster_and_module_replies_match_redis(pair_of_servers):
+    """Every container's HELP is Redis 7.0.15's text, line for line; the cluster
+    commands answer as Redis without cluster mode; MODULE answers as a Redis with no
+    module loaded and `enable-module-command no`; SCRIPT DEBUG NO is OK and a wrong mode
+    gets Redis's error."""
+    basalt_srv, redis_srv = pair_of_servers
+    basalt, real = Conn(basalt_srv.port), Conn(redis_srv.port)
+    containers = sorted(n.split("|")[0] for n in basalt.cmd("COMMAND", "LIST") if n.endswith("|help"))
+    assert len(containers) >= 15, containers
+    cases = [[c, "HELP"] for c in containers] + [
+        ["CLUSTER", "INFO"], ["CLUSTER", "NODES"], ["CLUSTER", "SLOTS"], ["CLUSTER", "KEYSLOT", "k"],
+        ["CLUSTER", "KEYSLOT"], ["CLUSTER", "NOSUCH"], ["READONLY"], ["READWRITE"], ["ASKING"], ["READONLY", "x"],
+        ["MODULE", "LIST"], ["MODULE", "LOAD", "/nonexistent.so"], ["MODULE", "LOADEX", "/x.so", "ARGS", "a"],
+        ["MODULE", "UNLOAD", "x"], ["MODULE", "NOSUCH"], ["MODULE", "LOAD"],
+        ["SCRIPT", "DEBUG", "NO"], ["SCRIPT", "DEBUG", "MAYBE"], ["SCRIPT", "DEBUG"],
+        ["RESTORE-ASKING", "k", "0", "not-a-payload"],
+    ]
+    differences = []
+    for case in cases:
+        ours, theirs = basalt.cmd(*case), real.cmd(*case)
+        if ours != theirs:
+            differences.append(f"{' '.join(case)}:\n  basalt {ours}\n  redis  {theirs}")
+    assert not differences, "\n".join(differences)

@@ -2,8 +2,8 @@
 //! the value, the RDB version and a CRC-64; `store::rdb::dump_payload` / `restore`), so
 //! that a key moves between Basalt and Redis with any client or tool that copies keys
 //! this way. The payload is byte-compatible both ways: Redis restores Basalt's DUMP and
-//! Basalt restores Redis's (streams and module types excepted, which Basalt does not
-//! hold: a clear error).
+//! Basalt restores Redis's (module types excepted, which Basalt does not hold: a clear
+//! error). RESTORE-ASKING, what a cluster sends after an ASK redirection, is RESTORE.
 //!
 //! RESTORE checks as Redis does, in its order: options, BUSYKEY, the TTL, the footer
 //! (version and checksum), the value. The value is built with the server's encoding
@@ -128,6 +128,7 @@ const KEYSPACE_DANGEROUS: &[&str] = &["keyspace", "dangerous"];
 pub static COMMANDS: &[CommandSpec] = &[
     spec("dump", 2, READONLY, (1, 1, 1), KEYSPACE, "generic", "Returns a serialized representation of the value stored at a key.", dump).since("2.6.0").args(ARGS_DUMP).complexity("O(1) or O(N*M) or O(1*M)").key_specs(&[KeySpec { flags: kf::RO | kf::ACCESS, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]).tips(&["nondeterministic_output"]),
     spec("restore", -4, WRITE | DENYOOM, (1, 1, 1), KEYSPACE_DANGEROUS, "generic", "Creates a key from the serialized representation of a value.", restore).since("2.6.0").args(ARGS_RESTORE).complexity("O(1) or O(N*M) or O(1*M) or O(N*M*log(N)) or O(log(N))").key_specs(&[KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
+    spec("restore-asking", -4, WRITE | DENYOOM | ASKING, (1, 1, 1), KEYSPACE_DANGEROUS, "server", "RESTORE, as sent by a cluster after an ASK redirection.", restore).since("3.0.0").syscmd().args(ARGS_RESTORE).complexity("O(1) or O(N*M) or O(1*M) or O(N*M*log(N)) or O(log(N))").key_specs(&[KeySpec { flags: kf::OW | kf::UPDATE, begin: BeginSearch::Index(1), find: FindKeys::Range { last_key: 0, key_step: 1, limit: 0 } }]),
 ];
 
 /// The arguments of this file's commands, as COMMAND DOCS describes them (Redis

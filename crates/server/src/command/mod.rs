@@ -18,6 +18,7 @@ pub mod bitfield;
 pub mod blocking;
 pub mod client;
 pub mod client_line;
+pub mod cluster;
 pub mod collections;
 pub mod connection;
 pub mod debug;
@@ -32,6 +33,7 @@ pub mod keyspace_events;
 pub mod latency;
 pub mod lists;
 pub mod memory;
+pub mod module;
 pub mod monitor;
 pub mod pause;
 pub mod pubsub;
@@ -127,6 +129,10 @@ pub mod flags {
     /// Its key specs name shard channels (`not_key`, SSUBSCRIBE, SPUBLISH): COMMAND
     /// INFO shows them as Redis does, but they are no keys of the keyspace.
     pub const CHANNEL_KEYS: u32 = 1 << 30;
+    /// Redis's `asking` (RESTORE-ASKING): in a cluster, runs on a slot being imported
+    /// after an ASK redirection. COMMAND INFO shows it; without cluster mode it changes
+    /// nothing.
+    pub const ASKING: u32 = 1 << 31;
 
     /// Names in Redis 7.0's COMMAND INFO order (`movablekeys`, computed from the key
     /// positions, goes before `allow_busy`; `sentinel` is not shown, as in Redis).
@@ -142,6 +148,7 @@ pub mod flags {
         (STALE, "stale"),
         (SKIP_MONITOR, "skip_monitor"),
         (SKIP_SLOWLOG, "skip_slowlog"),
+        (ASKING, "asking"),
         (FAST, "fast"),
         (NO_AUTH, "no_auth"),
         (NO_MANDATORY_KEYS, "no_mandatory_keys"),
@@ -601,7 +608,7 @@ pub fn reply_help(ctx: &mut Ctx<'_>, command: &str, lines: &[&str]) {
         encode::simple(out, l.as_bytes());
     }
     encode::simple(out, b"HELP");
-    encode::simple(out, b"    Print this help.");
+    encode::simple(out, b"    Prints this help.");
 }
 
 /// Shorthand for a spec line in a family table.

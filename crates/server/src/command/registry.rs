@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use super::table::CommandTable;
 use super::{
-    acl, bitfield, blocking, connection, debug, dump, functions, geo, hashes, hyperloglog, keys, latency, lists, monitor, pubsub, replication, scripting, server, sets,
+    acl, bitfield, blocking, cluster, connection, debug, dump, functions, geo, hashes, hyperloglog, keys, latency, lists, module, monitor, pubsub, replication, scripting, server, sets,
     sort, sorted_sets, stream_groups, stream_info, streams, strings, transactions, CommandSpec,
 };
 
@@ -24,7 +24,7 @@ pub fn table() -> &'static CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 26] {
+fn families() -> [&'static [CommandSpec]; 28] {
     [
         acl::COMMANDS,
         connection::COMMANDS,
@@ -52,6 +52,8 @@ fn families() -> [&'static [CommandSpec]; 26] {
         replication::COMMANDS,
         scripting::COMMANDS,
         functions::COMMANDS,
+        cluster::COMMANDS,
+        module::COMMANDS,
     ]
 }
 

@@ -27,6 +27,7 @@ use std::time::Duration;
 
 use resp::{encode, Proto};
 
+use super::args::is;
 use super::flags::*;
 use super::{container, dispatch, monitor, spec, transactions, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
 use super::key_flags as kf;
@@ -299,6 +300,8 @@ fn kill(_: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
 
 const HELP: &[&str] = &[
     "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "DEBUG (YES|SYNC|NO)",
+    "    Set the debug mode for subsequent scripts executed.",
     "EXISTS <sha1> [<sha1> ...]",
     "    Return information about the existence of the scripts in the script cache.",
     "FLUSH [ASYNC|SYNC]",
@@ -315,7 +318,25 @@ const HELP: &[&str] = &[
     "    Prints this help.",
 ];
 
-/// SCRIPT HELP — Redis's text, less SCRIPT DEBUG (not built).
+/// SCRIPT DEBUG YES|SYNC|NO. NO, the mode every script runs in, is OK. YES and SYNC would
+/// start Redis's Lua debugger (LDB) for the next EVAL, which Basalt does not have: they
+/// are refused with an error that says so, rather than answered OK and then ignored
+/// (`redis-cli --ldb` shows the error).
+fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
+    if ctx.client.in_exec {
+        return Err(CommandError::msg("ERR SCRIPT DEBUG must be called outside a pipeline"));
+    }
+    if is(a[2], "no") {
+        ctx.ok();
+        Ok(())
+    } else if is(a[2], "yes") || is(a[2], "sync") {
+        Err(CommandError::msg("ERR SCRIPT DEBUG YES and SYNC are not supported: Basalt has no Lua debugger"))
+    } else {
+        Err(CommandError::msg("ERR Use SCRIPT DEBUG YES/SYNC/NO"))
+    }
+}
+
+/// SCRIPT HELP — Redis's text.
 fn help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
     super::reply_help_text(ctx, HELP);
     Ok(())
@@ -333,6 +354,7 @@ pub(super) const RUNS_ALONE: u32 = ALL_GATES | READS_ANY_KEY;
 
 #[rustfmt::skip]
 static SUBCOMMANDS: &[CommandSpec] = &[
+    spec("debug", 3, NOSCRIPT, (0, 0, 0), SCRIPTING, "scripting", "Sets the debug mode of the scripts run after it (NO only: Basalt has no Lua debugger).", debug).since("3.2.0").args(ARGS_DEBUG).complexity("O(1)"),
     spec("kill", 2, NOSCRIPT | ALLOW_BUSY, (0, 0, 0), SCRIPTING, "scripting", "Terminates a server-side Lua script during execution.", kill).since("2.6.0").complexity("O(1)").tips(&["request_policy:all_shards", "response_policy:one_succeeded"]),
     spec("help", 2, LOADING | STALE, (0, 0, 0), SCRIPTING, "scripting", "Returns helpful text about the different subcommands.", help).since("5.0.0").complexity("O(1)"),
     spec("load", 3, NOSCRIPT | STALE, (0, 0, 0), SCRIPTING, "scripting", "Loads a server-side Lua script to the script cache.", load).since("2.6.0").args(ARGS_LOAD).complexity("O(N) with N being the length in bytes of the script body.").tips(&["request_policy:all_nodes", "response_policy:all_succeeded"]),
@@ -359,6 +381,7 @@ mod docs_args {
     pub const ARGS_EVALSHA: &[Arg] = &[arg("sha1", String), arg("numkeys", Integer), arg("key", Key).key_spec(0).optional().multiple(), arg("arg", String).optional().multiple()];
     pub const ARGS_LOAD: &[Arg] = &[arg("script", String)];
     pub const ARGS_EXISTS: &[Arg] = &[arg("sha1", String).multiple()];
+    pub const ARGS_DEBUG: &[Arg] = &[arg("mode", OneOf).args(&[arg("yes", PureToken).token("YES"), arg("sync", PureToken).token("SYNC"), arg("no", PureToken).token("NO")])];
     pub const ARGS_FLUSH: &[Arg] = &[arg("async", OneOf).since("6.2.0").optional().args(&[arg("async", PureToken).token("ASYNC"), arg("sync", PureToken).token("SYNC")])];
 }
 use docs_args::*;

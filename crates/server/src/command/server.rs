@@ -602,10 +602,16 @@ fn command_help(ctx: &mut Ctx<'_>, _: &[&[u8]]) -> Result<(), CommandError> {
             "    Return a list of all commands in this Redis server.",
             "INFO [<command-name> ...]",
             "    Return details about multiple Redis commands.",
+            "    If no command names are given, documentation details for all",
+            "    commands are returned.",
             "DOCS [<command-name> ...]",
             "    Return documentation details about multiple Redis commands.",
+            "    If no command names are given, documentation details for all",
+            "    commands are returned.",
             "GETKEYS <full-command>",
             "    Return the keys from a full Redis command.",
+            "GETKEYSANDFLAGS <full-command>",
+            "    Return the keys and the access flags from a full Redis command.",
         ],
     );
     Ok(())
