@@ -1010,6 +1010,10 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
             config.users.push(values.to_vec());
             continue;
         }
+        if name == "loadmodule" {
+            // Redis exits when a module it is told to load fails to; here none can load.
+            return Err(fail("Basalt does not load Redis modules (they are written against Redis's C module interface): remove this line".into()));
+        }
         let Some(p) = param(&name) else {
             return Err(fail("Bad directive or wrong number of arguments".into()));
         };
@@ -1148,6 +1152,9 @@ mod tests {
         let e = run(&[f.to_str().expect("utf8")]).expect_err("bad directive");
         assert_eq!(e.line, 2);
         assert_eq!(e.reason, "Bad directive or wrong number of arguments");
+        std::fs::write(&f, "loadmodule /usr/lib/redis/modules/redisbloom.so\n").expect("write");
+        let e = run(&[f.to_str().expect("utf8")]).expect_err("a module");
+        assert!(e.reason.starts_with("Basalt does not load Redis modules"), "{}", e.reason);
         std::fs::write(&f, "port 99999\n").expect("write");
         let e = run(&[f.to_str().expect("utf8")]).expect_err("bad value");
         assert_eq!(e.reason, "Argument must be between 0 and 65535 inclusive");
