@@ -137,6 +137,10 @@ GETKEYS_CASES = [
     ["xread", "block", "0", "streams", "streams", "0"], ["xreadgroup", "group", "g", "c", "noack", "streams", "a", "b", ">", ">"],
     ["xreadgroup", "group", "streams", "c", "streams", "a", ">"], ["xinfo", "stream", "k"], ["xgroup", "create", "k", "g", "$"],
     ["xautoclaim", "k", "g", "c", "0", "0"], ["xsetid", "k", "1-1"],
+    ["migrate", "h", "1", "k", "0", "0"], ["migrate", "h", "1", "k", "0", "0", "KEYS", "a"],
+    ["migrate", "h", "1", "", "0", "0", "AUTH", "KEYS", "KEYS", "a", "b"], ["migrate", "h", "1", "", "0", "0", "AUTH2", "u", "KEYS", "a"],
+    ["migrate", "h", "1", "", "0", "0", "COPY", "KEYS", "a"], ["migrate", "h", "1", "k", "0", "0", "KEYS"],
+    ["restore-asking", "k", "0", "x"],
 ]
 
 

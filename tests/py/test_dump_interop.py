@@ -84,3 +84,24 @@ def test_dump_of_each_server_restores_in_the_other(pair_of_servers):
         assert target.lrange("copy:str", 0, -1) == source.lrange("list", 0, -1)
         assert 0 < target.pttl("copy:str") <= 5000
         target.delete(*[f"copy:{k}" for k in keys])
+
+
+def test_migrate_moves_every_type_between_the_two_servers(pair_of_servers):
+    """MIGRATE of every key of `fill`, Basalt -> Redis into database 2, then Redis ->
+    Basalt into database 3: each arrives with its contents and encoding, the source is
+    left empty, and a key with a TTL keeps it."""
+    basalt_srv, redis_srv = pair_of_servers
+    basalt = redis.Redis(port=basalt_srv.port)
+    real = redis.Redis(port=redis_srv.port)
+    fill(basalt)
+    basalt.set("timed", "t", px=60000)
+    keys = sorted(k.decode() for k in basalt.keys("*"))
+    expected = {k: (contents(basalt, k), basalt.object("encoding", k)) for k in keys}
+    hops = ((basalt, redis_srv.port, 2, "basalt -> redis"), (redis.Redis(port=redis_srv.port, db=2), basalt_srv.port, 3, "redis -> basalt"))
+    for source, port, db, name in hops:
+        assert source.execute_command("MIGRATE", "127.0.0.1", port, "", db, 10000, "KEYS", *keys) == b"OK", name
+        assert source.dbsize() == 0, name
+        target = redis.Redis(port=port, db=db)
+        for key in keys:
+            assert (contents(target, key), target.object("encoding", key)) == expected[key], f"{name}: {key}"
+        assert 50000 < target.pttl("timed") <= 60000, name

@@ -437,6 +437,8 @@ pub struct Shared {
     /// A data set being loaded (at start, or a replica's full sync): INFO's
     /// `loading_*` fields. `-LOADING` is the role's admission bit.
     pub loading: crate::state::loading::LoadProgress,
+    /// MIGRATE's connections to its targets, kept between calls.
+    pub migrate_sockets: crate::state::migrate_sockets::MigrateSockets,
     /// A FAILOVER under way (`replication::failover`).
     pub failover: crate::state::failover::Failover,
     /// A shutdown waiting for its replicas (`crate::shutdown`).
@@ -523,6 +525,7 @@ impl Shared {
             repl: crate::replication::stream::Stream::new(random_hex(40), repl_backlog_size, threads.max(1)),
             replica: Default::default(),
             loading: Default::default(),
+            migrate_sockets: Default::default(),
             failover: Default::default(),
             shutdown_wait: Default::default(),
             me: std::sync::OnceLock::new(),

@@ -94,6 +94,13 @@ pub fn execute_found(ctx: &mut Ctx<'_>, found: Option<usize>, args: &[&[u8]]) {
     // Before the call: the write's ordering stripes, its WATCH targets, a tracked read's
     // keys, the database it starts in (SELECT inside MULTI changes it). Locals, not a
     // struct: moved through one, they cost 30 instructions per command.
+    // A write that must run alone (MIGRATE, which holds the keyspace still across its
+    // round trip to another server) takes every loop's gate before its ordering
+    // stripes: taken after them, a loop waiting under its gate for one of them would
+    // wait for ever. (The caller let this loop's gate go: `TableEntry::all_gates`.)
+    let shared = ctx.shared;
+    let _alone = (spec.flags & (flags::WRITE | flags::ALL_GATES) == flags::WRITE | flags::ALL_GATES)
+        .then(|| shared.all_gates(ctx.client.in_exec || ctx.client.loading));
     let mut ordered = order_write(ctx, spec, args);
     let watch_targets = watch_targets(ctx, spec, args);
     let read_keys = tracked_read_keys(ctx, spec, args);
@@ -426,7 +433,8 @@ fn after(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &CommandSpec, ar
     // (A script's commands are not logged one by one: the script is, as in Redis.)
     if threshold >= 0 && us as i64 >= threshold && spec.flags & flags::SKIP_SLOWLOG == 0 && !ctx.client.in_script {
         let name = ctx.client.info.name.lock().clone();
-        ctx.shared.slowlog_push(us, args, &ctx.client.info.addr, &name);
+        let shown = super::redact::redacted(args);
+        ctx.shared.slowlog_push(us, shown.as_deref().unwrap_or(args), &ctx.client.info.addr, &name);
     }
 }
 

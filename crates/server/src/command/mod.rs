@@ -33,10 +33,12 @@ pub mod keyspace_events;
 pub mod latency;
 pub mod lists;
 pub mod memory;
+pub mod migrate;
 pub mod module;
 pub mod monitor;
 pub mod pause;
 pub mod pubsub;
+pub mod redact;
 pub mod registry;
 pub mod replay;
 pub mod replication;
@@ -679,6 +681,9 @@ pub enum Movable {
     /// XREAD, XREADGROUP: after the first STREAMS (past the options' arguments), the
     /// first half of what follows (the other half are IDs).
     Streams,
+    /// MIGRATE: its key argument, or with an empty one the keys after KEYS
+    /// (`migrate::key_positions`).
+    Migrate,
 }
 
 /// What a write changes in other databases too: (database, key) pairs from the client's
@@ -765,6 +770,7 @@ pub fn command_keys(spec: &CommandSpec, args: &[&[u8]]) -> Option<KeyPositions> 
             }
             Some((at + 1..at + 1 + n / 2).collect())
         }
+        Some(Movable::Migrate) => migrate::key_positions(args).map(|v| v.into_iter().collect()),
         Some(Movable::GeoStore { from }) => {
             let stores = (from..args.len().saturating_sub(1)).filter(|&i| args::is(args[i], "store") || args::is(args[i], "storedist"));
             Some(std::iter::once(1).chain(stores.map(|i| i + 1)).collect())

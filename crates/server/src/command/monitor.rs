@@ -17,7 +17,6 @@
 use std::sync::atomic::Ordering;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::args::is;
 use super::flags::*;
 use super::{spec, CommandError, CommandSpec, Ctx};
 use crate::shared::Shared;
@@ -89,11 +88,11 @@ pub fn feed(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
 fn line(now: SystemTime, db: usize, addr: &str, args: &[&[u8]]) -> Vec<u8> {
     let t = now.duration_since(UNIX_EPOCH).unwrap_or_default();
     let mut out = format!("+{}.{:06} [{db} {addr}]", t.as_secs(), t.subsec_micros()).into_bytes();
-    let redacted = redacted_positions(args);
+    let redacted = super::redact::positions(args);
     for (i, a) in args.iter().enumerate() {
         out.extend_from_slice(b" \"");
         if redacted.contains(&i) {
-            out.extend_from_slice(b"(redacted)");
+            out.extend_from_slice(super::redact::SHOWN);
         } else {
             quote_into(&mut out, a);
         }
@@ -101,20 +100,6 @@ fn line(now: SystemTime, db: usize, addr: &str, args: &[&[u8]]) -> Vec<u8> {
     }
     out.extend_from_slice(b"\r\n");
     out
-}
-
-/// Arguments shown as "(redacted)": AUTH's, and the user and password of HELLO's AUTH.
-fn redacted_positions(args: &[&[u8]]) -> Vec<usize> {
-    if is(args[0], "auth") {
-        return (1..args.len()).collect();
-    }
-    if is(args[0], "hello") {
-        if let Some(at) = args.iter().skip(2).position(|a| is(a, "auth")) {
-            let at = at + 2;
-            return vec![at + 1, at + 2];
-        }
-    }
-    Vec::new()
 }
 
 /// Redis's `sdscatrepr` escaping, without the quotes.

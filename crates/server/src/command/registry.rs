@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use super::table::CommandTable;
 use super::{
-    acl, bitfield, blocking, cluster, connection, debug, dump, functions, geo, hashes, hyperloglog, keys, latency, lists, module, monitor, pubsub, replication, scripting, server, sets,
+    acl, bitfield, blocking, cluster, connection, debug, dump, functions, geo, hashes, hyperloglog, keys, latency, lists, migrate, module, monitor, pubsub, replication, scripting, server, sets,
     sort, sorted_sets, stream_groups, stream_info, streams, strings, transactions, CommandSpec,
 };
 
@@ -24,7 +24,7 @@ pub fn table() -> &'static CommandTable {
 }
 
 /// Every family's table.
-fn families() -> [&'static [CommandSpec]; 28] {
+fn families() -> [&'static [CommandSpec]; 29] {
     [
         acl::COMMANDS,
         connection::COMMANDS,
@@ -33,6 +33,7 @@ fn families() -> [&'static [CommandSpec]; 28] {
         hyperloglog::COMMANDS,
         keys::COMMANDS,
         dump::COMMANDS,
+        migrate::COMMANDS,
         hashes::COMMANDS,
         lists::COMMANDS,
         blocking::COMMANDS,

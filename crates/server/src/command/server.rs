@@ -523,7 +523,7 @@ fn command_getkeys(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 /// COMMAND GETKEYSANDFLAGS command [arg ...] — each key argument with its flags, as
 /// Redis 7.0 finds them: the key specs', or for the commands whose flags depend on the
 /// arguments its own rules (SET with or without GET, BITFIELD of GETs only, SORT's
-/// STORE).
+/// STORE, MIGRATE's KEYS).
 fn command_getkeysandflags(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     use super::key_flags as kf;
     let (spec, cmd, positions) = keys_of_command(ctx, a)?;
@@ -538,6 +538,8 @@ fn command_getkeysandflags(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), Command
             positions.into_iter().map(|p| (p, flags)).collect()
         }
         "sort" | "sort_ro" => positions.into_iter().map(|p| (p, if p == 1 { kf::RO | kf::ACCESS } else { kf::OW | kf::UPDATE })).collect(),
+        // Its own key finder's flags, for either form (not the KEYS spec's `incomplete`).
+        "migrate" => positions.into_iter().map(|p| (p, kf::RW | kf::ACCESS | kf::DELETE)).collect(),
         // (The positions GETKEYS names, each with its spec's flags: a count past the
         // arguments names none.)
         _ => super::keys_with_flags(spec, &cmd).into_iter().filter(|(p, _)| positions.contains(p)).collect(),

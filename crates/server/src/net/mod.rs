@@ -188,6 +188,7 @@ pub fn tick<'a>(
     crate::command::pause::resume_if_over(shared, now_ms);
     if owner == 0 {
         crate::replication::master::cron(shared, now_ms);
+        shared.migrate_sockets.close_idle(now_ms / 1000);
         // A shutdown waiting for its replicas: on to the exit once they have it all.
         crate::shutdown::progress(shared, now_ms);
     }

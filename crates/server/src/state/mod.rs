@@ -9,6 +9,7 @@ pub mod failover;
 pub mod loading;
 pub mod loops;
 pub mod memory;
+pub mod migrate_sockets;
 pub mod pause;
 pub mod shutdown;
 pub mod snapshots;
