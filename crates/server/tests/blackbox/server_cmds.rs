@@ -750,6 +750,38 @@ fn slowlog_records_commands() {
     assert_bytes!(c.cmd(&["SLOWLOG", "GET"]), b"*0\r\n");
 }
 
+/// The slow log hides secrets as Redis 7.0 does (and MONITOR): AUTH's arguments, HELLO's
+/// AUTH user and password, the values CONFIG SET gives masterauth / masteruser /
+/// requirepass, ACL SETUSER's arguments.
+#[test]
+fn slowlog_hides_passwords() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    assert_bytes!(c.cmd(&["CONFIG", "SET", "slowlog-log-slower-than", "0"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SLOWLOG", "RESET"]), b"+OK\r\n");
+    let _ = c.cmd(&["AUTH", "secret-a"]);
+    let _ = c.cmd(&["AUTH", "someone", "secret-b"]);
+    let _ = c.cmd(&["HELLO", "2", "AUTH", "default", "secret-c"]);
+    assert_bytes!(c.cmd(&["CONFIG", "SET", "masterauth", "secret-d", "maxmemory-samples", "5"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["ACL", "SETUSER", "slowlog-user", "on", ">secret-e"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["ACL", "DELUSER", "slowlog-user"]), b":1\r\n");
+    assert_bytes!(c.cmd(&["CONFIG", "SET", "masterauth", ""]), b"+OK\r\n");
+    let r = parse(&c.cmd(&["SLOWLOG", "GET", "-1"]));
+    let logged: Vec<String> = r.items().iter().rev().map(|e| e.items()[3].items().iter().map(|a| a.text()).collect::<Vec<_>>().join(" ")).collect();
+    assert!(!logged.iter().any(|l| l.contains("secret")), "{logged:?}");
+    for line in [
+        "AUTH (redacted)",
+        "AUTH (redacted) (redacted)",
+        "HELLO 2 AUTH (redacted) (redacted)",
+        "CONFIG SET masterauth (redacted) maxmemory-samples 5",
+        "ACL SETUSER (redacted) (redacted) (redacted)",
+        "ACL DELUSER slowlog-user",
+    ] {
+        assert!(logged.iter().any(|l| l == line), "{line:?} not in {logged:?}");
+    }
+    assert_bytes!(c.cmd(&["CONFIG", "SET", "slowlog-log-slower-than", "10000"]), b"+OK\r\n");
+}
+
 #[test]
 fn debug_sleep_and_object() {
     let t = shared();
