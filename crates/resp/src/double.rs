@@ -26,10 +26,12 @@ impl<const N: usize> std::fmt::Write for StackBuf<N> {
 /// Finite values get 17 significant digits; with decimal exponent `X`, fixed notation is used when
 /// `-4 <= X < 17` and scientific (`1.0000000000000001e+20`, exponent of at least two digits)
 /// otherwise; trailing zeros and a trailing `.` are removed. `-0.0` gives `-0`. Infinities give
-/// `inf` / `-inf` and NaN gives `nan`. The longest output is 24 bytes. Does not allocate.
+/// `inf` / `-inf` and NaN gives `nan` (`-nan` with its sign bit set, as glibc). The longest output is 24 bytes. Does not allocate.
 pub fn format_g17(d: f64, buf: &mut [u8; 32]) -> &[u8] {
     if d.is_nan() {
-        return put(buf, b"nan");
+        // As glibc's printf: the sign bit shows (0/0 on x86 makes a negative NaN, which
+        // a Lua script's `0/0` passed to a command is: Redis stores "-nan").
+        return put(buf, if d.is_sign_negative() { b"-nan" } else { b"nan" });
     }
     if d.is_infinite() {
         return put(buf, if d > 0.0 { b"inf" } else { b"-inf" });
@@ -232,6 +234,7 @@ mod tests {
             (f64::INFINITY, "inf"),
             (f64::NEG_INFINITY, "-inf"),
             (f64::NAN, "nan"),
+            (-f64::NAN, "-nan"),
         ];
         for (d, want) in table {
             assert_eq!(g17(*d), *want, "value {d:e}");
