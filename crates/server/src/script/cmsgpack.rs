@@ -258,11 +258,17 @@ fn unpack(lua: &Lua, args: MultiValue, function: &str, limit: Option<i64>) -> ml
     if offset as u64 > s.len() as u64 {
         return Err(located(lua, &format!("Start offset {offset} greater than input length {}.", s.len())));
     }
+    // Redis's library checks, before each value, that a C function's stack (8000
+    // slots, its input string among them) has room for it.
+    let room = 7999;
     let decode_all = limit.is_none() || (limit_value == 0 && offset == 0);
     let max_values = if decode_all { usize::MAX } else { limit_value as usize };
     let mut d = Decoder { lua, s: &s, pos: offset as usize, depth: 0 };
     let mut values = Vec::new();
     while d.pos < s.len() && values.len() < max_values {
+        if values.len() >= room {
+            return Err(located(lua, "stack overflow (too many return values at once; use unpack_one or unpack_limit instead.)"));
+        }
         values.push(d.value().map_err(|e| match e {
             Failure::Eof => located(lua, "Missing bytes in input."),
             Failure::BadFormat => located(lua, "Bad data format in input."),
@@ -270,6 +276,10 @@ fn unpack(lua: &Lua, args: MultiValue, function: &str, limit: Option<i64>) -> ml
         })?);
     }
     if !decode_all {
+        // (Redis's check for room for the offset, with its own text.)
+        if values.len() + 1 > room {
+            return Err(located(lua, "stack overflow (in function mp_unpack_full)"));
+        }
         let next = if d.pos >= s.len() { -1 } else { d.pos as i64 };
         values.insert(0, Value::Integer(next as mlua::Integer));
     }

@@ -222,6 +222,7 @@ fn new_state(generation: u64) -> mlua::Result<State> {
     super::cjson::install(&lua)?;
     super::bit::install(&lua)?;
     super::cmsgpack::install(&lua)?;
+    super::structlib::install(&lua)?;
     let hidden = lua.create_table()?;
     hidden.raw_set("sha1hex", lua.create_function(sha1hex)?)?;
     hidden.raw_set("log", lua.create_function(log)?)?;

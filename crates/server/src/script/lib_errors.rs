@@ -17,6 +17,19 @@ fn error_marker() -> *mut std::ffi::c_void {
     std::ptr::addr_of!(ERROR_MARKER) as *mut std::ffi::c_void
 }
 
+/// Marks many results returned in a table, for the C closure to spread on its own stack
+/// (mlua's return path refuses some counts below Lua's 8000-slot bound, which Redis's C
+/// libraries reach: `struct.unpack` and `cmsgpack.unpack` check that bound themselves).
+static MANY_MARKER: u8 = 0;
+
+fn many_marker() -> *mut std::ffi::c_void {
+    std::ptr::addr_of!(MANY_MARKER) as *mut std::ffi::c_void
+}
+
+/// Results beyond which a library function's are returned in a table (Lua guarantees a
+/// C function 20 free slots).
+const SPREAD_ABOVE: usize = 16;
+
 /// A library function whose errors reach Lua as Lua's C libraries raise them (see the
 /// module's header).
 pub fn plain_function<A, R, F>(lua: &Lua, f: F) -> mlua::Result<Function>
@@ -40,7 +53,15 @@ where
     F: Fn(&Lua, A) -> mlua::Result<R> + mlua::MaybeSend + 'static,
 {
     lua.create_function(move |lua, args: A| match f(lua, args) {
-        Ok(r) => r.into_lua_multi(lua),
+        Ok(r) => {
+            let results = r.into_lua_multi(lua)?;
+            if results.len() <= SPREAD_ABOVE {
+                return Ok(results);
+            }
+            let n = results.len();
+            let table = lua.create_sequence_from(results)?;
+            Ok(MultiValue::from_iter([Value::LightUserData(LightUserData(many_marker())), Value::Table(table), Value::Integer(n as mlua::Integer)]))
+        }
         Err(e) => {
             let marker = Value::LightUserData(LightUserData(error_marker()));
             let text = Value::String(lua.create_string(root_text(&e))?);
@@ -69,7 +90,32 @@ unsafe extern "C-unwind" fn raising_closure(l: *mut mlua::ffi::lua_State) -> std
         ffi::lua_insert(l, 1);
         ffi::lua_call(l, n, ffi::LUA_MULTRET);
         raise_if_marked(l);
+        spread_if_many(l);
         ffi::lua_gettop(l)
+    }
+}
+
+/// After a call of a [`marked_function`] whose results are the whole stack: when it
+/// returned many results in a table, puts them on the stack in their place.
+///
+/// # Safety
+/// Called from a C function of Lua's, the call's results making up its stack.
+pub unsafe fn spread_if_many(l: *mut mlua::ffi::lua_State) {
+    use mlua::ffi;
+    // SAFETY: the caller's contract; the table holds `n` values at 1..=n.
+    unsafe {
+        if ffi::lua_gettop(l) == 3 && ffi::lua_type(l, 1) == ffi::LUA_TLIGHTUSERDATA && ffi::lua_touserdata(l, 1) == many_marker() {
+            let n = ffi::lua_tointeger(l, 3) as std::ffi::c_int;
+            ffi::lua_settop(l, 2);
+            ffi::lua_remove(l, 1);
+            if ffi::lua_checkstack(l, n) == 0 {
+                ffi::luaL_error(l, c"stack overflow (too many results)".as_ptr());
+            }
+            for i in 1..=n {
+                ffi::lua_rawgeti(l, 1, i.into());
+            }
+            ffi::lua_remove(l, 1);
+        }
     }
 }
 
@@ -158,4 +204,25 @@ pub fn number_arg(lua: &Lua, args: &[Value], n: usize, function: &str) -> mlua::
         other => other.type_name(),
     };
     Err(located(lua, &format!("bad argument #{n} to '{}' (number expected, got {got})", called_as(lua, function))))
+}
+
+/// Argument `n` (from 1) of `function` as a string, with Lua's coercion of numbers
+/// (`%.14g`), as luaL_checklstring; else luaL_argerror's error.
+pub fn string_arg(lua: &Lua, args: &[Value], n: usize, function: &str) -> mlua::Result<Vec<u8>> {
+    let v = args.get(n - 1).cloned().unwrap_or(Value::Nil);
+    let got = match &v {
+        Value::String(s) => return Ok(s.as_bytes().to_vec()),
+        Value::Integer(_) | Value::Number(_) => match lua.coerce_string(v.clone())? {
+            Some(s) => return Ok(s.as_bytes().to_vec()),
+            None => v.type_name(),
+        },
+        Value::Nil if n > args.len() => "no value",
+        other => other.type_name(),
+    };
+    Err(located(lua, &format!("bad argument #{n} to '{}' (string expected, got {got})", called_as(lua, function))))
+}
+
+/// luaL_argerror's error for argument `n` of `function`, with `msg`.
+pub fn argument_error(lua: &Lua, n: usize, function: &str, msg: &str) -> mlua::Error {
+    located(lua, &format!("bad argument #{n} to '{}' ({msg})", called_as(lua, function)))
 }

@@ -17,3 +17,4 @@ pub mod engine;
 pub mod functions;
 mod lib_errors;
 mod stdlib;
+mod structlib;
