@@ -378,10 +378,10 @@ pub fn unblock(shared: &Shared, id: u64, error: bool) -> bool {
 /// client is blocked without a reply, and its command stays in its input. False, with
 /// nothing done, when the pause ended meanwhile (checked under the registry lock, which
 /// [`resume_postponed`] takes after the pause is lifted, so no client is left behind).
-pub fn postpone(ctx: &mut Ctx<'_>, spec: &CommandSpec) -> bool {
+pub fn postpone(ctx: &mut Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> bool {
     let shared = ctx.shared;
     let mut reg = registry(shared);
-    if !super::pause::postpones(ctx, spec) {
+    if !super::pause::postpones(ctx, spec, args) {
         return false;
     }
     let id = ctx.client.info.id;

@@ -256,7 +256,7 @@ fn admit(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &'static Command
     }
     // CLIENT PAUSE: after the command's own errors, before MULTI's queueing (Redis's
     // order). The command is not consumed (`conn.rs` sees `postponed`).
-    if pause::postpones(ctx, spec) && blocking::postpone(ctx, spec) {
+    if pause::postpones(ctx, spec, args) && blocking::postpone(ctx, spec, args) {
         // CLIENT LIST shows it blocked in this command, as Redis does.
         ctx.client.info.last_cmd.store(idx, Ordering::Relaxed);
         publish_client_state(ctx.client);

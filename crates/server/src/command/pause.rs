@@ -11,8 +11,9 @@
 //! inside EXEC are never postponed, and mode ALL postpones CLIENT UNPAUSE too (the pause
 //! then ends only by its time). The keyspace holds still while clients are paused, as in
 //! Redis: no active expiry, and an expired key reads as absent but stays until the
-//! pause ends (`Keyspace::hold_expiry`). Basalt has no replicas, the clients Redis never
-//! pauses.
+//! pause ends (`Keyspace::hold_expiry`). A replica's connection is never paused, as in
+//! Redis. A script or function that declares `no-writes` is not a write here, as Redis
+//! reads its flags for the pause.
 
 use std::sync::atomic::Ordering;
 
@@ -24,25 +25,55 @@ use crate::state::pause::{ALL, OFF, WRITE};
 /// Whether the command `spec` from this client waits for the pause to end. One atomic
 /// load when no pause was ever set (or since the last UNPAUSE).
 #[inline]
-pub fn postpones(ctx: &Ctx<'_>, spec: &CommandSpec) -> bool {
+pub fn postpones(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> bool {
     if ctx.shared.pause.never_set()
         || ctx.client.in_exec
         || ctx.client.loading
+        // Replicas are never paused, as in Redis (their REPLCONF ACKs go on).
+        || ctx.client.replica
     {
         return false;
     }
     match ctx.shared.pause.mode_at(ctx.now_ms) {
         OFF => false,
         ALL => true,
-        _ => may_change_data(spec) || (spec.flags & flags::RUNS_QUEUE != 0 && super::transactions::queued_any(ctx, may_change_data)),
+        _ => {
+            may_change_data(ctx, spec, args)
+                || (spec.flags & flags::RUNS_QUEUE != 0
+                    && super::transactions::queued_any_call(ctx, |s, queued| {
+                        let queued: Vec<&[u8]> = queued.iter().map(Vec::as_slice).collect();
+                        may_change_data(ctx, s, &queued)
+                    }))
+        }
     }
 }
 
-/// Redis's "may replicate": writes, PUBLISH, and EVAL, EVALSHA and FCALL. (Redis reads
-/// a script's or function's flags here and lets a `no-writes` one run; Basalt postpones
-/// it too. EVAL_RO and FCALL_RO run.)
-fn may_change_data(spec: &CommandSpec) -> bool {
-    spec.flags & (flags::WRITE | flags::MAY_REPLICATE) != 0
+/// Redis's "may replicate": writes, PUBLISH, and EVAL, EVALSHA and FCALL unless the
+/// script or function declares `no-writes` (Redis's getCommandFlags reads its flags:
+/// such a call runs during CLIENT PAUSE WRITE). EVAL_RO and FCALL_RO run too.
+fn may_change_data(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> bool {
+    if spec.flags & flags::WRITE != 0 {
+        return true;
+    }
+    spec.flags & flags::MAY_REPLICATE != 0 && !declares_no_writes(ctx, spec, args)
+}
+
+/// Whether an EVAL, EVALSHA or FCALL names a script or function that declares
+/// `no-writes` (an EVALSHA of an unknown script, or an unknown function, does not).
+fn declares_no_writes(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) -> bool {
+    let Some(&named) = args.get(1) else { return false };
+    match spec.name {
+        "eval" => crate::script::shebang::declares_no_writes(named),
+        "evalsha" => crate::script::cache::parse_sha(named)
+            .and_then(|sha| ctx.shared.scripts.get(&sha))
+            .is_some_and(|body| crate::script::shebang::declares_no_writes(&body)),
+        "fcall" => {
+            let registry = ctx.shared.functions.snapshot();
+            let found = registry.function(&String::from_utf8_lossy(named)).map(|(_, f)| f.flags);
+            found.is_some_and(|f| f & crate::script::functions::flag::NO_WRITES != 0)
+        }
+        _ => false,
+    }
 }
 
 /// Wakes the postponed clients once no pause is in force (each loop's tick; also the

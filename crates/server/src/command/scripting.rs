@@ -90,36 +90,9 @@ fn check_script(generation: u64, sha: &Sha, body: &[u8]) -> Result<(), CommandEr
     engine::check_compiles(generation, sha, engine::code_after_shebang(body)).map_err(CommandError::Owned)
 }
 
-/// A script's flags from its shebang line (`#!lua flags=no-writes,allow-oom`), as Redis
-/// 7.0 reads it: None without a shebang (the compatibility mode of scripts before 7.0),
-/// or Redis's error text.
+/// A script's flags from its shebang line (`script::shebang`), as a command's error.
 fn shebang_flags(body: &[u8]) -> Result<Option<u8>, CommandError> {
-    if !body.starts_with(b"#!") {
-        return Ok(None);
-    }
-    let Some(end) = body.iter().position(|&b| b == b'\n') else {
-        return Err(CommandError::msg("ERR Invalid script shebang"));
-    };
-    let line = String::from_utf8_lossy(&body[..end]);
-    let mut parts = line.split_ascii_whitespace();
-    let engine = parts.next().unwrap_or("");
-    if engine != "#!lua" {
-        return Err(CommandError::Owned(format!("ERR Unexpected engine in script shebang: {engine}")));
-    }
-    let mut flags = 0u8;
-    for part in parts {
-        let Some(list) = part.strip_prefix("flags=") else {
-            return Err(CommandError::Owned(format!("ERR Unknown lua shebang option: {part}")));
-        };
-        // (`flags=` alone names none; an empty name between commas is refused.)
-        for name in list.split(',').filter(|_| !list.is_empty()) {
-            let Some((bit, _)) = flag::NAMES.iter().find(|(_, n)| *n == name) else {
-                return Err(CommandError::Owned(format!("ERR Unexpected flag in script shebang: {name}")));
-            };
-            flags |= bit;
-        }
-    }
-    Ok(Some(flags))
+    crate::script::shebang::flags(body).map_err(CommandError::Owned)
 }
 
 fn run(ctx: &mut Ctx<'_>, a: &[&[u8]], by_sha: bool, ro_command: bool) -> Result<(), CommandError> {

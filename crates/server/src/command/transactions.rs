@@ -37,6 +37,11 @@ pub fn queue(ctx: &mut Ctx<'_>, args: &[&[u8]]) {
 /// Whether the client's MULTI queue holds a command for which `pred` holds (what Redis
 /// keeps as the queue's union of command flags).
 pub fn queued_any(ctx: &Ctx<'_>, pred: impl Fn(&CommandSpec) -> bool) -> bool {
+    queued_any_call(ctx, |spec, _| pred(spec))
+}
+
+/// [`queued_any`] for a question that also reads the queued command's arguments.
+pub fn queued_any_call(ctx: &Ctx<'_>, pred: impl Fn(&CommandSpec, &[Vec<u8>]) -> bool) -> bool {
     let t = ctx.table;
     ctx.client.multi.as_ref().is_some_and(|m| {
         m.queue.iter().any(|cmd| {
@@ -44,7 +49,7 @@ pub fn queued_any(ctx: &Ctx<'_>, pred: impl Fn(&CommandSpec) -> bool) -> bool {
             // Redis's queue records them.
             let found = cmd.first().and_then(|name| t.lookup_client(name));
             let found = found.map(|i| cmd.get(1).and_then(|sub| t.lookup_sub(i, sub)).unwrap_or(i));
-            found.is_some_and(|i| pred(t.entries[i].spec))
+            found.is_some_and(|i| pred(t.entries[i].spec, cmd))
         })
     })
 }

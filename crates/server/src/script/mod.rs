@@ -16,5 +16,6 @@ pub mod convert;
 pub mod engine;
 pub mod functions;
 mod lib_errors;
+pub mod shebang;
 mod stdlib;
 mod structlib;

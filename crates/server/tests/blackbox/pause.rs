@@ -126,6 +126,37 @@ fn write_pause_postpones_an_exec_that_writes() {
     assert_bytes!(ctl.cmd(&["GET", "pause:x"]), b"$1\r\n1\r\n");
 }
 
+/// A script or function that declares `no-writes` is not a write to a WRITE pause (Redis
+/// reads its flags): EVAL of such a script, EVALSHA of it, FCALL of such a function and
+/// an EXEC of them run; EVAL of a script without a shebang is postponed (it may write).
+#[test]
+fn write_pause_lets_no_writes_scripts_and_functions_run() {
+    let t = exclusive();
+    let mut ctl = t.raw_conn();
+    let reader = "#!lua flags=no-writes\nreturn redis.call('GET', KEYS[1])";
+    assert_bytes!(ctl.cmd(&["SET", "pause:s", "v"]), b"+OK\r\n");
+    let sha = parse(&ctl.cmd(&["SCRIPT", "LOAD", reader])).text();
+    assert_bytes!(
+        ctl.cmd(&["FUNCTION", "LOAD", "#!lua name=pauselib\nredis.register_function{function_name='pauseread', callback=function(keys) return redis.call('GET', keys[1]) end, flags={'no-writes'}}"]),
+        b"$8\r\npauselib\r\n"
+    );
+    assert_bytes!(ctl.cmd(&["CLIENT", "PAUSE", "100000", "WRITE"]), b"+OK\r\n");
+    let mut r = t.raw_conn();
+    assert_bytes!(r.cmd(&["EVAL", reader, "1", "pause:s"]), b"$1\r\nv\r\n");
+    assert_bytes!(r.cmd(&["EVALSHA", &sha, "1", "pause:s"]), b"$1\r\nv\r\n");
+    assert_bytes!(r.cmd(&["FCALL", "pauseread", "1", "pause:s"]), b"$1\r\nv\r\n");
+    assert_bytes!(r.cmd(&["MULTI"]), b"+OK\r\n");
+    assert_bytes!(r.cmd(&["EVAL", reader, "1", "pause:s"]), b"+QUEUED\r\n");
+    assert_bytes!(r.cmd(&["EXEC"]), b"*1\r\n$1\r\nv\r\n");
+    let mut w = t.raw_conn();
+    w.send(&encode(&["EVAL", "return redis.call('GET', KEYS[1])", "1", "pause:s"]));
+    w.expect_silence(SILENCE);
+    wait_blocked(&mut ctl, 1);
+    assert_bytes!(ctl.cmd(&["CLIENT", "UNPAUSE"]), b"+OK\r\n");
+    assert_bytes!(late_reply(&mut w), b"$1\r\nv\r\n");
+    assert_bytes!(ctl.cmd(&["FUNCTION", "DELETE", "pauselib"]), b"+OK\r\n");
+}
+
 #[test]
 fn all_pause_postpones_everything_until_its_time() {
     let t = exclusive();
