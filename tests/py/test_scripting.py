@@ -8,6 +8,7 @@ Every test but the one on a script that loops passes against Redis too
 7.0.15.
 """
 
+import glob
 import hashlib
 import os
 import socket
@@ -403,6 +404,42 @@ LIBRARY_CASES = [
      b"-ERR user_script:1: bad argument #2 to 'unpack' (data string too short) script: ca1c70a821b293c73b5c8a37b5507efa1dfb7bbe, on @user_script:1.\r\n"),
     (('EVAL', "return struct.unpack('i', 'abcd', 6)", '0'),
      b"-ERR user_script:1: bad argument #2 to 'unpack' (data string too short) script: 574ab1752bc4c4ff94eb4ff43123a750a6f14a40, on @user_script:1.\r\n"),
+    # The redis library's own errors (sha1hex, log, setresp, set_repl): plain texts,
+    # as they are through pcall; a table given to sha1hex hashes as empty.
+    (('EVAL', 'return {pcall(redis.sha1hex)}', '0'),
+     b'*2\r\n$-1\r\n$29\r\nERR wrong number of arguments\r\n'),
+    (('EVAL', 'return {pcall(redis.log)}', '0'),
+     b'*2\r\n$-1\r\n$47\r\nERR redis.log() requires two arguments or more.\r\n'),
+    (('EVAL', "return {pcall(redis.log, 99, 'x')}", '0'),
+     b'*2\r\n$-1\r\n$24\r\nERR Invalid debug level.\r\n'),
+    (('EVAL', 'return {pcall(redis.setresp, 4)}', '0'),
+     b'*2\r\n$-1\r\n$32\r\nERR RESP version must be 2 or 3.\r\n'),
+    (('EVAL', 'return {pcall(redis.setresp)}', '0'),
+     b'*2\r\n$-1\r\n$42\r\nERR redis.setresp() requires one argument.\r\n'),
+    (('EVAL', 'return type(select(2, pcall(redis.sha1hex)))', '0'),
+     b'$6\r\nstring\r\n'),
+    (('EVAL', 'return redis.sha1hex()', '0'),
+     b'-ERR wrong number of arguments script: 3c7ce947ae74a835cc575b6ee87fb27503cb7ba4, on @user_script:1.\r\n'),
+    (('EVAL', "return redis.log(99, 'x')", '0'),
+     b'-ERR Invalid debug level. script: d1ccc394357733a87e4372af693b49d6582b5c58, on @user_script:1.\r\n'),
+    (('EVAL', 'return redis.setresp(4)', '0'),
+     b'-ERR RESP version must be 2 or 3. script: 921c0a48021d97dfd5884aeea41875972c7804d9, on @user_script:1.\r\n'),
+    (('EVAL', 'return {pcall(redis.set_repl, 99)}', '0'),
+     b'*2\r\n$-1\r\n$81\r\nERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.\r\n'),
+    (('EVAL', 'return {pcall(redis.set_repl)}', '0'),
+     b'*2\r\n$-1\r\n$44\r\nERR redis.set_repl() requires two arguments.\r\n'),
+    (('EVAL', 'return redis.set_repl(99)', '0'),
+     b'-ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE. script: fae934173b6296d6836d5d5f52e192640f8897d9, on @user_script:1.\r\n'),
+    (('EVAL', 'return {pcall(redis.sha1hex, {})}', '0'),
+     b'*2\r\n:1\r\n$40\r\nda39a3ee5e6b4b0d3255bfef95601890afd80709\r\n'),
+    (('EVAL', "return redis.sha1hex('a', 'b')", '0'),
+     b'-ERR wrong number of arguments script: 168a80c1fc9ccc2a1035122eae7afa0f638ba5b5, on @user_script:1.\r\n'),
+    (('EVAL', "return {pcall(redis.log, 'a', 'b')}", '0'),
+     b'*2\r\n$-1\r\n$48\r\nERR First argument must be a number (log level).\r\n'),
+    (('EVAL', 'return {pcall(redis.log, 1)}', '0'),
+     b'*2\r\n$-1\r\n$47\r\nERR redis.log() requires two arguments or more.\r\n'),
+    (('EVAL', 'return {pcall(redis.set_repl, redis.REPL_ALL)}', '0'),
+     b'*1\r\n:1\r\n'),
 ]
 
 
@@ -639,6 +676,30 @@ def test_script_effects_reach_a_redis_replica(spawn):
         assert r.get("temp") == b"v" and r.pttl("temp") > 0
     finally:
         replica.stop()
+
+
+def test_set_repl_says_where_a_scripts_writes_go(spawn):
+    """redis.set_repl, as Redis 7.0 honours it: REPL_NONE keeps the next writes out of
+    the log and the replicas, REPL_AOF out of the replicas, REPL_REPLICA out of the log;
+    REPL_ALL (the start of every run) sends them to both. The master holds them all."""
+    master = spawn("--appendonly", "yes", "--repl-diskless-sync-delay", "0")
+    replica = spawn("--replicaof", master.host, str(master.port))
+    m, r = master.client(), replica.client()
+    deadline = time.monotonic() + 10
+    while r.info("replication").get("master_link_status") != "up" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    m.eval("redis.set_repl(redis.REPL_NONE) redis.call('set', 'none', 1) "
+           "redis.set_repl(redis.REPL_AOF) redis.call('set', 'aof-only', 1) "
+           "redis.set_repl(redis.REPL_REPLICA) redis.call('set', 'replica-only', 1) "
+           "redis.set_repl(redis.REPL_ALL) redis.call('set', 'all', 1)", 0)
+    m.eval("redis.call('set', 'next-run', 1)", 0)
+    assert m.execute_command("WAIT", 1, 5000) == 1
+    assert sorted(m.keys("*")) == [b"all", b"aof-only", b"next-run", b"none", b"replica-only"]
+    assert sorted(r.keys("*")) == [b"all", b"next-run", b"replica-only"]
+    d = m.config_get("dir")["dir"]
+    log = b"".join(open(f, "rb").read() for f in sorted(glob.glob(os.path.join(d, "appendonlydir", "*.incr.aof"))))
+    assert b"aof-only" in log and b"$3\r\nall\r\n" in log and b"next-run" in log
+    assert b"replica-only" not in log and b"$4\r\nnone\r\n" not in log
 
 
 def test_a_script_that_loops_without_writing_is_stopped(spawn):

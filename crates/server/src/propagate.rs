@@ -42,6 +42,15 @@ pub enum Propagation {
     Nothing,
 }
 
+/// Which sinks a call's records go to: both, but for the master's stream applied on a
+/// replica (its link passes the stream's own bytes on: not to the replicas) and a
+/// script's commands after `redis.set_repl` (its flags).
+#[derive(Clone, Copy, Debug)]
+pub struct Sinks {
+    pub log: bool,
+    pub replicas: bool,
+}
+
 /// A record from its words (`record(&[b"PEXPIREAT", key, ms.as_bytes()])`).
 pub fn record(words: &[&[u8]]) -> Record {
     words.iter().map(|w| w.to_vec()).collect()
@@ -59,18 +68,21 @@ pub fn active(shared: &Shared) -> bool {
 /// the end of its last record, None when nothing was logged. `request`: the bytes the
 /// client sent, when they are exactly the encoding of `args` (as nearly every client
 /// sends a command; the parser tells): they stand for the command's record in the
-/// replication stream, not encoded again. `to_replicas`: false for the master's stream
-/// applied on a replica (its link passes the stream's own bytes on; decided by the
-/// client, not by the role, which a promotion may change while the link applies one).
+/// replication stream, not encoded again. `to`: the sinks ([`Sinks`]); for the master's
+/// stream applied on a replica, not the replicas (its link passes the stream's own bytes
+/// on; decided by the client, not by the role, which a promotion may change while the
+/// link applies one).
 #[inline]
 #[allow(clippy::too_many_arguments)]
-pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propagation, ordered: &Ordered<'_>, request: Option<&[u8]>, to_replicas: bool) -> Option<u64> {
+pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propagation, ordered: &Ordered<'_>, request: Option<&[u8]>, to: Sinks) -> Option<u64> {
+    let to_replicas = to.replicas;
+    let log = shared.aof.as_ref().filter(|_| to.log);
     // The log first: the stream's record carries the log offset it may not leave
     // before (see `feed_replicas`).
     match what {
         Propagation::AsSent => {
             debug_assert!(request.is_none_or(|r| resp::encode::is_command_encoding(r, args)));
-            let end = shared.aof.as_ref().map(|aof| aof.append_one(db, now_ms, args));
+            let end = log.map(|aof| aof.append_one(db, now_ms, args));
             let log_end = end.unwrap_or(0);
             match request {
                 _ if !to_replicas => {}
@@ -87,7 +99,7 @@ pub fn call(shared: &Shared, db: usize, now_ms: i64, args: &[&[u8]], what: Propa
         Propagation::Effect(records) if records.is_empty() => None,
         Propagation::Effect(records) => {
             let recs: Vec<&[Vec<u8>]> = records.iter().map(Vec::as_slice).collect();
-            let end = shared.aof.as_ref().map(|aof| aof.append(db, now_ms, &recs));
+            let end = log.map(|aof| aof.append(db, now_ms, &recs));
             if to_replicas {
                 feed_replicas(shared, db, &recs, Some(ordered), end.unwrap_or(0));
             }

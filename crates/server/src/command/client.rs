@@ -96,6 +96,10 @@ pub struct Client {
     /// server's log, as a Redis replica's AOF records its master's commands (its
     /// replicas get the stream's bytes from the link itself).
     pub from_master: bool,
+    /// A script's command whose effect `redis.set_repl` keeps out of the log, or out of
+    /// the replication stream (set around each of the script's calls).
+    pub script_skips_log: bool,
+    pub script_skips_replicas: bool,
     /// Log offset that the replies produced since the last batch end may not leave
     /// before (they reveal a write not yet on disk); 0 = none. See `aof`.
     pub need: u64,
@@ -158,6 +162,8 @@ impl Client {
             in_script: false,
             loading: false,
             from_master: false,
+            script_skips_log: false,
+            script_skips_replicas: false,
             need: 0,
             propagation: crate::propagate::Propagation::AsSent,
             paused_for_log: false,

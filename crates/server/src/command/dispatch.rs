@@ -360,7 +360,8 @@ fn propagate(ctx: &mut Ctx<'_>, data: bool, spec: &CommandSpec, args: &[&[u8]], 
     let need = match ordered.as_mut() {
         Some(o) => {
             let what = if changed_nothing && matches!(what, Propagation::AsSent) { Propagation::Nothing } else { what };
-            let end = if ok { crate::propagate::call(ctx.shared, db, ctx.now_ms, args, what, o, ctx.request, !ctx.client.from_master) } else { None };
+            let to = crate::propagate::Sinks { log: !ctx.client.script_skips_log, replicas: !ctx.client.from_master && !ctx.client.script_skips_replicas };
+            let end = if ok { crate::propagate::call(ctx.shared, db, ctx.now_ms, args, what, o, ctx.request, to) } else { None };
             if ctx.shared.repl.feeding() {
                 // What WAIT waits for: the stream up to this write's record, whose
                 // offset is known once its loop's part is published (see `wait`).

@@ -25,14 +25,14 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use resp::{encode, Proto};
+use resp::encode;
 
 use super::args::is;
 use super::flags::*;
 use super::{container, dispatch, monitor, spec, transactions, BeginSearch, CommandError, CommandSpec, Ctx, FindKeys, KeySpec};
 use super::key_flags as kf;
 use crate::script::cache::{parse_sha, Sha};
-use crate::script::engine::{self, Called, Script};
+use crate::script::engine::{self, CallMode, Called, Script};
 use crate::script::functions::flag;
 
 /// EVAL script numkeys [key ...] [arg ...]
@@ -133,7 +133,7 @@ pub(super) fn stop_after(ctx: &Ctx<'_>) -> Option<Duration> {
 
 /// Runs a script or a function (`run`, given the command runner of its `redis.call`)
 /// alone and as one transaction, and writes its reply; `a` is the calling command.
-pub(super) fn run_alone(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool, run: impl FnOnce(&mut dyn FnMut(&[&[u8]], Proto) -> Called) -> engine::Outcome) {
+pub(super) fn run_alone(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool, run: impl FnOnce(&mut dyn FnMut(&[&[u8]], CallMode) -> Called) -> engine::Outcome) {
     // Alone: no command runs on any loop until the script is done (inside EXEC, or in
     // the log's replay, the gates are held already).
     let _gates = ctx.shared.all_gates(ctx.client.in_exec || ctx.client.loading);
@@ -150,7 +150,7 @@ pub(super) fn run_alone(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool, run: im
     transactions::run_as_transaction(ctx, |ctx| {
         let mut wrote = false;
         ctx.client.in_script = true;
-        outcome = Some(run(&mut |args, proto| call(ctx, args, proto, read_only, &mut wrote)));
+        outcome = Some(run(&mut |args, mode| call(ctx, args, mode, read_only, &mut wrote)));
         ctx.client.in_script = false;
     });
     ctx.client.info.last_cmd.store(me, Ordering::Relaxed);
@@ -170,7 +170,7 @@ pub(super) fn run_alone(ctx: &mut Ctx<'_>, a: &[&[u8]], read_only: bool, run: im
 }
 
 /// `redis.call` and `redis.pcall`: one command, refused or run through the dispatcher.
-fn call(ctx: &mut Ctx<'_>, args: &[&[u8]], proto: Proto, read_only: bool, wrote: &mut bool) -> Called {
+fn call(ctx: &mut Ctx<'_>, args: &[&[u8]], mode: CallMode, read_only: bool, wrote: &mut bool) -> Called {
     // A refusal counts as an error reply where it happens, as in Redis.
     let stats = ctx.stats;
     let refused = |text: &str| {
@@ -208,7 +208,10 @@ fn call(ctx: &mut Ctx<'_>, args: &[&[u8]], proto: Proto, read_only: bool, wrote:
     }
     // The script's own client speaks RESP2 (or RESP3 after redis.setresp(3)), whatever
     // its caller speaks.
-    let caller_proto = std::mem::replace(&mut ctx.client.proto, proto);
+    let caller_proto = std::mem::replace(&mut ctx.client.proto, mode.proto);
+    // `redis.set_repl`: where this command's effect is propagated.
+    ctx.client.script_skips_log = !mode.to_log;
+    ctx.client.script_skips_replicas = !mode.to_replicas;
     let mut reply = Vec::new();
     let mut inner = Ctx {
         shared: ctx.shared,
@@ -222,6 +225,8 @@ fn call(ctx: &mut Ctx<'_>, args: &[&[u8]], proto: Proto, read_only: bool, wrote:
     };
     dispatch::execute_found(&mut inner, Some(top), args);
     ctx.client.proto = caller_proto;
+    ctx.client.script_skips_log = false;
+    ctx.client.script_skips_replicas = false;
     let ran_write = spec.flags & WRITE != 0 && !reply.starts_with(b"-");
     *wrote |= ran_write;
     Called { reply, wrote: ran_write }

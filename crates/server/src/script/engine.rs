@@ -36,6 +36,7 @@ use resp::{encode, Proto};
 
 use super::cache::{sha1_hex, Sha};
 use super::convert;
+use super::lib_errors::bare_error_function;
 use super::stdlib::PRELUDE;
 
 /// What a script's `redis.call` got from the command it ran: the reply (RESP2), and
@@ -44,6 +45,21 @@ pub struct Called {
     pub reply: Vec<u8>,
     pub wrote: bool,
 }
+
+/// How a script's command is to be run: the protocol it answers in (`redis.setresp`)
+/// and where its writes are propagated (`redis.set_repl`: the log, the replicas, both
+/// by default, or neither).
+#[derive(Clone, Copy, Debug)]
+pub struct CallMode {
+    pub proto: Proto,
+    pub to_log: bool,
+    pub to_replicas: bool,
+}
+
+/// `redis.set_repl`'s flags (Redis's PROPAGATE_AOF and PROPAGATE_REPL).
+pub const REPL_AOF: u8 = 1;
+pub const REPL_REPLICA: u8 = 2;
+pub const REPL_ALL: u8 = REPL_AOF | REPL_REPLICA;
 
 /// A script to run.
 pub struct Script<'a> {
@@ -110,6 +126,13 @@ struct RunState {
     /// The error text `redis.call` raised last: reported as it is (without a second
     /// "ERR ").
     raised: RefCell<Option<Vec<u8>>>,
+    /// The error text a `redis` library function (`sha1hex`, `log`, `setresp`,
+    /// `set_repl`) raised last: reported as it is, as Redis raises it (and counted once,
+    /// as the script's error).
+    raised_bare: RefCell<Option<Vec<u8>>>,
+    /// The propagation `redis.set_repl` turned off for the run's next commands (the
+    /// complement of its flags: 0, the default, propagates everywhere).
+    repl_off: Cell<u8>,
 }
 
 struct State {
@@ -151,7 +174,7 @@ pub struct Outcome {
 
 /// Runs a script and returns its caller's reply. `call` runs one command for
 /// `redis.call` and `redis.pcall`.
-pub fn run(generation: u64, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Outcome {
+pub fn run(generation: u64, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], CallMode) -> Called) -> Outcome {
     with_run_state(generation, |state| match compiled(state, script.sha, script.body) {
         Ok(func) => run_compiled(state, func, script, call),
         Err(text) => Outcome { reply: error_reply(text.as_bytes()), error_counted: false },
@@ -224,9 +247,10 @@ fn new_state(generation: u64) -> mlua::Result<State> {
     super::cmsgpack::install(&lua)?;
     super::structlib::install(&lua)?;
     let hidden = lua.create_table()?;
-    hidden.raw_set("sha1hex", lua.create_function(sha1hex)?)?;
-    hidden.raw_set("log", lua.create_function(log)?)?;
-    hidden.raw_set("setresp", lua.create_function(setresp)?)?;
+    hidden.raw_set("sha1hex", bare_error_function(&lua, sha1hex)?)?;
+    hidden.raw_set("log", bare_error_function(&lua, log)?)?;
+    hidden.raw_set("setresp", bare_error_function(&lua, setresp)?)?;
+    hidden.raw_set("set_repl", bare_error_function(&lua, set_repl)?)?;
     hidden.raw_set("redis_version", crate::version::REDIS_VERSION)?;
     hidden.raw_set("redis_version_num", redis_version_num())?;
     let redis: Table = lua.load(PRELUDE).set_name(PRELUDE_CHUNK).set_mode(ChunkMode::Text).call(hidden.clone())?;
@@ -296,10 +320,12 @@ fn start_run(lua: &Lua, stop_after: Option<Duration>) {
     if let Some(run) = lua.app_data_ref::<RunState>() {
         run.resp3.set(false);
         run.raised.replace(None);
+        run.repl_off.set(0);
+        run.raised_bare.replace(None);
     }
 }
 
-fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Outcome {
+fn run_compiled(state: &State, func: Function, script: &Script<'_>, call: &mut dyn FnMut(&[&[u8]], CallMode) -> Called) -> Outcome {
     let lua = &state.lua;
     start_run(lua, script.stop_after);
     let outcome = {
@@ -425,7 +451,7 @@ pub fn run_function(
     functions_generation: u64,
     libraries: &mut dyn Iterator<Item = &[u8]>,
     f: &FunctionCall<'_>,
-    call: &mut dyn FnMut(&[&[u8]], Proto) -> Called,
+    call: &mut dyn FnMut(&[&[u8]], CallMode) -> Called,
 ) -> Outcome {
     with_run_state(generation, |state| {
         if state.functions_generation != Some(functions_generation) {
@@ -446,7 +472,7 @@ pub fn run_function(
     })
 }
 
-fn call_function(state: &State, callback: Function, f: &FunctionCall<'_>, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> Outcome {
+fn call_function(state: &State, callback: Function, f: &FunctionCall<'_>, call: &mut dyn FnMut(&[&[u8]], CallMode) -> Called) -> Outcome {
     let lua = &state.lua;
     start_run(lua, f.stop_after);
     let outcome = {
@@ -489,7 +515,7 @@ unsafe fn push_arguments(l: *mut mlua::ffi::lua_State, keys: &[&[u8]], argv: &[&
 /// The run in progress on this thread: what `redis.call` and `redis.pcall` run commands
 /// with (a pointer, because those functions are made once per state and outlive any
 /// run; [`RunnerGuard`] keeps it set only while the run's borrow of it lasts).
-type Runner = dyn FnMut(&[&[u8]], Proto) -> Called;
+type Runner = dyn FnMut(&[&[u8]], CallMode) -> Called;
 
 thread_local! {
     static RUNNER: std::cell::Cell<Option<*mut Runner>> = const { std::cell::Cell::new(None) };
@@ -499,12 +525,12 @@ thread_local! {
 struct RunnerGuard;
 
 impl RunnerGuard {
-    fn set(call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> RunnerGuard {
-        let ptr: *mut (dyn FnMut(&[&[u8]], Proto) -> Called + '_) = call;
+    fn set(call: &mut dyn FnMut(&[&[u8]], CallMode) -> Called) -> RunnerGuard {
+        let ptr: *mut (dyn FnMut(&[&[u8]], CallMode) -> Called + '_) = call;
         // SAFETY: only the trait object's lifetime is erased. The guard lives in the
         // frame that holds the borrow of `call`, and clears the pointer when dropped,
         // before the borrow ends; the pointer is used only meanwhile (`trapping_call`).
-        let ptr: *mut Runner = unsafe { std::mem::transmute::<*mut (dyn FnMut(&[&[u8]], Proto) -> Called + '_), *mut Runner>(ptr) };
+        let ptr: *mut Runner = unsafe { std::mem::transmute::<*mut (dyn FnMut(&[&[u8]], CallMode) -> Called + '_), *mut Runner>(ptr) };
         RUNNER.with(|r| r.set(Some(ptr)));
         RunnerGuard
     }
@@ -614,7 +640,7 @@ unsafe fn numbers_to_text(state: *mut mlua::ffi::lua_State, args: std::ffi::c_in
 
 /// `redis.call(...)` and `redis.pcall(...)`: runs a command; its reply as a Lua value,
 /// or the error text.
-fn raw_call(lua: &Lua, args: MultiValue, call: &mut dyn FnMut(&[&[u8]], Proto) -> Called) -> mlua::Result<Result<Value, Vec<u8>>> {
+fn raw_call(lua: &Lua, args: MultiValue, call: &mut dyn FnMut(&[&[u8]], CallMode) -> Called) -> mlua::Result<Result<Value, Vec<u8>>> {
     const NOT_WORDS: &[u8] = b"ERR Lua redis lib command arguments must be strings or integers";
     if args.is_empty() {
         return Ok(Err(b"ERR Please specify at least one argument for this redis lib call".to_vec()));
@@ -638,8 +664,9 @@ fn raw_call(lua: &Lua, args: MultiValue, call: &mut dyn FnMut(&[&[u8]], Proto) -
         }
     }
     let refs: Vec<&[u8]> = words.iter().map(Vec::as_slice).collect();
-    let resp3 = lua.app_data_ref::<RunState>().is_some_and(|run| run.resp3.get());
-    let called = call(&refs, if resp3 { Proto::Resp3 } else { Proto::Resp2 });
+    let (resp3, repl) = lua.app_data_ref::<RunState>().map_or((false, REPL_ALL), |run| (run.resp3.get(), REPL_ALL & !run.repl_off.get()));
+    let mode = CallMode { proto: if resp3 { Proto::Resp3 } else { Proto::Resp2 }, to_log: repl & REPL_AOF != 0, to_replicas: repl & REPL_REPLICA != 0 };
+    let called = call(&refs, mode);
     if called.wrote {
         update_clock(|c| c.wrote = true);
     }
@@ -660,9 +687,14 @@ fn error_handler(lua: &Lua, err: Value) -> mlua::Result<Table> {
             let text: Vec<u8> = match other {
                 Value::String(s) => {
                     let text = s.as_bytes().to_vec();
-                    let raised = lua.app_data_ref::<RunState>().and_then(|run| run.raised.borrow().clone());
+                    let (raised, bare) = lua
+                        .app_data_ref::<RunState>()
+                        .map(|run| (run.raised.borrow().clone(), run.raised_bare.borrow().clone()))
+                        .unwrap_or_default();
                     if raised.as_deref() == Some(&text[..]) {
                         counted = true;
+                        text
+                    } else if bare.as_deref() == Some(&text[..]) {
                         text
                     } else {
                         [b"ERR ".as_slice(), &text].concat()
@@ -790,25 +822,35 @@ unsafe extern "C-unwind" fn stop_if_overdue(state: *mut mlua::ffi::lua_State, _:
     }
 }
 
-/// `redis.sha1hex(text)`.
+/// An error of a `redis` library function, raised as its text alone (see
+/// `RunState::raised_bare`).
+fn bare_error(lua: &Lua, text: &str) -> mlua::Error {
+    if let Some(run) = lua.app_data_ref::<RunState>() {
+        run.raised_bare.replace(Some(text.as_bytes().to_vec()));
+    }
+    mlua::Error::runtime(text)
+}
+
+/// `redis.sha1hex(text)` (a value that is not text hashes as empty, as Redis's).
 fn sha1hex(lua: &Lua, args: MultiValue) -> mlua::Result<mlua::String> {
-    let Some(text) = args.into_iter().next().and_then(|v| lua.coerce_string(v).ok().flatten()) else {
-        return Err(mlua::Error::runtime("wrong number of arguments"));
-    };
-    lua.create_string(sha1_hex(&text.as_bytes()))
+    if args.len() != 1 {
+        return Err(bare_error(lua, "ERR wrong number of arguments"));
+    }
+    let text = args.into_iter().next().and_then(|v| lua.coerce_string(v).ok().flatten());
+    lua.create_string(sha1_hex(&text.map(|t| t.as_bytes().to_vec()).unwrap_or_default()))
 }
 
 /// `redis.log(level, message ...)`: to the server's log, the words joined by spaces.
 fn log(lua: &Lua, args: MultiValue) -> mlua::Result<()> {
     let mut args = args.into_iter();
     if args.len() < 2 {
-        return Err(mlua::Error::runtime("redis.log() requires two arguments or more."));
+        return Err(bare_error(lua, "ERR redis.log() requires two arguments or more."));
     }
     let level = match args.next() {
         Some(Value::Integer(n)) if (0..=3).contains(&n) => n,
         Some(Value::Number(n)) if (0.0..=3.0).contains(&n) => n as i64 as mlua::Integer,
-        Some(Value::Integer(_) | Value::Number(_)) => return Err(mlua::Error::runtime("Invalid debug level.")),
-        _ => return Err(mlua::Error::runtime("First argument must be a number (log level).")),
+        Some(Value::Integer(_) | Value::Number(_)) => return Err(bare_error(lua, "ERR Invalid debug level.")),
+        _ => return Err(bare_error(lua, "ERR First argument must be a number (log level).")),
     };
     let words: Vec<String> = args
         .map(|v| lua.coerce_string(v).ok().flatten().map(|s| s.to_string_lossy()).unwrap_or_default())
@@ -824,15 +866,38 @@ fn log(lua: &Lua, args: MultiValue) -> mlua::Result<()> {
 
 /// `redis.setresp(2 or 3)`: the protocol the script's commands answer in, for the rest
 /// of the run.
-fn setresp(lua: &Lua, v: Value) -> mlua::Result<()> {
+fn setresp(lua: &Lua, args: MultiValue) -> mlua::Result<()> {
+    if args.len() != 1 {
+        return Err(bare_error(lua, "ERR redis.setresp() requires one argument."));
+    }
     // (A whole number arrives as an Integer.)
-    let resp3 = match v {
-        Value::Integer(2) => false,
-        Value::Integer(3) => true,
-        _ => return Err(mlua::Error::runtime("RESP version must be 2 or 3.")),
+    let resp3 = match args.into_iter().next() {
+        Some(Value::Integer(2)) => false,
+        Some(Value::Integer(3)) => true,
+        _ => return Err(bare_error(lua, "ERR RESP version must be 2 or 3.")),
     };
     if let Some(run) = lua.app_data_ref::<RunState>() {
         run.resp3.set(resp3);
+    }
+    Ok(())
+}
+
+/// `redis.set_repl(flags)`: where the run's next commands propagate their writes
+/// (`REPL_ALL`, `REPL_AOF`, `REPL_REPLICA`, `REPL_NONE`), as Redis 7.0 still honours it.
+fn set_repl(lua: &Lua, args: MultiValue) -> mlua::Result<()> {
+    if args.len() != 1 {
+        return Err(bare_error(lua, "ERR redis.set_repl() requires two arguments."));
+    }
+    // (Redis reads the flags with lua_tonumber: what is not a number is 0.)
+    let flags = match args.into_iter().next() {
+        Some(v) => lua.coerce_number(v).ok().flatten().map_or(0, |n| n as i64),
+        None => 0,
+    };
+    if flags & !i64::from(REPL_ALL) != 0 {
+        return Err(bare_error(lua, "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."));
+    }
+    if let Some(run) = lua.app_data_ref::<RunState>() {
+        run.repl_off.set(REPL_ALL & !(flags as u8));
     }
     Ok(())
 }

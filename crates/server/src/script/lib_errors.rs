@@ -17,6 +17,15 @@ fn error_marker() -> *mut std::ffi::c_void {
     std::ptr::addr_of!(ERROR_MARKER) as *mut std::ffi::c_void
 }
 
+/// Marks an error text to be raised as it is, without the caller's place (`redis.log`,
+/// `redis.sha1hex`, `redis.setresp`, `redis.set_repl`: Redis raises their errors as
+/// `ERR ...` texts, which `pcall` gets as they are).
+static BARE_ERROR_MARKER: u8 = 0;
+
+fn bare_error_marker() -> *mut std::ffi::c_void {
+    std::ptr::addr_of!(BARE_ERROR_MARKER) as *mut std::ffi::c_void
+}
+
 /// Marks many results returned in a table, for the C closure to spread on its own stack
 /// (mlua's return path refuses some counts below Lua's 8000-slot bound, which Redis's C
 /// libraries reach: `struct.unpack` and `cmsgpack.unpack` check that bound themselves).
@@ -44,6 +53,19 @@ where
     unsafe { lua.exec_raw::<Function>(inner, |l| mlua::ffi::lua_pushcclosure(l, raising_closure, 1)) }
 }
 
+/// A function of the `redis` library whose errors are raised as their text alone, as
+/// Redis raises them (see [`BARE_ERROR_MARKER`]).
+pub fn bare_error_function<A, R, F>(lua: &Lua, f: F) -> mlua::Result<Function>
+where
+    A: FromLuaMulti,
+    R: IntoLuaMulti,
+    F: Fn(&Lua, A) -> mlua::Result<R> + mlua::MaybeSend + 'static,
+{
+    let inner = marked_function_with(lua, f, bare_error_marker())?;
+    // SAFETY: as in `plain_function`.
+    unsafe { lua.exec_raw::<Function>(inner, |l| mlua::ffi::lua_pushcclosure(l, raising_closure, 1)) }
+}
+
 /// `f` as an mlua function that returns the marker and its error's text instead of
 /// raising it (for a C function of this crate's to raise: [`raise_if_marked`]).
 pub fn marked_function<A, R, F>(lua: &Lua, f: F) -> mlua::Result<Function>
@@ -52,6 +74,17 @@ where
     R: IntoLuaMulti,
     F: Fn(&Lua, A) -> mlua::Result<R> + mlua::MaybeSend + 'static,
 {
+    marked_function_with(lua, f, error_marker())
+}
+
+fn marked_function_with<A, R, F>(lua: &Lua, f: F, marker: *mut std::ffi::c_void) -> mlua::Result<Function>
+where
+    A: FromLuaMulti,
+    R: IntoLuaMulti,
+    F: Fn(&Lua, A) -> mlua::Result<R> + mlua::MaybeSend + 'static,
+{
+    // (The marker's address, kept as a number: a raw pointer is not Send.)
+    let marker = marker as usize;
     lua.create_function(move |lua, args: A| match f(lua, args) {
         Ok(r) => {
             let results = r.into_lua_multi(lua)?;
@@ -63,7 +96,7 @@ where
             Ok(MultiValue::from_iter([Value::LightUserData(LightUserData(many_marker())), Value::Table(table), Value::Integer(n as mlua::Integer)]))
         }
         Err(e) => {
-            let marker = Value::LightUserData(LightUserData(error_marker()));
+            let marker = Value::LightUserData(LightUserData(marker as *mut std::ffi::c_void));
             let text = Value::String(lua.create_string(root_text(&e))?);
             Ok(MultiValue::from_iter([marker, text]))
         }
@@ -129,11 +162,17 @@ pub unsafe fn raise_if_marked(l: *mut mlua::ffi::lua_State) {
     use mlua::ffi;
     // SAFETY: the caller's contract.
     unsafe {
-        if ffi::lua_gettop(l) == 2 && ffi::lua_type(l, 1) == ffi::LUA_TLIGHTUSERDATA && ffi::lua_touserdata(l, 1) == error_marker() {
-            ffi::luaL_where(l, 1);
-            ffi::lua_pushvalue(l, 2);
-            ffi::lua_concat(l, 2);
-            ffi::lua_error(l);
+        if ffi::lua_gettop(l) == 2 && ffi::lua_type(l, 1) == ffi::LUA_TLIGHTUSERDATA {
+            let marker = ffi::lua_touserdata(l, 1);
+            if marker == error_marker() {
+                ffi::luaL_where(l, 1);
+                ffi::lua_pushvalue(l, 2);
+                ffi::lua_concat(l, 2);
+                ffi::lua_error(l);
+            } else if marker == bare_error_marker() {
+                ffi::lua_pushvalue(l, 2);
+                ffi::lua_error(l);
+            }
         }
     }
 }

@@ -71,8 +71,9 @@ end
 redis.sha1hex = hidden.sha1hex
 redis.log = hidden.log
 redis.setresp = hidden.setresp
--- Effects are always what replicas and the log get (Redis 7.0 has no other mode).
-function redis.set_repl(flags) end
+-- Effects are always what replicas and the log get (Redis 7.0 has no other mode);
+-- set_repl says which of them get the next commands' effects.
+redis.set_repl = hidden.set_repl
 function redis.replicate_commands() return true end
 function redis.breakpoint() return false end
 function redis.debug() end
