@@ -11,7 +11,8 @@ except where the encoding defines it (a listpack hash's insertion order, an ints
 ascending order: the key's OBJECT ENCODING is asked first); commands whose effect is
 random (SPOP, SRANDMEMBER, ...) are not sent. After each batch, each server restores
 the other's DUMP of a random key (`cross_restore`): the copies must read the same, in
-the same encoding, and as the original does.
+the same encoding, and as the original does; then both servers' DEBUG DIGEST (Redis's
+signature of every database's keys, values and expiry marks) must be equal.
 
 Needs redis-server (REDIS_SERVER_BIN, else the one on PATH; scripts/test.sh installs
 it); skipped with a message when there is none, or when the suite targets an external
@@ -900,6 +901,10 @@ def test_random_commands_reply_as_redis_does(pair_of_servers, proto):
             if not (x == y if ordered else same_reply(cmd, x, y)):
                 fail(proto, start + i, cmd, x, y, history)
         restored += cross_restore(gen.rng, a, b, proto, start + BATCH, history)
+        # Both data sets whole, every database: Redis's DEBUG DIGEST of each.
+        digests = [c.replies([["DEBUG", "DIGEST"]])[0] for c in (a, b)]
+        if digests[0] != digests[1]:
+            fail(proto, start + BATCH, ["DEBUG", "DIGEST"], digests[0], digests[1], history)
     # The run went through the encodings it is meant to cover, small and large.
     want = {b"listpack", b"skiplist", b"hashtable", b"quicklist"}
     if proto == 2:  # (with the RESP3 run's limit of 16, an intset may go unasked)

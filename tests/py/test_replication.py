@@ -223,6 +223,8 @@ def test_a_redis_replica_holds_what_the_master_holds(log, sync):
         want = contents(m)
         assert (0, b"before:gone") not in want and (0, b"before:s") in want
         assert contents(r) == want
+        # And by Redis's own signature of the data sets, computed by each server.
+        assert r.execute_command("DEBUG", "DIGEST") == m.execute_command("DEBUG", "DIGEST")
 
         # The replica's view of its master, and the master's of its replica.
         role = m.execute_command("ROLE")
@@ -514,6 +516,7 @@ def test_the_server_as_a_replica_follows_its_master(master_kind):
         m.execute_command("SELECT", 0)
         assert m.execute_command("WAIT", 1, 10000) == 1
         assert contents(r) == contents(m)
+        assert r.execute_command("DEBUG", "DIGEST") == m.execute_command("DEBUG", "DIGEST")
 
         info = r.info("replication")
         assert info["role"] == "slave" and info["master_port"] == master_srv.port

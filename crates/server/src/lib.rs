@@ -16,6 +16,7 @@ pub mod command;
 pub mod config;
 pub mod conn;
 pub mod counters;
+pub mod digest;
 pub mod evict;
 pub mod expire;
 pub mod fsutil;

@@ -92,6 +92,31 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             (e.lru() / store::clock::LRU_UNITS_PER_SECOND) & 0xff_ffff,
         );
         encode::simple(ctx.out, text.as_bytes());
+    } else if is(sub, "digest") && a.len() == 2 {
+        // One point in time: no command runs on any loop meanwhile (dispatch released
+        // this loop's gate for DEBUG).
+        drop(_gate);
+        let _gates = ctx.shared.all_gates(ctx.client.in_exec);
+        let d = crate::digest::dataset(ctx.ks(), ctx.now_ms);
+        encode::simple(ctx.out, crate::digest::hex(&d).as_bytes());
+    } else if is(sub, "digest-value") {
+        // As Redis: a key whose time has passed still counts until it is removed.
+        let ks = ctx.ks();
+        encode::array_len(ctx.out, a.len() - 2);
+        for key in &a[2..] {
+            let (h, shard) = ks.lock_key(ctx.client.db, key);
+            let d = shard.peek(h, key, i64::MIN).map(crate::digest::of_value).unwrap_or([0; 20]);
+            drop(shard);
+            encode::simple(ctx.out, crate::digest::hex(&d).as_bytes());
+        }
+    } else if is(sub, "protocol") && a.len() == 3 {
+        protocol(ctx, a[2])?;
+    } else if is(sub, "error") && a.len() == 3 {
+        // The text as the whole error reply (no code added), as Redis's.
+        return Err(CommandError::Owned(String::from_utf8_lossy(a[2]).into_owned()));
+    } else if is(sub, "log") && a.len() == 3 {
+        crate::log::warning(&format!("DEBUG LOG: {}", String::from_utf8_lossy(a[2])));
+        ctx.ok();
     } else if is(sub, "help") {
         super::reply_help(
             ctx,
@@ -99,12 +124,25 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             &[
                 "AOF-FLUSH-SLEEP <microsec>",
                 "    Server will sleep before flushing the AOF, this is used for testing.",
+                "DIGEST",
+                "    Output a hex signature representing the current DB content.",
+                "DIGEST-VALUE <key> [<key> ...]",
+                "    Output a hex signature of the values of all the specified keys.",
+                "ERROR <string>",
+                "    Return a Redis protocol error with <string> as message. Useful for clients",
+                "    unit tests to simulate Redis errors.",
+                "LOG <message>",
+                "    Write <message> to the server log.",
                 "LOADAOF",
                 "    Flush the AOF buffers on disk and reload the AOF in memory.",
                 "RELOAD",
                 "    Save the RDB on disk and reload it back to memory.",
                 "OBJECT <key>",
                 "    Show low level info about the key and associated value.",
+                "PROTOCOL <type>",
+                "    Reply with a test value of the specified type. <type> can be: string,",
+                "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+                "    true, false.",
                 "POPULATE <count> [<prefix>] [<size>]",
                 "    Create <count> string keys named key:<num>. If <prefix> is specified then",
                 "    it is used instead of the 'key' prefix. These are not propagated to",
@@ -123,6 +161,64 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
             "ERR unknown subcommand or wrong number of arguments for '{}'. Try DEBUG HELP.",
             String::from_utf8_lossy(sub)
         )));
+    }
+    Ok(())
+}
+
+/// DEBUG PROTOCOL type: Redis's test value of each RESP type (for client libraries'
+/// tests), in the client's protocol.
+fn protocol(ctx: &mut Ctx<'_>, name: &[u8]) -> Result<(), CommandError> {
+    let proto = ctx.client.proto;
+    let resp3 = proto == resp::Proto::Resp3;
+    let out = &mut *ctx.out;
+    if is(name, "string") {
+        encode::bulk(out, b"Hello World");
+    } else if is(name, "integer") {
+        encode::integer(out, 12345);
+    } else if is(name, "double") {
+        encode::double(out, 3.141, proto);
+    } else if is(name, "bignum") {
+        encode::big_number(out, b"1234567999999999999999999999999999999", proto);
+    } else if is(name, "null") {
+        encode::null(out, proto);
+    } else if is(name, "array") {
+        encode::array_len(out, 3);
+        (0..3).for_each(|j| encode::integer(out, j));
+    } else if is(name, "set") {
+        encode::set_len(out, 3, proto);
+        (0..3).for_each(|j| encode::integer(out, j));
+    } else if is(name, "map") {
+        encode::map_len(out, 3, proto);
+        for j in 0..3 {
+            encode::integer(out, j);
+            encode::boolean(out, j == 1, proto);
+        }
+    } else if is(name, "attrib") {
+        if resp3 {
+            out.extend_from_slice(b"|1\r\n");
+            encode::bulk(out, b"key-popularity");
+            encode::array_len(out, 2);
+            encode::bulk(out, b"key:123");
+            encode::integer(out, 90);
+        }
+        // (An attribute is no reply of its own: a real one follows.)
+        encode::bulk(out, b"Some real reply following the attribute");
+    } else if is(name, "push") {
+        if !resp3 {
+            return Err(CommandError::msg("ERR RESP2 is not supported by this command"));
+        }
+        out.extend_from_slice(b">2\r\n");
+        encode::bulk(out, b"server-cpu-usage");
+        encode::integer(out, 42);
+        encode::bulk(out, b"Some real reply following the push reply");
+    } else if is(name, "true") {
+        encode::boolean(out, true, proto);
+    } else if is(name, "false") {
+        encode::boolean(out, false, proto);
+    } else if is(name, "verbatim") {
+        encode::verbatim(out, b"txt", b"This is a verbatim\nstring", proto);
+    } else {
+        return Err(CommandError::msg("ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false"));
     }
     Ok(())
 }

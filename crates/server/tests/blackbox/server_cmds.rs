@@ -782,6 +782,61 @@ fn slowlog_hides_passwords() {
     assert_bytes!(c.cmd(&["CONFIG", "SET", "slowlog-log-slower-than", "10000"]), b"+OK\r\n");
 }
 
+/// DEBUG DIGEST and DIGEST-VALUE are Redis's signatures (the values below are Redis
+/// 7.0.15's for the same data); DEBUG PROTOCOL answers Redis's test value of each type,
+/// in RESP2 and RESP3; DEBUG ERROR answers its text as the error.
+#[test]
+fn debug_digest_protocol_and_error() {
+    let t = exclusive();
+    let mut c = t.raw_conn();
+    assert_bytes!(c.cmd(&["FLUSHALL"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["DEBUG", "DIGEST"]), b"+0000000000000000000000000000000000000000\r\n");
+    assert_bytes!(c.cmd(&["SET", "a", "1"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["DEBUG", "DIGEST"]), b"+943d800368fb9c0e951138f1bc0e313ac769d91f\r\n");
+    assert_bytes!(
+        c.cmd(&["DEBUG", "DIGEST-VALUE", "a", "missing"]),
+        b"*2\r\n+b4fc66738120fba0b5aa500ab5c2bf89cea1c5da\r\n+0000000000000000000000000000000000000000\r\n"
+    );
+    // A value stored as an integer and the same text built otherwise digest alike.
+    assert_bytes!(c.cmd(&["SET", "int", "12"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["SET", "raw", "1"]), b"+OK\r\n");
+    assert_bytes!(c.cmd(&["APPEND", "raw", "2"]), b":2\r\n");
+    let both = parse(&c.cmd(&["DEBUG", "DIGEST-VALUE", "int", "raw"]));
+    assert_eq!(both.items()[0], both.items()[1]);
+    assert_bytes!(c.cmd(&["FLUSHALL"]), b"+OK\r\n");
+    for (kind, resp2, resp3) in [
+        ("string", &b"$11\r\nHello World\r\n"[..], &b"$11\r\nHello World\r\n"[..]),
+        ("integer", b":12345\r\n", b":12345\r\n"),
+        ("double", b"$5\r\n3.141\r\n", b",3.141\r\n"),
+        ("bignum", b"$37\r\n1234567999999999999999999999999999999\r\n", b"(1234567999999999999999999999999999999\r\n"),
+        ("null", b"$-1\r\n", b"_\r\n"),
+        ("array", b"*3\r\n:0\r\n:1\r\n:2\r\n", b"*3\r\n:0\r\n:1\r\n:2\r\n"),
+        ("set", b"*3\r\n:0\r\n:1\r\n:2\r\n", b"~3\r\n:0\r\n:1\r\n:2\r\n"),
+        ("map", b"*6\r\n:0\r\n:0\r\n:1\r\n:1\r\n:2\r\n:0\r\n", b"%3\r\n:0\r\n#f\r\n:1\r\n#t\r\n:2\r\n#f\r\n"),
+        ("attrib", b"$39\r\nSome real reply following the attribute\r\n", b"|1\r\n$14\r\nkey-popularity\r\n*2\r\n$7\r\nkey:123\r\n:90\r\n$39\r\nSome real reply following the attribute\r\n"),
+        ("push", b"-ERR RESP2 is not supported by this command\r\n", b">2\r\n$16\r\nserver-cpu-usage\r\n:42\r\n$40\r\nSome real reply following the push reply\r\n"),
+        ("verbatim", b"$25\r\nThis is a verbatim\nstring\r\n", b"=29\r\ntxt:This is a verbatim\nstring\r\n"),
+        ("true", b":1\r\n", b"#t\r\n"),
+        ("false", b":0\r\n", b"#f\r\n"),
+    ] {
+        let mut c3 = t.raw_conn();
+        let _ = c3.cmd(&["HELLO", "3"]);
+        assert_bytes!(c.cmd(&["DEBUG", "PROTOCOL", kind]), resp2);
+        // A push (or an attribute) and the reply after it: two frames.
+        let mut got = c3.cmd(&["DEBUG", "PROTOCOL", kind]);
+        if kind == "push" {
+            got.extend(c3.read_reply());
+        }
+        assert_bytes!(got, resp3);
+    }
+    assert_bytes!(
+        c.cmd(&["DEBUG", "PROTOCOL", "nope"]),
+        b"-ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false\r\n"
+    );
+    assert_bytes!(c.cmd(&["DEBUG", "ERROR", "CODE some text"]), b"-CODE some text\r\n");
+    assert_bytes!(c.cmd(&["DEBUG", "LOG", "hello from a test"]), b"+OK\r\n");
+}
+
 #[test]
 fn debug_sleep_and_object() {
     let t = shared();
