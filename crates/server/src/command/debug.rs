@@ -167,6 +167,7 @@ fn debug(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
 
 /// DEBUG PROTOCOL type: Redis's test value of each RESP type (for client libraries'
 /// tests), in the client's protocol.
+#[allow(clippy::approx_constant)] // Redis's test double is 3.141, not pi.
 fn protocol(ctx: &mut Ctx<'_>, name: &[u8]) -> Result<(), CommandError> {
     let proto = ctx.client.proto;
     let resp3 = proto == resp::Proto::Resp3;
