@@ -252,7 +252,8 @@ fn write_section(shared: &Shared, table: &CommandTable, section: &str, o: &mut S
             let loaded = snap.loaded_keys.load(Ordering::Relaxed);
             let loaded_expired = snap.loaded_expired.load(Ordering::Relaxed);
             let aof = shared.aof.as_ref();
-            let rw = aof.map(|a| &a.rewrite);
+            // (A rewrite's figures stay once the log is turned off, as Redis's.)
+            let rw = Some(&shared.aof.object().rewrite);
             let rw_in_progress = rw.is_some_and(|r| r.in_progress.load(Ordering::Relaxed));
             let rw_in = u8::from(rw_in_progress);
             let rw_sched = u8::from(rw.is_some_and(|r| r.scheduled.load(Ordering::Relaxed)));

@@ -427,7 +427,7 @@ pub struct Shared {
     pub blocked_count: AtomicUsize,
     pub stat_expired_stale_perc: AtomicU64,
     /// The append-only log, when `appendonly` is yes.
-    pub aof: Option<Arc<crate::aof::Aof>>,
+    pub aof: crate::aof::AofSlot,
     /// The ordering stripes writes hold while their records are propagated (`order.rs`).
     pub stripes: crate::order::Stripes,
     /// The replication stream and the replicas, the master's side (`replication/`).
@@ -475,9 +475,10 @@ impl Shared {
         let wakers = Arc::new(crate::waker::Wakers::default());
         latency_monitor.set_threshold_ms(config.latency_monitor_threshold_ms);
         keyspace.events().set(config.notify_keyspace_events);
-        let aof = config
-            .appendonly
-            .then(|| Arc::new(crate::aof::Aof::new(threads, config.appendfsync, Arc::clone(&latency_monitor), Arc::clone(&wakers))));
+        let aof = crate::aof::AofSlot::new(
+            Arc::new(crate::aof::Aof::new(threads, config.appendfsync, Arc::clone(&latency_monitor), Arc::clone(&wakers))),
+            config.appendonly,
+        );
         let shared = Shared {
             keyspace,
             config: RwLock::new(config),
@@ -646,9 +647,8 @@ impl Shared {
         t.set_intset.store(c.set_max_intset_entries as usize, Ordering::Relaxed);
         t.zset_entries.store(c.zset_max_listpack_entries as usize, Ordering::Relaxed);
         t.zset_value.store(c.zset_max_listpack_value as usize, Ordering::Relaxed);
-        if let Some(aof) = self.aof.as_ref() {
-            aof.set_policy(c.appendfsync);
-        }
+        // (Kept on the log's state whether it is on or off: it is in force once on.)
+        self.aof.object().set_policy(c.appendfsync);
     }
 
     /// The ACL users changed: whether new connections must authenticate follows the

@@ -550,9 +550,9 @@ fn write_capture(shared: &Arc<Shared>, job: Job) {
             end_capture(shared);
         }
         Job::AofBase(job) => {
-            let Some(aof) = shared.aof.as_ref() else {
-                return;
-            };
+            // (The log's state, even if the log was turned off meanwhile: the capture must
+            // end, and the rewrite's end finds it voided.)
+            let aof = shared.aof.object();
             let dir = aof.files.lock().as_ref().map(|f| f.dir.clone());
             let result = match dir {
                 Some(dir) => write_captured_file(shared, &dir.join(&job.base.name), true),

@@ -149,7 +149,7 @@ fn start_loops(
 /// else dump.rdb if there is one. Returns the log's writer, started on the file new
 /// records go to.
 fn load_data(shared: &Arc<Shared>, dir: &std::path::Path) -> Result<Option<std::thread::JoinHandle<()>>, StartError> {
-    match shared.aof.clone() {
+    match shared.aof.as_ref().cloned() {
         Some(aof) => {
             let mut replayer = crate::command::replay::Replayer::new(shared, crate::command::registry::table(), "aof-loader");
             let target = crate::aof::load::open_and_replay(shared, dir, &mut replayer)?;
@@ -282,11 +282,13 @@ pub fn run(mut config: Config) -> Result<Exit, StartError> {
     // replay does.
     crate::replication::replica::install(Box::new(|s| Box::new(crate::command::replay::Replayer::for_master(s, crate::command::registry::table()))));
     load_users(&shared)?;
-    if let Some(aof) = shared.aof.as_ref() {
-        // io_uring loops make the log durable themselves under `always` (aof/commit.rs).
-        aof.inline_commits
-            .store(engine == crate::net::Engine::Uring, std::sync::atomic::Ordering::Release);
-    }
+    // io_uring loops make the log durable themselves under `always` (aof/commit.rs),
+    // whether the log is on from the start or turned on later.
+    shared
+        .aof
+        .object()
+        .inline_commits
+        .store(engine == crate::net::Engine::Uring, std::sync::atomic::Ordering::Release);
 
     // A write past RLIMIT_FSIZE must fail with EFBIG (reported, retried, -MISCONF for
     // writes) instead of killing the process with SIGXFSZ.
@@ -359,8 +361,8 @@ pub fn run(mut config: Config) -> Result<Exit, StartError> {
         let _gates = shared.all_gates_shared();
         load_data(&shared, &dir)
     };
-    let aof_writer = match loaded {
-        Ok(writer) => writer,
+    match loaded {
+        Ok(writer) => *shared.aof.writer.lock() = writer,
         Err(e) => {
             // A shutdown asked for during the load stops it: exit without saving half a
             // data set (as Redis), and without changing the log.
@@ -418,11 +420,13 @@ pub fn run(mut config: Config) -> Result<Exit, StartError> {
     let _ = saver.join();
     // (SHUTDOWN and a signal's shutdown made their final save, or chose not to, in
     // `shutdown::exit`; a second SIGINT makes none.)
-    if let (Some(aof), Some(writer)) = (shared.aof.as_ref(), aof_writer) {
+    // (The writer exists once the log was on, from the start or by CONFIG SET.)
+    let writer = shared.aof.writer.lock().take();
+    if let Some(writer) = writer {
         // Everything the loops appended is written and synced before the exit (also
         // after a second SIGINT: Redis drops its log's buffer then, Basalt loses no
         // acknowledged write).
-        aof.stop();
+        shared.aof.object().stop();
         let _ = writer.join();
     }
     signal_handle.close();

@@ -28,7 +28,9 @@
 //! - **Files.** Redis 7's multi-part layout (`manifest.rs`): `appenddirname/` holds a
 //!   base file, incremental files and a manifest; `load.rs` replays them at start.
 //!
-//! Not built yet: turning the log on at run time (CONFIG SET appendonly).
+//! - **On and off at run time** (CONFIG SET appendonly, `switch.rs`): the log's state
+//!   exists from the start ([`AofSlot`]); while it is off, everything reads it as
+//!   absent.
 
 pub mod commit;
 pub mod files;
@@ -37,6 +39,7 @@ pub mod manifest;
 mod prealloc;
 pub mod rewrite;
 pub mod segment;
+pub mod switch;
 pub mod writer;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
@@ -81,6 +84,57 @@ enum MultiState {
     Open,
     /// MULTI written; EXEC must close it.
     Written,
+}
+
+/// The log as the server holds it: its state, made at start whatever `appendonly`
+/// says, and whether it is on. While it is off, [`AofSlot::as_ref`] answers None, so
+/// that every write, reply and read acts as without a log; CONFIG SET appendonly turns
+/// it on and off under every event loop's gate (`switch.rs`), so that a command sees
+/// one answer from its start to its end. The rewrite's end, the loops' commit
+/// completions and INFO's rewrite fields read the state itself ([`AofSlot::object`]):
+/// those outlive a switch.
+pub struct AofSlot {
+    aof: Arc<Aof>,
+    on: AtomicBool,
+    /// The writer thread, once the log was first on (joined at exit).
+    pub(crate) writer: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl AofSlot {
+    pub fn new(aof: Arc<Aof>, on: bool) -> AofSlot {
+        AofSlot { aof, on: AtomicBool::new(on), writer: Mutex::new(None) }
+    }
+
+    /// The log, while it is on.
+    #[inline]
+    pub fn as_ref(&self) -> Option<&Arc<Aof>> {
+        self.on.load(Ordering::Acquire).then_some(&self.aof)
+    }
+
+    #[inline]
+    pub fn as_deref(&self) -> Option<&Aof> {
+        self.as_ref().map(|a| &**a)
+    }
+
+    #[inline]
+    pub fn is_some(&self) -> bool {
+        self.on.load(Ordering::Acquire)
+    }
+
+    #[inline]
+    pub fn is_none(&self) -> bool {
+        !self.is_some()
+    }
+
+    /// The log's state, on or off.
+    pub fn object(&self) -> &Arc<Aof> {
+        &self.aof
+    }
+
+    /// Turns the log on or off (`switch.rs`, every gate held).
+    pub(crate) fn set_on(&self, on: bool) {
+        self.on.store(on, Ordering::Release);
+    }
 }
 
 /// The log's shared state: the tail, the offsets reached on disk, and the

@@ -121,7 +121,7 @@ fn open_next(shared: &Shared, aof: &super::Aof) -> Result<Job, String> {
 }
 
 /// Creates the next incremental file (empty), under a number no file made before took.
-fn create_incr(files: &mut Files) -> Result<(FileEntry, Target), String> {
+pub(super) fn create_incr(files: &mut Files) -> Result<(FileEntry, Target), String> {
     let seq = files.last_incr_seq + 1;
     let incr = FileEntry {
         name: format!("{}.{seq}.incr.aof", files.name),
@@ -177,9 +177,8 @@ pub fn detach(shared: &Shared) -> Result<(), String> {
 /// The base is written and durable: the manifest now names the new base and the new
 /// incremental file only, and the files before them go.
 pub fn finish(shared: &Shared, job: &Job, base_size: u64) -> Result<(), String> {
-    let Some(aof) = shared.aof.as_ref() else {
-        return Ok(());
-    };
+    // (The log may have been turned off meanwhile: then the rewrite is void, below.)
+    let aof = shared.aof.object();
     let old = {
         let mut guard = aof.files.lock();
         let files = guard.as_mut().ok_or("the log's files are not open")?;

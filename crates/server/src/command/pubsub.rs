@@ -203,7 +203,7 @@ fn post_and_propagate(ctx: &mut Ctx<'_>, a: &[&[u8]], deliveries: Vec<crate::pub
     // The message may tell of writes made just before it (by this client, or seen by
     // it): it leaves once the log holds everything appended so far, as Redis sends
     // it only after the fsync of its event loop's turn.
-    let n = match &ctx.shared.aof {
+    let n = match ctx.shared.aof.as_ref() {
         // Inside EXEC the log's EXEC record is not appended yet: the messages wait for
         // the transaction's end (`transactions.rs` posts them), which they may tell of.
         Some(_) if ctx.client.in_exec => crate::publish::hold_until_exec_ends(deliveries),

@@ -85,11 +85,6 @@ fn config_set(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         }
         let value = String::from_utf8_lossy(pair[1]);
         p.apply(&mut staged, &value).map_err(|e| fail(&e))?;
-        if p.name == "appendonly" && staged.appendonly != ctx.shared.aof.is_some() {
-            // Starting or stopping the log needs a snapshot of the keyspace as its base
-            // (log compaction, not built yet): only the start-up flags set it for now.
-            return Err(fail("turning the append-only log on or off at run time is not supported yet; restart with --appendonly"));
-        }
     }
     // New TLS settings take effect for new connections, or the whole CONFIG SET fails
     // (Redis: "Unable to update TLS configuration").
@@ -108,6 +103,15 @@ fn config_set(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     } else {
         None
     };
+    // appendonly: the log turned on or off (`aof::switch`), under every loop's gate
+    // (CONFIG runs without its own: `ALL_GATES`), before the settings are kept, so that
+    // a failure keeps none of them.
+    if staged.appendonly != ctx.shared.aof.is_some() {
+        let _gates = ctx.shared.all_gates(ctx.client.in_exec || ctx.client.loading);
+        ctx.shared.aof.object().set_policy(staged.appendfsync);
+        let switched = if staged.appendonly { crate::aof::switch::turn_on(ctx.shared) } else { crate::aof::switch::turn_off(ctx.shared) };
+        switched.map_err(|e| CommandError::Owned(format!("ERR CONFIG SET failed (possibly related to argument 'appendonly') - {e}")))?;
+    }
     *ctx.shared.config.write() = staged;
     if let Some(c) = tls {
         ctx.shared.tls.set(c);
@@ -877,7 +881,9 @@ static COMMAND_SPEC_FLAGS: u32 = LOADING | STALE;
 
 pub static COMMANDS: &[CommandSpec] = &[
     spec("info", -1, LOADING | STALE, (0, 0, 0), &["dangerous"], "server", "Returns information and statistics about the server.", info).since("1.0.0").args(ARGS_INFO).complexity("O(1)").tips(&["nondeterministic_output", "request_policy:all_shards", "response_policy:special"]),
-    container("config", "server", "A container for server configuration commands.", CONFIG_SUBCOMMANDS).since("2.0.0").complexity("Depends on the subcommand."),
+    // (Without the loop's gate: CONFIG SET appendonly takes every gate itself, and the
+    // rest needs none.)
+    CommandSpec { flags: ALL_GATES, ..container("config", "server", "A container for server configuration commands.", CONFIG_SUBCOMMANDS).since("2.0.0").complexity("Depends on the subcommand.") },
     CommandSpec {
         name: "command",
         arity: -1,

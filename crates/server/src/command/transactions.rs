@@ -229,7 +229,7 @@ pub fn run_as_transaction(ctx: &mut Ctx<'_>, body: impl FnOnce(&mut Ctx<'_>)) {
     }
     // With the log, the queue's PUBLISH messages and keyspace notifications waited for
     // the whole transaction to be in it (`command/pubsub.rs`, `notify.rs`).
-    if let Some(aof) = &ctx.shared.aof {
+    if let Some(aof) = ctx.shared.aof.as_ref() {
         crate::publish::post_held_for_exec(ctx.shared, aof.appended());
     }
     crate::notify::flush(ctx.shared, ctx.client.need, ctx.client.info.id);

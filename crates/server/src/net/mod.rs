@@ -307,10 +307,20 @@ pub fn release_held<S>(
     conn: impl Fn(&mut S) -> &mut Conn,
 ) -> Vec<usize> {
     let mut released = Vec::new();
-    let Some(aof) = shared.aof.as_ref() else { return released };
     if held.is_empty() {
         return released;
     }
+    let Some(aof) = shared.aof.as_ref() else {
+        // The log was turned off (after making everything durable): nothing waits.
+        for t in std::mem::take(held) {
+            let Some(Some(slot)) = slots.get_mut(t) else { continue };
+            let c = conn(slot);
+            c.output.release_holds(u64::MAX);
+            c.held_listed = false;
+            released.push(t);
+        }
+        return released;
+    };
     aof.write_inline(owner);
     while !held.is_empty() {
         let reached = aof.reached();

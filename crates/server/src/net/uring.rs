@@ -303,7 +303,8 @@ impl EventLoop {
             balancer: super::balance::Balancer::new(index),
             moving: Vec::new(),
         };
-        if ev.shared.aof.is_some() {
+        {
+            // (Made whether the log is on or not: CONFIG SET appendonly may turn it on.)
             // Room for every commit in flight: up to three entries each (delay, write,
             // fdatasync), each posting a completion.
             let entries = (3 * crate::aof::commit::MAX_IN_FLIGHT as u32).next_power_of_two();
@@ -773,8 +774,9 @@ impl EventLoop {
     /// the wait ends wakes the loop through its waker when it completes. After a commit
     /// slower than the bound the loop only submits, until a commit is fast again.
     fn commit_log(&mut self) {
-        // The commit ring exists only with an append-only log.
-        if self.commit_ring.is_none() {
+        // Nothing to do without the log, once this loop's last commit ended (a log
+        // turned off may leave some in flight: they are reaped).
+        if self.commit_ring.is_none() || (self.own_commits.is_empty() && self.shared.aof.is_none()) {
             return;
         }
         self.reap_commit();
@@ -879,7 +881,8 @@ impl EventLoop {
         let done: smallvec::SmallVec<[(u64, i32); 3 * crate::aof::commit::MAX_IN_FLIGHT]> =
             ring.completion().map(|c| (c.user_data(), c.result())).collect();
         let shared = self.shared.clone();
-        let Some(aof) = shared.aof.as_ref() else { return };
+        // (Reaped even once the log was turned off: every commit in flight ends.)
+        let aof = shared.aof.object();
         for (user_data, res) in done {
             if user_data == DEBUG_DELAY {
                 continue;

@@ -20,6 +20,7 @@ use crate::harness::*;
 
 mod damaged_log;
 mod disk_full;
+mod log_switch;
 mod redis_reads_our_log;
 mod snapshots;
 

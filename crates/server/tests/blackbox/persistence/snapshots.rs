@@ -211,7 +211,7 @@ fn save_rules_start_background_saves() {
 // Log compaction (BGREWRITEAOF, auto-aof-rewrite-*)
 // ---------------------------------------------------------------------------
 
-fn wait_no_rewrite(c: &mut RawConn) -> String {
+pub(super) fn wait_no_rewrite(c: &mut RawConn) -> String {
     let mut last = String::new();
     let done = wait_until(Duration::from_secs(20), || {
         last = info_persistence(c);
