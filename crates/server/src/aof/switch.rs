@@ -9,7 +9,8 @@
 //! files of an earlier run, or nothing), and the new files are named, base and
 //! incremental together, only when the base is complete. A crash before then restarts
 //! as Redis's does after the same steps: with `appendonly yes` from the file, from the
-//! manifest on disk; with `no` (CONFIG SET changes nothing on disk until CONFIG
+//! manifest on disk (without the writes since CONFIG SET: no base held what came
+//! before them yet); with `no` (CONFIG SET changes nothing on disk until CONFIG
 //! REWRITE), from dump.rdb. So the way Redis's documentation gives to switch a running
 //! server to the log (CONFIG SET appendonly yes, wait for `aof_rewrite_in_progress:0`,
 //! CONFIG REWRITE) works here too. A BGSAVE running then makes the rewrite wait for it
