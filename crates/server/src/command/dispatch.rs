@@ -400,11 +400,18 @@ fn propagate(ctx: &mut Ctx<'_>, data: bool, spec: &CommandSpec, args: &[&[u8]], 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn after(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &CommandSpec, args: &[&[u8]], result: Result<(), CommandError>, us: u64, read_keys: &[&[u8]]) {
-    if result.is_ok() && spec.flags & flags::WRITE != 0 && !ctx.client.in_exec {
-        // Waiters on keys this write filled are served now, in FIFO order.
-        let popped = blocking::serve(ctx.shared, ctx.now_ms);
-        if popped > 0 {
-            bump(&ctx.stats.writes, popped);
+    if result.is_ok() && spec.flags & flags::WRITE != 0 {
+        // The keys this write changed are ready for the clients waiting on them
+        // (inside EXEC too: the transaction's end serves them)...
+        if ctx.shared.blocked_count.load(Ordering::Relaxed) != 0 {
+            signal_written(ctx, spec, args);
+        }
+        // ... who are served now, in FIFO order.
+        if !ctx.client.in_exec {
+            let popped = blocking::serve(ctx.shared, ctx.now_ms);
+            if popped > 0 {
+                bump(&ctx.stats.writes, popped);
+            }
         }
     }
     if let Err(e) = result {
@@ -436,6 +443,20 @@ fn after(ctx: &mut Ctx<'_>, t: &CommandTable, idx: usize, spec: &CommandSpec, ar
         let name = ctx.client.info.name.lock().clone();
         let shown = super::redact::redacted(args);
         ctx.shared.slowlog_push(us, shown.as_deref().unwrap_or(args), &ctx.client.info.addr, &name);
+    }
+}
+
+/// Marks the keys a write may have filled as ready for their waiters: the keys it names,
+/// or every queue for a write that changes keys it does not name (other databases, the
+/// whole keyspace).
+fn signal_written(ctx: &Ctx<'_>, spec: &CommandSpec, args: &[&[u8]]) {
+    if spec.flags & flags::WHOLE_KEYSPACE != 0 || matches!(spec.writes, super::Writes::AllDatabases | super::Writes::InDatabases(_)) {
+        blocking::signal_all(ctx.shared);
+        return;
+    }
+    match command_keys(spec, args) {
+        Some(keys) if !keys.is_empty() => blocking::signal_ready(ctx.shared, ctx.client.db, keys.iter().map(|&i| args[i])),
+        _ => blocking::signal_all(ctx.shared),
     }
 }
 

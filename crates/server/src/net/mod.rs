@@ -178,7 +178,7 @@ pub fn tick<'a>(
         // (Not once the server stops: a pop served after a final save would be one the
         // save does not hold.)
         if !shared.shutdown.load(Ordering::Acquire) {
-            let popped = crate::command::blocking::serve(shared, now_ms);
+            let popped = crate::command::blocking::serve_all(shared, now_ms);
             if let Some(stats) = shared.thread_stats.get(owner) {
                 crate::counters::bump(&stats.writes, popped);
             }

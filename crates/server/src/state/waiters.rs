@@ -75,6 +75,12 @@ pub struct Registry {
     pub(crate) waiters: HashMap<u64, Waiter>,
     /// Clients postponed by CLIENT PAUSE, in the order they were.
     pub(crate) postponed: VecDeque<u64>,
+    /// Queues whose key a write changed since the last serve pass (Redis's ready
+    /// keys): the pass looks at these only, not at every queue.
+    pub(crate) ready: Vec<(usize, Vec<u8>)>,
+    /// A write that changed keys it does not name (FLUSHALL, SWAPDB, MOVE ...): the next
+    /// pass looks at every queue.
+    pub(crate) ready_all: bool,
 }
 
 impl Registry {
