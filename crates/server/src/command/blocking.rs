@@ -5,17 +5,22 @@
 //! A command that finds no data registers its client as a waiter on each of its keys
 //! (FIFO per key) and answers nothing; its connection stops executing further input.
 //! After every successful write (and after a whole EXEC), the writer serves waiters
-//! itself: for each waiting key that now holds data it runs the first waiter's pop,
-//! in the writer's thread and in FIFO order, and posts the reply to the waiter's event
-//! loop, which unblocks the connection and resumes its input. Serving on the writer's
-//! side means the element cannot be taken by anyone else in between, and clients are
-//! served in the order they blocked, as in Redis.
+//! itself: the write marks the keys it names as ready ([`signal_ready`]; every queue
+//! for a write to keys it does not name, [`signal_all`]), and for each ready key that
+//! now holds data the pass runs the first waiter's pop, in the writer's thread and in
+//! FIFO order, and posts the reply to the waiter's event loop, which unblocks the
+//! connection and resumes its input. Serving on the writer's side means the element
+//! cannot be taken by anyone else in between, and clients are served in the order they
+//! blocked, as in Redis. Only ready keys are looked at (Redis's ready keys): with
+//! thousands of clients blocked on other keys, trying every queue after each write made
+//! writes 200 times slower (docs/benchmarks.md).
 //!
 //! Lost wake-ups are impossible because a waiter checks for data and registers under the
 //! registry lock, and writers serve under the same lock after their write. Timeouts are
 //! checked on each event loop's tick (`hz`), so they are precise to about 100 ms. The tick
-//! also runs the serve pass (only while someone is blocked), so a waiter whose wake-up
-//! went missing is still served within a tick. (Loaded test runs once saw a blocked
+//! also runs the serve pass over every queue ([`serve_all`], only while someone is
+//! blocked), so a waiter whose wake-up went missing (a change no write named: a reload,
+//! a replica's load) is still served within a tick. (Loaded test runs once saw a blocked
 //! BLMOVE get no reply within 5 s, and twice a fresh server with two blocked pops stop
 //! answering: a deadlock of two loops with the log on, a blocking command's read of its
 //! keys' ordering stripes while it kept a shard lock against another loop's serve pass;
