@@ -426,7 +426,8 @@ pub struct Shared {
     /// Number of blocked clients; writes skip the registry when it is 0.
     pub blocked_count: AtomicUsize,
     pub stat_expired_stale_perc: AtomicU64,
-    /// The append-only log, when `appendonly` is yes.
+    /// The append-only log: its state, and whether it is on (`appendonly`; CONFIG SET
+    /// turns it on and off).
     pub aof: crate::aof::AofSlot,
     /// The ordering stripes writes hold while their records are propagated (`order.rs`).
     pub stripes: crate::order::Stripes,
