@@ -421,6 +421,8 @@ pub struct Shared {
     pub monitor_count: AtomicUsize,
     /// Clients blocked in BLPOP and friends.
     pub blocked: Mutex<crate::state::waiters::Registry>,
+    /// The registry's keys with waiters, readable without its lock.
+    pub waited: Arc<crate::state::waiters::WaitedKeys>,
     /// CLIENT PAUSE's state (`command::pause`).
     pub pause: crate::state::pause::Pause,
     /// Number of blocked clients; writes skip the registry when it is 0.
@@ -480,6 +482,8 @@ impl Shared {
             Arc::new(crate::aof::Aof::new(threads, config.appendfsync, Arc::clone(&latency_monitor), Arc::clone(&wakers))),
             config.appendonly,
         );
+        let registry = crate::state::waiters::Registry::default();
+        let waited = Arc::clone(&registry.waited);
         let shared = Shared {
             keyspace,
             config: RwLock::new(config),
@@ -518,7 +522,8 @@ impl Shared {
             mailboxes: (0..threads.max(1)).map(|_| Mailbox::default()).collect(),
             monitors: Mutex::new(Vec::new()),
             monitor_count: AtomicUsize::new(0),
-            blocked: Mutex::new(Default::default()),
+            blocked: Mutex::new(registry),
+            waited,
             pause: Default::default(),
             blocked_count: AtomicUsize::new(0),
             stat_expired_stale_perc: AtomicU64::new(0),
