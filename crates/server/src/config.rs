@@ -327,6 +327,10 @@ enum Kind {
     NotifyEvents,
     /// `replicaof`: "host port", or empty / "no one".
     ReplicaOf,
+    /// An octal number up to `max` (`unixsocketperm`), kept as written.
+    Octal { max: u32 },
+    /// A memory value, or a percentage up to 100 (`maxmemory-clients`).
+    MemoryOrPercent,
 }
 
 /// Who may change a parameter at run time (CONFIG SET), as Redis 7.0's flags.
@@ -527,6 +531,60 @@ pub static PARAMS: &[Param] = &[
     Param { name: "notify-keyspace-events", kind: Kind::NotifyEvents, modify: Mutable,
         get: |c| crate::notify_flags::format_flags(c.notify_keyspace_events),
         set: |c, v| c.notify_keyspace_events = crate::notify_flags::parse_flags(v).unwrap_or(c.notify_keyspace_events) },
+    // The rest of Redis 7.0's parameters, so that a redis.conf written for Redis starts
+    // Basalt: validated as Redis validates them, shown by CONFIG GET, rewritten by CONFIG
+    // REWRITE. What they do in Redis, Basalt either does otherwise or not at all (README,
+    // "the rest of Redis 7.0's stock redis.conf"); `supervised` is applied (systemd's
+    // readiness notice, `startup.rs`), `activedefrag yes` and `cluster-enabled yes` are
+    // refused (`Param::apply`), `unixsocket` warns at start that no Unix socket is made.
+    recorded!("io-threads", "1", Kind::Int { min: 1, max: 128 }, false),
+    recorded!("io-threads-do-reads", "no", Kind::Bool, false),
+    recorded!("supervised", "no", Kind::Enum(&["upstart", "systemd", "auto", "no"]), false),
+    recorded!("unixsocket", "", Kind::Str, false),
+    recorded!("unixsocketperm", "0", Kind::Octal { max: 0o777 }, false),
+    recorded!("syslog-enabled", "no", Kind::Bool, false),
+    recorded!("syslog-ident", "redis", Kind::Str, false),
+    recorded!("syslog-facility", "local0", Kind::Enum(&["user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"]), false),
+    recorded!("crash-log-enabled", "yes", Kind::Bool, true),
+    recorded!("crash-memcheck-enabled", "yes", Kind::Bool, true),
+    recorded!("ignore-warnings", "", Kind::Str, true),
+    recorded!("bind-source-addr", "", Kind::Str, true),
+    recorded!("socket-mark-id", "0", Kind::Int { min: 0, max: u32::MAX as i64 }, false),
+    recorded!("server_cpulist", "", Kind::Str, false),
+    recorded!("bio_cpulist", "", Kind::Str, false),
+    recorded!("aof_rewrite_cpulist", "", Kind::Str, false),
+    recorded!("bgsave_cpulist", "", Kind::Str, false),
+    recorded!("activedefrag", "no", Kind::Bool, true),
+    recorded!("active-defrag-cycle-min", "1", Kind::Int { min: 1, max: 99 }, true),
+    recorded!("active-defrag-cycle-max", "25", Kind::Int { min: 1, max: 99 }, true),
+    recorded!("active-defrag-ignore-bytes", "104857600", Kind::Memory { min: 1, max: i64::MAX as u64 }, true),
+    recorded!("active-defrag-max-scan-fields", "1000", Kind::Int { min: 1, max: i64::MAX }, true),
+    recorded!("active-defrag-threshold-lower", "10", Kind::Int { min: 0, max: 1000 }, true),
+    recorded!("active-defrag-threshold-upper", "100", Kind::Int { min: 0, max: 1000 }, true),
+    recorded!("active-expire-effort", "1", Kind::Int { min: 1, max: 10 }, true),
+    recorded!("aof-disable-auto-gc", "no", Kind::Bool, true),
+    recorded!("maxmemory-clients", "0", Kind::MemoryOrPercent, true),
+    recorded!("propagation-error-behavior", "ignore", Kind::Enum(&["ignore", "panic", "panic-on-replicas"]), true),
+    recorded!("replica-ignore-disk-write-errors", "no", Kind::Bool, true),
+    recorded!("sanitize-dump-payload", "no", Kind::Enum(&["no", "yes", "clients"]), true),
+    recorded!("cluster-enabled", "no", Kind::Bool, false),
+    recorded!("cluster-config-file", "nodes.conf", Kind::Str, false),
+    recorded!("cluster-port", "0", Kind::Int { min: 0, max: 65535 }, false),
+    recorded!("cluster-node-timeout", "15000", Kind::Int { min: 0, max: i64::MAX }, true),
+    recorded!("cluster-migration-barrier", "1", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
+    recorded!("cluster-replica-validity-factor", "10", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
+    recorded!("cluster-replica-no-failover", "no", Kind::Bool, true),
+    recorded!("cluster-require-full-coverage", "yes", Kind::Bool, true),
+    recorded!("cluster-allow-reads-when-down", "no", Kind::Bool, true),
+    recorded!("cluster-allow-pubsubshard-when-down", "yes", Kind::Bool, true),
+    recorded!("cluster-allow-replica-migration", "yes", Kind::Bool, true),
+    recorded!("cluster-announce-ip", "", Kind::Str, true),
+    recorded!("cluster-announce-hostname", "", Kind::Str, true),
+    recorded!("cluster-announce-port", "0", Kind::Int { min: 0, max: 65535 }, true),
+    recorded!("cluster-announce-bus-port", "0", Kind::Int { min: 0, max: 65535 }, true),
+    recorded!("cluster-announce-tls-port", "0", Kind::Int { min: 0, max: 65535 }, true),
+    recorded!("cluster-link-sendbuf-limit", "0", Kind::Memory { min: 0, max: i64::MAX as u64 }, true),
+    recorded!("cluster-preferred-endpoint-type", "ip", Kind::Enum(&["ip", "hostname", "unknown-endpoint"]), true),
     recorded!("always-show-logo", "no", Kind::Bool, false),
     recorded!("set-proc-title", "yes", Kind::Bool, false),
     recorded!("proc-title-template", "{title} {listen-addr} {server-mode}", Kind::Str, true),
@@ -573,6 +631,12 @@ pub static PARAMS: &[Param] = &[
     // Redis's save test hook (hidden): a pause per key a save writes (`snapshot.rs`),
     // so that tests can act while a save of a small keyspace runs.
     recorded!("rdb-key-save-delay", "0", Kind::Int { min: i32::MIN as i64, max: i32::MAX as i64 }, true),
+    // Redis's other hidden parameters a CONFIG REWRITE-FORCE-ALL file holds: exit
+    // instead of abort on a panic (Basalt's panics never abort the server: issue 26), the
+    // watchdog's period (no watchdog here), the deprecated Lua API (never offered here).
+    recorded!("use-exit-on-panic", "no", Kind::Bool, true),
+    recorded!("watchdog-period", "0", Kind::Int { min: 0, max: i32::MAX as i64 }, true),
+    recorded!("lua-enable-deprecated-api", "no", Kind::Bool, false),
     // Redis's other loading test hook (hidden): how often its one thread stops loading
     // to serve clients. Basalt's loops serve throughout a load; taken and shown only.
     recorded!("loading-process-events-interval-bytes", "2097152", Kind::Int { min: 1024, max: i32::MAX as i64 }, true),
@@ -698,6 +762,15 @@ const ALIASES: &[(&str, &str)] = &[
     ("zset-max-ziplist-entries", "zset-max-listpack-entries"),
     ("zset-max-ziplist-value", "zset-max-listpack-value"),
     ("list-max-ziplist-size", "list-max-listpack-size"),
+    ("slave-serve-stale-data", "replica-serve-stale-data"),
+    ("slave-read-only", "replica-read-only"),
+    ("slave-priority", "replica-priority"),
+    ("slave-announce-ip", "replica-announce-ip"),
+    ("slave-announce-port", "replica-announce-port"),
+    ("slave-lazy-flush", "replica-lazy-flush"),
+    ("slave-ignore-maxmemory", "replica-ignore-maxmemory"),
+    ("cluster-slave-validity-factor", "cluster-replica-validity-factor"),
+    ("cluster-slave-no-failover", "cluster-replica-no-failover"),
 ];
 
 /// `replicaof`'s value: None for "" or "no one", else the host and port.
@@ -720,7 +793,7 @@ pub fn names() -> impl Iterator<Item = (&'static str, &'static Param)> {
 
 /// Parameters a pattern of CONFIG GET never matches, only their exact name (Redis's
 /// HIDDEN_CONFIG: test hooks).
-pub const HIDDEN: &[&str] = &["key-load-delay", "rdb-key-save-delay", "loading-process-events-interval-bytes"];
+pub const HIDDEN: &[&str] = &["key-load-delay", "rdb-key-save-delay", "loading-process-events-interval-bytes", "use-exit-on-panic", "watchdog-period", "lua-enable-deprecated-api"];
 
 /// Finds a parameter by name (case-insensitive).
 pub fn param(name: &str) -> Option<&'static Param> {
@@ -778,7 +851,8 @@ impl Param {
                 if n < min || n > max {
                     return Err(format!("argument must be between {min} and {max} inclusive"));
                 }
-                (self.set)(config, value);
+                // Kept in bytes, as CONFIG GET shows every memory value.
+                (self.set)(config, &n.to_string());
             }
             Kind::FileName => {
                 // Redis's pathIsBaseName: no directory part, so the file lands in `dir`.
@@ -851,6 +925,33 @@ impl Param {
                 parse_replicaof(value)?;
                 (self.set)(config, value);
             }
+            Kind::Octal { max } => {
+                let n = u32::from_str_radix(value, 8).map_err(|_| "argument couldn't be parsed as an octal number".to_string())?;
+                if n > max {
+                    return Err(format!("argument must be between 0 and {max:o} inclusive"));
+                }
+                (self.set)(config, &format!("{n:o}"));
+            }
+            Kind::MemoryOrPercent => {
+                match value.strip_suffix('%') {
+                    Some(pct) => {
+                        let n: u64 = pct.parse().map_err(|_| "argument must be a memory or percent value".to_string())?;
+                        if n > 100 {
+                            return Err("percentage argument must be less or equal to 100".into());
+                        }
+                    }
+                    None => {
+                        parse_memory(if value.is_empty() { "0" } else { value }).ok_or_else(|| "argument must be a memory or percent value".to_string())?;
+                    }
+                }
+                (self.set)(config, value);
+            }
+        }
+        // What Basalt does not have, refused as Redis refuses what it was built without.
+        match (self.name, value.to_ascii_lowercase().as_str()) {
+            ("activedefrag", "yes") => return Err("Active defragmentation cannot be enabled: Basalt has no active defragmentation".into()),
+            ("cluster-enabled", "yes") => return Err("Basalt has no cluster mode: cluster-enabled can only be no".into()),
+            _ => {}
         }
         Ok(())
     }
@@ -1020,7 +1121,7 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         // Multi-word values (bind, save) are joined; single-value parameters take one.
         let value = match name.as_str() {
             "bind" | "save" | "client-output-buffer-limit" | "oom-score-adj-values" | "replicaof" | "slaveof" => values.join(" "),
-            _ if matches!(p.kind, Kind::Flags(_)) => values.join(" "),
+            _ if matches!(p.kind, Kind::Flags(_) | Kind::Percentiles) => values.join(" "),
             _ if values.len() == 1 => values[0].clone(),
             _ => return Err(fail("Bad directive or wrong number of arguments".into())),
         };

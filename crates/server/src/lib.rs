@@ -40,6 +40,7 @@ pub mod shutdown;
 pub mod snapshot;
 pub mod startup;
 pub mod state;
+pub mod supervise;
 pub mod tls;
 pub mod tracking;
 pub mod version;

@@ -408,6 +408,15 @@ pub fn run(mut config: Config) -> Result<Exit, StartError> {
         engine.name()
     ));
     crate::log::notice("Ready to accept connections tcp");
+    let supervisor = {
+        let c = shared.config.read();
+        let get = |name: &str| c.recorded.get(name).cloned().unwrap_or_default();
+        if !get("unixsocket").is_empty() {
+            crate::log::warning("unixsocket is set, but Basalt listens on TCP only: no Unix socket was made (clients must connect by TCP)");
+        }
+        crate::supervise::from_setting(&get("supervised"))
+    };
+    crate::supervise::ready(supervisor);
 
     while !shared.shutdown.load(Ordering::SeqCst) {
         crate::info::sample(&shared);
@@ -433,6 +442,7 @@ pub fn run(mut config: Config) -> Result<Exit, StartError> {
     if shared.insisted.load(Ordering::SeqCst) {
         return Ok(Exit::Insisted);
     }
+    crate::supervise::stopping(supervisor);
     crate::log::notice("Basalt is now ready to exit, bye bye...");
     Ok(Exit::Clean)
 }
