@@ -826,6 +826,32 @@ def same_reply(cmd, x, y):
     return compare(x) == compare(y) if compare and x[:1] in b"*~%" else x == y
 
 
+def digest_differences(port_a, port_b):
+    """The keys whose DEBUG DIGEST-VALUE differs between the two servers, with their
+    type, encoding and time to live, for a failure's message."""
+    out = []
+    a, b = Raw(port_a), Raw(port_b)
+    for db in range(16):
+        a.replies([["SELECT", str(db)]])
+        b.replies([["SELECT", str(db)]])
+        keys = sorted(set(split_array(a.replies([["KEYS", "*"]])[0])) | set(split_array(b.replies([["KEYS", "*"]])[0])))
+        for raw in keys:
+            key = bulk_payload(raw).decode(errors="replace")
+            probe = [["DEBUG", "DIGEST-VALUE", key], ["TYPE", key], ["OBJECT", "ENCODING", key], ["PTTL", key]]
+            x, y = a.replies(probe), b.replies(probe)
+            if x[0] != y[0]:
+                out.append(f"db {db} {key}: basalt {x[1:]} / redis {y[1:]}".encode())
+                kind = bulk_payload(y[1]) if y[1][:1] == b"$" else y[1][1:].strip()
+                read = FULL_READ.get(b"+" + kind + b"\r\n") if isinstance(kind, bytes) else None
+                if read:
+                    got, want = a.replies([[read[0], key, *read[1:]]])[0], b.replies([[read[0], key, *read[1:]]])[0]
+                    if got != want:
+                        ga, wb = split_array(got), split_array(want)
+                        diff = [(i, p, q) for i, (p, q) in enumerate(zip(ga, wb)) if p != q][:4]
+                        out.append(f"  {read[0]}: {len(ga)} / {len(wb)} items, first differences {diff}".encode())
+    return b"\n".join(out[:20]) or b"(no key differs: the databases' mix)"
+
+
 def fail(proto, step, cmd, x, y, history):
     tail = "\n".join(" ".join(map(str, c))[:300] for c in history[-15:])
     pytest.fail(f"RESP{proto}, seed {SEED} + {proto}, step {step}: {' '.join(map(str, cmd))[:300]}\n"
@@ -904,7 +930,7 @@ def test_random_commands_reply_as_redis_does(pair_of_servers, proto):
         # Both data sets whole, every database: Redis's DEBUG DIGEST of each.
         digests = [c.replies([["DEBUG", "DIGEST"]])[0] for c in (a, b)]
         if digests[0] != digests[1]:
-            fail(proto, start + BATCH, ["DEBUG", "DIGEST"], digests[0], digests[1], history)
+            fail(proto, start + BATCH, ["DEBUG", "DIGEST"], digests[0], digests[1] + b"\n" + digest_differences(basalt.port, redis_srv.port), history)
     # The run went through the encodings it is meant to cover, small and large.
     want = {b"listpack", b"skiplist", b"hashtable", b"quicklist"}
     if proto == 2:  # (with the RESP3 run's limit of 16, an intset may go unasked)

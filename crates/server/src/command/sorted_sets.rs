@@ -410,7 +410,10 @@ fn zrangestore(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
     let mut locked = ctx.ks().lock_keys(db, &a[1..3]);
     let (sh, s) = locked.shard_for(db, a[2]);
     let items = coll::read_key::<ZSet>(ctx, s, sh, a[2])?.map(|z| select(&z, &q)).unwrap_or_default();
-    let mut out = ZSet::new();
+    // As Redis's zsetTypeCreate with the result's size: a result past the listpack's
+    // entries is a skiplist from the start, so that a -0 score stays -0 (built packed
+    // and then converted, it came out 0; the differential test's DEBUG DIGEST found it).
+    let mut out = if items.len() > limits.max_listpack_entries { ZSet::new_large() } else { ZSet::new() };
     for (score, m) in &items {
         out.insert(m, *score, limits);
     }
