@@ -51,7 +51,7 @@ def test_keys_move_with_their_ttl_and_the_log_holds_a_del(spawn):
 
 
 def test_copy_replace_and_the_targets_errors(spawn):
-    src_t, dst_t = spawn(), spawn()
+    src_t, dst_t = spawn("--appendonly", "yes"), spawn()
     src, dst = src_t.client(), dst_t.client()
     src.config_set("notify-keyspace-events", "KEA")
     events = src.pubsub()
@@ -68,6 +68,12 @@ def test_copy_replace_and_the_targets_errors(spawn):
     assert err(src, "MIGRATE", "127.0.0.1", port, "", 0, 5000, "KEYS", "busy", "c") == \
         "Target instance replied with error: BUSYKEY Target key name already exists."
     assert src.get("busy") == b"src-busy" and src.get("c") is None and dst.get("c") == b"src-c"
+    # The key that moved is deleted in the log too, though the reply was an error; the
+    # error counts as a failed call.
+    d = src.config_get("dir")["dir"]
+    log = b"".join(open(f, "rb").read() for f in sorted(glob.glob(os.path.join(d, "appendonlydir", "*.incr.aof"))))
+    assert b"*2\r\n$3\r\nDEL\r\n$1\r\nc\r\n" in log
+    assert src.info("commandstats")["cmdstat_migrate"]["failed_calls"] == 2
     assert src.execute_command("MIGRATE", "127.0.0.1", port, "", 0, 5000, "REPLACE", "KEYS", "busy", "a") == b"OK"
     assert dst.get("busy") == b"src-busy" and src.dbsize() == 0
     deleted = []

@@ -91,7 +91,7 @@ fn migrate(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
         match exchange(ctx, &req, &found, &mut target) {
             Exchanged::Done(result) => {
                 sockets.put_back(name, target);
-                return result;
+                return result.or_else(|e| error_after_changes(ctx, e));
             }
             Exchanged::Broken { failure, deleted, error_from_target } => {
                 // The connection is dropped (closed here). A retry only when nothing at
@@ -100,13 +100,30 @@ fn migrate(ctx: &mut Ctx<'_>, a: &[&[u8]]) -> Result<(), CommandError> {
                 if deleted == 0 && error_from_target.is_none() && !failure.timed_out() && std::mem::take(&mut may_retry) {
                     continue;
                 }
-                return match error_from_target {
-                    Some(e) => Err(e),
-                    None => Err(io_error(failure)),
-                };
+                return error_after_changes(ctx, error_from_target.unwrap_or_else(|| io_error(failure)));
             }
         }
     }
+}
+
+/// An error reply for a call that may have deleted keys first (the keys the target
+/// took before its error, or before the connection broke): those deletions are still
+/// propagated, as Redis propagates the DEL it rewrote the call into whatever it
+/// answers. The dispatcher propagates nothing for a failed call, so the error is
+/// answered and counted here (as a failed call and in errorstats) and the call
+/// succeeds for the propagation.
+fn error_after_changes(ctx: &mut Ctx<'_>, e: CommandError) -> Result<(), CommandError> {
+    if ctx.client.changed_nothing {
+        return Err(e);
+    }
+    let text = e.to_string();
+    let idx = ctx.client.info.last_cmd.load(std::sync::atomic::Ordering::Relaxed);
+    if let Some(stats) = ctx.stats.commands.get(idx) {
+        crate::shared::bump(&stats.failed_calls, 1);
+    }
+    ctx.stats.count_error(&text);
+    super::write_error(ctx.out, &text);
+    Ok(())
 }
 
 fn io_error(failure: IoFailure) -> CommandError {
