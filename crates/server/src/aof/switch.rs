@@ -16,13 +16,13 @@
 //! CONFIG REWRITE) works here too. A BGSAVE running then makes the rewrite wait for it
 //! (scheduled), as BGREWRITEAOF does.
 //!
-//! **Off.** Everything appended is written and made durable first (replies that wait
-//! for it then go), a rewrite running is voided (its end names nothing: Redis kills its
-//! child), and the log reads as absent from then on. Its files stay, as Redis leaves
-//! them; the writer thread stays too, idle, for the next time the log is turned on.
+//! **Off.** The log reads as absent from then on, and a rewrite running is voided (its
+//! end names nothing: Redis kills its child). What was appended before is still written
+//! and synced (the writer is asked to), and the replies that wait for it leave only
+//! then. Its files stay, as Redis leaves them; the writer thread stays too, idle, for
+//! the next time the log is turned on.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use super::files::Files;
 use super::manifest::Manifest;
@@ -79,14 +79,14 @@ pub fn turn_on(shared: &Shared) -> Result<(), String> {
     Ok(())
 }
 
-/// Turns the log off (every gate held): what it holds is made durable first. Err: the
-/// disk would not take it (the log stays on).
+/// Turns the log off (every gate held). Nothing waits here for the disk: the writer is
+/// asked to write and sync what is appended (and the event loops' commits in flight end
+/// once the gates go), while the replies held for those records keep waiting for them
+/// (`net::release_held` reads the log's state, on or off), so no write is acknowledged
+/// before it is durable, as with the log on. (Waiting here, under every gate, for the
+/// writer deadlocked: it waited for commits that only the blocked loops can reap.)
 pub fn turn_off(shared: &Shared) -> Result<(), String> {
     let Some(aof) = shared.aof.as_ref() else { return Ok(()) };
-    if !aof.wait_written(Duration::from_secs(10)) {
-        return Err("the append-only log could not be written out in 10 s (disk errors?)".to_string());
-    }
-    super::writer::sync_current(aof);
     {
         let mut guard = aof.files.lock();
         if let Some(files) = guard.as_mut() {
@@ -98,9 +98,7 @@ pub fn turn_off(shared: &Shared) -> Result<(), String> {
     }
     aof.rewrite.scheduled.store(false, std::sync::atomic::Ordering::Release);
     shared.aof.set_on(false);
-    // Replies held for the log go now (`net::release_held` lets them all go once the
-    // log is off): wake every loop to send them.
-    shared.wakers.wake_all();
+    aof.nudge_writer();
     crate::log::notice("Append-only log turned off");
     Ok(())
 }

@@ -556,20 +556,6 @@ fn sync_round(aof: &Aof, target: &mut Target, unsynced: &mut [u8], synced_len: u
     }
 }
 
-/// Makes what the writer wrote durable now (the log being turned off: `switch.rs`),
-/// and says so to the replies that wait for it.
-pub(super) fn sync_current(aof: &Aof) {
-    let mut guard = aof.current.lock();
-    if let Some(cur) = guard.as_mut() {
-        if cur.needs_sync() {
-            cur.sync(aof, true);
-        }
-        if !cur.needs_sync() {
-            aof.durable.fetch_max(aof.written(), Ordering::AcqRel);
-        }
-    }
-}
-
 fn aof_debug_sleep_us(aof: &Aof) -> u64 {
     aof.debug_flush_sleep_us.load(Ordering::Relaxed)
 }

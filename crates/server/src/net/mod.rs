@@ -310,17 +310,9 @@ pub fn release_held<S>(
     if held.is_empty() {
         return released;
     }
-    let Some(aof) = shared.aof.as_ref() else {
-        // The log was turned off (after making everything durable): nothing waits.
-        for t in std::mem::take(held) {
-            let Some(Some(slot)) = slots.get_mut(t) else { continue };
-            let c = conn(slot);
-            c.output.release_holds(u64::MAX);
-            c.held_listed = false;
-            released.push(t);
-        }
-        return released;
-    };
+    // (The log's state even once it was turned off: the replies held for its records
+    // before then still wait until they are durable, `aof::switch`.)
+    let aof = shared.aof.object();
     aof.write_inline(owner);
     while !held.is_empty() {
         let reached = aof.reached();

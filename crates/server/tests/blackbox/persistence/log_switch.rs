@@ -77,3 +77,38 @@ fn the_log_turned_off_keeps_what_it_held_and_on_again_takes_everything() {
     let mut c = p.conn();
     assert_eq!(int(&mut c, &["EXISTS", "while-on", "off-again", "on-again"]), 3);
 }
+
+/// The log turned off and on again and again while a client writes with `appendfsync
+/// always`: every write is answered (turning the log off once waited, under every
+/// event loop's gate, for commits only those loops could end: the server hung), and
+/// after the last rewrite a restart from the log holds them all.
+#[test]
+fn the_log_switched_while_writes_go_on_answers_them_all_and_keeps_them() {
+    let Some(mut p) = Persisted::start(&["--appendonly", "yes", "--appendfsync", "always", "--save", ""]) else {
+        return;
+    };
+    let writes = 3000;
+    let addr = p.server().addr.clone();
+    let writer = std::thread::spawn(move || {
+        let mut w = RawConn::connect(&addr);
+        for chunk in 0..writes / 100 {
+            let batch: Vec<u8> = (0..100).flat_map(|_| encode(&["INCR", "switched"])).collect();
+            w.send(&batch);
+            let replies = w.read_replies(100);
+            assert!(!replies.is_empty(), "chunk {chunk}");
+        }
+    });
+    let mut c = p.conn();
+    for _ in 0..10 {
+        ok(&mut c, &["CONFIG", "SET", "appendonly", "no"]);
+        ok(&mut c, &["CONFIG", "SET", "appendonly", "yes"]);
+    }
+    writer.join().expect("the writer got every reply");
+    assert_bytes!(c.cmd(&["GET", "switched"]), b"$4\r\n3000\r\n");
+    wait_no_rewrite(&mut c);
+    p.kill();
+    p.args = LOG.to_vec();
+    p.restart();
+    let mut c = p.conn();
+    assert_bytes!(c.cmd(&["GET", "switched"]), b"$4\r\n3000\r\n");
+}
