@@ -273,10 +273,7 @@ pub fn signal_ready<'a>(shared: &Shared, db: usize, keys: impl IntoIterator<Item
     }
     let mut reg = registry(shared);
     for key in keys {
-        let qk = (db, key.to_vec());
-        if reg.queues.contains_key(&qk) && !reg.ready.contains(&qk) {
-            reg.ready.push(qk);
-        }
+        reg.mark_ready(db, key);
     }
 }
 
@@ -344,10 +341,7 @@ fn serve_queues(shared: &Shared, reg: &mut Registry, now_ms: i64, keys: Vec<(usi
                         if let Op::Move { dst, .. } = &w.op {
                             shared.touch(w.db, dst);
                             // Its destination got an element: its own waiters next.
-                            let qk = (w.db, dst.clone());
-                            if reg.queues.contains_key(&qk) && !reg.ready.contains(&qk) {
-                                reg.ready.push(qk);
-                            }
+                            reg.mark_ready(w.db, dst);
                         }
                         shared.blocked_count.fetch_sub(1, Ordering::SeqCst);
                         // The pop is the served client's write: its WAIT must count the

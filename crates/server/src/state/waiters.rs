@@ -139,6 +139,14 @@ impl Registry {
         }
     }
 
+    /// Marks the queue of `key` of `db`, if there is one, ready for the next serve pass.
+    pub(crate) fn mark_ready(&mut self, db: usize, key: &[u8]) {
+        let qk = (db, key.to_vec());
+        if self.queues.contains_key(&qk) && !self.ready.contains(&qk) {
+            self.ready.push(qk);
+        }
+    }
+
     pub(crate) fn remove(&mut self, id: u64) -> Option<Waiter> {
         let w = self.waiters.remove(&id)?;
         if matches!(w.op, Op::Pause) {
